@@ -1,0 +1,55 @@
+// Bundles src/cli/main.ts into .cache/ktl.mjs when any source is newer than the bundle.
+// Runs from `npm ci` (prepare) and from bin/ktl, so `./bin/ktl` works with no build step.
+import { existsSync, readdirSync, statSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const bundle = join(root, ".cache", "ktl.mjs");
+
+function newest(dir) {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) t = Math.max(t, newest(p));
+    else if (e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")) t = Math.max(t, statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+export async function ensureBuilt() {
+  const sources = ["src/engine", "src/cli", "scenarios"].map((d) => join(root, d)).filter(existsSync);
+  const stale = !existsSync(bundle) || sources.some((d) => newest(d) > statSync(bundle).mtimeMs) ||
+    statSync(join(root, "package.json")).mtimeMs > statSync(bundle).mtimeMs;
+  if (!stale) return bundle;
+  let esbuild;
+  try {
+    esbuild = await import("esbuild");
+  } catch {
+    if (existsSync(bundle)) return bundle;
+    throw new Error("ktl: the CLI is not built and esbuild is missing; run `npm install` in the project first");
+  }
+  mkdirSync(dirname(bundle), { recursive: true });
+  await esbuild.build({
+    entryPoints: [join(root, "src/cli/main.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    outfile: bundle,
+    sourcemap: "inline",
+    logLevel: "error",
+    loader: { ".yaml": "text", ".md": "text" },
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+  return bundle;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    await ensureBuilt();
+  } catch (e) {
+    // `prepare` must not fail an install where esbuild is absent (a production install).
+    console.error(String(e.message ?? e));
+  }
+}

@@ -1,0 +1,48 @@
+/** ktl: command dispatch. Each command lives in commands/<name>.ts and exports run() and help. */
+import { UsageError, type Output } from "./io.ts";
+import * as reach from "./commands/reach.ts";
+
+interface Command {
+  run: (argv: string[], io: Output) => number | Promise<number>;
+  help: string;
+}
+
+export const commands: Record<string, Command> = { reach };
+
+function usage(): string {
+  return `ktl: where does this request go in my Kubernetes cluster, and why is it dropped?
+
+Usage: ktl <command> [options] INPUT...
+INPUT is a file, a directory (every *.yaml, *.yml, *.json below it) or - for stdin.
+
+Commands:
+${Object.entries(commands)
+  .map(([, c]) => `  ${c.help.split("\n")[0]!.replace(/^ktl /, "").padEnd(60)}`)
+  .join("\n")}
+
+ktl <command> --help explains one command. Exit codes: 0 success, 1 problems found, 2 bad usage or input.`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const io: Output = { out: (s) => process.stdout.write(s + "\n"), err: (s) => process.stderr.write(s + "\n") };
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    io.out(usage());
+    return name ? 0 : 2;
+  }
+  const cmd = commands[name];
+  if (!cmd) {
+    io.err(`ktl: unknown command "${name}"; try ktl --help`);
+    return 2;
+  }
+  try {
+    return await cmd.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`ktl ${name}: ${e.message}`);
+      return 2;
+    }
+    io.err(`ktl ${name}: internal error: ${(e as Error).stack ?? e}`);
+    return 3;
+  }
+}

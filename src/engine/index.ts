@@ -1,0 +1,37 @@
+/**
+ * The engine's public API. Pure TypeScript: no DOM, React or Node imports, so
+ * the same code runs in the browser's Web Worker and behind `bin/ktl`.
+ *
+ * Data flow: text -> parse (parseManifests) -> model (buildModel) ->
+ * decisions (netpol, proxy) -> trace -> plain JSON for the view.
+ */
+import { parseManifests, type InputFile } from "./parse/manifests.ts";
+import { buildModel, type BuildOptions } from "./model/build.ts";
+import type { Model } from "./model/types.ts";
+
+export type { InputFile, KObject, SourceRef, ParseResult } from "./parse/manifests.ts";
+export type { Diagnostic, Severity } from "./parse/diagnostics.ts";
+export { DIAGNOSTIC_CODES } from "./parse/diagnostics.ts";
+export { parseManifests } from "./parse/manifests.ts";
+export { buildModel } from "./model/build.ts";
+export type { BuildOptions } from "./model/build.ts";
+export type * from "./model/types.ts";
+export type { Service, ServicePort, EndpointSlice, Endpoint } from "./model/services.ts";
+export type { NetworkPolicy, PolicyRule, PolicyPeer, PolicyPort } from "./netpol/types.ts";
+export {
+  buildPolicyIndex,
+  classMatrix,
+  classAllowed,
+  reachSummary,
+  podMatrix,
+  explainPair,
+  explainIngress,
+  explainEgress,
+  policiesFor,
+} from "./netpol/index.ts";
+export type { PolicyIndex, ClassMatrix, ReachSummary, PairVerdict, DirectionVerdict, RuleMatch, PeerEndpoint } from "./netpol/index.ts";
+
+/** Parse and build in one step. */
+export function loadModel(files: readonly InputFile[], options: BuildOptions = {}): Model {
+  return buildModel(parseManifests(files), options);
+}

@@ -1,0 +1,363 @@
+/**
+ * Parsed objects -> the cluster model. Deterministic: the same input always
+ * gives the same pods, names, nodes and IPs.
+ *
+ * Rules followed:
+ * - Namespaces: given ones keep their labels; every namespace also gets
+ *   `kubernetes.io/metadata.name` (set by the apiserver since 1.21,
+ *   NamespaceDefaultLabelName). Namespaces that objects name but the input
+ *   does not define are implied.
+ * - Nodes: given ones as written; when the input has none, the nodes pods
+ *   name, or `node-1` and `node-2`. Missing podCIDRs and InternalIPs are
+ *   synthesised from 10.244.N.0/24 and 172.18.0.N.
+ * - Pods: given, or made by workloads (model/workloads.ts). Pods without
+ *   spec.nodeName are placed on the eligible node (nodeSelector, required
+ *   node affinity, not cordoned) with the fewest pods, ties by node order.
+ *   IPs come from status.podIPs, else from the node's podCIDR in order.
+ * - Readiness: the Ready condition when status has one, otherwise a pod is
+ *   taken as running and ready. Terminating: metadata.deletionTimestamp.
+ */
+import type { ParseResult, KObject } from "../parse/manifests.ts";
+import { refOf } from "../parse/manifests.ts";
+import type { Diagnostic } from "../parse/diagnostics.ts";
+import { arr, bool, isObj, num, obj, str, strMap, type Json } from "../parse/values.ts";
+import { lineOf } from "../parse/yaml.ts";
+import { parseNetworkPolicy } from "../netpol/parse.ts";
+import { buildServices } from "./services.ts";
+import { nthAddress, parseCidr, parseIP } from "./ip.ts";
+import { safeSuffix } from "./hash.ts";
+import { expandWorkload, podInput, WORKLOAD_KINDS, type PodSpecInput } from "./workloads.ts";
+import {
+  DEFAULT_CONFIG,
+  type ClusterConfig,
+  type ContainerPort,
+  type Model,
+  type Namespace,
+  type Node,
+  type Pod,
+  type Protocol,
+} from "./types.ts";
+
+export const ZONE_LABEL = "topology.kubernetes.io/zone";
+export const REGION_LABEL = "topology.kubernetes.io/region";
+const NS_NAME_LABEL = "kubernetes.io/metadata.name";
+
+function dedupe(objects: readonly KObject[], diagnostics: Diagnostic[]): KObject[] {
+  const seen = new Map<string, number>();
+  const out: KObject[] = [];
+  for (const o of objects) {
+    const namespaced = o.kind !== "Namespace" && o.kind !== "Node";
+    const key = `${o.kind}/${namespaced ? (o.namespace ?? "default") : ""}/${o.name}`;
+    const prev = seen.get(key);
+    if (prev !== undefined) {
+      const p = out[prev]!;
+      diagnostics.push({
+        code: "KTL201", severity: "warning", file: o.file, doc: o.doc, line: o.line, column: 1, kind: o.kind, name: o.name,
+        ...(namespaced ? { namespace: o.namespace ?? "default" } : {}),
+        message: `${o.kind} ${namespaced ? `${o.namespace ?? "default"}/` : ""}${o.name} is defined twice (first at ${p.file} line ${p.line}); this later definition replaces it, as kubectl apply would`,
+      });
+      out[prev] = o;
+    } else {
+      seen.set(key, out.length);
+      out.push(o);
+    }
+  }
+  return out;
+}
+
+function buildNamespaces(objects: readonly KObject[]): Map<string, Namespace> {
+  const namespaces = new Map<string, Namespace>();
+  for (const o of objects) {
+    if (o.kind !== "Namespace") continue;
+    const labels = strMap(obj(o.raw.metadata)?.labels);
+    labels[NS_NAME_LABEL] = o.name;
+    namespaces.set(o.name, { name: o.name, labels, implied: false, source: refOf(o) });
+  }
+  const imply = (name: string) => {
+    if (!namespaces.has(name)) namespaces.set(name, { name, labels: { [NS_NAME_LABEL]: name }, implied: true });
+  };
+  imply("default");
+  for (const o of objects) if (o.kind !== "Namespace" && o.kind !== "Node") imply(o.namespace ?? "default");
+  return namespaces;
+}
+
+function nodeFromObject(o: KObject): Node {
+  const meta = obj(o.raw.metadata) ?? {};
+  const spec = obj(o.raw.spec) ?? {};
+  const status = obj(o.raw.status) ?? {};
+  const labels = strMap(meta.labels);
+  const addresses = arr(status.addresses)
+    .filter(isObj)
+    .map((a) => ({ type: str(a.type) ?? "", address: str(a.address) ?? "" }))
+    .filter((a) => a.address);
+  const podCIDRs = arr(spec.podCIDRs).map(String);
+  const single = str(spec.podCIDR);
+  if (podCIDRs.length === 0 && single) podCIDRs.push(single);
+  const readyCond = arr(status.conditions).filter(isObj).find((c) => c.type === "Ready");
+  const node: Node = {
+    name: o.name,
+    labels,
+    internalIP: addresses.find((a) => a.type === "InternalIP")?.address ?? "",
+    addresses,
+    podCIDRs,
+    ready: readyCond ? readyCond.status === "True" || readyCond.status === true : true,
+    unschedulable: bool(spec.unschedulable) ?? false,
+    synthesized: false,
+    source: refOf(o),
+  };
+  if (labels[ZONE_LABEL]) node.zone = labels[ZONE_LABEL];
+  if (labels[REGION_LABEL]) node.region = labels[REGION_LABEL];
+  return node;
+}
+
+function synthesizeNode(name: string): Node {
+  return { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" }, internalIP: "", addresses: [], podCIDRs: [], ready: true, unschedulable: false, synthesized: true };
+}
+
+/** Fills missing InternalIPs and podCIDRs without clashing with given ones. */
+function fillNodeAddresses(nodes: Node[]): void {
+  const usedIPs = new Set(nodes.map((n) => n.internalIP).filter(Boolean));
+  const usedCIDRs = new Set(nodes.flatMap((n) => n.podCIDRs));
+  let nextIP = 2;
+  let nextCIDR = 1;
+  for (const n of nodes) {
+    if (!n.internalIP) {
+      while (usedIPs.has(`172.18.0.${nextIP}`)) nextIP++;
+      n.internalIP = `172.18.0.${nextIP}`;
+      usedIPs.add(n.internalIP);
+      n.addresses.push({ type: "InternalIP", address: n.internalIP });
+    }
+    if (n.podCIDRs.length === 0) {
+      while (usedCIDRs.has(`10.244.${nextCIDR}.0/24`)) nextCIDR++;
+      n.podCIDRs.push(`10.244.${nextCIDR}.0/24`);
+      usedCIDRs.add(n.podCIDRs[0]!);
+    }
+  }
+}
+
+/** Required node affinity (requiredDuringSchedulingIgnoredDuringExecution): terms are ORed, expressions ANDed. */
+function nodeAffinityMatches(spec: Json, node: Node): boolean {
+  const terms = arr(obj(obj(obj(spec.affinity)?.nodeAffinity)?.requiredDuringSchedulingIgnoredDuringExecution)?.nodeSelectorTerms).filter(isObj);
+  if (terms.length === 0) return true;
+  const test = (e: Json, value: string | undefined): boolean => {
+    const values = arr(e.values).map(String);
+    switch (str(e.operator)) {
+      case "In": return value !== undefined && values.includes(value);
+      case "NotIn": return value === undefined || !values.includes(value);
+      case "Exists": return value !== undefined;
+      case "DoesNotExist": return value === undefined;
+      case "Gt": return value !== undefined && Number(value) > Number(values[0]);
+      case "Lt": return value !== undefined && Number(value) < Number(values[0]);
+      default: return false;
+    }
+  };
+  return terms.some((t) => {
+    const exprs = arr(t.matchExpressions).filter(isObj);
+    const fields = arr(t.matchFields).filter(isObj);
+    if (exprs.length === 0 && fields.length === 0) return false;
+    return exprs.every((e) => test(e, node.labels[str(e.key) ?? ""])) && fields.every((e) => test(e, str(e.key) === "metadata.name" ? node.name : undefined));
+  });
+}
+
+function eligible(spec: Json, node: Node, daemonSet: boolean): boolean {
+  if (node.unschedulable && !daemonSet) return false;
+  const sel = strMap(spec.nodeSelector);
+  for (const k in sel) if (node.labels[k] !== sel[k]) return false;
+  return nodeAffinityMatches(spec, node);
+}
+
+function containerPorts(spec: Json): ContainerPort[] {
+  const out: ContainerPort[] = [];
+  for (const list of [spec.containers, spec.initContainers]) {
+    for (const c of arr(list)) {
+      if (!isObj(c)) continue;
+      // Restartable init containers (sidecars) serve ports; plain init containers do not run alongside.
+      if (list === spec.initContainers && c.restartPolicy !== "Always") continue;
+      for (const p of arr(c.ports)) {
+        if (!isObj(p)) continue;
+        const port = num(p.containerPort);
+        if (port === undefined) continue;
+        const protocol = (str(p.protocol) ?? "TCP") as Protocol;
+        const cp: ContainerPort = { containerPort: port, protocol: protocol === "UDP" || protocol === "SCTP" ? protocol : "TCP" };
+        const name = str(p.name);
+        if (name) cp.name = name;
+        const hp = num(p.hostPort);
+        if (hp !== undefined) cp.hostPort = hp;
+        out.push(cp);
+      }
+    }
+  }
+  return out;
+}
+
+function readiness(status: Json | undefined): { phase: string; ready: boolean } {
+  if (!status) return { phase: "Running", ready: true };
+  const phase = str(status.phase) ?? "Running";
+  const cond = arr(status.conditions).filter(isObj).find((c) => c.type === "Ready");
+  if (cond) return { phase, ready: cond.status === "True" || cond.status === true };
+  return { phase, ready: phase === "Running" };
+}
+
+function statusIPs(status: Json | undefined): string[] {
+  if (!status) return [];
+  const ips = arr(status.podIPs).filter(isObj).map((p) => str(p.ip)).filter((s): s is string => !!s && !!parseIP(s));
+  const single = str(status.podIP);
+  if (ips.length === 0 && single && parseIP(single)) ips.push(single);
+  return ips;
+}
+
+export interface BuildOptions {
+  config?: Partial<ClusterConfig>;
+}
+
+export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Model {
+  const diagnostics: Diagnostic[] = [...parsed.diagnostics];
+  const objects = dedupe(parsed.objects, diagnostics);
+  const config: ClusterConfig = { ...DEFAULT_CONFIG, ...options.config };
+  const namespaces = buildNamespaces(objects);
+
+  // Pod inputs, given pods first, then workloads in input order.
+  const inputs: PodSpecInput[] = [];
+  for (const o of objects) if (o.kind === "Pod") inputs.push(podInput(o));
+  for (const o of objects) if (WORKLOAD_KINDS.has(o.kind)) inputs.push(...expandWorkload(o));
+
+  // Nodes.
+  const nodes: Node[] = objects.filter((o) => o.kind === "Node").map(nodeFromObject);
+  const nodesByName = new Map(nodes.map((n) => [n.name, n]));
+  for (const p of inputs) {
+    const want = str(p.spec.nodeName);
+    if (want && !nodesByName.has(want)) {
+      const n = synthesizeNode(want);
+      nodes.push(n);
+      nodesByName.set(want, n);
+      if (nodes.some((x) => !x.synthesized)) {
+        diagnostics.push({
+          code: "KTL202", severity: "warning", file: p.source.file, doc: p.source.doc, line: lineOf(p.spec, "nodeName") || p.line, column: 1,
+          kind: p.source.kind, namespace: p.namespace, name: p.source.name,
+          message: `pod ${p.namespace}/${p.name} runs on node "${want}", which the input does not define; a node of that name is assumed`,
+        });
+      }
+    }
+  }
+  if (nodes.length === 0) for (const name of ["node-1", "node-2"]) {
+    const n = synthesizeNode(name);
+    nodes.push(n);
+    nodesByName.set(name, n);
+  }
+  fillNodeAddresses(nodes);
+
+  // Placement: pinned pods first so the spread sees them.
+  const load = new Map<string, number>(nodes.map((n) => [n.name, 0]));
+  const placed: { input: PodSpecInput; name: string; nodeName: string | undefined }[] = [];
+  for (const p of inputs) {
+    if (p.daemonSet) continue;
+    const pinned = str(p.spec.nodeName);
+    if (pinned) load.set(pinned, (load.get(pinned) ?? 0) + 1);
+  }
+  for (const p of inputs) {
+    if (p.daemonSet) {
+      for (const n of nodes) {
+        if (!eligible(p.spec, n, true)) continue;
+        placed.push({ input: p, name: `${p.name}-${safeSuffix(`${p.namespace}/${p.name}@${n.name}`, 5)}`, nodeName: n.name });
+        load.set(n.name, (load.get(n.name) ?? 0) + 1);
+      }
+      continue;
+    }
+    let nodeName = str(p.spec.nodeName);
+    if (!nodeName) {
+      let best: Node | undefined;
+      for (const n of nodes) {
+        if (!eligible(p.spec, n, false)) continue;
+        if (!best || load.get(n.name)! < load.get(best.name)!) best = n;
+      }
+      if (best) {
+        nodeName = best.name;
+        load.set(best.name, load.get(best.name)! + 1);
+      } else {
+        diagnostics.push({
+          code: "KTL203", severity: "warning", file: p.source.file, doc: p.source.doc, line: p.line, column: 1,
+          kind: p.source.kind, namespace: p.namespace, name: p.source.name,
+          message: `no node can run pod ${p.namespace}/${p.name} (nodeSelector, node affinity or cordoned nodes): it stays Pending with no IP`,
+        });
+      }
+    }
+    placed.push({ input: p, name: p.name, nodeName });
+  }
+
+  // IPs: given ones are reserved first, then allocated per node in order.
+  const used = new Set<string>();
+  for (const { input } of placed) for (const ip of statusIPs(input.status)) used.add(ip);
+  const cursor = new Map<string, number>();
+  const allocate = (node: Node): string[] => {
+    const out: string[] = [];
+    for (const [fi, text] of node.podCIDRs.entries()) {
+      const c = parseCidr(text).cidr;
+      if (!c) continue;
+      const key = `${node.name}#${fi}`;
+      let i = cursor.get(key) ?? 2;
+      let ip = nthAddress(c, i);
+      while (ip !== undefined && used.has(ip)) ip = nthAddress(c, ++i);
+      cursor.set(key, i + 1);
+      if (ip !== undefined) {
+        used.add(ip);
+        out.push(ip);
+      }
+    }
+    return out;
+  };
+
+  const pods: Pod[] = [];
+  const podsByKey = new Map<string, Pod>();
+  for (const { input: p, name, nodeName } of placed) {
+    const key = `${p.namespace}/${name}`;
+    const hostNetwork = bool(p.spec.hostNetwork) ?? false;
+    const node = nodeName ? nodesByName.get(nodeName) : undefined;
+    let ips = statusIPs(p.status);
+    if (ips.length === 0 && node) {
+      if (hostNetwork) ips = node.addresses.filter((a) => a.type === "InternalIP").map((a) => a.address);
+      else {
+        ips = allocate(node);
+        if (ips.length === 0) {
+          diagnostics.push({
+            code: "KTL205", severity: "warning", file: p.source.file, doc: p.source.doc, line: p.line, column: 1,
+            message: `no IP left for pod ${key} in node ${node.name}'s podCIDR ${node.podCIDRs.join(", ")}`,
+          });
+        }
+      }
+    }
+    const { phase, ready } = readiness(p.status);
+    const pod: Pod = {
+      index: 0,
+      namespace: p.namespace,
+      name,
+      key,
+      labels: p.labels,
+      annotations: p.annotations,
+      nodeName,
+      ips,
+      hostNetwork,
+      phase: nodeName ? phase : "Pending",
+      ready: nodeName ? ready : false,
+      terminating: p.deletionTimestamp,
+      ports: containerPorts(p.spec),
+      workload: p.workload,
+      generated: p.generated,
+      source: { ...refOf(p.source, p.line), namespace: p.namespace },
+      raw: p.raw,
+    };
+    if (podsByKey.has(key)) continue;
+    podsByKey.set(key, pod);
+    pods.push(pod);
+  }
+  pods.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const podsByIP = new Map<string, Pod>();
+  pods.forEach((p, i) => {
+    p.index = i;
+    if (!p.hostNetwork) for (const ip of p.ips) if (!podsByIP.has(ip)) podsByIP.set(ip, p);
+  });
+
+  const policies = objects.filter((o) => o.kind === "NetworkPolicy").map(parseNetworkPolicy);
+  const { services, endpointSlices } = buildServices(objects, pods, nodes, config, diagnostics);
+
+  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, services, endpointSlices, policies, objects, diagnostics, config };
+}

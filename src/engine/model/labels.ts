@@ -1,0 +1,103 @@
+/**
+ * metav1.LabelSelector: matchLabels AND matchExpressions (In, NotIn, Exists,
+ * DoesNotExist), as in k8s.io/apimachinery/pkg/apis/meta/v1
+ * LabelSelectorAsSelector. An empty selector matches everything; a null
+ * (absent) selector matches nothing where the API says so (callers decide).
+ */
+import { arr, isObj, str, strMap } from "../parse/values.ts";
+
+export type SelectorOperator = "In" | "NotIn" | "Exists" | "DoesNotExist";
+
+export interface SelectorRequirement {
+  key: string;
+  operator: SelectorOperator;
+  values: string[];
+}
+
+export interface LabelSelector {
+  matchLabels: Record<string, string>;
+  matchExpressions: SelectorRequirement[];
+  /** Canonical text, equal for equal selectors: the cache key for resolution. */
+  key: string;
+  /** Set when the selector is malformed (unknown operator): it then matches nothing. */
+  invalid?: string;
+}
+
+const OPERATORS = new Set(["In", "NotIn", "Exists", "DoesNotExist"]);
+
+export function parseLabelSelector(v: unknown): LabelSelector {
+  const matchLabels = isObj(v) ? strMap(v.matchLabels) : {};
+  const matchExpressions: SelectorRequirement[] = [];
+  let invalid: string | undefined;
+  if (isObj(v)) {
+    for (const e of arr(v.matchExpressions)) {
+      if (!isObj(e)) continue;
+      const op = str(e.operator) ?? "";
+      if (!OPERATORS.has(op)) {
+        invalid = `"${op}" is not a valid label selector operator`;
+        continue;
+      }
+      matchExpressions.push({
+        key: str(e.key) ?? "",
+        operator: op as SelectorOperator,
+        values: arr(e.values).map((x) => String(x)),
+      });
+    }
+  }
+  const parts = [
+    ...Object.keys(matchLabels).sort().map((k) => `${k}=${matchLabels[k]}`),
+    ...matchExpressions
+      .map((e) => `${e.key} ${e.operator} (${[...e.values].sort().join(",")})`)
+      .sort(),
+  ];
+  const sel: LabelSelector = { matchLabels, matchExpressions, key: invalid ? `!invalid:${invalid}` : parts.join(";") };
+  if (invalid) sel.invalid = invalid;
+  return sel;
+}
+
+export function isEmptySelector(s: LabelSelector): boolean {
+  return !s.invalid && s.key === "";
+}
+
+export function matchesSelector(s: LabelSelector, labels: Record<string, string>): boolean {
+  if (s.invalid) return false;
+  for (const k in s.matchLabels) if (labels[k] !== s.matchLabels[k]) return false;
+  for (const e of s.matchExpressions) {
+    const has = Object.hasOwn(labels, e.key);
+    switch (e.operator) {
+      case "In":
+        if (!has || !e.values.includes(labels[e.key]!)) return false;
+        break;
+      case "NotIn":
+        if (has && e.values.includes(labels[e.key]!)) return false;
+        break;
+      case "Exists":
+        if (!has) return false;
+        break;
+      case "DoesNotExist":
+        if (has) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+/** Human-readable selector, as kubectl describe prints it. */
+export function formatSelector(s: LabelSelector): string {
+  if (s.invalid) return `<invalid: ${s.invalid}>`;
+  const parts = [
+    ...Object.entries(s.matchLabels).map(([k, v]) => `${k}=${v}`),
+    ...s.matchExpressions.map((e) =>
+      e.operator === "Exists" ? e.key : e.operator === "DoesNotExist" ? `!${e.key}` : `${e.key} ${e.operator.toLowerCase()} (${e.values.join(",")})`,
+    ),
+  ];
+  return parts.length ? parts.join(",") : "<all>";
+}
+
+/** A canonical key for a label set, so pods with identical labels share selector work. */
+export function labelsKey(labels: Record<string, string>): string {
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`)
+    .join("\n");
+}

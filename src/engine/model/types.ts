@@ -1,0 +1,124 @@
+/**
+ * The cluster model: what the engine decides over. Built once from the parsed
+ * objects (model/build.ts) and shared by NetworkPolicy, kube-proxy and trace.
+ * Everything here is plain data; `raw` keeps the manifest for field lookups.
+ */
+import type { KObject, SourceRef } from "../parse/manifests.ts";
+import type { Diagnostic } from "../parse/diagnostics.ts";
+import type { Json } from "../parse/values.ts";
+import type { LabelSelector } from "./labels.ts";
+import type { Service, EndpointSlice } from "./services.ts";
+import type { NetworkPolicy } from "../netpol/types.ts";
+
+export type Protocol = "TCP" | "UDP" | "SCTP";
+export const PROTOCOLS: readonly Protocol[] = ["TCP", "UDP", "SCTP"];
+
+export interface Namespace {
+  name: string;
+  labels: Record<string, string>;
+  /** True when no Namespace object defines it and the model inferred it from other objects. */
+  implied: boolean;
+  source?: SourceRef;
+}
+
+export interface Node {
+  name: string;
+  labels: Record<string, string>;
+  /** topology.kubernetes.io/zone */
+  zone?: string;
+  region?: string;
+  /** status.addresses InternalIP (first), synthesised when absent. */
+  internalIP: string;
+  addresses: { type: string; address: string }[];
+  podCIDRs: string[];
+  ready: boolean;
+  unschedulable: boolean;
+  /** True when the input has no Node object for it. */
+  synthesized: boolean;
+  source?: SourceRef;
+}
+
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  protocol: Protocol;
+  hostPort?: number;
+}
+
+export type WorkloadKind =
+  | "Pod"
+  | "Deployment"
+  | "ReplicaSet"
+  | "StatefulSet"
+  | "DaemonSet"
+  | "Job"
+  | "CronJob"
+  | "ReplicationController"
+  | string;
+
+/** The controller a pod belongs to (the top of its ownerReference chain), or the pod itself. */
+export interface WorkloadRef {
+  kind: WorkloadKind;
+  namespace: string;
+  name: string;
+}
+
+export interface Pod {
+  /** Index in Model.pods; stable for one model. */
+  index: number;
+  namespace: string;
+  name: string;
+  /** "namespace/name" */
+  key: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** Node the pod runs on; undefined when it cannot be scheduled. */
+  nodeName: string | undefined;
+  /** status.podIPs, or allocated from the node's podCIDR; the node's IP for hostNetwork pods. */
+  ips: string[];
+  hostNetwork: boolean;
+  phase: string;
+  ready: boolean;
+  /** metadata.deletionTimestamp is set. */
+  terminating: boolean;
+  ports: ContainerPort[];
+  workload: WorkloadRef;
+  /** The pod was generated from a workload template rather than given. */
+  generated: boolean;
+  /** The pod object, or the workload whose template made it (line of the template). */
+  source: SourceRef;
+  /** The Pod manifest or the workload's pod template. */
+  raw: Json;
+}
+
+export interface Model {
+  namespaces: Map<string, Namespace>;
+  nodes: Node[];
+  nodesByName: Map<string, Node>;
+  /** Sorted by key. */
+  pods: Pod[];
+  podsByKey: Map<string, Pod>;
+  podsByIP: Map<string, Pod>;
+  services: Service[];
+  endpointSlices: EndpointSlice[];
+  policies: NetworkPolicy[];
+  /** Every modelled object as parsed, for validation and lookups. */
+  objects: KObject[];
+  diagnostics: Diagnostic[];
+  /** Cluster-wide settings (service CIDR, cluster CIDR, node port range). */
+  config: ClusterConfig;
+}
+
+export interface ClusterConfig {
+  serviceCIDRs: string[];
+  clusterCIDRs: string[];
+  nodePortRange: [number, number];
+}
+
+export const DEFAULT_CONFIG: ClusterConfig = {
+  serviceCIDRs: ["10.96.0.0/12", "fd00:10:96::/112"],
+  clusterCIDRs: ["10.244.0.0/16", "fd00:10:244::/56"],
+  nodePortRange: [30000, 32767],
+};
+
+export type { LabelSelector };

@@ -1,0 +1,439 @@
+/**
+ * NetworkPolicy verdicts (networking.k8s.io/v1), two ways that must agree:
+ *
+ * - `explain*`: one connection, exactly, with the policies and rules that
+ *   decided it (for traces and the UI);
+ * - `classMatrix`: every pod pair at once, over equivalence classes of pods
+ *   (same namespace, labels, container ports, hostNetwork and ipBlock atom:
+ *   no policy can tell such pods apart), with peer sets as bitsets.
+ *
+ * Semantics (upstream API docs and test/e2e/network/netpol):
+ * 1. A pod is isolated for a direction when some policy in its namespace
+ *    selects it and has that policyType. Isolated pods accept only what some
+ *    selecting policy's rule allows; policies are additive (a union).
+ * 2. A connection needs both egress at the source and ingress at the
+ *    destination to allow it.
+ * 3. A rule with no peers (from/to empty or absent) matches every peer; with
+ *    no ports, every port and protocol.
+ * 4. A peer's podSelector alone means pods in the policy's namespace;
+ *    namespaceSelector alone, every pod in matching namespaces; both in one
+ *    peer, pods matching both (AND); separate peers are ORed.
+ * 5. ipBlock matches by IP: cidr minus every except. IPv4 blocks never match
+ *    IPv6 addresses and vice versa.
+ * 6. A port entry matches its protocol (default TCP) and a port number, a
+ *    range port..endPort, or a named port, resolved on the destination pod's
+ *    containers (same name and protocol); no port means all of the protocol.
+ * 7. hostNetwork pods are outside NetworkPolicy (the API leaves them
+ *    undefined and common CNIs ignore them): no policy isolates them and no
+ *    pod or namespace selector matches them; ipBlock can match their node IP.
+ */
+import type { Model, Pod, Protocol } from "../model/types.ts";
+import { labelsKey, matchesSelector, type LabelSelector } from "../model/labels.ts";
+import { cidrContains, parseIP, type IP } from "../model/ip.ts";
+import { Bitset } from "./bitset.ts";
+import type { IPBlock, NetworkPolicy, PolicyPeer, PolicyPort, PolicyRule } from "./types.ts";
+
+export type Direction = "ingress" | "egress";
+
+/** The other end of a connection as policy sees it: an IP, and the pod behind it if any. */
+export interface PeerEndpoint {
+  ip: string;
+  pod?: Pod | undefined;
+}
+
+export interface RuleMatch {
+  policy: NetworkPolicy;
+  direction: Direction;
+  rule: PolicyRule;
+  /** The peer that matched (undefined when the rule has no peers). */
+  peer?: PolicyPeer;
+  /** The port entry that matched (undefined when the rule has no ports). */
+  port?: PolicyPort;
+}
+
+export interface DirectionVerdict {
+  direction: Direction;
+  allowed: boolean;
+  /** Some policy selects the pod for this direction. */
+  isolated: boolean;
+  /** Policies that select the pod for this direction. */
+  selecting: NetworkPolicy[];
+  /** Every rule that allows the connection. */
+  allowedBy: RuleMatch[];
+  reason: string;
+}
+
+export interface PairVerdict {
+  allowed: boolean;
+  egress: DirectionVerdict;
+  ingress: DirectionVerdict;
+}
+
+export interface PodClass {
+  index: number;
+  namespace: string;
+  labels: Record<string, string>;
+  hostNetwork: boolean;
+  /** One pod of the class; every pod of the class gets the same verdicts. */
+  repr: Pod;
+  pods: Pod[];
+}
+
+export interface PolicyIndex {
+  model: Model;
+  classes: PodClass[];
+  /** classOf[pod.index] */
+  classOf: Int32Array;
+  ingressPolicies: NetworkPolicy[][];
+  egressPolicies: NetworkPolicy[][];
+  /** Per-class isolation flags. */
+  isolatedIngress: Uint8Array;
+  isolatedEgress: Uint8Array;
+  /** Peer sets cached by canonical key. */
+  peerCache: Map<string, Bitset>;
+}
+
+// ---------- single-connection evaluation ----------
+
+function inBlock(b: IPBlock, ip: IP | undefined): boolean {
+  if (!ip || !b.parsed || !cidrContains(b.parsed, ip)) return false;
+  return !b.exceptParsed.some((e) => cidrContains(e, ip));
+}
+
+function namespaceLabels(model: Model, ns: string): Record<string, string> {
+  return model.namespaces.get(ns)?.labels ?? { "kubernetes.io/metadata.name": ns };
+}
+
+/** Rule 4 and 5: does a peer entry match the endpoint? */
+export function peerMatches(model: Model, policy: NetworkPolicy, peer: PolicyPeer, ep: PeerEndpoint): boolean {
+  if (peer.ipBlock) return inBlock(peer.ipBlock, parseIP(ep.ip));
+  const pod = ep.pod;
+  if (!pod || pod.hostNetwork) return false;
+  if (!peer.podSelector && !peer.namespaceSelector) return false;
+  if (peer.namespaceSelector) {
+    if (!matchesSelector(peer.namespaceSelector, namespaceLabels(model, pod.namespace))) return false;
+  } else if (pod.namespace !== policy.namespace) return false;
+  return !peer.podSelector || matchesSelector(peer.podSelector, pod.labels);
+}
+
+/** Rule 6: does a port entry match (port, protocol) at the destination? */
+export function portMatches(p: PolicyPort, port: number, protocol: Protocol, dst: Pod | undefined): boolean {
+  if (p.protocol !== protocol) return false;
+  if (p.port === undefined) return true;
+  if (typeof p.port === "number") return p.endPort !== undefined ? port >= p.port && port <= p.endPort : port === p.port;
+  if (!dst) return false;
+  return dst.ports.some((cp) => cp.name === p.port && cp.protocol === protocol && cp.containerPort === port);
+}
+
+export function selects(policy: NetworkPolicy, pod: Pod): boolean {
+  return !pod.hostNetwork && policy.namespace === pod.namespace && matchesSelector(policy.podSelector, pod.labels);
+}
+
+export function policiesFor(model: Model, pod: Pod, direction: Direction): NetworkPolicy[] {
+  return model.policies.filter((p) => (direction === "ingress" ? p.ingressIsolation : p.egressIsolation) && selects(p, pod));
+}
+
+function ruleMatches(model: Model, policy: NetworkPolicy, direction: Direction, rule: PolicyRule, peer: PeerEndpoint, port: number, protocol: Protocol, dst: Pod | undefined): RuleMatch | undefined {
+  let matchedPeer: PolicyPeer | undefined;
+  if (rule.peers !== null) {
+    matchedPeer = rule.peers.find((p) => peerMatches(model, policy, p, peer));
+    if (!matchedPeer) return undefined;
+  }
+  let matchedPort: PolicyPort | undefined;
+  if (rule.ports !== null) {
+    matchedPort = rule.ports.find((p) => portMatches(p, port, protocol, dst));
+    if (!matchedPort) return undefined;
+  }
+  const m: RuleMatch = { policy, direction, rule };
+  if (matchedPeer) m.peer = matchedPeer;
+  if (matchedPort) m.port = matchedPort;
+  return m;
+}
+
+function explainDirection(model: Model, direction: Direction, self: Pod, other: PeerEndpoint, port: number, protocol: Protocol, dst: Pod | undefined): DirectionVerdict {
+  const selecting = policiesFor(model, self, direction);
+  if (selecting.length === 0) {
+    return { direction, allowed: true, isolated: false, selecting, allowedBy: [], reason: `no NetworkPolicy selects ${self.key} for ${direction}, so it is not isolated` };
+  }
+  const allowedBy: RuleMatch[] = [];
+  for (const policy of selecting) {
+    for (const rule of direction === "ingress" ? policy.ingress : policy.egress) {
+      const m = ruleMatches(model, policy, direction, rule, other, port, protocol, dst);
+      if (m) allowedBy.push(m);
+    }
+  }
+  const names = selecting.map((p) => p.key).join(", ");
+  const reason = allowedBy.length
+    ? `allowed by ${allowedBy[0]!.policy.key} ${direction} rule ${allowedBy[0]!.rule.index + 1}`
+    : `${self.key} is isolated for ${direction} by ${names} and no rule allows ${protocol}/${port} ${direction === "ingress" ? "from" : "to"} ${other.pod ? other.pod.key : other.ip}`;
+  return { direction, allowed: allowedBy.length > 0, isolated: true, selecting, allowedBy, reason };
+}
+
+/** Ingress at `dst` for a connection from `src` to dst's (port, protocol). */
+export function explainIngress(model: Model, dst: Pod, src: PeerEndpoint, port: number, protocol: Protocol): DirectionVerdict {
+  return explainDirection(model, "ingress", dst, src, port, protocol, dst);
+}
+
+/** Egress at `src` for a connection to `dst` on (port, protocol); named ports resolve on dst.pod. */
+export function explainEgress(model: Model, src: Pod, dst: PeerEndpoint, port: number, protocol: Protocol): DirectionVerdict {
+  return explainDirection(model, "egress", src, dst, port, protocol, dst.pod);
+}
+
+/** Pod to pod by the destination's primary IP. */
+export function explainPair(model: Model, src: Pod, dst: Pod, port: number, protocol: Protocol): PairVerdict {
+  const egress = explainEgress(model, src, { ip: dst.ips[0] ?? "", pod: dst }, port, protocol);
+  const ingress = explainIngress(model, dst, { ip: src.ips[0] ?? "", pod: src }, port, protocol);
+  return { allowed: egress.allowed && ingress.allowed, egress, ingress };
+}
+
+// ---------- all pairs, over classes ----------
+
+/** Cuts each IP family at every ipBlock boundary: addresses in one atom match exactly the same blocks. */
+function ipAtoms(policies: readonly NetworkPolicy[]): (ip: string | undefined) => string {
+  const cuts: Record<4 | 6, bigint[]> = { 4: [], 6: [] };
+  for (const p of policies) {
+    for (const r of [...p.ingress, ...p.egress]) {
+      for (const peer of r.peers ?? []) {
+        const b = peer.ipBlock;
+        if (!b) continue;
+        for (const c of [b.parsed, ...b.exceptParsed]) if (c) cuts[c.family].push(c.first, c.last + 1n);
+      }
+    }
+  }
+  for (const f of [4, 6] as const) cuts[f] = [...new Set(cuts[f])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return (text) => {
+    const ip = text ? parseIP(text) : undefined;
+    if (!ip) return "-";
+    const c = cuts[ip.family];
+    let lo = 0, hi = c.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (c[mid]! <= ip.value) lo = mid + 1;
+      else hi = mid;
+    }
+    return `${ip.family}:${lo}`;
+  };
+}
+
+export function buildPolicyIndex(model: Model): PolicyIndex {
+  const atom = ipAtoms(model.policies);
+  const byKey = new Map<string, PodClass>();
+  const classes: PodClass[] = [];
+  const classOf = new Int32Array(model.pods.length);
+  const labelKeys = new Map<Record<string, string>, string>();
+  for (const pod of model.pods) {
+    let lk = labelKeys.get(pod.labels);
+    if (lk === undefined) labelKeys.set(pod.labels, (lk = labelsKey(pod.labels)));
+    const portsKey = pod.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).sort().join(",");
+    const key = `${pod.namespace}\0${lk}\0${portsKey}\0${pod.hostNetwork ? "h" : ""}\0${atom(pod.ips[0])}`;
+    let c = byKey.get(key);
+    if (!c) {
+      c = { index: classes.length, namespace: pod.namespace, labels: pod.labels, hostNetwork: pod.hostNetwork, repr: pod, pods: [] };
+      byKey.set(key, c);
+      classes.push(c);
+    }
+    c.pods.push(pod);
+    classOf[pod.index] = c.index;
+  }
+  const ingressPolicies: NetworkPolicy[][] = classes.map(() => []);
+  const egressPolicies: NetworkPolicy[][] = classes.map(() => []);
+  const byNamespace = groupByNamespace(classes);
+  const selCache = new Map<string, boolean>();
+  for (const policy of model.policies) {
+    for (const c of byNamespace.get(policy.namespace) ?? []) {
+      if (c.hostNetwork || !cachedMatch(selCache, policy.podSelector, c.labels, labelKeys)) continue;
+      if (policy.ingressIsolation) ingressPolicies[c.index]!.push(policy);
+      if (policy.egressIsolation) egressPolicies[c.index]!.push(policy);
+    }
+  }
+  return {
+    model, classes, classOf, ingressPolicies, egressPolicies,
+    isolatedIngress: Uint8Array.from(ingressPolicies, (l) => (l.length ? 1 : 0)),
+    isolatedEgress: Uint8Array.from(egressPolicies, (l) => (l.length ? 1 : 0)),
+    peerCache: new Map(),
+  };
+}
+
+function groupByNamespace(classes: readonly PodClass[]): Map<string, PodClass[]> {
+  const m = new Map<string, PodClass[]>();
+  for (const c of classes) {
+    const l = m.get(c.namespace);
+    if (l) l.push(c);
+    else m.set(c.namespace, [c]);
+  }
+  return m;
+}
+
+function cachedMatch(cache: Map<string, boolean>, sel: LabelSelector, labels: Record<string, string>, keys: Map<Record<string, string>, string>): boolean {
+  const k = `${sel.key}\u0001${keys.get(labels) ?? labelsKey(labels)}`;
+  let v = cache.get(k);
+  if (v === undefined) cache.set(k, (v = matchesSelector(sel, labels)));
+  return v;
+}
+
+/** Classes a peer entry matches (as sources for ingress, destinations for egress). */
+function peerSet(index: PolicyIndex, policy: NetworkPolicy, peer: PolicyPeer): Bitset {
+  const b = peer.ipBlock;
+  const key = b
+    ? `ip:${b.cidr}|${b.except.join(",")}`
+    : `sel:${peer.namespaceSelector ? `ns(${peer.namespaceSelector.key})` : `in(${policy.namespace})`}|${peer.podSelector ? peer.podSelector.key : "*"}`;
+  const hit = index.peerCache.get(key);
+  if (hit) return hit;
+  const set = new Bitset(index.classes.length);
+  const { model } = index;
+  if (b) {
+    for (const c of index.classes) if (inBlock(b, c.repr.ips[0] ? parseIP(c.repr.ips[0]) : undefined)) set.add(c.index);
+  } else if (peer.podSelector || peer.namespaceSelector) {
+    for (const c of index.classes) {
+      if (c.hostNetwork) continue;
+      if (peer.namespaceSelector) {
+        if (!matchesSelector(peer.namespaceSelector, namespaceLabels(model, c.namespace))) continue;
+      } else if (c.namespace !== policy.namespace) continue;
+      if (peer.podSelector && !matchesSelector(peer.podSelector, c.labels)) continue;
+      set.add(c.index);
+    }
+  }
+  index.peerCache.set(key, set);
+  return set;
+}
+
+/** Union of a rule's peers; null when the rule matches every peer. */
+function rulePeers(index: PolicyIndex, policy: NetworkPolicy, rule: PolicyRule): Bitset | null {
+  if (rule.peers === null) return null;
+  const set = new Bitset(index.classes.length);
+  for (const p of rule.peers) set.orInPlace(peerSet(index, policy, p));
+  return set;
+}
+
+function rulePortMatches(rule: PolicyRule, port: number, protocol: Protocol, dst: Pod | undefined): boolean {
+  return rule.ports === null || rule.ports.some((p) => portMatches(p, port, protocol, dst));
+}
+
+/**
+ * For one port and protocol: for each class, the classes it accepts ingress
+ * from and sends egress to. `null` means "every class" (not isolated, or a
+ * rule that matches every peer).
+ */
+export interface ClassMatrix {
+  port: number;
+  protocol: Protocol;
+  ingressFrom: (Bitset | null)[];
+  egressTo: (Bitset | null)[];
+}
+
+export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol): ClassMatrix {
+  const n = index.classes.length;
+  const ingressFrom: (Bitset | null)[] = new Array(n).fill(null);
+  const egressTo: (Bitset | null)[] = new Array(n).fill(null);
+  const ruleCache = new Map<PolicyRule, Bitset | null>();
+  const peersOf = (policy: NetworkPolicy, rule: PolicyRule) => {
+    if (!ruleCache.has(rule)) ruleCache.set(rule, rulePeers(index, policy, rule));
+    return ruleCache.get(rule)!;
+  };
+  for (let b = 0; b < n; b++) {
+    const policies = index.ingressPolicies[b]!;
+    if (policies.length === 0) continue;
+    const dst = index.classes[b]!.repr;
+    let acc: Bitset | null = new Bitset(n);
+    outer: for (const policy of policies) {
+      for (const rule of policy.ingress) {
+        if (!rulePortMatches(rule, port, protocol, dst)) continue;
+        const peers = peersOf(policy, rule);
+        if (peers === null) {
+          acc = null;
+          break outer;
+        }
+        acc.orInPlace(peers);
+      }
+    }
+    ingressFrom[b] = acc;
+  }
+  // Egress rules with named ports match only destinations that have the name: cache that set per rule.
+  const namedPortDsts = new Map<PolicyRule, Bitset>();
+  const dstsWithPort = (rule: PolicyRule): Bitset | null => {
+    if (rule.ports === null || rule.ports.every((p) => typeof p.port !== "string")) {
+      return rulePortMatches(rule, port, protocol, undefined) ? null : new Bitset(n);
+    }
+    let s = namedPortDsts.get(rule);
+    if (!s) {
+      s = new Bitset(n);
+      for (const c of index.classes) if (rulePortMatches(rule, port, protocol, c.repr)) s.add(c.index);
+      namedPortDsts.set(rule, s);
+    }
+    return s;
+  };
+  for (let a = 0; a < n; a++) {
+    const policies = index.egressPolicies[a]!;
+    if (policies.length === 0) continue;
+    let acc: Bitset | null = new Bitset(n);
+    outer: for (const policy of policies) {
+      for (const rule of policy.egress) {
+        const ports = dstsWithPort(rule);
+        const peers = peersOf(policy, rule);
+        if (ports === null && peers === null) {
+          acc = null;
+          break outer;
+        }
+        if (ports === null) acc.orInPlace(peers!);
+        else if (peers === null) acc.orInPlace(ports);
+        else acc.orInPlace(ports.and(peers));
+      }
+    }
+    egressTo[a] = acc;
+  }
+  return { port, protocol, ingressFrom, egressTo };
+}
+
+export function classAllowed(m: ClassMatrix, a: number, b: number): boolean {
+  const i = m.ingressFrom[b]!;
+  const e = m.egressTo[a]!;
+  return (i === null || i.has(a)) && (e === null || e.has(b));
+}
+
+export interface ReachSummary {
+  port: number;
+  protocol: Protocol;
+  pods: number;
+  allowedPairs: number;
+  isolatedIngress: number;
+  isolatedEgress: number;
+  classes: number;
+}
+
+export function reachSummary(index: PolicyIndex, m: ClassMatrix): ReachSummary {
+  const { classes } = index;
+  const size = classes.map((c) => c.pods.length);
+  let openIngressPods = 0;
+  const isolatedDst: number[] = [];
+  for (let b = 0; b < classes.length; b++) {
+    if (m.ingressFrom[b] === null) openIngressPods += size[b]!;
+    else isolatedDst.push(b);
+  }
+  let pairs = 0;
+  for (let a = 0; a < classes.length; a++) {
+    const e = m.egressTo[a]!;
+    let row = 0;
+    if (e === null) {
+      row = openIngressPods;
+      for (const b of isolatedDst) if (m.ingressFrom[b]!.has(a)) row += size[b]!;
+    } else {
+      e.forEach((b) => {
+        const i = m.ingressFrom[b];
+        if (i === null || i!.has(a)) row += size[b]!;
+      });
+    }
+    pairs += row * size[a]!;
+  }
+  let isolatedIngress = 0, isolatedEgress = 0;
+  for (let c = 0; c < classes.length; c++) {
+    if (index.isolatedIngress[c]) isolatedIngress += size[c]!;
+    if (index.isolatedEgress[c]) isolatedEgress += size[c]!;
+  }
+  return { port: m.port, protocol: m.protocol, pods: index.model.pods.length, allowedPairs: pairs, isolatedIngress, isolatedEgress, classes: classes.length };
+}
+
+/** The pod-by-pod matrix, rows are sources, columns destinations, in model.pods order. */
+export function podMatrix(index: PolicyIndex, m: ClassMatrix): boolean[][] {
+  const pods = index.model.pods;
+  return pods.map((src) => pods.map((dst) => classAllowed(m, index.classOf[src.index]!, index.classOf[dst.index]!)));
+}

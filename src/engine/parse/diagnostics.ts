@@ -1,0 +1,42 @@
+/**
+ * Bad input is a value, never a thrown exception. Every diagnostic has a stable
+ * code (listed in DIAGNOSTIC_CODES) so that docs, tests and the UI can refer to it.
+ */
+export type Severity = "error" | "warning" | "info";
+
+export interface Diagnostic {
+  code: string;
+  severity: Severity;
+  message: string;
+  /** Input file name as given (or "<stdin>", "editor"). */
+  file: string;
+  /** 0-based index of the YAML document in the file. */
+  doc: number;
+  /** 1-based line and column; 0 when unknown. */
+  line: number;
+  column: number;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  /** API field path, as the apiserver spells it (`spec.ports[0].port`). */
+  field?: string;
+  /** A suggested fix, in plain words. */
+  hint?: string;
+}
+
+export const DIAGNOSTIC_CODES = {
+  KTL101: "YAML or JSON syntax error: the document is skipped, the others still load",
+  KTL102: "A document is not an object (a scalar or a list at the top level)",
+  KTL103: "An object lacks apiVersion, kind or metadata.name",
+  KTL104: "A kind the engine does not model: kept and reported as ignored",
+  KTL105: "Too many aliases in one document (alias bomb guard)",
+  KTL106: "Duplicate key in a mapping: the last one wins",
+  KTL107: "Input too large",
+  KTL201: "Duplicate object: the later definition replaces the earlier",
+  KTL202: "A pod names a node that the input does not define: the node is synthesised",
+  KTL203: "No node can run a pod (nodeSelector or affinity): the pod stays unscheduled",
+  KTL204: "A field has the wrong type and is ignored",
+  KTL205: "A pod IP cannot be allocated: the node's podCIDR is exhausted or invalid",
+} as const;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -1,0 +1,119 @@
+/**
+ * Files -> Kubernetes objects. Accepts multi-document YAML, JSON, `kind: List`
+ * (what `kubectl get -o yaml` prints) and typed lists (`PodList`, whose items
+ * lack `kind`), Helm output with comments and empty documents. Objects keep
+ * their file, document and line so that every later decision can point at them.
+ */
+import type { Diagnostic } from "./diagnostics.ts";
+import { lineOf, parseYamlFile } from "./yaml.ts";
+import { isObj, str, type Json } from "./values.ts";
+
+export interface InputFile {
+  name: string;
+  text: string;
+}
+
+export interface KObject {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  /** metadata.namespace as written (undefined when absent). */
+  namespace: string | undefined;
+  raw: Json;
+  file: string;
+  doc: number;
+  line: number;
+}
+
+/** Where an object came from, for references in verdicts and traces. */
+export interface SourceRef {
+  kind: string;
+  namespace?: string;
+  name: string;
+  file: string;
+  doc: number;
+  line: number;
+}
+
+export interface ParseResult {
+  objects: KObject[];
+  /** Objects of kinds the engine does not model, kept so the UI can list them. */
+  ignored: KObject[];
+  diagnostics: Diagnostic[];
+}
+
+/** Kinds the engine reads. Everything else is reported as ignored. */
+export const MODELED_KINDS = new Set([
+  "Namespace", "Node", "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
+  "ReplicationController", "Service", "EndpointSlice", "Endpoints", "NetworkPolicy", "Ingress", "Route",
+  "AdminNetworkPolicy", "BaselineAdminNetworkPolicy",
+]);
+
+export function refOf(o: KObject, line = o.line): SourceRef {
+  const ref: SourceRef = { kind: o.kind, name: o.name, file: o.file, doc: o.doc, line };
+  if (o.namespace !== undefined) ref.namespace = o.namespace;
+  return ref;
+}
+
+function toObject(raw: Json, file: string, doc: number, diagnostics: Diagnostic[], inherited?: { kind: string; apiVersion: string }): KObject | undefined {
+  const line = lineOf(raw);
+  const kind = str(raw.kind) ?? inherited?.kind;
+  const apiVersion = str(raw.apiVersion) ?? inherited?.apiVersion ?? "";
+  const meta = isObj(raw.metadata) ? raw.metadata : undefined;
+  const name = str(meta?.name) ?? (str(meta?.generateName) ? `${str(meta!.generateName)}generated` : undefined);
+  if (!kind || !name) {
+    const missing = !kind ? "kind" : "metadata.name";
+    diagnostics.push({
+      code: "KTL103", severity: "error", file, doc, line, column: 1,
+      message: `${file}: document ${doc + 1}, line ${line}: object has no ${missing} and is skipped`,
+      hint: !kind ? "Add `kind:` (and `apiVersion:`) to the object." : "Add `metadata.name`.",
+    });
+    return undefined;
+  }
+  if (!str(raw.kind) && inherited) raw.kind = kind;
+  return { apiVersion, kind, name, namespace: str(meta?.namespace), raw, file, doc, line };
+}
+
+export function parseManifests(files: readonly InputFile[]): ParseResult {
+  const objects: KObject[] = [];
+  const ignored: KObject[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const f of files) {
+    const parsed = parseYamlFile(f.name, f.text);
+    diagnostics.push(...parsed.diagnostics);
+    for (const d of parsed.documents) {
+      if (d.value === null || d.value === undefined) continue;
+      if (!isObj(d.value)) {
+        diagnostics.push({
+          code: "KTL102", severity: "error", file: f.name, doc: d.index, line: d.line, column: 1,
+          message: `${f.name}: document ${d.index + 1}, line ${d.line}: expected a Kubernetes object (a mapping), found ${Array.isArray(d.value) ? "a list" : "a scalar"}`,
+        });
+        continue;
+      }
+      const raw = d.value;
+      const kind = str(raw.kind);
+      const items = raw.items;
+      if (kind && kind.endsWith("List") && Array.isArray(items)) {
+        // `kind: List` items carry their own kind; typed lists (PodList) imply it.
+        const inherited = kind === "List" ? undefined : { kind: kind.slice(0, -4), apiVersion: str(raw.apiVersion) ?? "v1" };
+        for (const item of items) {
+          if (!isObj(item)) continue;
+          const o = toObject(item, f.name, d.index, diagnostics, inherited);
+          if (o) (MODELED_KINDS.has(o.kind) ? objects : ignored).push(o);
+        }
+        continue;
+      }
+      const o = toObject(raw, f.name, d.index, diagnostics);
+      if (!o) continue;
+      if (MODELED_KINDS.has(o.kind)) objects.push(o);
+      else {
+        ignored.push(o);
+        diagnostics.push({
+          code: "KTL104", severity: "info", file: f.name, doc: d.index, line: o.line, column: 1, kind: o.kind, name: o.name,
+          message: `${o.kind} ${o.name} is not modelled by the engine and is ignored`,
+        });
+      }
+    }
+  }
+  return { objects, ignored, diagnostics };
+}
