@@ -49,8 +49,10 @@ export function lineOfPath(root: unknown, path: readonly (string | number)[]): n
   let best = lineOf(root);
   for (const key of path) {
     if (node === null || typeof node !== "object") break;
-    const l = lineOf(node, key);
-    if (l) best = l;
+    const p = positions.get(node);
+    const known = typeof key === "string" ? p?.keys?.has(key) : p?.items?.[key] !== undefined;
+    if (!known) break;
+    best = lineOf(node, key);
     node = (node as Record<string | number, unknown>)[key];
   }
   return best;

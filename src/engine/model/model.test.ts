@@ -1,0 +1,211 @@
+import { describe, expect, it } from "vitest";
+import { loadModel } from "../index.ts";
+
+const load = (text: string) => loadModel([{ name: "m.yaml", text }]);
+
+describe("namespaces", () => {
+  it("implies namespaces that objects name and labels every namespace with kubernetes.io/metadata.name (apiserver NamespaceDefaultLabelName, 1.21+)", () => {
+    const m = load("apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {team: a}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: other}\n");
+    expect(m.namespaces.get("shop")).toMatchObject({ implied: false, labels: { team: "a", "kubernetes.io/metadata.name": "shop" } });
+    expect(m.namespaces.get("other")).toMatchObject({ implied: true, labels: { "kubernetes.io/metadata.name": "other" } });
+    expect(m.namespaces.has("default")).toBe(true);
+  });
+
+  it("puts objects without metadata.namespace in default", () => {
+    const m = load("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n");
+    expect(m.pods[0]!.key).toBe("default/p");
+  });
+});
+
+describe("nodes", () => {
+  it("synthesises node-1 and node-2 when the input has no node, deterministically", () => {
+    const m = load("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n");
+    expect(m.nodes.map((n) => [n.name, n.internalIP, n.podCIDRs[0]])).toEqual([
+      ["node-1", "172.18.0.2", "10.244.1.0/24"],
+      ["node-2", "172.18.0.3", "10.244.2.0/24"],
+    ]);
+  });
+
+  it("synthesises a node that a pod names but the input lacks, with a warning", () => {
+    const m = load("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: ghost}\n");
+    expect(m.nodes.map((n) => n.name)).toEqual(["a", "ghost"]);
+    expect(m.diagnostics.map((d) => d.code)).toContain("KTL202");
+  });
+
+  it("reads zone, region, addresses, podCIDRs, readiness and cordon from Node objects", () => {
+    const m = load(`apiVersion: v1
+kind: Node
+metadata: {name: a, labels: {topology.kubernetes.io/zone: z1, topology.kubernetes.io/region: r}}
+spec: {podCIDR: 10.1.0.0/24, unschedulable: true}
+status:
+  addresses: [{type: InternalIP, address: 192.168.0.5}]
+  conditions: [{type: Ready, status: "False"}]
+`);
+    expect(m.nodes[0]).toMatchObject({ zone: "z1", region: "r", internalIP: "192.168.0.5", podCIDRs: ["10.1.0.0/24"], ready: false, unschedulable: true });
+  });
+});
+
+const nodes = `apiVersion: v1
+kind: Node
+metadata: {name: a, labels: {disk: ssd, topology.kubernetes.io/zone: z1}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b, labels: {disk: hdd, topology.kubernetes.io/zone: z2}}
+---
+`;
+
+describe("workloads make the pods their controllers would", () => {
+  it("Deployment: replicas pods named <name>-<template hash>-<suffix> with the pod-template-hash label, spread over nodes", () => {
+    const m = load(`${nodes}apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 3
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, ports: [{name: http, containerPort: 8080}]}]}
+`);
+    expect(m.pods).toHaveLength(3);
+    const hash = m.pods[0]!.labels["pod-template-hash"]!;
+    for (const p of m.pods) {
+      expect(p.name).toMatch(new RegExp(`^web-${hash}-[bcdfghjklmnpqrstvwxz2456789]{5}$`));
+      expect(p.workload).toEqual({ kind: "Deployment", namespace: "shop", name: "web" });
+      expect(p.ports).toEqual([{ name: "http", containerPort: 8080, protocol: "TCP" }]);
+    }
+    expect(m.pods.map((p) => p.nodeName).sort()).toEqual(["a", "a", "b"]);
+    // Same input, same names and IPs.
+    const again = load(`${nodes}apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 3\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, ports: [{name: http, containerPort: 8080}]}]}\n`);
+    expect(again.pods.map((p) => [p.key, p.ips[0]])).toEqual(m.pods.map((p) => [p.key, p.ips[0]]));
+  });
+
+  it("StatefulSet: ordinal names with the statefulset.kubernetes.io/pod-name label", () => {
+    const m = load(`${nodes}apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec: {replicas: 2, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c}]}}}
+`);
+    expect(m.pods.map((p) => p.name)).toEqual(["db-0", "db-1"]);
+    expect(m.pods[1]!.labels["statefulset.kubernetes.io/pod-name"]).toBe("db-1");
+  });
+
+  it("DaemonSet: one pod per eligible node, honouring nodeSelector, even on cordoned nodes", () => {
+    const m = load(`${nodes}apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec: {template: {metadata: {labels: {app: agent}}, spec: {nodeSelector: {disk: ssd}, containers: [{name: c}]}}}
+`);
+    expect(m.pods.map((p) => p.nodeName)).toEqual(["a"]);
+    expect(m.pods[0]!.name).toMatch(/^agent-[a-z0-9]{5}$/);
+  });
+
+  it("placement honours nodeSelector and required node affinity", () => {
+    const m = load(`${nodes}apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: rs}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: rs}}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [z2]}]
+      containers: [{name: c}]
+`);
+    expect(m.pods.map((p) => p.nodeName)).toEqual(["b", "b"]);
+  });
+
+  it("a pod no node can run stays Pending with no IP and a warning", () => {
+    const m = load(`${nodes}apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeSelector: {disk: nvme}, containers: [{name: c}]}\n`);
+    expect(m.pods[0]).toMatchObject({ nodeName: undefined, ips: [], phase: "Pending", ready: false });
+    expect(m.diagnostics.map((d) => d.code)).toContain("KTL203");
+  });
+
+  it("Job and CronJob pods carry the job-name label", () => {
+    const m = load(`${nodes}apiVersion: batch/v1
+kind: Job
+metadata: {name: once}
+spec: {template: {spec: {containers: [{name: c}]}}}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec: {schedule: "0 0 * * *", jobTemplate: {spec: {template: {spec: {containers: [{name: c}]}}}}}
+`);
+    expect(m.pods).toHaveLength(2);
+    const job = m.pods.find((p) => p.workload.kind === "Job")!;
+    const cron = m.pods.find((p) => p.workload.kind === "CronJob")!;
+    expect(job.labels["job-name"]).toBe("once");
+    expect(cron.labels["job-name"]).toMatch(/^nightly-\d+$/);
+  });
+
+  it("caps absurd replica counts", () => {
+    const m = load(`${nodes}apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 100000000, template: {spec: {containers: [{name: c}]}}}\n`);
+    expect(m.pods.length).toBe(20000);
+  });
+});
+
+describe("pod state", () => {
+  it("takes IPs from status, else allocates from the node's podCIDR skipping used addresses", () => {
+    const m = load(`apiVersion: v1
+kind: Node
+metadata: {name: a}
+spec: {podCIDR: 10.9.0.0/24}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: given}
+spec: {nodeName: a}
+status: {podIP: 10.9.0.2}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: made}
+spec: {nodeName: a}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: host}
+spec: {nodeName: a, hostNetwork: true}
+`);
+    expect(m.podsByKey.get("default/given")!.ips).toEqual(["10.9.0.2"]);
+    expect(m.podsByKey.get("default/made")!.ips).toEqual(["10.9.0.3"]);
+    expect(m.podsByKey.get("default/host")!.ips).toEqual([m.nodes[0]!.internalIP]);
+  });
+
+  it("reads readiness from the Ready condition and terminating from deletionTimestamp", () => {
+    const m = load(`apiVersion: v1
+kind: Pod
+metadata: {name: a, deletionTimestamp: "2026-01-01T00:00:00Z"}
+status: {phase: Running, conditions: [{type: Ready, status: "False"}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b}
+status: {phase: Pending}
+`);
+    expect(m.podsByKey.get("default/a")).toMatchObject({ ready: false, terminating: true });
+    expect(m.podsByKey.get("default/b")).toMatchObject({ ready: false, terminating: false });
+  });
+
+  it("maps a pod owned by ReplicaSet <deployment>-<pod-template-hash> to its Deployment", () => {
+    const m = load(`apiVersion: v1
+kind: Pod
+metadata:
+  name: web-5d8f7c-abcde
+  labels: {pod-template-hash: 5d8f7c}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d8f7c, controller: true}]
+`);
+    expect(m.pods[0]!.workload).toEqual({ kind: "Deployment", namespace: "default", name: "web" });
+  });
+
+  it("keeps the later of two objects with the same kind, namespace and name, with a warning", () => {
+    const m = load("apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {v: '1'}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {v: '2'}}\n");
+    expect(m.pods).toHaveLength(1);
+    expect(m.pods[0]!.labels.v).toBe("2");
+    expect(m.diagnostics[0]).toMatchObject({ code: "KTL201", line: 5 });
+  });
+});
