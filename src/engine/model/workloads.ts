@@ -105,24 +105,29 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
   return out;
 }
 
-/** A given Pod object as a pod input. Its workload is the top of its ownerReferences when it has a controller. */
+/**
+ * The workload a given pod belongs to: its controller, the ownerReference with
+ * `controller: true` (metav1.GetControllerOf), kept as written even when the
+ * owner object is not in the input. No controller, or a Node owner (the mirror
+ * pod of a static pod, kubelet's pod/mirror_client.go), makes the pod its own
+ * workload. A controller reference without a kind (which the apiserver
+ * rejects) still groups the pods that share it, under its name as a Pod. A
+ * ReplicaSet stays a ReplicaSet: its Deployment is not in the pod.
+ */
+export function controllerOf(meta: Json, namespace: string, podName: string): WorkloadRef {
+  const owners = Array.isArray(meta.ownerReferences) ? meta.ownerReferences.filter(isObj) : [];
+  const controller = owners.find((r) => r.controller === true);
+  const name = controller ? str(controller.name) : undefined;
+  const kind = controller ? str(controller.kind) : undefined;
+  if (!controller || !name || kind === "Node") return { kind: "Pod", namespace, name: podName };
+  return { kind: kind ?? "Pod", namespace, name };
+}
+
+/** A given Pod object as a pod input. */
 export function podInput(o: KObject): PodSpecInput {
   const meta = obj(o.raw.metadata) ?? {};
   const namespace = o.namespace ?? "default";
-  let workload: WorkloadRef = { kind: "Pod", namespace, name: o.name };
-  const owners = Array.isArray(meta.ownerReferences) ? meta.ownerReferences.filter(isObj) : [];
-  const controller = owners.find((r) => r.controller === true) ?? owners[0];
-  if (controller && str(controller.kind) && str(controller.name)) {
-    let kind = str(controller.kind)!;
-    let name = str(controller.name)!;
-    // A ReplicaSet named `<deployment>-<pod-template-hash>` belongs to that Deployment.
-    const hash = labelsOf(meta.labels)["pod-template-hash"];
-    if (kind === "ReplicaSet" && hash && name.endsWith(`-${hash}`)) {
-      kind = "Deployment";
-      name = name.slice(0, -hash.length - 1);
-    }
-    workload = { kind, namespace, name };
-  }
+  const workload = controllerOf(meta, namespace, o.name);
   return {
     namespace,
     name: o.name,
