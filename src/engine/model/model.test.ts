@@ -191,7 +191,7 @@ status: {phase: Pending}
     expect(m.podsByKey.get("default/b")).toMatchObject({ ready: false, terminating: false });
   });
 
-  it("maps a pod owned by ReplicaSet <deployment>-<pod-template-hash> to its Deployment", () => {
+  it("keeps a pod owned by ReplicaSet <deployment>-<pod-template-hash> under that ReplicaSet (the controller as written; its Deployment is not in the input)", () => {
     const m = load(`apiVersion: v1
 kind: Pod
 metadata:
@@ -199,7 +199,7 @@ metadata:
   labels: {pod-template-hash: 5d8f7c}
   ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d8f7c, controller: true}]
 `);
-    expect(m.pods[0]!.workload).toEqual({ kind: "Deployment", namespace: "default", name: "web" });
+    expect(m.pods[0]!.workload).toEqual({ kind: "ReplicaSet", namespace: "default", name: "web-5d8f7c" });
   });
 
   it("keeps the later of two objects with the same kind, namespace and name, with a warning", () => {
