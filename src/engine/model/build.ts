@@ -26,7 +26,7 @@ import { parseNetworkPolicy } from "../netpol/parse.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
-import { expandWorkload, podInput, WORKLOAD_KINDS, type PodSpecInput } from "./workloads.ts";
+import { expandWorkload, podInput, templateOf, WORKLOAD_KINDS, type PodSpecInput } from "./workloads.ts";
 import {
   DEFAULT_CONFIG,
   type ClusterConfig,
@@ -36,6 +36,7 @@ import {
   type Node,
   type Pod,
   type Protocol,
+  type Workload,
 } from "./types.ts";
 
 export const ZONE_LABEL = "topology.kubernetes.io/zone";
@@ -206,6 +207,38 @@ function statusIPs(status: Json | undefined): string[] {
   return ips;
 }
 
+const workloadKey = (w: { kind: string; namespace: string; name: string }) => `${w.namespace}/${w.name}[${w.kind}]`;
+
+/**
+ * One node per workload object (replicas: 0 included) and per controller that
+ * given pods name; a pod without a controller is its own workload.
+ */
+function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Workload[] {
+  const byKey = new Map<string, Workload>();
+  for (const o of objects) {
+    if (!WORKLOAD_KINDS.has(o.kind)) continue;
+    const template = templateOf(o) ?? {};
+    const spec = obj(template.spec) ?? {};
+    const w: Workload = {
+      kind: o.kind, namespace: o.namespace ?? "default", name: o.name, key: "",
+      labels: strMap(obj(template.metadata)?.labels), ports: containerPorts(spec), hostNetwork: bool(spec.hostNetwork) ?? false,
+      pods: [], given: true, source: { ...refOf(o), namespace: o.namespace ?? "default" },
+    };
+    w.key = workloadKey(w);
+    byKey.set(w.key, w);
+  }
+  for (const p of pods) {
+    const key = workloadKey(p.workload);
+    let w = byKey.get(key);
+    if (!w) {
+      w = { ...p.workload, key, labels: p.labels, ports: p.ports, hostNetwork: p.hostNetwork, pods: [], given: false, source: p.source };
+      byKey.set(key, w);
+    }
+    w.pods.push(p);
+  }
+  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
 export interface BuildOptions {
   config?: Partial<ClusterConfig>;
 }
@@ -359,5 +392,7 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   const policies = objects.filter((o) => o.kind === "NetworkPolicy").map(parseNetworkPolicy);
   const { services, endpointSlices } = buildServices(objects, pods, nodes, config, diagnostics);
 
-  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, services, endpointSlices, policies, objects, diagnostics, config };
+  const workloads = buildWorkloads(objects, pods);
+
+  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, diagnostics, config };
 }

@@ -56,11 +56,29 @@ export type WorkloadKind =
   | "ReplicationController"
   | string;
 
-/** The controller a pod belongs to (the top of its ownerReference chain), or the pod itself. */
+/** The controller a pod belongs to (its controller ownerReference as written), or the pod itself. */
 export interface WorkloadRef {
   kind: WorkloadKind;
   namespace: string;
   name: string;
+}
+
+/**
+ * A workload as one node of the cluster: a workload object of the input, or
+ * the controller that given pods name (the object itself may be absent).
+ */
+export interface Workload extends WorkloadRef {
+  /** "namespace/name[Kind]" */
+  key: string;
+  /** Of the pod template; of the first given pod (by key) when the object is absent. */
+  labels: Record<string, string>;
+  ports: ContainerPort[];
+  hostNetwork: boolean;
+  /** Its pods in the model: none when replicas is 0 or no node can run them. */
+  pods: Pod[];
+  /** The workload object is in the input. */
+  given: boolean;
+  source: SourceRef;
 }
 
 export interface Pod {
@@ -99,6 +117,8 @@ export interface Model {
   pods: Pod[];
   podsByKey: Map<string, Pod>;
   podsByIP: Map<string, Pod>;
+  /** Sorted by key. */
+  workloads: Workload[];
   services: Service[];
   endpointSlices: EndpointSlice[];
   policies: NetworkPolicy[];
