@@ -1,0 +1,60 @@
+/**
+ * A connectivity list in netpol-analyzer's output formats (its
+ * docs/connlist_output.md): `txt` lines `src => dst : conns`, `json` an array
+ * of {src, dst, conn}, `md` a table with columns src, dst, conn, and `dot` a
+ * Graphviz digraph with one cluster per namespace.
+ */
+import { INGRESS_CONTROLLER, type ConnList } from "./index.ts";
+
+export type ConnlistFormat = "txt" | "json" | "md" | "dot";
+export const CONNLIST_FORMATS: readonly ConnlistFormat[] = ["txt", "json", "md", "dot"];
+
+/** One line per pair, each ending in LF; empty text for no lines. */
+export function formatTxt(list: ConnList): string {
+  return list.lines.map((l) => `${l.src} => ${l.dst} : ${l.conn}\n`).join("");
+}
+
+export function formatJson(list: ConnList): string {
+  return JSON.stringify(list.lines.map((l) => ({ src: l.src, dst: l.dst, conn: l.conn })), null, 2) + "\n";
+}
+
+export function formatMd(list: ConnList): string {
+  const rows = ["| src | dst | conn |", "|-----|-----|------|", ...list.lines.map((l) => `| ${l.src} | ${l.dst} | ${l.conn} |`)];
+  return rows.join("\n") + "\n";
+}
+
+const quote = (s: string) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+
+/** Workloads grouped in one `cluster_<namespace>` subgraph per namespace; IP ranges red, edges labelled with the connections. */
+export function formatDot(list: ConnList): string {
+  const out = ["digraph {"];
+  const used = new Set(list.lines.flatMap((l) => [l.src, l.dst]));
+  const byNamespace = new Map<string, string[]>();
+  for (const n of list.nodes) {
+    if (n.kind !== "workload" || !n.workload) continue;
+    const l = byNamespace.get(n.workload.namespace);
+    const label = `${n.workload.name}[${n.workload.kind}]`;
+    const line = `\t\t${quote(n.name)} [label=${quote(label)} color="blue" fontcolor="blue"]`;
+    if (l) l.push(line);
+    else byNamespace.set(n.workload.namespace, [line]);
+  }
+  for (const ns of [...byNamespace.keys()].sort()) {
+    out.push(`\tsubgraph ${quote(`cluster_${ns}`)} {`, ...byNamespace.get(ns)!, `\t\tlabel=${quote(ns)}`, "\t}");
+  }
+  for (const n of list.nodes) {
+    if (n.kind === "external" && used.has(n.name)) out.push(`\t${quote(n.name)} [label=${quote(n.name)} color="red2" fontcolor="red2"]`);
+  }
+  if (used.has(INGRESS_CONTROLLER)) out.push(`\t${quote(INGRESS_CONTROLLER)} [label=${quote(INGRESS_CONTROLLER)} color="blue" fontcolor="blue"]`);
+  for (const l of list.lines) out.push(`\t${quote(l.src)} -> ${quote(l.dst)} [label=${quote(l.conn)} color="gold2" fontcolor="darkgreen"]`);
+  out.push("}");
+  return out.join("\n") + "\n";
+}
+
+export function formatConnlist(list: ConnList, format: ConnlistFormat): string {
+  switch (format) {
+    case "txt": return formatTxt(list);
+    case "json": return formatJson(list);
+    case "md": return formatMd(list);
+    case "dot": return formatDot(list);
+  }
+}

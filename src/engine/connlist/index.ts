@@ -1,0 +1,289 @@
+/**
+ * Workload-level connectivity as np-guard netpol-analyzer lists it
+ * (`netpol-analyzer list`): for every ordered pair of distinct nodes
+ * (workloads, IP ranges, the ingress controller) the set of permitted
+ * (protocol, port) over TCP, UDP and SCTP.
+ *
+ * This is a VIEW of the cluster with netpol-analyzer's conventions, not a
+ * change of the engine's semantics (`reach` and `trace` keep upstream's):
+ * - one node per workload (model.workloads), labels and ports of its pod
+ *   template; pods of one workload never form a pair with each other;
+ * - pods have no IPs, so ipBlock never matches a pod, and selectors never
+ *   match an IP node;
+ * - hostNetwork is ignored: such pods are under NetworkPolicy like any other;
+ * - a line from an IP node counts only the destination's ingress, a line to
+ *   an IP node only the source's egress.
+ *
+ * Verdicts come from the NetworkPolicy engine (netpol/index.ts): the class
+ * matrix for workload pairs, explainIngress/explainEgress for IP nodes and
+ * the ingress controller. A verdict can change only at a bound some rule
+ * names, so each protocol is probed once per interval between bounds.
+ */
+import type { Diagnostic } from "../parse/diagnostics.ts";
+import type { Model, Pod, Protocol, Workload } from "../model/types.ts";
+import { PROTOCOLS } from "../model/types.ts";
+import type { NetworkPolicy } from "../netpol/types.ts";
+import type { LabelSelector } from "../model/labels.ts";
+import { buildPolicyIndex, classAllowed, classMatrix, explainEgress, explainIngress } from "../netpol/index.ts";
+import { backendPodPorts, backendService, parseIngressBackends, type BackendService } from "../model/ingress.ts";
+import { ipRangeNodes, type IPRangeNode } from "./ipnodes.ts";
+import { addRange, emptyPortSet, formatPortSet, isEmptyPortSet, MAX_PORT, MIN_PORT, type PortSet } from "./ports.ts";
+
+export { formatPortSet, parsePortSet, normalizeRanges, intersectPortSets, emptyPortSet, fullPortSet } from "./ports.ts";
+export type { PortSet, PortRange } from "./ports.ts";
+export { blockRanges, partitionIPv4, ipRangeNodes } from "./ipnodes.ts";
+export type { IPRangeNode, IPRangeNodes } from "./ipnodes.ts";
+
+/** The ingress controller's name as a source; it is never a destination. */
+export const INGRESS_CONTROLLER = "{ingress-controller}";
+/** netpol-analyzer's stand-in for the ingress controller: a pod without labels in this namespace. */
+export const INGRESS_CONTROLLER_NAMESPACE = "ingress-controller-ns";
+
+export type ConnNodeKind = "workload" | "external" | "ingress-controller";
+
+export interface ConnNode {
+  /** As printed: `ns/name[Kind]`, `a.b.c.d-e.f.g.h[External]` or `{ingress-controller}`. */
+  name: string;
+  kind: ConnNodeKind;
+  namespace?: string;
+  workload?: Workload;
+  /** For external nodes: the inclusive IPv4 range, dotted. */
+  range?: [string, string];
+}
+
+export interface ConnLine {
+  src: string;
+  dst: string;
+  conns: PortSet;
+  /** `conns` in netpol-analyzer's grammar. */
+  conn: string;
+}
+
+export interface ConnList {
+  nodes: ConnNode[];
+  /** Sorted by source, then destination, byte by byte; only pairs with a permitted connection. */
+  lines: ConnLine[];
+  diagnostics: Diagnostic[];
+}
+
+const externalName = (n: IPRangeNode) => `${n.name}[External]`;
+
+/** A pod standing for a workload: its template's labels and ports, no IP, not host-network. */
+function representative(w: Workload, index: number): Pod {
+  return {
+    index, namespace: w.namespace, name: w.name, key: w.key, labels: w.labels, annotations: {}, nodeName: undefined, ips: [],
+    hostNetwork: false, phase: "Running", ready: true, terminating: false, ports: w.ports,
+    workload: { kind: w.kind, namespace: w.namespace, name: w.name }, generated: true, source: w.source, raw: {},
+  };
+}
+
+function standInController(index: number): Pod {
+  const w: Workload = {
+    kind: "Pod", namespace: INGRESS_CONTROLLER_NAMESPACE, name: "ingress-controller", key: INGRESS_CONTROLLER, labels: {}, ports: [],
+    hostNetwork: false, pods: [], given: false, source: { kind: "Pod", name: "ingress-controller", file: "", doc: 0, line: 0 },
+  };
+  return representative(w, index);
+}
+
+/** The model as netpol-analyzer sees it: one IP-less, pod-network pod per workload. */
+export function connlistView(model: Model): { view: Model; reprs: Pod[] } {
+  const reprs = model.workloads.map(representative);
+  const view: Model = { ...model, pods: reprs, podsByKey: new Map(reprs.map((p) => [p.key, p])), podsByIP: new Map() };
+  return { view, reprs };
+}
+
+/**
+ * Per protocol, the first port of every interval over which no rule can
+ * change its verdict: 1, every port p and p+1, every endPort + 1, and named
+ * ports as the workloads' container ports of that name resolve them.
+ */
+export function probeStarts(policies: readonly NetworkPolicy[], pods: readonly Pod[]): Record<Protocol, number[]> {
+  const cuts: Record<Protocol, Set<number>> = { TCP: new Set([MIN_PORT]), UDP: new Set([MIN_PORT]), SCTP: new Set([MIN_PORT]) };
+  for (const policy of policies) {
+    for (const rule of [...policy.ingress, ...policy.egress]) {
+      for (const p of rule.ports ?? []) {
+        const set = cuts[p.protocol];
+        if (typeof p.port === "number") {
+          set.add(p.port);
+          set.add((p.endPort ?? p.port) + 1);
+        } else if (typeof p.port === "string") {
+          for (const pod of pods) for (const cp of pod.ports) if (cp.name === p.port && cp.protocol === p.protocol) {
+            set.add(cp.containerPort);
+            set.add(cp.containerPort + 1);
+          }
+        }
+      }
+    }
+  }
+  const out = {} as Record<Protocol, number[]>;
+  for (const proto of PROTOCOLS) out[proto] = [...cuts[proto]].filter((n) => n >= MIN_PORT && n <= MAX_PORT).sort((a, b) => a - b);
+  return out;
+}
+
+/** [first, last] of each probe interval. */
+export function probeIntervals(starts: readonly number[]): [number, number][] {
+  return starts.map((s, i) => [s, (starts[i + 1] ?? MAX_PORT + 1) - 1]);
+}
+
+function selectorKeys(s: LabelSelector | undefined, into: Set<string>): void {
+  if (!s) return;
+  for (const k in s.matchLabels) into.add(k);
+  for (const e of s.matchExpressions) into.add(e.key);
+}
+
+/** netpol-analyzer refuses pods of one owner whose labels differ in a key some selector tests; we warn and use the first pod. */
+function checkOwnerLabels(model: Model, diagnostics: Diagnostic[]): void {
+  const tested = new Set<string>();
+  for (const p of model.policies) {
+    selectorKeys(p.podSelector, tested);
+    for (const r of [...p.ingress, ...p.egress]) for (const peer of r.peers ?? []) selectorKeys(peer.podSelector, tested);
+  }
+  for (const w of model.workloads) {
+    if (w.given || w.pods.length < 2) continue;
+    const first = w.pods[0]!;
+    const other = w.pods.find((p) => [...tested].some((k) => p.labels[k] !== first.labels[k]));
+    if (!other) continue;
+    const key = [...tested].find((k) => other.labels[k] !== first.labels[k])!;
+    diagnostics.push({
+      code: "KTL703", severity: "warning", file: other.source.file, doc: other.source.doc, line: other.source.line, column: 1,
+      kind: "Pod", namespace: other.namespace, name: other.name,
+      message: `pods ${first.key} and ${other.key} of ${w.key} differ in label "${key}", which a policy selector tests; the workload is analysed with the labels of ${first.key}`,
+    });
+  }
+}
+
+/** Ingress and Route backends -> the TCP ports the ingress controller may open to each workload (items 14-18 of the peer README). */
+function ingressControllerLines(model: Model, view: Model, reprs: readonly Pod[], diagnostics: Diagnostic[]): ConnLine[] {
+  const backends = parseIngressBackends(model.objects, diagnostics);
+  if (backends.length === 0) return [];
+  const services = new Map<string, BackendService>();
+  for (const o of model.objects) if (o.kind === "Service") {
+    const s = backendService(o);
+    services.set(`${s.namespace}/${s.name}`, s);
+  }
+  const ports = new Map<number, Set<number>>();
+  for (const b of backends) {
+    const svc = services.get(`${b.namespace}/${b.serviceName}`);
+    const where = { file: b.source.file, doc: b.source.doc, line: b.line, column: 1, kind: b.source.kind, namespace: b.namespace, name: b.source.name };
+    if (!svc || !svc.selector || Object.keys(svc.selector).length === 0) {
+      diagnostics.push({
+        code: "KTL701", severity: "warning", ...where,
+        message: `${b.source.kind} ${b.namespace}/${b.source.name} points at Service ${b.serviceName}, which ${svc ? "has no selector" : "the input does not define"}: no workload is reached through it`,
+      });
+      continue;
+    }
+    const selector = svc.selector;
+    model.workloads.forEach((w, i) => {
+      if (w.namespace !== b.namespace || !Object.keys(selector).every((k) => w.labels[k] === selector[k])) return;
+      let set = ports.get(i);
+      if (!set) ports.set(i, (set = new Set()));
+      for (const p of backendPodPorts(b, svc, w.ports)) set.add(p);
+    });
+  }
+  const controller = standInController(reprs.length);
+  const lines: ConnLine[] = [];
+  for (const [i, set] of [...ports].sort((a, b) => a[0] - b[0])) {
+    const dst = reprs[i]!;
+    const conns = emptyPortSet();
+    for (const port of [...set].sort((a, b) => a - b)) {
+      const ok = explainEgress(view, controller, { ip: "", pod: dst }, port, "TCP").allowed && explainIngress(view, dst, { ip: "", pod: controller }, port, "TCP").allowed;
+      if (ok) addRange(conns, "TCP", port, port);
+    }
+    if (isEmptyPortSet(conns)) {
+      if (set.size > 0) {
+        const w = model.workloads[i]!;
+        diagnostics.push({
+          code: "KTL702", severity: "warning", file: w.source.file, doc: w.source.doc, line: w.source.line, column: 1, kind: w.kind, namespace: w.namespace, name: w.name,
+          message: `an Ingress or Route reaches ${w.key}, but its NetworkPolicies block ingress from an arbitrary in-cluster source, so no {ingress-controller} line is listed`,
+        });
+      }
+      continue;
+    }
+    lines.push({ src: INGRESS_CONTROLLER, dst: dst.key, conns, conn: formatPortSet(conns) });
+  }
+  return lines;
+}
+
+export function computeConnlist(model: Model): ConnList {
+  const diagnostics: Diagnostic[] = [];
+  checkOwnerLabels(model, diagnostics);
+  const { view, reprs } = connlistView(model);
+  const index = buildPolicyIndex(view);
+  const { classes, classOf } = index;
+  const C = classes.length;
+  const starts = probeStarts(view.policies, reprs);
+
+  // Class pairs: one class matrix per probe.
+  const pairSets: (PortSet | undefined)[] = new Array<PortSet | undefined>(C * C);
+  for (const proto of PROTOCOLS) {
+    for (const [first, last] of probeIntervals(starts[proto])) {
+      const m = classMatrix(index, first, proto);
+      for (let a = 0; a < C; a++) {
+        for (let b = 0; b < C; b++) {
+          if (!classAllowed(m, a, b)) continue;
+          const k = a * C + b;
+          addRange((pairSets[k] ??= emptyPortSet()), proto, first, last);
+        }
+      }
+    }
+  }
+
+  const lines: ConnLine[] = [];
+  for (const src of reprs) {
+    for (const dst of reprs) {
+      if (src === dst) continue;
+      const conns = pairSets[classOf[src.index]! * C + classOf[dst.index]!];
+      if (conns && !isEmptyPortSet(conns)) lines.push({ src: src.key, dst: dst.key, conns, conn: formatPortSet(conns) });
+    }
+  }
+
+  // IP nodes: only the workload's side of the connection decides.
+  const ipNodes = ipRangeNodes(view.policies);
+  const sideSets = (nodes: IPRangeNode[], direction: "ingress" | "egress") => {
+    const out = new Map<string, PortSet>();
+    for (const c of classes) {
+      const isolated = direction === "ingress" ? index.isolatedIngress[c.index] : index.isolatedEgress[c.index];
+      for (const n of nodes) {
+        const conns = emptyPortSet();
+        for (const proto of PROTOCOLS) {
+          for (const [first, last] of probeIntervals(isolated ? starts[proto] : [MIN_PORT])) {
+            const v = direction === "ingress" ? explainIngress(view, c.repr, { ip: n.probe }, first, proto) : explainEgress(view, c.repr, { ip: n.probe }, first, proto);
+            if (v.allowed) addRange(conns, proto, first, last);
+          }
+        }
+        out.set(`${c.index}|${n.name}`, conns);
+      }
+    }
+    return out;
+  };
+  const fromIP = sideSets(ipNodes.sources, "ingress");
+  const toIP = sideSets(ipNodes.destinations, "egress");
+  for (const n of ipNodes.sources) {
+    for (const dst of reprs) {
+      const conns = fromIP.get(`${classOf[dst.index]}|${n.name}`)!;
+      if (!isEmptyPortSet(conns)) lines.push({ src: externalName(n), dst: dst.key, conns, conn: formatPortSet(conns) });
+    }
+  }
+  for (const src of reprs) {
+    for (const n of ipNodes.destinations) {
+      const conns = toIP.get(`${classOf[src.index]}|${n.name}`)!;
+      if (!isEmptyPortSet(conns)) lines.push({ src: src.key, dst: externalName(n), conns, conn: formatPortSet(conns) });
+    }
+  }
+  if (reprs.length > 0) lines.push(...ingressControllerLines(model, view, reprs, diagnostics));
+
+  const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  lines.sort((x, y) => byteOrder(x.src, y.src) || byteOrder(x.dst, y.dst));
+
+  const nodes: ConnNode[] = model.workloads.map((w) => ({ name: w.key, kind: "workload", namespace: w.namespace, workload: w }));
+  const seen = new Set<string>();
+  for (const n of [...ipNodes.sources, ...ipNodes.destinations]) {
+    const name = externalName(n);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const [a, b] = n.name.split("-") as [string, string];
+    nodes.push({ name, kind: "external", range: [a, b] });
+  }
+  if (lines.some((l) => l.src === INGRESS_CONTROLLER)) nodes.push({ name: INGRESS_CONTROLLER, kind: "ingress-controller" });
+  return { nodes, lines, diagnostics };
+}
