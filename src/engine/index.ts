@@ -31,6 +31,13 @@ export {
 } from "./netpol/index.ts";
 export type { PolicyIndex, ClassMatrix, ReachSummary, PairVerdict, DirectionVerdict, RuleMatch, PeerEndpoint } from "./netpol/index.ts";
 
+export { computeConnlist, connlistView, probeStarts, probeIntervals, formatPortSet, parsePortSet, normalizeRanges, intersectPortSets, blockRanges, partitionIPv4, ipRangeNodes, INGRESS_CONTROLLER } from "./connlist/index.ts";
+export type { ConnList, ConnLine, ConnNode, ConnNodeKind, PortSet, PortRange, IPRangeNode, IPRangeNodes } from "./connlist/index.ts";
+export { formatConnlist, CONNLIST_FORMATS } from "./connlist/format.ts";
+export type { ConnlistFormat } from "./connlist/format.ts";
+export { parseIngressBackends, backendService, backendPodPorts } from "./model/ingress.ts";
+export type { IngressBackend, BackendService } from "./model/ingress.ts";
+
 /** Parse and build in one step. */
 export function loadModel(files: readonly InputFile[], options: BuildOptions = {}): Model {
   return buildModel(parseManifests(files), options);

@@ -37,6 +37,9 @@ export const DIAGNOSTIC_CODES = {
   KTL203: "No node can run a pod (nodeSelector or affinity): the pod stays unscheduled",
   KTL204: "A field has the wrong type and is ignored",
   KTL205: "A pod IP cannot be allocated: the node's podCIDR is exhausted or invalid",
+  KTL701: "An Ingress or Route backend reaches no workload (missing Service, Service without selector, non-Service backend)",
+  KTL702: "An Ingress or Route reaches a workload whose NetworkPolicies block an arbitrary in-cluster source (connlist)",
+  KTL703: "Pods of one controller differ in a label that a policy selector tests (connlist uses the first pod)",
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
