@@ -1,13 +1,14 @@
 /** ktl: command dispatch. Each command lives in commands/<name>.ts and exports run() and help. */
 import { UsageError, type Output } from "./io.ts";
 import * as reach from "./commands/reach.ts";
+import * as connlist from "./commands/connlist.ts";
 
 interface Command {
   run: (argv: string[], io: Output) => number | Promise<number>;
   help: string;
 }
 
-export const commands: Record<string, Command> = { reach };
+export const commands: Record<string, Command> = { reach, connlist };
 
 function usage(): string {
   return `ktl: where does this request go in my Kubernetes cluster, and why is it dropped?

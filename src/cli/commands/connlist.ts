@@ -1,0 +1,59 @@
+/** `ktl connlist`: workload-level connectivity in np-guard netpol-analyzer's format. */
+import { CONNLIST_FORMATS, computeConnlist, formatConnlist, loadModel, type ConnlistFormat } from "../../engine/index.ts";
+import { flagString, parseArgs, readInputs, UsageError, type Output } from "../io.ts";
+import { reportDiagnostics } from "../report.ts";
+
+export const help = `ktl connlist [--format txt|json|md|dot] INPUT...
+
+Which workloads may talk to which, on which ports: one line per ordered pair
+of distinct nodes with at least one permitted connection, in the text format
+of np-guard's netpol-analyzer (\`netpol-analyzer list\`), so a pipeline built
+on it can switch to ktl unchanged:
+
+  src => dst : conns
+  default/frontend[Deployment] => default/backend[Deployment] : TCP 9090
+  0.0.0.0-255.255.255.255[External] => default/frontend[Deployment] : TCP 8080
+  {ingress-controller} => shop/web[Deployment] : TCP 8080
+
+Nodes are workloads (ns/name[Kind]: Deployment, ReplicaSet, StatefulSet,
+DaemonSet, Job, CronJob, ReplicationController, or a pod grouped by its
+controller ownerReference, [Pod] when it has none), IPv4 ranges cut from the
+ipBlocks of all policies ([External]) and {ingress-controller} for Ingress and
+OpenShift Route backends. conns lists SCTP, TCP and UDP port ranges, or
+"All Connections". Lines are sorted byte by byte (LC_ALL=C sort).
+
+Two conventions, on purpose:
+  connlist follows netpol-analyzer's model: pods have no IPs, so ipBlock never
+    matches a pod and selectors never match an IP; hostNetwork is ignored
+    (such pods are under NetworkPolicy like any other); a workload is never
+    paired with itself; Services only matter for Ingress/Route backends.
+  reach and trace follow upstream Kubernetes: every pod has its IP, ipBlock
+    rules match pod IPs, hostNetwork pods are outside NetworkPolicy, and a pod's
+    traffic to itself is judged like any other pair.
+
+  --format txt   netpol-analyzer's text (default); nothing at all when no
+                 connection is permitted
+  --format json  the same lines as [{"src", "dst", "conn"}]
+  --format md    a Markdown table (src | dst | conn)
+  --format dot   a Graphviz digraph, workloads grouped by namespace
+
+Warnings (unresolved Ingress backends, blocked ingress-controller targets,
+bad documents) go to stderr, never to stdout. Exit 0 on success, 2 on bad usage
+or unreadable input.`;
+
+export function run(argv: string[], io: Output): number {
+  const args = parseArgs(argv, ["help"]);
+  if (args.flags.has("help")) {
+    io.out(help);
+    return 0;
+  }
+  const format = (flagString(args, "format") ?? "txt").toLowerCase();
+  if (!(CONNLIST_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${CONNLIST_FORMATS.join(", ")}, not "${format}"`);
+  for (const name of args.flags.keys()) if (name !== "format") throw new UsageError(`unknown option --${name}`);
+  const model = loadModel(readInputs(args.positional));
+  const list = computeConnlist(model);
+  reportDiagnostics([...model.diagnostics, ...list.diagnostics], io, true);
+  const text = formatConnlist(list, format as ConnlistFormat);
+  if (text) io.out(text.endsWith("\n") ? text.slice(0, -1) : text);
+  return 0;
+}
