@@ -23,7 +23,7 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import type { Model, Pod, Protocol, Workload } from "../model/types.ts";
 import { PROTOCOLS } from "../model/types.ts";
 import type { NetworkPolicy } from "../netpol/types.ts";
-import type { LabelSelector } from "../model/labels.ts";
+import { formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { buildPolicyIndex, classAllowed, classMatrix, explainEgress, explainIngress } from "../netpol/index.ts";
 import { backendPodPorts, backendService, parseIngressBackends, type BackendService } from "../model/ingress.ts";
 import { ipRangeNodes, type IPRangeNode } from "./ipnodes.ts";
@@ -125,30 +125,31 @@ export function probeIntervals(starts: readonly number[]): [number, number][] {
   return starts.map((s, i) => [s, (starts[i + 1] ?? MAX_PORT + 1) - 1]);
 }
 
-function selectorKeys(s: LabelSelector | undefined, into: Set<string>): void {
-  if (!s) return;
-  for (const k in s.matchLabels) into.add(k);
-  for (const e of s.matchExpressions) into.add(e.key);
-}
-
-/** netpol-analyzer refuses pods of one owner whose labels differ in a key some selector tests; we warn and use the first pod. */
+/**
+ * netpol-analyzer refuses pods of one owner that some policy selector tells
+ * apart (example_pods_w_same_owner_and_labels_gap_with_good_match_expression:
+ * pods that differ only in labels no selector separates are fine); we warn
+ * and analyse the workload with its first pod's labels.
+ */
 function checkOwnerLabels(model: Model, diagnostics: Diagnostic[]): void {
-  const tested = new Set<string>();
+  const selectors: LabelSelector[] = [];
   for (const p of model.policies) {
-    selectorKeys(p.podSelector, tested);
-    for (const r of [...p.ingress, ...p.egress]) for (const peer of r.peers ?? []) selectorKeys(peer.podSelector, tested);
+    selectors.push(p.podSelector);
+    for (const r of [...p.ingress, ...p.egress]) for (const peer of r.peers ?? []) if (peer.podSelector) selectors.push(peer.podSelector);
   }
   for (const w of model.workloads) {
     if (w.given || w.pods.length < 2) continue;
     const first = w.pods[0]!;
-    const other = w.pods.find((p) => [...tested].some((k) => p.labels[k] !== first.labels[k]));
-    if (!other) continue;
-    const key = [...tested].find((k) => other.labels[k] !== first.labels[k])!;
-    diagnostics.push({
-      code: "KTL703", severity: "warning", file: other.source.file, doc: other.source.doc, line: other.source.line, column: 1,
-      kind: "Pod", namespace: other.namespace, name: other.name,
-      message: `pods ${first.key} and ${other.key} of ${w.key} differ in label "${key}", which a policy selector tests; the workload is analysed with the labels of ${first.key}`,
-    });
+    for (const other of w.pods.slice(1)) {
+      const sel = selectors.find((s) => matchesSelector(s, first.labels) !== matchesSelector(s, other.labels));
+      if (!sel) continue;
+      diagnostics.push({
+        code: "KTL703", severity: "warning", file: other.source.file, doc: other.source.doc, line: other.source.line, column: 1,
+        kind: "Pod", namespace: other.namespace, name: other.name,
+        message: `pods ${first.key} and ${other.key} of ${w.key} differ in labels that the selector "${formatSelector(sel)}" tells apart; the workload is analysed with the labels of ${first.key}`,
+      });
+      break;
+    }
   }
 }
 
