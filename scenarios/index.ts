@@ -1,0 +1,58 @@
+/**
+ * The scenario catalogue: the playground's default and lesson menu, the e2e
+ * fixtures and CLI smoke tests all read this list. Each scenario is a folder
+ * `NN-verb-phrase/` with `manifests.yaml` and a `README.md`.
+ *
+ * `expect` pins a few flows as "default + exceptions" so that a change in the
+ * engine that alters what the scenario teaches fails a test (src/engine/analysis/scenarios.test.ts).
+ */
+import shopAcrossZones from "./01-trace-a-shop-across-zones/manifests.yaml";
+
+export type ExpectedVerdict = "allow" | "drop" | "partial";
+
+export interface ScenarioExpectation {
+  /** Trace source in `ktl trace` syntax: pod:NS/NAME, node:NAME, external:IP@NODE. */
+  from: string;
+  /** Trace destination in `ktl trace` syntax: service:NS/NAME:PORT, pod:NS/NAME:PORT. */
+  to: string;
+  verdict: ExpectedVerdict;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  summary: string;
+  /** The file name the playground shows and the engine reports in diagnostics. */
+  file: string;
+  manifests: string;
+  expect: readonly ScenarioExpectation[];
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    id: "01-trace-a-shop-across-zones",
+    title: "A shop across two zones",
+    summary: "Two nodes in two zones: allowed, NetworkPolicy-dropped and traffic-policy-dropped paths.",
+    file: "manifests.yaml",
+    manifests: shopAcrossZones,
+    expect: [
+      { from: "pod:shop/frontend-0", to: "service:shop/backend:80", verdict: "allow" },
+      { from: "pod:tools/toolbox", to: "service:shop/backend:80", verdict: "drop" },
+      { from: "pod:shop/backend-0", to: "service:shop/cache:6379", verdict: "allow" },
+      { from: "pod:shop/backend-1", to: "service:shop/cache:6379", verdict: "drop" },
+      { from: "external:203.0.113.10@node-a", to: "service:shop/frontend:80", verdict: "allow" },
+      { from: "pod:tools/toolbox", to: "pod:shop/frontend-1:8080", verdict: "allow" },
+      { from: "pod:tools/toolbox", to: "pod:shop/backend-0:8080", verdict: "drop" },
+    ],
+  },
+];
+
+export const DEFAULT_SCENARIO_ID = "01-trace-a-shop-across-zones";
+
+export function scenarioById(id: string): Scenario | undefined {
+  return SCENARIOS.find((s) => s.id === id);
+}
+
+export function defaultScenario(): Scenario {
+  return scenarioById(DEFAULT_SCENARIO_ID)!;
+}

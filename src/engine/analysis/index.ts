@@ -1,0 +1,384 @@
+/**
+ * The playground's view of the engine: editor text in, plain JSON out
+ * (diagnostics, zones and nodes, pods, services, flows with verdicts and
+ * causes, matrices, traces). Composed only from engine decisions: NetworkPolicy
+ * verdicts come from netpol (explainPair, classMatrix), Service paths from
+ * the trace. Nothing here decides traffic on its own.
+ *
+ * A session keeps the model so that traces and matrices reuse it; the Web
+ * Worker holds one session per editor text.
+ */
+import type { InputFile } from "../parse/manifests.ts";
+import { buildModel } from "../model/build.ts";
+import { parseManifests } from "../parse/manifests.ts";
+import type { Model, Pod, Protocol } from "../model/types.ts";
+import {
+  buildPolicyIndex,
+  classAllowed,
+  classMatrix,
+  explainPair,
+  type ClassMatrix,
+  type PairVerdict,
+  type PolicyIndex,
+} from "../netpol/index.ts";
+import { podId, nodeId, refName, refOfMatch, refOfPod, refOfPolicy, refOfSource, serviceId, workloadId } from "./refs.ts";
+import { parseTraceDestination, parseTraceSource } from "./query.ts";
+import type {
+  Analysis,
+  DiagnosticView,
+  Flow,
+  MatrixQuery,
+  MatrixView,
+  NodeView,
+  PodView,
+  PolicyView,
+  PortView,
+  RefView,
+  ServiceView,
+  TraceHopView,
+  TraceQuery,
+  TraceView,
+  ZoneView,
+} from "./types.ts";
+
+export type * from "./types.ts";
+export { parseTraceSource, parseTraceDestination } from "./query.ts";
+
+export interface AnalyzeOptions {
+  /** Pod-to-pod flows are drawn only when the input has no Service and at most this many pods (the matrix covers the rest). */
+  maxDirectFlowPods?: number;
+  /** Matrices larger than this many rows are refused with a message. */
+  maxMatrixRows?: number;
+}
+
+export interface AnalysisSession {
+  analysis: Analysis;
+  trace(q: TraceQuery): TraceView;
+  matrix(q: MatrixQuery): MatrixView;
+}
+
+const DEFAULTS: Required<AnalyzeOptions> = { maxDirectFlowPods: 60, maxMatrixRows: 400 };
+
+const clock = (globalThis as { performance?: { now(): number } }).performance;
+const now = (): number => (clock ? clock.now() : Date.now());
+
+function diagnosticsOf(model: Model, file: string): DiagnosticView[] {
+  return model.diagnostics
+    .filter((d) => d.file === file || d.file === "")
+    .map((d) => {
+      const v: DiagnosticView = { code: d.code, severity: d.severity, message: d.message, line: d.line, column: d.column };
+      if (d.hint) v.hint = d.hint;
+      return v;
+    });
+}
+
+function nodesOf(model: Model): { nodes: NodeView[]; zones: ZoneView[] } {
+  const zones = new Map<string, string[]>();
+  const nodes = model.nodes.map((n) => {
+    const v: NodeView = { id: nodeId(n.name), name: n.name, internalIP: n.internalIP, ready: n.ready, unschedulable: n.unschedulable, synthesized: n.synthesized };
+    if (n.zone) {
+      v.zone = n.zone;
+      const l = zones.get(n.zone);
+      if (l) l.push(v.id);
+      else zones.set(n.zone, [v.id]);
+    }
+    if (n.source) v.ref = refOfSource(n.source);
+    return v;
+  });
+  return { nodes, zones: [...zones].map(([name, ids]) => ({ name, nodes: ids })) };
+}
+
+function podsOf(model: Model, index: PolicyIndex): PodView[] {
+  return model.pods.map((p) => {
+    const c = index.classOf[p.index]!;
+    const v: PodView = {
+      id: podId(p.key),
+      namespace: p.namespace,
+      name: p.name,
+      ips: p.ips,
+      labels: p.labels,
+      workload: { id: workloadId(p.workload), kind: p.workload.kind, name: p.workload.name },
+      ports: p.ports.map((cp) => (cp.name ? { name: cp.name, port: cp.containerPort, protocol: cp.protocol } : { port: cp.containerPort, protocol: cp.protocol })),
+      hostNetwork: p.hostNetwork,
+      ready: p.ready,
+      phase: p.phase,
+      terminating: p.terminating,
+      generated: p.generated,
+      ref: refOfPod(p),
+      isolatedBy: {
+        ingress: index.ingressPolicies[c]!.map((pol) => refOfPolicy(pol)),
+        egress: index.egressPolicies[c]!.map((pol) => refOfPolicy(pol)),
+      },
+    };
+    if (p.nodeName) v.node = nodeId(p.nodeName);
+    return v;
+  });
+}
+
+function servicesOf(model: Model): ServiceView[] {
+  return model.services.map((s) => ({
+    id: serviceId(s.key),
+    namespace: s.namespace,
+    name: s.name,
+    type: s.type,
+    clusterIPs: s.clusterIPs,
+    headless: s.headless,
+    ports: s.ports.map((p) => {
+      const v: ServiceView["ports"][number] = { name: p.name, port: p.port, protocol: p.protocol, targetPort: p.targetPort };
+      if (p.nodePort !== undefined) v.nodePort = p.nodePort;
+      return v;
+    }),
+    externalIPs: s.externalIPs,
+    loadBalancerIPs: s.loadBalancerIPs,
+    internalTrafficPolicy: s.internalTrafficPolicy,
+    externalTrafficPolicy: s.externalTrafficPolicy,
+    external: s.type === "NodePort" || s.type === "LoadBalancer" || s.externalIPs.length > 0,
+    ref: refOfSource(s.source),
+  }));
+}
+
+function policiesOf(model: Model, index: PolicyIndex): PolicyView[] {
+  const selects = new Map<string, number>();
+  index.classes.forEach((c) => {
+    const seen = new Set<string>();
+    for (const p of [...index.ingressPolicies[c.index]!, ...index.egressPolicies[c.index]!]) {
+      if (seen.has(p.key)) continue;
+      seen.add(p.key);
+      selects.set(p.key, (selects.get(p.key) ?? 0) + c.pods.length);
+    }
+  });
+  return model.policies.map((p) => ({
+    id: `networkpolicy:${p.key}`,
+    namespace: p.namespace,
+    name: p.name,
+    ingress: p.ingressIsolation,
+    egress: p.egressIsolation,
+    selects: selects.get(p.key) ?? 0,
+    ref: refOfPolicy(p),
+  }));
+}
+
+/** Declared container ports and Service ports, most common first. */
+function portsOf(model: Model): PortView[] {
+  const counts = new Map<string, { v: PortView; n: number }>();
+  const add = (port: number, protocol: Protocol, name: string | undefined) => {
+    const k = `${port}/${protocol}`;
+    const e = counts.get(k);
+    if (e) e.n++;
+    else counts.set(k, { v: name ? { name, port, protocol } : { port, protocol }, n: 1 });
+  };
+  for (const p of model.pods) for (const cp of p.ports) add(cp.containerPort, cp.protocol, cp.name);
+  return [...counts.values()].sort((a, b) => b.n - a.n || a.v.port - b.v.port).map((e) => e.v);
+}
+
+// ---------- NetworkPolicy decisions as flow records ----------
+
+interface Decision {
+  verdict: "allow" | "drop";
+  reason: string;
+  decidedBy: RefView[];
+}
+
+/** Both directions of one pod-to-pod connection, from explainPair, in plain words. */
+function describePair(v: PairVerdict, port: number, protocol: Protocol): Decision {
+  if (v.allowed) {
+    const refs = [...v.ingress.allowedBy.slice(0, 1), ...v.egress.allowedBy.slice(0, 1)].map(refOfMatch);
+    const parts: string[] = [];
+    if (v.ingress.isolated) parts.push(`ingress allowed by ${refName(refs[0]!)} rule ${v.ingress.allowedBy[0]!.rule.index + 1}`);
+    if (v.egress.isolated) parts.push(`egress allowed by ${v.egress.allowedBy[0]!.policy.key} rule ${v.egress.allowedBy[0]!.rule.index + 1}`);
+    return { verdict: "allow", reason: parts.length ? parts.join("; ") : "no NetworkPolicy isolates either end", decidedBy: refs };
+  }
+  const failing = [v.ingress, v.egress].filter((d) => !d.allowed);
+  const decidedBy = failing.flatMap((d) => d.selecting.map((p) => refOfPolicy(p)));
+  const reason = failing
+    .map((d) => `${d.direction} ${d.direction === "ingress" ? "at the destination" : "at the source"} is isolated by ${d.selecting.map((p) => p.key).join(", ")} and no rule allows ${protocol}/${port}`)
+    .join("; ");
+  return { verdict: "drop", reason, decidedBy };
+}
+
+/** Pod-to-pod flows on every declared port, for inputs without Services. */
+function directFlows(model: Model, index: PolicyIndex): Flow[] {
+  const flows: Flow[] = [];
+  for (const dst of model.pods) {
+    if (dst.ips.length === 0) continue;
+    for (const cp of dst.ports) {
+      for (const c of index.classes) {
+        const sources = c.pods.filter((p) => p !== dst && p.ips.length > 0);
+        if (sources.length === 0) continue;
+        const v = explainPair(model, sources[0]!, dst, cp.containerPort, cp.protocol);
+        const d = describePair(v, cp.containerPort, cp.protocol);
+        const flow: Flow = {
+          id: `pod|${podId(sources[0]!.key)}|${podId(dst.key)}|${cp.containerPort}/${cp.protocol}`,
+          kind: "pod",
+          from: sources.map((p) => podId(p.key)),
+          to: podId(dst.key),
+          port: cp.containerPort,
+          protocol: cp.protocol,
+          verdict: d.verdict,
+          reason: d.reason,
+          decidedBy: d.decidedBy,
+          traceTo: `pod:${dst.key}:${cp.containerPort}`,
+        };
+        if (cp.name) flow.portName = cp.name;
+        if (d.verdict === "drop") flow.dropCause = "policy";
+        flows.push(flow);
+      }
+    }
+  }
+  return flows;
+}
+
+// ---------- traces ----------
+
+function errorTrace(q: TraceQuery, error: string): TraceView {
+  return { from: q.from, to: q.to, protocol: q.protocol, verdict: "drop", reason: error, sourceIPPreserved: true, endpoints: [], hops: [], path: [], error };
+}
+
+function hopOf(step: string, d: PairVerdict["ingress"]): TraceHopView {
+  const hop: TraceHopView = { step, verdict: d.allowed ? "pass" : "drop", detail: d.reason };
+  const m = d.allowedBy[0];
+  if (m) hop.ref = refOfMatch(m);
+  else if (d.selecting[0]) hop.ref = refOfPolicy(d.selecting[0]);
+  return hop;
+}
+
+/** A pod to another pod's IP: NetworkPolicy egress at the source, then ingress at the destination. */
+function tracePodToPod(model: Model, q: TraceQuery, src: Pod, dst: Pod, port: number): TraceView {
+  const v = explainPair(model, src, dst, port, q.protocol);
+  const d = describePair(v, port, q.protocol);
+  const ip = dst.ips[0] ?? "";
+  return {
+    from: q.from,
+    to: q.to,
+    protocol: q.protocol,
+    verdict: d.verdict,
+    reason: d.reason,
+    sourceIPPreserved: true,
+    endpoints: [{ ip, port, pod: dst.key, ...(dst.nodeName ? { node: dst.nodeName } : {}), probability: 1, verdict: d.verdict, reason: d.reason }],
+    hops: [
+      hopOf("egress policy at source", v.egress),
+      { step: "routing", verdict: "pass", detail: `${q.protocol} to ${ip}:${port}, pod ${dst.key}${dst.nodeName ? ` on ${dst.nodeName}` : ""}${src.nodeName && src.nodeName === dst.nodeName ? " (same node)" : ""}`, ref: refOfPod(dst) },
+      hopOf("ingress policy at destination", v.ingress),
+    ],
+    path: [podId(src.key), podId(dst.key)],
+  };
+}
+
+function trace(model: Model, q: TraceQuery): TraceView {
+  const src = parseTraceSource(q.from);
+  if (typeof src === "string") return errorTrace(q, src);
+  const dst = parseTraceDestination(q.to);
+  if (typeof dst === "string") return errorTrace(q, dst);
+  if (src.kind === "pod" && dst.kind === "pod") {
+    const a = model.podsByKey.get(src.key);
+    const b = model.podsByKey.get(dst.key);
+    if (!a) return errorTrace(q, `no pod ${src.key} in the input`);
+    if (!b) return errorTrace(q, `no pod ${dst.key} in the input`);
+    if (b.ips.length === 0) return errorTrace(q, `pod ${b.key} has no IP (it is not scheduled)`);
+    return tracePodToPod(model, q, a, b, dst.port);
+  }
+  return errorTrace(q, "tracing through Services, nodes and external clients arrives with the kube-proxy part of the engine");
+}
+
+// ---------- matrix ----------
+
+function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: number): MatrixView {
+  const base = { port: q.port, protocol: q.protocol, by: q.by };
+  const cm: ClassMatrix = classMatrix(index, q.port, q.protocol);
+  const allowed = (a: Pod, b: Pod) => classAllowed(cm, index.classOf[a.index]!, index.classOf[b.index]!);
+  const pods = model.pods;
+  if (q.by === "pod") {
+    if (pods.length > maxRows) return { ...base, ids: [], labels: [], cells: [], pairs: [], tooLarge: `${pods.length} pods are too many to show one by one: view by workload instead` };
+    const ids = pods.map((p) => podId(p.key));
+    return {
+      ...base,
+      ids,
+      labels: pods.map((p) => p.key),
+      cells: pods.map((a) => pods.map((b) => (allowed(a, b) ? "a" : "d")).join("")),
+      pairs: pods.map((a) => pods.map((b) => [podId(a.key), podId(b.key)] as [string, string])),
+    };
+  }
+  const groups = new Map<string, { label: string; pods: Pod[] }>();
+  for (const p of pods) {
+    const id = workloadId(p.workload);
+    const g = groups.get(id);
+    if (g) g.pods.push(p);
+    else groups.set(id, { label: `${p.workload.namespace}/${p.workload.name}`, pods: [p] });
+  }
+  const list = [...groups];
+  if (list.length > maxRows) return { ...base, ids: [], labels: [], cells: [], pairs: [], tooLarge: `${list.length} workloads are too many to show` };
+  const cells: string[] = [];
+  const pairs: [string, string][][] = [];
+  for (const [, ga] of list) {
+    let row = "";
+    const rowPairs: [string, string][] = [];
+    for (const [, gb] of list) {
+      let any = false;
+      let all = true;
+      let firstAllowed: [string, string] | undefined;
+      let firstDropped: [string, string] | undefined;
+      for (const a of ga.pods) {
+        for (const b of gb.pods) {
+          if (allowed(a, b)) {
+            any = true;
+            firstAllowed ??= [podId(a.key), podId(b.key)];
+          } else {
+            all = false;
+            firstDropped ??= [podId(a.key), podId(b.key)];
+          }
+        }
+      }
+      row += all ? "a" : any ? "p" : "d";
+      rowPairs.push(firstDropped ?? firstAllowed!);
+    }
+    cells.push(row);
+    pairs.push(rowPairs);
+  }
+  return { ...base, ids: list.map(([id]) => id), labels: list.map(([, g]) => g.label), cells, pairs };
+}
+
+// ---------- the session ----------
+
+export function openAnalysis(files: readonly InputFile[], options: AnalyzeOptions = {}): AnalysisSession {
+  const opts = { ...DEFAULTS, ...options };
+  const t0 = now();
+  const file = files[0]?.name ?? "editor";
+  const model = buildModel(parseManifests(files));
+  const index = buildPolicyIndex(model);
+  const { nodes, zones } = nodesOf(model);
+  const pods = podsOf(model, index);
+  const services = servicesOf(model);
+  let flows: Flow[] = [];
+  let truncated: string | undefined;
+  if (model.services.length === 0) {
+    if (model.pods.length <= opts.maxDirectFlowPods) flows = directFlows(model, index);
+    else truncated = `${model.pods.length} pods and no Service: pod-to-pod flows are in the matrix view`;
+  }
+  const analysis: Analysis = {
+    file,
+    diagnostics: diagnosticsOf(model, file),
+    zones,
+    nodes,
+    namespaces: [...model.namespaces.values()].map((n) => (n.source ? { name: n.name, labels: n.labels, ref: refOfSource(n.source) } : { name: n.name, labels: n.labels })),
+    pods,
+    services,
+    policies: policiesOf(model, index),
+    externalClients: [],
+    flows,
+    ports: portsOf(model),
+    capabilities: { serviceTraces: false },
+    stats: { objects: model.objects.length, pods: model.pods.length, classes: index.classes.length, services: model.services.length, policies: model.policies.length, millis: 0 },
+  };
+  if (truncated) analysis.truncated = truncated;
+  analysis.stats.millis = Math.round(now() - t0);
+  return {
+    analysis,
+    trace: (q) => trace(model, q),
+    matrix: (q) => matrix(model, index, q, opts.maxMatrixRows),
+  };
+}
+
+/** One-shot analysis of the editor text. */
+export function analyzeText(text: string, file = "manifests.yaml", options: AnalyzeOptions = {}): Analysis {
+  return openAnalysis([{ name: file, text }], options).analysis;
+}

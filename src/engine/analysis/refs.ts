@@ -1,0 +1,36 @@
+/** Engine objects -> the ids and references the view uses. */
+import type { SourceRef } from "../parse/manifests.ts";
+import type { Pod, WorkloadRef } from "../model/types.ts";
+import type { NetworkPolicy } from "../netpol/types.ts";
+import type { RuleMatch } from "../netpol/index.ts";
+import type { RefView } from "./types.ts";
+
+export const podId = (key: string): string => `pod:${key}`;
+export const nodeId = (name: string): string => `node:${name}`;
+export const serviceId = (key: string): string => `service:${key}`;
+export const externalId = (ip: string): string => `external:${ip}`;
+export const workloadId = (w: WorkloadRef): string => `workload:${w.namespace}/${w.kind}/${w.name}`;
+
+export function refOfSource(s: SourceRef): RefView {
+  const r: RefView = { kind: s.kind, name: s.name, line: s.line };
+  if (s.namespace !== undefined) r.namespace = s.namespace;
+  return r;
+}
+
+export function refOfPolicy(p: NetworkPolicy, line = p.source.line): RefView {
+  return { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line };
+}
+
+/** The most specific line of a rule match: the peer, else the port, else the rule. */
+export function refOfMatch(m: RuleMatch): RefView {
+  return refOfPolicy(m.policy, m.peer?.line || m.port?.line || m.rule.line || m.policy.source.line);
+}
+
+export function refOfPod(p: Pod): RefView {
+  return { ...refOfSource(p.source), namespace: p.namespace };
+}
+
+/** "shop/backend" for namespaced references, "node-a" otherwise. */
+export function refName(r: RefView): string {
+  return r.namespace !== undefined ? `${r.namespace}/${r.name}` : r.name;
+}

@@ -1,0 +1,244 @@
+/**
+ * The view-oriented result of one analysis: plain, JSON-safe data that the
+ * Web Worker posts to the playground. Every verdict here was made by the
+ * engine (netpol, proxy, trace); the view only draws and filters it.
+ *
+ * Ids follow the playground's test hooks (shared/contract/ktl-cli.md):
+ * `pod:NS/NAME`, `service:NS/NAME`, `node:NAME`, `external:IP`.
+ */
+import type { Protocol } from "../model/types.ts";
+
+export type Verdict = "allow" | "drop" | "partial";
+
+/** Why a flow drops: a NetworkPolicy, or kube-proxy's traffic policy (no usable endpoint). */
+export type DropCause = "policy" | "traffic-policy";
+
+/** An object of the input and the line that decided (the `ref` of `ktl trace --json`). */
+export interface RefView {
+  kind: string;
+  namespace?: string;
+  name: string;
+  /** 1-based line in the editor text; 0 when the object was not in the input. */
+  line: number;
+}
+
+export interface DiagnosticView {
+  code: string;
+  severity: "error" | "warning" | "info";
+  message: string;
+  line: number;
+  column: number;
+  hint?: string;
+}
+
+export interface ZoneView {
+  name: string;
+  nodes: string[];
+}
+
+export interface NodeView {
+  id: string;
+  name: string;
+  zone?: string;
+  internalIP: string;
+  ready: boolean;
+  unschedulable: boolean;
+  /** Not in the input: assumed because pods name it, or because the input has no nodes. */
+  synthesized: boolean;
+  ref?: RefView;
+}
+
+export interface PortView {
+  name?: string;
+  port: number;
+  protocol: Protocol;
+}
+
+export interface PodView {
+  id: string;
+  namespace: string;
+  name: string;
+  /** Node id, undefined when unscheduled. */
+  node?: string;
+  ips: string[];
+  labels: Record<string, string>;
+  workload: { id: string; kind: string; name: string };
+  ports: PortView[];
+  hostNetwork: boolean;
+  ready: boolean;
+  phase: string;
+  terminating: boolean;
+  generated: boolean;
+  ref: RefView;
+  /** NetworkPolicies that isolate the pod, per direction. */
+  isolatedBy: { ingress: RefView[]; egress: RefView[] };
+}
+
+export interface ServicePortView {
+  name: string;
+  port: number;
+  protocol: Protocol;
+  targetPort: number | string;
+  nodePort?: number;
+}
+
+export interface ServiceView {
+  id: string;
+  namespace: string;
+  name: string;
+  type: string;
+  clusterIPs: string[];
+  headless: boolean;
+  ports: ServicePortView[];
+  externalIPs: string[];
+  loadBalancerIPs: string[];
+  internalTrafficPolicy: string;
+  externalTrafficPolicy: string;
+  /** Reached from outside the cluster: NodePort, LoadBalancer or external IPs. */
+  external: boolean;
+  ref: RefView;
+}
+
+export interface PolicyView {
+  id: string;
+  namespace: string;
+  name: string;
+  ingress: boolean;
+  egress: boolean;
+  /** Pods the policy selects. */
+  selects: number;
+  ref: RefView;
+}
+
+export interface ExternalClientView {
+  id: string;
+  ip: string;
+}
+
+export type FlowKind =
+  /** A pod connects to a Service port (kube-proxy picks a backend). */
+  | "service"
+  /** A Service port forwards to one endpoint pod. */
+  | "endpoint"
+  /** A client outside the cluster reaches a Service (NodePort, LoadBalancer, external IP). */
+  | "external"
+  /** A pod connects to another pod's IP on one of its declared ports. */
+  | "pod";
+
+/**
+ * One drawn edge family: every source in `from` gets the same decisions
+ * (same NetworkPolicy class and, for Services, the same node), so they share
+ * one flow record.
+ */
+export interface Flow {
+  id: string;
+  kind: FlowKind;
+  from: string[];
+  to: string;
+  port: number;
+  protocol: Protocol;
+  portName?: string;
+  verdict: Verdict;
+  /** Set when the verdict is drop or partial. */
+  dropCause?: DropCause;
+  reason: string;
+  /** The objects that decided, most specific first; the first labels the edge. */
+  decidedBy: RefView[];
+  /** Destination in `ktl trace` syntax; the source is each id of `from` (external ids need `@NODE`). */
+  traceTo: string;
+}
+
+export interface AnalysisStats {
+  objects: number;
+  pods: number;
+  classes: number;
+  services: number;
+  policies: number;
+  /** Milliseconds the engine spent, for the status bar. */
+  millis: number;
+}
+
+export interface Analysis {
+  file: string;
+  diagnostics: DiagnosticView[];
+  zones: ZoneView[];
+  nodes: NodeView[];
+  namespaces: { name: string; labels: Record<string, string>; ref?: RefView }[];
+  pods: PodView[];
+  services: ServiceView[];
+  policies: PolicyView[];
+  externalClients: ExternalClientView[];
+  flows: Flow[];
+  /** Port and protocol pairs worth offering in the matrix and the filters, most common first. */
+  ports: PortView[];
+  /** What the engine can answer: service flows need the kube-proxy and trace parts. */
+  capabilities: { serviceTraces: boolean };
+  /** Set when the flows were not all computed (too many sources or destinations). */
+  truncated?: string;
+  stats: AnalysisStats;
+}
+
+// ---------- trace (the `ktl trace --json` shape) ----------
+
+export interface TraceHopView {
+  step: string;
+  verdict: string;
+  detail: string;
+  ref?: RefView;
+}
+
+export interface TraceEndpointView {
+  ip: string;
+  port: number;
+  pod?: string;
+  node?: string;
+  probability: number;
+  verdict: "allow" | "drop";
+  reason: string;
+}
+
+export interface TraceView {
+  from: string;
+  to: string;
+  protocol: Protocol;
+  verdict: Verdict;
+  reason: string;
+  sourceIPPreserved: boolean;
+  endpoints: TraceEndpointView[];
+  hops: TraceHopView[];
+  /** Ids of the graph elements on the path, in order, for highlighting. */
+  path: string[];
+  /** Set instead of a verdict when the question cannot be asked (unknown pod, bad syntax). */
+  error?: string;
+}
+
+export interface TraceQuery {
+  from: string;
+  to: string;
+  protocol: Protocol;
+}
+
+// ---------- matrix ----------
+
+export type MatrixGranularity = "pod" | "workload";
+
+export interface MatrixQuery {
+  port: number;
+  protocol: Protocol;
+  by: MatrixGranularity;
+}
+
+export interface MatrixView {
+  port: number;
+  protocol: Protocol;
+  by: MatrixGranularity;
+  /** Row and column ids: pod ids, or workload ids. Rows are sources, columns destinations. */
+  ids: string[];
+  labels: string[];
+  /** One string per row, one character per column: a (allow), d (drop), p (partial: some pods of the workloads). */
+  cells: string[];
+  /** For each cell, the pod pair whose trace explains it (a dropped pair for partial cells). */
+  pairs: [string, string][][];
+  /** Set when the matrix is too large to show. */
+  tooLarge?: string;
+}

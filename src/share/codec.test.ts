@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { deflateSync, strToU8 } from "fflate";
+import {
+  decodeShare,
+  encodeShare,
+  fromBase64Url,
+  hashFor,
+  MAX_INFLATED_BYTES,
+  payloadFromHash,
+  SHARE_VERSION,
+  toBase64Url,
+  type SharedInput,
+} from "./codec.ts";
+
+/**
+ * One link per format version, kept forever (mermaid keeps its old `pako:`
+ * links opening; excalidraw warns that its byte layout must never change).
+ * Never edit these: add a new entry when a new version is made.
+ */
+const GOLDEN: { version: number; payload: string; input: SharedInput }[] = [
+  {
+    version: 1,
+    payload:
+      "ATWPQU7DMBBFrzIyWyzarVX1DKxYeTNxhsRq8sfyWKWi6oE4BxfDCbD8T3_-09xdk1tzwT3RpMsooCXjQtdjIMhVKqWZMQm1ORttVdLag-y1CC75TaplReg3EZeMMdCrjhGrNB65cYggAq8SKPH795c__AMrnDq1WcuGFh5ksUB3LiVQdKfh_CHD6WU4R_eIsCJp30qKxhldu0ci_zff27-AKK88dYIp4xbhnp0lAdes_dPD0bfazZ79pvacqpr5T4WYe_wA",
+    input: {
+      text: '# golden link v1: never change this text or the link\napiVersion: v1\nkind: Pod\nmetadata:\n  name: café-0\n  namespace: shop\n  labels: {app: "<b>web</b>"}\nspec:\n  containers:\n    - name: web\n      image: nginx\n',
+      scenario: "01-trace-a-shop-across-zones",
+    },
+  },
+  { version: 1, payload: "AatWKkmtKFGyUkpUqgUA", input: { text: "a" } },
+];
+
+describe("golden share links open forever", () => {
+  it.each(GOLDEN.map((g, i) => [i, g] as const))("golden link %i", (_, g) => {
+    const r = decodeShare(g.payload);
+    expect(r).toEqual({ ok: true, input: g.input, version: g.version });
+  });
+
+  it("the newest version has a golden link", () => {
+    expect(GOLDEN.some((g) => g.version === SHARE_VERSION)).toBe(true);
+  });
+});
+
+describe("encode -> decode restores the input exactly", () => {
+  it("for any text, including unicode, CRLF and HTML-looking names (fixed seed)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 400 }), fc.option(fc.string({ maxLength: 40 }), { nil: undefined }), (text, scenario) => {
+        const input: SharedInput = scenario === undefined ? { text } : { text, scenario };
+        const e = encodeShare(input);
+        expect(e.ok).toBe(true);
+        if (!e.ok) return;
+        expect(decodeShare(e.payload)).toEqual({ ok: true, input, version: SHARE_VERSION });
+      }),
+      { seed: 4242, numRuns: 200 },
+    );
+  });
+
+  it("starts with the version byte", () => {
+    const e = encodeShare({ text: "kind: Pod" });
+    expect(e.ok && fromBase64Url(e.payload)![0]).toBe(SHARE_VERSION);
+  });
+});
+
+describe("bad links are messages, never exceptions", () => {
+  const deflated = (json: string) => toBase64Url(new Uint8Array([1, ...deflateSync(strToU8(json))]));
+  const cases: [string, string, RegExp][] = [
+    ["empty", "", /empty/],
+    ["characters outside base64url", "AT+/==", /damaged/],
+    ["cut short to one byte", "AQ", /damaged/],
+    ["impossible base64 length", "ATWPQ", /damaged/],
+    ["truncated DEFLATE data", GOLDEN[0]!.payload.slice(0, 60), /damaged/],
+    ["a newer format", toBase64Url(new Uint8Array([9, 1, 2, 3])), /newer version/],
+    ["format 0", toBase64Url(new Uint8Array([0, 1, 2, 3])), /unknown/],
+    ["not JSON", deflated("not json"), /not readable/],
+    ["JSON without text", deflated('{"scenario":"x"}'), /no text/],
+    ["JSON list", deflated("[1,2]"), /does not hold a scenario/],
+    ["text of the wrong type", deflated('{"text":42}'), /no text/],
+  ];
+  it.each(cases)("%s", (_, payload, message) => {
+    const r = decodeShare(payload);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(message);
+  });
+
+  it("refuses a zip bomb once it unpacks past the limit", () => {
+    const huge = new Uint8Array(MAX_INFLATED_BYTES + 1024).fill(32);
+    const payload = toBase64Url(new Uint8Array([1, ...deflateSync(huge, { level: 9 })]));
+    const r = decodeShare(payload);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(/larger than 8 MB/);
+  });
+
+  it("refuses to make a link past the size limit and says what to do", () => {
+    let text = "";
+    let seed = 7;
+    for (let i = 0; i < 4000; i++) text += ((seed = (seed * 48271) % 2147483647) % 1e9).toString(36);
+    const r = encodeShare({ text }, 1000);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(/Download it as a file/);
+  });
+});
+
+describe("hash", () => {
+  it.each([
+    ["#share=abc", "abc"],
+    ["share=abc", "abc"],
+    ["#x=1&share=abc", "abc"],
+    ["#", undefined],
+    ["#sharex=abc", undefined],
+  ])("%s", (hash, payload) => {
+    expect(payloadFromHash(hash)).toBe(payload);
+  });
+  it("round-trips", () => expect(payloadFromHash(hashFor("xyz"))).toBe("xyz"));
+});
+
+describe("base64url", () => {
+  it("agrees with Node's base64url for every length mod 3 (fixed seed)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(toBase64Url(bytes)).toBe(Buffer.from(bytes).toString("base64url"));
+        expect([...fromBase64Url(toBase64Url(bytes))!]).toEqual([...bytes]);
+      }),
+      { seed: 99, numRuns: 300 },
+    );
+  });
+});
