@@ -238,22 +238,32 @@ export function computeConnlist(model: Model): ConnList {
     }
   }
 
-  // IP nodes: only the workload's side of the connection decides.
+  // IP nodes: only the workload's side of the connection decides, and only
+  // through the policies that select it for that direction; classes with the
+  // same policies (and, for ingress, the same named ports) share the answer.
   const ipNodes = ipRangeNodes(view.policies);
   const sideSets = (nodes: IPRangeNode[], direction: "ingress" | "egress") => {
     const out = new Map<string, PortSet>();
+    const memo = new Map<string, PortSet[]>();
     for (const c of classes) {
-      const isolated = direction === "ingress" ? index.isolatedIngress[c.index] : index.isolatedEgress[c.index];
-      for (const n of nodes) {
-        const conns = emptyPortSet();
-        for (const proto of PROTOCOLS) {
-          for (const [first, last] of probeIntervals(isolated ? starts[proto] : [MIN_PORT])) {
-            const v = direction === "ingress" ? explainIngress(view, c.repr, { ip: n.probe }, first, proto) : explainEgress(view, c.repr, { ip: n.probe }, first, proto);
-            if (v.allowed) addRange(conns, proto, first, last);
+      const policies = direction === "ingress" ? index.ingressPolicies[c.index]! : index.egressPolicies[c.index]!;
+      const key = `${policies.map((p) => p.key).join(",")}|${direction === "ingress" ? c.repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).join(",") : ""}`;
+      let sets = memo.get(key);
+      if (!sets) {
+        const local = probeStarts(policies, direction === "ingress" ? [c.repr] : []);
+        sets = nodes.map((n) => {
+          const conns = emptyPortSet();
+          for (const proto of PROTOCOLS) {
+            for (const [first, last] of probeIntervals(local[proto])) {
+              const v = direction === "ingress" ? explainIngress(view, c.repr, { ip: n.probe }, first, proto) : explainEgress(view, c.repr, { ip: n.probe }, first, proto);
+              if (v.allowed) addRange(conns, proto, first, last);
+            }
           }
-        }
-        out.set(`${c.index}|${n.name}`, conns);
+          return conns;
+        });
+        memo.set(key, sets);
       }
+      nodes.forEach((n, i) => out.set(`${c.index}|${n.name}`, sets[i]!));
     }
     return out;
   };
