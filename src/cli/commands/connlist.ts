@@ -41,6 +41,9 @@ Warnings (unresolved Ingress backends, blocked ingress-controller targets,
 bad documents) go to stderr, never to stdout. Exit 0 on success, 2 on bad usage
 or unreadable input.`;
 
+/** Node placement and pod IPs play no part in netpol-analyzer's model, so their warnings are noise here. */
+const PLACEMENT_CODES = new Set(["KTL202", "KTL203", "KTL205"]);
+
 export function run(argv: string[], io: Output): number {
   const args = parseArgs(argv, ["help"]);
   if (args.flags.has("help")) {
@@ -52,7 +55,7 @@ export function run(argv: string[], io: Output): number {
   for (const name of args.flags.keys()) if (name !== "format") throw new UsageError(`unknown option --${name}`);
   const model = loadModel(readInputs(args.positional));
   const list = computeConnlist(model);
-  reportDiagnostics([...model.diagnostics, ...list.diagnostics], io, true);
+  reportDiagnostics([...model.diagnostics.filter((d) => !PLACEMENT_CODES.has(d.code)), ...list.diagnostics], io, true);
   const text = formatConnlist(list, format as ConnlistFormat);
   if (text) io.out(text.endsWith("\n") ? text.slice(0, -1) : text);
   return 0;
