@@ -2,8 +2,9 @@
 import type { Diagnostic } from "../engine/index.ts";
 import type { Output } from "./io.ts";
 
+/** `file: document N, line L, column C: severity CODE: message (hint)`. */
 export function formatDiagnostic(d: Diagnostic): string {
-  const where = d.line ? `${d.file}:${d.line}:${d.column || 1}` : d.file;
+  const where = [d.file, `document ${d.doc + 1}`, ...(d.line ? [`line ${d.line}`] : []), ...(d.column ? [`column ${d.column}`] : [])].join(", ");
   return `${where}: ${d.severity} ${d.code}: ${d.message}${d.hint ? ` (${d.hint})` : ""}`;
 }
 

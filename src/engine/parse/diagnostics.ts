@@ -4,13 +4,17 @@
  */
 export type Severity = "error" | "warning" | "info";
 
+/**
+ * `message` says what is wrong; where it is lives in file/doc/line/column, and
+ * front ends print it (src/cli/report.ts formatDiagnostic, the problems panel).
+ */
 export interface Diagnostic {
   code: string;
   severity: Severity;
   message: string;
   /** Input file name as given (or "<stdin>", "editor"). */
   file: string;
-  /** 0-based index of the YAML document in the file. */
+  /** 0-based index of the YAML doc in the file (`---` separated). */
   doc: number;
   /** 1-based line and column; 0 when unknown. */
   line: number;
@@ -25,11 +29,11 @@ export interface Diagnostic {
 }
 
 export const DIAGNOSTIC_CODES = {
-  KTL101: "YAML or JSON syntax error: the document is skipped, the others still load",
-  KTL102: "A document is not an object (a scalar or a list at the top level)",
+  KTL101: "YAML or JSON syntax error: that doc is skipped, the rest of the file still loads",
+  KTL102: "A YAML doc is not an object (a scalar or a list at the top level)",
   KTL103: "An object lacks apiVersion, kind or metadata.name",
   KTL104: "A kind the engine does not model: kept and reported as ignored",
-  KTL105: "Too many aliases in one document (alias bomb guard)",
+  KTL105: "Too many aliases in one YAML doc (alias bomb guard)",
   KTL106: "Duplicate key in a mapping: the last one wins",
   KTL107: "Input too large",
   KTL201: "Duplicate object: the later definition replaces the earlier",

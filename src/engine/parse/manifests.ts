@@ -1,8 +1,8 @@
 /**
- * Files -> Kubernetes objects. Accepts multi-document YAML, JSON, `kind: List`
+ * Files -> Kubernetes objects. Accepts multi-doc YAML, JSON, `kind: List`
  * (what `kubectl get -o yaml` prints) and typed lists (`PodList`, whose items
  * lack `kind`), Helm output with comments and empty documents. Objects keep
- * their file, document and line so that every later decision can point at them.
+ * their file, doc index and line so that every later decision can point at them.
  */
 import type { Diagnostic } from "./diagnostics.ts";
 import { lineOf, parseYamlFile } from "./yaml.ts";
@@ -65,7 +65,7 @@ function toObject(raw: Json, file: string, doc: number, diagnostics: Diagnostic[
     const missing = !kind ? "kind" : "metadata.name";
     diagnostics.push({
       code: "KTL103", severity: "error", file, doc, line, column: 1,
-      message: `${file}: document ${doc + 1}, line ${line}: object has no ${missing} and is skipped`,
+      message: `object has no ${missing} and is skipped`,
       hint: !kind ? "Add `kind:` (and `apiVersion:`) to the object." : "Add `metadata.name`.",
     });
     return undefined;
@@ -86,7 +86,7 @@ export function parseManifests(files: readonly InputFile[]): ParseResult {
       if (!isObj(d.value)) {
         diagnostics.push({
           code: "KTL102", severity: "error", file: f.name, doc: d.index, line: d.line, column: 1,
-          message: `${f.name}: document ${d.index + 1}, line ${d.line}: expected a Kubernetes object (a mapping), found ${Array.isArray(d.value) ? "a list" : "a scalar"}`,
+          message: `expected a Kubernetes object (a mapping), found ${Array.isArray(d.value) ? "a list" : "a scalar"}`,
         });
         continue;
       }

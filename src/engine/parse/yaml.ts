@@ -7,8 +7,8 @@
  * one small record per collection instead of a second AST. Scalars resolve by
  * the YAML 1.2 core schema, as js-yaml's `load` does.
  *
- * A syntax error spoils only its own document: on error the text is split at
- * `---` lines (a document marker ends even a block scalar, YAML 1.2 §9.1) and
+ * A syntax error spoils only its own YAML doc: on error the text is split at
+ * `---` lines (a doc marker ends even a block scalar, YAML 1.2 §9.1) and
  * each part is parsed alone.
  */
 import { parseEvents, getScalarValue, EVENT_ID, SCALAR_STYLE } from "js-yaml";
@@ -59,9 +59,9 @@ export function lineOfPath(root: unknown, path: readonly (string | number)[]): n
 }
 
 export interface YamlDocument {
-  /** 0-based index of the document in its file. */
+  /** 0-based index of the YAML doc in its file. */
   index: number;
-  /** Line where the document's content starts. */
+  /** Line where the doc's content starts. */
   line: number;
   value: unknown;
 }
@@ -76,7 +76,7 @@ export const MAX_DEPTH = 100;
 
 class AliasLimitError extends Error {
   constructor(readonly offset: number) {
-    super(`more than ${MAX_ALIASES_PER_DOCUMENT} aliases in one document`);
+    super(`more than ${MAX_ALIASES_PER_DOCUMENT} aliases`);
   }
 }
 
@@ -204,7 +204,7 @@ function construct(
         aliases = 0;
         anchors.clear();
         stack.length = 0;
-        // Values placed with an empty stack become the document; its POP closes it.
+        // Values placed with an empty stack become the doc's value; its POP closes it.
         docs.push({ index, line: 0, value: undefined });
         break;
       case EVENT_ID.MAPPING:
@@ -257,7 +257,7 @@ interface Part {
   base: number;
 }
 
-/** Splits a text at document markers, keeping the `---` line with the part it opens. */
+/** Splits a text at doc markers, keeping the `---` line with the part it opens. */
 function splitDocuments(text: string): Part[] {
   const parts: Part[] = [];
   let start = 0;
@@ -280,7 +280,7 @@ function syntaxDiagnostic(source: SourceText, err: unknown, base: number, doc: n
   if (err instanceof AliasLimitError) {
     return {
       code: "KTL105", severity: "error", file: source.file, doc, ...source.positionAt(err.offset),
-      message: `document ${doc + 1} uses more than ${MAX_ALIASES_PER_DOCUMENT} aliases and is skipped (alias bomb guard)`,
+      message: `more than ${MAX_ALIASES_PER_DOCUMENT} aliases: skipped (alias bomb guard); the rest of the file still loads`,
     };
   }
   const offset = base + (e.mark?.position ?? 0);
@@ -288,11 +288,11 @@ function syntaxDiagnostic(source: SourceText, err: unknown, base: number, doc: n
   const reason = e.reason ?? (err instanceof RangeError ? "nesting too deep" : (e.message ?? String(err)));
   return {
     code: "KTL101", severity: "error", file: source.file, doc, ...at,
-    message: `${source.file}: document ${doc + 1}, line ${at.line}, column ${at.column}: ${reason}; this document is skipped, the others still load`,
+    message: `${reason}; skipped, the rest of the file still loads`,
   };
 }
 
-/** Parses every YAML (or JSON) document of a file. Never throws. */
+/** Parses every YAML (or JSON) doc of a file. Never throws. */
 export function parseYamlFile(file: string, text: string): YamlFileResult {
   const source = new SourceText(file, text);
   const diagnostics: Diagnostic[] = [];
@@ -300,7 +300,7 @@ export function parseYamlFile(file: string, text: string): YamlFileResult {
     const events = parseEvents(text, { maxDepth: MAX_DEPTH });
     return { documents: construct(source, events, text, 0, 0, diagnostics), diagnostics };
   } catch {
-    // Fall through: parse document by document so one bad document spoils only itself.
+    // Fall through: parse doc by doc so one bad doc spoils only itself.
   }
   diagnostics.length = 0;
   const documents: YamlDocument[] = [];
