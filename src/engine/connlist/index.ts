@@ -20,7 +20,7 @@
  * names, so each protocol is probed once per interval between bounds.
  */
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import type { Model, Pod, Protocol, Workload } from "../model/types.ts";
+import type { Model, Pod, Protocol, Workload, WorkloadRef } from "../model/types.ts";
 import { PROTOCOLS } from "../model/types.ts";
 import type { NetworkPolicy } from "../netpol/types.ts";
 import { formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
@@ -46,7 +46,9 @@ export interface ConnNode {
   name: string;
   kind: ConnNodeKind;
   namespace?: string;
-  workload?: Workload;
+  workload?: WorkloadRef;
+  /** For workloads: the keys of its pods in the model (none when replicas is 0), for a pod/workload toggle. */
+  pods?: string[];
   /** For external nodes: the inclusive IPv4 range, dotted. */
   range?: [string, string];
 }
@@ -286,7 +288,9 @@ export function computeConnlist(model: Model): ConnList {
   const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   lines.sort((x, y) => byteOrder(x.src, y.src) || byteOrder(x.dst, y.dst));
 
-  const nodes: ConnNode[] = model.workloads.map((w) => ({ name: w.key, kind: "workload", namespace: w.namespace, workload: w }));
+  const nodes: ConnNode[] = model.workloads.map((w) => ({
+    name: w.key, kind: "workload", namespace: w.namespace, workload: { kind: w.kind, namespace: w.namespace, name: w.name }, pods: w.pods.map((p) => p.key),
+  }));
   const seen = new Set<string>();
   for (const n of [...ipNodes.sources, ...ipNodes.destinations]) {
     const name = externalName(n);
