@@ -1,0 +1,84 @@
+/** `ktl validate`: what kube-apiserver would reject, and the traps it accepts. */
+import { buildModel, parseManifests, formatFieldError, validateModel, type Diagnostic, type ValidationFinding } from "../../engine/index.ts";
+import { parseArgs, readInputs, type Output } from "../io.ts";
+import { formatDiagnostic } from "../report.ts";
+
+export const help = `ktl validate [--json] INPUT...
+
+Checks every object as kube-apiserver 1.35 would on create, in input order
+(as kubectl apply -f sends them): defaulting first, then ClusterIP and node
+port allocation against the cluster's ranges (clashes between Services
+included), then the apiserver's validation, with its field paths, error types
+and wording. Warnings (lint) name traps the apiserver accepts: selectors that
+match nothing, named ports no pod has, traffic policies that drop traffic,
+egress isolation without DNS, and more; each with a suggested fix.
+
+  --json   {"errors": [...], "warnings": [...]} (see the ktl CLI contract)
+
+Exit codes: 0 valid, 1 the apiserver would reject something, 2 bad usage or
+input that cannot be read (YAML/JSON syntax, a document that is not an object).`;
+
+/** Parse problems that make a document unreadable (as opposed to a valid object the apiserver rejects). */
+const UNREADABLE = new Set(["KTL101", "KTL102", "KTL103", "KTL105", "KTL107"]);
+
+/** An object without metadata.name is readable: the apiserver answers with a field error. */
+function missingName(d: Diagnostic): ValidationFinding | undefined {
+  if (d.code !== "KTL103" || !d.message.includes("metadata.name")) return undefined;
+  const f: ValidationFinding = {
+    kind: d.kind ?? "",
+    name: "",
+    field: "metadata.name",
+    type: "Required value",
+    detail: "name or generateName is required",
+    line: d.line,
+    file: d.file,
+    doc: d.doc,
+    upstream: "ValidateObjectMeta",
+  };
+  return f;
+}
+
+function where(f: { file: string; line: number }): string {
+  return f.line ? `${f.file}:${f.line}` : f.file;
+}
+
+function who(f: ValidationFinding): string {
+  return `${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}`;
+}
+
+export function run(argv: string[], io: Output): number {
+  const args = parseArgs(argv, ["json", "help"]);
+  if (args.flags.has("help")) {
+    io.out(help);
+    return 0;
+  }
+  const json = args.flags.has("json");
+  const parsed = parseManifests(readInputs(args.positional));
+  const model = buildModel(parsed);
+  const result = validateModel(model);
+  const unreadable: Diagnostic[] = [];
+  const notes: Diagnostic[] = [];
+  for (const d of model.diagnostics) {
+    const named = missingName(d);
+    if (named) result.errors.push(named);
+    else if (d.severity === "error" && UNREADABLE.has(d.code)) unreadable.push(d);
+    else if (d.severity !== "info") notes.push(d);
+  }
+  for (const d of unreadable) io.err(formatDiagnostic(d));
+  if (json) {
+    io.out(JSON.stringify({ errors: result.errors, warnings: result.warnings, diagnostics: [...unreadable, ...notes] }));
+  } else {
+    for (const d of notes) io.out(`${where(d)}: warning ${d.code}: ${d.message}`);
+    for (const e of result.errors) io.out(`${where(e)}: error: ${who(e)}: ${formatFieldError(e)}`);
+    for (const w of result.warnings) io.out(`${where(w)}: warning ${w.code}: ${who(w)}: ${w.field}: ${w.detail}\n    fix: ${w.hint}`);
+    const n = result.errors.length;
+    const m = result.warnings.length;
+    io.out(
+      n === 0 && m === 0 && unreadable.length === 0
+        ? `${model.objects.length} object(s) valid, no warnings`
+        : `${n} error(s), ${m} warning(s)${unreadable.length ? `, ${unreadable.length} unreadable document(s)` : ""} in ${model.objects.length} object(s)`,
+    );
+  }
+  if (unreadable.length) return 2;
+  return result.errors.length ? 1 : 0;
+}

@@ -1,0 +1,170 @@
+/**
+ * `ktl validate`: what kube-apiserver 1.35 would reject (errors) and the
+ * traps it accepts (warnings, from lint.ts). Objects are checked in input
+ * order, as `kubectl apply -f` would send them, so cluster-wide allocations
+ * (ClusterIPs, node ports) clash the way they would in a real cluster.
+ */
+import type { KObject } from "../parse/manifests.ts";
+import type { Diagnostic } from "../parse/diagnostics.ts";
+import { str, type Json } from "../parse/values.ts";
+import type { Model } from "../model/types.ts";
+import { formatPath, invalid, required, type FieldError } from "./errors.ts";
+import { decode, ENDPOINT_SLICE, metadataOnly, NETWORK_POLICY, SERVICE, type Schema } from "./decode.ts";
+import { maxLenError, nameIsDNSLabel, nameIsDNSSubdomain, type NameFunc } from "./formats.ts";
+import { validateObjectMeta } from "./meta.ts";
+import { Allocations, validateServiceCreate, type Svc } from "./service.ts";
+import { validateNetworkPolicy } from "./networkpolicy.ts";
+import { validateEndpointSlice } from "./endpointslice.ts";
+import { lintModel } from "./lint.ts";
+import { CLUSTER_SCOPED, finding, warning, type Finding, type Warning } from "./findings.ts";
+
+export type { Finding, Warning } from "./findings.ts";
+
+export interface ValidationResult {
+  errors: Finding[];
+  warnings: Warning[];
+}
+
+/** The API group/version each modelled kind is served at in 1.35 (the RESTMapper's view). */
+const SERVED: Record<string, string> = {
+  Namespace: "v1",
+  Node: "v1",
+  Pod: "v1",
+  Service: "v1",
+  Endpoints: "v1",
+  ReplicationController: "v1",
+  Deployment: "apps/v1",
+  ReplicaSet: "apps/v1",
+  StatefulSet: "apps/v1",
+  DaemonSet: "apps/v1",
+  Job: "batch/v1",
+  CronJob: "batch/v1",
+  NetworkPolicy: "networking.k8s.io/v1",
+  Ingress: "networking.k8s.io/v1",
+  EndpointSlice: "discovery.k8s.io/v1",
+};
+
+/** The name rule of each kind's Validate<Kind>Name. */
+const NAME_RULES: Record<string, [NameFunc, string]> = {
+  Namespace: [nameIsDNSLabel, "ValidateNamespaceName (NameIsDNSLabel)"],
+  Node: [nameIsDNSSubdomain, "ValidateNodeName (NameIsDNSSubdomain)"],
+  Pod: [nameIsDNSSubdomain, "ValidatePodName (NameIsDNSSubdomain)"],
+  Endpoints: [nameIsDNSSubdomain, "ValidateEndpointsName (NameIsDNSSubdomain)"],
+  ReplicationController: [nameIsDNSSubdomain, "ValidateReplicationController (NameIsDNSSubdomain)"],
+  Deployment: [nameIsDNSSubdomain, "ValidateDeploymentName (NameIsDNSSubdomain)"],
+  ReplicaSet: [nameIsDNSSubdomain, "ValidateReplicaSetName (NameIsDNSSubdomain)"],
+  StatefulSet: [nameIsDNSLabel, "ValidateStatefulSetName (NameIsDNSLabel)"],
+  DaemonSet: [nameIsDNSSubdomain, "ValidateDaemonSetName (NameIsDNSSubdomain)"],
+  Job: [nameIsDNSSubdomain, "ValidateJob (NameIsDNSSubdomain)"],
+  CronJob: [nameIsDNSSubdomain, "ValidateCronJob (NameIsDNSSubdomain)"],
+  Ingress: [nameIsDNSSubdomain, "ValidateIngressName (NameIsDNSSubdomain)"],
+};
+
+const SCHEMAS: Record<string, Schema> = { Service: SERVICE, NetworkPolicy: NETWORK_POLICY, EndpointSlice: ENDPOINT_SLICE };
+
+function checkApiVersion(o: KObject): FieldError | undefined {
+  const served = SERVED[o.kind];
+  if (!served) return undefined;
+  const apiVersion = str(o.raw.apiVersion) ?? "";
+  const up = "kubectl RESTMapper (resource mapping, before the request is sent)";
+  if (apiVersion === "") return required(["apiVersion"], "apiVersion not set", up);
+  if (apiVersion !== served) return invalid(["apiVersion"], apiVersion, `no matches for kind "${o.kind}" in version "${apiVersion}"`, up);
+  return undefined;
+}
+
+/** CronJob names leave room for the 11-character suffix of its Jobs (ValidateCronJob). */
+function cronJobName(raw: Json): FieldError[] {
+  const name = str((raw.metadata as Json | undefined)?.name) ?? "";
+  return name.length > 52 ? [invalid(["metadata", "name"], name, maxLenError(52), "ValidateCronJob")] : [];
+}
+
+export interface ValidateOptions {
+  /** Skip lint (apiserver errors only). */
+  lint?: boolean;
+}
+
+/** Every apiserver error and lint warning for the model's objects. Never throws. */
+export function validateModel(model: Model, options: ValidateOptions = {}): ValidationResult {
+  const errors: Finding[] = [];
+  const warnings: Warning[] = [];
+  const allocations = new Allocations(model.config);
+  const services = new Map<KObject, Svc>();
+  for (const o of model.objects) {
+    try {
+      const api = checkApiVersion(o);
+      if (api) {
+        errors.push(finding(o, api));
+        continue;
+      }
+      const schema = SCHEMAS[o.kind] ?? metadataOnly(o.kind);
+      const decoded = decode(o.raw, schema);
+      for (const u of decoded.unknown) {
+        const field = formatPath(u);
+        warnings.push(
+          warning(o, u, "KTL410", `unknown field "${field}": kubectl (server-side field validation Strict, its default) rejects the object; other clients drop the field`, `Remove "${field}" or fix its spelling.`, "sigs.k8s.io/json strict decoding (fieldValidation=Strict)"),
+        );
+      }
+      if (decoded.errors.length) {
+        errors.push(...decoded.errors.map((e) => finding(o, e)));
+        continue;
+      }
+      let errs: FieldError[];
+      switch (o.kind) {
+        case "Service": {
+          const r = validateServiceCreate(o.raw, o.namespace ?? "default", o.name, allocations);
+          services.set(o, r.service);
+          errs = r.errors;
+          break;
+        }
+        case "NetworkPolicy":
+          errs = validateNetworkPolicy(o.raw);
+          break;
+        case "EndpointSlice":
+          errs = validateEndpointSlice(o.raw);
+          break;
+        default: {
+          const rule = NAME_RULES[o.kind];
+          errs = rule ? validateObjectMeta(o.raw, !CLUSTER_SCOPED.has(o.kind), rule[0], rule[1]) : [];
+          if (o.kind === "CronJob") errs.push(...cronJobName(o.raw));
+        }
+      }
+      errors.push(...errs.map((e) => finding(o, e)));
+    } catch (e) {
+      // A rule that throws is a bug; the user still gets every other finding.
+      errors.push(finding(o, { path: [], type: "Internal error", detail: `ktl could not validate this object: ${(e as Error).message}`, upstream: "ktl" }));
+    }
+  }
+  if (options.lint !== false) {
+    try {
+      warnings.push(...lintModel(model, services, allocations));
+    } catch (e) {
+      const o = model.objects[0];
+      if (o) warnings.push(warning(o, [], "KTL499", `lint failed: ${(e as Error).message}`, "Report this input to the ktl authors.", "ktl"));
+    }
+  }
+  return { errors, warnings };
+}
+
+/** Findings as editor markers. */
+export function validationDiagnostics(r: ValidationResult): Diagnostic[] {
+  const toDiag = (f: Finding, severity: "error" | "warning", code: string, hint?: string): Diagnostic => {
+    const d: Diagnostic = {
+      code,
+      severity,
+      message: f.type === "Warning" ? f.detail : `${f.field}: ${f.type}${f.detail ? `: ${f.detail}` : ""}`,
+      file: f.file,
+      doc: f.doc,
+      line: f.line,
+      column: 1,
+      kind: f.kind,
+      name: f.name,
+      field: f.field,
+    };
+    if (f.namespace !== undefined) d.namespace = f.namespace;
+    if (hint) d.hint = hint;
+    return d;
+  };
+  return [...r.errors.map((e) => toDiag(e, "error", "KTL301")), ...r.warnings.map((w) => toDiag(w, "warning", w.code, w.hint))];
+}
+
+export { formatFieldError } from "./errors.ts";

@@ -1,0 +1,254 @@
+/**
+ * Lint: manifests the apiserver accepts but that break traffic. Each rule has
+ * a stable code, points at the field to change and suggests a fix.
+ *
+ * KTL401 a NetworkPolicy selects no pod
+ * KTL402 a Service selector matches no pod
+ * KTL403 a named targetPort that no selected pod has
+ * KTL404 externalTrafficPolicy Local with backends on few nodes
+ * KTL405 internalTrafficPolicy Local with clients on nodes without a backend
+ * KTL406 egress isolation without a DNS allowance
+ * KTL407 ipBlock rules for clients that kube-proxy masquerades
+ * KTL408 topology hints or trafficDistribution that cannot apply
+ * KTL409 a static ClusterIP or nodePort in the allocator's dynamic band
+ * (KTL410, unknown fields, comes from decoding in index.ts.)
+ *
+ * Backends are found as the EndpointSlice controller finds them: pods of the
+ * Service's namespace matching a non-empty selector, with an IP, not in a
+ * terminal phase (pkg/controller/endpointslice, podEndpointsChanged/shouldPodBeInEndpoints).
+ */
+import type { KObject } from "../parse/manifests.ts";
+import { isObj, obj, str } from "../parse/values.ts";
+import type { Model, Node, Pod, Protocol } from "../model/types.ts";
+import { explainEgress, selects } from "../netpol/index.ts";
+import type { NetworkPolicy, PolicyPort } from "../netpol/types.ts";
+import type { PathSegment } from "./errors.ts";
+import { warning, type Warning } from "./findings.ts";
+import { ANNOTATION_TOPOLOGY_HINTS, ANNOTATION_TOPOLOGY_MODE, externallyAccessible, parseIPSloppy, staticBandIPs, staticBandPorts, type Allocations, type Svc } from "./service.ts";
+import { cidrHas, parseCIDRSloppy } from "./goip.ts";
+
+const ZONE = "topology.kubernetes.io/zone";
+
+function list(items: string[], max = 3): string {
+  const shown = items.slice(0, max).join(", ");
+  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}
+
+/** shouldPodBeInEndpoints: not terminal, has an IP. */
+export function backendsOf(model: Model, s: Svc): Pod[] {
+  const sel = s.selector;
+  if (!sel || Object.keys(sel).length === 0) return [];
+  return model.pods.filter(
+    (p) => p.namespace === s.namespace && p.ips.length > 0 && p.phase !== "Succeeded" && p.phase !== "Failed" && Object.entries(sel).every(([k, v]) => p.labels[k] === v),
+  );
+}
+
+function policyObject(model: Model, p: NetworkPolicy): KObject | undefined {
+  return model.objects.find((o) => o.kind === "NetworkPolicy" && o.name === p.name && (o.namespace ?? "default") === p.namespace);
+}
+
+/** KTL401 */
+function lintPolicySelectsNothing(model: Model, out: Warning[]): void {
+  for (const p of model.policies) {
+    const o = policyObject(model, p);
+    if (!o || p.podSelector.invalid) continue;
+    if (model.pods.some((pod) => selects(p, pod))) continue;
+    const inNs = model.pods.filter((pod) => pod.namespace === p.namespace && !pod.hostNetwork);
+    const why = inNs.length === 0 ? `namespace ${p.namespace} has no pods` : `none of the ${inNs.length} pods of namespace ${p.namespace} has its labels`;
+    out.push(
+      warning(o, ["spec", "podSelector"], "KTL401", `this policy selects no pod (${why}), so it isolates nothing and allows nothing`, inNs.length ? `Match the labels of the pods to protect, e.g. ${labelsOf(inNs[0]!)}.` : `Create the policy in the namespace of the pods it should protect (metadata.namespace).`, "NetworkPolicy spec.podSelector semantics"),
+    );
+  }
+}
+
+function labelsOf(p: Pod): string {
+  const l = Object.entries(p.labels);
+  return l.length ? `{${l.map(([k, v]) => `${k}: ${v}`).join(", ")}}` : "(the pod has no labels)";
+}
+
+/** KTL402, KTL403, KTL404, KTL405, KTL408 */
+function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
+  if (s.type === "ExternalName") return;
+  const sel = s.selector;
+  if (!sel || Object.keys(sel).length === 0) return;
+  const backends = backendsOf(model, s);
+  if (backends.length === 0) {
+    const inNs = model.pods.filter((p) => p.namespace === s.namespace);
+    const near = inNs.find((p) => Object.entries(sel).filter(([k, v]) => p.labels[k] !== v).length === 1);
+    const hint = near
+      ? `Pod ${near.key} has ${labelsOf(near)}: fix the one label that differs, in the selector or in the pod template.`
+      : inNs.length
+        ? `Use labels the backend pods carry, e.g. ${labelsOf(inNs[0]!)}.`
+        : `Namespace ${s.namespace} has no pods: deploy the backends there or move the Service.`;
+    out.push(warning(o, ["spec", "selector"], "KTL402", `the selector ${Object.entries(sel).map(([k, v]) => `${k}=${v}`).join(",")} matches no pod in namespace ${s.namespace}: the Service has no endpoints and connections to it fail`, hint, "EndpointSlice controller (pkg/controller/endpointslice)"));
+    return;
+  }
+  s.ports.forEach((sp, i) => {
+    if (typeof sp.targetPort !== "string") return;
+    const name = sp.targetPort;
+    const proto = sp.protocol as Protocol;
+    const having = backends.filter((p) => p.ports.some((c) => c.name === name && c.protocol === proto));
+    if (having.length === backends.length) return;
+    const lacking = backends.filter((p) => !having.includes(p)).map((p) => p.key);
+    const names = [...new Set(backends.flatMap((p) => p.ports.filter((c) => c.protocol === proto && c.name).map((c) => c.name!)))];
+    const hint = names.length ? `Use a port name the pods declare (${list(names)}), or add \`name: ${name}\` to their containerPort.` : `Name the container port \`${name}\` (containers[].ports[].name) or use its number.`;
+    const detail = having.length === 0
+      ? `no selected pod has a ${proto} container port named "${name}": this port has no endpoints`
+      : `${lacking.length} of ${backends.length} selected pods (${list(lacking)}) have no ${proto} container port named "${name}": they are left out of this port's endpoints`;
+    out.push(warning(o, ["spec", "ports", i, "targetPort"], "KTL403", detail, hint, "EndpointSlice controller (podutil.FindPort)"));
+  });
+  const ready = backends.filter((p) => p.ready && !p.terminating);
+  const nodesWith = new Map<string, number>();
+  for (const p of ready) if (p.nodeName) nodesWith.set(p.nodeName, (nodesWith.get(p.nodeName) ?? 0) + 1);
+  if ((s.type === "NodePort" || s.type === "LoadBalancer") && s.externalTrafficPolicy === "Local" && ready.length > 0) {
+    const without = model.nodes.filter((n) => !nodesWith.has(n.name)).map((n) => n.name);
+    const counts = [...nodesWith.values()];
+    const uneven = Math.max(...counts) !== Math.min(...counts);
+    if (without.length || uneven) {
+      const parts: string[] = [];
+      if (without.length) parts.push(`${without.length} of ${model.nodes.length} nodes (${list(without)}) have no ready backend: external traffic that reaches them is dropped${s.type === "LoadBalancer" ? " (the load balancer's health check on healthCheckNodePort takes them out)" : ""}`);
+      if (uneven) parts.push(`backends are spread unevenly (${[...nodesWith].map(([n, c]) => `${n}: ${c}`).join(", ")}): each node gets an equal share, so pods on emptier nodes get more`);
+      out.push(warning(o, ["spec", "externalTrafficPolicy"], "KTL404", `externalTrafficPolicy Local: ${parts.join("; ")}`, "Spread the backends evenly over the nodes (topologySpreadConstraints or a DaemonSet), or use externalTrafficPolicy: Cluster when the client IP need not be kept.", "kube-proxy externalTrafficPolicy Local (pkg/proxy/topology.go CategorizeEndpoints)"));
+    }
+  }
+  if (s.internalTrafficPolicy === "Local") {
+    const clientNodes = new Map<string, Pod[]>();
+    for (const p of model.pods) {
+      if (!p.nodeName || nodesWith.has(p.nodeName) || p.phase === "Succeeded" || p.phase === "Failed") continue;
+      const l = clientNodes.get(p.nodeName) ?? [];
+      l.push(p);
+      clientNodes.set(p.nodeName, l);
+    }
+    if (clientNodes.size) {
+      const nodes = [...clientNodes.keys()];
+      const sample = [...clientNodes.values()].flat().map((p) => p.key);
+      out.push(warning(o, ["spec", "internalTrafficPolicy"], "KTL405", `internalTrafficPolicy Local: pods on ${list(nodes)} (${list(sample)}) have no backend on their node, so kube-proxy drops their connections to this Service`, "Run a backend on every node that has clients (a DaemonSet), or use internalTrafficPolicy: Cluster.", "kube-proxy internalTrafficPolicy Local (pkg/proxy/topology.go CategorizeEndpoints)"));
+    }
+  }
+  lintTopology(model, o, s, ready, out);
+}
+
+/** KTL408: hints need zones on nodes and endpoints (pkg/proxy/topology.go, endpointslice topologycache). */
+function lintTopology(model: Model, o: KObject, s: Svc, ready: Pod[], out: Warning[]): void {
+  const mode = s.annotations[ANNOTATION_TOPOLOGY_MODE] ?? s.annotations[ANNOTATION_TOPOLOGY_HINTS];
+  const auto = mode !== undefined && mode.toLowerCase() === "auto";
+  const td = s.trafficDistribution;
+  const zonal = td === "PreferClose" || td === "PreferSameZone";
+  if (!auto && !zonal) return;
+  const path: PathSegment[] = zonal ? ["spec", "trafficDistribution"] : ["metadata", "annotations", { key: s.annotations[ANNOTATION_TOPOLOGY_MODE] !== undefined ? ANNOTATION_TOPOLOGY_MODE : ANNOTATION_TOPOLOGY_HINTS }];
+  const what = zonal ? `trafficDistribution ${td}` : `topology-aware routing (topology-mode ${mode})`;
+  const up = "pkg/proxy/topology.go CategorizeEndpoints; pkg/controller/endpointslice/topologycache";
+  const noZone = model.nodes.filter((n: Node) => !n.zone).map((n) => n.name);
+  if (noZone.length) {
+    out.push(warning(o, path, "KTL408", `${what} cannot apply: nodes ${list(noZone)} have no ${ZONE} label, so endpoints get no zone hints and kube-proxy spreads traffic cluster-wide`, `Label every node with ${ZONE}.`, up));
+    return;
+  }
+  if (s.internalTrafficPolicy === "Local" || (s.externalTrafficPolicy === "Local" && externallyAccessible(s))) return;
+  const zones = new Set(model.nodes.map((n) => n.zone!));
+  const epZones = new Set(ready.map((p) => model.nodesByName.get(p.nodeName ?? "")?.zone).filter((z): z is string => !!z));
+  if (auto && ready.length > 0 && ready.length < zones.size) {
+    out.push(warning(o, path, "KTL408", `${what} cannot apply: ${ready.length} ready endpoints for ${zones.size} zones; the EndpointSlice controller sets no hints with fewer endpoints than zones`, "Run at least one backend per zone (more for a balanced allocation), or remove the annotation.", up));
+    return;
+  }
+  const missing = [...zones].filter((z) => !epZones.has(z));
+  if (ready.length > 0 && missing.length) {
+    out.push(warning(o, path, "KTL408", `${what}: zones ${list(missing)} have no ready endpoint, so clients there are served from other zones`, "Run backends in every zone where clients are (topologySpreadConstraints on the zone label).", up));
+  }
+}
+
+function allowsUDP53(p: PolicyPort): boolean {
+  if (p.protocol !== "UDP") return false;
+  if (p.port === undefined) return true;
+  if (typeof p.port === "number") return p.endPort !== undefined ? 53 >= p.port && 53 <= p.endPort : p.port === 53;
+  return true;
+}
+
+/** KTL406 */
+function lintDNS(model: Model, out: Warning[]): void {
+  const dnsPods = model.pods.filter((p) => p.namespace === "kube-system" && (p.labels["k8s-app"] === "kube-dns" || p.labels["k8s-app"] === "coredns") && p.ips.length);
+  for (const p of model.policies) {
+    if (!p.egressIsolation) continue;
+    const o = policyObject(model, p);
+    if (!o) continue;
+    const pods = model.pods.filter((pod) => selects(p, pod));
+    const lacking = pods.filter((pod) => {
+      if (dnsPods.length) return !dnsPods.some((d) => explainEgress(model, pod, { ip: d.ips[0]!, pod: d }, 53, "UDP").allowed);
+      const rules = model.policies.filter((q) => q.egressIsolation && selects(q, pod)).flatMap((q) => q.egress);
+      return !rules.some((r) => r.ports === null || r.ports.some(allowsUDP53));
+    });
+    if (lacking.length === 0) continue;
+    const at = p.lines.egress ? ["spec", "egress"] : p.lines.policyTypes ? ["spec", "policyTypes"] : ["spec"];
+    out.push(
+      warning(o, at, "KTL406", `egress is isolated for ${lacking.length} pod(s) (${list(lacking.map((x) => x.key))}) and no egress rule allows DNS (UDP/53): name lookups fail, so connections by name fail even where allowed`, "Add an egress rule: `- to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]` with `ports: [{protocol: UDP, port: 53}, {protocol: TCP, port: 53}]`.", "NetworkPolicy egress isolation (policyTypes: [Egress])", at),
+    );
+  }
+}
+
+/** KTL407 */
+function lintMasquerade(model: Model, services: Map<KObject, Svc>, out: Warning[]): void {
+  const exposed: { s: Svc; pods: Pod[] }[] = [];
+  for (const s of services.values()) {
+    if (!externallyAccessible(s) || s.externalTrafficPolicy === "Local") continue;
+    const pods = backendsOf(model, s);
+    if (pods.length) exposed.push({ s, pods });
+  }
+  if (!exposed.length) return;
+  const nodeIPs = model.nodes.flatMap((n) => n.addresses.map((a) => a.address)).map((a) => parseIPSloppy(a)).filter((x) => x !== undefined);
+  for (const p of model.policies) {
+    if (!p.ingressIsolation) continue;
+    const o = policyObject(model, p);
+    if (!o) continue;
+    const via = exposed.filter((e) => e.pods.some((pod) => selects(p, pod)));
+    if (!via.length) continue;
+    for (const rule of p.ingress) {
+      for (const peer of rule.peers ?? []) {
+        const b = peer.ipBlock;
+        if (!b) continue;
+        const c = parseCIDRSloppy(b.cidr);
+        if (!c || nodeIPs.some((ip) => cidrHas(c, ip))) continue;
+        if (model.pods.some((pod) => pod.ips.some((ip) => { const x = parseIPSloppy(ip); return x !== undefined && cidrHas(c, x); }))) continue;
+        const names = via.map((e) => `${e.s.namespace}/${e.s.name}`);
+        out.push(
+          warning(o, ["spec", "ingress", rule.index, "from", peer.index, "ipBlock"], "KTL407", `ipBlock ${b.cidr} will not see external clients of ${list(names)}: with externalTrafficPolicy Cluster kube-proxy masquerades them to a node IP, so this rule never matches their traffic`, `Set externalTrafficPolicy: Local on ${list(names)} to keep client source IPs (then clients must reach nodes with a backend), or allow the node addresses instead.`, "kube-proxy masquerade for externalTrafficPolicy Cluster (pkg/proxy/iptables/proxier.go KUBE-MARK-MASQ)"),
+        );
+      }
+    }
+  }
+}
+
+/** KTL409 */
+function lintBands(o: KObject, s: Svc, al: Allocations, out: Warning[]): void {
+  const raw = obj(o.raw.spec);
+  if (!raw) return;
+  const written = str(raw.clusterIP) ?? "";
+  const explicitIPs = written && written !== "None" ? [written] : [];
+  for (const ip of explicitIPs) {
+    const p = parseIPSloppy(ip);
+    const r = p && al.ranges.find((x) => cidrHas(x.cidr, p));
+    if (!p || !r) continue;
+    const band = staticBandIPs(r.cidr);
+    if (band.offset > 0 && p.value >= band.first + BigInt(band.offset)) {
+      out.push(warning(o, ["spec", "clusterIP"], "KTL409", `clusterIP ${ip} is in the dynamic band of ${r.text}: the allocator hands these out to Services without a clusterIP, so creating this Service can fail with "provided IP is already allocated"`, `Pick an address among the first ${band.offset} of ${r.text} (the static band, KEP-3070).`, "ipallocator calculateRangeOffset (KEP-3070)"));
+    }
+  }
+  const base = al.nodePortRange[0];
+  const offset = staticBandPorts(al.nodePortRange);
+  if (offset === 0 || !isObj(raw)) return;
+  s.ports.forEach((sp, i) => {
+    if (sp.dynamicNodePort || sp.nodePort === 0 || sp.nodePort < base + offset || sp.nodePort > al.nodePortRange[1]) return;
+    out.push(warning(o, ["spec", "ports", i, "nodePort"], "KTL409", `nodePort ${sp.nodePort} is in the dynamic band of ${base}-${al.nodePortRange[1]}: the allocator hands these out to Services without a nodePort, so creating this Service can fail with "provided port is already allocated"`, `Pick a port from ${base} to ${base + offset - 1} (the static band, KEP-3668).`, "portallocator calculateRangeOffset (KEP-3668)"));
+  });
+}
+
+export function lintModel(model: Model, services: Map<KObject, Svc>, al: Allocations): Warning[] {
+  const out: Warning[] = [];
+  lintPolicySelectsNothing(model, out);
+  for (const [o, s] of services) {
+    lintService(model, o, s, out);
+    lintBands(o, s, al, out);
+  }
+  lintDNS(model, out);
+  lintMasquerade(model, services, out);
+  return out;
+}
+
