@@ -2,13 +2,14 @@
 import { UsageError, type Output } from "./io.ts";
 import * as reach from "./commands/reach.ts";
 import * as connlist from "./commands/connlist.ts";
+import * as validate from "./commands/validate.ts";
 
 interface Command {
   run: (argv: string[], io: Output) => number | Promise<number>;
   help: string;
 }
 
-export const commands: Record<string, Command> = { reach, connlist };
+export const commands: Record<string, Command> = { reach, connlist, validate };
 
 function usage(): string {
   return `ktl: where does this request go in my Kubernetes cluster, and why is it dropped?

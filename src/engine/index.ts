@@ -38,6 +38,9 @@ export type { ConnlistFormat } from "./connlist/format.ts";
 export { parseIngressBackends, backendService, backendPodPorts } from "./model/ingress.ts";
 export type { IngressBackend, BackendService } from "./model/ingress.ts";
 
+export { validateModel, validationDiagnostics, formatFieldError } from "./validate/index.ts";
+export type { ValidationResult, Finding as ValidationFinding, Warning as ValidationWarning, ValidateOptions } from "./validate/index.ts";
+
 /** Parse and build in one step. */
 export function loadModel(files: readonly InputFile[], options: BuildOptions = {}): Model {
   return buildModel(parseManifests(files), options);
