@@ -1,21 +1,51 @@
-// `npm test`: every check, in order, stopping at the first failure.
-// type-check -> lint -> unit tests (vitest) -> conformance -> browser tests (Playwright, Debian's Chromium).
-import { spawnSync } from "node:child_process";
+// `npm test`: every check, in order, stopping at the first failure:
+// type-check -> lint -> unit tests (vitest) -> conformance (../shared, when present) -> browser tests (Playwright).
+// Each runner's own counts are added up into one closing line: "tests: N passed, N failed".
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 
+const shared = "../shared";
 const steps = [
-  ["type-check", "npm", ["run", "-s", "typecheck"]],
-  ["lint", "npm", ["run", "-s", "lint"]],
-  ["unit tests", "npx", ["vitest", "run"]],
-  ["browser tests", "npm", ["run", "-s", "test:e2e"]],
+  { name: "type-check", cmd: "npm", args: ["run", "-s", "typecheck"] },
+  { name: "lint", cmd: "npm", args: ["run", "-s", "lint"] },
+  { name: "unit tests", cmd: "npx", args: ["vitest", "run"], counts: /Tests\s+(?:(\d+) failed \| )?(\d+) passed/ },
 ];
-if (process.argv.includes("--no-e2e")) steps.pop();
+if (existsSync(`${shared}/conformance/run`)) {
+  steps.push({ name: "conformance with upstream Kubernetes", cmd: "node", args: [`${shared}/conformance/run`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
+}
+if (existsSync(`${shared}/conformance-peer/run`)) {
+  steps.push({ name: "netpol-analyzer's own suite", cmd: "node", args: [`${shared}/conformance-peer/run`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
+}
+if (!existsSync(shared)) console.log(`(no ${shared} beside the project: conformance suites skipped)`);
+if (!process.argv.includes("--no-e2e")) {
+  steps.push({ name: "browser tests", cmd: "npm", args: ["run", "-s", "test:e2e"], counts: /(?:(\d+) failed[\s\S]*?)?(\d+) passed \(/ });
+}
 
-for (const [name, cmd, args] of steps) {
-  console.log(`\n== ${name}: ${cmd} ${args.join(" ")}`);
-  const r = spawnSync(cmd, args, { stdio: "inherit" });
-  if (r.status !== 0) {
-    console.error(`\nnpm test: ${name} failed (exit ${r.status ?? r.signal}).`);
-    process.exit(r.status || 1);
+let passed = 0;
+let failed = 0;
+for (const step of steps) {
+  console.log(`\n== ${step.name}: ${step.cmd} ${step.args.join(" ")}`);
+  const { code, output } = await new Promise((resolve) => {
+    const child = spawn(step.cmd, step.args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" } });
+    let output = "";
+    child.stdout.on("data", (d) => { output += d; process.stdout.write(d); });
+    child.stderr.on("data", (d) => { output += d; process.stderr.write(d); });
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+  if (step.counts) {
+    const m = step.counts.exec(output);
+    if (m) {
+      const [p, f] = step.order === "pf" ? [m[1], m[2]] : [m[2], m[1]];
+      passed += Number(p ?? 0);
+      failed += Number(f ?? 0);
+    }
+  } else if (code === 0) passed += 1;
+  if (code !== 0) {
+    if (!step.counts) failed += 1;
+    console.error(`\nnpm test: ${step.name} failed (exit ${code}).`);
+    console.log(`tests: ${passed} passed, ${Math.max(failed, 1)} failed`);
+    process.exit(code || 1);
   }
 }
-console.log("\nnpm test: every step passed.");
+console.log(`\nnpm test: every step passed.`);
+console.log(`tests: ${passed} passed, ${failed} failed`);
