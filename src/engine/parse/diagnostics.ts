@@ -47,6 +47,18 @@ export const DIAGNOSTIC_CODES = {
   KTL701: "An Ingress or Route backend reaches no workload (missing Service, Service without selector, non-Service backend)",
   KTL702: "An Ingress or Route reaches a workload whose NetworkPolicies block an arbitrary in-cluster source (connlist)",
   KTL703: "Pods of one controller differ in a label that a policy selector tests (connlist uses the first pod)",
+  KTL501: "kube-apiserver would reject the object (ktl validate): field path, error type and detail as the apiserver reports them",
+  KTL510: "Unknown field: kubectl's default strict field validation rejects the object, other clients drop the field",
+  KTL601: "Lint: a NetworkPolicy selects no pod",
+  KTL602: "Lint: a Service selector matches no pod",
+  KTL603: "Lint: a named targetPort that no selected pod (or only some) declares",
+  KTL604: "Lint: externalTrafficPolicy Local with backends on few nodes or spread unevenly",
+  KTL605: "Lint: internalTrafficPolicy Local with clients on nodes that have no backend",
+  KTL606: "Lint: egress isolation without a DNS (UDP/53) allowance",
+  KTL607: "Lint: an ingress ipBlock for external clients that kube-proxy masquerades (externalTrafficPolicy Cluster)",
+  KTL608: "Lint: topology-aware routing or trafficDistribution that cannot apply",
+  KTL609: "Lint: a static ClusterIP or nodePort in the allocator's dynamic band",
+  KTL699: "Lint failed on this input (a ktl bug)",
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
