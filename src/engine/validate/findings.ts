@@ -22,7 +22,7 @@ export interface Finding {
 }
 
 export interface Warning extends Finding {
-  /** Stable lint code (KTL4xx). */
+  /** Stable lint code (KTL6xx). */
   code: string;
   /** A suggested fix. */
   hint: string;

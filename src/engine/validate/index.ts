@@ -101,7 +101,7 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
       for (const u of decoded.unknown) {
         const field = formatPath(u);
         warnings.push(
-          warning(o, u, "KTL410", `unknown field "${field}": kubectl (server-side field validation Strict, its default) rejects the object; other clients drop the field`, `Remove "${field}" or fix its spelling.`, "sigs.k8s.io/json strict decoding (fieldValidation=Strict)"),
+          warning(o, u, "KTL510", `unknown field "${field}": kubectl (server-side field validation Strict, its default) rejects the object; other clients drop the field`, `Remove "${field}" or fix its spelling.`, "sigs.k8s.io/json strict decoding (fieldValidation=Strict)"),
         );
       }
       if (decoded.errors.length) {
@@ -139,7 +139,7 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
       warnings.push(...lintModel(model, services, allocations));
     } catch (e) {
       const o = model.objects[0];
-      if (o) warnings.push(warning(o, [], "KTL499", `lint failed: ${(e as Error).message}`, "Report this input to the ktl authors.", "ktl"));
+      if (o) warnings.push(warning(o, [], "KTL699", `lint failed: ${(e as Error).message}`, "Report this input to the ktl authors.", "ktl"));
     }
   }
   return { errors, warnings };
@@ -164,7 +164,7 @@ export function validationDiagnostics(r: ValidationResult): Diagnostic[] {
     if (hint) d.hint = hint;
     return d;
   };
-  return [...r.errors.map((e) => toDiag(e, "error", "KTL301")), ...r.warnings.map((w) => toDiag(w, "warning", w.code, w.hint))];
+  return [...r.errors.map((e) => toDiag(e, "error", "KTL501")), ...r.warnings.map((w) => toDiag(w, "warning", w.code, w.hint))];
 }
 
 export { formatFieldError } from "./errors.ts";

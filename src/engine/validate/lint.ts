@@ -2,16 +2,16 @@
  * Lint: manifests the apiserver accepts but that break traffic. Each rule has
  * a stable code, points at the field to change and suggests a fix.
  *
- * KTL401 a NetworkPolicy selects no pod
- * KTL402 a Service selector matches no pod
- * KTL403 a named targetPort that no selected pod has
- * KTL404 externalTrafficPolicy Local with backends on few nodes
- * KTL405 internalTrafficPolicy Local with clients on nodes without a backend
- * KTL406 egress isolation without a DNS allowance
- * KTL407 ipBlock rules for clients that kube-proxy masquerades
- * KTL408 topology hints or trafficDistribution that cannot apply
- * KTL409 a static ClusterIP or nodePort in the allocator's dynamic band
- * (KTL410, unknown fields, comes from decoding in index.ts.)
+ * KTL601 a NetworkPolicy selects no pod
+ * KTL602 a Service selector matches no pod
+ * KTL603 a named targetPort that no selected pod has
+ * KTL604 externalTrafficPolicy Local with backends on few nodes
+ * KTL605 internalTrafficPolicy Local with clients on nodes without a backend
+ * KTL606 egress isolation without a DNS allowance
+ * KTL607 ipBlock rules for clients that kube-proxy masquerades
+ * KTL608 topology hints or trafficDistribution that cannot apply
+ * KTL609 a static ClusterIP or nodePort in the allocator's dynamic band
+ * (KTL510, unknown fields, comes from decoding in index.ts.)
  *
  * Backends are found as the EndpointSlice controller finds them: pods of the
  * Service's namespace matching a non-empty selector, with an IP, not in a
@@ -47,7 +47,7 @@ function policyObject(model: Model, p: NetworkPolicy): KObject | undefined {
   return model.objects.find((o) => o.kind === "NetworkPolicy" && o.name === p.name && (o.namespace ?? "default") === p.namespace);
 }
 
-/** KTL401 */
+/** KTL601 */
 function lintPolicySelectsNothing(model: Model, out: Warning[]): void {
   for (const p of model.policies) {
     const o = policyObject(model, p);
@@ -56,7 +56,7 @@ function lintPolicySelectsNothing(model: Model, out: Warning[]): void {
     const inNs = model.pods.filter((pod) => pod.namespace === p.namespace && !pod.hostNetwork);
     const why = inNs.length === 0 ? `namespace ${p.namespace} has no pods` : `none of the ${inNs.length} pods of namespace ${p.namespace} has its labels`;
     out.push(
-      warning(o, ["spec", "podSelector"], "KTL401", `this policy selects no pod (${why}), so it isolates nothing and allows nothing`, inNs.length ? `Match the labels of the pods to protect, e.g. ${labelsOf(inNs[0]!)}.` : `Create the policy in the namespace of the pods it should protect (metadata.namespace).`, "NetworkPolicy spec.podSelector semantics"),
+      warning(o, ["spec", "podSelector"], "KTL601", `this policy selects no pod (${why}), so it isolates nothing and allows nothing`, inNs.length ? `Match the labels of the pods to protect, e.g. ${labelsOf(inNs[0]!)}.` : `Create the policy in the namespace of the pods it should protect (metadata.namespace).`, "NetworkPolicy spec.podSelector semantics"),
     );
   }
 }
@@ -66,7 +66,7 @@ function labelsOf(p: Pod): string {
   return l.length ? `{${l.map(([k, v]) => `${k}: ${v}`).join(", ")}}` : "(the pod has no labels)";
 }
 
-/** KTL402, KTL403, KTL404, KTL405, KTL408 */
+/** KTL602, KTL603, KTL604, KTL605, KTL608 */
 function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
   if (s.type === "ExternalName") return;
   const sel = s.selector;
@@ -80,7 +80,7 @@ function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
       : inNs.length
         ? `Use labels the backend pods carry, e.g. ${labelsOf(inNs[0]!)}.`
         : `Namespace ${s.namespace} has no pods: deploy the backends there or move the Service.`;
-    out.push(warning(o, ["spec", "selector"], "KTL402", `the selector ${Object.entries(sel).map(([k, v]) => `${k}=${v}`).join(",")} matches no pod in namespace ${s.namespace}: the Service has no endpoints and connections to it fail`, hint, "EndpointSlice controller (pkg/controller/endpointslice)"));
+    out.push(warning(o, ["spec", "selector"], "KTL602", `the selector ${Object.entries(sel).map(([k, v]) => `${k}=${v}`).join(",")} matches no pod in namespace ${s.namespace}: the Service has no endpoints and connections to it fail`, hint, "EndpointSlice controller (pkg/controller/endpointslice)"));
     return;
   }
   s.ports.forEach((sp, i) => {
@@ -95,7 +95,7 @@ function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
     const detail = having.length === 0
       ? `no selected pod has a ${proto} container port named "${name}": this port has no endpoints`
       : `${lacking.length} of ${backends.length} selected pods (${list(lacking)}) have no ${proto} container port named "${name}": they are left out of this port's endpoints`;
-    out.push(warning(o, ["spec", "ports", i, "targetPort"], "KTL403", detail, hint, "EndpointSlice controller (podutil.FindPort)"));
+    out.push(warning(o, ["spec", "ports", i, "targetPort"], "KTL603", detail, hint, "EndpointSlice controller (podutil.FindPort)"));
   });
   const ready = backends.filter((p) => p.ready && !p.terminating);
   const nodesWith = new Map<string, number>();
@@ -108,7 +108,7 @@ function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
       const parts: string[] = [];
       if (without.length) parts.push(`${without.length} of ${model.nodes.length} nodes (${list(without)}) have no ready backend: external traffic that reaches them is dropped${s.type === "LoadBalancer" ? " (the load balancer's health check on healthCheckNodePort takes them out)" : ""}`);
       if (uneven) parts.push(`backends are spread unevenly (${[...nodesWith].map(([n, c]) => `${n}: ${c}`).join(", ")}): each node gets an equal share, so pods on emptier nodes get more`);
-      out.push(warning(o, ["spec", "externalTrafficPolicy"], "KTL404", `externalTrafficPolicy Local: ${parts.join("; ")}`, "Spread the backends evenly over the nodes (topologySpreadConstraints or a DaemonSet), or use externalTrafficPolicy: Cluster when the client IP need not be kept.", "kube-proxy externalTrafficPolicy Local (pkg/proxy/topology.go CategorizeEndpoints)"));
+      out.push(warning(o, ["spec", "externalTrafficPolicy"], "KTL604", `externalTrafficPolicy Local: ${parts.join("; ")}`, "Spread the backends evenly over the nodes (topologySpreadConstraints or a DaemonSet), or use externalTrafficPolicy: Cluster when the client IP need not be kept.", "kube-proxy externalTrafficPolicy Local (pkg/proxy/topology.go CategorizeEndpoints)"));
     }
   }
   if (s.internalTrafficPolicy === "Local") {
@@ -122,13 +122,13 @@ function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
     if (clientNodes.size) {
       const nodes = [...clientNodes.keys()];
       const sample = [...clientNodes.values()].flat().map((p) => p.key);
-      out.push(warning(o, ["spec", "internalTrafficPolicy"], "KTL405", `internalTrafficPolicy Local: pods on ${list(nodes)} (${list(sample)}) have no backend on their node, so kube-proxy drops their connections to this Service`, "Run a backend on every node that has clients (a DaemonSet), or use internalTrafficPolicy: Cluster.", "kube-proxy internalTrafficPolicy Local (pkg/proxy/topology.go CategorizeEndpoints)"));
+      out.push(warning(o, ["spec", "internalTrafficPolicy"], "KTL605", `internalTrafficPolicy Local: pods on ${list(nodes)} (${list(sample)}) have no backend on their node, so kube-proxy drops their connections to this Service`, "Run a backend on every node that has clients (a DaemonSet), or use internalTrafficPolicy: Cluster.", "kube-proxy internalTrafficPolicy Local (pkg/proxy/topology.go CategorizeEndpoints)"));
     }
   }
   lintTopology(model, o, s, ready, out);
 }
 
-/** KTL408: hints need zones on nodes and endpoints (pkg/proxy/topology.go, endpointslice topologycache). */
+/** KTL608: hints need zones on nodes and endpoints (pkg/proxy/topology.go, endpointslice topologycache). */
 function lintTopology(model: Model, o: KObject, s: Svc, ready: Pod[], out: Warning[]): void {
   const mode = s.annotations[ANNOTATION_TOPOLOGY_MODE] ?? s.annotations[ANNOTATION_TOPOLOGY_HINTS];
   const auto = mode !== undefined && mode.toLowerCase() === "auto";
@@ -140,19 +140,19 @@ function lintTopology(model: Model, o: KObject, s: Svc, ready: Pod[], out: Warni
   const up = "pkg/proxy/topology.go CategorizeEndpoints; pkg/controller/endpointslice/topologycache";
   const noZone = model.nodes.filter((n: Node) => !n.zone).map((n) => n.name);
   if (noZone.length) {
-    out.push(warning(o, path, "KTL408", `${what} cannot apply: nodes ${list(noZone)} have no ${ZONE} label, so endpoints get no zone hints and kube-proxy spreads traffic cluster-wide`, `Label every node with ${ZONE}.`, up));
+    out.push(warning(o, path, "KTL608", `${what} cannot apply: nodes ${list(noZone)} have no ${ZONE} label, so endpoints get no zone hints and kube-proxy spreads traffic cluster-wide`, `Label every node with ${ZONE}.`, up));
     return;
   }
   if (s.internalTrafficPolicy === "Local" || (s.externalTrafficPolicy === "Local" && externallyAccessible(s))) return;
   const zones = new Set(model.nodes.map((n) => n.zone!));
   const epZones = new Set(ready.map((p) => model.nodesByName.get(p.nodeName ?? "")?.zone).filter((z): z is string => !!z));
   if (auto && ready.length > 0 && ready.length < zones.size) {
-    out.push(warning(o, path, "KTL408", `${what} cannot apply: ${ready.length} ready endpoints for ${zones.size} zones; the EndpointSlice controller sets no hints with fewer endpoints than zones`, "Run at least one backend per zone (more for a balanced allocation), or remove the annotation.", up));
+    out.push(warning(o, path, "KTL608", `${what} cannot apply: ${ready.length} ready endpoints for ${zones.size} zones; the EndpointSlice controller sets no hints with fewer endpoints than zones`, "Run at least one backend per zone (more for a balanced allocation), or remove the annotation.", up));
     return;
   }
   const missing = [...zones].filter((z) => !epZones.has(z));
   if (ready.length > 0 && missing.length) {
-    out.push(warning(o, path, "KTL408", `${what}: zones ${list(missing)} have no ready endpoint, so clients there are served from other zones`, "Run backends in every zone where clients are (topologySpreadConstraints on the zone label).", up));
+    out.push(warning(o, path, "KTL608", `${what}: zones ${list(missing)} have no ready endpoint, so clients there are served from other zones`, "Run backends in every zone where clients are (topologySpreadConstraints on the zone label).", up));
   }
 }
 
@@ -163,7 +163,7 @@ function allowsUDP53(p: PolicyPort): boolean {
   return true;
 }
 
-/** KTL406 */
+/** KTL606 */
 function lintDNS(model: Model, out: Warning[]): void {
   const dnsPods = model.pods.filter((p) => p.namespace === "kube-system" && (p.labels["k8s-app"] === "kube-dns" || p.labels["k8s-app"] === "coredns") && p.ips.length);
   for (const p of model.policies) {
@@ -179,12 +179,12 @@ function lintDNS(model: Model, out: Warning[]): void {
     if (lacking.length === 0) continue;
     const at = p.lines.egress ? ["spec", "egress"] : p.lines.policyTypes ? ["spec", "policyTypes"] : ["spec"];
     out.push(
-      warning(o, at, "KTL406", `egress is isolated for ${lacking.length} pod(s) (${list(lacking.map((x) => x.key))}) and no egress rule allows DNS (UDP/53): name lookups fail, so connections by name fail even where allowed`, "Add an egress rule: `- to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]` with `ports: [{protocol: UDP, port: 53}, {protocol: TCP, port: 53}]`.", "NetworkPolicy egress isolation (policyTypes: [Egress])", at),
+      warning(o, at, "KTL606", `egress is isolated for ${lacking.length} pod(s) (${list(lacking.map((x) => x.key))}) and no egress rule allows DNS (UDP/53): name lookups fail, so connections by name fail even where allowed`, "Add an egress rule: `- to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]` with `ports: [{protocol: UDP, port: 53}, {protocol: TCP, port: 53}]`.", "NetworkPolicy egress isolation (policyTypes: [Egress])", at),
     );
   }
 }
 
-/** KTL407 */
+/** KTL607 */
 function lintMasquerade(model: Model, services: Map<KObject, Svc>, out: Warning[]): void {
   const exposed: { s: Svc; pods: Pod[] }[] = [];
   for (const s of services.values()) {
@@ -209,14 +209,14 @@ function lintMasquerade(model: Model, services: Map<KObject, Svc>, out: Warning[
         if (model.pods.some((pod) => pod.ips.some((ip) => { const x = parseIPSloppy(ip); return x !== undefined && cidrHas(c, x); }))) continue;
         const names = via.map((e) => `${e.s.namespace}/${e.s.name}`);
         out.push(
-          warning(o, ["spec", "ingress", rule.index, "from", peer.index, "ipBlock"], "KTL407", `ipBlock ${b.cidr} will not see external clients of ${list(names)}: with externalTrafficPolicy Cluster kube-proxy masquerades them to a node IP, so this rule never matches their traffic`, `Set externalTrafficPolicy: Local on ${list(names)} to keep client source IPs (then clients must reach nodes with a backend), or allow the node addresses instead.`, "kube-proxy masquerade for externalTrafficPolicy Cluster (pkg/proxy/iptables/proxier.go KUBE-MARK-MASQ)"),
+          warning(o, ["spec", "ingress", rule.index, "from", peer.index, "ipBlock"], "KTL607", `ipBlock ${b.cidr} will not see external clients of ${list(names)}: with externalTrafficPolicy Cluster kube-proxy masquerades them to a node IP, so this rule never matches their traffic`, `Set externalTrafficPolicy: Local on ${list(names)} to keep client source IPs (then clients must reach nodes with a backend), or allow the node addresses instead.`, "kube-proxy masquerade for externalTrafficPolicy Cluster (pkg/proxy/iptables/proxier.go KUBE-MARK-MASQ)"),
         );
       }
     }
   }
 }
 
-/** KTL409 */
+/** KTL609 */
 function lintBands(o: KObject, s: Svc, al: Allocations, out: Warning[]): void {
   const raw = obj(o.raw.spec);
   if (!raw) return;
@@ -228,7 +228,7 @@ function lintBands(o: KObject, s: Svc, al: Allocations, out: Warning[]): void {
     if (!p || !r) continue;
     const band = staticBandIPs(r.cidr);
     if (band.offset > 0 && p.value >= band.first + BigInt(band.offset)) {
-      out.push(warning(o, ["spec", "clusterIP"], "KTL409", `clusterIP ${ip} is in the dynamic band of ${r.text}: the allocator hands these out to Services without a clusterIP, so creating this Service can fail with "provided IP is already allocated"`, `Pick an address among the first ${band.offset} of ${r.text} (the static band, KEP-3070).`, "ipallocator calculateRangeOffset (KEP-3070)"));
+      out.push(warning(o, ["spec", "clusterIP"], "KTL609", `clusterIP ${ip} is in the dynamic band of ${r.text}: the allocator hands these out to Services without a clusterIP, so creating this Service can fail with "provided IP is already allocated"`, `Pick an address among the first ${band.offset} of ${r.text} (the static band, KEP-3070).`, "ipallocator calculateRangeOffset (KEP-3070)"));
     }
   }
   const base = al.nodePortRange[0];
@@ -236,7 +236,7 @@ function lintBands(o: KObject, s: Svc, al: Allocations, out: Warning[]): void {
   if (offset === 0 || !isObj(raw)) return;
   s.ports.forEach((sp, i) => {
     if (sp.dynamicNodePort || sp.nodePort === 0 || sp.nodePort < base + offset || sp.nodePort > al.nodePortRange[1]) return;
-    out.push(warning(o, ["spec", "ports", i, "nodePort"], "KTL409", `nodePort ${sp.nodePort} is in the dynamic band of ${base}-${al.nodePortRange[1]}: the allocator hands these out to Services without a nodePort, so creating this Service can fail with "provided port is already allocated"`, `Pick a port from ${base} to ${base + offset - 1} (the static band, KEP-3668).`, "portallocator calculateRangeOffset (KEP-3668)"));
+    out.push(warning(o, ["spec", "ports", i, "nodePort"], "KTL609", `nodePort ${sp.nodePort} is in the dynamic band of ${base}-${al.nodePortRange[1]}: the allocator hands these out to Services without a nodePort, so creating this Service can fail with "provided port is already allocated"`, `Pick a port from ${base} to ${base + offset - 1} (the static band, KEP-3668).`, "portallocator calculateRangeOffset (KEP-3668)"));
   });
 }
 
