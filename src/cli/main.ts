@@ -1,6 +1,7 @@
 /** ktl: command dispatch. Each command lives in commands/<name>.ts and exports run() and help. */
 import { UsageError, type Output } from "./io.ts";
 import * as reach from "./commands/reach.ts";
+import * as trace from "./commands/trace.ts";
 import * as connlist from "./commands/connlist.ts";
 import * as validate from "./commands/validate.ts";
 
@@ -9,7 +10,7 @@ interface Command {
   help: string;
 }
 
-export const commands: Record<string, Command> = { reach, connlist, validate };
+export const commands: Record<string, Command> = { reach, connlist, validate, trace };
 
 function usage(): string {
   return `ktl: where does this request go in my Kubernetes cluster, and why is it dropped?
@@ -19,7 +20,7 @@ INPUT is a file, a directory (every *.yaml, *.yml, *.json below it) or - for std
 
 Commands:
 ${Object.entries(commands)
-  .map(([, c]) => `  ${c.help.split("\n")[0]!.replace(/^ktl /, "").padEnd(60)}`)
+  .map(([, c]) => `  ${c.help.split("\n")[0]!.replace(/^ktl /, "")}`)
   .join("\n")}
 
 ktl <command> --help explains one command. Exit codes: 0 success, 1 problems found, 2 bad usage or input.`;

@@ -115,22 +115,29 @@ function synthesizeNode(name: string): Node {
   return { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" }, internalIP: "", addresses: [], podCIDRs: [], ready: true, unschedulable: false, synthesized: true };
 }
 
+/** kubelet's default --max-pods. */
+export const MAX_PODS_PER_NODE = 110;
+
+/** The i-th synthesised node address (172.18.0.2 upward) and pod CIDR (10.244.1.0/24 upward), as kind clusters number them. */
+const nthNodeIP = (i: number) => `172.${18 + Math.floor((i + 2) / 65536)}.${Math.floor((i + 2) / 256) % 256}.${(i + 2) % 256}`;
+const nthPodCIDR = (i: number) => `10.${244 + Math.floor((i + 1) / 256)}.${(i + 1) % 256}.0/24`;
+
 /** Fills missing InternalIPs and podCIDRs without clashing with given ones. */
 function fillNodeAddresses(nodes: Node[]): void {
   const usedIPs = new Set(nodes.map((n) => n.internalIP).filter(Boolean));
   const usedCIDRs = new Set(nodes.flatMap((n) => n.podCIDRs));
-  let nextIP = 2;
-  let nextCIDR = 1;
+  let nextIP = 0;
+  let nextCIDR = 0;
   for (const n of nodes) {
     if (!n.internalIP) {
-      while (usedIPs.has(`172.18.0.${nextIP}`)) nextIP++;
-      n.internalIP = `172.18.0.${nextIP}`;
+      while (usedIPs.has(nthNodeIP(nextIP)) || nthNodeIP(nextIP).endsWith(".0") || nthNodeIP(nextIP).endsWith(".1") || nthNodeIP(nextIP).endsWith(".255")) nextIP++;
+      n.internalIP = nthNodeIP(nextIP);
       usedIPs.add(n.internalIP);
       n.addresses.push({ type: "InternalIP", address: n.internalIP });
     }
     if (n.podCIDRs.length === 0) {
-      while (usedCIDRs.has(`10.244.${nextCIDR}.0/24`)) nextCIDR++;
-      n.podCIDRs.push(`10.244.${nextCIDR}.0/24`);
+      while (usedCIDRs.has(nthPodCIDR(nextCIDR))) nextCIDR++;
+      n.podCIDRs.push(nthPodCIDR(nextCIDR));
       usedCIDRs.add(n.podCIDRs[0]!);
     }
   }
@@ -272,10 +279,15 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
       }
     }
   }
-  if (nodes.length === 0) for (const name of ["node-1", "node-2"]) {
-    const n = synthesizeNode(name);
-    nodes.push(n);
-    nodesByName.set(name, n);
+  if (nodes.length === 0) {
+    // As many nodes as kubelet's default of 110 pods each needs, and at least two.
+    const unpinned = inputs.filter((p) => !p.daemonSet && !str(p.spec.nodeName)).length;
+    const count = Math.max(2, Math.ceil(unpinned / MAX_PODS_PER_NODE));
+    for (let i = 1; i <= count; i++) {
+      const n = synthesizeNode(`node-${i}`);
+      nodes.push(n);
+      nodesByName.set(n.name, n);
+    }
   }
   fillNodeAddresses(nodes);
 
@@ -341,6 +353,7 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
 
   const pods: Pod[] = [];
   const podsByKey = new Map<string, Pod>();
+  const exhausted = new Map<string, { count: number; first: PodSpecInput; key: string }>();
   for (const { input: p, name, nodeName } of placed) {
     const key = `${p.namespace}/${name}`;
     const hostNetwork = bool(p.spec.hostNetwork) ?? false;
@@ -351,10 +364,9 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
       else {
         ips = allocate(node);
         if (ips.length === 0) {
-          diagnostics.push({
-            code: "KTL205", severity: "warning", file: p.source.file, doc: p.source.doc, line: p.line, column: 1,
-            message: `no IP left for pod ${key} in node ${node.name}'s podCIDR ${node.podCIDRs.join(", ")}`,
-          });
+          const ex = exhausted.get(node.name);
+          if (ex) ex.count++;
+          else exhausted.set(node.name, { count: 1, first: p, key });
         }
       }
     }
@@ -381,6 +393,13 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     if (podsByKey.has(key)) continue;
     podsByKey.set(key, pod);
     pods.push(pod);
+  }
+  for (const [nodeName, { count, first, key }] of exhausted) {
+    diagnostics.push({
+      code: "KTL205", severity: "warning", file: first.source.file, doc: first.source.doc, line: first.line, column: 1,
+      message: `node ${nodeName}'s podCIDR ${nodesByName.get(nodeName)!.podCIDRs.join(", ")} has no address left for ${count} pod(s), ${key} first: they get no IP`,
+      hint: "Give the node a larger spec.podCIDR, or add nodes.",
+    });
   }
   pods.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const podsByIP = new Map<string, Pod>();

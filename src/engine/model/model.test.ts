@@ -209,3 +209,20 @@ metadata:
     expect(m.diagnostics[0]).toMatchObject({ code: "KTL201", line: 5 });
   });
 });
+
+describe("synthesised nodes scale with the pods", () => {
+  it("makes enough nodes for kubelet's default 110 pods each, so generated pods all get IPs", () => {
+    const m = load("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 500, template: {spec: {containers: [{name: c}]}}}\n");
+    expect(m.nodes).toHaveLength(5);
+    expect(m.pods.every((p) => p.ips.length === 1)).toBe(true);
+    expect(new Set(m.pods.map((p) => p.ips[0])).size).toBe(500);
+    expect(m.diagnostics.filter((d) => d.code === "KTL205")).toEqual([]);
+  });
+
+  it("reports an exhausted podCIDR once per node, not once per pod", () => {
+    const m = load("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {podCIDR: 10.0.0.0/30}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 5, template: {spec: {containers: [{name: c}]}}}\n");
+    const ktl205 = m.diagnostics.filter((d) => d.code === "KTL205");
+    expect(ktl205).toHaveLength(1);
+    expect(ktl205[0]!.message).toContain("for 3 pod(s)");
+  });
+});
