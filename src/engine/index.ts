@@ -41,6 +41,25 @@ export type { IngressBackend, BackendService } from "./model/ingress.ts";
 export { validateModel, validationDiagnostics, formatFieldError } from "./validate/index.ts";
 export type { ValidationResult, Finding as ValidationFinding, Warning as ValidationWarning, ValidateOptions } from "./validate/index.ts";
 
+export { externallyAccessible, externalPolicyLocal, needsHealthCheck } from "./model/services.ts";
+export type { LoadBalancerIngress, EndpointSlicePort, EndpointHints, ServiceType } from "./model/services.ts";
+export {
+  buildProxyIndex,
+  chooseEndpoints,
+  categorizeEndpoints,
+  topologyModeFromHints,
+  healthCheck,
+  loadBalancerHealth,
+  checkSourceRanges,
+  portTraits,
+  findServicePort,
+  servicePortEndpoints,
+  skipped as proxySkipsService,
+} from "./proxy/index.ts";
+export type { ProxyIndex, ProxyRequest, ProxyDecision, ProxyCandidate, ProxyError, ProxyEndpoint, PortEndpoints, Frontend, TrafficOrigin, EndpointCategory, Categorized, ServicePortTraits, TopologyMode, HealthCheckStatus, SourceRangeCheck } from "./proxy/index.ts";
+export { traceRequest, parseTraceSource, parseTraceDestination, formatProbability } from "./trace/index.ts";
+export type { TraceResult, TraceHop, TraceEndpoint, TraceRef, TraceSource, TraceDestination, TraceVerdict, PolicyCheck } from "./trace/index.ts";
+
 /** Parse and build in one step. */
 export function loadModel(files: readonly InputFile[], options: BuildOptions = {}): Model {
   return buildModel(parseManifests(files), options);

@@ -1,0 +1,87 @@
+/** `ktl trace`: one request from a source to a destination, hop by hop, as the cluster would handle it. */
+import { buildProxyIndex, formatProbability, loadModel, parseTraceDestination, parseTraceSource, traceRequest, type TraceHop, type TraceRef, type TraceResult } from "../../engine/index.ts";
+import { flagString, parseArgs, readInputs, table, UsageError, type Output } from "../io.ts";
+import { reportDiagnostics } from "../report.ts";
+import { parsePortProtocol } from "./reach.ts";
+
+export const help = `ktl trace --from SRC --to DST [--protocol TCP|UDP|SCTP] [--json] INPUT...
+
+One request, from a source to a destination, as the cluster would handle it:
+how the destination resolves, which endpoints kube-proxy on the handling node
+chooses among (traffic policies, topology hints, trafficDistribution,
+terminating endpoints) and with what chance, the source address each backend
+sees (masquerade or not), and NetworkPolicy egress at the source and ingress
+at each backend. Every decision names the object and line that made it.
+
+SRC:  pod:NAMESPACE/NAME      a pod sends it
+      node:NAME               a process in the node's host network sends it
+      external:IP@NODE        a client outside the cluster, arriving at NODE
+DST:  service:NAMESPACE/NAME:PORT   the Service port (for an external SRC: the
+                                    way in its type gives, LoadBalancer or NodePort)
+      pod:NAMESPACE/NAME:PORT       the pod's IP directly
+      ip:ADDRESS:PORT               any address: a ClusterIP, external IP,
+                                    LoadBalancer IP, node IP (NodePort), pod IP
+
+  --protocol  TCP (default), UDP or SCTP
+  --json      machine-readable output (see the ktl CLI contract)
+
+kube-proxy is modelled at v1.35, iptables and nftables modes, default feature
+gates, local traffic detected by cluster CIDR, masqueradeAll off.`;
+
+function where(ref: TraceRef | undefined): string {
+  if (!ref) return "";
+  const obj = `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`;
+  return `${obj}${ref.field ? ` ${ref.field}` : ""}, ${ref.file}:${ref.line}`;
+}
+
+function mark(h: TraceHop): string {
+  return h.verdict === "drop" ? "DROP" : h.verdict === "pass" ? "ok" : "--";
+}
+
+function printHuman(t: TraceResult, from: string, to: string, protocol: string, io: Output): void {
+  io.out(`Trace ${from} -> ${to} (${protocol})`);
+  io.out("");
+  t.hops.forEach((h, i) => {
+    io.out(`${String(i + 1).padStart(2)}. [${mark(h).padEnd(4)}] ${h.step}: ${h.detail}`);
+    if (h.ref) io.out(`             at ${where(h.ref)}`);
+  });
+  io.out("");
+  const rejected = t.kubeProxy?.action === "reject";
+  io.out(`${t.verdict.toUpperCase()}${rejected ? " (kube-proxy REJECT)" : ""}: ${t.reason.replace(/^(dropped|rejected): /, "")}`);
+  if (t.endpoints.length) {
+    const seen = t.sourceIP ? `${t.sourceIP} (${t.sourceIPPreserved ? "the client's own address" : "masqueraded: not the client's address"})` : "differs per endpoint (see SOURCE)";
+    io.out(`Source address at the backends: ${seen}`);
+    io.out("");
+    const rows = [["ENDPOINT", "POD", "NODE", "CHANCE", "SOURCE", "VERDICT", "REASON"]];
+    for (const e of t.endpoints) {
+      rows.push([`${e.ip.includes(":") ? `[${e.ip}]` : e.ip}:${e.port}`, e.pod ?? "-", e.node ?? "-", formatProbability(e.probability), e.sourceIP, e.verdict, e.reason]);
+    }
+    io.out(table(rows));
+  }
+}
+
+export function run(argv: string[], io: Output): number {
+  const args = parseArgs(argv, ["json", "help"]);
+  if (args.flags.has("help")) {
+    io.out(help);
+    return 0;
+  }
+  const fromText = flagString(args, "from");
+  const toText = flagString(args, "to");
+  if (!fromText) throw new UsageError("--from SRC is required (pod:NAMESPACE/NAME, node:NAME or external:IP@NODE)");
+  if (!toText) throw new UsageError("--to DST is required (service:NAMESPACE/NAME:PORT, pod:NAMESPACE/NAME:PORT or ip:ADDRESS:PORT)");
+  const { protocol } = parsePortProtocol(undefined, flagString(args, "protocol"));
+  const src = parseTraceSource(fromText);
+  if ("error" in src) throw new UsageError(src.error);
+  const dst = parseTraceDestination(toText);
+  if ("error" in dst) throw new UsageError(dst.error);
+  const model = loadModel(readInputs(args.positional));
+  const json = args.flags.has("json");
+  reportDiagnostics(model.diagnostics, io, json);
+  const index = buildProxyIndex(model);
+  const t = traceRequest(model, index, src, dst, protocol);
+  if (t.error) throw new UsageError(t.error);
+  if (json) io.out(JSON.stringify(t, null, 2));
+  else printHuman(t, fromText, toText, protocol, io);
+  return 0;
+}
