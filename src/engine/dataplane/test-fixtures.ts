@@ -34,11 +34,11 @@ export function servicePort(s: PortSpec): DataplaneServicePort {
   const externallyAccessible = (s.nodePort ?? 0) !== 0 || (s.externalIPs ?? []).length > 0 || (s.lbIPs ?? []).length > 0;
   const internalPolicyLocal = s.itpLocal ?? false;
   const externalPolicyLocal = externallyAccessible && (s.etpLocal ?? false);
-  const usesCluster = !internalPolicyLocal || (externallyAccessible && !externalPolicyLocal);
+  const usesCluster = !internalPolicyLocal || externallyAccessible;
   const usesLocal = internalPolicyLocal || (externallyAccessible && externalPolicyLocal);
   const clusterEndpoints = usesCluster ? endpoints : [];
   const localEndpoints = usesLocal ? endpoints.filter((e) => e.isLocal) : [];
-  const all = usesCluster ? (usesLocal ? [...clusterEndpoints, ...localEndpoints.filter((l) => !clusterEndpoints.includes(l))] : clusterEndpoints) : localEndpoints;
+  const all = endpoints.filter((e) => clusterEndpoints.includes(e) || localEndpoints.includes(e));
   const out: DataplaneServicePort = {
     namespace: s.ns,
     name: s.name,

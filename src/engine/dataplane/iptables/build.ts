@@ -126,9 +126,13 @@ function familyOf(ip: string): "IPv4" | "IPv6" | undefined {
   return p ? (p.family === 4 ? "IPv4" : "IPv6") : undefined;
 }
 
-/** UsesClusterEndpoints / UsesLocalEndpoints (pkg/proxy/serviceport.go). */
+/**
+ * UsesClusterEndpoints / UsesLocalEndpoints (pkg/proxy/serviceport.go): a port
+ * that accepts external traffic at all needs the Cluster endpoints, even with
+ * externalTrafficPolicy Local, for the short-circuit of pod and node traffic.
+ */
 export function usesClusterEndpoints(s: DataplaneServicePort): boolean {
-  return !s.internalPolicyLocal || (s.externallyAccessible && !s.externalPolicyLocal);
+  return !s.internalPolicyLocal || s.externallyAccessible;
 }
 export function usesLocalEndpoints(s: DataplaneServicePort): boolean {
   return s.internalPolicyLocal || (s.externallyAccessible && s.externalPolicyLocal);
