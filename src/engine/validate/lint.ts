@@ -177,7 +177,8 @@ function lintDNS(model: Model, out: Warning[]): void {
       return !rules.some((r) => r.ports === null || r.ports.some(allowsUDP53));
     });
     if (lacking.length === 0) continue;
-    const at = p.lines.egress ? ["spec", "egress"] : p.lines.policyTypes ? ["spec", "policyTypes"] : ["spec"];
+    const spec = obj(o.raw.spec) ?? {};
+    const at = "egress" in spec ? ["spec", "egress"] : "policyTypes" in spec ? ["spec", "policyTypes"] : ["spec"];
     out.push(
       warning(o, at, "KTL606", `egress is isolated for ${lacking.length} pod(s) (${list(lacking.map((x) => x.key))}) and no egress rule allows DNS (UDP/53): name lookups fail, so connections by name fail even where allowed`, "Add an egress rule: `- to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}}, podSelector: {matchLabels: {k8s-app: kube-dns}}}]` with `ports: [{protocol: UDP, port: 53}, {protocol: TCP, port: 53}]`.", "NetworkPolicy egress isolation (policyTypes: [Egress])", at),
     );
@@ -234,8 +235,12 @@ function lintBands(o: KObject, s: Svc, al: Allocations, out: Warning[]): void {
   const base = al.nodePortRange[0];
   const offset = staticBandPorts(al.nodePortRange);
   if (offset === 0 || !isObj(raw)) return;
+  const inDynamicBand = (port: number) => port >= base + offset && port <= al.nodePortRange[1];
+  if (s.healthCheckNodePort !== 0 && inDynamicBand(s.healthCheckNodePort)) {
+    out.push(warning(o, ["spec", "healthCheckNodePort"], "KTL609", `healthCheckNodePort ${s.healthCheckNodePort} is in the dynamic band of ${base}-${al.nodePortRange[1]}: the allocator hands these out to Services without a nodePort, so creating this Service can fail with "provided port is already allocated"`, `Pick a port from ${base} to ${base + offset - 1} (the static band, KEP-3668), or leave it out to have one allocated.`, "portallocator calculateRangeOffset (KEP-3668)"));
+  }
   s.ports.forEach((sp, i) => {
-    if (sp.dynamicNodePort || sp.nodePort === 0 || sp.nodePort < base + offset || sp.nodePort > al.nodePortRange[1]) return;
+    if (sp.dynamicNodePort || sp.nodePort === 0 || !inDynamicBand(sp.nodePort)) return;
     out.push(warning(o, ["spec", "ports", i, "nodePort"], "KTL609", `nodePort ${sp.nodePort} is in the dynamic band of ${base}-${al.nodePortRange[1]}: the allocator hands these out to Services without a nodePort, so creating this Service can fail with "provided port is already allocated"`, `Pick a port from ${base} to ${base + offset - 1} (the static band, KEP-3668).`, "portallocator calculateRangeOffset (KEP-3668)"));
   });
 }

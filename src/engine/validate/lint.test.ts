@@ -1,0 +1,179 @@
+/**
+ * Lint rules: each with an input that trips it and a near-identical one that
+ * does not. The behaviour each rule warns about is named in its case.
+ */
+import { describe, expect, it } from "vitest";
+import { loadModel } from "../index.ts";
+import { validateModel } from "./index.ts";
+
+const NODES = ["a", "b"]
+  .map((z) => `apiVersion: v1\nkind: Node\nmetadata: {name: node-${z}, labels: {topology.kubernetes.io/zone: zone-${z}}}\nspec: {podCIDR: 10.244.${z === "a" ? 1 : 2}.0/24}`)
+  .join("\n---\n");
+
+function pod(name: string, node: string, labels: string, ports = "[{name: http, containerPort: 8080}]", ns = "shop"): string {
+  return `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, namespace: ${ns}, labels: ${labels}}\nspec: {nodeName: ${node}, containers: [{name: c, image: x, ports: ${ports}}]}`;
+}
+
+function service(spec: string, name = "web"): string {
+  return `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: shop}\nspec:\n${spec
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => `  ${l}`)
+    .join("\n")}`;
+}
+
+function policy(spec: string, name = "np", ns = "shop"): string {
+  return `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n${spec
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => `  ${l}`)
+    .join("\n")}`;
+}
+
+function codes(...docs: string[]): string[] {
+  const r = validateModel(loadModel([{ name: "t.yaml", text: [NODES, ...docs].join("\n---\n") }]));
+  expect(r.errors.map((e) => `${e.field}: ${e.detail}`)).toEqual([]);
+  return r.warnings.map((w) => `${w.code} ${w.field}`);
+}
+
+const WEB_A = pod("web-a", "node-a", "{app: web}");
+const WEB_B = pod("web-b", "node-b", "{app: web}");
+const CLIENT_B = pod("client", "node-b", "{app: client}");
+
+interface Case {
+  name: string;
+  docs: string[];
+  want: string[];
+  absent?: string;
+}
+
+const cases: Case[] = [
+  {
+    name: "KTL601 a policy whose podSelector matches no pod isolates nothing",
+    docs: [WEB_A, policy("podSelector: {matchLabels: {app: wbe}}\npolicyTypes: [Ingress]")],
+    want: ["KTL601 spec.podSelector"],
+  },
+  { name: "KTL601 not raised when the policy selects a pod", docs: [WEB_A, policy("podSelector: {matchLabels: {app: web}}\npolicyTypes: [Ingress]")], want: [], absent: "KTL601" },
+  {
+    name: "KTL602 a selector that matches no pod leaves the Service without endpoints",
+    docs: [WEB_A, service("selector: {app: wbe}\nports: [{port: 80, targetPort: http}]")],
+    want: ["KTL602 spec.selector"],
+  },
+  { name: "KTL602 not raised for a selector that matches", docs: [WEB_A, service("selector: {app: web}\nports: [{port: 80, targetPort: http}]")], want: [], absent: "KTL602" },
+  {
+    name: "KTL603 a named targetPort no backend declares (EndpointSlice controller podutil.FindPort)",
+    docs: [WEB_A, service("selector: {app: web}\nports: [{port: 80, targetPort: web}]")],
+    want: ["KTL603 spec.ports[0].targetPort"],
+  },
+  {
+    name: "KTL603 a named targetPort only some backends declare",
+    docs: [WEB_A, pod("web-b", "node-b", "{app: web}", "[{name: other, containerPort: 8080}]"), service("selector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: ["KTL603 spec.ports[0].targetPort"],
+  },
+  {
+    name: "KTL604 externalTrafficPolicy Local with backends on one of two nodes drops traffic at the other",
+    docs: [WEB_A, service("type: NodePort\nexternalTrafficPolicy: Local\nselector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: ["KTL604 spec.externalTrafficPolicy"],
+  },
+  {
+    name: "KTL604 not raised with one backend on every node",
+    docs: [WEB_A, WEB_B, service("type: NodePort\nexternalTrafficPolicy: Local\nselector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: [],
+    absent: "KTL604",
+  },
+  {
+    name: "KTL605 internalTrafficPolicy Local: a client on a node without a backend gets nothing",
+    docs: [WEB_A, CLIENT_B, service("internalTrafficPolicy: Local\nselector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: ["KTL605 spec.internalTrafficPolicy"],
+  },
+  {
+    name: "KTL605 not raised when every node with clients has a backend",
+    docs: [WEB_A, WEB_B, CLIENT_B, service("internalTrafficPolicy: Local\nselector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: [],
+    absent: "KTL605",
+  },
+  {
+    name: "KTL606 default-deny egress without a DNS allowance",
+    docs: [WEB_A, policy("podSelector: {}\npolicyTypes: [Egress]")],
+    want: ["KTL606 spec.policyTypes"],
+  },
+  {
+    name: "KTL606 not raised when an egress rule allows UDP/53",
+    docs: [WEB_A, policy("podSelector: {}\npolicyTypes: [Egress]\negress: [{ports: [{protocol: UDP, port: 53}, {protocol: TCP, port: 53}]}]")],
+    want: [],
+    absent: "KTL606",
+  },
+  {
+    name: "KTL606 uses the cluster's DNS pods when the input has them",
+    docs: [
+      WEB_A,
+      pod("coredns-0", "node-a", "{k8s-app: kube-dns}", "[{name: dns, containerPort: 53, protocol: UDP}]", "kube-system"),
+      policy("podSelector: {}\npolicyTypes: [Egress]\negress: [{to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: shop}}}], ports: [{protocol: UDP, port: 53}]}]"),
+    ],
+    want: ["KTL606 spec.egress"],
+  },
+  {
+    name: "KTL607 an ipBlock for external clients of a NodePort Service with externalTrafficPolicy Cluster (masqueraded)",
+    docs: [WEB_A, service("type: NodePort\nselector: {app: web}\nports: [{port: 80, targetPort: http}]"), policy("podSelector: {matchLabels: {app: web}}\ningress: [{from: [{ipBlock: {cidr: 203.0.113.0/24}}]}]")],
+    want: ["KTL607 spec.ingress[0].from[0].ipBlock"],
+  },
+  {
+    name: "KTL607 not raised with externalTrafficPolicy Local (client IP kept)",
+    docs: [WEB_A, WEB_B, service("type: NodePort\nexternalTrafficPolicy: Local\nselector: {app: web}\nports: [{port: 80, targetPort: http}]"), policy("podSelector: {matchLabels: {app: web}}\ningress: [{from: [{ipBlock: {cidr: 203.0.113.0/24}}]}]")],
+    want: [],
+    absent: "KTL607",
+  },
+  {
+    name: "KTL608 trafficDistribution PreferClose with backends in one zone only",
+    docs: [WEB_A, service("trafficDistribution: PreferClose\nselector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: ["KTL608 spec.trafficDistribution"],
+  },
+  {
+    name: "KTL608 not raised with a backend in every zone",
+    docs: [WEB_A, WEB_B, service("trafficDistribution: PreferClose\nselector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: [],
+    absent: "KTL608",
+  },
+  {
+    name: "KTL609 a static clusterIP in the allocator's dynamic band (KEP-3070)",
+    docs: [WEB_A, service("clusterIP: 10.100.0.10\nselector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: ["KTL609 spec.clusterIP"],
+  },
+  {
+    name: "KTL609 not raised for an address in the static band",
+    docs: [WEB_A, service("clusterIP: 10.96.0.10\nselector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: [],
+    absent: "KTL609",
+  },
+  {
+    name: "KTL609 a nodePort in the dynamic band (KEP-3668)",
+    docs: [WEB_A, WEB_B, service("type: NodePort\nselector: {app: web}\nports: [{port: 80, targetPort: http, nodePort: 31000}]")],
+    want: ["KTL609 spec.ports[0].nodePort"],
+  },
+  {
+    name: "KTL510 an unknown (misspelt) field",
+    docs: [WEB_A, service("selector: {app: web}\nports: [{port: 80, targetPort: http}]\nexternalTraficPolicy: Local")],
+    want: ["KTL510 spec.externalTraficPolicy"],
+  },
+];
+
+describe("lint", () => {
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = codes(...c.docs);
+      for (const w of c.want) expect(got).toContain(w);
+      if (c.absent) expect(got.filter((g) => g.startsWith(c.absent!))).toEqual([]);
+    });
+  }
+
+  it("every warning carries a line, a hint and a code", () => {
+    const r = validateModel(loadModel([{ name: "t.yaml", text: [NODES, WEB_A, service("selector: {app: wbe}\nports: [{port: 80}]")].join("\n---\n") }]));
+    expect(r.warnings.length).toBeGreaterThan(0);
+    for (const w of r.warnings) {
+      expect(w.line).toBeGreaterThan(0);
+      expect(w.hint.length).toBeGreaterThan(10);
+      expect(w.code).toMatch(/^KTL[56]\d\d$/);
+      expect(w.type).toBe("Warning");
+    }
+  });
+});
