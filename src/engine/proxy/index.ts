@@ -42,8 +42,9 @@
  *    count) and 503 otherwise. Load balancers send traffic only to nodes
  *    that answer 200.
  * 10. loadBalancerSourceRanges (the firewall chain) admit LoadBalancer-IP
- *    traffic only from the listed ranges, and from the node itself when a
- *    node address is inside them; NodePorts are not filtered.
+ *    traffic, pods' included, only from the listed ranges (and from the LB
+ *    IP itself when a node address is inside them); NodePorts and the
+ *    ClusterIP are not filtered.
  */
 import type { SourceRef } from "../parse/manifests.ts";
 import type { Model, Node, Protocol } from "../model/types.ts";
@@ -416,16 +417,25 @@ export interface SourceRangeCheck {
   matched?: string;
 }
 
-/** The firewall chain for LoadBalancer-IP traffic (rule 10); undefined when the Service sets no source ranges. */
-export function checkSourceRanges(s: Service, sourceIP: string, fromNode?: Node): SourceRangeCheck | undefined {
+/**
+ * The firewall chain for LoadBalancer-IP traffic (rule 10): the source must be
+ * in a range; when an address of the handling node is in a range, a source
+ * equal to the LoadBalancer IP is admitted too (node traffic SNATted to the
+ * LB IP by something outside kube-proxy: iptables TestLoadBalancer "same node
+ * to LB1, SNATted to LB1 (implicitly allowed)"). Undefined when the Service
+ * sets no source ranges.
+ */
+export function checkSourceRanges(s: Service, sourceIP: string, handling?: Node): SourceRangeCheck | undefined {
   if (s.loadBalancerSourceRanges.length === 0) return undefined;
-  const ip = parseIP(sourceIP);
   const cidrs = s.loadBalancerSourceRanges.map((r) => ({ r, c: parseCidr(r).cidr }));
-  const hit = ip ? cidrs.find((x) => x.c && cidrContains(x.c, ip)) : undefined;
+  const inRanges = (text: string) => {
+    const ip = parseIP(text);
+    return ip ? cidrs.find((x) => x.c && cidrContains(x.c, ip)) : undefined;
+  };
+  const hit = inRanges(sourceIP);
   if (hit) return { allowed: true, ranges: s.loadBalancerSourceRanges, matched: hit.r };
-  if (fromNode) {
-    const nodeHit = fromNode.addresses.map((a) => parseIP(a.address)).find((a) => a && cidrs.some((x) => x.c && cidrContains(x.c, a)));
-    if (nodeHit) return { allowed: true, ranges: s.loadBalancerSourceRanges, matched: "the node's own address" };
+  if (handling && s.loadBalancerIPs.includes(sourceIP) && handling.addresses.some((a) => inRanges(a.address))) {
+    return { allowed: true, ranges: s.loadBalancerSourceRanges, matched: `the LoadBalancer IP itself (${handling.name}'s address is in a range)` };
   }
   return { allowed: false, ranges: s.loadBalancerSourceRanges };
 }

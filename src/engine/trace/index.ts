@@ -769,7 +769,7 @@ function viaLoadBalancer(ctx: Ctx, s: Service, sp: ServicePort, vip: string, fam
     });
   }
   const clientIP = client.ip(family) ?? "";
-  const fw = checkSourceRanges(s, clientIP, client.host && handling.name === client.node.name ? handling : undefined);
+  const fw = checkSourceRanges(s, clientIP, handling);
   if (fw) {
     ctx.hops.push({
       step: "loadBalancerSourceRanges",
