@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildProxyIndex, checkSourceRanges, chooseEndpoints, healthCheck, loadBalancerHealth, portTraits, type ProxyDecision, type ProxyRequest } from "./index.ts";
-import { makeNode, makePod, makeService, makeSlice, modelOf } from "./test-fixtures.ts";
+import { makeNode, makeService, makeSlice, modelOf } from "./test-fixtures.ts";
 
 const nodes = [makeNode("test-node", "192.168.0.2", { zone: "zone-a" }), makeNode("host1", "192.168.0.3", { zone: "zone-b" })];
 const p80 = [{ name: "p80", port: 80 }];
