@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import { buildProxyIndex } from "../proxy/index.ts";
+import { makeNode, makePod, makePolicy, makeService, makeSlice, modelOf } from "../proxy/test-fixtures.ts";
+import { parseTraceDestination, parseTraceSource, traceRequest, type TraceResult } from "./index.ts";
+
+type Obj = Record<string, unknown>;
+function tracer(objects: Obj[]) {
+  const model = modelOf(objects);
+  const index = buildProxyIndex(model);
+  return (from: string, to: string, protocol: "TCP" | "UDP" | "SCTP" = "TCP"): TraceResult => traceRequest(model, index, from, to, protocol);
+}
+const eps = (t: TraceResult) => t.endpoints.map((e) => `${e.ip}:${e.port}`).sort().join(", ");
+
+// nftables proxier_test.go TestInternalExternalMasquerade, "base" case (working local detector, no
+// masqueradeAll): svc1 is a LoadBalancer with externalTrafficPolicy Cluster, svc2 with Local, svc3 with
+// internalTrafficPolicy Local; each has one endpoint on test-node (10.180.0.N) and one on "remote"
+// (10.180.1.N). Pod 10.0.0.2 and the node 192.168.0.2 send from test-node; 203.0.113.2 is external.
+describe("TestInternalExternalMasquerade flows, through the trace", () => {
+  const lb = (n: number, ip: string, spec: Obj) =>
+    makeService(`ns${n}`, `svc${n}`, { type: "LoadBalancer", clusterIP: `172.30.0.4${n}`, ports: [{ name: "p80", port: 80, nodePort: 3000 + n }], ...spec }, { status: { loadBalancer: { ingress: [{ ip }] } } });
+  const slice = (n: number) => makeSlice(`ns${n}`, `svc${n}`, `svc${n}-1`, [{ name: "p80", port: 80 }], [{ ip: `10.180.0.${n}`, node: "test-node" }, { ip: `10.180.1.${n}`, node: "remote" }]);
+  const trace = tracer([
+    makeNode("test-node", "192.168.0.2", { podCIDR: "10.0.0.0/24" }),
+    makeNode("remote", "192.168.0.3", { podCIDR: "10.0.1.0/24" }),
+    makePod("ns0", "client", { node: "test-node", ip: "10.0.0.2" }),
+    lb(1, "1.2.3.4", { externalTrafficPolicy: "Cluster" }),
+    lb(2, "5.6.7.8", { externalTrafficPolicy: "Local" }),
+    lb(3, "9.10.11.12", { internalTrafficPolicy: "Local" }),
+    slice(1), slice(2), slice(3),
+  ]);
+  const pod = "pod:ns0/client", node = "node:test-node", external = "external:203.0.113.2@test-node";
+  it.each<[string, string, string, string, boolean]>([
+    ["pod to ClusterIP", pod, "ip:172.30.0.41:80", "10.180.0.1:80, 10.180.1.1:80", false],
+    ["pod to NodePort", pod, "ip:192.168.0.2:3001", "10.180.0.1:80, 10.180.1.1:80", true],
+    ["pod to LB", pod, "ip:1.2.3.4:80", "10.180.0.1:80, 10.180.1.1:80", true],
+    ["node to ClusterIP", node, "ip:172.30.0.41:80", "10.180.0.1:80, 10.180.1.1:80", true],
+    ["node to NodePort", node, "ip:192.168.0.2:3001", "10.180.0.1:80, 10.180.1.1:80", true],
+    ["node to LB", node, "ip:1.2.3.4:80", "10.180.0.1:80, 10.180.1.1:80", true],
+    ["external to ClusterIP", external, "ip:172.30.0.41:80", "10.180.0.1:80, 10.180.1.1:80", true],
+    ["external to NodePort", external, "ip:192.168.0.2:3001", "10.180.0.1:80, 10.180.1.1:80", true],
+    ["external to LB", external, "ip:1.2.3.4:80", "10.180.0.1:80, 10.180.1.1:80", true],
+    ["pod to ClusterIP with eTP:Local", pod, "ip:172.30.0.42:80", "10.180.0.2:80, 10.180.1.2:80", false],
+    ["pod to NodePort with eTP:Local", pod, "ip:192.168.0.2:3002", "10.180.0.2:80, 10.180.1.2:80", false],
+    ["pod to LB with eTP:Local", pod, "ip:5.6.7.8:80", "10.180.0.2:80, 10.180.1.2:80", false],
+    ["node to ClusterIP with eTP:Local", node, "ip:172.30.0.42:80", "10.180.0.2:80, 10.180.1.2:80", true],
+    ["node to NodePort with eTP:Local (upstream probes 3001 here)", node, "ip:192.168.0.2:3001", "10.180.0.1:80, 10.180.1.1:80", true],
+    ["node to LB with eTP:Local", node, "ip:5.6.7.8:80", "10.180.0.2:80, 10.180.1.2:80", true],
+    ["external to ClusterIP with eTP:Local", external, "ip:172.30.0.42:80", "10.180.0.2:80, 10.180.1.2:80", true],
+    ["external to NodePort with eTP:Local", external, "ip:192.168.0.2:3002", "10.180.0.2:80", false],
+    ["external to LB with eTP:Local", external, "ip:5.6.7.8:80", "10.180.0.2:80", false],
+    ["pod to ClusterIP with iTP:Local", pod, "ip:172.30.0.43:80", "10.180.0.3:80", false],
+    ["pod to NodePort with iTP:Local", pod, "ip:192.168.0.2:3003", "10.180.0.3:80, 10.180.1.3:80", true],
+    ["pod to LB with iTP:Local", pod, "ip:9.10.11.12:80", "10.180.0.3:80, 10.180.1.3:80", true],
+    ["node to ClusterIP with iTP:Local", node, "ip:172.30.0.43:80", "10.180.0.3:80", true],
+    ["node to NodePort with iTP:Local", node, "ip:192.168.0.2:3003", "10.180.0.3:80, 10.180.1.3:80", true],
+    ["node to LB with iTP:Local", node, "ip:9.10.11.12:80", "10.180.0.3:80, 10.180.1.3:80", true],
+    ["external to ClusterIP with iTP:Local", external, "ip:172.30.0.43:80", "10.180.0.3:80", true],
+    ["external to NodePort with iTP:Local", external, "ip:192.168.0.2:3003", "10.180.0.3:80, 10.180.1.3:80", true],
+    ["external to LB with iTP:Local", external, "ip:9.10.11.12:80", "10.180.0.3:80, 10.180.1.3:80", true],
+  ])("%s", (_, from, to, output, masq) => {
+    const t = trace(from, to);
+    expect(eps(t)).toBe(output);
+    expect(t.sourceIPPreserved).toBe(!masq);
+    expect(t.handledBy).toBe("test-node");
+  });
+
+  it("the backends of a masqueraded flow see test-node's address", () => {
+    const t = trace(external, "ip:192.168.0.2:3001");
+    expect(t.endpoints.map((e) => e.sourceIP)).toEqual(["192.168.0.2", "192.168.0.2"]);
+  });
+
+  it("an external client's LoadBalancer with eTP:Local arriving at a node with no local endpoint: the health check fails and kube-proxy DROPs", () => {
+    const t = trace("external:203.0.113.2@remote", "service:ns2/svc2:80");
+    expect(t.hops.find((h) => h.step === "load balancer health check")).toMatchObject({ verdict: "pass" });
+    const none = tracer([
+      makeNode("test-node", "192.168.0.2"), makeNode("remote", "192.168.0.3"),
+      lb(2, "5.6.7.8", { externalTrafficPolicy: "Local" }),
+      makeSlice("ns2", "svc2", "s", [{ name: "p80", port: 80 }], [{ ip: "10.180.0.2", node: "test-node" }]),
+    ])("external:203.0.113.2@remote", "service:ns2/svc2:80");
+    expect(none.hops.find((h) => h.step === "load balancer health check")).toMatchObject({ verdict: "drop" });
+    expect([none.verdict, none.kubeProxy?.action, none.reason]).toEqual(["drop", "drop", "dropped: Service ns2/svc2 has externalTrafficPolicy Local and remote has no ready local endpoint"]);
+  });
+});
+
+describe("NetworkPolicy along the path", () => {
+  const base = [
+    makeNode("node-a", "192.168.10.11", { zone: "zone-a", podCIDR: "10.244.1.0/24" }),
+    makeNode("node-b", "192.168.10.21", { zone: "zone-b", podCIDR: "10.244.2.0/24" }),
+    makePod("shop", "frontend", { node: "node-a", ip: "10.244.1.20", labels: { app: "frontend" } }),
+    makePod("shop", "backend-0", { node: "node-a", ip: "10.244.1.5", labels: { app: "backend" }, ports: [{ name: "http", containerPort: 8080 }] }),
+    makePod("shop", "backend-1", { node: "node-b", ip: "10.244.2.5", labels: { app: "backend" }, ports: [{ name: "http", containerPort: 8080 }] }),
+  ];
+  const backendSvc = (spec: Obj = {}) => makeService("shop", "backend", { selector: { app: "backend" }, clusterIP: "10.96.0.50", ports: [{ name: "http", port: 80, targetPort: "http" }], ...spec });
+
+  it("egress at the source is judged against the backend after DNAT: a rule for the Service port does not admit the target port", () => {
+    const egress = (port: number) => makePolicy("shop", "frontend-egress", { podSelector: { matchLabels: { app: "frontend" } }, policyTypes: ["Egress"], egress: [{ to: [{ podSelector: { matchLabels: { app: "backend" } } }], ports: [{ protocol: "TCP", port }] }] });
+    const ok = tracer([...base, backendSvc(), egress(8080)])("pod:shop/frontend", "service:shop/backend:80");
+    expect([ok.verdict, ok.endpoints.map((e) => e.egress.reason)]).toEqual(["allow", ["allowed by shop/frontend-egress egress rule 1", "allowed by shop/frontend-egress egress rule 1"]]);
+    const bad = tracer([...base, backendSvc(), egress(80)])("pod:shop/frontend", "service:shop/backend:80");
+    expect(bad.verdict).toBe("drop");
+    expect(bad.hops.find((h) => h.step === "egress policy at source")).toMatchObject({ verdict: "drop", ref: { kind: "NetworkPolicy", name: "frontend-egress", field: "spec.podSelector" } });
+  });
+
+  it("ingress at each backend: one isolated backend makes the verdict partial, with the deciding rule's line", () => {
+    const deny = makePolicy("shop", "deny-b1", { podSelector: { matchLabels: { "statefulset.kubernetes.io/pod-name": "backend-1" } }, policyTypes: ["Ingress"] });
+    const b1 = makePod("shop", "backend-1", { node: "node-b", ip: "10.244.2.5", labels: { app: "backend", "statefulset.kubernetes.io/pod-name": "backend-1" }, ports: [{ name: "http", containerPort: 8080 }] });
+    const t = tracer([...base.filter((o) => (o.metadata as { name: string }).name !== "backend-1"), b1, backendSvc(), deny])("pod:shop/frontend", "service:shop/backend:80");
+    expect(t.verdict).toBe("partial");
+    expect(t.endpoints.map((e) => [e.pod, e.verdict, e.probability])).toEqual([["shop/backend-0", "allow", 0.5], ["shop/backend-1", "drop", 0.5]]);
+    expect(t.reason).toMatch(/^1 of 2 candidate endpoints accept the connection/);
+  });
+
+  it("the masquerade trap: an ipBlock rule for the client's range stops matching when kube-proxy SNATs to the node", () => {
+    const allowClients = makePolicy("shop", "allow-clients", { podSelector: { matchLabels: { app: "backend" } }, policyTypes: ["Ingress"], ingress: [{ from: [{ ipBlock: { cidr: "203.0.113.0/24" } }] }] });
+    const cluster = tracer([...base, backendSvc({ type: "NodePort", ports: [{ name: "http", port: 80, targetPort: "http", nodePort: 30080 }] }), allowClients])("external:203.0.113.10@node-a", "service:shop/backend:80");
+    expect([cluster.verdict, cluster.sourceIPPreserved, cluster.sourceIP]).toEqual(["drop", false, "192.168.10.11"]);
+    expect(cluster.endpoints[0]!.ingress.reason).toMatch(/shop\/allow-clients ingress rule 1 would admit the client's own address 203\.0\.113\.10, but the packet arrives from 192\.168\.10\.11/);
+    const local = tracer([...base, backendSvc({ type: "NodePort", externalTrafficPolicy: "Local", ports: [{ name: "http", port: 80, targetPort: "http", nodePort: 30080 }] }), allowClients])("external:203.0.113.10@node-a", "service:shop/backend:80");
+    expect([local.verdict, local.sourceIPPreserved, eps(local)]).toEqual(["allow", true, "10.244.1.5:8080"]);
+  });
+
+  it("a host-network sender is outside NetworkPolicy at the source and is seen as the node's address at the backend", () => {
+    const t = tracer([...base, backendSvc()])("node:node-b", "pod:shop/backend-0:8080");
+    expect(t.endpoints[0]).toMatchObject({ sourceIP: "192.168.10.21", sourceIPPreserved: true, egress: { isolated: false } });
+  });
+});
+
+describe("Services kube-proxy does not handle", () => {
+  const objs = [
+    makeNode("node-a", "192.168.10.11", { podCIDR: "10.244.1.0/24" }),
+    makePod("db", "client", { node: "node-a", ip: "10.244.1.20" }),
+    makePod("db", "pg-0", { node: "node-a", ip: "10.244.1.5", labels: { app: "pg" }, ports: [{ name: "pg", containerPort: 5432 }] }),
+    makePod("db", "pg-1", { node: "node-a", ip: "10.244.1.6", labels: { app: "pg" }, ready: false, ports: [{ name: "pg", containerPort: 5432 }] }),
+    makeService("db", "pg", { clusterIP: "None", selector: { app: "pg" }, ports: [{ name: "pg", port: 5432, targetPort: "pg" }] }),
+    makeService("db", "web", { clusterIP: "10.96.0.80", selector: { app: "pg" }, ports: [{ name: "x", port: 80, targetPort: 5432 }] }),
+    makeService("db", "alias", { type: "ExternalName", externalName: "pg.db.svc.cluster.local" }),
+    makeService("db", "outside", { type: "ExternalName", externalName: "db.example.com" }),
+  ];
+  const trace = tracer(objs);
+  it("headless: DNS hands out the ready pod IPs and the client connects directly, port untranslated", () => {
+    const t = trace("pod:db/client", "service:db/pg:5432");
+    expect([t.verdict, eps(t), t.service?.frontend, t.kubeProxy]).toEqual(["allow", "10.244.1.5:5432", "headless", null]);
+    expect(t.hops.find((h) => h.step === "dns")?.detail).toMatch(/kube-proxy is not involved/);
+  });
+  it("ExternalName naming an in-cluster Service is followed through its CNAME", () => {
+    const t = trace("pod:db/client", "service:db/alias:5432");
+    expect([t.verdict, eps(t)]).toEqual(["allow", "10.244.1.5:5432"]);
+    expect(t.hops.filter((h) => h.step === "dns")).toHaveLength(2);
+  });
+  it("ExternalName outside the cluster: nothing is proxied and no endpoint is in the model", () => {
+    const t = trace("pod:db/client", "service:db/outside:443");
+    expect([t.verdict, t.endpoints]).toEqual(["drop", []]);
+    expect(t.reason).toMatch(/ExternalName \(a DNS alias for db\.example\.com\)/);
+  });
+  it("a ClusterIP-only Service is not reachable from outside", () => {
+    const t = trace("external:203.0.113.9@node-a", "service:db/web:80");
+    expect([t.verdict, t.endpoints]).toEqual(["drop", []]);
+  });
+  it("a ClusterIP port the Service does not define is dropped (nftables: cluster-ips-check rejects it)", () => {
+    expect(trace("pod:db/client", "ip:10.96.0.80:81").verdict).toBe("drop");
+  });
+  it("a hostPort on the node's address reaches the pod through the CNI portmap DNAT", () => {
+    const t = tracer([...objs, makePod("db", "hp", { node: "node-a", ip: "10.244.1.9", ports: [{ containerPort: 8080, hostPort: 18080 }] })])("external:203.0.113.9@node-a", "ip:192.168.10.11:18080");
+    expect([t.verdict, eps(t), t.endpoints[0]!.pod]).toEqual(["allow", "10.244.1.9:8080", "db/hp"]);
+  });
+});
+
+describe("trace query syntax (shared/contract/ktl-cli.md)", () => {
+  it.each<[string, unknown]>([
+    ["pod:shop/frontend-0", { kind: "pod", pod: "shop/frontend-0" }],
+    ["node:node-a", { kind: "node", node: "node-a" }],
+    ["external:203.0.113.10@node-b", { kind: "external", ip: "203.0.113.10", node: "node-b" }],
+    ["external:[2001:db8::1]@node-b", { kind: "external", ip: "2001:db8::1", node: "node-b" }],
+    ["external:nonsense@node-b", { error: expect.stringContaining("external:IP@NODE") }],
+    ["svc:x/y", { error: expect.stringContaining("expected pod:NAMESPACE/NAME") }],
+  ])("--from %s", (text, want) => {
+    expect(parseTraceSource(text)).toEqual(want);
+  });
+  it.each<[string, unknown]>([
+    ["service:shop/web:80", { kind: "service", service: "shop/web", port: 80 }],
+    ["service:shop/web:http", { kind: "service", service: "shop/web", port: "http" }],
+    ["pod:shop/web-0:8080", { kind: "pod", pod: "shop/web-0", port: 8080 }],
+    ["ip:10.96.0.10:53", { kind: "ip", ip: "10.96.0.10", port: 53 }],
+    ["ip:[fd00:10:96::a]:443", { kind: "ip", ip: "fd00:10:96::a", port: 443 }],
+    ["ip:fd00:10:96::a:443", { kind: "ip", ip: "fd00:10:96::a", port: 443 }],
+    ["ip:10.96.0.10:http", { error: expect.stringContaining("ip:ADDRESS:PORT") }],
+    ["service:shop/web:70000", { error: expect.stringContaining("service:NAMESPACE/NAME:PORT") }],
+  ])("--to %s", (text, want) => {
+    expect(parseTraceDestination(text)).toEqual(want);
+  });
+  it("an unknown pod is an error, not a verdict", () => {
+    expect(tracer([makeNode("n", "192.168.0.2")])("pod:x/y", "ip:10.0.0.1:80").error).toBe("--from pod:x/y: no pod x/y in the input");
+  });
+});
