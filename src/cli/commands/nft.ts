@@ -1,0 +1,19 @@
+/** `ktl nft`: what `nft list table ip kube-proxy` prints on one node in kube-proxy's nftables mode. */
+import type { Output } from "../io.ts";
+import { runMode } from "./iptables.ts";
+
+export const help = `ktl nft --node NAME [options] INPUT...
+
+What \`nft list table ip kube-proxy\` (ip6 with --family IPv6) prints on node
+NAME when kube-proxy v1.35 runs in nftables mode: the service-ips,
+service-nodeports, no-endpoint-services, no-endpoint-nodeports and
+firewall-ips verdict maps, the cluster-ips set, and the service-, local-,
+external-, firewall- and endpoint- chains with their numgen load balancing.
+
+Options are those of ktl iptables (--family, --detect-local-mode,
+--cluster-cidr, --pod-bridge-interface, --pod-interface-name-prefix,
+--masquerade-all, --nodeport-addresses, --json).`;
+
+export function run(argv: string[], io: Output): number {
+  return runMode("nftables", argv, io, help);
+}

@@ -1,0 +1,238 @@
+/**
+ * The node's dataplane: the rules kube-proxy v1.35 writes on one node, in
+ * each proxy mode, printed the way the node's own tools print them, and the
+ * rules one traced packet walks through.
+ *
+ * - iptables mode: `iptables-save` (nat and filter tables).
+ * - nftables mode: `nft list table ip kube-proxy`.
+ * - IPVS mode: `ipvsadm -Ln`.
+ *
+ * Every mode is built from nodeDataplaneInput, i.e. from the proxy module's
+ * CategorizeEndpoints, the decision the trace reads.
+ */
+import type { Model } from "../model/types.ts";
+import type { InputFile } from "../parse/manifests.ts";
+import { nodeAddress, type ProxyIndex } from "../proxy/index.ts";
+import type { TraceResult } from "../trace/index.ts";
+import { parseIP } from "../model/ip.ts";
+import { buildIptables, type IptablesRuleset } from "./iptables/build.ts";
+import { saveIptables, type SavedLine } from "./iptables/save.ts";
+import { walkIptables, type Packet, type WalkStep } from "./iptables/walk.ts";
+import { buildNftables, listNftables } from "./nftables.ts";
+import { listIpvs } from "./ipvs.ts";
+import {
+  findKubeProxyConfiguration,
+  kubeProxyConfigurationOverrides,
+  nodeDataplaneInput,
+  resolveProxyConfig,
+  type ProxyConfigOverrides,
+} from "./input.ts";
+import type { IPFamily, ProxyConfig } from "./types.ts";
+
+export type { ProxyConfigOverrides } from "./input.ts";
+export type { ProxyConfig, IPFamily, LocalDetector, RuleOrigin, DataplaneServicePort, DataplaneEndpoint, NodeDataplaneInput } from "./types.ts";
+export type { Packet, WalkStep, WalkBranch, IptablesWalk } from "./iptables/walk.ts";
+export type { SavedLine } from "./iptables/save.ts";
+export { servicePortNameString, portProtoHash, serviceClusterChain, serviceLocalChain, serviceEndpointChain, nftServiceBase, nftEndpointBase } from "./names.ts";
+export { kubeProxyProbability, kernelProbability, savedProbability } from "./probability.ts";
+export { nodeDataplaneInput, resolveProxyConfig, kubeProxyConfigurationOverrides, findKubeProxyConfiguration } from "./input.ts";
+export { buildIptables } from "./iptables/build.ts";
+export { saveIptables } from "./iptables/save.ts";
+export { walkIptables } from "./iptables/walk.ts";
+
+export type ProxyMode = "iptables" | "nftables" | "ipvs";
+
+/** The kube-proxy release whose rules are reproduced. */
+export const KUBE_PROXY_VERSION = "v1.35";
+
+export interface DataplaneOptions extends ProxyConfigOverrides {
+  family?: IPFamily;
+}
+
+/** What one node's rules look like in one proxy mode. */
+export interface NodeRules {
+  node: string;
+  mode: ProxyMode;
+  family: IPFamily;
+  config: ProxyConfig;
+  /** How settings the input leaves open were chosen. */
+  notes: string[];
+  /** The tool's output, as the node prints it. */
+  text: string;
+  /** One entry per line of `text`; `ruleId` links a rule's line to walk steps. */
+  lines: SavedLine[];
+  /** Problem with the request (unknown node), instead of rules. */
+  error?: string;
+}
+
+function errorRules(node: string, mode: ProxyMode, family: IPFamily, config: ProxyConfig, error: string): NodeRules {
+  return { node, mode, family, config, notes: [], text: "", lines: [], error };
+}
+
+/** Merges a KubeProxyConfiguration from the input (if any) under the explicit options. */
+export function dataplaneOptions(files: readonly InputFile[], explicit: DataplaneOptions = {}): DataplaneOptions {
+  const raw = findKubeProxyConfiguration(files);
+  return raw ? { ...kubeProxyConfigurationOverrides(raw), ...explicit } : { ...explicit };
+}
+
+function prepare(model: Model, index: ProxyIndex, node: string, options: DataplaneOptions) {
+  const family: IPFamily = options.family ?? "IPv4";
+  const { config, notes } = resolveProxyConfig(model, node, family, options);
+  const known = model.nodesByName.has(node);
+  return { family, config, notes, known, input: known ? nodeDataplaneInput(index, node, family) : undefined };
+}
+
+function unknownNode(model: Model, node: string): string {
+  return `no node ${node} in the input (nodes: ${model.nodes.map((n) => n.name).join(", ")})`;
+}
+
+export interface IptablesRules extends NodeRules {
+  ruleset?: IptablesRuleset;
+}
+
+/** iptables mode: what `iptables-save` prints for the filter and nat tables on `node`. */
+export function iptablesRules(model: Model, index: ProxyIndex, node: string, options: DataplaneOptions = {}): IptablesRules {
+  const p = prepare(model, index, node, options);
+  if (!p.input) return errorRules(node, "iptables", p.family, p.config, unknownNode(model, node));
+  const ruleset = buildIptables(p.input, p.config);
+  const saved = saveIptables(ruleset);
+  const noteLines = p.notes.map((n) => ({ text: `# ktl: ${n}` }));
+  const lines = [...noteLines, ...saved.lines];
+  return { node, mode: "iptables", family: p.family, config: p.config, notes: p.notes, text: lines.map((l) => l.text).join("\n") + "\n", lines, ruleset };
+}
+
+/** nftables mode: what `nft list table ip kube-proxy` (ip6 for IPv6) prints on `node`. */
+export function nftablesRules(model: Model, index: ProxyIndex, node: string, options: DataplaneOptions = {}): NodeRules {
+  const p = prepare(model, index, node, options);
+  if (!p.input) return errorRules(node, "nftables", p.family, p.config, unknownNode(model, node));
+  const listed = listNftables(buildNftables(p.input, p.config));
+  const lines = [...p.notes.map((n) => ({ text: `# ktl: ${n}` })), ...listed.lines];
+  return { node, mode: "nftables", family: p.family, config: p.config, notes: p.notes, text: lines.map((l) => l.text).join("\n") + "\n", lines };
+}
+
+/** IPVS mode: what `ipvsadm -Ln` prints on `node`. */
+export function ipvsRules(model: Model, index: ProxyIndex, node: string, options: DataplaneOptions = {}): NodeRules {
+  const p = prepare(model, index, node, options);
+  if (!p.input) return errorRules(node, "ipvs", p.family, p.config, unknownNode(model, node));
+  const listed = listIpvs(p.input, p.config, model);
+  return { node, mode: "ipvs", family: p.family, config: p.config, notes: p.notes, text: listed.lines.map((l) => l.text).join("\n") + "\n", lines: listed.lines };
+}
+
+export function nodeRules(model: Model, index: ProxyIndex, node: string, mode: ProxyMode, options: DataplaneOptions = {}): NodeRules {
+  return mode === "iptables" ? iptablesRules(model, index, node, options) : mode === "nftables" ? nftablesRules(model, index, node, options) : ipvsRules(model, index, node, options);
+}
+
+/** A walk step with the line of the printed rules it highlights. */
+export interface TraceRuleStep extends WalkStep {
+  /** 0-based index into NodeRules.lines / the text's lines. */
+  lineIndex: number;
+}
+
+export interface TraceRuleBranch {
+  /** The backend this branch DNATs to ("ip:port"), if any. */
+  endpoint?: string;
+  probability: number;
+  verdict: "accept" | "drop" | "reject";
+  masquerade: boolean;
+  steps: TraceRuleStep[];
+  /** The step that dropped or rejected the packet. */
+  stoppedBy?: TraceRuleStep;
+}
+
+export interface TraceRuleWalk {
+  node: string;
+  mode: "iptables";
+  /** The packet as it reaches the node's netfilter hooks; null when kube-proxy on this node does not see it. */
+  packet: Packet | null;
+  branches: TraceRuleBranch[];
+  /** What the walk shows, in one sentence. */
+  note: string;
+}
+
+/** The interface a pod's packet arrives on, as the local-traffic detector expects it. */
+function podInterface(config: ProxyConfig): string {
+  const d = config.localDetector;
+  if (d.mode === "InterfaceNamePrefix") return `${d.prefix}0a1b2c3d`;
+  if (d.mode === "BridgeInterface") return d.interfaceName;
+  return "veth0a1b2c3d";
+}
+
+function splitHostPort(text: string): { ip: string; port: number } | undefined {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(text);
+  return m ? { ip: m[1]!, port: Number(m[2]) } : undefined;
+}
+
+/** The first packet of a traced connection as it reaches `node` (the node whose kube-proxy handles it). */
+export function packetForTrace(model: Model, trace: TraceResult, node: string, config: ProxyConfig): Packet | null {
+  if (trace.error || trace.handledBy !== node) return null;
+  const dest = (trace.service && trace.service.frontend !== "headless" && trace.service.frontend !== "externalName" ? splitHostPort(trace.service.address) : undefined) ?? { ip: trace.to.ip, port: trace.to.port ?? trace.port };
+  const fam = parseIP(dest.ip)?.family ?? 4;
+  const from = trace.from;
+  let src: string | undefined;
+  let host = false;
+  if (from.kind === "pod") {
+    const pod = model.podsByKey.get(from.name);
+    host = !!pod?.hostNetwork;
+    src = pod?.ips.find((ip) => parseIP(ip)?.family === fam) ?? (host ? nodeAddress(model.nodesByName.get(from.node ?? ""), fam) : undefined);
+  } else if (from.kind === "node") {
+    host = true;
+    src = nodeAddress(model.nodesByName.get(from.name), fam);
+  } else src = from.name;
+  if (!src) return null;
+  const fromHost = host && from.node === node;
+  const packet: Packet = { src, dst: dest.ip, protocol: trace.protocol, dport: dest.port, fromHost };
+  if (!fromHost) packet.inIface = from.kind === "pod" && !host && from.node === node ? podInterface(config) : "eth0";
+  return packet;
+}
+
+/**
+ * The iptables rules a traced packet walks on `node`, in order, one branch
+ * per backend kube-proxy may pick (with its chance), each step pointing at
+ * its line in `rules` (iptablesRules for the same node and options).
+ */
+export function walkTrace(model: Model, rules: IptablesRules, trace: TraceResult): TraceRuleWalk {
+  const out: TraceRuleWalk = { node: rules.node, mode: "iptables", packet: null, branches: [], note: "" };
+  if (!rules.ruleset) {
+    out.note = rules.error ?? "no rules";
+    return out;
+  }
+  const packet = packetForTrace(model, trace, rules.node, rules.config);
+  if (!packet) {
+    out.note = trace.error
+      ? `the trace has no packet: ${trace.error}`
+      : trace.handledBy
+        ? `kube-proxy on ${trace.handledBy}, not ${rules.node}, handles this packet`
+        : "this packet goes to a pod or an address directly: no kube-proxy rule rewrites it";
+    return out;
+  }
+  out.packet = packet;
+  const node = model.nodesByName.get(rules.node);
+  const local = (node?.addresses ?? []).map((a) => a.address);
+  const walk = walkIptables(rules.ruleset, packet, local);
+  const lineOf = new Map<string, number>();
+  rules.lines.forEach((l, i) => {
+    if (l.ruleId) lineOf.set(l.ruleId, i);
+  });
+  const withLine = (s: WalkStep): TraceRuleStep => ({ ...s, lineIndex: lineOf.get(s.ruleId) ?? -1 });
+  out.branches = walk.branches.map((b) => {
+    const br: TraceRuleBranch = { probability: b.probability, verdict: b.verdict, masquerade: b.masquerade, steps: b.steps.map(withLine) };
+    if (b.dnat) br.endpoint = b.dnat;
+    if (b.stoppedBy) br.stoppedBy = withLine(b.stoppedBy);
+    return br;
+  });
+  const stopped = out.branches.find((b) => b.stoppedBy);
+  out.note = stopped
+    ? `${stopped.verdict === "reject" ? "rejected" : "dropped"} by ${stopped.stoppedBy!.table} ${stopped.stoppedBy!.chain}: ${stopped.stoppedBy!.line}`
+    : `${out.branches.length} branch${out.branches.length === 1 ? "" : "es"}: ${out.branches.map((b) => b.endpoint ?? "no DNAT").join(", ")}`;
+  return out;
+}
+
+/**
+ * For a trace: the iptables rules of the node that handles its packet (or
+ * `node`), and the rules the packet walks there, in order.
+ */
+export function rulesWalkedByTrace(model: Model, index: ProxyIndex, trace: TraceResult, options: DataplaneOptions = {}, node?: string): { rules: IptablesRules; walk: TraceRuleWalk } {
+  const name = node ?? trace.handledBy ?? trace.from.node ?? model.nodes[0]?.name ?? "";
+  const rules = iptablesRules(model, index, name, options);
+  return { rules, walk: walkTrace(model, rules, trace) };
+}

@@ -1,0 +1,94 @@
+/**
+ * kube-proxy v1.35 in IPVS mode on one node (pkg/proxy/ipvs/proxier.go
+ * syncService/syncEndpoint) and `ipvsadm -Ln` as ipvsadm prints it.
+ *
+ * Virtual servers: one per Service port for the ClusterIP, each externalIP,
+ * each load-balancer VIP, and the NodePort on each node address (all local
+ * addresses, or those in nodePortAddresses). Real servers: the ClusterIP
+ * uses internalTrafficPolicy's endpoints, the external ones
+ * externalTrafficPolicy's (CategorizeEndpoints' cluster or local list);
+ * forwarding is masquerading, weight 1. The scheduler is ipvs.scheduler
+ * (rr when empty); ClientIP session affinity is "persistent <timeout>".
+ *
+ * ipvsadm (ipvsadm.c list_all/print_service_entry, libipvs
+ * ipvs_cmp_services/ipvs_cmp_dests) sorts services by protocol number, then
+ * address, then port, and real servers by address then port, and prints
+ * "%s  %s %s" for a service and "  -> %-28s %-7s %-6d %-10u %-10u" for a
+ * real server.
+ */
+import type { Model } from "../model/types.ts";
+import { parseIP } from "../model/ip.ts";
+import type { DataplaneEndpoint, NodeDataplaneInput, ProxyConfig } from "./types.ts";
+import { nodePortIPs } from "./iptables/build.ts";
+import { servicePortNameString } from "./names.ts";
+import type { SavedLine } from "./iptables/save.ts";
+
+export interface IpvsVirtualServer {
+  protocol: "TCP" | "UDP" | "SCTP";
+  address: string;
+  port: number;
+  scheduler: string;
+  persistentSeconds?: number;
+  /** Which Service port and frontend it implements. */
+  servicePort: string;
+  frontend: "clusterIP" | "externalIP" | "loadBalancer" | "nodePort";
+  realServers: { address: string; port: number; weight: number }[];
+}
+
+const PROTO_NUMBER = { TCP: 6, UDP: 17, SCTP: 132 } as const;
+
+function addrValue(ip: string): bigint {
+  return parseIP(ip)?.value ?? 0n;
+}
+
+function hostPort(ip: string, port: number): string {
+  return ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`;
+}
+
+function familyOf(ip: string): "IPv4" | "IPv6" | undefined {
+  const p = parseIP(ip);
+  return p ? (p.family === 4 ? "IPv4" : "IPv6") : undefined;
+}
+
+export function buildIpvs(input: NodeDataplaneInput, config: ProxyConfig): IpvsVirtualServer[] {
+  const out: IpvsVirtualServer[] = [];
+  const nodeIPs = config.nodePortAddresses.length === 0 ? input.nodeIPs.filter((ip) => familyOf(ip) === config.family) : nodePortIPs(input, config).filter((ip) => !ip.startsWith("127."));
+  for (const s of input.servicePorts) {
+    if (familyOf(s.clusterIP) !== config.family) continue;
+    const spn = servicePortNameString(s.namespace, s.name, s.portName);
+    const rs = (eps: readonly DataplaneEndpoint[]) => eps.map((e) => ({ address: e.ip, port: e.port, weight: 1 }));
+    const internal = rs(s.internalPolicyLocal ? s.localEndpoints : s.clusterEndpoints);
+    const external = rs(s.externalPolicyLocal ? s.localEndpoints : s.clusterEndpoints);
+    const vs = (address: string, port: number, frontend: IpvsVirtualServer["frontend"], realServers: IpvsVirtualServer["realServers"]) => {
+      const v: IpvsVirtualServer = { protocol: s.protocol, address, port, scheduler: config.ipvsScheduler, servicePort: spn, frontend, realServers };
+      if (s.stickyMaxAgeSeconds !== undefined) v.persistentSeconds = s.stickyMaxAgeSeconds;
+      out.push(v);
+    };
+    vs(s.clusterIP, s.port, "clusterIP", internal);
+    for (const ip of s.externalIPs) if (familyOf(ip) === config.family) vs(ip, s.port, "externalIP", external);
+    for (const ip of s.loadBalancerVIPs) if (familyOf(ip) === config.family) vs(ip, s.port, "loadBalancer", external);
+    if (s.nodePort) for (const ip of nodeIPs) vs(ip, s.nodePort, "nodePort", external);
+  }
+  const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+  out.sort((a, b) => PROTO_NUMBER[a.protocol] - PROTO_NUMBER[b.protocol] || cmp(addrValue(a.address), addrValue(b.address)) || a.port - b.port);
+  for (const v of out) v.realServers.sort((a, b) => cmp(addrValue(a.address), addrValue(b.address)) || a.port - b.port);
+  return out;
+}
+
+const pad = (s: string, n: number) => s.padEnd(n, " ");
+
+export function listIpvs(input: NodeDataplaneInput, config: ProxyConfig, _model?: Model): { text: string; lines: SavedLine[]; servers: IpvsVirtualServer[] } {
+  const servers = buildIpvs(input, config);
+  const lines: SavedLine[] = [
+    { text: "IP Virtual Server version 1.2.1 (size=4096)" },
+    { text: "Prot LocalAddress:Port Scheduler Flags" },
+    { text: `  -> ${pad("RemoteAddress:Port", 28)} Forward Weight ActiveConn InActConn` },
+  ];
+  servers.forEach((v, i) => {
+    lines.push({ text: `${v.protocol}  ${hostPort(v.address, v.port)} ${v.scheduler}${v.persistentSeconds !== undefined ? ` persistent ${v.persistentSeconds}` : ""}`, ruleId: `ipvs/${i + 1}` });
+    v.realServers.forEach((r, j) => {
+      lines.push({ text: `  -> ${pad(hostPort(r.address, r.port), 28)} ${pad("Masq", 7)} ${pad(String(r.weight), 6)} ${pad("0", 10)} ${pad("0", 10)}`.trimEnd(), ruleId: `ipvs/${i + 1}/${j + 1}` });
+    });
+  });
+  return { text: lines.map((l) => l.text).join("\n") + "\n", lines, servers };
+}

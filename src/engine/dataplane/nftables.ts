@@ -1,0 +1,390 @@
+/**
+ * kube-proxy v1.35 in nftables mode on one node (pkg/proxy/nftables/
+ * proxier.go setupNFTables and syncProxyRules, full sync; rule texts as in
+ * proxier_test.go TestOverallNFTablesRules) and `nft list table ip
+ * kube-proxy` as nft prints it:
+ *
+ * - the table's comment, then its sets and maps, then its chains, each group
+ *   in the order the kernel dumps them (creation order: a fresh kube-proxy's
+ *   first sync), blank lines between objects (nft src/rule.c table_print);
+ * - base chains as "type T hook H priority P; policy accept;" with the
+ *   standard priority names (nft prio2str: dstnat -100, filter 0, srcnat
+ *   100, offsets as "dstnat - 10");
+ * - set elements ", "-separated, a line break after every second IPv4
+ *   address and after every concatenated or mapped element (nft
+ *   src/expression.c calculate_delim);
+ * - marks as 0x%08x ("meta mark set meta mark | 0x00004000"), a set of one
+ *   element as a plain value (nft turns it into a comparison).
+ *
+ * Map elements are listed in the order kube-proxy adds them; the kernel's
+ * hash tables may list them in another order on a real node.
+ */
+import type { DataplaneServicePort, NodeDataplaneInput, ProxyConfig, RuleOrigin } from "./types.ts";
+import { planServicePort } from "./iptables/build.ts";
+import { nftEndpointBase, nftServiceBase, servicePortNameString } from "./names.ts";
+import type { SavedLine } from "./iptables/save.ts";
+import { parseCidr, parseIP } from "../model/ip.ts";
+
+export interface NftElement {
+  key: string;
+  value?: string;
+  comment?: string;
+}
+
+export interface NftSet {
+  kind: "set" | "map";
+  name: string;
+  type: string;
+  flags?: string[];
+  timeoutSeconds?: number;
+  comment?: string;
+  elements: NftElement[];
+}
+
+export interface NftRule {
+  id: string;
+  text: string;
+  comment?: string;
+  origin: RuleOrigin;
+}
+
+export interface NftChain {
+  name: string;
+  base?: { type: string; hook: string; priority: number };
+  comment?: string;
+  rules: NftRule[];
+}
+
+export interface NftTable {
+  family: "ip" | "ip6";
+  name: string;
+  comment: string;
+  sets: NftSet[];
+  chains: NftChain[];
+  node: string;
+}
+
+const SERVICE_PREFIX = "service-";
+const LOCAL_PREFIX = "local-";
+const EXTERNAL_PREFIX = "external-";
+const ENDPOINT_PREFIX = "endpoint-";
+const AFFINITY_PREFIX = "affinity-";
+const FIREWALL_PREFIX = "firewall-";
+
+// knftables priorities: DNATPriority "dstnat" = -100, FilterPriority 0, SNATPriority "srcnat" = 100.
+const BASE_CHAINS: [string, string, string, number][] = [
+  ["filter-prerouting-pre-dnat", "filter", "prerouting", -110],
+  ["filter-output-pre-dnat", "filter", "output", -110],
+  ["filter-input", "filter", "input", 0],
+  ["filter-forward", "filter", "forward", 0],
+  ["filter-output", "filter", "output", 0],
+  ["nat-prerouting", "nat", "prerouting", -100],
+  ["nat-output", "nat", "output", -100],
+  ["nat-postrouting", "nat", "postrouting", 100],
+];
+
+const JUMP_CHAINS: [string, string, string][] = [
+  ["nodeport-endpoints-check", "filter-input", "ct state new"],
+  ["service-endpoints-check", "filter-input", "ct state new"],
+  ["service-endpoints-check", "filter-forward", "ct state new"],
+  ["service-endpoints-check", "filter-output", "ct state new"],
+  ["firewall-check", "filter-prerouting-pre-dnat", "ct state new"],
+  ["firewall-check", "filter-output-pre-dnat", "ct state new"],
+  ["services", "nat-output", ""],
+  ["services", "nat-prerouting", ""],
+  ["masquerading", "nat-postrouting", ""],
+  ["cluster-ips-check", "filter-forward", "ct state new"],
+  ["cluster-ips-check", "filter-output", "ct state new"],
+];
+
+/** LocalTrafficDetector.IfLocalNFT / IfNotLocalNFT (pkg/proxy/util/localdetector.go). */
+function detectorNFT(config: ProxyConfig, local: boolean): string | undefined {
+  const d = config.localDetector;
+  const ipX = config.family === "IPv4" ? "ip" : "ip6";
+  const op = local ? "" : "!= ";
+  switch (d.mode) {
+    case "ClusterCIDR":
+    case "NodeCIDR":
+      return `${ipX} saddr ${op}${d.cidr}`;
+    case "BridgeInterface":
+      return `iifname ${op}"${d.interfaceName}"`;
+    case "InterfaceNamePrefix":
+      return `iifname ${op}"${d.prefix}*"`;
+    case "None":
+      return undefined;
+  }
+}
+
+/** A set of values as nft prints it: a single element as the plain value. */
+function anonSet(values: readonly string[]): string {
+  return values.length === 1 ? values[0]! : `{ ${values.join(", ")} }`;
+}
+
+const mark32 = (config: ProxyConfig) => `0x${((1 << config.masqueradeBit) >>> 0).toString(16).padStart(8, "0")}`;
+
+class Table {
+  readonly sets: NftSet[] = [];
+  readonly chains: NftChain[] = [];
+  private readonly chainByName = new Map<string, NftChain>();
+  private readonly setByName = new Map<string, NftSet>();
+  chain(name: string, extra: Partial<NftChain> = {}): NftChain {
+    let c = this.chainByName.get(name);
+    if (!c) {
+      c = { name, rules: [], ...extra };
+      this.chainByName.set(name, c);
+      this.chains.push(c);
+    }
+    return c;
+  }
+  set(s: NftSet): NftSet {
+    const have = this.setByName.get(s.name);
+    if (have) return have;
+    this.setByName.set(s.name, s);
+    this.sets.push(s);
+    return s;
+  }
+  elem(name: string, e: NftElement): void {
+    const s = this.setByName.get(name);
+    if (s && !s.elements.some((x) => x.key === e.key)) s.elements.push(e);
+  }
+  rule(chain: string, text: string, origin: RuleOrigin, comment?: string): void {
+    const c = this.chain(chain);
+    const r: NftRule = { id: `nft/${chain}/${c.rules.length + 1}`, text, origin };
+    if (comment) r.comment = comment;
+    c.rules.push(r);
+  }
+}
+
+function familyOf(ip: string): "IPv4" | "IPv6" | undefined {
+  const p = parseIP(ip);
+  return p ? (p.family === 4 ? "IPv4" : "IPv6") : undefined;
+}
+
+/** Builds kube-proxy's `kube-proxy` table for the node. */
+export function buildNftables(input: NodeDataplaneInput, config: ProxyConfig): NftTable {
+  const t = new Table();
+  const v6 = config.family === "IPv6";
+  const ipX = v6 ? "ip6" : "ip";
+  const addrType = v6 ? "ipv6_addr" : "ipv4_addr";
+  const noLocalhost = v6 ? "ip6 daddr != ::1" : "ip daddr != 127.0.0.0/8";
+  const mark = mark32(config);
+  const matchAll = config.nodePortAddresses.length === 0;
+  const base: RuleOrigin = { role: "base" };
+
+  for (const [name, type, hook, priority] of BASE_CHAINS) t.chain(name, { base: { type, hook, priority } });
+  for (const [dst, src, extra] of JUMP_CHAINS) {
+    t.chain(dst);
+    t.rule(src, `${extra ? `${extra} ` : ""}jump ${dst}`, { role: "jump" });
+  }
+  for (const c of ["services", "cluster-ips-check", "masquerading", "mark-for-masquerade"]) t.chain(c);
+  t.rule("mark-for-masquerade", `meta mark set meta mark | ${mark}`, { role: "masquerade" });
+  t.rule("masquerading", `meta mark & ${mark} == 0x00000000 return`, base);
+  t.rule("masquerading", `meta mark set meta mark ^ ${mark}`, base);
+  t.rule("masquerading", "masquerade fully-random", { role: "masquerade" });
+
+  t.set({ kind: "set", name: "cluster-ips", type: addrType, comment: "Active ClusterIPs", elements: [] });
+  t.rule("cluster-ips-check", `${ipX} daddr @cluster-ips reject`, { role: "no-endpoints" }, "Reject traffic to invalid ports of ClusterIPs");
+  if (config.serviceCIDRs.length) t.rule("cluster-ips-check", `${ipX} daddr ${anonSet(config.serviceCIDRs)} drop`, base, "Drop traffic to unallocated ClusterIPs");
+
+  if (!matchAll) {
+    t.set({ kind: "set", name: "nodeport-ips", type: addrType, comment: "IPs that accept NodePort traffic", elements: [] });
+    const cidrs = config.nodePortAddresses.map((c) => parseCidr(c).cidr).filter((c) => c !== undefined);
+    for (const ip of input.nodeIPs) {
+      const p = parseIP(ip);
+      if (p && familyOf(ip) === config.family && cidrs.some((c) => c.family === p.family && p.value >= c.first && p.value <= c.last)) t.elem("nodeport-ips", { key: ip });
+    }
+  }
+  t.set({ kind: "map", name: "no-endpoint-services", type: `${addrType} . inet_proto . inet_service : verdict`, comment: "vmap to drop or reject packets to services with no endpoints", elements: [] });
+  t.set({ kind: "map", name: "no-endpoint-nodeports", type: "inet_proto . inet_service : verdict", comment: "vmap to drop or reject packets to service nodeports with no endpoints", elements: [] });
+  t.chain("reject-chain", { comment: "helper for @no-endpoint-services / @no-endpoint-nodeports" });
+  t.rule("reject-chain", "reject", { role: "no-endpoints" });
+  t.rule("service-endpoints-check", `${ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`, base);
+  t.rule("nodeport-endpoints-check", `${matchAll ? noLocalhost : `${ipX} daddr @nodeport-ips`} meta l4proto . th dport vmap @no-endpoint-nodeports`, base);
+  t.set({ kind: "map", name: "firewall-ips", type: `${addrType} . inet_proto . inet_service : verdict`, comment: "destinations that are subject to LoadBalancerSourceRanges", elements: [] });
+  t.rule("firewall-check", `${ipX} daddr . meta l4proto . th dport vmap @firewall-ips`, base);
+  t.set({ kind: "map", name: "service-ips", type: `${addrType} . inet_proto . inet_service : verdict`, comment: "ClusterIP, ExternalIP and LoadBalancer IP traffic", elements: [] });
+  t.set({ kind: "map", name: "service-nodeports", type: "inet_proto . inet_service : verdict", comment: "NodePort traffic", elements: [] });
+  t.rule("services", `${ipX} daddr . meta l4proto . th dport vmap @service-ips`, base);
+  t.rule("services", `${matchAll ? `fib daddr type local ${noLocalhost}` : `${ipX} daddr @nodeport-ips`} meta l4proto . th dport vmap @service-nodeports`, { role: "nodeport" });
+
+  const key = (s: DataplaneServicePort) => `${servicePortNameString(s.namespace, s.name, s.portName)}\u0000${s.protocol}`;
+  const ports = [...input.servicePorts].filter((s) => familyOf(s.clusterIP) === config.family).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  for (const s of ports) addService(t, s, config, input, ipX, addrType);
+
+  return { family: v6 ? "ip6" : "ip", name: "kube-proxy", comment: "rules for kube-proxy", sets: t.sets, chains: t.chains, node: input.nodeName };
+}
+
+function addService(t: Table, s: DataplaneServicePort, config: ProxyConfig, input: NodeDataplaneInput, ipX: string, addrType: string): void {
+  const plan = planServicePort(s);
+  const protocol = plan.protocol;
+  const spn = plan.spn;
+  const baseName = nftServiceBase(s.namespace, s.name, protocol, s.portName);
+  const clusterChain = SERVICE_PREFIX + baseName;
+  const localChain = LOCAL_PREFIX + baseName;
+  const externalChain = EXTERNAL_PREFIX + baseName;
+  const fwChain = FIREWALL_PREFIX + baseName;
+  const epBase = (ip: string, port: number) => nftEndpointBase(s.namespace, s.name, protocol, s.portName, ip, port);
+  const service = `${s.namespace}/${s.name}`;
+  const o = (role: string, endpoint?: string): RuleOrigin => ({ service, servicePort: spn, role, ...(endpoint ? { endpoint } : {}) });
+  const ofFamily = (ips: readonly string[]) => ips.filter((ip) => familyOf(ip) === config.family);
+  const sticky = s.stickyMaxAgeSeconds !== undefined;
+  const epKey = (ip: string, port: number) => (ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`);
+
+  for (const ep of s.allLocallyReachableEndpoints) t.chain(ENDPOINT_PREFIX + epBase(ep.ip, ep.port));
+  if (plan.usesClusterPolicyChain) t.chain(clusterChain);
+  if (plan.usesLocalPolicyChain) t.chain(localChain);
+  if (plan.usesExternalTrafficChain) t.chain(externalChain);
+  const internalChain = s.internalPolicyLocal ? localChain : clusterChain;
+  const externalPolicyChain = s.externalPolicyLocal ? localChain : clusterChain;
+  const lbIPs = ofFamily(s.loadBalancerVIPs);
+  // nftables/proxier.go: the firewall chain exists whenever LB IPs and source ranges do.
+  const usesFWChain = lbIPs.length > 0 && s.loadBalancerSourceRanges.length > 0;
+  if (usesFWChain) t.chain(fwChain);
+
+  const verdict = (f: { target: "REJECT" | "DROP" } | undefined) => (f?.target === "REJECT" ? "goto reject-chain" : "drop");
+  const port = String(s.port);
+  t.elem("cluster-ips", { key: s.clusterIP });
+  if (plan.hasInternalEndpoints) t.elem("service-ips", { key: `${s.clusterIP} . ${protocol} . ${port}`, value: `goto ${internalChain}` });
+  else t.elem("no-endpoint-services", { key: `${s.clusterIP} . ${protocol} . ${port}`, value: verdict(plan.internalFilter), comment: spn });
+  for (const ip of ofFamily(s.externalIPs)) {
+    if (s.hasEndpoints) t.elem("service-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${externalChain}` });
+    if (!plan.hasExternalEndpoints) t.elem("no-endpoint-services", { key: `${ip} . ${protocol} . ${port}`, value: verdict(plan.externalFilter), comment: spn });
+  }
+  for (const ip of lbIPs) {
+    if (s.hasEndpoints) t.elem("service-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${externalChain}` });
+    if (usesFWChain) t.elem("firewall-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${fwChain}` });
+  }
+  if (!plan.hasExternalEndpoints) for (const ip of lbIPs) t.elem("no-endpoint-services", { key: `${ip} . ${protocol} . ${port}`, value: verdict(plan.externalFilter), comment: spn });
+  if (s.nodePort !== 0) {
+    if (s.hasEndpoints) t.elem("service-nodeports", { key: `${protocol} . ${s.nodePort}`, value: `goto ${externalChain}` });
+    if (!plan.hasExternalEndpoints) t.elem("no-endpoint-nodeports", { key: `${protocol} . ${s.nodePort}`, value: verdict(plan.externalFilter), comment: spn });
+  }
+
+  if (plan.hasInternalEndpoints) {
+    const notLocal = detectorNFT(config, false);
+    if (config.masqueradeAll) t.rule(internalChain, `${ipX} daddr ${s.clusterIP} jump mark-for-masquerade`, o("masquerade"));
+    else if (notLocal) t.rule(internalChain, `${ipX} daddr ${s.clusterIP} ${notLocal} jump mark-for-masquerade`, o("masquerade"));
+  }
+  if (plan.usesExternalTrafficChain) {
+    if (!s.externalPolicyLocal) t.rule(externalChain, "jump mark-for-masquerade", o("masquerade"));
+    else {
+      const local = detectorNFT(config, true);
+      if (local) t.rule(externalChain, `${local} goto ${clusterChain}`, o("short-circuit"), "short-circuit pod traffic");
+      t.rule(externalChain, "fib saddr type local jump mark-for-masquerade", o("masquerade"), "masquerade local traffic");
+      t.rule(externalChain, `fib saddr type local goto ${clusterChain}`, o("short-circuit"), "short-circuit local traffic");
+    }
+    if (plan.hasExternalEndpoints) t.rule(externalChain, `goto ${externalPolicyChain}`, o("jump"));
+  }
+  if (usesFWChain) {
+    const sources = s.loadBalancerSourceRanges.map((r) => r.trim());
+    const nodeIP = parseIP(input.nodeIP);
+    const allowFromNode = sources.some((r) => {
+      const c = parseCidr(r).cidr;
+      return !!c && !!nodeIP && c.family === nodeIP.family && nodeIP.value >= c.first && nodeIP.value <= c.last;
+    });
+    if (allowFromNode) sources.push(...lbIPs);
+    t.rule(fwChain, `${ipX} saddr != ${anonSet(sources)} drop`, o("firewall"));
+  }
+  if (sticky) {
+    for (const ep of s.allLocallyReachableEndpoints) {
+      t.set({ kind: "set", name: AFFINITY_PREFIX + epBase(ep.ip, ep.port), type: addrType, flags: ["timeout", "dynamic"], timeoutSeconds: s.stickyMaxAgeSeconds!, elements: [] });
+    }
+  }
+  const lb = (chain: string, eps: DataplaneServicePort["clusterEndpoints"]) => {
+    if (sticky) for (const ep of eps) t.rule(chain, `${ipX} saddr @${AFFINITY_PREFIX}${epBase(ep.ip, ep.port)} goto ${ENDPOINT_PREFIX}${epBase(ep.ip, ep.port)}`, o("affinity", epKey(ep.ip, ep.port)));
+    const elements = eps.map((ep, i) => `${i} : goto ${ENDPOINT_PREFIX}${epBase(ep.ip, ep.port)}`).join(", ");
+    t.rule(chain, `numgen random mod ${eps.length} vmap { ${elements} }`, o("load-balance"));
+  };
+  if (plan.usesClusterPolicyChain) lb(clusterChain, s.clusterEndpoints);
+  if (plan.usesLocalPolicyChain) lb(localChain, s.localEndpoints);
+  for (const ep of s.allLocallyReachableEndpoints) {
+    const chain = ENDPOINT_PREFIX + epBase(ep.ip, ep.port);
+    const k = epKey(ep.ip, ep.port);
+    t.rule(chain, `${ipX} saddr ${ep.ip} jump mark-for-masquerade`, o("hairpin", k));
+    if (sticky) t.rule(chain, `update @${AFFINITY_PREFIX}${epBase(ep.ip, ep.port)} { ${ipX} saddr }`, o("affinity", k));
+    t.rule(chain, `meta l4proto ${protocol} dnat to ${k}`, o("dnat", k));
+  }
+}
+
+const STD_PRIOS: [string, number][] = [
+  ["raw", -300],
+  ["mangle", -150],
+  ["dstnat", -100],
+  ["filter", 0],
+  ["security", 50],
+  ["srcnat", 100],
+];
+
+/** nft prio2str: the nearest standard priority name, with an offset of up to 10. */
+function priorityName(p: number): string {
+  for (const [name, v] of STD_PRIOS) {
+    const off = p - v;
+    if (off === 0) return name;
+    if (Math.abs(off) <= 10) return `${name} ${off > 0 ? "+" : "-"} ${Math.abs(off)}`;
+  }
+  return String(p);
+}
+
+/** nft time_print: days, hours, minutes, seconds. */
+function nftTime(seconds: number): string {
+  let s = seconds;
+  let out = "";
+  for (const [unit, n] of [["d", 86400], ["h", 3600], ["m", 60]] as const) {
+    if (s >= n) {
+      out += `${Math.floor(s / n)}${unit}`;
+      s %= n;
+    }
+  }
+  if (s > 0 || out === "") out += `${s}s`;
+  return out;
+}
+
+/** calculate_delim: IPv4/IPv6 addresses two per line, concatenations and maps one per line. */
+function elementLines(set: NftSet): string {
+  const items = set.elements.map((e) => `${e.key}${e.comment ? ` comment "${e.comment}"` : ""}${e.value !== undefined ? ` : ${e.value}` : ""}`);
+  const perLine = set.kind === "set" && (set.type === "ipv4_addr" || set.type === "ipv6_addr") ? 2 : 1;
+  let out = "";
+  items.forEach((it, i) => {
+    if (i > 0) out += i % perLine === 0 ? ",\n\t\t\t     " : ", ";
+    out += it;
+  });
+  return `{ ${out} }`;
+}
+
+export interface NftListing {
+  text: string;
+  lines: SavedLine[];
+}
+
+/** `nft list table <family> kube-proxy`. */
+export function listNftables(table: NftTable): NftListing {
+  const lines: SavedLine[] = [];
+  const push = (text: string, ruleId?: string) => lines.push(ruleId ? { text, ruleId } : { text });
+  push(`table ${table.family} ${table.name} {`);
+  push(`\tcomment "${table.comment}"`);
+  let first = true;
+  const sep = () => {
+    if (!first) push("");
+    first = false;
+  };
+  for (const s of table.sets) {
+    sep();
+    push(`\t${s.kind} ${s.name} {`);
+    push(`\t\ttype ${s.type}`);
+    if (s.flags?.length) push(`\t\tflags ${s.flags.join(",")}`);
+    if (s.timeoutSeconds !== undefined) push(`\t\ttimeout ${nftTime(s.timeoutSeconds)}`);
+    if (s.comment) push(`\t\tcomment "${s.comment}"`);
+    if (s.elements.length) for (const l of `elements = ${elementLines(s)}`.split("\n")) push(`\t\t${l.replace(/^\t\t/, "")}`);
+    push("\t}");
+  }
+  for (const c of table.chains) {
+    sep();
+    push(`\tchain ${c.name} {`);
+    if (c.comment) push(`\t\tcomment "${c.comment}"`);
+    if (c.base) push(`\t\ttype ${c.base.type} hook ${c.base.hook} priority ${priorityName(c.base.priority)}; policy accept;`);
+    for (const r of c.rules) push(`\t\t${r.text}${r.comment ? ` comment "${r.comment}"` : ""}`, r.id);
+    push("\t}");
+  }
+  push("}");
+  return { text: lines.map((l) => l.text).join("\n") + "\n", lines };
+}
