@@ -4,13 +4,16 @@ import * as reach from "./commands/reach.ts";
 import * as trace from "./commands/trace.ts";
 import * as connlist from "./commands/connlist.ts";
 import * as validate from "./commands/validate.ts";
+import * as iptables from "./commands/iptables.ts";
+import * as nft from "./commands/nft.ts";
+import * as ipvs from "./commands/ipvs.ts";
 
 interface Command {
   run: (argv: string[], io: Output) => number | Promise<number>;
   help: string;
 }
 
-export const commands: Record<string, Command> = { reach, connlist, validate, trace };
+export const commands: Record<string, Command> = { reach, connlist, validate, trace, iptables, nft, ipvs };
 
 function usage(): string {
   return `ktl: where does this request go in my Kubernetes cluster, and why is it dropped?

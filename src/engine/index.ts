@@ -60,6 +60,19 @@ export type { ProxyIndex, ProxyRequest, ProxyDecision, ProxyCandidate, ProxyErro
 export { traceRequest, parseTraceSource, parseTraceDestination, formatProbability } from "./trace/index.ts";
 export type { TraceResult, TraceHop, TraceEndpoint, TraceRef, TraceSource, TraceDestination, TraceVerdict, PolicyCheck } from "./trace/index.ts";
 
+export {
+  iptablesRules,
+  nftablesRules,
+  ipvsRules,
+  nodeRules,
+  walkTrace,
+  rulesWalkedByTrace,
+  packetForTrace,
+  dataplaneOptions,
+  KUBE_PROXY_VERSION,
+} from "./dataplane/index.ts";
+export type { NodeRules, IptablesRules, ProxyMode, DataplaneOptions, TraceRuleWalk, TraceRuleStep, TraceRuleBranch, ProxyConfig as KubeProxyConfig } from "./dataplane/index.ts";
+
 /** Parse and build in one step. */
 export function loadModel(files: readonly InputFile[], options: BuildOptions = {}): Model {
   return buildModel(parseManifests(files), options);
