@@ -119,6 +119,11 @@ function familyOf(ip: string): Family | undefined {
   return parseIP(ip)?.family;
 }
 
+/** The family of an address the model has already validated (pod IPs). */
+function validFamily(ip: string): Family {
+  return ip.includes(":") ? 6 : 4;
+}
+
 /** utils.go getAddressTypesForService: from ipFamilies, else the ClusterIP's family, else both (headless). */
 function addressTypes(s: Service): Family[] {
   if (s.ipFamilies.length) return s.ipFamilies.map((f) => (f === "IPv6" ? 6 : 4));
@@ -270,16 +275,33 @@ export function topologyAutoEnabled(s: Service): boolean {
 
 const CLOSE_DISTRIBUTIONS = new Set(["PreferClose", "PreferSameZone", "PreferSameNode"]);
 
-interface PodIndex {
-  byNamespace: Map<string, Pod[]>;
+/** Pods by namespace and value of one label key, built per key on first use: a selector starts from the pods carrying its first pair. */
+class PodIndex {
+  private readonly byKey = new Map<string, Map<string, Pod[]>>();
+  constructor(private readonly pods: readonly Pod[]) {}
+  withLabel(ns: string, k: string, v: string): Pod[] {
+    let m = this.byKey.get(k);
+    if (!m) {
+      m = new Map();
+      for (const p of this.pods) {
+        const val = p.labels[k];
+        if (val === undefined) continue;
+        const key = `${p.namespace}\u0000${val}`;
+        const l = m.get(key);
+        if (l) l.push(p);
+        else m.set(key, [p]);
+      }
+      this.byKey.set(k, m);
+    }
+    return m.get(`${ns}\u0000${v}`) ?? [];
+  }
 }
 
 function derive(s: Service, index: PodIndex, nodes: Map<string, Node>, capacity: () => NodeCapacity, diagnostics: Diagnostic[]): EndpointSlice[] {
   const selector = s.selector!;
-  const candidates = (index.byNamespace.get(s.namespace) ?? []).filter((p) => {
-    for (const k in selector) if (p.labels[k] !== selector[k]) return false;
-    return true;
-  });
+  const pairs = Object.entries(selector);
+  const [k0, v0] = pairs[0]!;
+  const candidates = index.withLabel(s.namespace, k0, v0).filter((p) => pairs.every(([k, v]) => p.labels[k] === v));
   const missing = new Map<ServicePort, Pod[]>();
   const slices: EndpointSlice[] = [];
   for (const family of addressTypes(s)) {
@@ -288,7 +310,7 @@ function derive(s: Service, index: PodIndex, nodes: Map<string, Node>, capacity:
       // ShouldPodBeInEndpoints(pod, includeTerminating=true); a pod on an unknown node is skipped unless publishNotReadyAddresses.
       if (pod.phase === "Succeeded" || pod.phase === "Failed" || pod.ips.length === 0) continue;
       if (!pod.nodeName || (!nodes.has(pod.nodeName) && !s.publishNotReadyAddresses)) continue;
-      const addresses = pod.ips.filter((ip) => familyOf(ip) === family);
+      const addresses = pod.ips.filter((ip) => validFamily(ip) === family);
       if (addresses.length === 0) continue;
       const ports: EndpointSlicePort[] = [];
       for (const sp of s.ports) {
@@ -432,19 +454,14 @@ export function buildEndpointSlices(objects: readonly KObject[], services: reado
   const endpointsObjects = new Map<string, KObject>();
   for (const o of objects) if (o.kind === "Endpoints") endpointsObjects.set(`${o.namespace ?? "default"}/${o.name}`, o);
 
-  const byNamespace = new Map<string, Pod[]>();
-  for (const p of pods) {
-    const l = byNamespace.get(p.namespace);
-    if (l) l.push(p);
-    else byNamespace.set(p.namespace, [p]);
-  }
+  let podIndex: PodIndex | undefined;
   const nodesByName = new Map(nodes.map((n) => [n.name, n]));
   let cap: NodeCapacity | undefined;
   const capacity = () => (cap ??= nodeCapacity(objects, nodes));
   for (const s of services) {
     if (given.has(s.key) || s.type === "ExternalName") continue;
     if (s.selector) {
-      out.push(...derive(s, { byNamespace }, nodesByName, capacity, diagnostics));
+      out.push(...derive(s, (podIndex ??= new PodIndex(pods)), nodesByName, capacity, diagnostics));
       continue;
     }
     const eps = endpointsObjects.get(s.key);

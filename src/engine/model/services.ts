@@ -387,10 +387,8 @@ function dualStack(pods: readonly Pod[], nodes: readonly Node[], drafts: readonl
     const f = parseCidr(c).cidr?.family;
     if (f) families.add(f);
   }
-  for (const p of pods) for (const ip of p.ips) {
-    const f = familyOf(ip);
-    if (f) families.add(f);
-  }
+  // Pod IPs are validated by the model builder: a colon tells the family.
+  for (const p of pods) for (const ip of p.ips) families.add(ip.includes(":") ? 6 : 4);
   for (const d of drafts) for (const ip of d.givenIPs) {
     const f = familyOf(ip);
     if (f) families.add(f);
