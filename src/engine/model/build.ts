@@ -256,10 +256,26 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   const config: ClusterConfig = { ...DEFAULT_CONFIG, ...options.config };
   const namespaces = buildNamespaces(objects);
 
-  // Pod inputs, given pods first, then workloads in input order.
-  const inputs: PodSpecInput[] = [];
-  for (const o of objects) if (o.kind === "Pod") inputs.push(podInput(o));
-  for (const o of objects) if (WORKLOAD_KINDS.has(o.kind)) inputs.push(...expandWorkload(o));
+  // Pod inputs, given pods first, then workloads in input order. A given pod
+  // that bears the name a workload gives one of its pods stands in for that
+  // pod, in its place: a controller creates no second pod of a name that
+  // exists (StatefulSet identity; a written-out pod of `kubectl get -o yaml`),
+  // and the other pods keep their nodes and IPs.
+  const given = objects.filter((o) => o.kind === "Pod").map(podInput);
+  const givenByKey = new Map(given.map((p) => [`${p.namespace}/${p.name}`, p]));
+  const standIns = new Set<PodSpecInput>();
+  const expanded: PodSpecInput[] = [];
+  for (const o of objects) {
+    if (!WORKLOAD_KINDS.has(o.kind)) continue;
+    for (const g of expandWorkload(o)) {
+      const twin = g.daemonSet ? undefined : givenByKey.get(`${g.namespace}/${g.name}`);
+      if (twin && !standIns.has(twin)) {
+        standIns.add(twin);
+        expanded.push(twin);
+      } else expanded.push(g);
+    }
+  }
+  const inputs: PodSpecInput[] = [...given.filter((p) => !standIns.has(p)), ...expanded];
 
   // Nodes.
   const nodes: Node[] = objects.filter((o) => o.kind === "Node").map(nodeFromObject);
@@ -291,11 +307,27 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   }
   fillNodeAddresses(nodes);
 
-  // Placement: pinned pods first so the spread sees them.
+  // DaemonSet pods that a given pod stands in for, by DaemonSet input and node.
+  const daemonName = (p: PodSpecInput, n: Node) => `${p.name}-${safeSuffix(`${p.namespace}/${p.name}@${n.name}`, 5)}`;
+  const daemonTwins = new Map<string, PodSpecInput>();
+  const daemonStandIns = new Set<PodSpecInput>();
+  for (const p of inputs) {
+    if (!p.daemonSet) continue;
+    for (const n of nodes) {
+      const twin = givenByKey.get(`${p.namespace}/${daemonName(p, n)}`);
+      if (twin && !standIns.has(twin) && eligible(p.spec, n, true)) {
+        standIns.add(twin);
+        daemonStandIns.add(twin);
+        daemonTwins.set(`${p.namespace}/${p.name}@${n.name}`, twin);
+      }
+    }
+  }
+
+  // Placement: pinned pods first so the spread sees them (stand-ins count in their workload's place).
   const load = new Map<string, number>(nodes.map((n) => [n.name, 0]));
   const placed: { input: PodSpecInput; name: string; nodeName: string | undefined }[] = [];
   for (const p of inputs) {
-    if (p.daemonSet) continue;
+    if (p.daemonSet || standIns.has(p)) continue;
     const pinned = str(p.spec.nodeName);
     if (pinned) load.set(pinned, (load.get(pinned) ?? 0) + 1);
   }
@@ -303,12 +335,15 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     if (p.daemonSet) {
       for (const n of nodes) {
         if (!eligible(p.spec, n, true)) continue;
-        placed.push({ input: p, name: `${p.name}-${safeSuffix(`${p.namespace}/${p.name}@${n.name}`, 5)}`, nodeName: n.name });
+        const twin = daemonTwins.get(`${p.namespace}/${p.name}@${n.name}`);
+        placed.push(twin ? { input: twin, name: twin.name, nodeName: str(twin.spec.nodeName) ?? n.name } : { input: p, name: daemonName(p, n), nodeName: n.name });
         load.set(n.name, (load.get(n.name) ?? 0) + 1);
       }
       continue;
     }
+    if (daemonStandIns.has(p)) continue;
     let nodeName = str(p.spec.nodeName);
+    if (nodeName && standIns.has(p)) load.set(nodeName, (load.get(nodeName) ?? 0) + 1);
     if (!nodeName) {
       let best: Node | undefined;
       for (const n of nodes) {
