@@ -228,8 +228,9 @@ export interface ProxyError {
   error: string;
 }
 
+/** The field's line, or the `spec:` line when the field is absent (a defaulted value). */
 function ref(s: Service, field: string, line: number): ProxyRef {
-  return { ...s.source, line: line || s.source.line, field };
+  return { ...s.source, line: line || s.lines.spec || s.source.line, field };
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {

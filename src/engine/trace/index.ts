@@ -261,8 +261,9 @@ function traceRef(r: SourceRef | ProxyRef | undefined, field?: string): TraceRef
   return out;
 }
 
+/** The field's line, or the `spec:` line when the field is absent (a defaulted value). */
 function serviceRef(s: Service, field: string, line: number): TraceRef {
-  return traceRef({ ...s.source, line: line || s.source.line }, field)!;
+  return traceRef({ ...s.source, line: line || s.lines.spec || s.source.line }, field)!;
 }
 
 function familyOf(ip: string): Family | undefined {
@@ -384,10 +385,10 @@ function evaluate(model: Model, client: Client, backends: Backend[], protocol: P
       const v = explainEgress(model, client.pod, { ip: b.ip, pod: b.pod }, b.port, protocol);
       egress = check(v, client.pod.key, target, b.port, protocol);
       const m = v.allowedBy[0];
-      const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}` : "a|open") : `d|${v.selecting.map((p) => p.key).join(",")}`;
+      const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}|${b.port}` : "a|open") : `d|${v.selecting.map((p) => p.key).join(",")}|${b.port}`;
       const detail = v.allowed
-        ? m ? `${client.pod.key} may send ${protocol}/${b.port} to the backend: ${egress.reason}` : `${client.pod.key} is not isolated for egress (no NetworkPolicy selects it for egress)`
-        : `${client.pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol} to the backend after DNAT`;
+        ? m ? `${client.pod.key} may send ${protocol}/${b.port} to {who}: ${egress.reason}` : `${client.pod.key} is not isolated for egress (no NetworkPolicy selects it for egress)`
+        : `${client.pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol}/${b.port} to {who} (the backend after DNAT, on its target port)`;
       group(egressGroups, key, v.allowed ? "pass" : "drop", detail, egress.ref, `${epKey}|${target}`);
     } else {
       const why = client.kind === "external" ? "the client is outside the cluster: no NetworkPolicy applies to it" : client.pod ? `${client.pod.key} uses the host network: NetworkPolicy does not apply to it` : `node ${client.node.name} sends from its host network: NetworkPolicy does not apply to it`;
@@ -411,15 +412,15 @@ function evaluate(model: Model, client: Client, backends: Backend[], protocol: P
         }
       }
       const m = v.allowedBy[0];
-      const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}|${b.sourceIP === clientIP}` : `a|open|${b.pod.key}`) : `d|${v.selecting.map((p) => p.key).join(",")}|${b.sourceIP}|${trap}`;
+      const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}|${b.sourceIP}` : "a|open") : `d|${v.selecting.map((p) => p.key).join(",")}|${b.sourceIP}|${b.port}|${trap}`;
       const detail = v.allowed
-        ? m ? `${b.pod.key} admits ${seenName}: ${ingress.reason}` : `${b.pod.key} is not isolated for ingress (no NetworkPolicy selects it for ingress)`
-        : `${ingress.reason}${trap}`;
+        ? m ? `{who} admit${"{s}"} ${seenName}: ${ingress.reason}` : `{who} ${"{is}"} not isolated for ingress (no NetworkPolicy selects ${"{it}"} for ingress)`
+        : `{who} ${"{is}"} isolated for ingress by ${v.selecting.map((p) => p.key).join(", ")} and no rule allows ${protocol}/${b.port} from ${seenName}${trap}`;
       ingress.reason += trap;
       group(ingressGroups, key, v.allowed ? "pass" : "drop", detail, ingress.ref, `${epKey}|${b.pod.key}`);
     } else {
       ingress = NOT_APPLICABLE(`no pod in the input has IP ${b.ip}: no NetworkPolicy can select it`);
-      group(ingressGroups, "n/a", "pass", "no pod in the input has the backend's IP: no NetworkPolicy can select it", undefined, `${epKey}|${b.ip}`);
+      group(ingressGroups, "n/a", "pass", "no pod in the input has the address of {who}: no NetworkPolicy can select it", undefined, `${epKey}|${b.ip}`);
     }
     const allowed = egress.verdict === "allow" && ingress.verdict === "allow";
     let reason: string;
@@ -447,7 +448,11 @@ function evaluate(model: Model, client: Client, backends: Backend[], protocol: P
     for (const g of groups.values()) {
       const eps = g.eps.map((e) => e.split("|")[0]!);
       const names = g.eps.map((e) => e.split("|")[1]!);
-      const hop: TraceHop = { step, verdict: g.verdict, detail: all > 1 && g.eps.length < all ? `${g.detail} [${names.join(", ")}]` : g.detail };
+      const many = names.length > 1;
+      const listed = names.length > 4 ? `${names.slice(0, 4).join(", ")} and ${names.length - 4} more` : names.join(", ");
+      const who = !many ? names[0]! : g.eps.length === all ? `${all === 2 ? "both" : `all ${all}`} backends (${listed})` : `${names.length} of ${all} backends (${listed})`;
+      const detail = g.detail.replaceAll("{who}", who).replaceAll("{s}", many ? "" : "s").replaceAll("{is}", many ? "are" : "is").replaceAll("{it}", many ? "them" : "it");
+      const hop: TraceHop = { step, verdict: g.verdict, detail };
       if (g.ref) hop.ref = g.ref;
       if (all > 1 && g.eps.length < all) hop.endpoints = eps;
       hops.push(hop);
@@ -854,9 +859,6 @@ function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
         detail: `${hostPort(ip, port, family)} is NodePort ${port} of Service ${np.service.key} (port ${portLabel(np.port)}) on node ${node.name}${client.kind !== "external" && node.name !== client.node.name ? `: the packet travels to ${node.name}, whose kube-proxy takes it` : ""}`,
         ref: serviceRef(np.service, `spec.ports[${np.port.index}].nodePort`, np.port.line),
       });
-      if (client.kind === "external") {
-        healthCheckHop(ctx, np.service, node);
-      }
       return viaKubeProxy(ctx, np.service, np.port, "nodePort", family, node);
     }
     // Not a NodePort: a hostPort pod (CNI portmap), a hostNetwork pod, or the node itself.
