@@ -47,7 +47,7 @@
  *    ClusterIP are not filtered.
  */
 import type { SourceRef } from "../parse/manifests.ts";
-import type { Model, Node, Protocol } from "../model/types.ts";
+import type { Model, Node, Pod, Protocol } from "../model/types.ts";
 import type { EndpointSlice, Service, ServicePort } from "../model/services.ts";
 import { externallyAccessible, externalPolicyLocal } from "../model/services.ts";
 import { cidrContains, parseCidr, parseIP, type Family } from "../model/ip.ts";
@@ -82,6 +82,10 @@ export interface ProxyIndex {
   /** "TCP/30080" -> Service and port. */
   byNodePort: Map<string, { service: Service; port: ServicePort }>;
   nodesByIP: Map<string, Node>;
+  /** "node|TCP|18080" -> the pod holding that hostPort (the CNI portmap DNATs node traffic to it). */
+  hostPorts: Map<string, { pod: Pod; containerPort: number }>;
+  /** "node|TCP|9100" -> the hostNetwork pod declaring that container port. */
+  hostNetworkPorts: Map<string, Pod>;
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
@@ -101,6 +105,8 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     byLoadBalancerIP: new Map(),
     byNodePort: new Map(),
     nodesByIP: new Map(),
+    hostPorts: new Map(),
+    hostNetworkPorts: new Map(),
   };
   for (const service of model.services) {
     const slices = slicesByService.get(service.key) ?? [];
@@ -112,6 +118,18 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     for (const p of service.ports) if (p.nodePort) index.byNodePort.set(`${p.protocol}/${p.nodePort}`, { service, port: p });
   }
   for (const n of model.nodes) for (const a of n.addresses) if (a.type === "InternalIP" || a.type === "ExternalIP") if (!index.nodesByIP.has(a.address)) index.nodesByIP.set(a.address, n);
+  for (const pod of model.pods) {
+    if (!pod.nodeName) continue;
+    for (const c of pod.ports) {
+      if (pod.hostNetwork) {
+        const k = `${pod.nodeName}|${c.protocol}|${c.containerPort}`;
+        if (!index.hostNetworkPorts.has(k)) index.hostNetworkPorts.set(k, pod);
+      } else if (c.hostPort) {
+        const k = `${pod.nodeName}|${c.protocol}|${c.hostPort}`;
+        if (!index.hostPorts.has(k)) index.hostPorts.set(k, { pod, containerPort: c.containerPort });
+      }
+    }
+  }
   return index;
 }
 

@@ -862,13 +862,12 @@ function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
       return viaKubeProxy(ctx, np.service, np.port, "nodePort", family, node);
     }
     // Not a NodePort: a hostPort pod (CNI portmap), a hostNetwork pod, or the node itself.
-    const hp = model.pods.find((p) => p.nodeName === node.name && !p.hostNetwork && p.ports.some((c) => c.hostPort === port && c.protocol === protocol));
+    const hp = index.hostPorts.get(`${node.name}|${protocol}|${port}`);
     if (hp) {
-      const cp = hp.ports.find((c) => c.hostPort === port && c.protocol === protocol)!;
-      ctx.hops.push({ step: "destination", verdict: "pass", detail: `${hostPort(ip, port, family)} is hostPort ${port} of pod ${hp.key}: the CNI portmap plugin DNATs it to container port ${cp.containerPort}`, ref: traceRef(hp.source)! });
-      return toPod(ctx, hp, cp.containerPort, family, "the CNI delivers it to");
+      ctx.hops.push({ step: "destination", verdict: "pass", detail: `${hostPort(ip, port, family)} is hostPort ${port} of pod ${hp.pod.key}: the CNI portmap plugin DNATs it to container port ${hp.containerPort}`, ref: traceRef(hp.pod.source)! });
+      return toPod(ctx, hp.pod, hp.containerPort, family, "the CNI delivers it to");
     }
-    const hn = model.pods.find((p) => p.nodeName === node.name && p.hostNetwork && p.ports.some((c) => c.containerPort === port && c.protocol === protocol));
+    const hn = index.hostNetworkPorts.get(`${node.name}|${protocol}|${port}`);
     const clientIP = client.ip(family) ?? "";
     ctx.hops.push({
       step: "destination",
