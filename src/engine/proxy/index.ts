@@ -82,6 +82,8 @@ export interface ProxyIndex {
   /** "TCP/30080" -> Service and port. */
   byNodePort: Map<string, { service: Service; port: ServicePort }>;
   nodesByIP: Map<string, Node>;
+  /** Load balancer addresses kube-proxy does not capture (ipMode Proxy): traffic to them leaves the node. */
+  proxyModeLoadBalancers: Map<string, Service>;
   /** "node|TCP|18080" -> the pod holding that hostPort (the CNI portmap DNATs node traffic to it). */
   hostPorts: Map<string, { pod: Pod; containerPort: number }>;
   /** "node|TCP|9100" -> the hostNetwork pod declaring that container port. */
@@ -105,6 +107,7 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     byLoadBalancerIP: new Map(),
     byNodePort: new Map(),
     nodesByIP: new Map(),
+    proxyModeLoadBalancers: new Map(),
     hostPorts: new Map(),
     hostNetworkPorts: new Map(),
   };
@@ -115,6 +118,7 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     for (const ip of service.clusterIPs) if (!index.byClusterIP.has(ip)) index.byClusterIP.set(ip, service);
     for (const ip of service.externalIPs) push(index.byExternalIP, ip, service);
     for (const ip of service.loadBalancerIPs) push(index.byLoadBalancerIP, ip, service);
+    for (const i of service.loadBalancerIngress) if (i.ip && i.ipMode === "Proxy" && !index.proxyModeLoadBalancers.has(i.ip)) index.proxyModeLoadBalancers.set(i.ip, service);
     for (const p of service.ports) if (p.nodePort) index.byNodePort.set(`${p.protocol}/${p.nodePort}`, { service, port: p });
   }
   for (const n of model.nodes) for (const a of n.addresses) if (a.type === "InternalIP" || a.type === "ExternalIP") if (!index.nodesByIP.has(a.address)) index.nodesByIP.set(a.address, n);

@@ -888,7 +888,15 @@ function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
   if (pod) return toPod(ctx, pod, port, family, `${ip} is`);
   // Outside the cluster.
   const clientIP = client.ip(family) ?? "";
-  ctx.hops.push({ step: "destination", verdict: "pass", detail: `${ip} is no Service, node or pod in the input: the packet leaves the cluster network (kube-proxy does not touch it; a CNI or ip-masq-agent often SNATs pod traffic that leaves the pod network)` });
+  const proxied = index.proxyModeLoadBalancers.get(ip);
+  ctx.hops.push({
+    step: "destination",
+    verdict: "pass",
+    detail: proxied
+      ? `${ip} is the load balancer of Service ${proxied.key} with ipMode Proxy: kube-proxy does not capture it, so the packet leaves for the load balancer, which opens its own connection to a node's NodePort (trace external:LB-ADDRESS@NODE to the NodePort to follow it)`
+      : `${ip} is no Service, node or pod in the input: the packet leaves the cluster network (kube-proxy does not touch it; a CNI or ip-masq-agent often SNATs pod traffic that leaves the pod network)`,
+    ...(proxied ? { ref: serviceRef(proxied, "status.loadBalancer.ingress", proxied.lines.loadBalancerIngress) } : {}),
+  });
   const ev = evaluate(model, client, [{ ip, port, probability: 1, sourceIP: clientIP, preserved: true }], protocol, family);
   return finish(ctx, ev.endpoints, ev.hops);
 }
