@@ -252,7 +252,7 @@ describe("chain choice per traffic policy (proxier.go syncProxyRules: internalPo
     /** Where KUBE-SERVICES sends the ClusterIP, or the filter verdict on it. */
     clusterIP: string;
     /** Where KUBE-NODEPORTS sends the NodePort (the EXT chain) and where EXT ends, or the filter verdict. */
-    nodePort?: string;
+    viaNodePort?: string;
     chains: string[];
   }
   const rows: Row[] = [
@@ -260,14 +260,14 @@ describe("chain choice per traffic policy (proxier.go syncProxyRules: internalPo
     { name: "internalTrafficPolicy Local, endpoint elsewhere: filter DROP 'has no local endpoints'", itpLocal: true, endpoints: [remote], clusterIP: "DROP ns1/svc1:p80 has no local endpoints", chains: [] },
     { name: "internalTrafficPolicy Local, endpoint here: the ClusterIP goes to KUBE-SVL", itpLocal: true, endpoints: [remote, local], clusterIP: SVL, chains: [SVL] },
     { name: "no endpoints at all: filter REJECT 'has no endpoints'", endpoints: [], clusterIP: "REJECT ns1/svc1:p80 has no endpoints", chains: [] },
-    { name: "NodePort, externalTrafficPolicy Cluster: KUBE-EXT masquerades then goes to KUBE-SVC", nodePort: 3001, endpoints: [remote], clusterIP: SVC, nodePort: `${EXT} -> ${SVC}`, chains: [EXT, SVC] },
-    { name: "NodePort, externalTrafficPolicy Local, endpoint here: KUBE-EXT ends in KUBE-SVL", nodePort: 3001, etpLocal: true, endpoints: [remote, local], clusterIP: SVC, nodePort: `${EXT} -> ${SVL}`, chains: [EXT, SVC, SVL] },
+    { name: "NodePort, externalTrafficPolicy Cluster: KUBE-EXT masquerades then goes to KUBE-SVC", nodePort: 3001, endpoints: [remote], clusterIP: SVC, viaNodePort: `${EXT} -> ${SVC}`, chains: [EXT, SVC] },
+    { name: "NodePort, externalTrafficPolicy Local, endpoint here: KUBE-EXT ends in KUBE-SVL", nodePort: 3001, etpLocal: true, endpoints: [remote, local], clusterIP: SVC, viaNodePort: `${EXT} -> ${SVL}`, chains: [EXT, SVC, SVL] },
     {
       name: "NodePort, externalTrafficPolicy Local, endpoint elsewhere: KUBE-EXT keeps only the short-circuits, filter DROP on the NodePort",
-      nodePort: 3001, etpLocal: true, endpoints: [remote], clusterIP: SVC, nodePort: `${EXT} -> (none); DROP ns1/svc1:p80 has no local endpoints`, chains: [EXT, SVC],
+      nodePort: 3001, etpLocal: true, endpoints: [remote], clusterIP: SVC, viaNodePort: `${EXT} -> (none); DROP ns1/svc1:p80 has no local endpoints`, chains: [EXT, SVC],
     },
-    { name: "NodePort, internalTrafficPolicy Local, endpoint elsewhere: ClusterIP dropped, NodePort served by KUBE-SVC", nodePort: 3001, itpLocal: true, endpoints: [remote], clusterIP: "DROP ns1/svc1:p80 has no local endpoints", nodePort: `${EXT} -> ${SVC}`, chains: [EXT, SVC] },
-    { name: "NodePort with no endpoints: REJECT on both, no KUBE-EXT", nodePort: 3001, endpoints: [], clusterIP: "REJECT ns1/svc1:p80 has no endpoints", nodePort: "REJECT ns1/svc1:p80 has no endpoints", chains: [] },
+    { name: "NodePort, internalTrafficPolicy Local, endpoint elsewhere: ClusterIP dropped, NodePort served by KUBE-SVC", nodePort: 3001, itpLocal: true, endpoints: [remote], clusterIP: "DROP ns1/svc1:p80 has no local endpoints", viaNodePort: `${EXT} -> ${SVC}`, chains: [EXT, SVC] },
+    { name: "NodePort with no endpoints: REJECT on both, no KUBE-EXT", nodePort: 3001, endpoints: [], clusterIP: "REJECT ns1/svc1:p80 has no endpoints", viaNodePort: "REJECT ns1/svc1:p80 has no endpoints", chains: [] },
   ];
   it.each(rows)("$name", (row) => {
     const spec = { ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", endpoints: row.endpoints, ...(row.itpLocal ? { itpLocal: true } : {}), ...(row.etpLocal ? { etpLocal: true } : {}), ...(row.nodePort ? { nodePort: row.nodePort } : {}) };
@@ -280,12 +280,12 @@ describe("chain choice per traffic policy (proxier.go syncProxyRules: internalPo
     const cipNat = nat.find((r) => r.chain === "KUBE-SERVICES" && r.parsed.dst?.addr === "172.30.0.41");
     const cipFilter = filter.find((r) => r.chain === "KUBE-SERVICES" && r.parsed.dst?.addr === "172.30.0.41");
     expect(cipNat ? target(cipNat) : `${target(cipFilter!)} ${comment(cipFilter!)}`).toBe(row.clusterIP);
-    if (row.nodePort) {
+    if (row.viaNodePort) {
       const np = nat.filter((r) => r.chain === "KUBE-NODEPORTS" && !r.parsed.dst);
       const ext = nat.filter((r) => r.chain === EXT && r.parsed.matches.length === 0).map(target);
       const drop = filter.find((r) => r.chain === "KUBE-EXTERNAL-SERVICES" && r.parsed.matches.some((m) => m.module === "addrtype"));
       const desc = np.length ? `${target(np[0]!)} -> ${ext[0] ?? "(none)"}${drop ? `; ${target(drop)} ${comment(drop)}` : ""}` : `${target(drop!)} ${comment(drop!)}`;
-      expect(desc).toBe(row.nodePort);
+      expect(desc).toBe(row.viaNodePort);
     }
     const perService = [...rs.tables.nat.chains].filter((c) => /^KUBE-(SVC|SVL|EXT|FW)-/.test(c)).sort();
     expect(perService).toEqual([...row.chains].sort());
