@@ -41,7 +41,13 @@ export function saveIptables(ruleset: IptablesRuleset, tables: readonly Iptables
     const order = chainOrder(ruleset, name);
     const policy = new Map(t.builtins);
     for (const c of order) push(`:${c} ${policy.get(c) ?? "-"} [0:0]`);
-    for (const c of order) for (const r of t.rules) if (r.chain === c) push(saveRule(r.parsed, opts), r.id);
+    const byChain = new Map<string, typeof t.rules>();
+    for (const r of t.rules) {
+      const list = byChain.get(r.chain);
+      if (list) list.push(r);
+      else byChain.set(r.chain, [r]);
+    }
+    for (const c of order) for (const r of byChain.get(c) ?? []) push(saveRule(r.parsed, opts), r.id);
     push("COMMIT");
     push(`# Completed`);
   }
