@@ -1,0 +1,119 @@
+/**
+ * Every lesson's answer is what the engine computes: each check is a
+ * `ktl trace` query run through traceRequest, before and after the lesson's
+ * suggested edit. Every scenario of the catalogue loads without error
+ * diagnostics and passes apiserver validation (kube-apiserver 1.35 create
+ * path, src/engine/validate).
+ *
+ * README.md of each lesson is rendered from lessons.ts; run with
+ * UPDATE_LESSON_READMES=1 to rewrite them after changing a lesson.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildProxyIndex, loadModel, traceRequest, validateModel, type TraceResult } from "../src/engine/index.ts";
+import { LESSONS, LESSON_SCENARIOS, applyLessonEdit, lessonById, type Lesson, type LessonCheck } from "./lessons.ts";
+import { SCENARIOS, scenarioById } from "./index.ts";
+
+function trace(text: string, c: LessonCheck): TraceResult {
+  const model = loadModel([{ name: "manifests.yaml", text }]);
+  return traceRequest(model, buildProxyIndex(model), c.from, c.to, c.protocol ?? "TCP");
+}
+
+/** The check's fields, read off the trace, in the check's own terms (unset fields left out). */
+function observed(r: TraceResult, c: LessonCheck): LessonCheck {
+  const o: LessonCheck = { from: c.from, to: c.to, verdict: r.verdict };
+  if (c.protocol) o.protocol = c.protocol;
+  if (c.endpoints) o.endpoints = r.endpoints.map((e) => (c.endpoints!.some((x) => /:\d+$/.test(x)) ? `${e.pod ?? e.ip}:${e.port}` : (e.pod ?? `${e.ip}:${e.port}`))).sort();
+  if (c.nodes) o.nodes = [...new Set(r.endpoints.map((e) => e.node ?? "?"))].sort();
+  if (c.count !== undefined) o.count = r.endpoints.length;
+  if (c.sourceIPPreserved !== undefined) o.sourceIPPreserved = r.sourceIPPreserved;
+  if (c.kubeProxy) o.kubeProxy = r.kubeProxy ? r.kubeProxy.action : "none";
+  if (c.hops) o.hops = c.hops.filter((h) => r.hops.some((x) => x.step === h));
+  return o;
+}
+
+function expected(c: LessonCheck): LessonCheck {
+  return { ...c, ...(c.endpoints ? { endpoints: [...c.endpoints].sort() } : {}), ...(c.nodes ? { nodes: [...c.nodes].sort() } : {}) };
+}
+
+function readme(l: Lesson): string {
+  return `# ${String(l.number).padStart(2, "0")} · ${l.title}
+
+${l.goal}
+
+## Question
+
+${l.question}
+
+<details>
+<summary>Answer</summary>
+
+${l.answer}
+
+</details>
+
+## Try
+
+${l.edit.description}
+
+${l.edit.lookFor}
+
+## Checked by
+
+\`scenarios/lessons.test.ts\` runs these traces (\`ktl trace --from SRC --to DST scenarios/${l.id}/\`):
+
+${l.checks.map((c) => `- \`${c.from}\` → \`${c.to}\`${c.protocol && c.protocol !== "TCP" ? ` (${c.protocol})` : ""}: ${c.verdict}`).join("\n")}
+`;
+}
+
+describe("lesson catalogue", () => {
+  it("has at least 14 lessons, numbered from 02 in folder order, each in the scenario catalogue", () => {
+    expect(LESSONS.length).toBeGreaterThanOrEqual(14);
+    const folders = readdirSync(import.meta.dirname).filter((d) => /^\d\d-/.test(d) && d !== "01-trace-a-shop-across-zones").sort();
+    expect(LESSONS.map((l) => l.id)).toEqual(folders);
+    LESSONS.forEach((l, i) => expect(l.number).toBe(i + 2));
+    for (const l of LESSON_SCENARIOS) expect(scenarioById(l.id)?.manifests).toBe(l.manifests);
+    expect(lessonById("09-keep-traffic-in-zone-with-hints")?.title).toMatch(/topology hints/);
+  });
+
+  it.each(LESSONS.map((l) => ({ id: l.id, l })))("$id: README.md is rendered from lessons.ts", ({ l }) => {
+    const path = join(import.meta.dirname, l.id, "README.md");
+    if (process.env.UPDATE_LESSON_READMES) writeFileSync(path, readme(l));
+    expect(existsSync(path)).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe(readme(l));
+  });
+});
+
+describe.each(SCENARIOS.map((s) => ({ id: s.id, s })))("scenario $id", ({ s }) => {
+  it("loads with no error diagnostics and passes apiserver validation", () => {
+    const model = loadModel([{ name: s.file, text: s.manifests }]);
+    expect(model.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(validateModel(model, { lint: false }).errors).toEqual([]);
+  });
+});
+
+describe.each(LESSONS.map((l) => ({ id: l.id, l })))("lesson $id", ({ l }) => {
+  it.each(l.checks.map((c) => ({ q: `${c.from} -> ${c.to}`, c })))("answer: $q", ({ c }) => {
+    const r = trace(l.manifests, c);
+    expect(r.error).toBeUndefined();
+    expect(observed(r, c)).toEqual(expected(c));
+  });
+
+  it("the suggested edit applies to the manifests and leaves no error", () => {
+    const c = l.edit.change;
+    if ("replace" in c) expect(l.manifests.split(c.replace.find)).toHaveLength(2);
+    const r = applyLessonEdit(l);
+    expect(r.error).toBeUndefined();
+    expect(r.text).not.toBe(l.manifests);
+    const model = loadModel([{ name: l.file, text: r.text }]);
+    expect(model.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(validateModel(model, { lint: false }).errors).toEqual([]);
+  });
+
+  it.each(l.edit.checks.map((c) => ({ q: `${c.from} -> ${c.to}`, c })))("after the edit: $q", ({ c }) => {
+    const r = trace(applyLessonEdit(l).text, c);
+    expect(r.error).toBeUndefined();
+    expect(observed(r, c)).toEqual(expected(c));
+  });
+});

@@ -1,0 +1,471 @@
+/**
+ * The lesson catalogue: each lesson makes one idea visible. A lesson has a
+ * goal, one question to predict, its answer (revealed on demand), and one
+ * suggested edit with what to look for. `checks` pin the answer as trace
+ * queries in `ktl trace` syntax; scenarios/lessons.test.ts runs them through
+ * the engine, so a lesson whose answer the engine no longer gives fails.
+ */
+import type { Protocol } from "../src/engine/model/types.ts";
+import { applyWhatIf, type WhatIf } from "../src/engine/whatif/index.ts";
+import type { Scenario, ScenarioExpectation } from "./index.ts";
+import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
+import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
+import noLocal from "./04-drop-calls-with-no-local-endpoint/manifests.yaml";
+import defaultDeny from "./05-allow-one-caller-after-default-deny/manifests.yaml";
+import onePeer from "./06-combine-selectors-in-one-peer/manifests.yaml";
+import breakDns from "./07-break-dns-with-egress-deny/manifests.yaml";
+import masquerade from "./08-lose-the-client-ip-to-masquerade/manifests.yaml";
+import zoneHints from "./09-keep-traffic-in-zone-with-hints/manifests.yaml";
+import preferClose from "./10-prefer-close-endpoints/manifests.yaml";
+import sameNode from "./11-prefer-the-same-node/manifests.yaml";
+import terminating from "./12-serve-from-terminating-pods/manifests.yaml";
+import affinity from "./13-pin-clients-with-session-affinity/manifests.yaml";
+import namedPort from "./14-resolve-a-named-target-port/manifests.yaml";
+import noMatch from "./15-find-a-selector-that-matches-nothing/manifests.yaml";
+import headless from "./16-resolve-headless-and-externalname/manifests.yaml";
+
+/** One trace whose outcome the answer states. Unset fields are not checked. */
+export interface LessonCheck {
+  /** `pod:NS/NAME`, `node:NAME` or `external:IP@NODE`. */
+  from: string;
+  /** `service:NS/NAME:PORT`, `pod:NS/NAME:PORT` or `ip:ADDRESS:PORT`. */
+  to: string;
+  protocol?: Protocol;
+  verdict: "allow" | "drop" | "partial";
+  /** Exactly these candidate endpoints: `NS/POD`, or `NS/POD:PORT` when the port matters. */
+  endpoints?: string[];
+  /** Exactly these nodes run the candidate endpoints. */
+  nodes?: string[];
+  /** How many candidate endpoints kube-proxy chooses among. */
+  count?: number;
+  sourceIPPreserved?: boolean;
+  /** kube-proxy's action on the handling node; "none" when kube-proxy is not involved (headless, pod IP). */
+  kubeProxy?: "forward" | "drop" | "reject" | "none";
+  /** Steps that the trace must show (`ktl trace` hop names). */
+  hops?: string[];
+}
+
+/** The suggested edit: a what-if control, or a text replacement of the manifests. */
+export type LessonChange = { whatIf: WhatIf } | { replace: { find: string; with: string } };
+
+export interface LessonEdit {
+  /** What to change, in words. */
+  description: string;
+  /** What to look for afterwards. */
+  lookFor: string;
+  change: LessonChange;
+  /** What the engine computes after the edit. */
+  checks: LessonCheck[];
+}
+
+export interface Lesson {
+  /** The folder name, also the `#lesson=<id>` of the playground. */
+  id: string;
+  number: number;
+  title: string;
+  goal: string;
+  question: string;
+  answer: string;
+  checks: LessonCheck[];
+  edit: LessonEdit;
+  /** Tags for the menu. */
+  topics: string[];
+  file: string;
+  manifests: string;
+}
+
+type LessonData = Omit<Lesson, "number" | "file" | "manifests">;
+
+const DATA: [string, LessonData][] = [
+  [
+    spreadLoad,
+    {
+      id: "02-spread-load-with-external-local",
+      title: "Spread load with externalTrafficPolicy: Local",
+      topics: ["externalTrafficPolicy", "healthCheckNodePort", "LoadBalancer"],
+      goal: "See how externalTrafficPolicy: Local keeps the client's address but ties the load to where pods run: the load balancer leaves out nodes without a pod, and pods on emptier nodes work harder.",
+      question:
+        "storefront runs 3 replicas: 2 on node-a, 1 on node-b, none on node-c. An external client's packets can arrive at any node. Which nodes does the load balancer send traffic to, and what share of it does each pod get?",
+      answer:
+        "Only node-a and node-b. kube-proxy answers the load balancer's health check on healthCheckNodePort 32100 with 200 where a ready local pod runs and 503 on node-c, so the load balancer leaves node-c out (and a packet that lands there anyway is dropped: no local endpoint). Each node forwards only to its own pods and keeps the client's address 203.0.113.10. Load balancers split traffic per node, not per pod: node-b's single pod takes half of all traffic, node-a's two pods a quarter each.",
+      checks: [
+        { from: "external:203.0.113.10@node-a", to: "service:shop/storefront:80", verdict: "allow", nodes: ["node-a"], count: 2, sourceIPPreserved: true, hops: ["load balancer health check"] },
+        { from: "external:203.0.113.10@node-b", to: "service:shop/storefront:80", verdict: "allow", nodes: ["node-b"], count: 1, sourceIPPreserved: true },
+        { from: "external:203.0.113.10@node-c", to: "service:shop/storefront:80", verdict: "drop", count: 0, kubeProxy: "drop" },
+      ],
+      edit: {
+        description: "Switch storefront's externalTrafficPolicy to Cluster (the what-if also drops healthCheckNodePort, as the apiserver does on this change).",
+        lookFor:
+          "Every node serves now, node-c included, and each picks any of the 3 pods with chance 1/3: the load evens out per pod. The price: the packet is masqueraded, so the pods see the node's address instead of 203.0.113.10.",
+        change: { whatIf: { kind: "trafficPolicy", service: "shop/storefront", field: "externalTrafficPolicy", value: "Cluster" } },
+        checks: [{ from: "external:203.0.113.10@node-c", to: "service:shop/storefront:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 3, sourceIPPreserved: false }],
+      },
+    },
+  ],
+  [
+    nodeCache,
+    {
+      id: "03-keep-cache-calls-on-the-node",
+      title: "Keep cache calls on the node",
+      topics: ["internalTrafficPolicy", "DaemonSet"],
+      goal: "Pair internalTrafficPolicy: Local with a DaemonSet so that every client talks to the cache on its own node.",
+      question: "node-cache runs one pod per node and its Service has internalTrafficPolicy: Local. shop/api-1 runs on node-b. Which cache pod answers when it calls node-cache:6379?",
+      answer:
+        "Only the cache pod on node-b, with probability 1: for a Local Service kube-proxy on node-b keeps the node's own endpoints, and the call never leaves the node. api-0 (node-a) and api-2 (node-c) likewise reach only their own node's cache pod.",
+      checks: [
+        { from: "pod:shop/api-1", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-b"], count: 1, sourceIPPreserved: true },
+        { from: "pod:shop/api-0", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-a"], count: 1 },
+        { from: "pod:shop/api-2", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-c"], count: 1 },
+      ],
+      edit: {
+        description: "Switch node-cache's internalTrafficPolicy to Cluster.",
+        lookFor: "api-1 now reaches all three cache pods, each with chance 1/3: two calls in three cross to another node. That is the hop Local saves; the next lesson shows its price.",
+        change: { whatIf: { kind: "trafficPolicy", service: "cache/node-cache", field: "internalTrafficPolicy", value: "Cluster" } },
+        checks: [{ from: "pod:shop/api-1", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-a", "node-b", "node-c"], count: 3 }],
+      },
+    },
+  ],
+  [
+    noLocal,
+    {
+      id: "04-drop-calls-with-no-local-endpoint",
+      title: "Drop calls that find no local endpoint",
+      topics: ["internalTrafficPolicy", "iptables"],
+      goal: "Read the DROP rule of a real node's iptables-save dump: internalTrafficPolicy: Local with no endpoint on the client's node drops the packet, silently.",
+      question: "nginx-sample runs one pod, on vmss000000. The client pod on vmss000002 calls nginx-sample-svc:80, which has internalTrafficPolicy: Local. What happens to the connection?",
+      answer:
+        'It is dropped on the client\'s own node. kube-proxy on vmss000002 has no local endpoint for the Service, so it writes `-A KUBE-SERVICES -d <clusterIP>/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -j DROP` (see `ktl iptables --node aks-nodepool1-23236778-vmss000002`). DROP, not REJECT: the client waits for a timeout instead of getting "connection refused", although a ready pod runs one node away.',
+      checks: [{ from: "pod:default/client", to: "service:default/nginx-sample-svc:80", verdict: "drop", count: 0, kubeProxy: "drop" }],
+      edit: {
+        description: "Switch nginx-sample-svc's internalTrafficPolicy to Cluster.",
+        lookFor:
+          "The client reaches the pod on vmss000000. The rules turn into the second half of the seed dump: a KUBE-SVC chain that marks traffic from outside the pod network for masquerade and jumps to the one KUBE-SEP endpoint chain.",
+        change: { whatIf: { kind: "trafficPolicy", service: "default/nginx-sample-svc", field: "internalTrafficPolicy", value: "Cluster" } },
+        checks: [{ from: "pod:default/client", to: "service:default/nginx-sample-svc:80", verdict: "allow", nodes: ["aks-nodepool1-23236778-vmss000000"], count: 1, kubeProxy: "forward" }],
+      },
+    },
+  ],
+  [
+    defaultDeny,
+    {
+      id: "05-allow-one-caller-after-default-deny",
+      title: "Allow one caller after a default deny",
+      topics: ["NetworkPolicy", "default deny"],
+      goal: "Build access from a default-deny baseline: one policy that isolates every pod of a namespace, then one allow rule on top.",
+      question:
+        "In shop, default-deny-ingress isolates every pod, and payments-from-orders lets orders reach payments on its http port. Which of shop/frontend, shop/orders and tools/toolbox can call payments:80?",
+      answer:
+        "Only shop/orders. frontend and toolbox match no ingress rule of the policies that select payments, so payments drops them. The Service's port 80 plays no part in the policy: it is checked after DNAT, against the pod's port 8080 (named http).",
+      checks: [
+        { from: "pod:shop/orders", to: "service:shop/payments:80", verdict: "allow", endpoints: ["shop/payments:8080"] },
+        { from: "pod:shop/frontend", to: "service:shop/payments:80", verdict: "drop", count: 1 },
+        { from: "pod:tools/toolbox", to: "service:shop/payments:80", verdict: "drop", count: 1 },
+      ],
+      edit: {
+        description: "Switch off default-deny-ingress.",
+        lookFor:
+          "payments still admits only orders: payments-from-orders selects payments, and a pod that any ingress policy selects is isolated. What opens up is the rest of shop: payments can now reach frontend on 8080, for example.",
+        change: { whatIf: { kind: "policyOff", policy: "shop/default-deny-ingress" } },
+        checks: [
+          { from: "pod:shop/frontend", to: "service:shop/payments:80", verdict: "drop" },
+          { from: "pod:shop/payments", to: "pod:shop/frontend:8080", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    onePeer,
+    {
+      id: "06-combine-selectors-in-one-peer",
+      title: "Combine selectors in one peer, or split them in two",
+      topics: ["NetworkPolicy", "namespaceSelector", "podSelector"],
+      goal: "Tell one peer that has both podSelector and namespaceSelector (both must match) from two peers (either may match).",
+      question:
+        "postgres-from-app-clients has ONE peer with namespaceSelector team=app and podSelector role=client. Which of app/client, app/worker, db/migrator and other/client may connect to db/postgres on 5432?",
+      answer:
+        "Only app/client. A peer with both selectors needs both at once: a pod labelled role=client in a namespace labelled team=app. app/worker has the wrong label; db/migrator and other/client are in namespaces without team=app.",
+      checks: [
+        { from: "pod:app/client", to: "pod:db/postgres:5432", verdict: "allow" },
+        { from: "pod:app/worker", to: "pod:db/postgres:5432", verdict: "drop" },
+        { from: "pod:db/migrator", to: "pod:db/postgres:5432", verdict: "drop" },
+        { from: "pod:other/client", to: "pod:db/postgres:5432", verdict: "drop" },
+      ],
+      edit: {
+        description: "Put a dash in front of podSelector, so that the peer becomes two peers.",
+        lookFor:
+          "Now every pod in a team=app namespace (app/client and app/worker) OR every role=client pod in the policy's own namespace db (db/migrator) gets in. other/client is still dropped: a podSelector alone selects pods in the policy's namespace only.",
+        change: { replace: { find: "              team: app\n          podSelector:", with: "              team: app\n        - podSelector:" } },
+        checks: [
+          { from: "pod:app/worker", to: "pod:db/postgres:5432", verdict: "allow" },
+          { from: "pod:db/migrator", to: "pod:db/postgres:5432", verdict: "allow" },
+          { from: "pod:other/client", to: "pod:db/postgres:5432", verdict: "drop" },
+        ],
+      },
+    },
+  ],
+  [
+    breakDns,
+    {
+      id: "07-break-dns-with-egress-deny",
+      title: "Break DNS with an egress default deny",
+      topics: ["NetworkPolicy", "egress", "DNS"],
+      goal: "See why a default deny for egress breaks name lookups, even for calls that an allow rule permits.",
+      question: "default-deny-egress isolates every pod in shop for egress, and web-to-api lets web reach the api pods on 8080. Can shop/web resolve a name (UDP 53 to kube-dns)? Can it call api?",
+      answer:
+        "The lookup is dropped: web is isolated for egress and no rule allows UDP/53 to the CoreDNS pods (egress rules are checked after DNAT, against each CoreDNS pod). A call to api's ClusterIP is allowed by web-to-api, but `curl http://api` never gets that far: the name does not resolve.",
+      checks: [
+        { from: "pod:shop/web", to: "service:kube-system/kube-dns:53", protocol: "UDP", verdict: "drop", count: 2 },
+        { from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow", endpoints: ["shop/api:8080"] },
+      ],
+      edit: {
+        description: "Give default-deny-egress one egress rule: UDP and TCP 53 to the kube-dns pods in kube-system.",
+        lookFor: "UDP 53 to both CoreDNS pods is allowed now, for every pod in shop, and TCP 53 (large answers) too. Calls to api are still allowed only from web.",
+        change: {
+          replace: {
+            find: "  name: default-deny-egress\n  namespace: shop\nspec:\n  podSelector: {}\n  policyTypes:\n    - Egress\n",
+            with: "  name: default-deny-egress\n  namespace: shop\nspec:\n  podSelector: {}\n  policyTypes:\n    - Egress\n  egress:\n    - to:\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: kube-system\n          podSelector:\n            matchLabels:\n              k8s-app: kube-dns\n      ports:\n        - protocol: UDP\n          port: 53\n        - protocol: TCP\n          port: 53\n",
+          },
+        },
+        checks: [
+          { from: "pod:shop/web", to: "service:kube-system/kube-dns:53", protocol: "UDP", verdict: "allow", count: 2 },
+          { from: "pod:shop/api", to: "service:kube-system/kube-dns:53", protocol: "TCP", verdict: "allow", count: 2 },
+        ],
+      },
+    },
+  ],
+  [
+    masquerade,
+    {
+      id: "08-lose-the-client-ip-to-masquerade",
+      title: "Lose the client's address to masquerade",
+      topics: ["NetworkPolicy", "ipBlock", "externalTrafficPolicy", "masquerade"],
+      goal: "See why an ipBlock rule for the clients' network stops matching when kube-proxy masquerades external traffic (externalTrafficPolicy: Cluster).",
+      question:
+        "api-from-partners admits only 203.0.113.0/24 on 8443. A partner at 203.0.113.10 connects to the LoadBalancer, which hands the packet to node-a; the only api pod runs on node-b. Is the connection admitted?",
+      answer:
+        "No. With externalTrafficPolicy: Cluster, kube-proxy on node-a forwards the packet to the pod on node-b and masquerades it to node-a's address 192.168.10.11, so that the reply comes back through node-a. The pod sees 192.168.10.11, which is not in 203.0.113.0/24: the ipBlock rule does not match and the NetworkPolicy drops the connection.",
+      checks: [{ from: "external:203.0.113.10@node-a", to: "service:partners/partner-api:443", verdict: "drop", count: 1, sourceIPPreserved: false, kubeProxy: "forward" }],
+      edit: {
+        description: "Switch partner-api's externalTrafficPolicy to Local.",
+        lookFor:
+          "node-a has no api pod, so it fails the health check and the load balancer stops sending to it (what lands there anyway is dropped). Packets that arrive at node-b stay on node-b, keep 203.0.113.10, and the ipBlock rule admits them.",
+        change: { whatIf: { kind: "trafficPolicy", service: "partners/partner-api", field: "externalTrafficPolicy", value: "Local" } },
+        checks: [
+          { from: "external:203.0.113.10@node-b", to: "service:partners/partner-api:443", verdict: "allow", count: 1, sourceIPPreserved: true },
+          { from: "external:203.0.113.10@node-a", to: "service:partners/partner-api:443", verdict: "drop", kubeProxy: "drop" },
+        ],
+      },
+    },
+  ],
+  [
+    zoneHints,
+    {
+      id: "09-keep-traffic-in-zone-with-hints",
+      title: "Keep traffic in its zone with topology hints",
+      topics: ["topology-mode", "hints", "zones"],
+      goal: "Watch Topology Aware Routing keep traffic in its zone, and see when the EndpointSlice controller gives up on hints.",
+      question: "catalog has service.kubernetes.io/topology-mode: Auto and 4 replicas, 2 in each zone; both zones have 4 CPUs. Which endpoints can shop/client-a (zone-a) reach?",
+      answer:
+        "Only the two catalog pods in zone-a, each with chance 1/2. The EndpointSlice controller hints every endpoint for its own zone, because each zone's share of endpoints (2 of 4) matches its share of CPU (4 of 8), and kube-proxy on node-a keeps the endpoints hinted for zone-a. client-b likewise stays in zone-b.",
+      checks: [
+        { from: "pod:shop/client-a", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-a"], count: 2 },
+        { from: "pod:shop/client-b", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-b"], count: 2 },
+      ],
+      edit: {
+        description: "Scale catalog to 3 replicas.",
+        lookFor:
+          "With 3 endpoints for 2 equal zones, each zone would need at least 2 (its share is 1.5 and may be exceeded by 20% at most), more than the 3 there are: the controller drops every hint, and both clients fall back to all 3 endpoints, across zones.",
+        change: { whatIf: { kind: "scale", workload: "shop/Deployment/catalog", replicas: 3 } },
+        checks: [
+          { from: "pod:shop/client-a", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 3 },
+          { from: "pod:shop/client-b", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 3 },
+        ],
+      },
+    },
+  ],
+  [
+    preferClose,
+    {
+      id: "10-prefer-close-endpoints",
+      title: "Prefer close endpoints with trafficDistribution",
+      topics: ["trafficDistribution", "PreferClose", "zones"],
+      goal: "Use trafficDistribution: PreferClose to keep traffic in its zone, and see the fallback for a zone without endpoints.",
+      question: "search runs one pod in zone-a and one in zone-b, none in zone-c, with trafficDistribution: PreferClose. Which endpoints do client-a (zone-a) and client-c (zone-c) reach?",
+      answer:
+        "client-a reaches only the search pod in zone-a. client-c reaches both: no endpoint is hinted for zone-c, so kube-proxy on node-c ignores the hints and uses every ready endpoint, each with chance 1/2.",
+      checks: [
+        { from: "pod:shop/client-a", to: "service:shop/search:80", verdict: "allow", nodes: ["node-a"], count: 1 },
+        { from: "pod:shop/client-c", to: "service:shop/search:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 2 },
+      ],
+      edit: {
+        description: "Delete the trafficDistribution line.",
+        lookFor: "Without it, client-a spreads over both pods: half of its calls cross to zone-b.",
+        change: { replace: { find: "  trafficDistribution: PreferClose\n", with: "" } },
+        checks: [{ from: "pod:shop/client-a", to: "service:shop/search:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 2 }],
+      },
+    },
+  ],
+  [
+    sameNode,
+    {
+      id: "11-prefer-the-same-node",
+      title: "Prefer the same node, fall back to the zone",
+      topics: ["trafficDistribution", "PreferSameNode", "internalTrafficPolicy"],
+      goal: "Use trafficDistribution: PreferSameNode for a node agent, and compare its fallback with internalTrafficPolicy: Local.",
+      question: "otel-agent runs on node-a1 and node-b1 only (node-a2 has no agent yet), with trafficDistribution: PreferSameNode. Which agent pod answers client-a1, and which answers client-a2?",
+      answer:
+        "client-a1 reaches only the agent on its own node-a1. client-a2 has no agent on its node, so kube-proxy falls back to the zone hints and reaches the agent on node-a1, in its own zone, and never the one in zone-b.",
+      checks: [
+        { from: "pod:observability/client-a1", to: "service:observability/otel-agent:4317", verdict: "allow", nodes: ["node-a1"], count: 1 },
+        { from: "pod:observability/client-a2", to: "service:observability/otel-agent:4317", verdict: "allow", nodes: ["node-a1"], count: 1 },
+      ],
+      edit: {
+        description: "Replace trafficDistribution: PreferSameNode by internalTrafficPolicy: Local.",
+        lookFor: "client-a1 still reaches its own node's agent, but client-a2 is now dropped: Local never leaves the node, where PreferSameNode only prefers it.",
+        change: { replace: { find: "  trafficDistribution: PreferSameNode\n", with: "  internalTrafficPolicy: Local\n" } },
+        checks: [
+          { from: "pod:observability/client-a1", to: "service:observability/otel-agent:4317", verdict: "allow", nodes: ["node-a1"], count: 1 },
+          { from: "pod:observability/client-a2", to: "service:observability/otel-agent:4317", verdict: "drop", kubeProxy: "drop" },
+        ],
+      },
+    },
+  ],
+  [
+    terminating,
+    {
+      id: "12-serve-from-terminating-pods",
+      title: "Serve from terminating pods during a rollout",
+      topics: ["terminating endpoints", "rolling update", "externalTrafficPolicy"],
+      goal: "See when kube-proxy sends traffic to pods that are shutting down during a rolling update, and when it does not.",
+      question:
+        "Mid-rollout: the new pod runs on node-a; the old pod on node-b is terminating but still passes its readiness probe. (1) A packet from the load balancer lands on node-b (externalTrafficPolicy: Local). (2) checkout, on node-b, calls the ClusterIP. Which pod gets each?",
+      answer:
+        "(1) The old pod web-7d4b9c6f5-x2v8q. node-b has no ready local endpoint, but the old pod is still serving, and kube-proxy falls back to serving terminating endpoints on the node instead of dropping the packet. The health check already answers 503 on node-b (terminating pods do not count), so the load balancer stops sending new traffic there; the fallback catches what is in flight. (2) Only the new pod web-5f6c8d9b7-k4m2n: cluster-wide, terminating endpoints are used only when no ready endpoint exists anywhere.",
+      checks: [
+        { from: "external:203.0.113.10@node-b", to: "service:shop/web:80", verdict: "allow", endpoints: ["shop/web-7d4b9c6f5-x2v8q"] },
+        { from: "pod:shop/checkout", to: "service:shop/web:80", verdict: "allow", endpoints: ["shop/web-5f6c8d9b7-k4m2n"] },
+      ],
+      edit: {
+        description: "Make the old pod web-7d4b9c6f5-x2v8q not ready (its readiness probe fails as it shuts down).",
+        lookFor: "The old pod no longer serves: node-b has nothing left to fall back to, and kube-proxy drops the packet. The ClusterIP call is unchanged.",
+        change: { whatIf: { kind: "notReady", pod: "shop/web-7d4b9c6f5-x2v8q" } },
+        checks: [
+          { from: "external:203.0.113.10@node-b", to: "service:shop/web:80", verdict: "drop", kubeProxy: "drop" },
+          { from: "pod:shop/checkout", to: "service:shop/web:80", verdict: "allow", endpoints: ["shop/web-5f6c8d9b7-k4m2n"] },
+        ],
+      },
+    },
+  ],
+  [
+    affinity,
+    {
+      id: "13-pin-clients-with-session-affinity",
+      title: "Pin clients with session affinity",
+      topics: ["sessionAffinity", "ClientIP"],
+      goal: "See what sessionAffinity: ClientIP changes, and what it does not.",
+      question: "sessions has sessionAffinity: ClientIP. The web pod opens ten connections to sessions:80 within a minute. Which backends can the first one reach, and where do the other nine go?",
+      answer:
+        "The first connection goes to any of the 3 sessions pods, each with chance 1/3, as without affinity. kube-proxy then remembers web's address and sends the other nine to the same pod, as long as web keeps calling within timeoutSeconds (600 s) of its last connection. Affinity is per client address: all clients behind one NAT address share one backend.",
+      checks: [{ from: "pod:shop/web", to: "service:shop/sessions:80", verdict: "allow", endpoints: ["shop/sessions-0", "shop/sessions-1", "shop/sessions-2"], hops: ["session affinity"] }],
+      edit: {
+        description: "Scale sessions to 2 replicas.",
+        lookFor: "sessions-2 is gone: the clients pinned to it lose their affinity and pick again between the two that remain, 1/2 each.",
+        change: { whatIf: { kind: "scale", workload: "shop/StatefulSet/sessions", replicas: 2 } },
+        checks: [{ from: "pod:shop/web", to: "service:shop/sessions:80", verdict: "allow", endpoints: ["shop/sessions-0", "shop/sessions-1"] }],
+      },
+    },
+  ],
+  [
+    namedPort,
+    {
+      id: "14-resolve-a-named-target-port",
+      title: "Resolve a named targetPort pod by pod",
+      topics: ["targetPort", "EndpointSlice"],
+      goal: "See a named targetPort resolve to a different number in each pod, and leave out a pod that lacks the name.",
+      question: "api's targetPort is the name http. api-v1 names 8080 http, api-v2 names 9090 http, api-legacy names its port web. On which pod and port does each connection to api:80 land?",
+      answer:
+        "On api-v1 port 8080 or on api-v2 port 9090, each with chance 1/2: the EndpointSlice controller looks the name http up in each pod, so one Service port maps to different numbers. api-legacy has no port named http, so it is left out of the Service (ktl reports KTL303).",
+      checks: [{ from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow", endpoints: ["shop/api-v1:8080", "shop/api-v2:9090"] }],
+      edit: {
+        description: "Rename api-legacy's port from web to http.",
+        lookFor: "api-legacy joins the endpoints on 8080, and each pod now has chance 1/3.",
+        change: { replace: { find: "        - name: web\n          containerPort: 8080", with: "        - name: http\n          containerPort: 8080" } },
+        checks: [{ from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow", endpoints: ["shop/api-legacy:8080", "shop/api-v1:8080", "shop/api-v2:9090"] }],
+      },
+    },
+  ],
+  [
+    noMatch,
+    {
+      id: "15-find-a-selector-that-matches-nothing",
+      title: "Find a selector that matches nothing",
+      topics: ["selector", "REJECT"],
+      goal: "Recognise a Service whose selector matches no pod, and tell kube-proxy's REJECT from a silent drop.",
+      question: "The web pod calls checkout:80. What does it get back, and how does that differ from a NetworkPolicy drop?",
+      answer:
+        'Connection refused, at once. The selector app=checkout matches no pod (the pods are labelled app=check-out), so the Service has no endpoints and kube-proxy REJECTs the packet: the client gets an ICMP "port unreachable". A NetworkPolicy drop, like kube-proxy\'s DROP for a Local policy, is silent: the client waits for a timeout.',
+      checks: [{ from: "pod:shop/web", to: "service:shop/checkout:80", verdict: "drop", count: 0, kubeProxy: "reject" }],
+      edit: {
+        description: "Fix the Service's selector to app: check-out.",
+        lookFor: "Both checkout pods become endpoints, 1/2 each.",
+        change: { replace: { find: "    app: checkout\n  ports:", with: "    app: check-out\n  ports:" } },
+        checks: [{ from: "pod:shop/web", to: "service:shop/checkout:80", verdict: "allow", count: 2, kubeProxy: "forward" }],
+      },
+    },
+  ],
+  [
+    headless,
+    {
+      id: "16-resolve-headless-and-externalname",
+      title: "Resolve headless and ExternalName Services",
+      topics: ["headless", "ExternalName", "DNS"],
+      goal: "See the two kinds of Service that kube-proxy programs nothing for, and what answers instead: DNS.",
+      question: "app/client connects to postgres:5432 (headless) and to billing:80 (ExternalName). Which addresses does it reach, and where does kube-proxy come in?",
+      answer:
+        "postgres: DNS answers postgres.data.svc.cluster.local with the two pod IPs and the client connects to one of them directly, on 5432. kube-proxy is not involved: no load balancing beyond the client's own pick, no port translation. billing: DNS answers with a CNAME to billing.finance.svc.cluster.local; that name's ClusterIP is an ordinary Service, which kube-proxy forwards to billing-0 on 8080. The client's port (80) must be a port of the target Service, since ExternalName translates none.",
+      checks: [
+        { from: "pod:app/client", to: "service:data/postgres:5432", verdict: "allow", endpoints: ["data/postgres-0:5432", "data/postgres-1:5432"], kubeProxy: "none", hops: ["dns"] },
+        { from: "pod:app/client", to: "service:app/billing:80", verdict: "allow", endpoints: ["finance/billing-0:8080"], kubeProxy: "forward", hops: ["dns", "kube-proxy"] },
+      ],
+      edit: {
+        description: "Delete postgres's clusterIP: None line.",
+        lookFor:
+          "postgres gets a ClusterIP, and kube-proxy load-balances it like any other Service: a kube-proxy hop appears, 1/2 each. A real cluster refuses this change in place (clusterIP is immutable): the Service has to be deleted and created again.",
+        change: { replace: { find: "  clusterIP: None\n", with: "" } },
+        checks: [{ from: "pod:app/client", to: "service:data/postgres:5432", verdict: "allow", count: 2, kubeProxy: "forward" }],
+      },
+    },
+  ],
+];
+
+export const LESSONS: readonly Lesson[] = DATA.map(([manifests, d]) => ({ ...d, number: Number(d.id.slice(0, 2)), file: "manifests.yaml", manifests }));
+
+export function lessonById(id: string): Lesson | undefined {
+  return LESSONS.find((l) => l.id === id);
+}
+
+/** The suggested edit applied to `text` (the lesson's manifests by default); an error when the text no longer has what the edit changes. */
+export function applyLessonEdit(lesson: Lesson, text: string = lesson.manifests): { text: string; error?: string } {
+  const c = lesson.edit.change;
+  if ("whatIf" in c) {
+    const r = applyWhatIf(text, c.whatIf);
+    return r.error ? { text, error: r.error } : { text: r.text };
+  }
+  const at = text.indexOf(c.replace.find);
+  if (at < 0) return { text, error: "the manifests no longer contain the text this edit changes: reset the lesson first" };
+  return { text: text.slice(0, at) + c.replace.with + text.slice(at + c.replace.find.length) };
+}
+
+function expectationsOf(l: Lesson): ScenarioExpectation[] {
+  return l.checks.filter((c) => (c.protocol ?? "TCP") === "TCP").map((c) => ({ from: c.from, to: c.to, verdict: c.verdict }));
+}
+
+/** The lessons as catalogue entries (scenarios/index.ts). */
+export const LESSON_SCENARIOS: readonly Scenario[] = LESSONS.map((l) => ({
+  id: l.id,
+  title: l.title,
+  summary: l.goal,
+  file: l.file,
+  manifests: l.manifests,
+  expect: expectationsOf(l),
+}));
