@@ -7,6 +7,7 @@
  * engine that alters what the scenario teaches fails a test (src/engine/analysis/scenarios.test.ts).
  */
 import shopAcrossZones from "./01-trace-a-shop-across-zones/manifests.yaml";
+import { LESSON_SCENARIOS } from "./lessons.ts";
 
 export type ExpectedVerdict = "allow" | "drop" | "partial";
 
@@ -45,6 +46,7 @@ export const SCENARIOS: readonly Scenario[] = [
       { from: "pod:tools/toolbox", to: "pod:shop/backend-0:8080", verdict: "drop" },
     ],
   },
+  ...LESSON_SCENARIOS,
 ];
 
 export const DEFAULT_SCENARIO_ID = "01-trace-a-shop-across-zones";
