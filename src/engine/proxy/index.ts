@@ -360,7 +360,10 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
     } else {
       category = "cluster";
       reason = `${plural(chosen.length, "ready endpoint")} cluster-wide${shortCircuit ? ` (${shortCircuit} traffic short-circuited past externalTrafficPolicy Local)` : ""}`;
-      decidedBy = shortCircuit ? ref(s, "spec.externalTrafficPolicy", s.lines.externalTrafficPolicy) : ref(s, `spec.${policyField}`, policyLine);
+      const hinted = all.find((e) => e.ready && (e.zoneHints.length || e.nodeHints.length));
+      if (shortCircuit) decidedBy = ref(s, "spec.externalTrafficPolicy", s.lines.externalTrafficPolicy);
+      else if (hinted) decidedBy = { ...hinted.ref, field: "hints" };
+      else decidedBy = ref(s, `spec.${policyField}`, policyLine);
     }
   }
   const p = chosen.length ? 1 / chosen.length : 0;

@@ -539,7 +539,7 @@ function viaKubeProxy(ctx: Ctx, s: Service, port: ServicePort, frontend: Fronten
   ctx.hops.push({
     step: "kube-proxy",
     verdict: "pass",
-    detail: `kube-proxy on ${handling.name} (${d.zone ? `zone ${d.zone}` : "no zone label"}): ${d.reason}${topo}; DNAT to one of ${plural(d.candidates.length, "endpoint")}, each with probability ${formatProbability(d.candidates[0]!.probability)}`,
+    detail: `kube-proxy on ${handling.name} (${d.zone ? `zone ${d.zone}` : "no zone label"}): ${d.reason}${topo}; ${d.candidates.length === 1 ? "DNAT to its only candidate" : `DNAT to one of ${d.candidates.length} endpoints, each with probability ${formatProbability(d.candidates[0]!.probability)}`}`,
     ...(decided ? { ref: decided } : {}),
   });
   if (d.sessionAffinity) {
