@@ -119,6 +119,13 @@ describe("NetworkPolicy along the path", () => {
     expect([local.verdict, local.sourceIPPreserved, eps(local)]).toEqual(["allow", true, "10.244.1.5:8080"]);
   });
 
+  it("derived endpoints: a named targetPort resolves per pod, so one Service port reaches different container ports", () => {
+    const b1 = makePod("shop", "backend-1", { node: "node-b", ip: "10.244.2.5", labels: { app: "backend" }, ports: [{ name: "http", containerPort: 9090 }] });
+    const t = tracer([...base.filter((o) => (o.metadata as { name: string }).name !== "backend-1"), b1, backendSvc()])("pod:shop/frontend", "service:shop/backend:http");
+    expect(t.endpoints.map((e) => [e.pod, `${e.ip}:${e.port}`, e.node])).toEqual([["shop/backend-0", "10.244.1.5:8080", "node-a"], ["shop/backend-1", "10.244.2.5:9090", "node-b"]]);
+    expect(t.endpoints[0]!.ref).toMatchObject({ kind: "Pod", name: "backend-0" });
+  });
+
   it("a host-network sender is outside NetworkPolicy at the source and is seen as the node's address at the backend", () => {
     const t = tracer([...base, backendSvc()])("node:node-b", "pod:shop/backend-0:8080");
     expect(t.endpoints[0]).toMatchObject({ sourceIP: "192.168.10.21", sourceIPPreserved: true, egress: { isolated: false } });
