@@ -1,0 +1,421 @@
+/**
+ * What changes between two inputs (before and after an edit): flows gained
+ * and lost, and endpoints that appear or vanish, with a one-line summary
+ * ("3 flows lost, 1 gained"). Every verdict is the engine's own: pod flows
+ * from the NetworkPolicy class matrix (netpol classMatrix), Service flows
+ * from the trace (trace/index.ts traceRequest), endpoints from kube-proxy's
+ * choice on each node (proxy chooseEndpoints).
+ *
+ * 1. Pods are matched by namespace/name. A pod only one side has is paired,
+ *    when it can be, with an unmatched pod of the same workload on the same
+ *    node, then of the same workload anywhere (a Deployment whose template
+ *    changed renames its pods): the pair is one pod, renamed.
+ * 2. A pod flow is a source pod, a destination pod and one of the ports the
+ *    destination declares (port/protocol): allowed or not by NetworkPolicy
+ *    at both ends. A pod to itself is left out.
+ * 3. A Service flow is a pod (or an external client arriving at a node, for
+ *    a Service reachable from outside) to one Service port: the trace's
+ *    verdict, allow, partial or drop. Pods of one NetworkPolicy class on one
+ *    node get the same trace, so one of them is traced for all (a pod that
+ *    is itself a candidate endpoint, hairpin, is traced on its own).
+ * 4. A flow is gained when its verdict rises (absent or drop < partial <
+ *    allow) and lost when it falls.
+ * 5. Endpoints: per Service port and node, the backends kube-proxy on that
+ *    node chooses among, for pod traffic to the ClusterIP (internal) and,
+ *    when the Service is reachable from outside, for external traffic
+ *    arriving there (external). An endpoint that joins a set appears, one
+ *    that leaves it vanishes.
+ */
+import type { InputFile } from "../parse/manifests.ts";
+import { parseManifests } from "../parse/manifests.ts";
+import { buildModel } from "../model/build.ts";
+import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { Service } from "../model/services.ts";
+import { externallyAccessible } from "../model/services.ts";
+import { buildPolicyIndex, classAllowed, classMatrix, explainPair, type PolicyIndex } from "../netpol/index.ts";
+import { buildProxyIndex, chooseEndpoints, skipped, type Frontend, type ProxyIndex } from "../proxy/index.ts";
+import { traceRequest, type TraceResult } from "../trace/index.ts";
+
+export type FlowState = "allow" | "partial" | "drop" | "absent";
+
+export interface FlowChange {
+  kind: "pod" | "service" | "external";
+  /** `pod:NS/NAME` or `external:IP@NODE` (the name after the change for a renamed pod). */
+  from: string;
+  /** `pod:NS/NAME` or `service:NS/NAME`. */
+  to: string;
+  port: number;
+  protocol: Protocol;
+  before: FlowState;
+  after: FlowState;
+  change: "gained" | "lost";
+  /** Why the flow is as it is after the change (or why it is gone). */
+  reason: string;
+}
+
+export interface EndpointChange {
+  /** `service:NS/NAME` */
+  service: string;
+  port: number;
+  protocol: Protocol;
+  node: string;
+  /** Pod traffic to the ClusterIP, or external traffic arriving at the node. */
+  traffic: "internal" | "external";
+  /** `pod:NS/NAME` (after-change name), or IP:PORT for an endpoint without a pod. */
+  endpoint: string;
+  change: "appears" | "vanishes";
+}
+
+export interface InputDiff {
+  /** "3 flows lost, 1 gained; 2 endpoints vanish, 1 appears", or "no change in flows or endpoints". */
+  summary: string;
+  counts: {
+    gained: number;
+    lost: number;
+    podFlowsGained: number;
+    podFlowsLost: number;
+    serviceFlowsGained: number;
+    serviceFlowsLost: number;
+    endpointsAppear: number;
+    endpointsVanish: number;
+  };
+  pods: {
+    added: string[];
+    removed: string[];
+    renamed: { before: string; after: string }[];
+    moved: { pod: string; from: string; to: string }[];
+  };
+  /** Gained first, then lost; each group by destination, then source. */
+  flows: FlowChange[];
+  endpoints: EndpointChange[];
+  /** What was not compared, and why (too large). */
+  truncated: string[];
+}
+
+export interface DiffOptions {
+  /** The address of the external client for external flows. */
+  externalClientIP?: string;
+  /** Pod flows are compared when pods × pods × ports stays under this. */
+  maxPodPairs?: number;
+  /** Service flows are compared when the traces needed stay under this. */
+  maxTraces?: number;
+}
+
+const DEFAULTS: Required<DiffOptions> = { externalClientIP: "203.0.113.10", maxPodPairs: 2_000_000, maxTraces: 20_000 };
+
+const RANK: Record<FlowState, number> = { absent: 0, drop: 0, partial: 1, allow: 2 };
+
+interface Side {
+  model: Model;
+  policy: PolicyIndex;
+  proxy: ProxyIndex;
+  /** Pod key -> the id it is compared under. */
+  id: Map<string, string>;
+}
+
+// ---------- 1. pod identity ----------
+
+function workloadKey(p: Pod): string {
+  return `${p.workload.namespace}/${p.workload.kind}/${p.workload.name}`;
+}
+
+function matchPods(a: Model, b: Model): { idA: Map<string, string>; idB: Map<string, string>; pods: InputDiff["pods"] } {
+  const idA = new Map<string, string>();
+  const idB = new Map<string, string>();
+  const renamed: { before: string; after: string }[] = [];
+  const moved: { pod: string; from: string; to: string }[] = [];
+  const onlyA = a.pods.filter((p) => !b.podsByKey.has(p.key));
+  const onlyB = b.pods.filter((p) => !a.podsByKey.has(p.key));
+  for (const p of a.pods) if (b.podsByKey.has(p.key)) {
+    idA.set(p.key, p.key);
+    idB.set(p.key, p.key);
+    const q = b.podsByKey.get(p.key)!;
+    if (p.nodeName !== q.nodeName) moved.push({ pod: `pod:${p.key}`, from: p.nodeName ?? "(unscheduled)", to: q.nodeName ?? "(unscheduled)" });
+  }
+  const used = new Set<Pod>();
+  const pair = (same: (x: Pod, y: Pod) => boolean) => {
+    for (const x of onlyA) {
+      if (idA.has(x.key)) continue;
+      const y = onlyB.find((c) => !used.has(c) && workloadKey(c) === workloadKey(x) && same(x, c));
+      if (!y) continue;
+      used.add(y);
+      idA.set(x.key, y.key);
+      idB.set(y.key, y.key);
+      renamed.push({ before: `pod:${x.key}`, after: `pod:${y.key}` });
+      if (x.nodeName !== y.nodeName) moved.push({ pod: `pod:${y.key}`, from: x.nodeName ?? "(unscheduled)", to: y.nodeName ?? "(unscheduled)" });
+    }
+  };
+  pair((x, y) => x.workload.kind !== "Pod" && x.nodeName === y.nodeName);
+  pair((x) => x.workload.kind !== "Pod");
+  const removed: string[] = [];
+  const added: string[] = [];
+  for (const x of onlyA) if (!idA.has(x.key)) {
+    idA.set(x.key, `${x.key}`);
+    removed.push(`pod:${x.key}`);
+  }
+  for (const y of onlyB) if (!idB.has(y.key)) {
+    idB.set(y.key, y.key);
+    added.push(`pod:${y.key}`);
+  }
+  return { idA, idB, pods: { added, removed, renamed, moved } };
+}
+
+// ---------- 2. pod flows ----------
+
+interface PodFlow {
+  allowed: boolean;
+  src: Pod;
+  dst: Pod;
+}
+
+function podFlows(side: Side): Map<string, PodFlow> {
+  const out = new Map<string, PodFlow>();
+  const { model, policy } = side;
+  const byPort = new Map<string, Pod[]>();
+  for (const dst of model.pods) {
+    if (dst.ips.length === 0) continue;
+    for (const cp of dst.ports) {
+      const k = `${cp.containerPort}/${cp.protocol}`;
+      const l = byPort.get(k);
+      if (l) {
+        if (l[l.length - 1] !== dst) l.push(dst);
+      } else byPort.set(k, [dst]);
+    }
+  }
+  const sources = model.pods.filter((p) => p.ips.length > 0);
+  for (const [k, dsts] of byPort) {
+    const [port, protocol] = k.split("/") as [string, Protocol];
+    const cm = classMatrix(policy, Number(port), protocol);
+    for (const dst of dsts) {
+      const b = policy.classOf[dst.index]!;
+      for (const src of sources) {
+        if (src === dst) continue;
+        const allowed = classAllowed(cm, policy.classOf[src.index]!, b);
+        out.set(`${side.id.get(src.key)}>${side.id.get(dst.key)}|${k}`, { allowed, src, dst });
+      }
+    }
+  }
+  return out;
+}
+
+function podReason(model: Model, f: PodFlow | undefined, port: number, protocol: Protocol, gone: string): string {
+  if (!f) return gone;
+  const v = explainPair(model, f.src, f.dst, port, protocol);
+  if (v.allowed) {
+    const parts = [v.ingress, v.egress].filter((d) => d.isolated).map((d) => `${d.direction} allowed by ${d.allowedBy[0]!.policy.key} rule ${d.allowedBy[0]!.rule.index + 1}`);
+    return parts.length ? parts.join("; ") : "no NetworkPolicy isolates either end";
+  }
+  return [v.ingress, v.egress]
+    .filter((d) => !d.allowed)
+    .map((d) => `${d.direction} at the ${d.direction === "ingress" ? "destination" : "source"} is isolated by ${d.selecting.map((p) => p.key).join(", ")} and no rule allows ${protocol}/${port}`)
+    .join("; ");
+}
+
+// ---------- 3. Service flows ----------
+
+interface ServiceFlow {
+  state: FlowState;
+  reason: string;
+  kind: "service" | "external";
+  from: string;
+  to: string;
+  port: number;
+  protocol: Protocol;
+}
+
+/** The way in an external client uses, as the trace reads `service:` for an external source (LoadBalancer, else NodePort, else external IP). */
+function reachableFromOutside(s: Service): boolean {
+  return externallyAccessible(s) && !skipped(s);
+}
+
+function serviceFlows(side: Side, clientIP: string, budget: { left: number }): Map<string, ServiceFlow> | undefined {
+  const out = new Map<string, ServiceFlow>();
+  const { model, policy, proxy } = side;
+  const cache = new Map<string, TraceResult>();
+  const sources = model.pods.filter((p) => p.nodeName && p.ips.length > 0);
+  for (const s of model.services) {
+    if (s.type === "ExternalName") continue;
+    for (const sp of s.ports) {
+      const to = `service:${s.key}:${sp.port}`;
+      for (const src of sources) {
+        const group = `${policy.classOf[src.index]}|${src.nodeName}|${to}|${sp.protocol}`;
+        let r = cache.get(group);
+        const own = r?.endpoints.some((e) => e.pod === src.key);
+        if (!r || own) {
+          if (--budget.left < 0) return undefined;
+          r = traceRequest(model, proxy, `pod:${src.key}`, to, sp.protocol);
+          if (!cache.has(group) && !r.endpoints.some((e) => e.pod === src.key)) cache.set(group, r);
+        }
+        const from = `pod:${side.id.get(src.key)}`;
+        out.set(`${from}>${to}/${sp.protocol}`, { state: r.error ? "drop" : r.verdict, reason: r.error ?? r.reason, kind: "service", from, to: `service:${s.key}`, port: sp.port, protocol: sp.protocol });
+      }
+      if (!reachableFromOutside(s)) continue;
+      for (const n of model.nodes) {
+        if (--budget.left < 0) return undefined;
+        const r = traceRequest(model, proxy, `external:${clientIP}@${n.name}`, to, sp.protocol);
+        if (r.error) continue;
+        const from = `external:${clientIP}@${n.name}`;
+        out.set(`${from}>${to}/${sp.protocol}`, { state: r.verdict, reason: r.reason, kind: "external", from, to: `service:${s.key}`, port: sp.port, protocol: sp.protocol });
+      }
+    }
+  }
+  return out;
+}
+
+// ---------- 5. endpoints ----------
+
+function externalFrontend(s: Service): Frontend | undefined {
+  if (s.type === "LoadBalancer" && s.loadBalancerIPs.length) return "loadBalancer";
+  if ((s.type === "NodePort" || s.type === "LoadBalancer") && s.ports.some((p) => p.nodePort)) return "nodePort";
+  if (s.externalIPs.length) return "externalIP";
+  return undefined;
+}
+
+/** "service|port/proto|node|traffic" -> endpoint ids. */
+function endpointSets(side: Side): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const { model, proxy } = side;
+  for (const s of model.services) {
+    if (skipped(s)) continue;
+    const ext = externalFrontend(s);
+    for (const sp of s.ports) {
+      for (const n of model.nodes) {
+        const ways: ["internal" | "external", Frontend][] = [["internal", "clusterIP"]];
+        if (ext && (ext !== "nodePort" || sp.nodePort)) ways.push(["external", ext]);
+        for (const [traffic, frontend] of ways) {
+          const d = chooseEndpoints(proxy, { service: s.key, port: sp.port, protocol: sp.protocol, node: n.name, frontend, origin: traffic === "internal" ? "pod" : "external" });
+          if ("error" in d) continue;
+          const ids = new Set(d.candidates.map((c) => (c.pod ? `pod:${side.id.get(c.pod) ?? c.pod}` : c.key)));
+          out.set(`service:${s.key}|${sp.port}/${sp.protocol}|${n.name}|${traffic}`, ids);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// ---------- the diff ----------
+
+function side(model: Model, id: Map<string, string>): Side {
+  return { model, policy: buildPolicyIndex(model), proxy: buildProxyIndex(model), id };
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** "3 flows lost, 1 gained; 2 endpoints vanish, 1 appears". */
+export function summarizeDiff(c: InputDiff["counts"]): string {
+  const parts: string[] = [];
+  const flows = [c.lost ? "lost" : "", c.gained ? "gained" : ""].filter(Boolean);
+  if (flows.length) parts.push(flows.map((w, i) => `${i === 0 ? plural(w === "lost" ? c.lost : c.gained, "flow") : w === "lost" ? c.lost : c.gained} ${w}`).join(", "));
+  const verb = (n: number, one: string, many: string) => (n === 1 ? one : many);
+  const eps = [
+    c.endpointsVanish ? ["vanish", c.endpointsVanish, verb(c.endpointsVanish, "vanishes", "vanish")] as const : undefined,
+    c.endpointsAppear ? ["appear", c.endpointsAppear, verb(c.endpointsAppear, "appears", "appear")] as const : undefined,
+  ].filter((x) => x !== undefined);
+  if (eps.length) parts.push(eps.map(([, n, v], i) => `${i === 0 ? plural(n, "endpoint") : n} ${v}`).join(", "));
+  return parts.length ? parts.join("; ") : "no change in flows or endpoints";
+}
+
+function compareStates(before: FlowState, after: FlowState): "gained" | "lost" | undefined {
+  if (RANK[after] > RANK[before]) return "gained";
+  if (RANK[after] < RANK[before]) return "lost";
+  return undefined;
+}
+
+/** Compares two models (before, after). */
+export function diffModels(a: Model, b: Model, options: DiffOptions = {}): InputDiff {
+  const opts = { ...DEFAULTS, ...options };
+  const match = matchPods(a, b);
+  const A = side(a, match.idA);
+  const B = side(b, match.idB);
+  const truncated: string[] = [];
+  const flows: FlowChange[] = [];
+  let podGained = 0, podLost = 0, svcGained = 0, svcLost = 0;
+
+  // Pod flows.
+  const portsOf = (m: Model) => new Set(m.pods.flatMap((p) => p.ports.map((c) => `${c.containerPort}/${c.protocol}`))).size;
+  const pairs = Math.max(a.pods.length ** 2 * portsOf(a), b.pods.length ** 2 * portsOf(b));
+  if (pairs > opts.maxPodPairs) truncated.push(`pod-to-pod flows not compared: ${pairs} pod pairs and ports exceed ${opts.maxPodPairs}`);
+  else {
+    const fa = podFlows(A);
+    const fb = podFlows(B);
+    for (const key of new Set([...fa.keys(), ...fb.keys()])) {
+      const x = fa.get(key);
+      const y = fb.get(key);
+      const before: FlowState = x ? (x.allowed ? "allow" : "drop") : "absent";
+      const after: FlowState = y ? (y.allowed ? "allow" : "drop") : "absent";
+      const change = compareStates(before, after);
+      if (!change) continue;
+      const [ends, pp] = key.split("|") as [string, string];
+      const [src, dst] = ends.split(">") as [string, string];
+      const [port, protocol] = pp.split("/") as [string, Protocol];
+      const gone = !b.podsByKey.has(src) ? `pod ${src} is gone` : !b.podsByKey.has(dst) ? `pod ${dst} is gone` : `pod ${dst} no longer declares ${port}/${protocol}`;
+      flows.push({ kind: "pod", from: `pod:${src}`, to: `pod:${dst}`, port: Number(port), protocol, before, after, change, reason: podReason(b, y, Number(port), protocol, gone) });
+      if (change === "gained") podGained++;
+      else podLost++;
+    }
+  }
+
+  // Service flows.
+  const budgetA = { left: opts.maxTraces };
+  const budgetB = { left: opts.maxTraces };
+  const sa = serviceFlows(A, opts.externalClientIP, budgetA);
+  const sb = serviceFlows(B, opts.externalClientIP, budgetB);
+  if (!sa || !sb) truncated.push(`Service flows not compared: more than ${opts.maxTraces} traces`);
+  else {
+    for (const key of new Set([...sa.keys(), ...sb.keys()])) {
+      const x = sa.get(key);
+      const y = sb.get(key);
+      const change = compareStates(x?.state ?? "absent", y?.state ?? "absent");
+      if (!change) continue;
+      const f = (y ?? x)!;
+      const srcGone = f.from.startsWith("pod:") && !b.podsByKey.has(f.from.slice(4));
+      const svcGone = !b.services.some((x) => `service:${x.key}` === f.to);
+      const reason = y ? y.reason : srcGone ? `${f.from} is gone` : svcGone ? `${f.to} is gone` : `${f.to} has no port ${f.port}/${f.protocol} any more`;
+      flows.push({ kind: f.kind, from: f.from, to: f.to, port: f.port, protocol: f.protocol, before: x?.state ?? "absent", after: y?.state ?? "absent", change, reason });
+      if (change === "gained") svcGained++;
+      else svcLost++;
+    }
+  }
+
+  // Endpoints.
+  const endpoints: EndpointChange[] = [];
+  const ea = endpointSets(A);
+  const eb = endpointSets(B);
+  for (const key of new Set([...ea.keys(), ...eb.keys()])) {
+    const x = ea.get(key) ?? new Set<string>();
+    const y = eb.get(key) ?? new Set<string>();
+    const [service, pp, node, traffic] = key.split("|") as [string, string, string, "internal" | "external"];
+    const [port, protocol] = pp.split("/") as [string, Protocol];
+    for (const e of y) if (!x.has(e)) endpoints.push({ service, port: Number(port), protocol, node, traffic, endpoint: e, change: "appears" });
+    for (const e of x) if (!y.has(e)) endpoints.push({ service, port: Number(port), protocol, node, traffic, endpoint: e, change: "vanishes" });
+  }
+
+  const order = (f: FlowChange) => `${f.change === "gained" ? 0 : 1}|${f.to}|${String(f.port).padStart(5, "0")}|${f.from}`;
+  flows.sort((p, q) => (order(p) < order(q) ? -1 : order(p) > order(q) ? 1 : 0));
+  const eorder = (e: EndpointChange) => `${e.service}|${String(e.port).padStart(5, "0")}|${e.traffic}|${e.node}|${e.change}|${e.endpoint}`;
+  endpoints.sort((p, q) => (eorder(p) < eorder(q) ? -1 : eorder(p) > eorder(q) ? 1 : 0));
+  const counts: InputDiff["counts"] = {
+    gained: podGained + svcGained,
+    lost: podLost + svcLost,
+    podFlowsGained: podGained,
+    podFlowsLost: podLost,
+    serviceFlowsGained: svcGained,
+    serviceFlowsLost: svcLost,
+    endpointsAppear: endpoints.filter((e) => e.change === "appears").length,
+    endpointsVanish: endpoints.filter((e) => e.change === "vanishes").length,
+  };
+  return { summary: summarizeDiff(counts), counts, pods: match.pods, flows, endpoints, truncated };
+}
+
+/** Compares two inputs (before, after). */
+export function diffInputs(before: readonly InputFile[], after: readonly InputFile[], options: DiffOptions = {}): InputDiff {
+  return diffModels(buildModel(parseManifests(before)), buildModel(parseManifests(after)), options);
+}
+
+/** Compares two editor texts. */
+export function diffTexts(before: string, after: string, file = "manifests.yaml", options: DiffOptions = {}): InputDiff {
+  return diffInputs([{ name: file, text: before }], [{ name: file, text: after }], options);
+}
