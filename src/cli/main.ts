@@ -7,13 +7,14 @@ import * as validate from "./commands/validate.ts";
 import * as iptables from "./commands/iptables.ts";
 import * as nft from "./commands/nft.ts";
 import * as ipvs from "./commands/ipvs.ts";
+import * as diff from "./commands/diff.ts";
 
 interface Command {
   run: (argv: string[], io: Output) => number | Promise<number>;
   help: string;
 }
 
-export const commands: Record<string, Command> = { reach, connlist, validate, trace, iptables, nft, ipvs };
+export const commands: Record<string, Command> = { reach, connlist, validate, trace, iptables, nft, ipvs, diff };
 
 function usage(): string {
   return `ktl: where does this request go in my Kubernetes cluster, and why is it dropped?

@@ -73,6 +73,11 @@ export {
 } from "./dataplane/index.ts";
 export type { NodeRules, IptablesRules, ProxyMode, DataplaneOptions, TraceRuleWalk, TraceRuleStep, TraceRuleBranch, ProxyConfig as KubeProxyConfig } from "./dataplane/index.ts";
 
+export { applyWhatIf, describeWhatIf, whatIfTargets } from "./whatif/index.ts";
+export type { WhatIf, WhatIfKind, WhatIfResult, WhatIfOptions, WhatIfTargets, TextEdit } from "./whatif/index.ts";
+export { diffModels, diffInputs, diffTexts, summarizeDiff } from "./diff/index.ts";
+export type { InputDiff, FlowChange, EndpointChange, FlowState, DiffOptions } from "./diff/index.ts";
+
 /** Parse and build in one step. */
 export function loadModel(files: readonly InputFile[], options: BuildOptions = {}): Model {
   return buildModel(parseManifests(files), options);
