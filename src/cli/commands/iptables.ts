@@ -8,7 +8,7 @@ import {
   traceRequest,
   walkTrace,
   type DataplaneOptions,
-  type InputFile,
+  type Model,
   type ProxyMode,
   type TraceRuleWalk,
 } from "../../engine/index.ts";
@@ -48,7 +48,7 @@ kube-proxy ConfigMap in the input is read too):
   --json                          {node, mode, config, notes, text, lines[, walk]}`;
 
 /** Reads the kube-proxy settings shared by ktl iptables, nft and ipvs. */
-export function proxyOptions(args: ParsedArgs, files: readonly InputFile[]): DataplaneOptions {
+export function proxyOptions(args: ParsedArgs, model: Model): DataplaneOptions {
   const o: DataplaneOptions = {};
   const family = flagString(args, "family");
   if (family) {
@@ -85,7 +85,7 @@ export function proxyOptions(args: ParsedArgs, files: readonly InputFile[]): Dat
   if (sched) o.ipvsScheduler = sched;
   const ver = flagString(args, "iptables-version");
   if (ver) o.iptablesVersion = ver;
-  return dataplaneOptions(files, o);
+  return dataplaneOptions(model, o);
 }
 
 export const BOOLEAN_FLAGS = ["json", "help", "masquerade-all"];
@@ -103,7 +103,7 @@ export function runMode(mode: ProxyMode, argv: string[], io: Output, helpText: s
   const model = loadModel(files);
   const json = args.flags.has("json");
   reportDiagnostics(model.diagnostics, io, true);
-  const options = proxyOptions(args, files);
+  const options = proxyOptions(args, model);
   const index = buildProxyIndex(model);
   const rules = nodeRules(model, index, node, mode, options);
   if (rules.error) throw new UsageError(rules.error);

@@ -11,7 +11,6 @@
  * CategorizeEndpoints, the decision the trace reads.
  */
 import type { Model } from "../model/types.ts";
-import type { InputFile } from "../parse/manifests.ts";
 import { nodeAddress, type ProxyIndex } from "../proxy/index.ts";
 import type { TraceResult } from "../trace/index.ts";
 import { parseIP } from "../model/ip.ts";
@@ -21,7 +20,6 @@ import { walkIptables, type Packet, type WalkStep } from "./iptables/walk.ts";
 import { buildNftables, listNftables } from "./nftables.ts";
 import { listIpvs } from "./ipvs.ts";
 import {
-  findKubeProxyConfiguration,
   kubeProxyConfigurationOverrides,
   nodeDataplaneInput,
   resolveProxyConfig,
@@ -35,7 +33,7 @@ export type { Packet, WalkStep, WalkBranch, IptablesWalk } from "./iptables/walk
 export type { SavedLine } from "./iptables/save.ts";
 export { servicePortNameString, portProtoHash, serviceClusterChain, serviceLocalChain, serviceEndpointChain, nftServiceBase, nftEndpointBase } from "./names.ts";
 export { kubeProxyProbability, kernelProbability, savedProbability } from "./probability.ts";
-export { nodeDataplaneInput, resolveProxyConfig, kubeProxyConfigurationOverrides, findKubeProxyConfiguration } from "./input.ts";
+export { nodeDataplaneInput, resolveProxyConfig, kubeProxyConfigurationOverrides } from "./input.ts";
 export { buildIptables } from "./iptables/build.ts";
 export { saveIptables } from "./iptables/save.ts";
 export { walkIptables } from "./iptables/walk.ts";
@@ -69,9 +67,9 @@ function errorRules(node: string, mode: ProxyMode, family: IPFamily, config: Pro
   return { node, mode, family, config, notes: [], text: "", lines: [], error };
 }
 
-/** Merges a KubeProxyConfiguration from the input (if any) under the explicit options. */
-export function dataplaneOptions(files: readonly InputFile[], explicit: DataplaneOptions = {}): DataplaneOptions {
-  const raw = findKubeProxyConfiguration(files);
+/** Merges the input's KubeProxyConfiguration (model.proxyConfiguration, if any) under the explicit options. */
+export function dataplaneOptions(model: Model, explicit: DataplaneOptions = {}): DataplaneOptions {
+  const raw = model.proxyConfiguration;
   return raw ? { ...kubeProxyConfigurationOverrides(raw), ...explicit } : { ...explicit };
 }
 

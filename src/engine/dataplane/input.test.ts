@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../index.ts";
 import { buildProxyIndex } from "../proxy/index.ts";
-import { findKubeProxyConfiguration, kubeProxyConfigurationOverrides, nodeDataplaneInput, resolveProxyConfig } from "./input.ts";
+import { kubeProxyConfigurationOverrides, nodeDataplaneInput, resolveProxyConfig } from "./input.ts";
 import { dataplaneOptions, ipvsRules } from "./index.ts";
 
 const pods = (ips: string[]) =>
@@ -53,15 +53,18 @@ data:
     iptables:
       masqueradeBit: 15
 `;
-    const raw = findKubeProxyConfiguration([{ name: "cm.yaml", text: cm }]);
+    const raw = loadModel([{ name: "cm.yaml", text: cm }]).proxyConfiguration;
     expect(raw?.kind).toBe("KubeProxyConfiguration");
     expect(kubeProxyConfigurationOverrides(raw!)).toEqual({ mode: "ipvs", clusterCIDR: "192.168.0.0/16", detectLocalMode: "ClusterCIDR", ipvsScheduler: "lc", masqueradeBit: 15 });
     const files = [{ name: "cm.yaml", text: cm }, { name: "m.yaml", text: pods(["192.168.3.4"]) }];
     const model = loadModel(files);
     const svc = `apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: default}\nspec: {clusterIP: 10.96.0.50, selector: {app: web}, ports: [{port: 80}]}\n`;
     const m2 = loadModel([...files, { name: "s.yaml", text: svc }]);
-    expect(ipvsRules(m2, buildProxyIndex(m2), "node-1", dataplaneOptions(files)).text).toContain("TCP  10.96.0.50:80 lc");
+    expect(ipvsRules(m2, buildProxyIndex(m2), "node-1", dataplaneOptions(m2)).text).toContain("TCP  10.96.0.50:80 lc");
     expect(model.pods).toHaveLength(1);
+    // The cluster CIDR comes from the configuration, so trace and rules agree on what is local traffic.
+    expect(model.config.clusterCIDRs).toEqual(["192.168.0.0/16"]);
+    expect(model.diagnostics.filter((d) => d.severity !== "info")).toEqual([]);
   });
   it("hands the printers kube-proxy's endpoint categories for the node (proxy module's CategorizeEndpoints)", () => {
     const svc = `apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: default}\nspec: {clusterIP: 10.96.0.50, internalTrafficPolicy: Local, selector: {app: web}, ports: [{port: 80}]}\n`;

@@ -13,9 +13,7 @@
  */
 import type { Model } from "../model/types.ts";
 import { cidrContains, formatIP, parseCidr, parseIP, type Family } from "../model/ip.ts";
-import { isObj, str, num, bool, arr, obj, type Json } from "../parse/values.ts";
-import { parseYamlFile } from "../parse/yaml.ts";
-import type { InputFile } from "../parse/manifests.ts";
+import { str, num, bool, arr, obj, type Json } from "../parse/values.ts";
 import { categorizeEndpoints, nodeAddress, portTraits, skipped, type ProxyEndpoint, type ProxyIndex } from "../proxy/index.ts";
 import type { DataplaneEndpoint, DataplaneServicePort, IPFamily, LocalDetector, NodeDataplaneInput, ProxyConfig } from "./types.ts";
 
@@ -204,27 +202,4 @@ export function kubeProxyConfigurationOverrides(raw: Json): ProxyConfigOverrides
   const sched = str(obj(raw.ipvs)?.scheduler);
   if (sched) out.ipvsScheduler = sched;
   return out;
-}
-
-/**
- * Finds a KubeProxyConfiguration in the input files: the object itself (it
- * has no metadata.name, so the manifest parser skips it), or the
- * `config.conf` of kubeadm's ConfigMap kube-system/kube-proxy.
- */
-export function findKubeProxyConfiguration(files: readonly InputFile[]): Json | undefined {
-  for (const f of files) {
-    for (const d of parseYamlFile(f.name, f.text).documents) {
-      const v = d.value;
-      if (!isObj(v)) continue;
-      if (v.kind === "KubeProxyConfiguration") return v;
-      if (v.kind === "ConfigMap" && str(obj(v.metadata)?.name) === "kube-proxy") {
-        const text = str(obj(v.data)?.["config.conf"]);
-        if (!text) continue;
-        for (const inner of parseYamlFile(`${f.name} (kube-proxy config.conf)`, text).documents) {
-          if (isObj(inner.value) && inner.value.kind === "KubeProxyConfiguration") return inner.value;
-        }
-      }
-    }
-  }
-  return undefined;
 }

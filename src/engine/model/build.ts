@@ -250,10 +250,34 @@ export interface BuildOptions {
   config?: Partial<ClusterConfig>;
 }
 
+const cidrList = (v: unknown): string[] | undefined => {
+  const s = str(v);
+  const list = s ? s.split(",").map((c) => c.trim()).filter((c) => parseCidr(c).cidr) : [];
+  return list.length ? list : undefined;
+};
+
+/**
+ * Cluster settings from component configuration in the input:
+ * KubeProxyConfiguration clusterCIDR (kube-proxy's --cluster-cidr, comma
+ * separated for dual-stack), kubeadm ClusterConfiguration networking.podSubnet
+ * and serviceSubnet. Explicit build options win.
+ */
+function clusterConfig(configs: readonly KObject[], options: BuildOptions): { config: ClusterConfig; proxy: Json | undefined } {
+  const config: ClusterConfig = { ...DEFAULT_CONFIG };
+  const proxy = configs.find((c) => c.kind === "KubeProxyConfiguration")?.raw;
+  const kubeadm = configs.find((c) => c.kind === "ClusterConfiguration")?.raw;
+  const net = obj(kubeadm?.networking);
+  const pods = cidrList(proxy?.clusterCIDR) ?? cidrList(net?.podSubnet);
+  const services = cidrList(net?.serviceSubnet);
+  if (pods) config.clusterCIDRs = pods;
+  if (services) config.serviceCIDRs = services;
+  return { config: { ...config, ...options.config }, proxy };
+}
+
 export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Model {
   const diagnostics: Diagnostic[] = [...parsed.diagnostics];
   const objects = dedupe(parsed.objects, diagnostics);
-  const config: ClusterConfig = { ...DEFAULT_CONFIG, ...options.config };
+  const { config, proxy: proxyConfiguration } = clusterConfig(parsed.configs ?? [], options);
   const namespaces = buildNamespaces(objects);
 
   // Pod inputs, given pods first, then workloads in input order. A given pod
@@ -448,5 +472,5 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
 
   const workloads = buildWorkloads(objects, pods);
 
-  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, diagnostics, config };
+  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, diagnostics, config, proxyConfiguration };
 }

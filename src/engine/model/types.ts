@@ -127,6 +127,8 @@ export interface Model {
   diagnostics: Diagnostic[];
   /** Cluster-wide settings (service CIDR, cluster CIDR, node port range). */
   config: ClusterConfig;
+  /** kube-proxy's KubeProxyConfiguration from the input, as written (undefined when absent). */
+  proxyConfiguration: Json | undefined;
 }
 
 export interface ClusterConfig {

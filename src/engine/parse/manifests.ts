@@ -37,10 +37,19 @@ export interface SourceRef {
 
 export interface ParseResult {
   objects: KObject[];
+  /**
+   * Component configuration: KubeProxyConfiguration (also from kubeadm's
+   * kube-system/kube-proxy ConfigMap, key config.conf) and kubeadm's
+   * ClusterConfiguration. These kinds have no metadata.name.
+   */
+  configs: KObject[];
   /** Objects of kinds the engine does not model, kept so the UI can list them. */
   ignored: KObject[];
   diagnostics: Diagnostic[];
 }
+
+/** Component configuration kinds, read for cluster settings (cluster CIDR, proxy mode). */
+export const CONFIG_KINDS = new Set(["KubeProxyConfiguration", "ClusterConfiguration"]);
 
 /** Kinds the engine reads. Everything else is reported as ignored. */
 export const MODELED_KINDS = new Set([
@@ -60,7 +69,8 @@ function toObject(raw: Json, file: string, doc: number, diagnostics: Diagnostic[
   const kind = str(raw.kind) ?? inherited?.kind;
   const apiVersion = str(raw.apiVersion) ?? inherited?.apiVersion ?? "";
   const meta = isObj(raw.metadata) ? raw.metadata : undefined;
-  const name = str(meta?.name) ?? (str(meta?.generateName) ? `${str(meta!.generateName)}generated` : undefined);
+  const name =
+    str(meta?.name) ?? (str(meta?.generateName) ? `${str(meta!.generateName)}generated` : kind && CONFIG_KINDS.has(kind) ? kind : undefined);
   if (!kind || !name) {
     const missing = !kind ? "kind" : "metadata.name";
     diagnostics.push({
@@ -74,8 +84,23 @@ function toObject(raw: Json, file: string, doc: number, diagnostics: Diagnostic[
   return { apiVersion, kind, name, namespace: str(meta?.namespace), raw, file, doc, line };
 }
 
+/** kubeadm keeps kube-proxy's configuration in ConfigMap kube-system/kube-proxy, key config.conf. */
+function embeddedProxyConfig(o: KObject, diagnostics: Diagnostic[]): KObject[] {
+  if (o.kind !== "ConfigMap" || o.name !== "kube-proxy" || (o.namespace ?? "default") !== "kube-system") return [];
+  const text = str(isObj(o.raw.data) ? o.raw.data["config.conf"] : undefined);
+  if (!text) return [];
+  const name = `${o.file} (ConfigMap kube-system/kube-proxy, config.conf)`;
+  const parsed = parseYamlFile(name, text);
+  diagnostics.push(...parsed.diagnostics);
+  return parsed.documents.flatMap((d) => {
+    const c = isObj(d.value) ? toObject(d.value, name, d.index, diagnostics) : undefined;
+    return c && CONFIG_KINDS.has(c.kind) ? [c] : [];
+  });
+}
+
 export function parseManifests(files: readonly InputFile[]): ParseResult {
   const objects: KObject[] = [];
+  const configs: KObject[] = [];
   const ignored: KObject[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const f of files) {
@@ -105,7 +130,10 @@ export function parseManifests(files: readonly InputFile[]): ParseResult {
       }
       const o = toObject(raw, f.name, d.index, diagnostics);
       if (!o) continue;
+      const embedded = embeddedProxyConfig(o, diagnostics);
       if (MODELED_KINDS.has(o.kind)) objects.push(o);
+      else if (CONFIG_KINDS.has(o.kind)) configs.push(o);
+      else if (embedded.length) configs.push(...embedded);
       else {
         ignored.push(o);
         diagnostics.push({
@@ -115,5 +143,5 @@ export function parseManifests(files: readonly InputFile[]): ParseResult {
       }
     }
   }
-  return { objects, ignored, diagnostics };
+  return { objects, configs, ignored, diagnostics };
 }

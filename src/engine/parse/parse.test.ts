@@ -93,4 +93,13 @@ items:
     const r = parse("metadata: {name: x}\n---\nkind: Pod\nmetadata: {}\n---\njust a string\n");
     expect(r.diagnostics.map((d) => [d.code, d.doc])).toEqual([["KTL103", 0], ["KTL103", 1], ["KTL102", 2]]);
   });
+
+  it("reads component configuration, which has no metadata.name: KubeProxyConfiguration, and the one in kubeadm's kube-proxy ConfigMap", () => {
+    const direct = parse("apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nclusterCIDR: 10.0.0.0/8\n");
+    expect(direct.diagnostics).toEqual([]);
+    expect(direct.configs.map((c) => c.kind)).toEqual(["KubeProxyConfiguration"]);
+    const cm = parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kube-proxy, namespace: kube-system}\ndata:\n  config.conf: |\n    kind: KubeProxyConfiguration\n    mode: nftables\n");
+    expect(cm.diagnostics).toEqual([]);
+    expect(cm.configs[0]?.raw.mode).toBe("nftables");
+  });
 });
