@@ -67,7 +67,30 @@ ${l.checks.map((c) => `- \`${c.from}\` → \`${c.to}\`${c.protocol && c.protocol
 `;
 }
 
+function catalogueReadme(): string {
+  return `# Scenarios and lessons
+
+The catalogue that the playground's menu, the e2e tests and the CLI smoke
+tests read (\`index.ts\`). \`01\` is the playground's default scenario; \`02\`
+onwards are workshop lessons, each making one idea visible: a question to
+predict, its answer, and one edit to try (data in \`lessons.ts\`, checked by
+\`lessons.test.ts\` against the engine). Open one in the playground with
+\`#lesson=<number>\`, or on the command line with
+\`ktl trace --from SRC --to DST scenarios/<folder>/\`.
+
+| # | Lesson | Goal |
+|---|---|---|
+${LESSONS.map((l) => `| ${String(l.number).padStart(2, "0")} | [${l.title}](${l.id}/README.md) | ${l.goal} |`).join("\n")}
+`;
+}
+
 describe("lesson catalogue", () => {
+  it("scenarios/README.md lists every lesson", () => {
+    const path = join(import.meta.dirname, "README.md");
+    if (process.env.UPDATE_LESSON_READMES) writeFileSync(path, catalogueReadme());
+    expect(readFileSync(path, "utf8")).toBe(catalogueReadme());
+  });
+
   it("has at least 14 lessons, numbered from 02 in folder order, each in the scenario catalogue", () => {
     expect(LESSONS.length).toBeGreaterThanOrEqual(14);
     const folders = readdirSync(import.meta.dirname).filter((d) => /^\d\d-/.test(d) && d !== "01-trace-a-shop-across-zones").sort();
