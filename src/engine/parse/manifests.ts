@@ -77,6 +77,7 @@ function toObject(raw: Json, file: string, doc: number, diagnostics: Diagnostic[
       code: "KTL103", severity: "error", file, doc, line, column: 1,
       message: `object has no ${missing} and is skipped`,
       hint: !kind ? "Add `kind:` (and `apiVersion:`) to the object." : "Add `metadata.name`.",
+      ...(kind ? { kind } : {}),
     });
     return undefined;
   }
