@@ -46,7 +46,43 @@ export function rawPath(path: readonly PathSegment[]): (string | number)[] {
   return path.map((s) => (typeof s === "object" ? s.key : s));
 }
 
-const jsonSafe = (v: unknown): unknown => (v === undefined ? null : v);
+const MAX_VALUE_NODES = 64;
+
+/**
+ * The bad value as findings carry it: JSON-safe and bounded. YAML aliases can
+ * make a small document hold an exponentially large value (a "billion laughs"
+ * shape); only its first nodes are kept.
+ */
+export function jsonSafe(v: unknown): unknown {
+  let budget = MAX_VALUE_NODES;
+  const walk = (x: unknown, depth: number): unknown => {
+    if (x === undefined) return null;
+    if (typeof x === "number" && !Number.isFinite(x)) return String(x);
+    if (x === null || typeof x !== "object") return x;
+    if (--budget < 0 || depth > 4) return "…";
+    if (Array.isArray(x)) {
+      const out: unknown[] = [];
+      for (const item of x) {
+        if (budget <= 0) {
+          out.push("…");
+          break;
+        }
+        out.push(walk(item, depth + 1));
+      }
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of Object.entries(x)) {
+      if (budget <= 0) {
+        out["…"] = "…";
+        break;
+      }
+      out[k] = walk(val, depth + 1);
+    }
+    return out;
+  };
+  return walk(v, 0);
+}
 
 export function invalid(path: PathSegment[], value: unknown, detail: string, upstream: string): FieldError {
   return { path, type: "Invalid value", value: jsonSafe(value), detail, upstream };
