@@ -21,8 +21,12 @@ import {
   type PairVerdict,
   type PolicyIndex,
 } from "../netpol/index.ts";
-import { podId, nodeId, refName, refOfMatch, refOfPod, refOfPolicy, refOfSource, serviceId, workloadId } from "./refs.ts";
-import { parseTraceDestination, parseTraceSource } from "./query.ts";
+import { buildProxyIndex, type ProxyIndex } from "../proxy/index.ts";
+import { traceRequest } from "../trace/index.ts";
+import { validateModel, validationDiagnostics } from "../validate/index.ts";
+import type { Diagnostic } from "../parse/diagnostics.ts";
+import { podId, nodeId, refName, refOfMatch, refOfPod, refOfPolicy, refOfSource, serviceId, workloadId, externalId } from "./refs.ts";
+import { EXTERNAL_CLIENT_IP, FLOW_BUDGET, endpointFlows, externalFlows, hasExternalServices, serviceFlows, traceView } from "./flows.ts";
 import type {
   Analysis,
   DiagnosticView,
@@ -35,14 +39,14 @@ import type {
   PortView,
   RefView,
   ServiceView,
-  TraceHopView,
   TraceQuery,
   TraceView,
   ZoneView,
 } from "./types.ts";
 
 export type * from "./types.ts";
-export { parseTraceSource, parseTraceDestination } from "./query.ts";
+export type { Protocol } from "../model/types.ts";
+export { EXTERNAL_CLIENT_IP, FLOW_BUDGET } from "./flows.ts";
 
 export interface AnalyzeOptions {
   /** Pod-to-pod flows are drawn only when the input has no Service and at most this many pods (the matrix covers the rest). */
@@ -53,6 +57,8 @@ export interface AnalyzeOptions {
 
 export interface AnalysisSession {
   analysis: Analysis;
+  /** apiserver validation and lint (src/engine/validate), asked for after the analysis so that the graph does not wait for it. */
+  validate(): DiagnosticView[];
   trace(q: TraceQuery): TraceView;
   matrix(q: MatrixQuery): MatrixView;
 }
@@ -62,14 +68,26 @@ const DEFAULTS: Required<AnalyzeOptions> = { maxDirectFlowPods: 60, maxMatrixRow
 const clock = (globalThis as { performance?: { now(): number } }).performance;
 const now = (): number => (clock ? clock.now() : Date.now());
 
-function diagnosticsOf(model: Model, file: string): DiagnosticView[] {
-  return model.diagnostics
+function diagnosticsOf(list: readonly Diagnostic[], file: string): DiagnosticView[] {
+  return list
     .filter((d) => d.file === file || d.file === "")
     .map((d) => {
       const v: DiagnosticView = { code: d.code, severity: d.severity, message: d.message, line: d.line, column: d.column };
+      if (d.kind && d.name) v.object = `${d.kind} ${d.namespace !== undefined ? `${d.namespace}/` : ""}${d.name}`;
       if (d.hint) v.hint = d.hint;
       return v;
-    });
+    })
+    .sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+/** A part of the engine that throws (a bug) becomes a diagnostic; the rest of the analysis still shows. */
+function guarded<T>(what: string, file: string, diagnostics: Diagnostic[], fallback: T, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    diagnostics.push({ code: "KTL901", severity: "error", file, doc: 0, line: 0, column: 0, message: `internal error in ${what}: ${e instanceof Error ? e.message : String(e)}; the rest of the analysis is shown` });
+    return fallback;
+  }
 }
 
 function nodesOf(model: Model): { nodes: NodeView[]; zones: ZoneView[] } {
@@ -230,54 +248,9 @@ function directFlows(model: Model, index: PolicyIndex): Flow[] {
 
 // ---------- traces ----------
 
-function errorTrace(q: TraceQuery, error: string): TraceView {
-  return { from: q.from, to: q.to, protocol: q.protocol, verdict: "drop", reason: error, sourceIPPreserved: true, endpoints: [], hops: [], path: [], error };
-}
-
-function hopOf(step: string, d: PairVerdict["ingress"]): TraceHopView {
-  const hop: TraceHopView = { step, verdict: d.allowed ? "pass" : "drop", detail: d.reason };
-  const m = d.allowedBy[0];
-  if (m) hop.ref = refOfMatch(m);
-  else if (d.selecting[0]) hop.ref = refOfPolicy(d.selecting[0]);
-  return hop;
-}
-
-/** A pod to another pod's IP: NetworkPolicy egress at the source, then ingress at the destination. */
-function tracePodToPod(model: Model, q: TraceQuery, src: Pod, dst: Pod, port: number): TraceView {
-  const v = explainPair(model, src, dst, port, q.protocol);
-  const d = describePair(v, port, q.protocol);
-  const ip = dst.ips[0] ?? "";
-  return {
-    from: q.from,
-    to: q.to,
-    protocol: q.protocol,
-    verdict: d.verdict,
-    reason: d.reason,
-    sourceIPPreserved: true,
-    endpoints: [{ ip, port, pod: dst.key, ...(dst.nodeName ? { node: dst.nodeName } : {}), probability: 1, verdict: d.verdict, reason: d.reason }],
-    hops: [
-      hopOf("egress policy at source", v.egress),
-      { step: "routing", verdict: "pass", detail: `${q.protocol} to ${ip}:${port}, pod ${dst.key}${dst.nodeName ? ` on ${dst.nodeName}` : ""}${src.nodeName && src.nodeName === dst.nodeName ? " (same node)" : ""}`, ref: refOfPod(dst) },
-      hopOf("ingress policy at destination", v.ingress),
-    ],
-    path: [podId(src.key), podId(dst.key)],
-  };
-}
-
-function trace(model: Model, q: TraceQuery): TraceView {
-  const src = parseTraceSource(q.from);
-  if (typeof src === "string") return errorTrace(q, src);
-  const dst = parseTraceDestination(q.to);
-  if (typeof dst === "string") return errorTrace(q, dst);
-  if (src.kind === "pod" && dst.kind === "pod") {
-    const a = model.podsByKey.get(src.key);
-    const b = model.podsByKey.get(dst.key);
-    if (!a) return errorTrace(q, `no pod ${src.key} in the input`);
-    if (!b) return errorTrace(q, `no pod ${dst.key} in the input`);
-    if (b.ips.length === 0) return errorTrace(q, `pod ${b.key} has no IP (it is not scheduled)`);
-    return tracePodToPod(model, q, a, b, dst.port);
-  }
-  return errorTrace(q, "tracing through Services, nodes and external clients arrives with the kube-proxy part of the engine");
+function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): TraceView {
+  if (!proxy) return { from: q.from, to: q.to, protocol: q.protocol, verdict: "drop", reason: "the kube-proxy model failed to build", sourceIPPreserved: true, endpoints: [], hops: [], path: [], error: "the kube-proxy model failed to build" };
+  return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
 }
 
 // ---------- matrix ----------
@@ -344,41 +317,56 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   const t0 = now();
   const file = files[0]?.name ?? "editor";
   const model = buildModel(parseManifests(files));
+  const extra: Diagnostic[] = [];
   const index = buildPolicyIndex(model);
+  const proxy = guarded("the kube-proxy model", file, extra, undefined, () => buildProxyIndex(model));
   const { nodes, zones } = nodesOf(model);
   const pods = podsOf(model, index);
   const services = servicesOf(model);
   let flows: Flow[] = [];
-  let truncated: string | undefined;
+  const notes: string[] = [];
   if (model.services.length === 0) {
-    if (model.pods.length <= opts.maxDirectFlowPods) flows = directFlows(model, index);
-    else truncated = `${model.pods.length} pods and no Service: pod-to-pod flows are in the matrix view`;
+    if (model.pods.length <= opts.maxDirectFlowPods) flows = guarded("pod flows", file, extra, [], () => directFlows(model, index));
+    else notes.push(`${model.pods.length} pods and no Service: pod-to-pod flows are in the matrix view`);
+  } else if (proxy) {
+    const budget = { left: FLOW_BUDGET };
+    const ext = guarded("external flows", file, extra, [], () => externalFlows(model, proxy, budget));
+    const svc = guarded("service flows", file, extra, { flows: [], skipped: false }, () => serviceFlows(model, index, proxy, budget));
+    const eps = guarded("endpoint flows", file, extra, [], () => endpointFlows(model, index, proxy));
+    flows = [...svc.flows, ...eps, ...ext];
+    if (svc.skipped) notes.push("Pod-to-Service flows are drawn for small scenarios only: ask a question, or click an edge, to trace one");
   }
   const analysis: Analysis = {
     file,
-    diagnostics: diagnosticsOf(model, file),
+    diagnostics: diagnosticsOf([...model.diagnostics, ...extra], file),
     zones,
     nodes,
     namespaces: [...model.namespaces.values()].map((n) => (n.source ? { name: n.name, labels: n.labels, ref: refOfSource(n.source) } : { name: n.name, labels: n.labels })),
     pods,
     services,
     policies: policiesOf(model, index),
-    externalClients: [],
+    externalClients: hasExternalServices(model) ? [{ id: externalId(EXTERNAL_CLIENT_IP), ip: EXTERNAL_CLIENT_IP }] : [],
     flows,
     ports: portsOf(model),
-    capabilities: { serviceTraces: false },
+    capabilities: { serviceTraces: proxy !== undefined },
     stats: { objects: model.objects.length, pods: model.pods.length, classes: index.classes.length, services: model.services.length, policies: model.policies.length, millis: 0 },
   };
-  if (truncated) analysis.truncated = truncated;
+  if (notes.length) analysis.truncated = notes.join(". ");
   analysis.stats.millis = Math.round(now() - t0);
   return {
     analysis,
-    trace: (q) => trace(model, q),
+    validate: () => {
+      const found: Diagnostic[] = [];
+      guarded("validation", file, found, undefined, () => void found.push(...validationDiagnostics(validateModel(model))));
+      return diagnosticsOf(found, file);
+    },
+    trace: (q) => trace(model, proxy, q),
     matrix: (q) => matrix(model, index, q, opts.maxMatrixRows),
   };
 }
 
-/** One-shot analysis of the editor text. */
+/** One-shot analysis of the editor text, validation included. */
 export function analyzeText(text: string, file = "manifests.yaml", options: AnalyzeOptions = {}): Analysis {
-  return openAnalysis([{ name: file, text }], options).analysis;
+  const s = openAnalysis([{ name: file, text }], options);
+  return { ...s.analysis, diagnostics: [...s.analysis.diagnostics, ...s.validate()].sort((a, b) => a.line - b.line || a.column - b.column) };
 }

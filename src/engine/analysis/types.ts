@@ -24,6 +24,8 @@ export interface RefView {
 
 export interface DiagnosticView {
   code: string;
+  /** The object the diagnostic is about ("Service shop/web"), when known. */
+  object?: string;
   severity: "error" | "warning" | "info";
   message: string;
   line: number;
@@ -144,8 +146,10 @@ export interface Flow {
   reason: string;
   /** The objects that decided, most specific first; the first labels the edge. */
   decidedBy: RefView[];
-  /** Destination in `ktl trace` syntax; the source is each id of `from` (external ids need `@NODE`). */
+  /** Destination in `ktl trace` syntax; the source is each id of `from` (external ids carry `@NODE`). */
   traceTo: string;
+  /** Endpoint flows: a client pod whose trace explains the edge (one that is refused, when some are). */
+  client?: string;
 }
 
 export interface AnalysisStats {

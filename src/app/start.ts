@@ -1,0 +1,76 @@
+/**
+ * Wiring: the store from what the page opens with (a link, saved work, the
+ * default scenario), saving as the user types, the engine worker, and the
+ * URL's share hash.
+ */
+import EngineWorker from "../worker/engine.worker.ts?worker";
+import { createEngineClient, type WorkerLike } from "../worker/engineClient.ts";
+import { createAppStore, type AppStore } from "../store/createAppStore.ts";
+import { bootstrap } from "../store/bootstrap.ts";
+import { persistWork, type StorageLike } from "../store/persistence.ts";
+import { connectEngine } from "../store/engineSync.ts";
+import { decodeShare, payloadFromHash } from "../share/codec.ts";
+
+function localStorageOrNothing(): StorageLike | undefined {
+  try {
+    const s = window.localStorage;
+    s.getItem("ktl.probe");
+    return s;
+  } catch {
+    return undefined;
+  }
+}
+
+const dropHash = () => history.replaceState(null, "", location.pathname + location.search);
+
+export function startPlayground(): AppStore {
+  const storage = localStorageOrNothing();
+  const prefersDark = typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
+  const boot = bootstrap(location.hash, storage, prefersDark ? "dark" : "light");
+  const store = createAppStore(boot.initial);
+  if (boot.notice) store.getState().notify(boot.notice);
+  if (boot.consumedHash) dropHash();
+
+  const persistence = persistWork(store, storage);
+  addEventListener("pagehide", () => persistence.flush());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") persistence.flush();
+  });
+
+  // Once the user edits, a share hash in the URL no longer describes the text: drop it so a reload keeps the edits.
+  store.subscribe(
+    (s) => s.revision,
+    () => {
+      if (store.getState().origin === "edit" && payloadFromHash(location.hash) !== undefined) dropHash();
+    },
+  );
+
+  // A link pasted into this tab's address bar.
+  addEventListener("hashchange", () => {
+    const payload = payloadFromHash(location.hash);
+    if (payload === undefined) return;
+    const r = decodeShare(payload);
+    if (!r.ok) {
+      dropHash();
+      store.getState().notify({ kind: "error", text: `${r.error} Your text is unchanged.` });
+      return;
+    }
+    const previous = store.getState().text;
+    if (previous === r.input.text) return;
+    persistence.flush();
+    store.getState().replaceText(r.input.text, "share", r.input.scenario);
+    store.getState().notify({ kind: "info", text: "Opened the scenario from the link.", undoText: previous });
+  });
+
+  store.subscribe(
+    (s) => s.theme,
+    (t) => {
+      document.documentElement.dataset.theme = t;
+    },
+    { fireImmediately: true },
+  );
+
+  const engine = createEngineClient(() => new EngineWorker() as unknown as WorkerLike);
+  connectEngine(store, engine);
+  return store;
+}

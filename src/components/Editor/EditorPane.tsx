@@ -1,0 +1,187 @@
+/**
+ * The YAML editor. A plain textarea paints at once; Monaco replaces it when
+ * its chunk has loaded (and the textarea stays if Monaco cannot load).
+ * Typing goes to the store (input slice); text from elsewhere (a scenario, a
+ * share link) goes into the editor as one undoable edit; engine diagnostics
+ * become markers; `reveal` moves the editor to a line and highlights it.
+ */
+import { useEffect, useRef, useState } from "react";
+import { useShallow } from "zustand/react/shallow";
+import type * as MonacoApi from "monaco-editor";
+import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { selectDiagnostics } from "../../store/selectors.ts";
+import type { DiagnosticView } from "../../engine/analysis/index.ts";
+
+type Monaco = typeof MonacoApi;
+
+/** Above this size the editor hands its text to the store after a short pause rather than per keystroke. */
+const LARGE = 200_000;
+
+function markersOf(monaco: Monaco, model: MonacoApi.editor.ITextModel, diagnostics: readonly DiagnosticView[]): MonacoApi.editor.IMarkerData[] {
+  const lines = model.getLineCount();
+  return diagnostics.map((d) => {
+    const line = Math.min(Math.max(d.line, 1), lines);
+    const severity = d.severity === "error" ? monaco.MarkerSeverity.Error : d.severity === "warning" ? monaco.MarkerSeverity.Warning : monaco.MarkerSeverity.Info;
+    const startColumn = Math.max(1, Math.min(d.column || model.getLineFirstNonWhitespaceColumn(line) || 1, model.getLineMaxColumn(line)));
+    return {
+      severity,
+      message: `${d.object ? `${d.object}: ` : ""}${d.message}${d.hint ? `\n${d.hint}` : ""}`,
+      code: d.code,
+      source: "ktl",
+      startLineNumber: line,
+      startColumn,
+      endLineNumber: line,
+      endColumn: Math.max(startColumn + 1, model.getLineMaxColumn(line)),
+    };
+  });
+}
+
+export function EditorPane() {
+  const store = useAppStore();
+  const host = useRef<HTMLDivElement>(null);
+  const editorRef = useRef<MonacoApi.editor.IStandaloneCodeEditor | null>(null);
+  const monacoRef = useRef<Monaco | null>(null);
+  const [ready, setReady] = useState(false);
+  const [failed, setFailed] = useState(false);
+  const [cursor, setCursor] = useState({ line: 1, column: 1 });
+  const text = useApp((s) => s.text);
+  const theme = useApp((s) => s.theme);
+  const diagnostics = useApp(selectDiagnostics);
+  const reveal = useApp((s) => s.reveal);
+  const { file, revision } = useApp(useShallow((s) => ({ file: s.file, revision: s.revision })));
+
+  // Load Monaco once, after the first paint.
+  useEffect(() => {
+    let disposed = false;
+    let cleanup: (() => void) | undefined;
+    import("./monaco.ts").then(
+      ({ monaco }) => {
+        if (disposed || !host.current) return;
+        monacoRef.current = monaco;
+        const uri = monaco.Uri.parse(`file:///${store.getState().file}`);
+        const model = monaco.editor.getModel(uri) ?? monaco.editor.createModel(store.getState().text, "yaml", uri);
+        model.setValue(store.getState().text);
+        model.updateOptions({ tabSize: 2, insertSpaces: true });
+        const editor = monaco.editor.create(host.current, {
+          model,
+          automaticLayout: true,
+          minimap: { enabled: false },
+          fontSize: 13,
+          lineHeight: 19,
+          scrollBeyondLastLine: false,
+          renderLineHighlight: "line",
+          tabSize: 2,
+          theme: store.getState().theme === "dark" ? "vs-dark" : "vs",
+          ariaLabel: "YAML manifests editor",
+          quickSuggestions: { other: true, comments: false, strings: true },
+          fixedOverflowWidgets: true,
+        });
+        editorRef.current = editor;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const push = () => {
+          timer = undefined;
+          store.getState().editText(model.getValue());
+        };
+        const sub = model.onDidChangeContent((e) => {
+          if (e.isFlush && model.getValue() === store.getState().text) return;
+          if (model.getValueLength() > LARGE) {
+            if (timer) clearTimeout(timer);
+            timer = setTimeout(push, 150);
+          } else push();
+        });
+        const cur = editor.onDidChangeCursorPosition((e) => setCursor({ line: e.position.lineNumber, column: e.position.column }));
+        cleanup = () => {
+          if (timer) {
+            clearTimeout(timer);
+            push();
+          }
+          sub.dispose();
+          cur.dispose();
+          editor.dispose();
+          model.dispose();
+          editorRef.current = null;
+        };
+        setReady(true);
+      },
+      (err: unknown) => {
+        console.error("Kube Traffic Lab: the code editor could not load", err);
+        if (!disposed) setFailed(true);
+      },
+    );
+    return () => {
+      disposed = true;
+      cleanup?.();
+    };
+  }, [store]);
+
+  // Text from elsewhere: one undoable edit, so Ctrl+Z brings the user's text back.
+  useEffect(() => {
+    const editor = editorRef.current;
+    const model = editor?.getModel();
+    if (!ready || !editor || !model || model.getValue() === text) return;
+    if (text.length > LARGE || model.getValueLength() > LARGE) model.setValue(text);
+    else {
+      editor.pushUndoStop();
+      editor.executeEdits("ktl", [{ range: model.getFullModelRange(), text, forceMoveMarkers: true }]);
+      editor.pushUndoStop();
+    }
+  }, [ready, text, revision]);
+
+  useEffect(() => {
+    monacoRef.current?.editor.setTheme(theme === "dark" ? "vs-dark" : "vs");
+  }, [theme, ready]);
+
+  useEffect(() => {
+    const monaco = monacoRef.current;
+    const model = editorRef.current?.getModel();
+    if (!ready || !monaco || !model) return;
+    monaco.editor.setModelMarkers(model, "ktl", markersOf(monaco, model, diagnostics ?? []));
+  }, [ready, diagnostics]);
+
+  // Reveal a line: centre it, put the cursor there and highlight it until the next reveal.
+  const decorations = useRef<MonacoApi.editor.IEditorDecorationsCollection | null>(null);
+  useEffect(() => {
+    const editor = editorRef.current;
+    const model = editor?.getModel();
+    if (!ready || !editor || !model || !reveal) return;
+    const line = Math.min(Math.max(reveal.line, 1), model.getLineCount());
+    editor.revealLineInCenter(line);
+    editor.setPosition({ lineNumber: line, column: model.getLineFirstNonWhitespaceColumn(line) || 1 });
+    decorations.current?.clear();
+    decorations.current = editor.createDecorationsCollection([
+      { range: { startLineNumber: line, startColumn: 1, endLineNumber: line, endColumn: 1 }, options: { isWholeLine: true, className: "ktl-reveal-line", linesDecorationsClassName: "ktl-reveal-gutter" } },
+    ]);
+    setCursor({ line, column: 1 });
+  }, [ready, reveal]);
+
+  const problems = diagnostics?.filter((d) => d.severity !== "info").length ?? 0;
+
+  return (
+    <div className="panel" aria-label="Editor">
+      <div className="panel-head">
+        <h2 id="editor-title">Manifests</h2>
+        <span className="muted mono">{file}</span>
+      </div>
+      <div className="editor-host" ref={host} data-testid="editor" data-ready={ready ? "true" : "false"}>
+        {!ready && (
+          <textarea
+            className="editor-fallback"
+            aria-labelledby="editor-title"
+            spellCheck={false}
+            value={text}
+            readOnly={!failed}
+            onChange={(e) => store.getState().editText(e.target.value)}
+          />
+        )}
+      </div>
+      <div className="editor-foot">
+        <span data-testid="cursor-position">
+          Line {cursor.line}, Column {cursor.column}
+        </span>
+        <span className="spacer" />
+        {failed && <span role="status">The code editor could not load; a plain text box is in its place.</span>}
+        <span>{problems ? `${problems} problem${problems === 1 ? "" : "s"}` : "No problems"}</span>
+      </div>
+    </div>
+  );
+}

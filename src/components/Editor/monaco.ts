@@ -1,0 +1,30 @@
+/**
+ * Monaco, bundled from the monaco-editor package (no CDN), with YAML only:
+ * the editor core, the YAML tokenizer, and monaco-yaml with the project's
+ * schemas. Loaded lazily by EditorPane, so the first paint never waits for it.
+ */
+import * as monaco from "monaco-editor/esm/vs/editor/edcore.main.js";
+import "monaco-editor/esm/vs/basic-languages/yaml/yaml.contribution.js";
+import { configureMonacoYaml } from "monaco-yaml";
+import EditorWorker from "monaco-editor/esm/vs/editor/editor.worker.js?worker";
+import YamlWorker from "./yaml.worker.ts?worker";
+import { KUBERNETES_SCHEMA, SCHEMA_URI } from "./schemas.ts";
+
+self.MonacoEnvironment = {
+  getWorker(_moduleId: string, label: string) {
+    return label === "yaml" ? new YamlWorker() : new EditorWorker();
+  },
+};
+
+configureMonacoYaml(monaco, {
+  enableSchemaRequest: false,
+  hover: true,
+  completion: true,
+  validate: true,
+  format: { enable: false },
+  isKubernetes: true,
+  schemas: [{ uri: SCHEMA_URI, fileMatch: ["*"], schema: KUBERNETES_SCHEMA as never }],
+});
+
+export { monaco };
+export type Monaco = typeof monaco;

@@ -1,0 +1,105 @@
+import { ReactFlowProvider } from "@xyflow/react";
+import { useShallow } from "zustand/react/shallow";
+import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { portKey } from "../../graph/model.ts";
+import type { Grouping } from "../../store/types.ts";
+import { GraphCanvas, useGraph } from "./GraphCanvas.tsx";
+import { QuestionBar } from "./QuestionBar.tsx";
+import { MatrixPane } from "../Matrix/MatrixPane.tsx";
+import { ErrorBoundary } from "../ErrorBoundary.tsx";
+
+function Filters() {
+  const store = useAppStore();
+  const result = useApp((s) => s.analysis.result);
+  const { filters, grouping } = useApp(useShallow((s) => ({ filters: s.filters, grouping: s.grouping })));
+  const namespaces = result ? [...new Set([...result.pods.map((p) => p.namespace), ...result.services.map((s) => s.namespace)])].sort() : [];
+  const flowPorts = result ? [...new Map(result.flows.map((f) => [portKey(f.port, f.protocol), f])).values()].sort((a, b) => a.port - b.port) : [];
+  return (
+    <div className="filters" role="group" aria-label="Graph filters">
+      {namespaces.length > 1 && namespaces.length <= 12 ? (
+        <span role="group" aria-label="Namespaces shown">
+          {namespaces.map((ns) => {
+            const shown = !filters.hiddenNamespaces.includes(ns);
+            return (
+              <button key={ns} type="button" className="btn small ns-chip" aria-pressed={shown} title={shown ? `Hide namespace ${ns}` : `Show namespace ${ns}`} onClick={() => store.getState().toggleNamespace(ns)}>
+                {ns}
+              </button>
+            );
+          })}
+        </span>
+      ) : null}
+      {namespaces.length > 12 ? (
+        <label>
+          Hide namespace
+          <select value="" onChange={(e) => e.target.value && store.getState().toggleNamespace(e.target.value)}>
+            <option value="">{filters.hiddenNamespaces.length ? `${filters.hiddenNamespaces.length} hidden…` : "choose…"}</option>
+            {namespaces.map((ns) => (
+              <option key={ns} value={ns}>
+                {filters.hiddenNamespaces.includes(ns) ? `show ${ns}` : ns}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      <label>
+        Port
+        <select value={filters.port} onChange={(e) => store.getState().setFilters({ port: e.target.value })}>
+          <option value="all">all</option>
+          {flowPorts.map((f) => (
+            <option key={portKey(f.port, f.protocol)} value={portKey(f.port, f.protocol)}>
+              {f.port}/{f.protocol}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <input type="checkbox" checked={filters.onlyDrops} onChange={(e) => store.getState().setFilters({ onlyDrops: e.target.checked })} />
+        Only drops
+      </label>
+      <label>
+        Group by
+        <select value={grouping} onChange={(e) => store.getState().setGrouping(e.target.value as Grouping)}>
+          <option value="auto">auto</option>
+          <option value="pod">pod</option>
+          <option value="workload">workload</option>
+          <option value="namespace">namespace</option>
+        </select>
+      </label>
+    </div>
+  );
+}
+
+export function GraphPane() {
+  const store = useAppStore();
+  const tab = useApp((s) => s.tab);
+  const graph = useGraph();
+  return (
+    <div className="panel" aria-label="Traffic">
+      <div className="panel-head">
+        <div className="tabs" role="tablist" aria-label="View">
+          <button type="button" role="tab" id="tab-graph" className="tab" aria-selected={tab === "graph"} aria-controls="view-main" onClick={() => store.getState().setTab("graph")}>
+            Graph
+          </button>
+          <button type="button" role="tab" id="tab-matrix" className="tab" aria-selected={tab === "matrix"} aria-controls="view-main" onClick={() => store.getState().setTab("matrix")}>
+            Matrix
+          </button>
+        </div>
+        {tab === "graph" ? <Filters /> : null}
+      </div>
+      <QuestionBar />
+      <div id="view-main" role="tabpanel" aria-labelledby={tab === "graph" ? "tab-graph" : "tab-matrix"} style={{ flex: 1, minHeight: 0, display: "flex", flexDirection: "column" }}>
+        {tab === "graph" ? (
+          <ErrorBoundary area="the graph">
+            <ReactFlowProvider>
+              <GraphCanvas graph={graph} />
+            </ReactFlowProvider>
+          </ErrorBoundary>
+        ) : (
+          <ErrorBoundary area="the matrix">
+            <MatrixPane />
+          </ErrorBoundary>
+        )}
+      </div>
+    </div>
+  );
+}

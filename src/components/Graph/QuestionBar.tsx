@@ -1,0 +1,124 @@
+/**
+ * "Ask a question": a source (pod, node, external client at a node) and a
+ * destination (Service port, pod port); the engine traces it, the graph
+ * lights the path and the details panel explains each hop.
+ */
+import { useMemo, useState, type FormEvent } from "react";
+import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { EXTERNAL_CLIENT_IP } from "../../engine/analysis/constants.ts";
+import type { Analysis, Protocol } from "../../engine/analysis/index.ts";
+
+
+interface Choice {
+  value: string;
+  label: string;
+  protocol?: Protocol;
+  disabled?: boolean;
+}
+
+function choices(a: Analysis | undefined): { sources: [string, Choice[]][]; destinations: [string, Choice[]][] } {
+  if (!a) return { sources: [], destinations: [] };
+  const beyondPods = !a.capabilities.serviceTraces;
+  const sources: [string, Choice[]][] = [
+    ["Pods", a.pods.filter((p) => p.ips.length > 0).map((p) => ({ value: p.id, label: `${p.namespace}/${p.name}` }))],
+    ["Nodes (host network)", a.nodes.map((n) => ({ value: n.id, label: n.name, disabled: beyondPods }))],
+    ["External client", a.nodes.map((n) => ({ value: `external:${EXTERNAL_CLIENT_IP}@${n.name}`, label: `${EXTERNAL_CLIENT_IP} arriving at ${n.name}`, disabled: beyondPods }))],
+  ];
+  const destinations: [string, Choice[]][] = [
+    [
+      "Service ports",
+      a.services.flatMap((s) => s.ports.map((p) => ({ value: `${s.id}:${p.port}`, label: `${s.namespace}/${s.name} :${p.port}${p.name ? ` (${p.name})` : ""} ${p.protocol}`, protocol: p.protocol, disabled: beyondPods }))),
+    ],
+    ["Pod ports", a.pods.filter((p) => p.ips.length > 0).flatMap((p) => p.ports.map((cp) => ({ value: `${p.id}:${cp.port}`, label: `${p.namespace}/${p.name} :${cp.port}${cp.name ? ` (${cp.name})` : ""} ${cp.protocol}`, protocol: cp.protocol })))],
+  ];
+  return { sources: sources.filter(([, l]) => l.length > 0), destinations: destinations.filter(([, l]) => l.length > 0) };
+}
+
+function Options({ groups }: { groups: [string, Choice[]][] }) {
+  return (
+    <>
+      {groups.map(([label, list]) => (
+        <optgroup key={label} label={label}>
+          {list.map((c) => (
+            <option key={c.value} value={c.value} disabled={c.disabled}>
+              {c.label}
+              {c.disabled ? " (needs the kube-proxy engine)" : ""}
+            </option>
+          ))}
+        </optgroup>
+      ))}
+    </>
+  );
+}
+
+export function QuestionBar() {
+  const store = useAppStore();
+  const result = useApp((s) => s.analysis.result);
+  const question = useApp((s) => s.question);
+  const { sources, destinations } = useMemo(() => choices(result), [result]);
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const [protocol, setProtocol] = useState<Protocol>("TCP");
+
+  // Follow questions asked elsewhere (an edge, a matrix cell): adjust the draft while rendering (react.dev, "You might not need an effect").
+  const [followed, setFollowed] = useState(question);
+  if (question !== followed) {
+    setFollowed(question);
+    if (question) {
+      setFrom(question.from);
+      setTo(question.to);
+      setProtocol(question.protocol);
+    }
+  }
+
+  const all = (g: [string, Choice[]][]) => g.flatMap(([, l]) => l);
+  const fromValue = from || all(sources).find((c) => !c.disabled)?.value || "";
+  const toValue = to || all(destinations).find((c) => !c.disabled)?.value || "";
+
+  const onTo = (v: string) => {
+    setTo(v);
+    const p = all(destinations).find((c) => c.value === v)?.protocol;
+    if (p) setProtocol(p);
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (fromValue && toValue) store.getState().ask({ from: fromValue, to: toValue, protocol });
+  };
+
+  return (
+    <form className="question" onSubmit={submit} aria-label="Ask a question">
+      <span className="q-label">Ask a question</span>
+      <label>
+        <span className="visually-hidden">Source</span>
+        <select aria-label="Source" value={fromValue} onChange={(e) => setFrom(e.target.value)}>
+          {fromValue === "" ? <option value="">no source</option> : null}
+          <Options groups={sources} />
+        </select>
+      </label>
+      <span aria-hidden="true">→</span>
+      <label>
+        <span className="visually-hidden">Destination</span>
+        <select aria-label="Destination" value={toValue} onChange={(e) => onTo(e.target.value)}>
+          {toValue === "" ? <option value="">no destination</option> : null}
+          <Options groups={destinations} />
+        </select>
+      </label>
+      <label>
+        <span className="visually-hidden">Protocol</span>
+        <select aria-label="Protocol" value={protocol} onChange={(e) => setProtocol(e.target.value as Protocol)}>
+          <option>TCP</option>
+          <option>UDP</option>
+          <option>SCTP</option>
+        </select>
+      </label>
+      <button className="btn primary small" type="submit" disabled={!fromValue || !toValue}>
+        Trace
+      </button>
+      {question ? (
+        <button className="btn small" type="button" onClick={() => store.getState().clearQuestion()}>
+          Clear
+        </button>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,243 @@
+/** What the selection means: an edge's flows and its trace, a pod, a Service, a node, or the question asked. */
+import { useMemo } from "react";
+import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { buildGraph, type GraphEdge } from "../../graph/model.ts";
+import type { Analysis, Flow, PodView } from "../../engine/analysis/index.ts";
+import { LineLink, RefLink } from "./RefLink.tsx";
+import { TraceDetails, VerdictBadge } from "./TraceDetails.tsx";
+
+function useEdge(id: string): GraphEdge | undefined {
+  const result = useApp((s) => s.analysis.result);
+  const filters = useApp((s) => s.filters);
+  const grouping = useApp((s) => s.grouping);
+  return useMemo(() => (result ? buildGraph(result, { filters, grouping }).edges.find((e) => e.id === id) : undefined), [result, filters, grouping, id]);
+}
+
+function EdgeDetails({ id }: { id: string }) {
+  const store = useAppStore();
+  const edge = useEdge(id);
+  const question = useApp((s) => s.question);
+  if (!edge) return <p className="muted">This edge is no longer in the graph.</p>;
+  return (
+    <section aria-label="Edge">
+      <h3>
+        <span className="mono">{edge.source}</span> → <span className="mono">{edge.target}</span> <VerdictBadge verdict={edge.verdict} />
+      </h3>
+      {edge.decidedBy.length ? (
+        <p className="lead">
+          Decided by{" "}
+          {edge.decidedBy.map((r, i) => (
+            <span key={i}>
+              {i ? ", " : ""}
+              <RefLink refView={r} />
+            </span>
+          ))}
+        </p>
+      ) : null}
+      {edge.flows.length > 1 ? (
+        <>
+          <h4>Flows on this edge</h4>
+          <ul>
+            {edge.flows.map((f) => {
+              const asked = question?.from === f.from && question.to === f.traceTo;
+              return (
+                <li key={f.flowId}>
+                  <VerdictBadge verdict={f.verdict} /> <span className="mono">{f.from}</span> → <span className="mono">{f.traceTo}</span> {f.protocol}{" "}
+                  {asked ? (
+                    <span className="muted">(explained below)</span>
+                  ) : (
+                    <button type="button" className="link" onClick={() => store.getState().ask({ from: f.from, to: f.traceTo, protocol: f.protocol }, { kind: "edge", id })}>
+                      explain
+                    </button>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function flowsOf(a: Analysis, id: string): { out: Flow[]; in: Flow[] } {
+  return { out: a.flows.filter((f) => f.from.includes(id)), in: a.flows.filter((f) => f.to === id) };
+}
+
+function FlowList({ flows, from }: { flows: Flow[]; from: string | undefined }) {
+  const store = useAppStore();
+  if (!flows.length) return <p className="muted">None drawn.</p>;
+  return (
+    <ul>
+      {flows.slice(0, 40).map((f) => {
+        const src = from ?? f.from[0]!;
+        return (
+          <li key={f.id}>
+            <VerdictBadge verdict={f.verdict} /> <span className="mono">{from ? f.traceTo : `${src}`}</span>{" "}
+            <button type="button" className="link" onClick={() => store.getState().ask({ from: src, to: f.traceTo, protocol: f.protocol })}>
+              explain
+            </button>
+          </li>
+        );
+      })}
+      {flows.length > 40 ? <li className="muted">and {flows.length - 40} more</li> : null}
+    </ul>
+  );
+}
+
+function PodDetails({ pod, a }: { pod: PodView; a: Analysis }) {
+  const { out, in: incoming } = flowsOf(a, pod.id);
+  return (
+    <section aria-label="Pod">
+      <h3>
+        Pod <span className="mono">{pod.namespace}/{pod.name}</span>
+      </h3>
+      <dl>
+        <dt>Defined at</dt>
+        <dd>
+          <RefLink refView={pod.ref} />
+          {pod.generated ? <span className="muted"> (made from the workload's template)</span> : null}
+        </dd>
+        <dt>Node</dt>
+        <dd>{pod.node ? pod.node.slice(5) : "not scheduled"}</dd>
+        <dt>IP</dt>
+        <dd className="mono">{pod.ips.join(", ") || "none"}</dd>
+        <dt>State</dt>
+        <dd>
+          {pod.phase}
+          {pod.ready ? ", ready" : ", not ready"}
+          {pod.terminating ? ", terminating" : ""}
+          {pod.hostNetwork ? ", host network (outside NetworkPolicy)" : ""}
+        </dd>
+        <dt>Labels</dt>
+        <dd className="mono">{Object.entries(pod.labels).map(([k, v]) => `${k}=${v}`).join(", ") || "none"}</dd>
+        <dt>Ports</dt>
+        <dd className="mono">{pod.ports.map((p) => `${p.port}/${p.protocol}${p.name ? ` (${p.name})` : ""}`).join(", ") || "none declared"}</dd>
+        <dt>Ingress</dt>
+        <dd>
+          {pod.isolatedBy.ingress.length
+            ? pod.isolatedBy.ingress.map((r, i) => (
+                <span key={i}>
+                  {i ? ", " : "isolated by "}
+                  <RefLink refView={r} />
+                </span>
+              ))
+            : "not isolated: no NetworkPolicy selects it for ingress"}
+        </dd>
+        <dt>Egress</dt>
+        <dd>
+          {pod.isolatedBy.egress.length
+            ? pod.isolatedBy.egress.map((r, i) => (
+                <span key={i}>
+                  {i ? ", " : "isolated by "}
+                  <RefLink refView={r} />
+                </span>
+              ))
+            : "not isolated: no NetworkPolicy selects it for egress"}
+        </dd>
+      </dl>
+      <h4>Outgoing flows</h4>
+      <FlowList flows={out} from={pod.id} />
+      <h4>Incoming flows</h4>
+      <FlowList flows={incoming} from={undefined} />
+    </section>
+  );
+}
+
+function Intro({ a }: { a: Analysis | undefined }) {
+  return (
+    <section aria-label="Getting started">
+      <h3>Where does this request go, and why is it dropped?</h3>
+      <p>
+        Click an edge or a pod in the graph, or ask a question above it: the path lights up and each decision is explained here, with links to the YAML lines that made it.
+        Edit the manifests on the left and the graph follows.
+      </p>
+      {a ? (
+        <p className="muted">
+          {a.stats.pods} pods, {a.stats.services} Services, {a.stats.policies} NetworkPolicies, {a.nodes.length} nodes
+          {a.zones.length ? ` in ${a.zones.length} zones` : ""}. {a.flows.filter((f) => f.verdict !== "allow").length} of {a.flows.length} drawn flows are dropped or partial.
+        </p>
+      ) : null}
+      {a?.truncated ? <p className="muted">{a.truncated}</p> : null}
+    </section>
+  );
+}
+
+export function DetailsPanel() {
+  const selection = useApp((s) => s.selection);
+  const a = useApp((s) => s.analysis.result);
+  let body: React.ReactNode = <Intro a={a} />;
+  if (selection && a) {
+    switch (selection.kind) {
+      case "edge":
+        body = <EdgeDetails id={selection.id} />;
+        break;
+      case "pod": {
+        const pod = a.pods.find((p) => p.id === selection.id);
+        body = pod ? <PodDetails pod={pod} a={a} /> : <Intro a={a} />;
+        break;
+      }
+      case "service": {
+        const s = a.services.find((x) => x.id === selection.id);
+        body = s ? (
+          <section aria-label="Service">
+            <h3>
+              Service <span className="mono">{s.namespace}/{s.name}</span> <span className="muted">{s.type}</span>
+            </h3>
+            <dl>
+              <dt>Defined at</dt>
+              <dd>
+                <RefLink refView={s.ref} />
+              </dd>
+              <dt>Cluster IPs</dt>
+              <dd className="mono">{s.clusterIPs.join(", ") || (s.headless ? "None (headless)" : "—")}</dd>
+              <dt>Ports</dt>
+              <dd className="mono">{s.ports.map((p) => `${p.port}/${p.protocol} → ${p.targetPort}${p.nodePort ? ` (node port ${p.nodePort})` : ""}`).join(", ")}</dd>
+              <dt>Traffic policy</dt>
+              <dd>
+                internal: {s.internalTrafficPolicy}
+                {s.external ? `, external: ${s.externalTrafficPolicy}` : ""}
+              </dd>
+            </dl>
+            <h4>Clients</h4>
+            <FlowList flows={flowsOf(a, s.id).in} from={undefined} />
+          </section>
+        ) : (
+          <Intro a={a} />
+        );
+        break;
+      }
+      case "group":
+        body = (
+          <section aria-label="Group">
+            <h3>Grouped pods</h3>
+            <p>{selection.id.replace(/^group:/, "")}</p>
+            <p className="muted">Choose “Group by: pod” above the graph to see each pod.</p>
+          </section>
+        );
+        break;
+      case "node":
+      case "external":
+        body = (
+          <section>
+            <h3 className="mono">{selection.id}</h3>
+          </section>
+        );
+        break;
+      case "question":
+        body = null;
+        break;
+    }
+  }
+  return (
+    <div className="details" data-testid="details">
+      {body}
+      <TraceDetails />
+      {a && a.diagnostics.some((d) => d.severity === "error") && !selection ? (
+        <p className="muted">
+          Some documents have errors: see <LineLink line={a.diagnostics.find((d) => d.severity === "error")!.line}>the first one</LineLink> or the Problems tab.
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,86 @@
+import { useShallow } from "zustand/react/shallow";
+import { useApp } from "../../store/StoreProvider.tsx";
+import { sameQuestion } from "../../store/viewSlice.ts";
+import { RefLink } from "./RefLink.tsx";
+import type { Verdict } from "../../engine/analysis/index.ts";
+
+const VERDICT_WORDS: Record<Verdict, string> = { allow: "Allowed", drop: "Dropped", partial: "Partly allowed" };
+
+export function VerdictBadge({ verdict }: { verdict: string }) {
+  const word = verdict in VERDICT_WORDS ? VERDICT_WORDS[verdict as Verdict] : verdict === "pass" ? "pass" : verdict;
+  return <span className={`verdict ${verdict}`}>{word}</span>;
+}
+
+/** The answer to the current question, hop by hop, each decision linked to its YAML line. */
+export function TraceDetails() {
+  const { question, status, result, error, query } = useApp(useShallow((s) => ({ question: s.question, status: s.trace.status, result: s.trace.result, error: s.trace.error, query: s.trace.query })));
+  if (!question) return null;
+  const current = sameQuestion(query, question);
+  return (
+    <section aria-label="Trace" data-testid="trace">
+      <h3>
+        <span className="mono">{question.from}</span> → <span className="mono">{question.to}</span> <span className="muted">{question.protocol}</span>
+      </h3>
+      {!current || status === "running" ? <p className="muted">Tracing…</p> : null}
+      {current && status === "error" ? <p role="alert">The engine could not trace this: {error}</p> : null}
+      {current && status === "ready" && result?.error ? <p role="alert">{result.error}</p> : null}
+      {current && status === "ready" && result && !result.error ? (
+        <>
+          <p className="lead" data-testid="trace-verdict" data-verdict={result.verdict}>
+            <VerdictBadge verdict={result.verdict} /> {result.reason}
+          </p>
+          {!result.sourceIPPreserved ? <p className="muted">The backend sees the node's address, not the client's (kube-proxy masquerades).</p> : null}
+          <h4>Hop by hop</h4>
+          <ol className="hops">
+            {result.hops.map((h, i) => (
+              <li key={i} data-verdict={h.verdict}>
+                <span className="step">
+                  {h.step} <VerdictBadge verdict={h.verdict} />
+                </span>
+                <span>{h.detail}</span>
+                {h.ref ? (
+                  <span>
+                    <RefLink refView={h.ref} />
+                  </span>
+                ) : (
+                  <span />
+                )}
+              </li>
+            ))}
+          </ol>
+          {result.endpoints.length ? (
+            <>
+              <h4>Endpoints kube-proxy chooses among</h4>
+              <table className="endpoints">
+                <thead>
+                  <tr>
+                    <th>Pod</th>
+                    <th>Address</th>
+                    <th>Node</th>
+                    <th>Chance</th>
+                    <th>Verdict</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {result.endpoints.map((ep, i) => (
+                    <tr key={i}>
+                      <td>{ep.pod ?? "—"}</td>
+                      <td className="mono">
+                        {ep.ip}:{ep.port}
+                      </td>
+                      <td>{ep.node ?? "—"}</td>
+                      <td>{Math.round(ep.probability * 1000) / 10}%</td>
+                      <td title={ep.reason}>
+                        <VerdictBadge verdict={ep.verdict} /> <span className="muted">{ep.reason}</span>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          ) : null}
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,123 @@
+import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { SCENARIOS, scenarioById } from "../../../scenarios/index.ts";
+import { encodeShare, hashFor } from "../../share/codec.ts";
+
+function download(text: string, name: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function Toolbar() {
+  const store = useAppStore();
+  const theme = useApp((s) => s.theme);
+  const scenarioId = useApp((s) => s.scenarioId);
+  const status = useApp((s) => s.analysis.status);
+  const millis = useApp((s) => s.analysis.result?.stats.millis);
+
+  const share = async () => {
+    const { text, scenarioId: sid } = store.getState();
+    const r = encodeShare(sid ? { text, scenario: sid } : { text });
+    if (!r.ok) {
+      store.getState().notify({ kind: "error", text: r.error });
+      return;
+    }
+    const url = `${location.origin}${location.pathname}${location.search}${hashFor(r.payload)}`;
+    history.replaceState(null, "", url);
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(url);
+      copied = true;
+    } catch {
+      copied = false;
+    }
+    store.getState().notify({
+      kind: "info",
+      text: copied
+        ? "Link copied. The whole scenario is inside the link itself: nothing was uploaded, nothing leaves your browser."
+        : "The link is in the address bar: copy it from there. The whole scenario is inside the link itself: nothing was uploaded.",
+    });
+  };
+
+  const openScenario = (id: string) => {
+    const s = scenarioById(id);
+    if (!s) return;
+    const previous = store.getState().text;
+    store.getState().replaceText(s.manifests, "scenario", s.id);
+    if (previous !== s.manifests) store.getState().notify({ kind: "info", text: `Opened “${s.title}”.`, undoText: previous });
+  };
+
+  return (
+    <header className="toolbar">
+      <div className="brand">
+        <img src="./favicon.svg" alt="" />
+        <h1 style={{ font: "inherit", margin: 0 }}>Kube Traffic Lab</h1>
+      </div>
+      <label className="filters">
+        <span className="muted">Scenario</span>
+        <select aria-label="Scenario" value={scenarioId ?? ""} onChange={(e) => openScenario(e.target.value)}>
+          {!scenarioId || !scenarioById(scenarioId) ? <option value="">your own</option> : null}
+          {SCENARIOS.map((s) => (
+            <option key={s.id} value={s.id} title={s.summary}>
+              {s.title}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="button" className="btn small" onClick={() => scenarioId && openScenario(scenarioId)} disabled={!scenarioId || !scenarioById(scenarioId)} title="Put the scenario's original text back (undoable)">
+        Reset
+      </button>
+      <span className="spacer" />
+      <span className="status" role="status" data-status={status} data-testid="engine-status">
+        {status === "running" ? "Analysing…" : status === "error" ? "Engine error" : millis !== undefined ? `Analysed in ${millis} ms` : ""}
+      </span>
+      <span className="privacy" title="The engine runs in a Web Worker in this tab. Share links carry the scenario inside the URL.">
+        Runs in your browser: nothing leaves it
+      </span>
+      <button type="button" className="btn small" onClick={() => download(store.getState().text, store.getState().file)}>
+        Download
+      </button>
+      <button type="button" className="btn primary" onClick={() => void share()}>
+        Share
+      </button>
+      <button
+        type="button"
+        className="btn small"
+        aria-label={theme === "dark" ? "Switch to light theme" : "Switch to dark theme"}
+        title={theme === "dark" ? "Light theme" : "Dark theme"}
+        onClick={() => store.getState().setTheme(theme === "dark" ? "light" : "dark")}
+      >
+        {theme === "dark" ? "☀" : "☾"}
+      </button>
+    </header>
+  );
+}
+
+export function NoticeBar() {
+  const store = useAppStore();
+  const notice = useApp((s) => s.notice);
+  if (!notice) return null;
+  return (
+    <div className="notice" data-kind={notice.kind} role={notice.kind === "error" ? "alert" : "status"} data-testid="notice">
+      <p>{notice.text}</p>
+      {notice.undoText !== undefined ? (
+        <button
+          type="button"
+          className="btn small"
+          onClick={() => {
+            store.getState().replaceText(notice.undoText!, "restore", undefined);
+            store.getState().notify({ kind: "info", text: "Your previous text is back." });
+          }}
+        >
+          Undo
+        </button>
+      ) : null}
+      <button type="button" className="btn small" aria-label="Dismiss" onClick={() => store.getState().notify(undefined)}>
+        ✕
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,282 @@
+/**
+ * Flow records for the graph, each made of engine decisions:
+ *
+ * - endpoint: Service port -> endpoint pod. The verdict is NetworkPolicy
+ *   ingress at the endpoint on its port, over every pod of the cluster as a
+ *   source (classMatrix): allow when every source passes, drop when none
+ *   does, partial otherwise. An endpoint that is not ready is a traffic
+ *   policy drop: kube-proxy leaves it out while a ready one exists
+ *   (pkg/proxy/topology.go CategorizeEndpoints).
+ * - service: a pod sends to a Service port. The verdict is `traceRequest`'s,
+ *   for one pod per group of pods that share NetworkPolicy class and node
+ *   (no policy and no kube-proxy rule can tell them apart). Drawn for small
+ *   inputs only (FLOW_BUDGET traces); larger inputs show these on demand.
+ * - external: a client outside the cluster (203.0.113.10) reaches a
+ *   NodePort, LoadBalancer or external-IP Service at each node, traced.
+ */
+import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { Service } from "../model/services.ts";
+import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
+import type { ProxyIndex } from "../proxy/index.ts";
+import { traceRequest, type TraceRef, type TraceResult } from "../trace/index.ts";
+import { externalId, podId, refOfPolicy, refOfSource, serviceId } from "./refs.ts";
+import type { DropCause, Flow, RefView, TraceView } from "./types.ts";
+
+import { EXTERNAL_CLIENT_IP } from "./constants.ts";
+
+export { EXTERNAL_CLIENT_IP };
+
+/** Most traces the drawn flows may cost per analysis (about 0.2 ms each at the S tier). */
+export const FLOW_BUDGET = 400;
+
+export function refOfTrace(r: TraceRef): RefView {
+  const v: RefView = { kind: r.kind, name: r.name, line: r.line };
+  if (r.namespace !== undefined) v.namespace = r.namespace;
+  return v;
+}
+
+function sameRef(a: RefView, b: RefView): boolean {
+  return a.kind === b.kind && a.name === b.name && a.namespace === b.namespace && a.line === b.line;
+}
+
+function pushRef(list: RefView[], r: RefView | undefined) {
+  if (r && !list.some((x) => sameRef(x, r))) list.push(r);
+}
+
+const POLICY_STEPS = new Set(["egress policy at source", "ingress policy at backend"]);
+
+/** What decided a trace, read off its hops and endpoints. */
+export function causesOf(t: TraceResult): { dropCause?: DropCause; decidedBy: RefView[]; reason: string } {
+  const decidedBy: RefView[] = [];
+  const drop = t.hops.find((h) => h.verdict === "drop");
+  if (t.verdict === "allow") {
+    for (const ep of t.endpoints) {
+      if (ep.ingress.isolated && ep.ingress.ref) pushRef(decidedBy, refOfTrace(ep.ingress.ref));
+      if (ep.egress.isolated && ep.egress.ref) pushRef(decidedBy, refOfTrace(ep.egress.ref));
+    }
+    return { decidedBy, reason: t.reason };
+  }
+  const policyDrop = t.endpoints.some((ep) => ep.verdict === "drop");
+  for (const ep of t.endpoints) {
+    if (ep.verdict !== "drop") continue;
+    if (ep.ingress.verdict === "drop" && ep.ingress.ref) pushRef(decidedBy, refOfTrace(ep.ingress.ref));
+    if (ep.egress.verdict === "drop" && ep.egress.ref) pushRef(decidedBy, refOfTrace(ep.egress.ref));
+  }
+  for (const h of t.hops) if (h.verdict === "drop" && h.ref) pushRef(decidedBy, refOfTrace(h.ref));
+  const dropCause: DropCause = policyDrop || (drop !== undefined && POLICY_STEPS.has(drop.step)) ? "policy" : "traffic-policy";
+  return { dropCause, decidedBy, reason: t.reason };
+}
+
+/** The trace in the view's shape, with the ids of the graph elements on its path. */
+export function traceView(t: TraceResult, from: string, to: string, protocol: Protocol): TraceView {
+  const path: string[] = [];
+  if (!t.error) {
+    path.push(from);
+    if (t.service) path.push(serviceId(`${t.service.namespace}/${t.service.name}`));
+    for (const ep of t.endpoints) if (ep.pod) path.push(podId(ep.pod));
+    if (path.length === 1 && t.to.kind === "pod") path.push(podId(t.to.name));
+  }
+  const v: TraceView = {
+    from,
+    to,
+    protocol,
+    verdict: t.verdict,
+    reason: t.reason,
+    sourceIPPreserved: t.sourceIPPreserved,
+    endpoints: t.endpoints.map((ep) => {
+      const e: TraceView["endpoints"][number] = { ip: ep.ip, port: ep.port, probability: ep.probability, verdict: ep.verdict, reason: ep.reason };
+      if (ep.pod) e.pod = ep.pod;
+      if (ep.node) e.node = ep.node;
+      return e;
+    }),
+    hops: t.hops.map((h) => {
+      const hop: TraceView["hops"][number] = { step: h.step, verdict: h.verdict, detail: h.detail };
+      if (h.ref) hop.ref = refOfTrace(h.ref);
+      return hop;
+    }),
+    path,
+  };
+  if (t.error) v.error = t.error;
+  return v;
+}
+
+function externallyReachable(s: Service): boolean {
+  return s.type === "NodePort" || s.type === "LoadBalancer" || s.externalIPs.length > 0;
+}
+
+interface Budget {
+  left: number;
+}
+
+function tracedFlow(model: Model, proxy: ProxyIndex, kind: "service" | "external", from: string[], traceFrom: string, s: Service, port: number, portName: string, protocol: Protocol): Flow {
+  const to = `service:${s.key}:${port}`;
+  const t = traceRequest(model, proxy, traceFrom, to, protocol);
+  const c = causesOf(t);
+  const flow: Flow = {
+    id: `${kind}|${traceFrom}|${to}/${protocol}`,
+    kind,
+    from,
+    to: serviceId(s.key),
+    port,
+    protocol,
+    verdict: t.verdict,
+    reason: c.reason,
+    decidedBy: c.decidedBy,
+    traceTo: to,
+  };
+  if (portName) flow.portName = portName;
+  if (t.verdict !== "allow" && c.dropCause) flow.dropCause = c.dropCause;
+  return flow;
+}
+
+/** Pods grouped by NetworkPolicy class and node: every pod of a group gets the same trace to a Service. */
+function sourceGroups(model: Model, index: PolicyIndex): Pod[][] {
+  const groups = new Map<string, Pod[]>();
+  for (const p of model.pods) {
+    if (!p.nodeName || p.ips.length === 0) continue;
+    const k = `${index.classOf[p.index]}@${p.nodeName}`;
+    const g = groups.get(k);
+    if (g) g.push(p);
+    else groups.set(k, [p]);
+  }
+  return [...groups.values()];
+}
+
+export function serviceFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex, budget: Budget): { flows: Flow[]; skipped: boolean } {
+  const groups = sourceGroups(model, index);
+  const ports = model.services.filter((s) => s.type !== "ExternalName").reduce((n, s) => n + s.ports.length, 0);
+  if (groups.length * ports > budget.left) return { flows: [], skipped: ports > 0 && groups.length > 0 };
+  budget.left -= groups.length * ports;
+  const flows: Flow[] = [];
+  for (const s of model.services) {
+    if (s.type === "ExternalName") continue;
+    const selector = s.selector;
+    for (const p of s.ports) {
+      for (const g of groups) {
+        // A pod that is itself a backend may be sent back to itself (hairpin): trace such pods one by one.
+        const selfServing = selector !== undefined && g[0]!.namespace === s.namespace && Object.entries(selector).every(([k, v]) => g[0]!.labels[k] === v);
+        const parts = selfServing ? g.map((pod) => [pod]) : [g];
+        for (const part of parts) flows.push(tracedFlow(model, proxy, "service", part.map((pod) => podId(pod.key)), `pod:${part[0]!.key}`, s, p.port, p.name, p.protocol));
+      }
+    }
+  }
+  return { flows, skipped: false };
+}
+
+export function externalFlows(model: Model, proxy: ProxyIndex, budget: Budget): Flow[] {
+  const flows: Flow[] = [];
+  for (const s of model.services) {
+    if (!externallyReachable(s)) continue;
+    for (const p of s.ports) {
+      for (const n of model.nodes) {
+        if (budget.left-- <= 0) return flows;
+        const from = `external:${EXTERNAL_CLIENT_IP}@${n.name}`;
+        flows.push(tracedFlow(model, proxy, "external", [from], from, s, p.port, p.name, p.protocol));
+      }
+    }
+  }
+  return flows;
+}
+
+export function hasExternalServices(model: Model): boolean {
+  return model.services.some(externallyReachable);
+}
+
+export { externalId };
+
+interface IngressSummary {
+  verdict: "allow" | "drop" | "partial";
+  reason: string;
+  decidedBy: RefView[];
+  /** A source pod whose trace explains the verdict: a refused one when some are. */
+  client: Pod | undefined;
+}
+
+/** NetworkPolicy ingress at one class of endpoint pods on one port, over every pod of the cluster as a source. */
+function summarizeIngress(model: Model, index: PolicyIndex, m: ClassMatrix, cls: number, endpoint: Pod, port: number, protocol: Protocol, sources: readonly number[]): IngressSummary {
+  const policies = index.ingressPolicies[cls]!.map((pol) => refOfPolicy(pol));
+  const names = policies.map((r) => `${r.namespace}/${r.name}`).join(", ");
+  const from = m.ingressFrom[cls];
+  const podsOf = (list: number[]) => list.reduce((n, c) => n + index.classes[c]!.pods.length, 0);
+  const reprOf = (c: number | undefined) => (c === undefined ? undefined : index.classes[c]!.pods.find((x) => x !== endpoint && x.ips.length > 0 && x.nodeName));
+  let admitted: number[];
+  let refused: number[];
+  if (from === null || from === undefined) {
+    admitted = [...sources];
+    refused = [];
+  } else {
+    admitted = sources.filter((c) => from.has(c));
+    refused = sources.filter((c) => !from.has(c));
+  }
+  // Policies with ingress rules (the ones that can admit) name the edge before those that only isolate.
+  const rules = new Map(index.ingressPolicies[cls]!.map((pol) => [pol.key, pol.ingress.length]));
+  policies.sort((a, b) => (rules.get(`${b.namespace}/${b.name}`) ? 1 : 0) - (rules.get(`${a.namespace}/${a.name}`) ? 1 : 0));
+  let client: Pod | undefined;
+  for (const c of refused) if ((client = reprOf(c))) break;
+  if (!client) for (const c of admitted) if ((client = reprOf(c))) break;
+  if (refused.length === 0) {
+    return { verdict: "allow", reason: policies.length ? `every pod is admitted on ${protocol}/${port} (ingress isolated by ${names})` : `no NetworkPolicy isolates ${endpoint.key} for ingress`, decidedBy: policies, client };
+  }
+  if (admitted.length === 0) {
+    return { verdict: "drop", reason: `isolated for ingress by ${names}; no rule admits any pod on ${protocol}/${port}`, decidedBy: policies, client };
+  }
+  return { verdict: "partial", reason: `${podsOf(admitted)} pods are admitted on ${protocol}/${port}, ${podsOf(refused)} are not (ingress isolated by ${names})`, decidedBy: policies, client };
+}
+
+export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex): Flow[] {
+  const flows: Flow[] = [];
+  const matrices = new Map<string, ClassMatrix>();
+  const summaries = new Map<string, IngressSummary>();
+  const sources = index.classes.filter((c) => c.pods.some((p) => p.ips.length > 0 && p.nodeName)).map((c) => c.index);
+  for (const s of model.services) {
+    const sp = proxy.services.get(s.key);
+    if (!sp) continue;
+    s.ports.forEach((p, i) => {
+      const eps = sp.ports[i];
+      if (!eps) return;
+      const seen = new Set<string>();
+      for (const ep of [...eps.v4, ...eps.v6]) {
+        if (!ep.pod || seen.has(ep.pod)) continue;
+        seen.add(ep.pod);
+        const pod = model.podsByKey.get(ep.pod);
+        if (!pod) continue;
+        const flow: Flow = {
+          id: `endpoint|${serviceId(s.key)}|${podId(pod.key)}|${p.port}/${p.protocol}`,
+          kind: "endpoint",
+          from: [serviceId(s.key)],
+          to: podId(pod.key),
+          port: p.port,
+          protocol: p.protocol,
+          traceTo: `service:${s.key}:${p.port}`,
+          verdict: "allow",
+          reason: "",
+          decidedBy: [],
+        };
+        if (p.name) flow.portName = p.name;
+        const cls = index.classOf[pod.index]!;
+        const key = `${cls}/${ep.port}/${p.protocol}`;
+        let sum = summaries.get(key);
+        if (!sum) {
+          const mk = `${ep.port}/${p.protocol}`;
+          let m = matrices.get(mk);
+          if (!m) matrices.set(mk, (m = classMatrix(index, ep.port, p.protocol)));
+          summaries.set(key, (sum = summarizeIngress(model, index, m, cls, pod, ep.port, p.protocol, sources)));
+        }
+        if (sum.client) flow.client = podId(sum.client.key);
+        if (!ep.ready) {
+          flow.verdict = "drop";
+          flow.dropCause = "traffic-policy";
+          flow.reason = `endpoint ${ep.key} is not ready${ep.serving ? " (terminating but serving)" : ""}: kube-proxy uses it only when the Service has no ready endpoint`;
+          flow.decidedBy = [refOfSource(ep.ref)];
+        } else {
+          flow.verdict = sum.verdict;
+          flow.reason = sum.reason;
+          flow.decidedBy = sum.decidedBy;
+          if (sum.verdict !== "allow") flow.dropCause = "policy";
+        }
+        flows.push(flow);
+      }
+    });
+  }
+  return flows;
+}

@@ -1,0 +1,154 @@
+/**
+ * Graph + positions + the highlighted path -> React Flow nodes and edges.
+ * Pure: the components only render what this returns.
+ */
+import type { Edge, Node } from "@xyflow/react";
+import type { TraceView } from "../engine/analysis/index.ts";
+import { leafResolver, pathEdges, type GraphEdge, type GraphModel, type GraphNode } from "./model.ts";
+import type { Positions } from "./layout.ts";
+
+export interface NodeData extends Record<string, unknown> {
+  node: GraphNode;
+  dimmed: boolean;
+  lit: boolean;
+}
+
+export interface EdgeData extends Record<string, unknown> {
+  edge: GraphEdge;
+  dimmed: boolean;
+  lit: boolean;
+  showLabel: boolean;
+}
+
+export type FlowNode = Node<NodeData>;
+export type FlowEdge = Edge<EdgeData>;
+
+/** Edge ends: pods and groups send and receive on their right; Services receive from pods on the left and from outside on the right. */
+function handles(e: GraphEdge, kindOf: (id: string) => GraphNode["kind"] | undefined): { sourceHandle: string; targetHandle: string } {
+  const s = kindOf(e.source);
+  const t = kindOf(e.target);
+  if (s === "external") return { sourceHandle: "out-left", targetHandle: "in-right" };
+  if (s === "service") return { sourceHandle: "out-left", targetHandle: "in-right" };
+  if (t === "service") return { sourceHandle: "out-right", targetHandle: "in-left" };
+  return { sourceHandle: "out-right", targetHandle: "in-right" };
+}
+
+/** Edges a traced question lights up; pairs with no drawn edge become temporary question edges. */
+export function questionEdges(g: GraphModel, trace: TraceView | undefined): { lit: Set<string>; extra: GraphEdge[] } {
+  const lit = new Set<string>();
+  const extra: GraphEdge[] = [];
+  if (!trace || trace.error || trace.path.length < 2) return { lit, extra };
+  const resolve = leafResolver(g);
+  const existing = new Map(g.edges.map((e) => [`${e.source}->${e.target}`, e]));
+  const endpointVerdict = new Map(trace.endpoints.filter((ep) => ep.pod).map((ep) => [`pod:${ep.pod}`, ep]));
+  const pairs = pathEdges(trace.path, resolve);
+  pairs.forEach(([s, t], i) => {
+    const key = `${s}->${t}`;
+    const e = existing.get(key);
+    if (e) {
+      lit.add(e.id);
+      return;
+    }
+    if (!g.nodes.some((n) => n.id === s) || !g.nodes.some((n) => n.id === t)) return;
+    const ep = i > 0 || trace.path.length === 2 ? endpointVerdict.get(trace.path[i === 0 ? 1 : i + 1] ?? "") : undefined;
+    const verdict = i === 0 ? trace.verdict : (ep?.verdict ?? trace.verdict);
+    const q: GraphEdge = {
+      id: `q:${key}`,
+      source: s,
+      target: t,
+      kind: "question",
+      verdict,
+      label: verdict === "allow" ? "asked: allowed" : verdict === "drop" ? "asked: dropped" : "asked: partial",
+      title: ep?.reason ?? trace.reason,
+      decidedBy: [],
+      flows: [],
+    };
+    extra.push(q);
+    lit.add(q.id);
+  });
+  return { lit, extra };
+}
+
+export interface FlowOptions {
+  trace?: TraceView | undefined;
+  selectedEdge?: string | undefined;
+  /** Show every edge's label (small graphs); otherwise only drops, partials and lit edges. */
+  allLabels?: boolean;
+}
+
+export function toFlowElements(g: GraphModel, positions: Positions | undefined, options: FlowOptions = {}): { nodes: FlowNode[]; edges: FlowEdge[] } {
+  const { lit, extra } = questionEdges(g, options.trace);
+  const tracing = lit.size > 0;
+  const litNodes = new Set<string>();
+  const all = [...g.edges, ...extra];
+  for (const e of all) {
+    if (lit.has(e.id)) {
+      litNodes.add(e.source);
+      litNodes.add(e.target);
+    }
+  }
+  const kinds = new Map(g.nodes.map((n) => [n.id, n.kind]));
+  const nodes: FlowNode[] = g.nodes.map((n) => {
+    const p = positions?.[n.id];
+    const container = n.kind === "zone" || n.kind === "node";
+    const rf: FlowNode = {
+      id: n.id,
+      type: n.kind,
+      position: { x: p?.x ?? 0, y: p?.y ?? 0 },
+      data: { node: n, dimmed: tracing && !container && !litNodes.has(n.id), lit: litNodes.has(n.id) },
+      width: p?.width ?? n.width,
+      height: p?.height ?? n.height,
+      draggable: false,
+      connectable: false,
+      selectable: !container,
+      focusable: !container,
+      ariaLabel: ariaLabelOf(n),
+    };
+    if (n.parent) {
+      rf.parentId = n.parent;
+      rf.extent = "parent";
+    }
+    if (container) rf.zIndex = n.kind === "zone" ? -2 : -1;
+    return rf;
+  });
+  const allLabels = options.allLabels ?? all.length <= 12;
+  // One label per target and deciding object: ten edges dropped by one policy into one Service show it once.
+  const labelled = new Set<string>();
+  const edges: FlowEdge[] = all.map((e) => {
+    const isLit = lit.has(e.id);
+    const selected = options.selectedEdge === e.id;
+    const key = `${e.target}|${e.verdict}|${e.dropCause ?? ""}|${e.label}`;
+    const first = !labelled.has(key);
+    if (first && (allLabels || e.verdict !== "allow")) labelled.add(key);
+    return {
+      id: e.id,
+      source: e.source,
+      target: e.target,
+      type: "verdict",
+      ...handles(e, (id) => kinds.get(id)),
+      data: { edge: e, dimmed: tracing && !isLit, lit: isLit, showLabel: isLit || selected || (first && (allLabels || e.verdict !== "allow")) },
+      selected,
+      zIndex: isLit || selected ? 10 : e.verdict === "allow" ? 1 : 2,
+      focusable: true,
+      ariaLabel: `${e.source} to ${e.target}: ${e.verdict === "allow" ? "allowed" : e.verdict === "drop" ? "dropped" : "partly allowed"}${e.label ? ` by ${e.label}` : ""}`,
+    };
+  });
+  return { nodes, edges };
+}
+
+function ariaLabelOf(n: GraphNode): string {
+  switch (n.kind) {
+    case "pod":
+      return `Pod ${n.namespace}/${n.label}`;
+    case "group":
+      return `${n.count} pods of ${n.label}`;
+    case "service":
+      return `Service ${n.namespace}/${n.label}`;
+    case "external":
+      return `External client ${n.label}`;
+    case "node":
+      return `Node ${n.label}`;
+    case "zone":
+      return `Zone ${n.label}`;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The graph -> an ELK graph, and ELK's answer -> positions. Pure (the ELK
+ * run itself happens in layout.worker.ts, off the main thread).
+ *
+ * Shape: zones and cluster nodes are compound nodes whose children ELK packs;
+ * at the top level a left-to-right layered layout puts the cluster (its
+ * zones) first, Services next and external clients last, using the
+ * top-level links between them so that Services sit beside the pods they
+ * serve.
+ */
+import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api.js";
+import { topLevelOf, type GraphModel, type GraphNode } from "./model.ts";
+
+export type Positions = Record<string, { x: number; y: number; width: number; height: number }>;
+
+const PADDING_NODE = "[top=40,left=10,bottom=10,right=10]";
+const PADDING_ZONE = "[top=40,left=12,bottom=12,right=12]";
+
+function containerOptions(kind: GraphNode["kind"], children: number): Record<string, string> {
+  // A short column reads best beside the Services; many children pack into a box.
+  const column = children <= 6;
+  return {
+    "elk.algorithm": column ? "layered" : "box",
+    "elk.direction": kind === "zone" ? "DOWN" : "RIGHT",
+    "elk.padding": kind === "zone" ? PADDING_ZONE : PADDING_NODE,
+    "elk.spacing.nodeNode": kind === "zone" ? "16" : "8",
+    "elk.layered.spacing.nodeNodeBetweenLayers": "16",
+    "elk.box.packingMode": "GROUP_DEC",
+    "elk.aspectRatio": "1.4",
+    "elk.nodeSize.minimum": "(180, 80)",
+    "elk.nodeSize.constraints": "MINIMUM_SIZE",
+  };
+}
+
+export function toElkGraph(g: GraphModel): ElkNode {
+  const children = new Map<string | undefined, GraphNode[]>();
+  for (const n of g.nodes) {
+    const l = children.get(n.parent);
+    if (l) l.push(n);
+    else children.set(n.parent, [n]);
+  }
+  const build = (n: GraphNode): ElkNode => {
+    const kids = children.get(n.id);
+    if (n.kind === "zone" || n.kind === "node") {
+      return { id: n.id, layoutOptions: containerOptions(n.kind, kids?.length ?? 0), children: (kids ?? []).map(build) };
+    }
+    return { id: n.id, width: n.width, height: n.height };
+  };
+  const top = topLevelOf(g.nodes);
+  const kindOf = new Map(g.nodes.map((n) => [n.id, n.kind]));
+  const links = new Map<string, ElkExtendedEdge>();
+  for (const e of g.edges) {
+    let s = top(e.source);
+    let t = top(e.target);
+    if (s === t) continue;
+    // Layout direction: cluster -> Service -> external client, whichever way the traffic goes.
+    const rank = (id: string) => (kindOf.get(id) === "external" ? 2 : kindOf.get(id) === "service" ? 1 : 0);
+    if (rank(s) > rank(t)) [s, t] = [t, s];
+    const id = `${s}>${t}`;
+    if (!links.has(id)) links.set(id, { id, sources: [s], targets: [t] });
+  }
+  return {
+    id: "root",
+    layoutOptions: {
+      "elk.algorithm": "layered",
+      "elk.direction": "RIGHT",
+      "elk.spacing.nodeNode": "18",
+      "elk.layered.spacing.nodeNodeBetweenLayers": "200",
+      "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
+      "elk.separateConnectedComponents": "false",
+      "elk.padding": "[top=10,left=10,bottom=10,right=10]",
+    },
+    children: (children.get(undefined) ?? []).map(build),
+    edges: [...links.values()],
+  };
+}
+
+/** ELK positions are relative to the parent, as React Flow's are for child nodes. */
+export function positionsOf(root: ElkNode): Positions {
+  const out: Positions = {};
+  const walk = (n: ElkNode) => {
+    for (const c of n.children ?? []) {
+      out[c.id] = { x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? 0, height: c.height ?? 0 };
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}

@@ -1,0 +1,303 @@
+/**
+ * Engine result + view filters -> the graph to draw: containers (zones,
+ * cluster nodes), leaves (pods, or pods collapsed by workload or namespace,
+ * Services, external clients) and edges coloured by the engine's verdicts.
+ * Pure and memoisable: the same inputs give an equal graph, and nothing here
+ * decides traffic; edges only merge the flows the engine already judged.
+ */
+import type { Analysis, DropCause, Flow, FlowKind, PodView, RefView, Verdict } from "../engine/analysis/index.ts";
+import type { Filters, Grouping } from "../store/types.ts";
+
+export type GraphLevel = "pod" | "workload" | "namespace";
+export type GraphNodeKind = "zone" | "node" | "pod" | "group" | "service" | "external";
+
+export interface GraphNode {
+  id: string;
+  kind: GraphNodeKind;
+  parent?: string;
+  label: string;
+  sublabel?: string;
+  namespace?: string;
+  /** Pods behind a collapsed group. */
+  count?: number;
+  /** Pod ids behind a collapsed group. */
+  members?: string[];
+  /** A pod that is not ready, or a node that is not ready. */
+  warning?: string;
+  ref?: RefView;
+  /** Leaf size for the layout; containers are sized by their children. */
+  width: number;
+  height: number;
+}
+
+/** One flow behind an edge, with a concrete source so that its trace can be asked. */
+export interface EdgeFlow {
+  flowId: string;
+  from: string;
+  traceTo: string;
+  port: number;
+  protocol: Flow["protocol"];
+  verdict: Verdict;
+  reason: string;
+}
+
+export interface GraphEdge {
+  id: string;
+  source: string;
+  target: string;
+  kind: FlowKind | "question";
+  verdict: Verdict;
+  dropCause?: DropCause;
+  /** The deciding object, short. */
+  label: string;
+  /** Every reason behind the edge, for the tooltip. */
+  title: string;
+  decidedBy: RefView[];
+  flows: EdgeFlow[];
+}
+
+export interface GraphModel {
+  level: GraphLevel;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  /** Changes only when the layout must: the set of nodes, their parents and sizes, and the top-level edges. */
+  structureKey: string;
+  /** Pods and Services hidden by the namespace filter. */
+  hidden: number;
+}
+
+export const SIZES = {
+  pod: { width: 168, height: 40 },
+  group: { width: 178, height: 44 },
+  service: { width: 176, height: 46 },
+  external: { width: 170, height: 46 },
+} as const;
+
+/** Thresholds of the automatic grouping (React Flow stays fluid up to about a thousand elements). */
+export const AUTO = { maxPods: 80, maxPodEdges: 400, maxGroups: 300 };
+
+export function chooseLevel(a: Analysis, grouping: Grouping): GraphLevel {
+  if (grouping !== "auto") return grouping;
+  const podEdges = a.flows.reduce((n, f) => n + (f.kind === "service" || f.kind === "pod" ? f.from.length : 0), 0);
+  if (a.pods.length <= AUTO.maxPods && podEdges <= AUTO.maxPodEdges) return "pod";
+  const groups = new Set(a.pods.map((p) => `${p.workload.id}@${p.node ?? ""}`));
+  return groups.size <= AUTO.maxGroups ? "workload" : "namespace";
+}
+
+const UNSCHEDULED = "node:(unscheduled)";
+const NO_ZONE = "zone:(no zone)";
+
+function leafOf(level: GraphLevel, p: PodView): string {
+  const where = p.node ?? UNSCHEDULED;
+  if (level === "pod") return p.id;
+  if (level === "workload") return `group:${p.workload.id}@${where}`;
+  return `group:namespace:${p.namespace}@${where}`;
+}
+
+export function portKey(port: number, protocol: string): string {
+  return `${port}/${protocol}`;
+}
+
+function merge(verdicts: Set<Verdict>): Verdict {
+  if (verdicts.size === 1) return [...verdicts][0]!;
+  return "partial";
+}
+
+function shortRef(r: RefView | undefined, kind: FlowKind): string {
+  if (!r) return kind === "endpoint" ? "endpoint" : "no policy";
+  return r.name;
+}
+
+export interface GraphOptions {
+  filters: Filters;
+  grouping: Grouping;
+}
+
+export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
+  const { filters } = options;
+  const level = chooseLevel(a, options.grouping);
+  const hiddenNs = new Set(filters.hiddenNamespaces);
+  const nodes: GraphNode[] = [];
+  const byId = new Map<string, GraphNode>();
+  const add = (n: GraphNode) => {
+    if (byId.has(n.id)) return byId.get(n.id)!;
+    byId.set(n.id, n);
+    nodes.push(n);
+    return n;
+  };
+  let hidden = 0;
+
+  // Containers: zones (when the input has zones) holding cluster nodes.
+  const zoned = a.zones.length > 0;
+  const usedNodes = new Set(a.pods.map((p) => p.node ?? UNSCHEDULED));
+  for (const z of a.zones) add({ id: `zone:${z.name}`, kind: "zone", label: z.name, sublabel: "zone", width: 0, height: 0 });
+  for (const n of a.nodes) {
+    const parent = zoned ? (n.zone ? `zone:${n.zone}` : NO_ZONE) : undefined;
+    if (parent === NO_ZONE) add({ id: NO_ZONE, kind: "zone", label: "no zone label", sublabel: "zone", width: 0, height: 0 });
+    const g: GraphNode = { id: n.id, kind: "node", label: n.name, sublabel: n.internalIP, width: 0, height: 0 };
+    if (parent) g.parent = parent;
+    if (n.ref) g.ref = n.ref;
+    if (!n.ready) g.warning = "node not Ready";
+    else if (n.unschedulable) g.warning = "cordoned";
+    add(g);
+  }
+  if (usedNodes.has(UNSCHEDULED)) add({ id: UNSCHEDULED, kind: "node", label: "unscheduled", sublabel: "no node can run these pods", warning: "Pending", width: 0, height: 0 });
+
+  // Leaves: pods, or their groups.
+  const leafOfPod = new Map<string, string>();
+  for (const p of a.pods) {
+    if (hiddenNs.has(p.namespace)) {
+      hidden++;
+      continue;
+    }
+    const id = leafOf(level, p);
+    leafOfPod.set(p.id, id);
+    const parent = p.node ?? UNSCHEDULED;
+    if (level === "pod") {
+      const n: GraphNode = { id, kind: "pod", parent, label: p.name, sublabel: `${p.namespace} · ${p.ips[0] ?? "no IP"}`, namespace: p.namespace, ref: p.ref, ...SIZES.pod };
+      if (!p.ready) n.warning = p.terminating ? "terminating" : `not ready (${p.phase})`;
+      else if (p.terminating) n.warning = "terminating";
+      add(n);
+    } else {
+      const label = level === "workload" ? p.workload.name : p.namespace;
+      const g = add({ id, kind: "group", parent, label, sublabel: level === "workload" ? `${p.namespace} · ${p.workload.kind}` : "namespace", namespace: p.namespace, count: 0, members: [], ...SIZES.group });
+      g.count! += 1;
+      g.members!.push(p.id);
+    }
+  }
+
+  // Services and external clients.
+  const visibleServices = new Set<string>();
+  for (const s of a.services) {
+    if (hiddenNs.has(s.namespace)) {
+      hidden++;
+      continue;
+    }
+    visibleServices.add(s.id);
+    const ports = s.ports.map((p) => `${p.port}/${p.protocol}`).join(", ");
+    add({ id: s.id, kind: "service", label: s.name, sublabel: `${s.namespace} · ${s.type}${ports ? ` · ${ports}` : ""}`, namespace: s.namespace, ref: s.ref, ...SIZES.service });
+  }
+  const resolve = (id: string): string | undefined => {
+    if (id.startsWith("pod:")) return leafOfPod.get(id);
+    if (id.startsWith("service:")) return visibleServices.has(id) ? id : undefined;
+    // An external client is one node whichever node its packet arrives at (`external:IP@NODE`).
+    if (id.startsWith("external:")) return id.split("@")[0];
+    return id;
+  };
+
+  // Edges: flows merged by (leaf source, leaf target).
+  interface Acc {
+    source: string;
+    target: string;
+    kind: FlowKind;
+    verdicts: Set<Verdict>;
+    causes: Set<DropCause>;
+    refs: RefView[];
+    dropRefs: RefView[];
+    reasons: Set<string>;
+    flows: EdgeFlow[];
+  }
+  const acc = new Map<string, Acc>();
+  const externals = new Set<string>();
+  for (const f of a.flows) {
+    if (filters.port !== "all" && portKey(f.port, f.protocol) !== filters.port) continue;
+    const target = resolve(f.to);
+    if (!target) continue;
+    for (const from of f.from) {
+      const source = resolve(from);
+      if (!source || source === target) continue;
+      if (from.startsWith("external:")) externals.add(source);
+      const key = `${source}->${target}`;
+      let e = acc.get(key);
+      if (!e) {
+        e = { source, target, kind: f.kind, verdicts: new Set(), causes: new Set(), refs: [], dropRefs: [], reasons: new Set(), flows: [] };
+        acc.set(key, e);
+      }
+      e.verdicts.add(f.verdict);
+      if (f.dropCause) e.causes.add(f.dropCause);
+      const seen = (list: RefView[], r: RefView) => list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
+      for (const r of f.decidedBy) {
+        if (!seen(e.refs, r)) e.refs.push(r);
+        if (f.verdict !== "allow" && !seen(e.dropRefs, r)) e.dropRefs.push(r);
+      }
+      e.reasons.add(`${f.port}/${f.protocol}: ${f.reason}`);
+      // One flow record per flow is enough to ask its trace; keep the first source.
+      if (!e.flows.some((x) => x.flowId === f.id)) e.flows.push({ flowId: f.id, from: f.client ?? from, traceTo: f.traceTo, port: f.port, protocol: f.protocol, verdict: f.verdict, reason: f.reason });
+    }
+  }
+  for (const x of a.externalClients) {
+    if (externals.has(x.id)) add({ id: x.id, kind: "external", label: x.ip, sublabel: "client outside the cluster", ...SIZES.external });
+  }
+
+  const edges: GraphEdge[] = [];
+  for (const e of acc.values()) {
+    const verdict = merge(e.verdicts);
+    if (filters.onlyDrops && verdict === "allow") continue;
+    if (!byId.has(e.source) || !byId.has(e.target)) continue;
+    const refs = verdict === "allow" ? e.refs : e.dropRefs.length ? e.dropRefs : e.refs;
+    const first = refs[0];
+    const label = refs.length > 1 ? `${shortRef(first, e.kind)} +${refs.length - 1}` : shortRef(first, e.kind);
+    const edge: GraphEdge = {
+      id: `e:${e.source}->${e.target}`,
+      source: e.source,
+      target: e.target,
+      kind: e.kind,
+      verdict,
+      label,
+      title: [...e.reasons].join("\n"),
+      decidedBy: refs,
+      flows: e.flows,
+    };
+    if (verdict !== "allow") {
+      const cause: DropCause | undefined = e.causes.has("policy") ? "policy" : e.causes.has("traffic-policy") ? "traffic-policy" : undefined;
+      if (cause) edge.dropCause = cause;
+    }
+    edges.push(edge);
+  }
+  edges.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+
+  // Drop empty containers (every pod hidden or none scheduled there), keep nodes of the input.
+  const parents = new Set(nodes.map((n) => n.parent).filter((p): p is string => p !== undefined));
+  const kept = nodes.filter((n) => n.kind !== "zone" || parents.has(n.id));
+
+  return { level, nodes: kept, edges, structureKey: structureKey(kept, edges), hidden };
+}
+
+export function topLevelOf(nodes: readonly GraphNode[]): (id: string) => string {
+  const parent = new Map(nodes.map((n) => [n.id, n.parent]));
+  return (id) => {
+    let cur = id;
+    for (let p = parent.get(cur); p !== undefined; p = parent.get(cur)) cur = p;
+    return cur;
+  };
+}
+
+function structureKey(nodes: readonly GraphNode[], edges: readonly GraphEdge[]): string {
+  const top = topLevelOf(nodes);
+  const links = new Set<string>();
+  for (const e of edges) {
+    const s = top(e.source);
+    const t = top(e.target);
+    if (s !== t) links.add(`${s}>${t}`);
+  }
+  return `${nodes.map((n) => `${n.id}<${n.parent ?? ""}:${n.width}x${n.height}`).join("|")}#${[...links].sort().join("|")}`;
+}
+
+/** Graph elements on a traced path: the edges source -> service -> each endpoint, or source -> pod. */
+export function pathEdges(path: readonly string[], leafOf: (id: string) => string | undefined): [string, string][] {
+  if (path.length < 2) return [];
+  const ids = path.map((id) => leafOf(id) ?? id);
+  const pairs: [string, string][] = [[ids[0]!, ids[1]!]];
+  for (let i = 2; i < ids.length; i++) pairs.push([ids[1]!, ids[i]!]);
+  return pairs.filter(([s, t]) => s !== t);
+}
+
+/** Maps a pod, Service or external id to the graph element that shows it. */
+export function leafResolver(g: GraphModel): (id: string) => string | undefined {
+  const map = new Map<string, string>();
+  for (const n of g.nodes) {
+    map.set(n.id, n.id);
+    for (const m of n.members ?? []) map.set(m, n.id);
+  }
+  return (id) => map.get(id) ?? (id.startsWith("external:") ? map.get(id.split("@")[0]!) : undefined);
+}

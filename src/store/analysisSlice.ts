@@ -1,0 +1,22 @@
+import type { AnalysisSlice, AnswerState, SliceCreator } from "./types.ts";
+
+const idle = <Q, R>(): AnswerState<Q, R> => ({ status: "idle", query: undefined, result: undefined, error: undefined });
+
+/** Written only by the engine sync: the view reads it, never decides it. */
+export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set) => ({
+  analysis: { status: "idle", revision: -1, result: undefined, error: undefined },
+  validation: { revision: -1, diagnostics: [] },
+  trace: idle(),
+  matrix: idle(),
+  analysisStarted: () => set((s) => ({ analysis: { ...s.analysis, status: "running" } })),
+  analysisReceived: (revision, result) => set({ analysis: { status: "ready", revision, result, error: undefined } }),
+  // The last good result stays on screen: a failure never blanks the graph.
+  analysisFailed: (revision, error) => set((s) => ({ analysis: { ...s.analysis, status: "error", revision, error } })),
+  validationReceived: (revision, diagnostics) => set({ validation: { revision, diagnostics } }),
+  traceStarted: (query) => set((s) => ({ trace: { ...s.trace, status: "running", query, error: undefined } })),
+  traceReceived: (query, result) => set({ trace: { status: "ready", query, result, error: undefined } }),
+  traceFailed: (query, error) => set({ trace: { status: "error", query, result: undefined, error } }),
+  matrixStarted: (query) => set((s) => ({ matrix: { ...s.matrix, status: "running", query, error: undefined } })),
+  matrixReceived: (query, result) => set({ matrix: { status: "ready", query, result, error: undefined } }),
+  matrixFailed: (query, error) => set({ matrix: { status: "error", query, result: undefined, error } }),
+});

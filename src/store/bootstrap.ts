@@ -1,0 +1,39 @@
+/**
+ * What the playground opens with: a share link in the URL, else the work
+ * saved in this browser, else the default scenario. A damaged link is a
+ * message, and the saved work opens as if there were no link.
+ */
+import { decodeShare, payloadFromHash } from "../share/codec.ts";
+import { defaultScenario } from "../../scenarios/index.ts";
+import type { InitialState } from "./createAppStore.ts";
+import { loadTheme, loadWork, type StorageLike } from "./persistence.ts";
+import type { Notice, Theme } from "./types.ts";
+
+export interface Bootstrap {
+  initial: InitialState;
+  notice: Notice | undefined;
+  /** The URL's share hash was read (valid or not) and should be removed, so that later edits survive a reload. */
+  consumedHash: boolean;
+}
+
+export function bootstrap(hash: string, storage: StorageLike | undefined, preferredTheme: Theme): Bootstrap {
+  const theme = loadTheme(storage) ?? preferredTheme;
+  const saved = loadWork(storage);
+  const fallback = (): InitialState => {
+    if (saved) return { text: saved.text, scenarioId: saved.scenarioId, origin: "storage", theme };
+    const s = defaultScenario();
+    return { text: s.manifests, scenarioId: s.id, origin: "default", theme };
+  };
+  const payload = payloadFromHash(hash);
+  if (payload === undefined) return { initial: fallback(), notice: undefined, consumedHash: false };
+  const r = decodeShare(payload);
+  if (!r.ok) {
+    const kept = saved ? "Your own text is open as you left it." : "The default scenario is open instead.";
+    return { initial: fallback(), notice: { kind: "error", text: `${r.error} ${kept}` }, consumedHash: true };
+  }
+  const notice: Notice =
+    saved && saved.text !== r.input.text
+      ? { kind: "info", text: "Opened the scenario from the link. It replaced the text you had in this browser.", undoText: saved.text }
+      : { kind: "info", text: "Opened the scenario from the link." };
+  return { initial: { text: r.input.text, scenarioId: r.input.scenario, origin: "share", theme }, notice, consumedHash: false };
+}

@@ -1,0 +1,31 @@
+/** A fresh store per app, and per test (zustand's testing guide). */
+import { createStore, type StoreApi } from "zustand/vanilla";
+import { subscribeWithSelector } from "zustand/middleware";
+import { createInputSlice } from "./inputSlice.ts";
+import { createAnalysisSlice } from "./analysisSlice.ts";
+import { createViewSlice } from "./viewSlice.ts";
+import type { AppState, TextOrigin, Theme } from "./types.ts";
+
+export interface InitialState {
+  text: string;
+  scenarioId: string | undefined;
+  origin: Exclude<TextOrigin, "edit">;
+  theme?: Theme;
+}
+
+export type AppStore = StoreApi<AppState> & {
+  subscribe: {
+    (listener: (state: AppState, prev: AppState) => void): () => void;
+    <U>(selector: (state: AppState) => U, listener: (selected: U, previous: U) => void, options?: { equalityFn?: (a: U, b: U) => boolean; fireImmediately?: boolean }): () => void;
+  };
+};
+
+export function createAppStore(initial: InitialState): AppStore {
+  return createStore<AppState>()(
+    subscribeWithSelector((...a) => ({
+      ...createInputSlice(initial)(...a),
+      ...createAnalysisSlice(...a),
+      ...createViewSlice({ theme: initial.theme ?? "light" })(...a),
+    })),
+  ) as AppStore;
+}

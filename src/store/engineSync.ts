@@ -1,0 +1,106 @@
+/**
+ * Connects the store to the engine worker: edits are debounced and analysed,
+ * questions are traced and matrices computed against the newest analysis.
+ * The only writer of the analysis slice.
+ */
+import type { EngineClient } from "../worker/engineClient.ts";
+import type { AppStore } from "./createAppStore.ts";
+import type { MatrixQuery, TraceQuery } from "../engine/analysis/index.ts";
+
+export interface SyncOptions {
+  /** Quiet time after the last keystroke before analysing; larger texts wait longer. */
+  debounceMs?: (textLength: number) => number;
+  schedule?: (f: () => void, ms: number) => unknown;
+  cancel?: (h: unknown) => void;
+}
+
+const defaultDebounce = (n: number) => (n > 1_000_000 ? 600 : n > 200_000 ? 300 : 120);
+
+const sameTrace = (a: TraceQuery | undefined, b: TraceQuery | undefined) => a?.from === b?.from && a?.to === b?.to && a?.protocol === b?.protocol;
+const sameMatrix = (a: MatrixQuery | undefined, b: MatrixQuery | undefined) => a?.port === b?.port && a?.protocol === b?.protocol && a?.by === b?.by;
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export function connectEngine(store: AppStore, client: EngineClient, options: SyncOptions = {}): () => void {
+  const debounce = options.debounceMs ?? defaultDebounce;
+  const schedule = options.schedule ?? ((f, ms) => setTimeout(f, ms));
+  const cancel = options.cancel ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
+  let timer: unknown;
+  let disposed = false;
+
+  const analyze = () => {
+    timer = undefined;
+    const { text, file, revision } = store.getState();
+    store.getState().analysisStarted(revision);
+    client.analyze(text, file).then(
+      (o) => {
+        if (disposed || o.stale) return;
+        store.getState().analysisReceived(revision, o.value);
+        client.validate().then(
+          (v) => {
+            if (!disposed && !v.stale && store.getState().analysis.revision === revision) store.getState().validationReceived(revision, v.value);
+          },
+          () => {
+            /* validation is extra: the analysis already shows */
+          },
+        );
+      },
+      (e: unknown) => {
+        if (disposed || store.getState().revision !== revision) return;
+        store.getState().analysisFailed(revision, `The engine could not analyse this text: ${message(e)}. Your text is kept; the graph shows the last good result.`);
+      },
+    );
+  };
+
+  const trace = (q: TraceQuery) => {
+    store.getState().traceStarted(q);
+    client.trace(q).then(
+      (o) => {
+        if (disposed || o.stale || !sameTrace(store.getState().question, q)) return;
+        store.getState().traceReceived(q, o.value);
+      },
+      (e: unknown) => {
+        if (!disposed && sameTrace(store.getState().question, q)) store.getState().traceFailed(q, message(e));
+      },
+    );
+  };
+
+  const matrix = (q: MatrixQuery) => {
+    store.getState().matrixStarted(q);
+    client.matrix(q).then(
+      (o) => {
+        if (disposed || o.stale || !sameMatrix(store.getState().matrixQuery, q)) return;
+        store.getState().matrixReceived(q, o.value);
+      },
+      (e: unknown) => {
+        if (!disposed && sameMatrix(store.getState().matrixQuery, q)) store.getState().matrixFailed(q, message(e));
+      },
+    );
+  };
+
+  const offText = store.subscribe(
+    (s) => s.revision,
+    () => {
+      if (timer !== undefined) cancel(timer);
+      timer = schedule(analyze, debounce(store.getState().text.length));
+    },
+  );
+  // Questions and matrices follow the newest analysis, so the details panel never shows an answer about old text.
+  const offAnswers = store.subscribe(
+    (s) => [s.analysis.result, s.question, s.tab, s.matrixQuery] as const,
+    ([result, question, tab, mq], [prevResult, prevQuestion, prevTab, prevMq]) => {
+      if (!result) return;
+      const fresh = result !== prevResult;
+      if (question && (fresh || !sameTrace(question, prevQuestion))) trace(question);
+      if (tab === "matrix" && (fresh || tab !== prevTab || !sameMatrix(mq, prevMq))) matrix(mq);
+    },
+    { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] },
+  );
+  analyze();
+  return () => {
+    disposed = true;
+    if (timer !== undefined) cancel(timer);
+    offText();
+    offAnswers();
+  };
+}

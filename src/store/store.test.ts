@@ -1,0 +1,249 @@
+import { describe, expect, it } from "vitest";
+import { createAppStore } from "./createAppStore.ts";
+import { persistWork, loadWork, WORK_KEY, type StorageLike } from "./persistence.ts";
+import { bootstrap } from "./bootstrap.ts";
+import { connectEngine } from "./engineSync.ts";
+import { encodeShare, hashFor } from "../share/codec.ts";
+import { DEFAULT_SCENARIO_ID } from "../../scenarios/index.ts";
+import type { EngineClient, Outcome } from "../worker/engineClient.ts";
+import type { Analysis, MatrixView, TraceView } from "../engine/analysis/index.ts";
+
+const fresh = (text = "kind: Pod") => createAppStore({ text, scenarioId: undefined, origin: "default" });
+
+function memoryStorage(): StorageLike & { data: Map<string, string>; failing: boolean } {
+  const data = new Map<string, string>();
+  return {
+    data,
+    failing: false,
+    getItem: (k) => data.get(k) ?? null,
+    setItem(k, v) {
+      if (this.failing) throw new Error("QuotaExceededError");
+      data.set(k, v);
+    },
+    removeItem: (k) => void data.delete(k),
+  };
+}
+
+/** Timers the test runs by hand. */
+function manualTimers() {
+  let next = 1;
+  const timers = new Map<number, { f: () => void; ms: number }>();
+  return {
+    schedule: (f: () => void, ms: number) => {
+      timers.set(next, { f, ms });
+      return next++;
+    },
+    cancel: (h: unknown) => void timers.delete(h as number),
+    pending: () => [...timers.values()],
+    runAll() {
+      const list = [...timers.values()];
+      timers.clear();
+      for (const t of list) t.f();
+    },
+  };
+}
+
+describe("input slice", () => {
+  it.each([
+    ["a new text bumps the revision and marks it an edit", "changed", 1, "edit"],
+    ["the same text changes nothing", "kind: Pod", 0, "default"],
+  ] as const)("%s", (_, text, revision, origin) => {
+    const s = fresh();
+    s.getState().editText(text);
+    expect(s.getState()).toMatchObject({ revision, origin, text });
+  });
+
+  it("replacing the text (scenario, link) clears the selection and the question", () => {
+    const s = fresh();
+    s.getState().ask({ from: "pod:a/b", to: "pod:a/c:80", protocol: "TCP" });
+    s.getState().replaceText("other", "scenario", "x");
+    expect(s.getState()).toMatchObject({ text: "other", origin: "scenario", scenarioId: "x", selection: undefined, question: undefined, revision: 1 });
+  });
+});
+
+describe("analysis slice", () => {
+  it("a failure keeps the last good result on screen", () => {
+    const s = fresh();
+    const result = { pods: [] } as unknown as Analysis;
+    s.getState().analysisReceived(0, result);
+    s.getState().analysisFailed(1, "boom");
+    expect(s.getState().analysis).toEqual({ status: "error", revision: 1, result, error: "boom" });
+  });
+});
+
+describe("view slice", () => {
+  it("toggles namespaces in and out of the hidden list, sorted", () => {
+    const s = fresh();
+    s.getState().toggleNamespace("b");
+    s.getState().toggleNamespace("a");
+    expect(s.getState().filters.hiddenNamespaces).toEqual(["a", "b"]);
+    s.getState().toggleNamespace("b");
+    expect(s.getState().filters.hiddenNamespaces).toEqual(["a"]);
+  });
+
+  it("asking a question selects it and opens the details", () => {
+    const s = fresh();
+    s.getState().setSide("problems");
+    s.getState().ask({ from: "pod:a/b", to: "service:a/c:80", protocol: "TCP" });
+    expect(s.getState()).toMatchObject({ selection: { kind: "question" }, side: "details", question: { to: "service:a/c:80" } });
+  });
+
+  it("asking the same question again keeps its object (the answer on its way still counts)", () => {
+    const s = fresh();
+    s.getState().ask({ from: "pod:a/b", to: "service:a/c:80", protocol: "TCP" });
+    const first = s.getState().question;
+    s.getState().ask({ from: "pod:a/b", to: "service:a/c:80", protocol: "TCP" }, { kind: "edge", id: "e1" });
+    expect(s.getState().question).toBe(first);
+    expect(s.getState().selection).toEqual({ kind: "edge", id: "e1" });
+  });
+
+  it("revealing the same line twice moves the editor twice (new nonce)", () => {
+    const s = fresh();
+    s.getState().revealLine(12);
+    const first = s.getState().reveal!.nonce;
+    s.getState().revealLine(12);
+    expect(s.getState().reveal).toEqual({ line: 12, nonce: first + 1 });
+  });
+
+  it("every test gets its own store", () => {
+    const a = fresh();
+    const b = fresh();
+    a.getState().setTheme("dark");
+    expect(b.getState().theme).toBe("light");
+  });
+});
+
+describe("persistence: a reload never loses work", () => {
+  it("saves the text after a quiet moment, and at once on flush", () => {
+    const storage = memoryStorage();
+    const timers = manualTimers();
+    const s = fresh();
+    const p = persistWork(s, storage, timers);
+    s.getState().editText("one");
+    s.getState().editText("two");
+    expect(timers.pending()).toHaveLength(1);
+    expect(storage.data.has(WORK_KEY)).toBe(false);
+    timers.runAll();
+    expect(loadWork(storage)).toEqual({ text: "two" });
+    s.getState().editText("three");
+    p.flush();
+    expect(loadWork(storage)).toEqual({ text: "three" });
+    p.dispose();
+  });
+
+  it("tells the user once when the browser refuses to store", () => {
+    const storage = memoryStorage();
+    storage.failing = true;
+    const timers = manualTimers();
+    const s = fresh();
+    persistWork(s, storage, timers);
+    s.getState().editText("one");
+    timers.runAll();
+    expect(s.getState().notice?.kind).toBe("error");
+    expect(s.getState().notice?.text).toMatch(/not saved/);
+  });
+});
+
+describe("bootstrap: link, else saved work, else the default scenario", () => {
+  const link = (text: string) => {
+    const e = encodeShare({ text });
+    if (!e.ok) throw new Error(e.error);
+    return hashFor(e.payload);
+  };
+  const withSaved = (text: string) => {
+    const st = memoryStorage();
+    st.setItem(WORK_KEY, JSON.stringify({ text }));
+    return st;
+  };
+  it.each([
+    ["first visit: the default scenario", "", memoryStorage(), { origin: "default", scenarioId: DEFAULT_SCENARIO_ID }, undefined],
+    ["saved work", "", withSaved("mine"), { origin: "storage", text: "mine" }, undefined],
+    ["a link wins over saved work, with an undo", link("shared"), withSaved("mine"), { origin: "share", text: "shared" }, "mine"],
+    ["a damaged link keeps the saved work and says so", "#share=%%%", withSaved("mine"), { origin: "storage", text: "mine" }, undefined],
+  ] as const)("%s", (_, hash, storage, expected, undoText) => {
+    const b = bootstrap(hash, storage, "light");
+    expect(b.initial).toMatchObject(expected);
+    expect(b.notice?.undoText).toBe(undoText);
+  });
+
+  it("a damaged link gives an error notice", () => {
+    const b = bootstrap("#share=AT+/", withSaved("mine"), "dark");
+    expect(b.notice).toMatchObject({ kind: "error" });
+    expect(b.notice!.text).toMatch(/damaged.*Your own text is open/);
+    expect(b.consumedHash).toBe(true);
+  });
+});
+
+describe("engine sync", () => {
+  function fakeClient() {
+    const calls: string[] = [];
+    const resolvers: ((o: Outcome<Analysis>) => void)[] = [];
+    const client: EngineClient = {
+      generation: 0,
+      analyze(text) {
+        calls.push(`analyze:${text}`);
+        return new Promise((r) => resolvers.push(r));
+      },
+      validate() {
+        calls.push("validate");
+        return Promise.resolve({ stale: false, value: [{ code: "KTL600", severity: "warning", message: "lint", line: 1, column: 1 }], generation: 1 });
+      },
+      trace(q) {
+        calls.push(`trace:${q.from}->${q.to}`);
+        return Promise.resolve({ stale: false, value: { verdict: "drop" } as TraceView, generation: 1 });
+      },
+      matrix(q) {
+        calls.push(`matrix:${q.port}`);
+        return Promise.resolve({ stale: false, value: { port: q.port } as MatrixView, generation: 1 });
+      },
+      dispose() {},
+    };
+    return { client, calls, resolvers };
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+
+  it("analyses at once, then once per quiet moment, and writes only fresh answers", async () => {
+    const { client, calls, resolvers } = fakeClient();
+    const timers = manualTimers();
+    const s = fresh("a");
+    connectEngine(s, client, timers);
+    expect(calls).toEqual(["analyze:a"]);
+    s.getState().editText("ab");
+    s.getState().editText("abc");
+    timers.runAll();
+    expect(calls).toEqual(["analyze:a", "analyze:abc"]);
+    resolvers[0]!({ stale: true });
+    resolvers[1]!({ stale: false, value: { pods: [] } as unknown as Analysis, generation: 2 });
+    await tick();
+    expect(s.getState().analysis).toMatchObject({ status: "ready", revision: 2 });
+    await tick();
+    expect(s.getState().validation).toMatchObject({ revision: 2, diagnostics: [{ code: "KTL600" }] });
+  });
+
+  it("traces the question against each new analysis", async () => {
+    const { client, calls, resolvers } = fakeClient();
+    const s = fresh("a");
+    connectEngine(s, client, manualTimers());
+    s.getState().ask({ from: "pod:a/b", to: "pod:a/c:80", protocol: "TCP" });
+    expect(calls).toEqual(["analyze:a"]);
+    resolvers[0]!({ stale: false, value: { pods: [] } as unknown as Analysis, generation: 1 });
+    await tick();
+    await tick();
+    expect(calls).toEqual(["analyze:a", "trace:pod:a/b->pod:a/c:80", "validate"]);
+    expect(s.getState().trace).toMatchObject({ status: "ready", result: { verdict: "drop" } });
+  });
+
+  it("computes the matrix only while the matrix tab is open", async () => {
+    const { client, calls, resolvers } = fakeClient();
+    const s = fresh("a");
+    connectEngine(s, client, manualTimers());
+    resolvers[0]!({ stale: false, value: { pods: [] } as unknown as Analysis, generation: 1 });
+    await tick();
+    expect(calls.filter((c) => c.startsWith("matrix"))).toEqual([]);
+    s.getState().setTab("matrix");
+    s.getState().setMatrixQuery({ port: 8080 });
+    await tick();
+    expect(calls.filter((c) => c.startsWith("matrix"))).toEqual(["matrix:80", "matrix:8080"]);
+    expect(s.getState().matrix.result).toEqual({ port: 8080 });
+  });
+});

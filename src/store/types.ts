@@ -1,0 +1,137 @@
+/**
+ * The playground's state: one Zustand store made of three slices
+ * (zustand's slices pattern, mermaid-live-editor's one-way flow):
+ *
+ *   input    the editor text and the scenario it came from; written only by
+ *            its named actions; the one thing that is persisted and shared
+ *   analysis what the engine said about the text, and about the questions
+ *            asked; written only by the engine sync (engineSync.ts)
+ *   view     selection, filters, grouping, theme, layout positions
+ *
+ * Graph nodes and edges are derived from analysis + view by memoised
+ * selectors (src/graph), never stored.
+ */
+import type { StateCreator } from "zustand";
+import type { Analysis, DiagnosticView, MatrixQuery, MatrixView, TraceQuery, TraceView, Protocol } from "../engine/analysis/index.ts";
+
+export type TextOrigin = "default" | "storage" | "share" | "scenario" | "edit" | "restore";
+
+export interface InputSlice {
+  text: string;
+  /** The file name the engine reports diagnostics against. */
+  file: string;
+  /** Catalogue id of the scenario the text started from. */
+  scenarioId: string | undefined;
+  origin: TextOrigin;
+  /** Increments on every change of the text. */
+  revision: number;
+  /** The user typed in the editor. */
+  editText(text: string): void;
+  /** Text from elsewhere (a scenario, a share link, saved work): the editor shows it. */
+  replaceText(text: string, origin: Exclude<TextOrigin, "edit">, scenarioId?: string): void;
+}
+
+export type Status = "idle" | "running" | "ready" | "error";
+
+export interface AnalysisState {
+  status: Status;
+  /** Input revision of `result`. */
+  revision: number;
+  result: Analysis | undefined;
+  error: string | undefined;
+}
+
+export interface AnswerState<Q, R> {
+  status: Status;
+  query: Q | undefined;
+  result: R | undefined;
+  error: string | undefined;
+}
+
+export interface AnalysisSlice {
+  analysis: AnalysisState;
+  /** apiserver validation and lint, which arrive after the analysis of the same revision. */
+  validation: { revision: number; diagnostics: DiagnosticView[] };
+  trace: AnswerState<TraceQuery, TraceView>;
+  matrix: AnswerState<MatrixQuery, MatrixView>;
+  analysisStarted(revision: number): void;
+  analysisReceived(revision: number, result: Analysis): void;
+  analysisFailed(revision: number, error: string): void;
+  validationReceived(revision: number, diagnostics: DiagnosticView[]): void;
+  traceStarted(q: TraceQuery): void;
+  traceReceived(q: TraceQuery, result: TraceView): void;
+  traceFailed(q: TraceQuery, error: string): void;
+  matrixStarted(q: MatrixQuery): void;
+  matrixReceived(q: MatrixQuery, result: MatrixView): void;
+  matrixFailed(q: MatrixQuery, error: string): void;
+}
+
+export type Selection =
+  | { kind: "edge"; id: string }
+  | { kind: "pod"; id: string }
+  | { kind: "service"; id: string }
+  | { kind: "node"; id: string }
+  | { kind: "group"; id: string }
+  | { kind: "external"; id: string }
+  | { kind: "question" };
+
+export type Grouping = "auto" | "pod" | "workload" | "namespace";
+export type Theme = "light" | "dark";
+export type MainTab = "graph" | "matrix";
+export type SideTab = "details" | "problems";
+
+export interface Filters {
+  /** Namespaces whose pods and Services are hidden. */
+  hiddenNamespaces: string[];
+  /** "all", or "PORT/PROTOCOL" of the flows to show. */
+  port: string;
+  onlyDrops: boolean;
+}
+
+export interface Notice {
+  kind: "info" | "error";
+  text: string;
+  /** An undo for the change the notice reports (e.g. the text a share link replaced). */
+  undoText?: string;
+}
+
+export interface LayoutPositions {
+  /** Structure key the positions belong to. */
+  key: string;
+  positions: Record<string, { x: number; y: number; width: number; height: number }>;
+}
+
+export interface ViewSlice {
+  theme: Theme;
+  tab: MainTab;
+  side: SideTab;
+  selection: Selection | undefined;
+  filters: Filters;
+  grouping: Grouping;
+  /** The question being asked (Ask a question, an edge or a matrix cell): the engine sync traces it. */
+  question: TraceQuery | undefined;
+  matrixQuery: MatrixQuery;
+  /** A line to show in the editor; the nonce makes asking twice for one line move it again. */
+  reveal: { line: number; nonce: number } | undefined;
+  layout: LayoutPositions | undefined;
+  notice: Notice | undefined;
+  setTheme(t: Theme): void;
+  setTab(t: MainTab): void;
+  setSide(t: SideTab): void;
+  select(s: Selection | undefined): void;
+  setFilters(f: Partial<Filters>): void;
+  toggleNamespace(ns: string): void;
+  setGrouping(g: Grouping): void;
+  ask(q: TraceQuery, selection?: Selection): void;
+  clearQuestion(): void;
+  setMatrixQuery(q: Partial<MatrixQuery>): void;
+  revealLine(line: number): void;
+  setLayout(l: LayoutPositions): void;
+  notify(n: Notice | undefined): void;
+}
+
+export type AppState = InputSlice & AnalysisSlice & ViewSlice;
+export type { Protocol };
+
+/** A slice of the combined store; the middleware sits on the combined store only (zustand's slices guide). */
+export type SliceCreator<T> = StateCreator<AppState, [["zustand/subscribeWithSelector", never]], [], T>;
