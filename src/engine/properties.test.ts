@@ -107,8 +107,9 @@ const policyArb = fc.record({
   egress: fc.option(fc.array(ruleArb("to"), { maxLength: 2 }), { nil: undefined }),
 });
 
-type PodSpec = fc.infer<typeof podArb>;
-type PolicySpec = fc.infer<typeof policyArb>;
+type Infer<A> = A extends fc.Arbitrary<infer T> ? T : never;
+type PodSpec = Infer<typeof podArb>;
+type PolicySpec = Infer<typeof policyArb>;
 
 function podDoc(p: PodSpec, i: number): Obj {
   return {
