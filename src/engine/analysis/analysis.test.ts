@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { openAnalysis, analyzeText } from "./index.ts";
+import { SCENARIOS, defaultScenario } from "../../../scenarios/index.ts";
+import { loadModel } from "../index.ts";
+import { buildPolicyIndex, classMatrix, explainIngress, podMatrix } from "../netpol/index.ts";
+
+const shop = defaultScenario();
+const open = (text = shop.manifests) => openAnalysis([{ name: "manifests.yaml", text }]);
+
+describe("scenario catalogue: each scenario's expectations hold (default + exceptions)", () => {
+  for (const s of SCENARIOS) {
+    if (!s.expect.length) continue;
+    it.each(s.expect.map((e) => [s.id, e.from, e.to, e.verdict] as const))("%s: %s -> %s is %s", (_, from, to, verdict) => {
+      const t = openAnalysis([{ name: s.file, text: s.manifests }]).trace({ from, to, protocol: "TCP" });
+      expect(t.error).toBeUndefined();
+      expect(t.verdict).toBe(verdict);
+    });
+  }
+});
+
+describe("the default scenario teaches what its README says", () => {
+  const a = open().analysis;
+  it("has two nodes in two zones", () => {
+    expect(a.zones).toEqual([
+      { name: "zone-a", nodes: ["node:node-a"] },
+      { name: "zone-b", nodes: ["node:node-b"] },
+    ]);
+  });
+  it("shows allowed, NetworkPolicy-dropped and traffic-policy-dropped flows", () => {
+    const kinds = new Set(a.flows.map((f) => `${f.verdict}/${f.dropCause ?? ""}`));
+    expect(kinds).toContain("allow/");
+    expect(kinds).toContain("drop/policy");
+    expect(kinds).toContain("drop/traffic-policy");
+  });
+  it("offers the external client for its LoadBalancer Service", () => {
+    expect(a.externalClients).toEqual([{ id: "external:203.0.113.10", ip: "203.0.113.10" }]);
+    expect(a.flows.filter((f) => f.kind === "external").map((f) => f.from[0])).toEqual(["external:203.0.113.10@node-a", "external:203.0.113.10@node-b"]);
+  });
+  it("is plain JSON (what the worker posts)", () => {
+    expect(JSON.parse(JSON.stringify(a))).toEqual(a);
+  });
+});
+
+describe("flow records agree with the engine's own answers", () => {
+  const session = open();
+  const { analysis } = session;
+
+  // Pods grouped into one flow must each get the flow's verdict from traceRequest (kube-proxy + NetworkPolicy).
+  it("every source of a Service flow gets the flow's verdict when traced alone", () => {
+    const service = analysis.flows.filter((f) => f.kind === "service" || f.kind === "external");
+    expect(service.length).toBeGreaterThan(10);
+    for (const f of service) {
+      for (const from of f.from) expect(session.trace({ from, to: f.traceTo, protocol: f.protocol }).verdict, `${from} -> ${f.traceTo}`).toBe(f.verdict);
+    }
+  });
+
+  // Endpoint edges come from classMatrix; explainIngress evaluates each connection on its own (netpol/index.ts: the two must agree).
+  it("an endpoint edge is allow/partial/drop exactly as explainIngress admits every/some/no pod", () => {
+    const model = loadModel([{ name: "manifests.yaml", text: shop.manifests }]);
+    const index = buildPolicyIndex(model);
+    for (const f of analysis.flows.filter((x) => x.kind === "endpoint")) {
+      const dst = model.podsByKey.get(f.to.slice(4))!;
+      const port = dst.ports[0]!.containerPort;
+      const admitted = model.pods.filter((src) => explainIngress(model, dst, { ip: src.ips[0]!, pod: src }, port, f.protocol).allowed).length;
+      const expected = admitted === model.pods.length ? "allow" : admitted === 0 ? "drop" : "partial";
+      expect(f.verdict, f.id).toBe(expected);
+      expect(classMatrix(index, port, f.protocol).ingressFrom.length).toBe(index.classes.length);
+    }
+  });
+
+  it("the matrix by pod is `ktl reach`'s matrix", () => {
+    const model = loadModel([{ name: "manifests.yaml", text: shop.manifests }]);
+    const index = buildPolicyIndex(model);
+    const reach = podMatrix(index, classMatrix(index, 8080, "TCP"));
+    const m = session.matrix({ port: 8080, protocol: "TCP", by: "pod" });
+    expect(m.ids).toEqual(model.pods.map((p) => `pod:${p.key}`));
+    expect(m.cells).toEqual(reach.map((row) => row.map((a) => (a ? "a" : "d")).join("")));
+  });
+
+  it("the matrix by workload is partial where pods of one workload differ", () => {
+    const m = session.matrix({ port: 8080, protocol: "TCP", by: "workload" });
+    const row = m.ids.indexOf("workload:shop/StatefulSet/frontend");
+    const col = m.ids.indexOf("workload:shop/StatefulSet/backend");
+    expect(m.cells[row]![col]).toBe("a");
+    const tb = m.ids.indexOf("workload:tools/Pod/toolbox");
+    expect(m.cells[tb]![col]).toBe("d");
+    expect(m.pairs[tb]![col]).toEqual(["pod:tools/toolbox", expect.stringMatching(/^pod:shop\/backend-/)]);
+  });
+});
+
+describe("traces in the view's shape", () => {
+  const session = open();
+  it.each([
+    ["pod:tools/toolbox", "service:shop/backend:80", "drop", ["pod:tools/toolbox", "service:shop/backend"]],
+    ["pod:shop/backend-1", "service:shop/cache:6379", "drop", ["pod:shop/backend-1", "service:shop/cache"]],
+    ["pod:tools/toolbox", "pod:shop/frontend-1:8080", "allow", ["pod:tools/toolbox", "pod:shop/frontend-1"]],
+  ] as const)("%s -> %s", (from, to, verdict, pathStart) => {
+    const t = session.trace({ from, to, protocol: "TCP" });
+    expect(t.verdict).toBe(verdict);
+    expect(t.path.slice(0, 2)).toEqual(pathStart);
+    for (const h of t.hops) if (h.ref) expect(h.ref.line).toBeGreaterThan(0);
+  });
+  it("a bad question is an error value, not an exception", () => {
+    const t = session.trace({ from: "pod:nope/nope", to: "service:shop/backend:80", protocol: "TCP" });
+    expect(t.error).toMatch(/no pod nope\/nope/);
+    expect(t.path).toEqual([]);
+  });
+});
+
+describe("broken input keeps the rest", () => {
+  it("a YAML error in one document is a diagnostic on its line; the other documents still make pods and flows", () => {
+    const broken = shop.manifests.replace("  name: toolbox\n", "  name: toolbox\n  labels: [unclosed\n");
+    const line = broken.split("\n").indexOf("  labels: [unclosed") + 1;
+    const a = analyzeText(broken);
+    const syntax = a.diagnostics.find((d) => d.code === "KTL101");
+    expect(syntax).toBeDefined();
+    expect(Math.abs(syntax!.line - line)).toBeLessThanOrEqual(2);
+    expect(a.pods.map((p) => p.id)).not.toContain("pod:tools/toolbox");
+    expect(a.pods.map((p) => p.id)).toContain("pod:shop/frontend-0");
+    expect(a.flows.length).toBeGreaterThan(0);
+  });
+  it.each([[""], ["---\n---\n"], ["kind: [\n"], ["just a string"], ["- a\n- b\n"]])("%j analyses to an empty cluster with diagnostics, never throws", (text) => {
+    const a = analyzeText(text);
+    expect(a.pods).toEqual([]);
+    expect(a.flows).toEqual([]);
+  });
+});
+
+describe("inputs without Services", () => {
+  it("draw pod-to-pod flows on declared ports, judged by explainPair", () => {
+    const text = `apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: x, labels: {app: a}}
+spec: {containers: [{name: c, image: i, ports: [{containerPort: 80}]}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b, namespace: x, labels: {app: b}}
+spec: {containers: [{name: c, image: i}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: only-b, namespace: x}
+spec:
+  podSelector: {matchLabels: {app: a}}
+  ingress: [{from: [{podSelector: {matchLabels: {app: nobody}}}]}]
+`;
+    const a = analyzeText(text);
+    expect(a.flows.map((f) => [f.from, f.to, f.verdict, f.dropCause])).toEqual([[["pod:x/b"], "pod:x/a", "drop", "policy"]]);
+    expect(a.flows[0]!.decidedBy.map((r) => r.name)).toEqual(["only-b"]);
+  });
+});
