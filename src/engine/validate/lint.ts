@@ -97,11 +97,14 @@ function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
       : `${lacking.length} of ${backends.length} selected pods (${list(lacking)}) have no ${proto} container port named "${name}": they are left out of this port's endpoints`;
     out.push(warning(o, ["spec", "ports", i, "targetPort"], "KTL603", detail, hint, "EndpointSlice controller (podutil.FindPort)"));
   });
-  const ready = backends.filter((p) => p.ready && !p.terminating);
+  // Local traffic policies use a node's ready endpoints, else its serving terminating ones (KEP-1669).
+  const serving = backends.filter((p) => p.ready);
+  const ready = serving.filter((p) => !p.terminating);
+  const servingNodes = new Set(serving.map((p) => p.nodeName).filter((n): n is string => !!n));
   const nodesWith = new Map<string, number>();
   for (const p of ready) if (p.nodeName) nodesWith.set(p.nodeName, (nodesWith.get(p.nodeName) ?? 0) + 1);
   if ((s.type === "NodePort" || s.type === "LoadBalancer") && s.externalTrafficPolicy === "Local" && ready.length > 0) {
-    const without = model.nodes.filter((n) => !nodesWith.has(n.name)).map((n) => n.name);
+    const without = model.nodes.filter((n) => !servingNodes.has(n.name)).map((n) => n.name);
     const counts = [...nodesWith.values()];
     const uneven = Math.max(...counts) !== Math.min(...counts);
     if (without.length || uneven) {
@@ -114,7 +117,7 @@ function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
   if (s.internalTrafficPolicy === "Local") {
     const clientNodes = new Map<string, Pod[]>();
     for (const p of model.pods) {
-      if (!p.nodeName || nodesWith.has(p.nodeName) || p.phase === "Succeeded" || p.phase === "Failed") continue;
+      if (!p.nodeName || servingNodes.has(p.nodeName) || p.phase === "Succeeded" || p.phase === "Failed") continue;
       const l = clientNodes.get(p.nodeName) ?? [];
       l.push(p);
       clientNodes.set(p.nodeName, l);
