@@ -145,6 +145,19 @@ const cases: Case[] = [
     absent: "KTL608",
   },
   {
+    name: "KTL608 topology-mode Auto where the EndpointSlice controller sets no hints (too few endpoints for the zones)",
+    docs: [WEB_A, service("selector: {app: web}\nports: [{port: 80, targetPort: http}]").replace("namespace: shop}", "namespace: shop, annotations: {service.kubernetes.io/topology-mode: Auto}}")],
+    want: ["KTL608 metadata.annotations[service.kubernetes.io/topology-mode]"],
+  },
+  {
+    name: "KTL604 reads hand-written EndpointSlices of a Service without selector",
+    docs: [
+      service("type: NodePort\nexternalTrafficPolicy: Local\nports: [{port: 80}]"),
+      `apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: web-1, namespace: shop, labels: {kubernetes.io/service-name: web}}\naddressType: IPv4\nendpoints: [{addresses: [10.244.1.50], nodeName: node-a}]\nports: [{port: 80}]`,
+    ],
+    want: ["KTL604 spec.externalTrafficPolicy"],
+  },
+  {
     name: "KTL609 a static clusterIP in the allocator's dynamic band (KEP-3070)",
     docs: [WEB_A, service("clusterIP: 10.100.0.10\nselector: {app: web}\nports: [{port: 80, targetPort: http}]")],
     want: ["KTL609 spec.clusterIP"],

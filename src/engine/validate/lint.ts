@@ -22,6 +22,7 @@ import { isObj, obj, str } from "../parse/values.ts";
 import type { Model, Node, Pod, Protocol } from "../model/types.ts";
 import { explainEgress, selects } from "../netpol/index.ts";
 import type { NetworkPolicy, PolicyPort } from "../netpol/types.ts";
+import type { Endpoint, EndpointSlice } from "../model/services.ts";
 import type { PathSegment } from "./errors.ts";
 import { warning, type Warning } from "./findings.ts";
 import { ANNOTATION_TOPOLOGY_HINTS, ANNOTATION_TOPOLOGY_MODE, externallyAccessible, parseIPSloppy, staticBandIPs, staticBandPorts, type Allocations, type Svc } from "./service.ts";
@@ -66,9 +67,24 @@ function labelsOf(p: Pod): string {
   return l.length ? `{${l.map(([k, v]) => `${k}: ${v}`).join(", ")}}` : "(the pod has no labels)";
 }
 
-/** KTL602, KTL603, KTL604, KTL605, KTL608 */
-function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
-  if (s.type === "ExternalName") return;
+/** The Service's endpoints as kube-proxy sees them: its EndpointSlices in the model (given, derived or mirrored), one per backend. */
+function endpointsOf(model: Model, s: Svc): { endpoints: Endpoint[]; slices: EndpointSlice[] } {
+  const slices = model.endpointSlices.filter((sl) => sl.namespace === s.namespace && sl.serviceName === s.name);
+  const seen = new Set<string>();
+  const endpoints: Endpoint[] = [];
+  for (const sl of slices) {
+    for (const e of sl.endpoints) {
+      const k = e.pod ?? e.addresses[0] ?? "";
+      if (seen.has(k)) continue;
+      seen.add(k);
+      endpoints.push(e);
+    }
+  }
+  return { endpoints, slices };
+}
+
+/** KTL602, KTL603 */
+function lintSelector(model: Model, o: KObject, s: Svc, out: Warning[]): void {
   const sel = s.selector;
   if (!sel || Object.keys(sel).length === 0) return;
   const backends = backendsOf(model, s);
@@ -97,24 +113,28 @@ function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
       : `${lacking.length} of ${backends.length} selected pods (${list(lacking)}) have no ${proto} container port named "${name}": they are left out of this port's endpoints`;
     out.push(warning(o, ["spec", "ports", i, "targetPort"], "KTL603", detail, hint, "EndpointSlice controller (podutil.FindPort)"));
   });
+}
+
+/** KTL604, KTL605, KTL608 */
+function lintEndpoints(model: Model, o: KObject, s: Svc, out: Warning[]): void {
+  const { endpoints, slices } = endpointsOf(model, s);
   // Local traffic policies use a node's ready endpoints, else its serving terminating ones (KEP-1669).
-  const serving = backends.filter((p) => p.ready);
-  const ready = serving.filter((p) => !p.terminating);
-  const servingNodes = new Set(serving.map((p) => p.nodeName).filter((n): n is string => !!n));
-  const nodesWith = new Map<string, number>();
-  for (const p of ready) if (p.nodeName) nodesWith.set(p.nodeName, (nodesWith.get(p.nodeName) ?? 0) + 1);
+  const servingNodes = new Set(endpoints.filter((e) => e.serving).map((e) => e.nodeName).filter((n): n is string => !!n));
+  const ready = endpoints.filter((e) => e.ready && !e.terminating);
+  const perNode = new Map<string, number>();
+  for (const e of ready) if (e.nodeName) perNode.set(e.nodeName, (perNode.get(e.nodeName) ?? 0) + 1);
   if ((s.type === "NodePort" || s.type === "LoadBalancer") && s.externalTrafficPolicy === "Local" && ready.length > 0) {
     const without = model.nodes.filter((n) => !servingNodes.has(n.name)).map((n) => n.name);
-    const counts = [...nodesWith.values()];
-    const uneven = Math.max(...counts) !== Math.min(...counts);
+    const counts = [...perNode.values()];
+    const uneven = counts.length > 0 && Math.max(...counts) !== Math.min(...counts);
     if (without.length || uneven) {
       const parts: string[] = [];
       if (without.length) parts.push(`${without.length} of ${model.nodes.length} nodes (${list(without)}) have no ready backend: external traffic that reaches them is dropped${s.type === "LoadBalancer" ? " (the load balancer's health check on healthCheckNodePort takes them out)" : ""}`);
-      if (uneven) parts.push(`backends are spread unevenly (${[...nodesWith].map(([n, c]) => `${n}: ${c}`).join(", ")}): each node gets an equal share, so pods on emptier nodes get more`);
+      if (uneven) parts.push(`backends are spread unevenly (${[...perNode].map(([n, c]) => `${n}: ${c}`).join(", ")}): each node gets an equal share, so pods on emptier nodes get more`);
       out.push(warning(o, ["spec", "externalTrafficPolicy"], "KTL604", `externalTrafficPolicy Local: ${parts.join("; ")}`, "Spread the backends evenly over the nodes (topologySpreadConstraints or a DaemonSet), or use externalTrafficPolicy: Cluster when the client IP need not be kept.", "kube-proxy externalTrafficPolicy Local (pkg/proxy/topology.go CategorizeEndpoints)"));
     }
   }
-  if (s.internalTrafficPolicy === "Local") {
+  if (s.internalTrafficPolicy === "Local" && s.type !== "ExternalName") {
     const clientNodes = new Map<string, Pod[]>();
     for (const p of model.pods) {
       if (!p.nodeName || servingNodes.has(p.nodeName) || p.phase === "Succeeded" || p.phase === "Failed") continue;
@@ -128,11 +148,11 @@ function lintService(model: Model, o: KObject, s: Svc, out: Warning[]): void {
       out.push(warning(o, ["spec", "internalTrafficPolicy"], "KTL605", `internalTrafficPolicy Local: pods on ${list(nodes)} (${list(sample)}) have no backend on their node, so kube-proxy drops their connections to this Service`, "Run a backend on every node that has clients (a DaemonSet), or use internalTrafficPolicy: Cluster.", "kube-proxy internalTrafficPolicy Local (pkg/proxy/topology.go CategorizeEndpoints)"));
     }
   }
-  lintTopology(model, o, s, ready, out);
+  lintTopology(model, o, s, ready, slices, out);
 }
 
-/** KTL608: hints need zones on nodes and endpoints (pkg/proxy/topology.go, endpointslice topologycache). */
-function lintTopology(model: Model, o: KObject, s: Svc, ready: Pod[], out: Warning[]): void {
+/** KTL608: hints need zones on nodes and endpoints (pkg/proxy/topology.go, pkg/controller/endpointslice/topologycache). */
+function lintTopology(model: Model, o: KObject, s: Svc, ready: Endpoint[], slices: EndpointSlice[], out: Warning[]): void {
   const mode = s.annotations[ANNOTATION_TOPOLOGY_MODE] ?? s.annotations[ANNOTATION_TOPOLOGY_HINTS];
   const auto = mode !== undefined && mode.toLowerCase() === "auto";
   const td = s.trafficDistribution;
@@ -147,12 +167,13 @@ function lintTopology(model: Model, o: KObject, s: Svc, ready: Pod[], out: Warni
     return;
   }
   if (s.internalTrafficPolicy === "Local" || (s.externalTrafficPolicy === "Local" && externallyAccessible(s))) return;
-  const zones = new Set(model.nodes.map((n) => n.zone!));
-  const epZones = new Set(ready.map((p) => model.nodesByName.get(p.nodeName ?? "")?.zone).filter((z): z is string => !!z));
-  if (auto && ready.length > 0 && ready.length < zones.size) {
-    out.push(warning(o, path, "KTL608", `${what} cannot apply: ${ready.length} ready endpoints for ${zones.size} zones; the EndpointSlice controller sets no hints with fewer endpoints than zones`, "Run at least one backend per zone (more for a balanced allocation), or remove the annotation.", up));
+  const unhinted = slices.map((sl) => sl.hintsNote).find((n) => n?.includes("set no hints"));
+  if (auto && unhinted) {
+    out.push(warning(o, path, "KTL608", `${what} cannot apply: ${unhinted.replace(/^topology-mode Auto: /, "")}`, "Run enough backends in every zone (roughly in proportion to the zones' CPU), or remove the annotation.", up));
     return;
   }
+  const zones = new Set(model.nodes.map((n) => n.zone!));
+  const epZones = new Set(ready.map((e) => e.zone).filter((z): z is string => !!z));
   const missing = [...zones].filter((z) => !epZones.has(z));
   if (ready.length > 0 && missing.length) {
     out.push(warning(o, path, "KTL608", `${what}: zones ${list(missing)} have no ready endpoint, so clients there are served from other zones`, "Run backends in every zone where clients are (topologySpreadConstraints on the zone label).", up));
@@ -252,7 +273,9 @@ export function lintModel(model: Model, services: Map<KObject, Svc>, al: Allocat
   const out: Warning[] = [];
   lintPolicySelectsNothing(model, out);
   for (const [o, s] of services) {
-    lintService(model, o, s, out);
+    if (s.type === "ExternalName") continue;
+    lintSelector(model, o, s, out);
+    lintEndpoints(model, o, s, out);
     lintBands(o, s, al, out);
   }
   lintDNS(model, out);
