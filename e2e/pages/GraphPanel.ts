@@ -1,0 +1,45 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+export type Verdict = "allow" | "drop" | "partial";
+
+/** The traffic graph, driven through its stable hooks: data-verdict, data-source, data-target on every edge. */
+export class GraphPanel {
+  readonly root: Locator;
+
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId("graph");
+  }
+
+  edges(): Locator {
+    return this.root.locator('[data-testid="flow-edge"]');
+  }
+
+  edge(from: string, to: string): Locator {
+    return this.root.locator(`[data-testid="flow-edge"][data-source="${from}"][data-target="${to}"]`);
+  }
+
+  node(id: string): Locator {
+    return this.root.locator(`.react-flow__node[data-id="${id}"]`);
+  }
+
+  async waitForDrawn(): Promise<void> {
+    await expect(this.edges().first()).toBeAttached({ timeout: 20_000 });
+  }
+
+  async expectEdge(from: string, to: string, verdict: Verdict): Promise<void> {
+    await expect(this.edge(from, to)).toHaveAttribute("data-verdict", verdict);
+  }
+
+  async expectNoEdge(from: string, to: string): Promise<void> {
+    await expect(this.edge(from, to)).toHaveCount(0);
+  }
+
+  /** Clicks the edge's wide, invisible hit area (as a mouse user does). */
+  async clickEdge(from: string, to: string): Promise<void> {
+    await this.edge(from, to).locator(".react-flow__edge-interaction").click({ force: true });
+  }
+
+  async clickNode(id: string): Promise<void> {
+    await this.node(id).click();
+  }
+}

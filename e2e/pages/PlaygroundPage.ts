@@ -1,0 +1,89 @@
+import { readFile } from "node:fs/promises";
+import { expect, type Locator, type Page } from "@playwright/test";
+import { GraphPanel } from "./GraphPanel.ts";
+
+/** The playground as a person uses it: the editor, the toolbar, the details and problems panels, the matrix. */
+export class PlaygroundPage {
+  readonly graph: GraphPanel;
+  readonly editor: Locator;
+  readonly details: Locator;
+
+  constructor(readonly page: Page) {
+    this.graph = new GraphPanel(page);
+    this.editor = page.locator('[data-testid="editor"][data-ready="true"] .monaco-editor');
+    this.details = page.getByTestId("details");
+  }
+
+  async goto(path = "./"): Promise<void> {
+    await this.page.goto(path);
+    await this.graph.waitForDrawn();
+    await expect(this.editor).toBeVisible({ timeout: 20_000 });
+  }
+
+  /** Replaces the whole text the way a person pastes it (select all, paste). */
+  async pasteText(text: string): Promise<void> {
+    await this.focusEditor();
+    await this.page.keyboard.press("ControlOrMeta+A");
+    await this.paste(text);
+  }
+
+  /** Pastes text at the end of the document. */
+  async appendText(text: string): Promise<void> {
+    await this.focusEditor();
+    await this.page.keyboard.press("ControlOrMeta+End");
+    await this.paste(text);
+  }
+
+  /** Goes to a line (Ctrl+G is taken by the browser in some setups: use the cursor keys) and pastes at its end. */
+  async insertAfterLine(line: number, text: string): Promise<void> {
+    await this.focusEditor();
+    await this.page.keyboard.press("ControlOrMeta+Home");
+    for (let i = 1; i < line; i++) await this.page.keyboard.press("ArrowDown");
+    await this.page.keyboard.press("End");
+    await this.paste(text);
+  }
+
+  private async focusEditor(): Promise<void> {
+    await this.editor.locator(".view-lines").click({ position: { x: 40, y: 10 } });
+  }
+
+  private async paste(text: string): Promise<void> {
+    await this.page.evaluate((t) => navigator.clipboard.writeText(t), text);
+    await this.page.keyboard.press("ControlOrMeta+V");
+  }
+
+  /** The editor's whole text, as the Download button saves it. */
+  async editorText(): Promise<string> {
+    const [download] = await Promise.all([this.page.waitForEvent("download"), this.page.getByRole("button", { name: "Download" }).click()]);
+    const path = await download.path();
+    return readFile(path, "utf8");
+  }
+
+  async share(): Promise<string> {
+    await this.page.getByRole("button", { name: "Share", exact: true }).click();
+    await expect(this.page).toHaveURL(/#share=/);
+    return this.page.url();
+  }
+
+  notice(): Locator {
+    return this.page.getByTestId("notice");
+  }
+
+  cursorLine(): Locator {
+    return this.page.getByTestId("cursor-position");
+  }
+
+  traceVerdict(): Locator {
+    return this.details.getByTestId("trace-verdict");
+  }
+
+  async openProblems(): Promise<Locator> {
+    await this.page.getByRole("tab", { name: /Problems/ }).click();
+    return this.page.getByTestId("problems");
+  }
+
+  async openMatrix(): Promise<Locator> {
+    await this.page.getByRole("tab", { name: "Matrix" }).click();
+    return this.page.getByTestId("matrix");
+  }
+}
