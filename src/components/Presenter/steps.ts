@@ -20,7 +20,6 @@ export interface PresentedTrace {
   endpoints: readonly { ip: string; port: number; pod?: string; node?: string }[];
   /** The node whose kube-proxy handles the packet (engine trace), when known. */
   handledBy?: string | null;
-  from?: { node?: string | null };
   error?: string;
 }
 
@@ -57,10 +56,11 @@ function refId(ref: HopLike["ref"]): string | undefined {
 
 const uniq = (ids: (string | undefined | null)[]): string[] => [...new Set(ids.filter((x): x is string => !!x))];
 
-export function presenterSteps(q: { from: string; to: string }, t: PresentedTrace): PresenterStep[] {
+/** `sourceNode`: the node a pod source runs on (the graph knows it; the trace's path does not). */
+export function presenterSteps(q: { from: string; to: string }, t: PresentedTrace, sourceNode?: string): PresenterStep[] {
   const source = graphIdOf(q.from);
   const destination = graphIdOf(q.to);
-  const arrival = q.from.startsWith("external:") ? `node:${q.from.split("@")[1] ?? ""}` : t.from?.node ? `node:${t.from.node}` : undefined;
+  const arrival = q.from.startsWith("external:") ? `node:${q.from.split("@")[1] ?? ""}` : q.from.startsWith("node:") ? q.from : sourceNode ? `node:${sourceNode}` : undefined;
   const handling = t.handledBy ? `node:${t.handledBy}` : arrival;
   const backendsOf = (h: HopLike) => {
     const chosen = h.endpoints ? t.endpoints.filter((e) => h.endpoints!.some((x) => x === `${e.ip}:${e.port}` || x === `[${e.ip}]:${e.port}`)) : t.endpoints;

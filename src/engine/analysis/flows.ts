@@ -92,10 +92,12 @@ export function traceView(t: TraceResult, from: string, to: string, protocol: Pr
     hops: t.hops.map((h) => {
       const hop: TraceView["hops"][number] = { step: h.step, verdict: h.verdict, detail: h.detail };
       if (h.ref) hop.ref = refOfTrace(h.ref);
+      if (h.endpoints) hop.endpoints = [...h.endpoints];
       return hop;
     }),
     path,
   };
+  if (t.handledBy) v.handledBy = t.handledBy;
   if (t.error) v.error = t.error;
   return v;
 }

@@ -189,6 +189,8 @@ export interface TraceHopView {
   verdict: string;
   detail: string;
   ref?: RefView;
+  /** The candidates ("ip:port") the hop is about, when not all of them. */
+  endpoints?: string[];
 }
 
 export interface TraceEndpointView {
@@ -212,6 +214,8 @@ export interface TraceView {
   hops: TraceHopView[];
   /** Ids of the graph elements on the path, in order, for highlighting. */
   path: string[];
+  /** The node whose kube-proxy handles the packet, when one does. */
+  handledBy?: string;
   /** Set instead of a verdict when the question cannot be asked (unknown pod, bad syntax). */
   error?: string;
 }
