@@ -29,9 +29,11 @@ describe("Service defaults (pkg/apis/core/v1/defaults.go SetDefaults_Service, Se
     const s = one({ ports: [{ port: 80 }] }, { annotations: { "service.kubernetes.io/topology-mode": "Auto", "service.kubernetes.io/topology-aware-hints": "disabled" } });
     expect(s.topologyMode).toBe("disabled");
   });
-  it("loadBalancerSourceRanges fall back to the service.beta.kubernetes.io/load-balancer-source-ranges annotation (GetLoadBalancerSourceRanges)", () => {
-    const s = one({ type: "LoadBalancer", ports: [{ port: 80 }] }, { annotations: { "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8, 192.168.0.0/16" } });
-    expect(s.loadBalancerSourceRanges).toEqual(["10.0.0.0/8", "192.168.0.0/16"]);
+  it("kube-proxy reads only spec.loadBalancerSourceRanges, trimmed (pkg/proxy/serviceport.go newBaseServiceInfo); the annotation is the cloud provider's fallback (cloud-provider GetLoadBalancerSourceRanges)", () => {
+    const annotated = one({ type: "LoadBalancer", ports: [{ port: 80 }] }, { annotations: { "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8, 192.168.0.0/16" } });
+    expect([annotated.loadBalancerSourceRanges, annotated.loadBalancerSourceRangesAnnotation]).toEqual([[], ["10.0.0.0/8", "192.168.0.0/16"]]);
+    const field = one({ type: "LoadBalancer", loadBalancerSourceRanges: [" 203.0.113.0/25"], ports: [{ port: 80 }] }, { annotations: { "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8" } });
+    expect([field.loadBalancerSourceRanges, field.loadBalancerSourceRangesAnnotation]).toEqual([["203.0.113.0/25"], ["10.0.0.0/8"]]);
   });
 });
 

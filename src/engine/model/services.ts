@@ -28,8 +28,11 @@
  *    entries go through the cloud load balancer. A LoadBalancer Service with
  *    no ingress gets a synthesised address (from spec.loadBalancerIP when
  *    set), marked as such: a real cluster would show it as <pending>.
- * 5. loadBalancerSourceRanges come from the field, else from the
- *    service.beta.kubernetes.io/load-balancer-source-ranges annotation.
+ * 5. loadBalancerSourceRanges is spec.loadBalancerSourceRanges, trimmed:
+ *    all kube-proxy reads (pkg/proxy/serviceport.go newBaseServiceInfo).
+ *    The service.beta.kubernetes.io/load-balancer-source-ranges annotation
+ *    is kept apart: only cloud providers read it, when the field is empty
+ *    (k8s.io/cloud-provider service helpers GetLoadBalancerSourceRanges).
  */
 import type { KObject, SourceRef } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
@@ -88,6 +91,8 @@ export interface ServiceLines {
   topologyMode: number;
   publishNotReadyAddresses: number;
   loadBalancerSourceRanges: number;
+  /** The service.beta.kubernetes.io/load-balancer-source-ranges annotation. */
+  loadBalancerSourceRangesAnnotation: number;
   loadBalancerIngress: number;
   externalName: number;
 }
@@ -111,7 +116,10 @@ export interface Service {
   /** VIP-mode load balancer IPs, the ones kube-proxy captures. */
   loadBalancerIPs: string[];
   loadBalancerIngress: LoadBalancerIngress[];
+  /** spec.loadBalancerSourceRanges, trimmed: kube-proxy's firewall. */
   loadBalancerSourceRanges: string[];
+  /** The service.beta.kubernetes.io/load-balancer-source-ranges annotation: read by cloud providers only, when the field is empty. */
+  loadBalancerSourceRangesAnnotation: string[];
   externalName?: string;
   internalTrafficPolicy: TrafficPolicy;
   /** As defaulted; only takes effect when the Service is externally accessible. */
@@ -312,7 +320,8 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
     externalIPs,
     loadBalancerIPs: [],
     loadBalancerIngress: ingress,
-    loadBalancerSourceRanges: rangesField.length ? rangesField : rangesAnnotation,
+    loadBalancerSourceRanges: rangesField,
+    loadBalancerSourceRangesAnnotation: rangesAnnotation,
     internalTrafficPolicy: str(spec.internalTrafficPolicy) === "Local" ? "Local" : "Cluster",
     externalTrafficPolicy: str(spec.externalTrafficPolicy) === "Local" ? "Local" : "Cluster",
     sessionAffinity: affinity,
@@ -333,7 +342,8 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
       trafficDistribution: keyLine(spec, "trafficDistribution"),
       topologyMode: topologyKey ? annLine(topologyKey) : 0,
       publishNotReadyAddresses: keyLine(spec, "publishNotReadyAddresses"),
-      loadBalancerSourceRanges: rangesField.length ? keyLine(spec, "loadBalancerSourceRanges") : annLine(LB_SOURCE_RANGES),
+      loadBalancerSourceRanges: keyLine(spec, "loadBalancerSourceRanges"),
+      loadBalancerSourceRangesAnnotation: annLine(LB_SOURCE_RANGES),
       loadBalancerIngress: keyLine(obj(status?.loadBalancer), "ingress"),
       externalName: keyLine(spec, "externalName"),
     },

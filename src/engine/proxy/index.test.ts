@@ -172,4 +172,22 @@ describe("loadBalancerSourceRanges (iptables proxier_test.go TestLoadBalancer)",
   ])("%s", (_, source, allowed) => {
     expect(checkSourceRanges(s, source, node)?.allowed).toBe(allowed);
   });
+
+  it("only the ranges of the proxier's family count: an IPv6-only list programs no IPv4 firewall (serviceport.go MapCIDRsByIPFamily)", () => {
+    const v6 = modelOf([makeNode("test-node", "192.168.0.2"), makeService("ns1", "svc1", { type: "LoadBalancer", clusterIP: "172.30.0.41", loadBalancerSourceRanges: ["2001:db8::/64"], ports: [{ name: "p80", port: 80, nodePort: 3001 }] }, { status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } } })]);
+    expect(checkSourceRanges(v6.services[0]!, "203.0.113.130", v6.nodesByName.get("test-node"))).toBeUndefined();
+  });
+
+  it("the annotation alone programs no firewall in kube-proxy (serviceport.go reads spec.loadBalancerSourceRanges only)", () => {
+    const annotated = modelOf([makeNode("test-node", "192.168.0.2"), makeService("ns1", "svc1", { type: "LoadBalancer", clusterIP: "172.30.0.41", ports: [{ name: "p80", port: 80, nodePort: 3001 }] }, { annotations: { "service.beta.kubernetes.io/load-balancer-source-ranges": "203.0.113.0/25" }, status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } } })]);
+    expect(checkSourceRanges(annotated.services[0]!, "10.0.0.2", annotated.nodesByName.get("test-node"))).toBeUndefined();
+  });
+
+  it("allowFromNode looks at kube-proxy's node IP (the primary InternalIP), not every address of the node", () => {
+    const m = modelOf([
+      { ...makeNode("test-node", "192.168.0.2"), status: { addresses: [{ type: "InternalIP", address: "192.168.0.2" }, { type: "ExternalIP", address: "203.0.113.50" }], conditions: [{ type: "Ready", status: "True" }] } },
+      makeService("ns1", "svc1", { type: "LoadBalancer", clusterIP: "172.30.0.41", loadBalancerSourceRanges: ["203.0.113.0/25"], ports: [{ name: "p80", port: 80, nodePort: 3001 }] }, { status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } } }),
+    ]);
+    expect(checkSourceRanges(m.services[0]!, "1.2.3.4", m.nodesByName.get("test-node"))?.allowed).toBe(false);
+  });
 });

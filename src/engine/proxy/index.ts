@@ -41,16 +41,17 @@
  *    (unique IPs across the Service's ports; serving-terminating ones do not
  *    count) and 503 otherwise. Load balancers send traffic only to nodes
  *    that answer 200.
- * 10. loadBalancerSourceRanges (the firewall chain) admit LoadBalancer-IP
- *    traffic, pods' included, only from the listed ranges (and from the LB
- *    IP itself when a node address is inside them); NodePorts and the
- *    ClusterIP are not filtered.
+ * 10. spec.loadBalancerSourceRanges (the firewall chain) admit
+ *    LoadBalancer-IP traffic, pods' included, only from the listed ranges of
+ *    the packet's family (and from the LB IP itself when the node IP is
+ *    inside them); NodePorts and the ClusterIP are not filtered. The
+ *    load-balancer-source-ranges annotation is not kube-proxy's.
  */
 import type { SourceRef } from "../parse/manifests.ts";
 import type { Model, Node, Pod, Protocol } from "../model/types.ts";
 import type { EndpointSlice, Service, ServicePort } from "../model/services.ts";
 import { externallyAccessible, externalPolicyLocal } from "../model/services.ts";
-import { cidrContains, parseCidr, parseIP, type Family } from "../model/ip.ts";
+import { cidrContains, parseCidr, parseIP, type Cidr, type Family } from "../model/ip.ts";
 import { servicePortEndpoints, type PortEndpoints, type ProxyEndpoint } from "./endpoints.ts";
 import { categorizeEndpoints, type Categorized, type ServicePortTraits, type TopologyMode } from "./topology.ts";
 
@@ -444,24 +445,41 @@ export interface SourceRangeCheck {
 }
 
 /**
- * The firewall chain for LoadBalancer-IP traffic (rule 10): the source must be
- * in a range; when an address of the handling node is in a range, a source
- * equal to the LoadBalancer IP is admitted too (node traffic SNATted to the
- * LB IP by something outside kube-proxy: iptables TestLoadBalancer "same node
- * to LB1, SNATted to LB1 (implicitly allowed)"). Undefined when the Service
- * sets no source ranges.
+ * The firewall chain for LoadBalancer-IP traffic (rule 10), as
+ * newBaseServiceInfo and syncProxyRules build it: only
+ * spec.loadBalancerSourceRanges of the source's family count (the annotation
+ * is the cloud provider's, and a list without a range of this family
+ * programs no firewall for it); the source must be in a range; when
+ * kube-proxy's node IP (the handling node's primary InternalIP of the family)
+ * is inside a range, a source equal to a LoadBalancer IP is admitted too
+ * (node traffic that loops back SNATted to the LB IP: iptables
+ * TestLoadBalancer "same node to LB1, SNATted to LB1 (implicitly allowed)").
+ * Undefined when no firewall applies.
  */
 export function checkSourceRanges(s: Service, sourceIP: string, handling?: Node): SourceRangeCheck | undefined {
-  if (s.loadBalancerSourceRanges.length === 0) return undefined;
-  const cidrs = s.loadBalancerSourceRanges.map((r) => ({ r, c: parseCidr(r).cidr }));
-  const inRanges = (text: string) => {
-    const ip = parseIP(text);
-    return ip ? cidrs.find((x) => x.c && cidrContains(x.c, ip)) : undefined;
-  };
-  const hit = inRanges(sourceIP);
-  if (hit) return { allowed: true, ranges: s.loadBalancerSourceRanges, matched: hit.r };
-  if (handling && s.loadBalancerIPs.includes(sourceIP) && handling.addresses.some((a) => inRanges(a.address))) {
-    return { allowed: true, ranges: s.loadBalancerSourceRanges, matched: `the LoadBalancer IP itself (${handling.name}'s address is in a range)` };
+  const check = matchSourceRanges(s.loadBalancerSourceRanges, sourceIP);
+  if (!check || check.allowed) return check;
+  const family = parseIP(sourceIP)!.family;
+  const nodeIP = nodeAddress(handling, family);
+  if (handling && nodeIP && s.loadBalancerIPs.includes(sourceIP) && matchSourceRanges(check.ranges, nodeIP)?.allowed) {
+    return { allowed: true, ranges: check.ranges, matched: `the LoadBalancer IP itself (${handling.name}'s node IP ${nodeIP} is in a range)` };
   }
-  return { allowed: false, ranges: s.loadBalancerSourceRanges };
+  return check;
+}
+
+/** `ip` against the CIDRs of its own family in `ranges` (whitespace trimmed); undefined when the list has none of that family. */
+export function matchSourceRanges(ranges: readonly string[], ip: string): SourceRangeCheck | undefined {
+  const source = parseIP(ip);
+  if (!source) return undefined;
+  const cidrs: { r: string; c: Cidr }[] = [];
+  for (const text of ranges) {
+    const r = text.trim();
+    const c = parseCidr(r).cidr;
+    if (c && c.family === source.family) cidrs.push({ r, c });
+  }
+  if (cidrs.length === 0) return undefined;
+  const hit = cidrs.find((x) => cidrContains(x.c, source));
+  const out: SourceRangeCheck = { allowed: !!hit, ranges: cidrs.map((x) => x.r) };
+  if (hit) out.matched = hit.r;
+  return out;
 }

@@ -132,6 +132,44 @@ describe("NetworkPolicy along the path", () => {
   });
 });
 
+describe("loadBalancerSourceRanges: kube-proxy's field and the cloud's annotation", () => {
+  const objs = (spec: Obj, annotations?: Record<string, string>) => [
+    makeNode("test-node", "192.168.0.2"),
+    makePod("ns0", "client", { node: "test-node", ip: "10.0.0.2" }),
+    makeService("ns1", "svc1", { type: "LoadBalancer", clusterIP: "172.30.0.41", ports: [{ name: "p80", port: 80, nodePort: 3001 }], ...spec }, { ...(annotations ? { annotations } : {}), status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } } }),
+    makeSlice("ns1", "svc1", "s", [{ name: "p80", port: 80 }], [{ ip: "10.180.0.1", node: "test-node" }]),
+  ];
+  const annotated = tracer(objs({}, { "service.beta.kubernetes.io/load-balancer-source-ranges": "203.0.113.0/25" }));
+
+  it("the annotation is enforced by the cloud load balancer for external clients (cloud-provider GetLoadBalancerSourceRanges), before any node", () => {
+    const blocked = annotated("external:203.0.113.130@test-node", "service:ns1/svc1:80");
+    expect([blocked.verdict, blocked.kubeProxy]).toEqual(["drop", null]);
+    expect(blocked.hops.find((h) => h.step === "loadBalancerSourceRanges")).toMatchObject({ verdict: "drop", ref: { field: "metadata.annotations[service.beta.kubernetes.io/load-balancer-source-ranges]" } });
+    expect(annotated("external:203.0.113.2@test-node", "service:ns1/svc1:80").verdict).toBe("allow");
+  });
+
+  it("pods reach the LoadBalancer IP through kube-proxy, which programs no firewall for the annotation (serviceport.go reads the field only)", () => {
+    const t = annotated("pod:ns0/client", "ip:1.2.3.4:80");
+    expect([t.verdict, eps(t)]).toEqual(["allow", "10.180.0.1:80"]);
+    expect(t.hops.find((h) => h.step === "loadBalancerSourceRanges")).toMatchObject({ verdict: "pass" });
+  });
+
+  it("a load balancer kube-proxy does not capture (ipMode Proxy) filters external clients itself: the field applies there, not at kube-proxy", () => {
+    const proxied = objs({ loadBalancerSourceRanges: ["203.0.113.0/25"] });
+    (proxied[2] as { status: Obj }).status = { loadBalancer: { ingress: [{ ip: "1.2.3.4", ipMode: "Proxy" }] } };
+    const t = tracer(proxied)("external:203.0.113.130@test-node", "service:ns1/svc1:80");
+    expect([t.verdict, t.kubeProxy]).toEqual(["drop", null]);
+    expect(t.hops.find((h) => h.step === "loadBalancerSourceRanges")).toMatchObject({ verdict: "drop", ref: { field: "spec.loadBalancerSourceRanges" } });
+    expect(tracer(proxied)("external:203.0.113.2@test-node", "service:ns1/svc1:80").verdict).toBe("allow");
+  });
+
+  it("the field is kube-proxy's firewall: pods are filtered too (TestLoadBalancer 'pod to LB1 (blocked by LoadBalancerSourceRanges)')", () => {
+    const t = tracer(objs({ loadBalancerSourceRanges: ["203.0.113.0/25"] }))("pod:ns0/client", "ip:1.2.3.4:80");
+    expect(t.verdict).toBe("drop");
+    expect(t.hops.find((h) => h.step === "loadBalancerSourceRanges")).toMatchObject({ verdict: "drop", ref: { field: "spec.loadBalancerSourceRanges" } });
+  });
+});
+
 describe("Services kube-proxy does not handle", () => {
   const objs = [
     makeNode("node-a", "192.168.10.11", { podCIDR: "10.244.1.0/24" }),

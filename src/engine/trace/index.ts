@@ -84,6 +84,7 @@ import {
   chooseEndpoints,
   checkSourceRanges,
   findServicePort,
+  matchSourceRanges,
   healthCheck,
   loadBalancerHealth,
   nodeAddress,
@@ -720,7 +721,10 @@ function toService(ctx: Ctx, s: Service, port: number | string, depth = 0): Trac
         : `Service ${s.key} port ${portLabel(sp)} is NodePort ${sp.nodePort}${sp.nodePortAllocated ? " (allocated by ktl)" : ""}: the client connects to ${hostPort(nodeIP, sp.nodePort, fam)} on ${arrive.name}`,
       ref: serviceRef(s, `spec.ports[${sp.index}].nodePort`, sp.line),
     });
-    if (lb) healthCheckHop(ctx, s, arrive);
+    if (lb) {
+      if (!cloudSourceRanges(ctx, s, false)) return finish(ctx, [], [], r.reason);
+      healthCheckHop(ctx, s, arrive);
+    }
     return viaKubeProxy(ctx, s, sp, "nodePort", fam, arrive);
   }
   const eip = s.externalIPs.find((ip) => familyOf(ip) === fam);
@@ -733,6 +737,43 @@ function toService(ctx: Ctx, s: Service, port: number | string, depth = 0): Trac
   const why = s.type === "LoadBalancer" ? "is a LoadBalancer with no address and no NodePort (allocateLoadBalancerNodePorts: false)" : `is type ${s.type} with no externalIPs`;
   ctx.hops.push({ step: "destination", verdict: "drop", detail: `Service ${s.key} ${why}: nothing outside the cluster can reach it (a route to the ClusterIP through a node would: try ip:${s.clusterIPs[0] ?? "CLUSTERIP"}:${sp.port})`, ref: serviceRef(s, "spec.type", s.lines.type) });
   return finish(ctx, [], [], `dropped: Service ${s.key} ${why}, so it is not reachable from outside the cluster`);
+}
+
+const LB_SOURCE_RANGES_ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges";
+
+/** The annotation applies (the field, when set, replaces it: cloud-provider GetLoadBalancerSourceRanges). */
+function annotationRanges(s: Service): boolean {
+  return s.loadBalancerSourceRanges.length === 0 && s.loadBalancerSourceRangesAnnotation.length > 0;
+}
+
+/**
+ * The cloud load balancer's own source filter for an external client
+ * (cloud-provider GetLoadBalancerSourceRanges: the field, else the
+ * annotation). In front of a VIP kube-proxy captures, only the annotation is
+ * checked here: the field is kube-proxy's firewall, checked further on. In
+ * front of a NodePort (hostname or ipMode Proxy load balancers) kube-proxy
+ * filters nothing, so the field is checked here too. False: dropped.
+ */
+function cloudSourceRanges(ctx: Ctx, s: Service, vip: boolean): boolean {
+  const field = s.loadBalancerSourceRanges.length > 0;
+  if (vip && !annotationRanges(s)) return true;
+  const ranges = field ? s.loadBalancerSourceRanges : s.loadBalancerSourceRangesAnnotation;
+  const clientIP = ctx.client.name;
+  const m = matchSourceRanges(ranges, clientIP);
+  if (!m) return true;
+  const from = field ? "spec.loadBalancerSourceRanges" : "the load-balancer-source-ranges annotation (the field is empty, so the provider reads the annotation; kube-proxy never does)";
+  ctx.hops.push({
+    step: "loadBalancerSourceRanges",
+    verdict: m.allowed ? "pass" : "drop",
+    detail: m.allowed
+      ? `the cloud load balancer admits ${clientIP}: it is inside ${m.matched}, from ${from}`
+      : `the cloud load balancer drops ${clientIP}: ${from} admits only ${m.ranges.join(", ")}`,
+    ref: field
+      ? serviceRef(s, "spec.loadBalancerSourceRanges", s.lines.loadBalancerSourceRanges)
+      : serviceRef(s, `metadata.annotations[${LB_SOURCE_RANGES_ANNOTATION}]`, s.lines.loadBalancerSourceRangesAnnotation),
+  });
+  if (!m.allowed) ctx.result.reason = `dropped: the load balancer of Service ${s.key} admits only ${m.ranges.join(", ")}, not ${clientIP}`;
+  return m.allowed;
 }
 
 /** For a LoadBalancer with externalTrafficPolicy Local: would the load balancer send to this node? Marks the result dropped when not. */
@@ -764,6 +805,7 @@ function viaLoadBalancer(ctx: Ctx, s: Service, sp: ServicePort, vip: string, fam
       detail: `the client ${client.name} connects to LoadBalancer ${hostPort(vip, sp.port, family)}${synthesized}; the load balancer delivers the packet, still addressed to the VIP, to ${handling.name}`,
       ref: serviceRef(s, "status.loadBalancer.ingress", ing?.line || s.lines.loadBalancerIngress || s.lines.type),
     });
+    if (!cloudSourceRanges(ctx, s, true)) return finish(ctx, [], [], r.reason);
     healthCheckHop(ctx, s, handling);
   } else {
     ctx.hops.push({
@@ -775,6 +817,14 @@ function viaLoadBalancer(ctx: Ctx, s: Service, sp: ServicePort, vip: string, fam
   }
   const clientIP = client.ip(family) ?? "";
   const fw = checkSourceRanges(s, clientIP, handling);
+  if (!fw && client.kind !== "external" && annotationRanges(s)) {
+    ctx.hops.push({
+      step: "loadBalancerSourceRanges",
+      verdict: "pass",
+      detail: `the load-balancer-source-ranges annotation (${s.loadBalancerSourceRangesAnnotation.join(", ")}) is read by the cloud load balancer only; kube-proxy builds its firewall from spec.loadBalancerSourceRanges, which is empty, so ${clientIP} is not filtered on its way to the VIP`,
+      ref: serviceRef(s, `metadata.annotations[${LB_SOURCE_RANGES_ANNOTATION}]`, s.lines.loadBalancerSourceRangesAnnotation),
+    });
+  }
   if (fw) {
     ctx.hops.push({
       step: "loadBalancerSourceRanges",
