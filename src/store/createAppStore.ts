@@ -4,6 +4,7 @@ import { subscribeWithSelector } from "zustand/middleware";
 import { createInputSlice } from "./inputSlice.ts";
 import { createAnalysisSlice } from "./analysisSlice.ts";
 import { createViewSlice } from "./viewSlice.ts";
+import { createWorkshopSlice } from "./workshopSlice.ts";
 import type { AppState, TextOrigin, Theme } from "./types.ts";
 
 export interface InitialState {
@@ -26,6 +27,7 @@ export function createAppStore(initial: InitialState): AppStore {
       ...createInputSlice(initial)(...a),
       ...createAnalysisSlice(...a),
       ...createViewSlice({ theme: initial.theme ?? "light" })(...a),
+      ...createWorkshopSlice(...a),
     })),
   ) as AppStore;
 }

@@ -12,9 +12,10 @@
  * selectors (src/graph), never stored.
  */
 import type { StateCreator } from "zustand";
+import type { WorkshopSlice } from "./workshopSlice.ts";
 import type { Analysis, DiagnosticView, MatrixQuery, MatrixView, TraceQuery, TraceView, Protocol } from "../engine/analysis/index.ts";
 
-export type TextOrigin = "default" | "storage" | "share" | "scenario" | "edit" | "restore";
+export type TextOrigin = "default" | "storage" | "share" | "scenario" | "edit" | "restore" | "file";
 
 export interface InputSlice {
   text: string;
@@ -130,7 +131,7 @@ export interface ViewSlice {
   notify(n: Notice | undefined): void;
 }
 
-export type AppState = InputSlice & AnalysisSlice & ViewSlice;
+export type AppState = InputSlice & AnalysisSlice & ViewSlice & WorkshopSlice;
 export type { Protocol };
 
 /** A slice of the combined store; the middleware sits on the combined store only (zustand's slices guide). */
