@@ -12,7 +12,8 @@ import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildProxyIndex, loadModel, traceRequest, validateModel, type TraceResult } from "../src/engine/index.ts";
-import { LESSONS, LESSON_SCENARIOS, applyLessonEdit, lessonById, type Lesson, type LessonCheck } from "./lessons.ts";
+import { LESSONS, LESSON_SCENARIOS, lessonById, type Lesson, type LessonCheck } from "./lessons.ts";
+import { applyLessonEdit } from "./lessonEdit.ts";
 import { SCENARIOS, scenarioById } from "./index.ts";
 
 function trace(text: string, c: LessonCheck): TraceResult {

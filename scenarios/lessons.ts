@@ -6,7 +6,7 @@
  * the engine, so a lesson whose answer the engine no longer gives fails.
  */
 import type { Protocol } from "../src/engine/model/types.ts";
-import { applyWhatIf, type WhatIf } from "../src/engine/whatif/index.ts";
+import type { WhatIf } from "../src/engine/whatif/index.ts";
 import type { Scenario, ScenarioExpectation } from "./index.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -444,16 +444,11 @@ export function lessonById(id: string): Lesson | undefined {
   return LESSONS.find((l) => l.id === id);
 }
 
-/** The suggested edit applied to `text` (the lesson's manifests by default); an error when the text no longer has what the edit changes. */
-export function applyLessonEdit(lesson: Lesson, text: string = lesson.manifests): { text: string; error?: string } {
-  const c = lesson.edit.change;
-  if ("whatIf" in c) {
-    const r = applyWhatIf(text, c.whatIf);
-    return r.error ? { text, error: r.error } : { text: r.text };
-  }
-  const at = text.indexOf(c.replace.find);
+/** A text replacement of a lesson's edit applied to `text`; an error when the text no longer has what it changes. Pure (the UI bundle imports it): what-if changes run through the engine (scenarios/lessonEdit.ts, the what-if worker). */
+export function replaceInText(change: { find: string; with: string }, text: string): { text: string; error?: string } {
+  const at = text.indexOf(change.find);
   if (at < 0) return { text, error: "the manifests no longer contain the text this edit changes: reset the lesson first" };
-  return { text: text.slice(0, at) + c.replace.with + text.slice(at + c.replace.find.length) };
+  return { text: text.slice(0, at) + change.with + text.slice(at + change.find.length) };
 }
 
 function expectationsOf(l: Lesson): ScenarioExpectation[] {
