@@ -113,8 +113,10 @@ describe("NetworkPolicy along the path", () => {
   it("the masquerade trap: an ipBlock rule for the client's range stops matching when kube-proxy SNATs to the node", () => {
     const allowClients = makePolicy("shop", "allow-clients", { podSelector: { matchLabels: { app: "backend" } }, policyTypes: ["Ingress"], ingress: [{ from: [{ ipBlock: { cidr: "203.0.113.0/24" } }] }] });
     const cluster = tracer([...base, backendSvc({ type: "NodePort", ports: [{ name: "http", port: 80, targetPort: "http", nodePort: 30080 }] }), allowClients])("external:203.0.113.10@node-a", "service:shop/backend:80");
-    expect([cluster.verdict, cluster.sourceIPPreserved, cluster.sourceIP]).toEqual(["drop", false, "192.168.10.11"]);
-    expect(cluster.endpoints[0]!.ingress.reason).toMatch(/shop\/allow-clients ingress rule 1 would admit the client's own address 203\.0\.113\.10, but the packet arrives from 192\.168\.10\.11/);
+    expect([cluster.verdict, cluster.sourceIPPreserved, cluster.sourceIP]).toEqual(["partial", false, "192.168.10.11"]);
+    // backend-0 runs on node-a, whose address the packet now carries: a pod's own node is always admitted.
+    expect(cluster.endpoints.map((e) => [e.pod, e.verdict])).toEqual([["shop/backend-0", "allow"], ["shop/backend-1", "drop"]]);
+    expect(cluster.endpoints[1]!.ingress.reason).toMatch(/shop\/allow-clients ingress rule 1 would admit the client's own address 203\.0\.113\.10, but the packet arrives from 192\.168\.10\.11/);
     const local = tracer([...base, backendSvc({ type: "NodePort", externalTrafficPolicy: "Local", ports: [{ name: "http", port: 80, targetPort: "http", nodePort: 30080 }] }), allowClients])("external:203.0.113.10@node-a", "service:shop/backend:80");
     expect([local.verdict, local.sourceIPPreserved, eps(local)]).toEqual(["allow", true, "10.244.1.5:8080"]);
   });
@@ -124,6 +126,33 @@ describe("NetworkPolicy along the path", () => {
     const t = tracer([...base.filter((o) => (o.metadata as { name: string }).name !== "backend-1"), b1, backendSvc()])("pod:shop/frontend", "service:shop/backend:http");
     expect(t.endpoints.map((e) => [e.pod, `${e.ip}:${e.port}`, e.node])).toEqual([["shop/backend-0", "10.244.1.5:8080", "node-a"], ["shop/backend-1", "10.244.2.5:9090", "node-b"]]);
     expect(t.endpoints[0]!.ref).toMatchObject({ kind: "Pod", name: "backend-0" });
+  });
+
+  // k8s.io/api networking/v1 NetworkPolicySpec.ingress: "Traffic is allowed to a pod if there are no NetworkPolicies
+  // selecting the pod ..., OR if the traffic source is the pod's local node, OR if the traffic matches at least one
+  // ingress rule"; the concept page: "traffic to and from the node where a Pod is running is always allowed".
+  describe("the pod's own node is always admitted (NetworkPolicySpec.ingress)", () => {
+    const denyAll = makePolicy("shop", "deny-all", { podSelector: {}, policyTypes: ["Ingress"] });
+    const agent = makePod("shop", "agent", { node: "node-a", ip: "192.168.10.11", hostNetwork: true, labels: { app: "agent" } });
+    it("a process on node-a reaches a pod on node-a; from node-b it is dropped", () => {
+      const t = tracer([...base, denyAll]);
+      const same = t("node:node-a", "pod:shop/backend-0:8080");
+      expect([same.verdict, same.endpoints[0]!.ingress.isolated]).toEqual(["allow", true]);
+      expect(same.endpoints[0]!.ingress.reason).toMatch(/own node node-a: a pod.s own node is always admitted/);
+      expect(t("node:node-b", "pod:shop/backend-0:8080").verdict).toBe("drop");
+    });
+    it("a hostNetwork pod on node-a through the Service: masqueraded to node-a, admitted by backend-0 (node-a) only", () => {
+      const t = tracer([...base, agent, backendSvc(), denyAll])("pod:shop/agent", "service:shop/backend:80");
+      expect(t.verdict).toBe("partial");
+      expect(t.endpoints.map((e) => [e.pod, e.sourceIP, e.verdict])).toEqual([["shop/backend-0", "192.168.10.11", "allow"], ["shop/backend-1", "192.168.10.11", "drop"]]);
+    });
+    it("hairpin: a pod reaching itself through its Service is masqueraded to its own node's address and admitted", () => {
+      const t = tracer([...base, backendSvc(), denyAll])("pod:shop/backend-0", "service:shop/backend:80");
+      expect(t.endpoints.map((e) => [e.pod, e.sourceIP, e.sourceIPPreserved, e.verdict])).toEqual([
+        ["shop/backend-0", "192.168.10.11", false, "allow"],
+        ["shop/backend-1", "10.244.1.5", true, "drop"],
+      ]);
+    });
   });
 
   it("a host-network sender is outside NetworkPolicy at the source and is seen as the node's address at the backend", () => {

@@ -10,6 +10,11 @@
  * 2. Ingress policy at each backend is evaluated with the source address it
  *    really sees: the node's address when kube-proxy masquerades (no pod, so
  *    only ipBlock rules can match it), the client's otherwise.
+ *    2a. A source address of the backend's own node is always admitted
+ *    (k8s.io/api networking/v1 NetworkPolicySpec.ingress: "OR if the traffic
+ *    source is the pod's local node"): host-network senders on that node,
+ *    traffic masqueraded on that node, and hairpin traffic. The API says
+ *    nothing alike for egress, so egress to a node is judged by the rules.
  * 3. Pods and the node's host network send to a Service's ClusterIP, and to
  *    its LoadBalancer IPs and external IPs too: kube-proxy on their own node
  *    takes the packet before any load balancer sees it, with the cluster-wide
@@ -367,7 +372,8 @@ interface Backend {
 }
 
 /** Evaluates NetworkPolicy at both ends for each backend (rules 1 and 2). */
-function evaluate(model: Model, client: Client, backends: Backend[], protocol: Protocol, family: Family): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
+function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
+  const { model, client, protocol, index } = ctx;
   const endpoints: TraceEndpoint[] = [];
   const egressGroups = new Map<string, { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }>();
   const ingressGroups = new Map<string, { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }>();
@@ -403,22 +409,33 @@ function evaluate(model: Model, client: Client, backends: Backend[], protocol: P
       const seenName = seenPod ? `${seenPod.key} (${b.sourceIP})` : b.sourceIP;
       const v = explainIngress(model, b.pod, { ip: b.sourceIP, pod: seenPod }, b.port, protocol);
       ingress = check(v, b.pod.key, seenName, b.port, protocol);
-      let trap = "";
-      if (!b.preserved && clientIP && !v.allowed) {
-        // The masquerade trap: would the client's own address have been admitted?
-        const direct = explainIngress(model, b.pod, { ip: clientIP, pod: client.pod && !client.host ? client.pod : undefined }, b.port, protocol);
-        if (direct.allowed && direct.allowedBy[0]) {
-          const m = direct.allowedBy[0];
-          trap = `; ${m.policy.key} ingress rule ${m.rule.index + 1} would admit the client's own address ${clientIP}, but the packet arrives from ${b.sourceIP} (${b.snatNote ?? "masqueraded"})`;
+      const ownNode = !v.allowed && b.pod.nodeName ? index.nodesByIP.get(b.sourceIP) : undefined;
+      const names = v.selecting.map((p) => p.key).join(", ");
+      if (ownNode && ownNode.name === b.pod.nodeName) {
+        // Rule 2a: the pod's own node is always admitted.
+        ingress = { verdict: "allow", isolated: true, reason: `${b.sourceIP} is the address of ${b.pod.key}'s own node ${ownNode.name}: a pod's own node is always admitted, whatever ${names} allow${v.selecting.length === 1 ? "s" : ""}` };
+        const nodeRef = traceRef(ownNode.source, "status.addresses") ?? policyRef(v);
+        if (nodeRef) ingress.ref = nodeRef;
+        const detail = `{who} ${"{is}"} isolated for ingress by ${names}, but the packet comes from ${b.sourceIP}, the address of ${ownNode.name}, which hosts ${"{it}"}: a pod's own node is always admitted (NetworkPolicySpec.ingress: "OR if the traffic source is the pod's local node")`;
+        group(ingressGroups, `a|node|${b.sourceIP}|${names}`, "pass", detail, ingress.ref, `${epKey}|${b.pod.key}`);
+      } else {
+        let trap = "";
+        if (!b.preserved && clientIP && !v.allowed) {
+          // The masquerade trap: would the client's own address have been admitted?
+          const direct = explainIngress(model, b.pod, { ip: clientIP, pod: client.pod && !client.host ? client.pod : undefined }, b.port, protocol);
+          if (direct.allowed && direct.allowedBy[0]) {
+            const m = direct.allowedBy[0];
+            trap = `; ${m.policy.key} ingress rule ${m.rule.index + 1} would admit the client's own address ${clientIP}, but the packet arrives from ${b.sourceIP} (${b.snatNote ?? "masqueraded"})`;
+          }
         }
+        const m = v.allowedBy[0];
+        const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}|${b.sourceIP}` : "a|open") : `d|${names}|${b.sourceIP}|${b.port}|${trap}`;
+        const detail = v.allowed
+          ? m ? `{who} admit${"{s}"} ${seenName}: ${ingress.reason}` : `{who} ${"{is}"} not isolated for ingress (no NetworkPolicy selects ${"{it}"} for ingress)`
+          : `{who} ${"{is}"} isolated for ingress by ${names} and no rule allows ${protocol}/${b.port} from ${seenName}${trap}`;
+        ingress.reason += trap;
+        group(ingressGroups, key, v.allowed ? "pass" : "drop", detail, ingress.ref, `${epKey}|${b.pod.key}`);
       }
-      const m = v.allowedBy[0];
-      const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}|${b.sourceIP}` : "a|open") : `d|${v.selecting.map((p) => p.key).join(",")}|${b.sourceIP}|${b.port}|${trap}`;
-      const detail = v.allowed
-        ? m ? `{who} admit${"{s}"} ${seenName}: ${ingress.reason}` : `{who} ${"{is}"} not isolated for ingress (no NetworkPolicy selects ${"{it}"} for ingress)`
-        : `{who} ${"{is}"} isolated for ingress by ${v.selecting.map((p) => p.key).join(", ")} and no rule allows ${protocol}/${b.port} from ${seenName}${trap}`;
-      ingress.reason += trap;
-      group(ingressGroups, key, v.allowed ? "pass" : "drop", detail, ingress.ref, `${epKey}|${b.pod.key}`);
     } else {
       ingress = NOT_APPLICABLE(`no pod in the input has IP ${b.ip}: no NetworkPolicy can select it`);
       group(ingressGroups, "n/a", "pass", "no pod in the input has the address of {who}: no NetworkPolicy can select it", undefined, `${epKey}|${b.ip}`);
@@ -515,7 +532,7 @@ function finish(ctx: Ctx, endpoints: TraceEndpoint[], extraHops: TraceHop[], dro
 
 /** Where the packet goes when it reaches a Service through kube-proxy. */
 function viaKubeProxy(ctx: Ctx, s: Service, port: ServicePort, frontend: Frontend, family: Family, handling: Node): TraceResult {
-  const { client, protocol, model } = ctx;
+  const { client, model } = ctx;
   const r = ctx.result;
   r.handledBy = handling.name;
   const origin: TrafficOrigin = client.kind === "external" ? "external" : client.host ? (handling.name === client.node.name ? "host" : "external") : "pod";
@@ -578,7 +595,7 @@ function viaKubeProxy(ctx: Ctx, s: Service, port: ServicePort, frontend: Fronten
       : `no SNAT: ${d.masqueradeReason}; backends see ${clientIP}${hairpins.length ? ` (except ${hairpins.map((b) => hostPort(b.ip, b.port, family)).join(", ")}: hairpin traffic to the sender itself is masqueraded to ${nodeIP})` : ""}`,
     ...(masqRef && s.type !== "ClusterIP" ? { ref: masqRef } : {}),
   });
-  const ev = evaluate(model, client, backends, protocol, family);
+  const ev = evaluate(ctx, backends, family);
   return finish(ctx, ev.endpoints, ev.hops);
 }
 
@@ -641,7 +658,7 @@ function headless(ctx: Ctx, s: Service, port: number | string): TraceResult {
     return b;
   });
   ctx.hops.push({ step: "source address", verdict: "info", detail: `the connection goes straight to a pod IP: backends see ${clientIP}` });
-  const ev = evaluate(model, client, backends, ctx.protocol, family);
+  const ev = evaluate(ctx, backends, family);
   return finish(ctx, ev.endpoints, ev.hops);
 }
 
@@ -852,7 +869,7 @@ function toPod(ctx: Ctx, pod: Pod, port: number, family: Family, how: string): T
   if (pod.nodeName) b.node = pod.nodeName;
   const zone = pod.nodeName ? model.nodesByName.get(pod.nodeName)?.zone : undefined;
   if (zone) b.zone = zone;
-  const ev = evaluate(model, client, [b], ctx.protocol, familyOf(ip) ?? family);
+  const ev = evaluate(ctx, [b], familyOf(ip) ?? family);
   return finish(ctx, ev.endpoints, ev.hops);
 }
 
@@ -931,7 +948,7 @@ function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
       b.podKey = hn.key;
     }
     if (node.zone) b.zone = node.zone;
-    const ev = evaluate(model, client, [b], protocol, family);
+    const ev = evaluate(ctx, [b], family);
     return finish(ctx, ev.endpoints, ev.hops);
   }
   const pod = model.podsByIP.get(ip);
@@ -947,7 +964,7 @@ function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
       : `${ip} is no Service, node or pod in the input: the packet leaves the cluster network (kube-proxy does not touch it; a CNI or ip-masq-agent often SNATs pod traffic that leaves the pod network)`,
     ...(proxied ? { ref: serviceRef(proxied, "status.loadBalancer.ingress", proxied.lines.loadBalancerIngress) } : {}),
   });
-  const ev = evaluate(model, client, [{ ip, port, probability: 1, sourceIP: clientIP, preserved: true }], protocol, family);
+  const ev = evaluate(ctx, [{ ip, port, probability: 1, sourceIP: clientIP, preserved: true }], family);
   return finish(ctx, ev.endpoints, ev.hops);
 }
 
