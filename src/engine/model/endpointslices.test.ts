@@ -126,11 +126,29 @@ describe("topology-mode Auto (topologycache.go AddHints, getAllocations, redistr
 });
 
 describe("which slices a Service gets", () => {
-  it("EndpointSlices in the input are taken as written, even for a Service with a selector", () => {
-    const given = makeSlice("ns", "web", "web-given", [{ name: "http", port: 7000 }], [{ ip: "10.9.9.9", ready: false }]);
+  const managedBy = (slice: Record<string, unknown>, manager: string) => {
+    (slice.metadata as { labels: Record<string, string> }).labels["endpointslice.kubernetes.io/managed-by"] = manager;
+    return slice;
+  };
+  it("an input slice managed by the EndpointSlice controller is its state, taken as written: nothing is derived beside it", () => {
+    const given = managedBy(makeSlice("ns", "web", "web-given", [{ name: "http", port: 7000 }], [{ ip: "10.9.9.9", ready: false }]), "endpointslice-controller.k8s.io");
     const slices = slicesOf([service(), web("w", { ip: "10.244.1.5" }), given]);
     expect(slices.map((s) => [s.name, s.origin])).toEqual([["web-given", "input"]]);
     expect(slices[0]!.endpoints[0]).toMatchObject({ ready: false, serving: true, terminating: false });
+  });
+  it("an input slice with another manager (or none) sits beside the controller's: the controller lists only slices labelled managed-by itself (endpointslice_controller.go syncService) and kube-proxy reads every slice of the Service (endpointslicecache.go)", () => {
+    for (const given of [makeSlice("ns", "web", "web-extra", [{ name: "http", port: 7000 }], [{ ip: "10.9.9.9" }]), managedBy(makeSlice("ns", "web", "web-extra", [{ name: "http", port: 7000 }], [{ ip: "10.9.9.9" }]), "example.com/my-controller")]) {
+      const slices = slicesOf([service(), web("w", { ip: "10.244.1.5" }), given]);
+      expect(slices.map((s) => s.origin)).toEqual(["input", "controller"]);
+      expect(endpoints(slices).map((e) => e.addresses[0])).toEqual(["10.244.1.5", "10.9.9.9"]);
+    }
+  });
+  it("a selectorless Service mirrors its Endpoints beside custom slices, unless an input slice is the mirroring controller's own", () => {
+    const eps = { apiVersion: "v1", kind: "Endpoints", metadata: { name: "web", namespace: "ns" }, subsets: [{ addresses: [{ ip: "10.1.0.1" }], ports: [{ name: "http", port: 9376 }] }] };
+    const custom = makeSlice("ns", "web", "web-extra", [{ name: "http", port: 9376 }], [{ ip: "10.9.9.9" }]);
+    expect(slicesOf([service({ selector: undefined }), eps, custom]).map((s) => s.origin)).toEqual(["input", "mirrored"]);
+    const snapshot = managedBy(makeSlice("ns", "web", "web-abcde", [{ name: "http", port: 9376 }], [{ ip: "10.1.0.1" }]), "endpointslicemirroring-controller.k8s.io");
+    expect(slicesOf([service({ selector: undefined }), eps, snapshot]).map((s) => s.origin)).toEqual(["input"]);
   });
   it("absent conditions read as kube-proxy reads them: ready and serving true, terminating false (newEndpointSliceInfo)", () => {
     const slices = slicesOf([service({ selector: undefined }), makeSlice("ns", "web", "s", [{ name: "http", port: 8080 }], [{ ip: "10.9.9.9" }])]);

@@ -1,12 +1,19 @@
 /**
- * EndpointSlices for each Service, from three sources (in this order):
+ * EndpointSlices for each Service: every slice kube-proxy would read (all
+ * slices labelled kubernetes.io/service-name for it, whoever manages them):
  *
  * 1. EndpointSlices written in the input are taken exactly as written, for
  *    the Service named by their kubernetes.io/service-name label. Conditions
  *    are read as kube-proxy reads them (pkg/proxy/endpointslicecache.go
  *    newEndpointSliceInfo): ready and serving default to true, terminating
  *    to false.
- * 2. Otherwise, for a Service with a selector (and not ExternalName), the
+ *    A slice labelled endpointslice.kubernetes.io/managed-by with a
+ *    controller's name is that controller's state (an export of a cluster),
+ *    so the model derives nothing for it in 2 or 3; slices with another
+ *    manager or none sit beside the controller's, which lists only slices
+ *    labelled managed-by itself (endpointslice_controller.go syncService,
+ *    endpointslicemirroring).
+ * 2. For a Service with a selector (and not ExternalName), the
  *    slices the EndpointSlice controller would write
  *    (staging/src/k8s.io/endpointslice reconciler.go, utils.go): every pod
  *    in the namespace matching the selector, with an IP and not Succeeded or
@@ -25,7 +32,7 @@
  *    PreferSameZone and PreferSameNode give each ready endpoint a hint for
  *    its own zone, and PreferSameNode also for its own node
  *    (trafficdist.go preferCloseHeuristic).
- * 3. Otherwise, for a Service without a selector, a legacy Endpoints object
+ * 3. For a Service without a selector, a legacy Endpoints object
  *    of the same name is mirrored (endpointslicemirroring addressToEndpoint:
  *    addresses ready, notReadyAddresses not ready, nothing else set), unless
  *    it carries endpointslice.kubernetes.io/skip-mirror: "true".
@@ -459,13 +466,14 @@ export function buildEndpointSlices(objects: readonly KObject[], services: reado
   let cap: NodeCapacity | undefined;
   const capacity = () => (cap ??= nodeCapacity(objects, nodes));
   for (const s of services) {
-    if (given.has(s.key) || s.type === "ExternalName") continue;
+    if (s.type === "ExternalName") continue;
+    const managers = new Set((given.get(s.key) ?? []).map((sl) => sl.managedBy));
     if (s.selector) {
-      out.push(...derive(s, (podIndex ??= new PodIndex(pods)), nodesByName, capacity, diagnostics));
+      if (!managers.has(CONTROLLER_NAME)) out.push(...derive(s, (podIndex ??= new PodIndex(pods)), nodesByName, capacity, diagnostics));
       continue;
     }
     const eps = endpointsObjects.get(s.key);
-    if (eps && strMap(obj(eps.raw.metadata)?.labels)[SKIP_MIRROR_LABEL] !== "true") out.push(...mirror(eps, s));
+    if (eps && !managers.has(MIRROR_NAME) && strMap(obj(eps.raw.metadata)?.labels)[SKIP_MIRROR_LABEL] !== "true") out.push(...mirror(eps, s));
   }
   return out;
 }
