@@ -4,7 +4,7 @@
  */
 import type { Edge, Node } from "@xyflow/react";
 import type { TraceView } from "../engine/analysis/index.ts";
-import { leafResolver, pathEdges, type GraphEdge, type GraphModel, type GraphNode } from "./model.ts";
+import { CONTAINER_KINDS, leafResolver, pathEdges, type GraphEdge, type GraphModel, type GraphNode } from "./model.ts";
 import type { Positions } from "./layout.ts";
 
 export interface NodeData extends Record<string, unknown> {
@@ -90,7 +90,7 @@ export function toFlowElements(g: GraphModel, positions: Positions | undefined, 
   const kinds = new Map(g.nodes.map((n) => [n.id, n.kind]));
   const nodes: FlowNode[] = g.nodes.map((n) => {
     const p = positions?.[n.id];
-    const container = n.kind === "zone" || n.kind === "node";
+    const container = CONTAINER_KINDS.has(n.kind);
     const rf: FlowNode = {
       id: n.id,
       type: n.kind,
@@ -108,7 +108,7 @@ export function toFlowElements(g: GraphModel, positions: Positions | undefined, 
       rf.parentId = n.parent;
       rf.extent = "parent";
     }
-    if (container) rf.zIndex = n.kind === "zone" ? -2 : -1;
+    if (container) rf.zIndex = n.kind === "bucket" ? -3 : n.kind === "zone" ? -2 : -1;
     return rf;
   });
   const allLabels = options.allLabels ?? all.length <= 12;
@@ -150,5 +150,7 @@ function ariaLabelOf(n: GraphNode): string {
       return `Node ${n.label}`;
     case "zone":
       return `Zone ${n.label}`;
+    case "bucket":
+      return `${n.label}: ${n.sublabel ?? ""}`;
   }
 }

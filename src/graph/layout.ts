@@ -9,21 +9,21 @@
  * serve.
  */
 import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api.js";
-import { topLevelOf, type GraphModel, type GraphNode } from "./model.ts";
+import { CONTAINER_KINDS, topLevelOf, type GraphModel, type GraphNode } from "./model.ts";
 
 export type Positions = Record<string, { x: number; y: number; width: number; height: number }>;
 
 const PADDING_NODE = "[top=40,left=10,bottom=10,right=10]";
 const PADDING_ZONE = "[top=40,left=12,bottom=12,right=12]";
 
-function containerOptions(kind: GraphNode["kind"], children: number): Record<string, string> {
-  // A short column reads best beside the Services; many children pack into a box.
-  const column = children <= 6;
+function containerOptions(kind: GraphNode["kind"], children: number, large: boolean): Record<string, string> {
+  // In small graphs a short column reads best beside the Services; otherwise children pack into a box.
+  const column = !large && kind !== "bucket" && children <= (kind === "zone" ? 2 : 6);
   return {
     "elk.algorithm": column ? "layered" : "box",
     "elk.direction": kind === "zone" ? "DOWN" : "RIGHT",
-    "elk.padding": kind === "zone" ? PADDING_ZONE : PADDING_NODE,
-    "elk.spacing.nodeNode": kind === "zone" ? "16" : "8",
+    "elk.padding": kind === "node" ? PADDING_NODE : PADDING_ZONE,
+    "elk.spacing.nodeNode": kind === "node" ? "8" : "16",
     "elk.layered.spacing.nodeNodeBetweenLayers": "16",
     "elk.box.packingMode": "GROUP_DEC",
     "elk.aspectRatio": "1.4",
@@ -39,10 +39,11 @@ export function toElkGraph(g: GraphModel): ElkNode {
     if (l) l.push(n);
     else children.set(n.parent, [n]);
   }
+  const large = g.nodes.some((n) => n.kind === "bucket");
   const build = (n: GraphNode): ElkNode => {
     const kids = children.get(n.id);
-    if (n.kind === "zone" || n.kind === "node") {
-      return { id: n.id, layoutOptions: containerOptions(n.kind, kids?.length ?? 0), children: (kids ?? []).map(build) };
+    if (CONTAINER_KINDS.has(n.kind)) {
+      return { id: n.id, layoutOptions: containerOptions(n.kind, kids?.length ?? 0, large), children: (kids ?? []).map(build) };
     }
     return { id: n.id, width: n.width, height: n.height };
   };
@@ -54,7 +55,7 @@ export function toElkGraph(g: GraphModel): ElkNode {
     let t = top(e.target);
     if (s === t) continue;
     // Layout direction: cluster -> Service -> external client, whichever way the traffic goes.
-    const rank = (id: string) => (kindOf.get(id) === "external" ? 2 : kindOf.get(id) === "service" ? 1 : 0);
+    const rank = (id: string) => (kindOf.get(id) === "external" ? 2 : kindOf.get(id) === "service" || id === "bucket:services" ? 1 : 0);
     if (rank(s) > rank(t)) [s, t] = [t, s];
     const id = `${s}>${t}`;
     if (!links.has(id)) links.set(id, { id, sources: [s], targets: [t] });

@@ -9,7 +9,13 @@ import type { Analysis, DropCause, Flow, FlowKind, PodView, RefView, Verdict } f
 import type { Filters, Grouping } from "../store/types.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
-export type GraphNodeKind = "zone" | "node" | "pod" | "group" | "service" | "external";
+export type GraphNodeKind = "bucket" | "zone" | "node" | "pod" | "group" | "service" | "external";
+
+/** Kinds that hold other nodes. A bucket packs many zones, nodes or Services into one block in large graphs. */
+export const CONTAINER_KINDS: ReadonlySet<GraphNodeKind> = new Set(["bucket", "zone", "node"]);
+
+/** In graphs with more leaves than this, zones (or nodes) and Services are packed into blocks, so the picture keeps close to the pane's shape. */
+export const PACK = { leaves: 40, services: 8 };
 
 export interface GraphNode {
   id: string;
@@ -87,11 +93,16 @@ export function chooseLevel(a: Analysis, grouping: Grouping): GraphLevel {
 const UNSCHEDULED = "node:(unscheduled)";
 const NO_ZONE = "zone:(no zone)";
 
-function leafOf(level: GraphLevel, p: PodView): string {
-  const where = p.node ?? UNSCHEDULED;
+/** Where a pod's element sits: its cluster node, or at namespace level its zone (nodes are too many to show then). */
+function placeOf(level: GraphLevel, p: PodView, zoneOf: Map<string, string>): string {
+  const node = p.node ?? UNSCHEDULED;
+  return level === "namespace" ? (zoneOf.get(node) ?? node) : node;
+}
+
+function leafOf(level: GraphLevel, p: PodView, place: string): string {
   if (level === "pod") return p.id;
-  if (level === "workload") return `group:${p.workload.id}@${where}`;
-  return `group:namespace:${p.namespace}@${where}`;
+  if (level === "workload") return `group:${p.workload.id}@${place}`;
+  return `group:namespace:${p.namespace}@${place}`;
 }
 
 export function portKey(port: number, protocol: string): string {
@@ -144,15 +155,16 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
   if (usedNodes.has(UNSCHEDULED)) add({ id: UNSCHEDULED, kind: "node", label: "unscheduled", sublabel: "no node can run these pods", warning: "Pending", width: 0, height: 0 });
 
   // Leaves: pods, or their groups.
+  const zoneOf = new Map(a.nodes.filter((n) => n.zone).map((n) => [n.id, `zone:${n.zone}`]));
   const leafOfPod = new Map<string, string>();
   for (const p of a.pods) {
     if (hiddenNs.has(p.namespace)) {
       hidden++;
       continue;
     }
-    const id = leafOf(level, p);
+    const parent = placeOf(level, p, zoneOf);
+    const id = leafOf(level, p, parent);
     leafOfPod.set(p.id, id);
-    const parent = p.node ?? UNSCHEDULED;
     if (level === "pod") {
       const n: GraphNode = { id, kind: "pod", parent, label: p.name, sublabel: `${p.namespace} · ${p.ips[0] ?? "no IP"}`, namespace: p.namespace, ref: p.ref, ...SIZES.pod };
       if (!p.ready) n.warning = p.terminating ? "terminating" : `not ready (${p.phase})`;
@@ -166,20 +178,29 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
     }
   }
 
-  // Services and external clients.
-  const visibleServices = new Set<string>();
+  // Services (one element per namespace at namespace level) and external clients.
+  const serviceLeaf = new Map<string, string>();
   for (const s of a.services) {
     if (hiddenNs.has(s.namespace)) {
       hidden++;
       continue;
     }
-    visibleServices.add(s.id);
+    if (level === "namespace") {
+      const id = `group:services:${s.namespace}`;
+      const g = add({ id, kind: "service", label: "Services", sublabel: s.namespace, namespace: s.namespace, count: 0, members: [], ...SIZES.service });
+      g.count! += 1;
+      g.members!.push(s.id);
+      g.label = `${g.count} Service${g.count === 1 ? "" : "s"}`;
+      serviceLeaf.set(s.id, id);
+      continue;
+    }
+    serviceLeaf.set(s.id, s.id);
     const ports = s.ports.map((p) => `${p.port}/${p.protocol}`).join(", ");
     add({ id: s.id, kind: "service", label: s.name, sublabel: `${s.namespace} · ${s.type}${ports ? ` · ${ports}` : ""}`, namespace: s.namespace, ref: s.ref, ...SIZES.service });
   }
   const resolve = (id: string): string | undefined => {
     if (id.startsWith("pod:")) return leafOfPod.get(id);
-    if (id.startsWith("service:")) return visibleServices.has(id) ? id : undefined;
+    if (id.startsWith("service:")) return serviceLeaf.get(id);
     // An external client is one node whichever node its packet arrives at (`external:IP@NODE`).
     if (id.startsWith("external:")) return id.split("@")[0];
     return id;
@@ -256,11 +277,30 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
   }
   edges.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 
-  // Drop empty containers (every pod hidden or none scheduled there), keep nodes of the input.
+  // Drop empty zones (every pod hidden or none scheduled there); keep the input's nodes, except at namespace level in zones.
   const parents = new Set(nodes.map((n) => n.parent).filter((p): p is string => p !== undefined));
-  const kept = nodes.filter((n) => n.kind !== "zone" || parents.has(n.id));
+  let kept = nodes.filter((n) => (n.kind !== "zone" && !(n.kind === "node" && level === "namespace" && zoned)) || parents.has(n.id));
+  kept = pack(kept);
 
   return { level, nodes: kept, edges, structureKey: structureKey(kept, edges), hidden };
+}
+
+/** Large graphs: the cluster's top containers and the Services each go into one block (ELK packs it), parents first. */
+function pack(nodes: GraphNode[]): GraphNode[] {
+  const leaves = nodes.filter((n) => !CONTAINER_KINDS.has(n.kind)).length;
+  if (leaves <= PACK.leaves) return nodes;
+  const tops = nodes.filter((n) => !n.parent && (n.kind === "zone" || n.kind === "node"));
+  const services = nodes.filter((n) => !n.parent && n.kind === "service");
+  const buckets: GraphNode[] = [];
+  if (tops.length > 1) {
+    buckets.push({ id: "bucket:cluster", kind: "bucket", label: "cluster", sublabel: `${tops.length} ${tops[0]!.kind === "zone" ? "zones" : "nodes"}`, width: 0, height: 0 });
+    for (const t of tops) t.parent = "bucket:cluster";
+  }
+  if (services.length > PACK.services) {
+    buckets.push({ id: "bucket:services", kind: "bucket", label: "Services", sublabel: `${services.length}`, width: 0, height: 0 });
+    for (const t of services) t.parent = "bucket:services";
+  }
+  return buckets.length ? [...buckets, ...nodes] : nodes;
 }
 
 export function topLevelOf(nodes: readonly GraphNode[]): (id: string) => string {

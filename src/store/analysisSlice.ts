@@ -9,7 +9,15 @@ export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set) => ({
   trace: idle(),
   matrix: idle(),
   analysisStarted: () => set((s) => ({ analysis: { ...s.analysis, status: "running" } })),
-  analysisReceived: (revision, result) => set({ analysis: { status: "ready", revision, result, error: undefined } }),
+  analysisReceived: (revision, result) =>
+    set((s) => {
+      const port = result.ports[0];
+      const follow = !s.matrixChosen && port && (port.port !== s.matrixQuery.port || port.protocol !== s.matrixQuery.protocol);
+      return {
+        analysis: { status: "ready", revision, result, error: undefined },
+        ...(follow ? { matrixQuery: { ...s.matrixQuery, port: port.port, protocol: port.protocol } } : {}),
+      };
+    }),
   // The last good result stays on screen: a failure never blanks the graph.
   analysisFailed: (revision, error) => set((s) => ({ analysis: { ...s.analysis, status: "error", revision, error } })),
   validationReceived: (revision, diagnostics) => set({ validation: { revision, diagnostics } }),

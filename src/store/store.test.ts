@@ -64,7 +64,7 @@ describe("input slice", () => {
 describe("analysis slice", () => {
   it("a failure keeps the last good result on screen", () => {
     const s = fresh();
-    const result = { pods: [] } as unknown as Analysis;
+    const result = { pods: [], ports: [] } as unknown as Analysis;
     s.getState().analysisReceived(0, result);
     s.getState().analysisFailed(1, "boom");
     expect(s.getState().analysis).toEqual({ status: "error", revision: 1, result, error: "boom" });
@@ -72,6 +72,16 @@ describe("analysis slice", () => {
 });
 
 describe("view slice", () => {
+  it("the matrix follows the scenario's most common port until the user picks one", () => {
+    const s = fresh();
+    const withPort = (port: number) => ({ ports: [{ port, protocol: "TCP" }] }) as unknown as Analysis;
+    s.getState().analysisReceived(0, withPort(8080));
+    expect(s.getState().matrixQuery.port).toBe(8080);
+    s.getState().setMatrixQuery({ port: 53, protocol: "UDP" });
+    s.getState().analysisReceived(1, withPort(9090));
+    expect(s.getState().matrixQuery).toMatchObject({ port: 53, protocol: "UDP" });
+  });
+
   it("toggles namespaces in and out of the hidden list, sorted", () => {
     const s = fresh();
     s.getState().toggleNamespace("b");
@@ -213,7 +223,7 @@ describe("engine sync", () => {
     timers.runAll();
     expect(calls).toEqual(["analyze:a", "analyze:abc"]);
     resolvers[0]!({ stale: true });
-    resolvers[1]!({ stale: false, value: { pods: [] } as unknown as Analysis, generation: 2 });
+    resolvers[1]!({ stale: false, value: { pods: [], ports: [] } as unknown as Analysis, generation: 2 });
     await tick();
     expect(s.getState().analysis).toMatchObject({ status: "ready", revision: 2 });
     await tick();
@@ -226,7 +236,7 @@ describe("engine sync", () => {
     connectEngine(s, client, manualTimers());
     s.getState().ask({ from: "pod:a/b", to: "pod:a/c:80", protocol: "TCP" });
     expect(calls).toEqual(["analyze:a"]);
-    resolvers[0]!({ stale: false, value: { pods: [] } as unknown as Analysis, generation: 1 });
+    resolvers[0]!({ stale: false, value: { pods: [], ports: [] } as unknown as Analysis, generation: 1 });
     await tick();
     await tick();
     expect(calls).toEqual(["analyze:a", "trace:pod:a/b->pod:a/c:80", "validate"]);
@@ -237,7 +247,7 @@ describe("engine sync", () => {
     const { client, calls, resolvers } = fakeClient();
     const s = fresh("a");
     connectEngine(s, client, manualTimers());
-    resolvers[0]!({ stale: false, value: { pods: [] } as unknown as Analysis, generation: 1 });
+    resolvers[0]!({ stale: false, value: { pods: [], ports: [] } as unknown as Analysis, generation: 1 });
     await tick();
     expect(calls.filter((c) => c.startsWith("matrix"))).toEqual([]);
     s.getState().setTab("matrix");

@@ -112,6 +112,8 @@ export interface ViewSlice {
   /** The question being asked (Ask a question, an edge or a matrix cell): the engine sync traces it. */
   question: TraceQuery | undefined;
   matrixQuery: MatrixQuery;
+  /** The user picked the matrix port; until then it follows the scenario's most common declared port. */
+  matrixChosen: boolean;
   /** A line to show in the editor; the nonce makes asking twice for one line move it again. */
   reveal: { line: number; nonce: number } | undefined;
   layout: LayoutPositions | undefined;

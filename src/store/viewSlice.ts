@@ -16,6 +16,7 @@ export const createViewSlice =
     grouping: "auto",
     question: undefined,
     matrixQuery: { port: 80, protocol: "TCP", by: "pod" },
+    matrixChosen: false,
     reveal: undefined,
     layout: undefined,
     notice: undefined,
@@ -34,7 +35,7 @@ export const createViewSlice =
     ask: (question, selection = { kind: "question" }) =>
       set((s) => ({ question: sameQuestion(s.question, question) ? s.question : question, selection, side: "details" })),
     clearQuestion: () => set({ question: undefined }),
-    setMatrixQuery: (q) => set((s) => ({ matrixQuery: { ...s.matrixQuery, ...q } })),
+    setMatrixQuery: (q) => set((s) => ({ matrixQuery: { ...s.matrixQuery, ...q }, matrixChosen: s.matrixChosen || q.port !== undefined || q.protocol !== undefined })),
     revealLine: (line) => set((s) => ({ reveal: { line, nonce: (s.reveal?.nonce ?? 0) + 1 } })),
     setLayout: (layout) => set({ layout }),
     notify: (notice) => set({ notice }),

@@ -12,7 +12,7 @@ import {
 } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { buildGraph, type GraphEdge, type GraphModel } from "../../graph/model.ts";
+import { buildGraph, CONTAINER_KINDS, type GraphEdge, type GraphModel } from "../../graph/model.ts";
 import { toFlowElements, type FlowEdge, type FlowNode } from "../../graph/flow.ts";
 import type { AppStore } from "../../store/createAppStore.ts";
 import type { Selection } from "../../store/types.ts";
@@ -63,7 +63,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const { fitView } = useReactFlow();
   // The minimap helps in large graphs; in small ones it would hide part of the picture. The user can toggle it.
   const leaves = displayed
-    ? displayed.graph.nodes.filter((n) => n.kind !== "zone" && n.kind !== "node").length
+    ? displayed.graph.nodes.filter((n) => !CONTAINER_KINDS.has(n.kind)).length
     : 0;
   const [miniMapChoice, setMiniMap] = useState<boolean | undefined>(undefined);
   const showMiniMap = miniMapChoice ?? leaves > 30;
@@ -203,12 +203,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
           </Controls>
         </ReactFlow>
       </div>
-      <Legend />
-      {displayed && displayed.graph.level !== "pod" ? (
-        <div className="graph-info" role="status">
-          Large scenario: pods are grouped by {displayed.graph.level}. Choose “Group by: pod” to see each one.
-        </div>
-      ) : null}
+      <Legend note={displayed && displayed.graph.level !== "pod" ? `Pods grouped by ${displayed.graph.level} (large scenario): choose “Group by: pod” to see each one.` : undefined} />
       {error ? (
         <div className="graph-info" role="alert">
           {error}

@@ -16,7 +16,7 @@ function Filters() {
   const flowPorts = result ? [...new Map(result.flows.map((f) => [portKey(f.port, f.protocol), f])).values()].sort((a, b) => a.port - b.port) : [];
   return (
     <div className="filters" role="group" aria-label="Graph filters">
-      {namespaces.length > 1 && namespaces.length <= 12 ? (
+      {namespaces.length > 1 && namespaces.length <= 6 ? (
         <span role="group" aria-label="Namespaces shown">
           {namespaces.map((ns) => {
             const shown = !filters.hiddenNamespaces.includes(ns);
@@ -28,7 +28,7 @@ function Filters() {
           })}
         </span>
       ) : null}
-      {namespaces.length > 12 ? (
+      {namespaces.length > 6 ? (
         <label>
           Hide namespace
           <select value="" onChange={(e) => e.target.value && store.getState().toggleNamespace(e.target.value)}>

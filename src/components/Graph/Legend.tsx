@@ -5,7 +5,7 @@ const LINES: { cls: string; label: string; dash?: string; color: string }[] = [
   { cls: "partial", label: "partly allowed", dash: "7 4", color: "var(--partial)" },
 ];
 
-export function Legend() {
+export function Legend({ note }: { note?: string | undefined }) {
   return (
     <div className="legend" role="group" aria-label="Legend">
       <span className="legend-title">Edges</span>
@@ -17,6 +17,11 @@ export function Legend() {
           <span>{l.label}</span>
         </span>
       ))}
+      {note ? (
+        <span className="muted" role="status">
+          {note}
+        </span>
+      ) : null}
     </div>
   );
 }

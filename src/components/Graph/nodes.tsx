@@ -56,4 +56,15 @@ export const LeafNode = memo(function LeafNode({ data }: NodeProps<FlowNode>) {
   );
 });
 
-export const nodeTypes = { zone: ZoneNode, node: ClusterNode, pod: LeafNode, group: LeafNode, service: LeafNode, external: LeafNode };
+export const BucketNode = memo(function BucketNode({ data }: NodeProps<FlowNode>) {
+  return (
+    <div className="rf-bucket" data-testid="bucket" data-id={data.node.id}>
+      <div className="title">
+        <span>{data.node.label}</span>
+        <span className="kind">{data.node.sublabel}</span>
+      </div>
+    </div>
+  );
+});
+
+export const nodeTypes = { bucket: BucketNode, zone: ZoneNode, node: ClusterNode, pod: LeafNode, group: LeafNode, service: LeafNode, external: LeafNode };
