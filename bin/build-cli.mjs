@@ -1,6 +1,6 @@
 // Bundles src/cli/main.ts into .cache/ktl.mjs when any source is newer than the bundle.
 // Runs from `npm ci` (prepare) and from bin/ktl, so `./bin/ktl` works with no build step.
-import { existsSync, readdirSync, statSync, mkdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -30,19 +30,31 @@ export async function ensureBuilt() {
     throw new Error("ktl: the CLI is not built and esbuild is missing; run `npm install` in the project first");
   }
   mkdirSync(dirname(bundle), { recursive: true });
+  // Several ktl processes may rebuild at once (the conformance runner runs them in parallel):
+  // each writes its own file and renames it into place, so no process imports a half-written bundle.
+  const tmp = `${bundle}.${process.pid}.tmp.mjs`;
+  try {
+    await build(esbuild, tmp);
+    renameSync(tmp, bundle);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return bundle;
+}
+
+async function build(esbuild, outfile) {
   await esbuild.build({
     entryPoints: [join(root, "src/cli/main.ts")],
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
-    outfile: bundle,
+    outfile,
     sourcemap: "inline",
     logLevel: "error",
     loader: { ".yaml": "text", ".md": "text" },
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
-  return bundle;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
