@@ -22,6 +22,8 @@ export {
   buildPolicyIndex,
   classMatrix,
   classAllowed,
+  pairAllowed,
+  ownNodeOf,
   reachSummary,
   podMatrix,
   explainPair,

@@ -26,6 +26,12 @@
  * 7. hostNetwork pods are outside NetworkPolicy (the API leaves them
  *    undefined and common CNIs ignore them): no policy isolates them and no
  *    pod or namespace selector matches them; ipBlock can match their node IP.
+ * 8. A pod's own node is always admitted at ingress (networking/v1
+ *    NetworkPolicySpec.ingress: "Traffic is allowed to a pod if there are no
+ *    NetworkPolicies selecting the pod ..., OR if the traffic source is the
+ *    pod's local node, OR if the traffic matches at least one ingress rule").
+ *    The API says nothing alike for egress. Classes do not know nodes, so
+ *    `pairAllowed` adds this to `classAllowed` for host-network senders.
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { labelsKey, matchesSelector, type LabelSelector } from "../model/labels.ts";
@@ -60,6 +66,8 @@ export interface DirectionVerdict {
   selecting: NetworkPolicy[];
   /** Every rule that allows the connection. */
   allowedBy: RuleMatch[];
+  /** Set when the connection is admitted only because it comes from the pod's own node (rule 8). */
+  ownNode?: string;
   reason: string;
 }
 
@@ -169,9 +177,20 @@ function explainDirection(model: Model, direction: Direction, self: Pod, other: 
   return { direction, allowed: allowedBy.length > 0, isolated: true, selecting, allowedBy, reason };
 }
 
+/** The node `pod` runs on, when `ip` is one of that node's addresses. */
+export function ownNodeOf(model: Model, pod: Pod, ip: string): string | undefined {
+  const node = pod.nodeName ? model.nodesByName.get(pod.nodeName) : undefined;
+  return node && ip && node.addresses.some((a) => a.address === ip) ? node.name : undefined;
+}
+
 /** Ingress at `dst` for a connection from `src` to dst's (port, protocol). */
 export function explainIngress(model: Model, dst: Pod, src: PeerEndpoint, port: number, protocol: Protocol): DirectionVerdict {
-  return explainDirection(model, "ingress", dst, src, port, protocol, dst);
+  const v = explainDirection(model, "ingress", dst, src, port, protocol, dst);
+  if (v.allowed) return v;
+  const node = ownNodeOf(model, dst, src.ip);
+  if (!node) return v;
+  const names = v.selecting.map((p) => p.key).join(", ");
+  return { ...v, allowed: true, ownNode: node, reason: `${src.ip} is the address of ${dst.key}'s own node ${node}: a pod's own node is always admitted, whatever ${names} allow${v.selecting.length === 1 ? "s" : ""}` };
 }
 
 /** Egress at `src` for a connection to `dst` on (port, protocol); named ports resolve on dst.pod. */
@@ -384,6 +403,19 @@ export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol
   return { port, protocol, ingressFrom, egressTo };
 }
 
+/**
+ * Pod to pod by the destination's IP, as `explainPair` decides it: the class
+ * verdict, plus rule 8 for a host-network sender on the destination's node.
+ */
+export function pairAllowed(index: PolicyIndex, m: ClassMatrix, src: Pod, dst: Pod): boolean {
+  const a = index.classOf[src.index]!;
+  const b = index.classOf[dst.index]!;
+  if (classAllowed(m, a, b)) return true;
+  if (!src.hostNetwork || !src.nodeName || src.nodeName !== dst.nodeName) return false;
+  const e = m.egressTo[a]!;
+  return (e === null || e.has(b)) && ownNodeOf(index.model, dst, src.ips[0] ?? "") !== undefined;
+}
+
 export function classAllowed(m: ClassMatrix, a: number, b: number): boolean {
   const i = m.ingressFrom[b]!;
   const e = m.egressTo[a]!;
@@ -424,6 +456,7 @@ export function reachSummary(index: PolicyIndex, m: ClassMatrix): ReachSummary {
     }
     pairs += row * size[a]!;
   }
+  pairs += ownNodePairs(index, m);
   let isolatedIngress = 0, isolatedEgress = 0;
   for (let c = 0; c < classes.length; c++) {
     if (index.isolatedIngress[c]) isolatedIngress += size[c]!;
@@ -432,8 +465,28 @@ export function reachSummary(index: PolicyIndex, m: ClassMatrix): ReachSummary {
   return { port: m.port, protocol: m.protocol, pods: index.model.pods.length, allowedPairs: pairs, isolatedIngress, isolatedEgress, classes: classes.length };
 }
 
+/** Pairs that only rule 8 allows: host-network senders to pods on their own node (few: pods per node are bounded). */
+function ownNodePairs(index: PolicyIndex, m: ClassMatrix): number {
+  const { pods } = index.model;
+  const byNode = new Map<string, Pod[]>();
+  for (const p of pods) {
+    if (!p.nodeName) continue;
+    const l = byNode.get(p.nodeName);
+    if (l) l.push(p);
+    else byNode.set(p.nodeName, [p]);
+  }
+  let extra = 0;
+  for (const src of pods) {
+    if (!src.hostNetwork || !src.nodeName) continue;
+    for (const dst of byNode.get(src.nodeName) ?? []) {
+      if (!classAllowed(m, index.classOf[src.index]!, index.classOf[dst.index]!) && pairAllowed(index, m, src, dst)) extra++;
+    }
+  }
+  return extra;
+}
+
 /** The pod-by-pod matrix, rows are sources, columns destinations, in model.pods order. */
 export function podMatrix(index: PolicyIndex, m: ClassMatrix): boolean[][] {
   const pods = index.model.pods;
-  return pods.map((src) => pods.map((dst) => classAllowed(m, index.classOf[src.index]!, index.classOf[dst.index]!)));
+  return pods.map((src) => pods.map((dst) => pairAllowed(index, m, src, dst)));
 }

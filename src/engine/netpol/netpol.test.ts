@@ -5,7 +5,7 @@
  * Every case is checked through both paths (class matrix and exact per-pair).
  */
 import { describe, expect, it } from "vitest";
-import { buildPolicyIndex, classAllowed, classMatrix, explainPair, loadModel, reachSummary } from "../index.ts";
+import { buildPolicyIndex, classMatrix, explainPair, loadModel, pairAllowed, podMatrix, reachSummary } from "../index.ts";
 import type { Protocol } from "../model/types.ts";
 
 const NAMESPACES = ["x", "y", "z"];
@@ -234,7 +234,7 @@ describe("NetworkPolicy truth tables", () => {
       for (const src of model.pods) {
         for (const dst of model.pods) {
           const want = flipped.has(`${src.key}>${dst.key}`) ? !c.default : c.default;
-          const fast = classAllowed(m, index.classOf[src.index]!, index.classOf[dst.index]!);
+          const fast = pairAllowed(index, m, src, dst);
           const exact = explainPair(model, src, dst, port, protocol).allowed;
           if (fast !== want || exact !== want) wrong.push(`${src.key}>${dst.key}: want ${want}, matrix ${fast}, exact ${exact}`);
         }
@@ -300,7 +300,13 @@ spec: {nodeName: n, hostNetwork: true}
 apiVersion: v1
 kind: Pod
 metadata: {name: web, labels: {app: web}}
-spec: {nodeName: n}
+spec: {nodeName: m}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: m}
+spec: {podCIDR: 10.2.0.0/24}
+status: {addresses: [{type: InternalIP, address: 192.168.1.11}]}
 ---
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -315,5 +321,57 @@ spec:
     expect(explainPair(model, host, web, 80, "TCP").allowed).toBe(false);
     expect(explainPair(model, host, web, 81, "TCP").allowed).toBe(true);
     expect(explainPair(model, web, host, 80, "TCP").ingress.isolated).toBe(false);
+  });
+});
+
+describe("a pod's own node is always admitted (networking/v1 NetworkPolicySpec.ingress: 'OR if the traffic source is the pod's local node')", () => {
+  const text = `apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {addresses: [{type: InternalIP, address: 192.168.1.1}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {addresses: [{type: InternalIP, address: 192.168.1.2}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: agent-1}
+spec: {nodeName: n1, hostNetwork: true}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: agent-2}
+spec: {nodeName: n2, hostNetwork: true}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec: {nodeName: n1}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny}
+spec: {podSelector: {matchLabels: {app: web}}, policyTypes: [Ingress]}`;
+  const model = loadModel([{ name: "own.yaml", text }]);
+  const pod = (k: string) => model.podsByKey.get(k)!;
+  const index = buildPolicyIndex(model);
+  const m = classMatrix(index, 80, "TCP");
+
+  it("admits a host-network sender on the pod's node and names the node; one on another node is dropped", () => {
+    const same = explainPair(model, pod("default/agent-1"), pod("default/web"), 80, "TCP");
+    expect([same.allowed, same.ingress.ownNode, same.ingress.isolated]).toEqual([true, "n1", true]);
+    expect(explainPair(model, pod("default/agent-2"), pod("default/web"), 80, "TCP").allowed).toBe(false);
+  });
+
+  it("the matrix and the summary agree with the exact verdict", () => {
+    const keys = model.pods.map((p) => p.key);
+    const matrix = podMatrix(index, m);
+    const exact = model.pods.map((s) => model.pods.map((d) => explainPair(model, s, d, 80, "TCP").allowed));
+    expect(matrix).toEqual(exact);
+    const allowed = exact.flat().filter(Boolean).length;
+    expect(reachSummary(index, m).allowedPairs).toBe(allowed);
+    expect(keys).toEqual(["default/agent-1", "default/agent-2", "default/web"]);
   });
 });
