@@ -50,6 +50,7 @@
 import type { SourceRef } from "../parse/manifests.ts";
 import type { Model, Node, Pod, Protocol } from "../model/types.ts";
 import type { EndpointSlice, Service, ServicePort } from "../model/services.ts";
+import type { NetworkPolicy } from "../netpol/types.ts";
 import { externallyAccessible, externalPolicyLocal } from "../model/services.ts";
 import { cidrContains, parseCidr, parseIP, type Cidr, type Family } from "../model/ip.ts";
 import { servicePortEndpoints, type PortEndpoints, type ProxyEndpoint } from "./endpoints.ts";
@@ -89,6 +90,12 @@ export interface ProxyIndex {
   hostPorts: Map<string, { pod: Pod; containerPort: number }>;
   /** "node|TCP|9100" -> the hostNetwork pod declaring that container port. */
   hostNetworkPorts: Map<string, Pod>;
+  /**
+   * The model seen from one namespace: its NetworkPolicies only (a policy
+   * selects pods of its own namespace alone), so a verdict for a pod there
+   * scans that namespace's policies, not the cluster's (policyView).
+   */
+  policyViews: Map<string, Model>;
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
@@ -111,6 +118,7 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     proxyModeLoadBalancers: new Map(),
     hostPorts: new Map(),
     hostNetworkPorts: new Map(),
+    policyViews: new Map(),
   };
   for (const service of model.services) {
     const slices = slicesByService.get(service.key) ?? [];
@@ -122,6 +130,9 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     for (const i of service.loadBalancerIngress) if (i.ip && i.ipMode === "Proxy" && !index.proxyModeLoadBalancers.has(i.ip)) index.proxyModeLoadBalancers.set(i.ip, service);
     for (const p of service.ports) if (p.nodePort) index.byNodePort.set(`${p.protocol}/${p.nodePort}`, { service, port: p });
   }
+  const policiesByNamespace = new Map<string, NetworkPolicy[]>();
+  for (const p of model.policies) push(policiesByNamespace, p.namespace, p);
+  for (const [ns, policies] of policiesByNamespace) index.policyViews.set(ns, { ...model, policies });
   for (const n of model.nodes) for (const a of n.addresses) if (a.type === "InternalIP" || a.type === "ExternalIP") if (!index.nodesByIP.has(a.address)) index.nodesByIP.set(a.address, n);
   for (const pod of model.pods) {
     if (!pod.nodeName) continue;
@@ -136,6 +147,13 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     }
   }
   return index;
+}
+
+/** The model with only the NetworkPolicies of namespace `ns`: exact for verdicts about a pod in `ns`. */
+export function policyView(index: ProxyIndex, ns: string): Model {
+  let view = index.policyViews.get(ns);
+  if (!view) index.policyViews.set(ns, (view = { ...index.model, policies: [] }));
+  return view;
 }
 
 /** proxy/util ShouldSkipService: kube-proxy programs nothing for headless and ExternalName Services. */
@@ -417,24 +435,37 @@ export interface HealthCheckStatus {
   status: 200 | 503;
 }
 
+/** Ready local endpoint IPs per node, over all the Service's ports (EndpointsMap getLocalReadyEndpointIPs). */
+function readyIPsByNode(sp: ServiceProxy): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const p of sp.ports) for (const list of [p.v4, p.v6]) for (const e of list) {
+    if (!e.ready || !e.nodeName) continue;
+    let ips = out.get(e.nodeName);
+    if (!ips) out.set(e.nodeName, (ips = new Set()));
+    ips.add(e.ip);
+  }
+  return out;
+}
+
+function healthStatus(node: string, port: number, count: number): HealthCheckStatus {
+  const healthy = count > 0;
+  return { node, port, localEndpoints: count, healthy, status: healthy ? 200 : 503 };
+}
+
 /** What a load balancer's health check on `node` sees (undefined: the Service has no healthCheckNodePort). */
 export function healthCheck(index: ProxyIndex, service: string, node: string): HealthCheckStatus | undefined {
   const sp = index.services.get(service);
   if (!sp || !sp.service.healthCheckNodePort || skipped(sp.service)) return undefined;
-  const ips = new Set<string>();
-  for (const p of sp.ports) for (const e of [...p.v4, ...p.v6]) if (e.ready && e.nodeName === node) ips.add(e.ip);
-  const healthy = ips.size > 0;
-  return { node, port: sp.service.healthCheckNodePort, localEndpoints: ips.size, healthy, status: healthy ? 200 : 503 };
+  return healthStatus(node, sp.service.healthCheckNodePort, readyIPsByNode(sp).get(node)?.size ?? 0);
 }
 
-/** Every node's health check answer for a LoadBalancer with externalTrafficPolicy Local. */
+/** Every node's health check answer for a LoadBalancer with externalTrafficPolicy Local (one pass over the endpoints). */
 export function loadBalancerHealth(index: ProxyIndex, service: string): HealthCheckStatus[] {
-  const out: HealthCheckStatus[] = [];
-  for (const n of index.model.nodes) {
-    const h = healthCheck(index, service, n.name);
-    if (h) out.push(h);
-  }
-  return out;
+  const sp = index.services.get(service);
+  if (!sp || !sp.service.healthCheckNodePort || skipped(sp.service)) return [];
+  const byNode = readyIPsByNode(sp);
+  const port = sp.service.healthCheckNodePort;
+  return index.model.nodes.map((n) => healthStatus(n.name, port, byNode.get(n.name)?.size ?? 0));
 }
 
 export interface SourceRangeCheck {

@@ -11,10 +11,10 @@
  *    really sees: the node's address when kube-proxy masquerades (no pod, so
  *    only ipBlock rules can match it), the client's otherwise.
  *    2a. A source address of the backend's own node is always admitted
- *    (k8s.io/api networking/v1 NetworkPolicySpec.ingress: "OR if the traffic
- *    source is the pod's local node"): host-network senders on that node,
- *    traffic masqueraded on that node, and hairpin traffic. The API says
- *    nothing alike for egress, so egress to a node is judged by the rules.
+ *    (netpol rule 8, from k8s.io/api networking/v1 NetworkPolicySpec.ingress:
+ *    "OR if the traffic source is the pod's local node"): host-network
+ *    senders on that node, traffic masqueraded on that node, and hairpin
+ *    traffic. The API says nothing alike for egress.
  * 3. Pods and the node's host network send to a Service's ClusterIP, and to
  *    its LoadBalancer IPs and external IPs too: kube-proxy on their own node
  *    takes the packet before any load balancer sees it, with the cluster-wide
@@ -93,6 +93,7 @@ import {
   healthCheck,
   loadBalancerHealth,
   nodeAddress,
+  policyView,
   portLabel,
   type Frontend,
   type ProxyDecision,
@@ -389,7 +390,7 @@ function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: T
     // Egress at the source, against the backend after DNAT.
     let egress: PolicyCheck;
     if (client.kind === "pod" && client.pod && !client.host) {
-      const v = explainEgress(model, client.pod, { ip: b.ip, pod: b.pod }, b.port, protocol);
+      const v = explainEgress(policyView(index, client.pod.namespace), client.pod, { ip: b.ip, pod: b.pod }, b.port, protocol);
       egress = check(v, client.pod.key, target, b.port, protocol);
       const m = v.allowedBy[0];
       const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}|${b.port}` : "a|open") : `d|${v.selecting.map((p) => p.key).join(",")}|${b.port}`;
@@ -407,13 +408,13 @@ function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: T
     if (b.pod) {
       const seenPod = b.preserved && client.pod && !client.host ? client.pod : undefined;
       const seenName = seenPod ? `${seenPod.key} (${b.sourceIP})` : b.sourceIP;
-      const v = explainIngress(model, b.pod, { ip: b.sourceIP, pod: seenPod }, b.port, protocol);
+      const v = explainIngress(policyView(index, b.pod.namespace), b.pod, { ip: b.sourceIP, pod: seenPod }, b.port, protocol);
       ingress = check(v, b.pod.key, seenName, b.port, protocol);
-      const ownNode = !v.allowed && b.pod.nodeName ? index.nodesByIP.get(b.sourceIP) : undefined;
       const names = v.selecting.map((p) => p.key).join(", ");
-      if (ownNode && ownNode.name === b.pod.nodeName) {
-        // Rule 2a: the pod's own node is always admitted.
-        ingress = { verdict: "allow", isolated: true, reason: `${b.sourceIP} is the address of ${b.pod.key}'s own node ${ownNode.name}: a pod's own node is always admitted, whatever ${names} allow${v.selecting.length === 1 ? "s" : ""}` };
+      if (v.ownNode) {
+        // Rule 2a, decided by netpol (explainIngress rule 8): the pod's own node is always admitted.
+        const ownNode = model.nodesByName.get(v.ownNode) ?? { name: v.ownNode, source: undefined };
+        ingress = { verdict: "allow", isolated: true, reason: v.reason };
         const nodeRef = traceRef(ownNode.source, "status.addresses") ?? policyRef(v);
         if (nodeRef) ingress.ref = nodeRef;
         const detail = `{who} ${"{is}"} isolated for ingress by ${names}, but the packet comes from ${b.sourceIP}, the address of ${ownNode.name}, which hosts ${"{it}"}: a pod's own node is always admitted (NetworkPolicySpec.ingress: "OR if the traffic source is the pod's local node")`;
@@ -422,7 +423,7 @@ function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: T
         let trap = "";
         if (!b.preserved && clientIP && !v.allowed) {
           // The masquerade trap: would the client's own address have been admitted?
-          const direct = explainIngress(model, b.pod, { ip: clientIP, pod: client.pod && !client.host ? client.pod : undefined }, b.port, protocol);
+          const direct = explainIngress(policyView(index, b.pod.namespace), b.pod, { ip: clientIP, pod: client.pod && !client.host ? client.pod : undefined }, b.port, protocol);
           if (direct.allowed && direct.allowedBy[0]) {
             const m = direct.allowedBy[0];
             trap = `; ${m.policy.key} ingress rule ${m.rule.index + 1} would admit the client's own address ${clientIP}, but the packet arrives from ${b.sourceIP} (${b.snatNote ?? "masqueraded"})`;
