@@ -106,7 +106,9 @@ describe("topology-mode Auto (topologycache.go AddHints, getAllocations, redistr
   });
   it.each<[string, Record<string, unknown>[], RegExp]>([
     ["a node without allocatable CPU: no hints (Insufficient Node information)", [makeNode("node-a", "192.168.0.2", { zone: "zone-a" }), nodes[1]!, nodes[2]!], /Insufficient Node information/],
-    ["all ready nodes in one zone: no hints", [makeNode("node-a", "192.168.0.2", { zone: "zone-a", cpu: "4" })], /Nodes only ready in one zone/],
+    // SetNodes clears the ratios when fewer than 2 zones have CPU, so getAllocations reports InsufficientNodeInfo, not NodesReadyInOneZoneOnly.
+    ["all ready nodes in one zone: no hints (SetNodes: len(cpuByZone) < 2)", [makeNode("node-a", "192.168.0.2", { zone: "zone-a", cpu: "4" })], /^topology-mode Auto: the EndpointSlice controller set no hints \(Insufficient Node information: allocatable CPU or zone not specified on one or more nodes; ready nodes with CPU are in one zone only: zone-a\)/],
+    ["control-plane and not-ready nodes do not count (hasExcludedLabels, isNodeReady)", [nodes[0]!, makeNode("cp", "192.168.0.9", { zone: "zone-b", cpu: "4", labels: { "node-role.kubernetes.io/control-plane": "" } }), makeNode("down", "192.168.0.8", { zone: "zone-c", cpu: "4", ready: false })], /Insufficient Node information/],
   ])("%s", (_, nodeObjs, why) => {
     const slices = modelOf([...nodeObjs, service({}, auto), web("a1", { ip: "10.244.1.11" }), web("a2", { ip: "10.244.1.12" })]).endpointSlices;
     expect(slices.flatMap((s) => s.endpoints).every((e) => e.hints === undefined)).toBe(true);

@@ -174,8 +174,9 @@ function nodeCapacity(objects: readonly KObject[], nodes: readonly Node[]): Node
     total += cpu;
     cpuByZone.set(n.zone, (cpuByZone.get(n.zone) ?? 0) + cpu);
   }
-  if (total === 0) return { cpuByZone, insufficient: "Insufficient Node information: no ready node with allocatable CPU" };
-  if (cpuByZone.size < 2) return { cpuByZone, insufficient: "Nodes only ready in one zone" };
+  // SetNodes clears the ratios when the total is zero or fewer than two zones have CPU; getAllocations then reports InsufficientNodeInfo.
+  if (total === 0) return { cpuByZone, insufficient: "Insufficient Node information: allocatable CPU or zone not specified on one or more nodes; no ready node has allocatable CPU" };
+  if (cpuByZone.size < 2) return { cpuByZone, insufficient: `Insufficient Node information: allocatable CPU or zone not specified on one or more nodes; ready nodes with CPU are in one zone only: ${[...cpuByZone.keys()].join(", ")}` };
   return { cpuByZone };
 }
 
