@@ -74,6 +74,8 @@ export function EditorPane() {
           theme: store.getState().theme === "dark" ? "vs-dark" : "vs",
           ariaLabel: "YAML manifests editor",
           quickSuggestions: { other: true, comments: false, strings: true },
+          // Completions come from the schemas (monaco-yaml); words from elsewhere in the file only add noise.
+          wordBasedSuggestions: "off",
           fixedOverflowWidgets: true,
         });
         editorRef.current = editor;

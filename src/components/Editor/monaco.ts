@@ -23,7 +23,7 @@ configureMonacoYaml(monaco, {
   validate: true,
   format: { enable: false },
   isKubernetes: true,
-  schemas: [{ uri: SCHEMA_URI, fileMatch: ["*"], schema: KUBERNETES_SCHEMA as never }],
+  schemas: [{ uri: SCHEMA_URI, fileMatch: ["**/*.yaml", "**/*.yml", "*"], schema: KUBERNETES_SCHEMA as never }],
 });
 
 export { monaco };
