@@ -65,6 +65,8 @@ const upstream: Case[] = [
     cluster: ["10.1.2.3:80", "10.1.2.6:80"], local: ["10.1.2.3:80", "10.1.2.4:80"], all: ["10.1.2.3:80", "10.1.2.4:80", "10.1.2.6:80"],
   },
   { name: "empty node labels", zone: "", svc: svc(), endpoints: [ep("10.1.2.3:80", { zoneHints: ["zone-a"], ready: true })], cluster: ["10.1.2.3:80"], local: null },
+  // The zone label present with an empty value reads the same as no label (topologyLabels[LabelTopologyZone] is "").
+  { name: "empty zone label", zone: "", svc: svc(), endpoints: [ep("10.1.2.3:80", { zoneHints: ["zone-a"], ready: true })], cluster: ["10.1.2.3:80"], local: null },
   { name: "node in different zone, no endpoint filtering", zone: "zone-b", svc: svc(), endpoints: [ep("10.1.2.3:80", { zoneHints: ["zone-a"], ready: true })], cluster: ["10.1.2.3:80"], local: null },
   {
     name: "unready endpoint",
