@@ -1,0 +1,24 @@
+/** Opening a lesson: its manifests in the editor (undoable), its answer hidden, the URL naming it. */
+import type { AppStore } from "../../store/createAppStore.ts";
+import type { Lesson } from "../../../scenarios/lessons.ts";
+import { lessonHash, lessonParam } from "./route.ts";
+
+/** Puts `#lesson=<id>` in the address bar (or takes it out), unless a share link is there. */
+export function syncLessonHash(id: string | undefined): void {
+  if (/(^#|&)share=/.test(location.hash)) return;
+  const current = lessonParam(location.hash);
+  if (id === current) return;
+  const hash = id ? lessonHash(id) : "";
+  history.replaceState(null, "", location.pathname + location.search + hash);
+}
+
+export function openLesson(store: AppStore, lesson: Lesson): void {
+  const s = store.getState();
+  const previous = s.text;
+  s.replaceText(lesson.manifests, "scenario", lesson.id);
+  s.showAnswer(false);
+  s.clearWhatIf();
+  s.setPresenterStep(-1);
+  syncLessonHash(lesson.id);
+  if (previous !== lesson.manifests) s.notify({ kind: "info", text: `Opened lesson ${String(lesson.number).padStart(2, "0")}: “${lesson.title}”.`, undoText: previous });
+}

@@ -1,0 +1,149 @@
+/**
+ * Presenter mode: larger type, one trace in focus, stepped hop by hop with
+ * the keyboard (→ next, ← back, Home overview, End last, R reset between
+ * questions, Esc leave); each hop is lit on the graph with its explanation.
+ */
+import { useEffect } from "react";
+import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { lessonById } from "../../../scenarios/lessons.ts";
+import { presenterKey } from "./steps.ts";
+import { currentTrace, stepsOf } from "./usePresenter.ts";
+
+const WORD: Record<string, string> = { pass: "passes", drop: "drops", info: "note" };
+
+function typing(el: Element | null): boolean {
+  return !!el && (el.tagName === "INPUT" || el.tagName === "SELECT" || el.tagName === "TEXTAREA" || (el as HTMLElement).isContentEditable || !!el.closest(".monaco-editor"));
+}
+
+export function PresenterPanel() {
+  const store = useAppStore();
+  const question = useApp((s) => s.question);
+  const trace = useApp(currentTrace);
+  const steps = useApp(stepsOf);
+  const step = useApp((s) => s.presenterStep);
+  const status = useApp((s) => s.trace.status);
+  const lesson = useApp((s) => (s.scenarioId ? lessonById(s.scenarioId) : undefined));
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || typing(document.activeElement)) return;
+      const s = store.getState();
+      const r = presenterKey(e.key, s.presenterStep, stepsOf(s).length);
+      if (r === undefined) return;
+      e.preventDefault();
+      if (r === "exit") s.setPresenting(false);
+      else if (r === "reset") {
+        s.clearQuestion();
+        s.showAnswer(false);
+        s.setPresenterStep(-1);
+      } else s.setPresenterStep(r);
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [store]);
+
+  const shown = step >= 0 ? steps[step] : undefined;
+  return (
+    <aside className="presenter" aria-label="Presenter" data-testid="presenter" data-step={step}>
+      <div className="ws-row">
+        <strong>Presenter</strong>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="btn small"
+          onClick={() => {
+            store.getState().clearQuestion();
+            store.getState().showAnswer(false);
+            store.getState().setPresenterStep(-1);
+          }}
+          title="Clear the question and the answer (R)"
+        >
+          Reset
+        </button>
+        <button type="button" className="btn small" onClick={() => store.getState().setPresenting(false)} title="Leave presenter mode (Esc)">
+          Leave
+        </button>
+      </div>
+      {!question ? (
+        <div className="presenter-empty">
+          <p>Ask a question to step through it: use the question bar, click an edge{lesson ? ", or pick one of the lesson's questions:" : "."}</p>
+          {lesson ? (
+            <ul>
+              {lesson.checks.map((c, i) => (
+                <li key={i}>
+                  <button type="button" className="btn mono" data-testid="presenter-question" onClick={() => store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })}>
+                    {c.from} → {c.to}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : (
+        <>
+          <p className="presenter-q mono">
+            {question.from} → {question.to} <span className="muted">{question.protocol}</span>
+          </p>
+          {!trace ? <p className="muted">{status === "error" ? "The engine could not trace this." : "Tracing…"}</p> : null}
+          {trace?.error ? <p role="alert">{trace.error}</p> : null}
+          {trace && !trace.error ? (
+            <>
+              <ol className="presenter-hops" aria-label="Hops">
+                {steps.map((s, i) => (
+                  <li key={i} data-verdict={s.verdict} aria-current={i === step ? "step" : undefined}>
+                    <button type="button" onClick={() => store.getState().setPresenterStep(i)}>
+                      {s.number}. {s.title}
+                    </button>
+                  </li>
+                ))}
+              </ol>
+              {shown ? (
+                <div className="presenter-hop" data-testid="presenter-hop" data-verdict={shown.verdict} aria-live="polite">
+                  <p className="presenter-count">
+                    Hop {shown.number} of {steps.length}: <strong>{shown.title}</strong> <span className={`verdict ${shown.verdict}`}>{WORD[shown.verdict]}</span>
+                  </p>
+                  <p className="presenter-detail">{shown.detail}</p>
+                  {shown.ref ? (
+                    <p className="muted">
+                      decided by {shown.ref.kind} {shown.ref.namespace !== undefined ? `${shown.ref.namespace}/` : ""}
+                      {shown.ref.name}
+                      {shown.ref.line ? `, line ${shown.ref.line}` : ""}
+                    </p>
+                  ) : null}
+                </div>
+              ) : (
+                <div className="presenter-hop" data-testid="presenter-hop" data-verdict={trace.verdict} aria-live="polite">
+                  <p className="presenter-count">{steps.length} hops. Press → to step through them.</p>
+                </div>
+              )}
+              {step === steps.length - 1 ? (
+                <p className="presenter-verdict" data-testid="presenter-verdict">
+                  <span className={`verdict ${trace.verdict}`}>{trace.verdict}</span> {trace.reason}
+                </p>
+              ) : null}
+              <div className="ws-row">
+                <button type="button" className="btn" onClick={() => store.getState().setPresenterStep(Math.max(-1, step - 1))} disabled={step < 0} aria-label="Previous hop">
+                  ← Back
+                </button>
+                <button type="button" className="btn primary" onClick={() => store.getState().setPresenterStep(Math.min(steps.length - 1, step + 1))} disabled={step >= steps.length - 1} aria-label="Next hop">
+                  Next →
+                </button>
+              </div>
+            </>
+          ) : null}
+        </>
+      )}
+      <p className="muted presenter-keys">→ next hop · ← back · Home overview · R reset · Esc leave</p>
+    </aside>
+  );
+}
+
+export function PresentButton() {
+  const store = useAppStore();
+  const presenting = useApp((s) => s.presenting);
+  return (
+    <button type="button" className="btn small" aria-pressed={presenting} onClick={() => store.getState().setPresenting(!presenting)} title="Presenter mode: larger type, one trace stepped hop by hop">
+      Present
+    </button>
+  );
+}

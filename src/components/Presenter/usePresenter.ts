@@ -1,0 +1,37 @@
+/** Presenter mode's steps for the current question, and the graph ids the shown hop is about. */
+import type { AppState } from "../../store/types.ts";
+import { sameQuestion } from "../../store/viewSlice.ts";
+import { useApp } from "../../store/StoreProvider.tsx";
+import type { TraceView } from "../../engine/analysis/index.ts";
+import { presenterSteps, type PresenterStep } from "./steps.ts";
+
+const cache = new WeakMap<TraceView, PresenterStep[]>();
+/** One empty list, so that store selectors return the same value while there is nothing to step through. */
+const NONE: PresenterStep[] = [];
+
+/** The current answer to the current question, when there is one. */
+export function currentTrace(s: AppState): TraceView | undefined {
+  return s.trace.status === "ready" && s.question && sameQuestion(s.trace.query, s.question) ? s.trace.result : undefined;
+}
+
+export function stepsOf(s: AppState): PresenterStep[] {
+  const t = currentTrace(s);
+  if (!t || t.error || !s.question) return NONE;
+  let steps = cache.get(t);
+  if (!steps) {
+    const src = s.question.from.startsWith("pod:") ? s.analysis.result?.pods.find((p) => p.id === s.question!.from)?.node?.replace(/^node:/, "") : undefined;
+    cache.set(t, (steps = presenterSteps(s.question, t, src)));
+  }
+  return steps;
+}
+
+/** Whether presenter mode lights this graph element now (undefined: presenter mode does not light anything). */
+export function focusOf(s: AppState, id: string): boolean | undefined {
+  if (!s.presenting || s.presenterStep < 0) return undefined;
+  const step = stepsOf(s)[s.presenterStep];
+  return step ? step.focus.includes(id) : undefined;
+}
+
+export function usePresenterFocus(id: string): boolean | undefined {
+  return useApp((s) => focusOf(s, id));
+}
