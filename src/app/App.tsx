@@ -4,12 +4,21 @@ import { EditorPane } from "../components/Editor/EditorPane.tsx";
 import { GraphPane } from "../components/Graph/GraphPane.tsx";
 import { SidePanel } from "../components/Inspector/SidePanel.tsx";
 import { ErrorBoundary } from "../components/ErrorBoundary.tsx";
+import { useApp } from "../store/StoreProvider.tsx";
+import { LessonBar } from "../components/Lessons/LessonBar.tsx";
+import { WhatIfBar } from "../components/WhatIf/WhatIfBar.tsx";
+import { PresenterPanel } from "../components/Presenter/PresenterPanel.tsx";
+import { PresenterStyles } from "../components/Presenter/PresenterStyles.tsx";
 
 export function App() {
+  const presenting = useApp((s) => s.presenting);
   return (
-    <div className="app">
+    <div className={presenting ? "app presenting" : "app"}>
       <Toolbar />
       <NoticeBar />
+      <LessonBar />
+      <WhatIfBar />
+      <PresenterStyles />
       <main style={{ display: "flex", flex: 1, minHeight: 0 }}>
         <Split
           direction="horizontal"
@@ -36,6 +45,7 @@ export function App() {
             />
           }
         />
+        {presenting ? <PresenterPanel /> : null}
       </main>
     </div>
   );

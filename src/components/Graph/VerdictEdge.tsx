@@ -7,20 +7,27 @@
 import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
 import type { FlowEdge } from "../../graph/flow.ts";
+import { useApp } from "../../store/StoreProvider.tsx";
+import { marksOf } from "../WhatIf/useDiffMarks.ts";
+import { edgeKey } from "../WhatIf/marks.ts";
+import { focusOf } from "../Presenter/usePresenter.ts";
 
 export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>) {
   const { id, source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data } = props;
   const [path] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition, curvature: 0.3 });
+  // Workshop marks: what a what-if changed on this edge, and whether presenter mode's current hop is about it.
+  const diff = useApp((st) => marksOf(st)?.edges.get(edgeKey(source, target)));
+  const focus = useApp((st) => focusOf(st, source) === true && focusOf(st, target) === true);
   // Labels sit near the target, where edges into one Service or pod meet and share a label.
   const labelX = sourceX + (targetX - sourceX) * 0.7;
   const labelY = sourceY + (targetY - sourceY) * 0.7;
   if (!data) return null;
   const e = data.edge;
-  const cls = ["ktl-edge", e.verdict, e.dropCause ?? "", e.kind === "question" ? "question" : "", data.dimmed ? "dimmed" : "", data.lit ? "lit" : ""].filter(Boolean).join(" ");
+  const cls = ["ktl-edge", e.verdict, e.dropCause ?? "", e.kind === "question" ? "question" : "", data.dimmed ? "dimmed" : "", data.lit ? "lit" : "", diff ? `diff-${diff}` : "", focus ? "focus" : ""].filter(Boolean).join(" ");
   const marker = `url(#ktl-arrow-${e.verdict === "drop" && e.dropCause === "traffic-policy" ? "traffic" : e.verdict})`;
   return (
     <>
-      <g className={cls} data-testid="flow-edge" data-edge-id={id} data-verdict={e.verdict} data-source={source} data-target={target} data-cause={e.dropCause ?? ""} data-kind={e.kind}>
+      <g className={cls} data-testid="flow-edge" data-edge-id={id} data-verdict={e.verdict} data-source={source} data-target={target} data-cause={e.dropCause ?? ""} data-kind={e.kind} data-diff={diff ?? ""} data-focus={focus ? "true" : "false"}>
         <title>{`${source} → ${target}\n${e.title}`}</title>
         <BaseEdge id={id} path={path} markerEnd={marker} className="edge-line" interactionWidth={14} />
       </g>

@@ -2,6 +2,8 @@
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import type { MatrixGranularity, Protocol } from "../../engine/analysis/index.ts";
+import { useDiffMarks } from "../WhatIf/useDiffMarks.ts";
+import { cellKey } from "../WhatIf/marks.ts";
 
 const WORDS: Record<string, string> = { a: "allowed", d: "dropped", p: "partly allowed" };
 
@@ -11,6 +13,7 @@ export function MatrixPane() {
   const ports = useApp((s) => s.analysis.result?.ports);
   const { status, result, error } = useApp(useShallow((s) => ({ status: s.matrix.status, result: s.matrix.result, error: s.matrix.error })));
   const question = useApp((s) => s.question);
+  const marks = useDiffMarks();
   const m = result && result.port === mq.port && result.protocol === mq.protocol && result.by === mq.by ? result : undefined;
 
   const open = (pair: [string, string]) => {
@@ -95,16 +98,18 @@ export function MatrixPane() {
                   {[...row].map((c, j) => {
                     const pair = m.pairs[i]![j]!;
                     const pressed = question?.from === pair[0] && question.to === `${pair[1]}:${m.port}`;
+                    const change = marks?.cells.get(cellKey(m.port, m.protocol, m.ids[i]!, m.ids[j]!));
                     return (
                       <td key={m.ids[j]}>
                         <button
                           type="button"
-                          className={`cell ${c}`}
+                          className={`cell ${c}${change ? ` diff-${change}` : ""}`}
+                          data-diff={change ?? ""}
                           data-from={m.ids[i]}
                           data-to={m.ids[j]}
                           data-verdict={c === "a" ? "allow" : c === "d" ? "drop" : "partial"}
                           aria-pressed={pressed}
-                          aria-label={`${m.labels[i]} to ${m.labels[j]}: ${WORDS[c]}`}
+                          aria-label={`${m.labels[i]} to ${m.labels[j]}: ${WORDS[c]}${change ? ` (${change} by the what-if)` : ""}`}
                           title={`${m.labels[i]} → ${m.labels[j]}: ${WORDS[c]}`}
                           onClick={() => open(pair)}
                         >

@@ -1,6 +1,10 @@
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { SCENARIOS, scenarioById } from "../../../scenarios/index.ts";
 import { encodeShare, hashFor } from "../../share/codec.ts";
+import { LessonMenu } from "../Lessons/LessonMenu.tsx";
+import { WhatIfMenu } from "../WhatIf/WhatIfMenu.tsx";
+import { PresentButton } from "../Presenter/PresenterPanel.tsx";
+import { ExportMenu, OpenFile } from "../Export/ExportMenu.tsx";
 
 function download(text: string, name: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
@@ -70,6 +74,9 @@ export function Toolbar() {
       <button type="button" className="btn small" onClick={() => scenarioId && openScenario(scenarioId)} disabled={!scenarioId || !scenarioById(scenarioId)} title="Put the scenario's original text back (undoable)">
         Reset
       </button>
+      <LessonMenu />
+      <WhatIfMenu />
+      <PresentButton />
       <span className="spacer" />
       <span className="status" role="status" data-status={status} data-testid="engine-status">
         {status === "running" ? "Analysing…" : status === "error" ? "Engine error" : millis !== undefined ? `Analysed in ${millis} ms` : ""}
@@ -77,6 +84,8 @@ export function Toolbar() {
       <span className="privacy" title="The engine runs in a Web Worker in this tab. Share links carry the scenario inside the URL.">
         Runs in your browser: nothing leaves it
       </span>
+      <OpenFile />
+      <ExportMenu />
       <button type="button" className="btn small" onClick={() => download(store.getState().text, store.getState().file)}>
         Download
       </button>
