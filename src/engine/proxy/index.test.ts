@@ -29,7 +29,7 @@ describe("internalTrafficPolicy (nftables proxier_test.go TestInternalTrafficPol
     const d = decide([svc(itp), makeSlice("ns1", "svc1", "svc1-1", [{ name: "", port: 80 }], endpoints)], { service: "ns1/svc1" });
     expect(keys(d)).toEqual(want);
     expect(d.action).toBe(action);
-    if (action === "drop") expect(d.reason).toBe("Service ns1/svc1 has internalTrafficPolicy Local and test-node has no ready local endpoint");
+    if (action === "drop") expect(d.reason).toBe('Service ns1/svc1 has internalTrafficPolicy Local and test-node has no ready (or serving terminating) endpoint of its own; kube-proxy\'s rule: "ns1/svc1 has no local endpoints" DROP');
   });
 });
 
@@ -43,8 +43,14 @@ describe("REJECT when no endpoint is usable anywhere (iptables proxier.go syncPr
     }
   });
   it("endpoints that are neither ready nor serving-terminating do not count (TestCategorizeEndpoints 'Cluster traffic policy, endpoints not Ready')", () => {
-    const d = decide([svc, makeSlice("ns1", "svc1", "s", p80, [{ ip: "10.0.0.0", ready: false, serving: false }, { ip: "10.0.0.1", ready: false, serving: true }])], { service: "ns1/svc1" });
+    const d = decide([svc, makeSlice("ns1", "svc1", "s", p80, [{ ip: "10.0.0.0", ready: false, serving: false }, { ip: "10.0.0.1", ready: false, serving: true }, { ip: "10.0.0.2", ready: false, serving: false, terminating: true }])], { service: "ns1/svc1" });
     expect(d.action).toBe("reject");
+    // The rule comment is iptables/nftables syncProxyRules' "%s has no endpoints" with the ServicePortName.
+    expect(d.reason).toBe('Service ns1/svc1 has no usable endpoint for port p80 (80/TCP): 10.0.0.0 is not ready, 10.0.0.1 is not ready and not terminating (serving alone is no fallback), 10.0.0.2 is terminating and no longer serving; kube-proxy\'s rule: "ns1/svc1:p80 has no endpoints" REJECT');
+    expect(d.decidedBy).toMatchObject({ kind: "EndpointSlice", field: "conditions" });
+  });
+  it("a port with no endpoints at all names the rule kube-proxy writes", () => {
+    expect(decide([svc], { service: "ns1/svc1", frontend: "nodePort", origin: "external" }).reason).toBe('Service ns1/svc1 has no endpoints for port p80 (80/TCP); kube-proxy\'s rule: "ns1/svc1:p80 has no endpoints" REJECT');
   });
   it("ETP Local with remote endpoints only: DROP for external traffic, but pods still reach the cluster-wide endpoints (short-circuit)", () => {
     const objs = [svc, makeSlice("ns1", "svc1", "s", p80, [{ ip: "10.180.1.2", node: "host1" }])];

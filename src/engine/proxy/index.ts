@@ -223,6 +223,9 @@ export interface ProxyCandidate {
   /** The backend sees a node address instead of the client's (masquerade or hairpin). */
   masquerade: boolean;
   ref: SourceRef;
+  /** "namespace/name" of the EndpointSlice listing it, and where that slice comes from. */
+  slice: string;
+  sliceOrigin: EndpointSlice["origin"];
 }
 
 /** A reference to the object and line that decided. */
@@ -280,6 +283,12 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 export function portLabel(p: ServicePort): string {
   return p.name ? `${p.name} (${p.port}/${p.protocol})` : `${p.port}/${p.protocol}`;
+}
+
+/** Why CategorizeEndpoints passes over an endpoint: neither Ready nor Serving-and-Terminating. */
+function unusable(e: ProxyEndpoint): string {
+  if (e.terminating) return e.serving ? "is terminating" : "is terminating and no longer serving";
+  return e.serving ? "is not ready and not terminating (serving alone is no fallback)" : "is not ready";
 }
 
 /** kube-proxy's decision for one packet to `req.service` handled on `req.node`. */
@@ -346,18 +355,24 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
   let chosen: ProxyEndpoint[] = [];
   let reason: string;
   let decidedBy: ProxyRef | null = null;
+  // ServicePortName.String(), as kube-proxy's rule comments print it.
+  const spn = port.name ? `${s.key}:${port.name}` : s.key;
   if (!cat.hasAnyEndpoints) {
     action = "reject";
     category = "none";
-    const what = all.length === 0 ? `no endpoints for port ${pl}` : `no ready or serving-terminating endpoint for port ${pl} (${plural(all.length, "endpoint")}, none usable)`;
-    reason = `${svcName} has ${what}`;
-    decidedBy = sp.slices[0] ? { ...sp.slices[0].source, field: "endpoints" } : ref(s, s.selector ? "spec.selector" : "spec", s.lines.selector);
+    const shown = all.slice(0, 3).map((e) => `${e.ip}${e.pod ? ` (${e.pod})` : ""} ${unusable(e)}`);
+    if (all.length > 3) shown.push(`and ${all.length - 3} more`);
+    const what = all.length === 0 ? `no endpoints for port ${pl}` : `no usable endpoint for port ${pl}: ${shown.join(", ")}`;
+    reason = `${svcName} has ${what}; kube-proxy's rule: "${spn} has no endpoints" REJECT`;
+    const first = all[0];
+    if (first) decidedBy = { ...first.ref, field: first.ref.kind === "Pod" ? "status.conditions" : "conditions" };
+    else decidedBy = sp.slices[0] ? { ...sp.slices[0].source, field: sp.slices[0].origin === "controller" ? "spec.selector" : "endpoints" } : ref(s, s.selector ? "spec.selector" : "spec", s.lines.selector);
   } else if (policy === "Local") {
     chosen = cat.localEndpoints ?? [];
     if (chosen.length === 0) {
       action = "drop";
       category = "none";
-      reason = `${svcName} has ${policyField} Local and ${req.node} has no ready local endpoint`;
+      reason = `${svcName} has ${policyField} Local and ${req.node} has no ready (or serving terminating) endpoint of its own; kube-proxy's rule: "${spn} has no local endpoints" DROP`;
       decidedBy = ref(s, `spec.${policyField}`, policyLine);
     } else {
       category = cat.localTerminatingFallback ? "local-terminating" : "local";
@@ -378,7 +393,9 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
       decidedBy = { ...chosen[0]!.ref, field: "hints" };
     } else {
       category = "cluster";
-      reason = `${plural(chosen.length, "ready endpoint")} cluster-wide${shortCircuit ? ` (${shortCircuit} traffic short-circuited past externalTrafficPolicy Local)` : ""}`;
+      reason = shortCircuit
+        ? `${plural(chosen.length, "ready endpoint")} cluster-wide (${shortCircuit} traffic short-circuited past externalTrafficPolicy Local)`
+        : `${policyField} Cluster${policyLine ? "" : " (the default)"}: ${plural(chosen.length, "ready endpoint")} cluster-wide`;
       const hinted = all.find((e) => e.ready && (e.zoneHints.length || e.nodeHints.length));
       if (shortCircuit) decidedBy = ref(s, "spec.externalTrafficPolicy", s.lines.externalTrafficPolicy);
       else if (hinted) decidedBy = { ...hinted.ref, field: "hints" };
@@ -390,6 +407,7 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
     const c: ProxyCandidate = {
       ip: e.ip, port: e.port, key: e.key, ready: e.ready, serving: e.serving, terminating: e.terminating,
       local: e.nodeName === req.node, probability: p, masquerade: masquerade || (req.sourceIP !== undefined && req.sourceIP === e.ip), ref: e.ref,
+      slice: e.slice, sliceOrigin: e.sliceOrigin,
     };
     if (e.pod) c.pod = e.pod;
     if (e.nodeName) c.node = e.nodeName;

@@ -78,7 +78,7 @@ describe("TestInternalExternalMasquerade flows, through the trace", () => {
       makeSlice("ns2", "svc2", "s", [{ name: "p80", port: 80 }], [{ ip: "10.180.0.2", node: "test-node" }]),
     ])("external:203.0.113.2@remote", "service:ns2/svc2:80");
     expect(none.hops.find((h) => h.step === "load balancer health check")).toMatchObject({ verdict: "drop" });
-    expect([none.verdict, none.kubeProxy?.action, none.reason]).toEqual(["drop", "drop", "dropped: Service ns2/svc2 has externalTrafficPolicy Local and remote has no ready local endpoint"]);
+    expect([none.verdict, none.kubeProxy?.action, none.reason]).toEqual(["drop", "drop", 'dropped: Service ns2/svc2 has externalTrafficPolicy Local and remote has no ready (or serving terminating) endpoint of its own; kube-proxy\'s rule: "ns2/svc2:p80 has no local endpoints" DROP']);
   });
 });
 
@@ -236,6 +236,32 @@ describe("Services kube-proxy does not handle", () => {
   it("a hostPort on the node's address reaches the pod through the CNI portmap DNAT", () => {
     const t = tracer([...objs, makePod("db", "hp", { node: "node-a", ip: "10.244.1.9", ports: [{ containerPort: 8080, hostPort: 18080 }] })])("external:203.0.113.9@node-a", "ip:192.168.10.11:18080");
     expect([t.verdict, eps(t), t.endpoints[0]!.pod]).toEqual(["allow", "10.244.1.9:8080", "db/hp"]);
+  });
+});
+
+describe("the explanation names what decided, as kube-proxy itself would", () => {
+  const objs = [
+    makeNode("node-a", "192.168.10.11"),
+    makePod("shop", "web-0", { node: "node-a", ip: "10.244.1.5", labels: { app: "web" }, ports: [{ name: "http", containerPort: 8080 }] }),
+    makePod("shop", "web-1", { node: "node-a", ip: "10.244.1.6", labels: { app: "other" }, ready: false }),
+    makeService("shop", "web", { selector: { app: "web" }, clusterIP: "10.96.0.50", ports: [{ name: "http", port: 80, targetPort: "http" }] }),
+    makeService("shop", "down", { selector: { app: "other" }, clusterIP: "10.96.0.51", ports: [{ name: "http", port: 80 }] }),
+  ];
+  const trace = tracer(objs);
+  it("the kube-proxy hop says which policy applied (defaulted or written) and which EndpointSlice the endpoints come from", () => {
+    const hop = trace("node:node-a", "service:shop/web:80").hops.find((h) => h.step === "kube-proxy")!;
+    expect(hop.detail).toMatch(/internalTrafficPolicy Cluster \(the default\): 1 ready endpoint cluster-wide/);
+    expect(hop.detail).toMatch(/endpoints from EndpointSlice shop\/web-\w+, derived from the selector app=web as the EndpointSlice controller would/);
+  });
+  it("a REJECT names the endpoints that cannot serve, the pod condition that decided and kube-proxy's rule comment", () => {
+    const t = trace("node:node-a", "service:shop/down:80");
+    const hop = t.hops.find((h) => h.step === "kube-proxy")!;
+    expect(hop.detail).toBe('kube-proxy on node-a REJECTs the packet: Service shop/down has no usable endpoint for port http (80/TCP): 10.244.1.6 (shop/web-1) is not ready; kube-proxy\'s rule: "shop/down:http has no endpoints" REJECT');
+    expect(hop.ref).toMatchObject({ kind: "Pod", name: "web-1", field: "status.conditions" });
+  });
+  it("a node masqueraded to its own address is not described as losing the client's address", () => {
+    const hop = trace("node:node-a", "service:shop/web:80").hops.find((h) => h.step === "source address")!;
+    expect(hop.detail).toMatch(/the sender is node-a itself, so backends see 192\.168\.10\.11 either way$/);
   });
 });
 

@@ -439,7 +439,7 @@ function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: T
       }
     } else {
       ingress = NOT_APPLICABLE(`no pod in the input has IP ${b.ip}: no NetworkPolicy can select it`);
-      group(ingressGroups, "n/a", "pass", "no pod in the input has the address of {who}: no NetworkPolicy can select it", undefined, `${epKey}|${b.ip}`);
+      group(ingressGroups, "n/a", "pass", "no pod in the input has the address of {who}: no NetworkPolicy can select {it}", undefined, `${epKey}|${b.ip}`);
     }
     const allowed = egress.verdict === "allow" && ingress.verdict === "allow";
     let reason: string;
@@ -558,7 +558,7 @@ function viaKubeProxy(ctx: Ctx, s: Service, port: ServicePort, frontend: Fronten
   ctx.hops.push({
     step: "kube-proxy",
     verdict: "pass",
-    detail: `kube-proxy on ${handling.name} (${d.zone ? `zone ${d.zone}` : "no zone label"}): ${d.reason}${topo}; ${d.candidates.length === 1 ? "DNAT to its only candidate" : `DNAT to one of ${d.candidates.length} endpoints, each with probability ${formatProbability(d.candidates[0]!.probability)}`}`,
+    detail: `kube-proxy on ${handling.name} (${d.zone ? `zone ${d.zone}` : "no zone label"}): ${d.reason}${topo}; ${d.candidates.length === 1 ? "DNAT to its only candidate" : `DNAT to one of ${d.candidates.length} endpoints, each with probability ${formatProbability(d.candidates[0]!.probability)}`} (${provenance(s, d)})`,
     ...(decided ? { ref: decided } : {}),
   });
   if (d.sessionAffinity) {
@@ -592,12 +592,25 @@ function viaKubeProxy(ctx: Ctx, s: Service, port: ServicePort, frontend: Fronten
     step: "source address",
     verdict: "info",
     detail: d.masquerade
-      ? `SNAT: ${d.masqueradeReason}; backends see ${nodeIP}, not ${clientIP || "the client"}: ipBlock rules for the client's range no longer match it`
+      ? clientIP === nodeIP
+        ? `SNAT: ${d.masqueradeReason}; the sender is ${handling.name} itself, so backends see ${nodeIP} either way`
+        : `SNAT: ${d.masqueradeReason}; backends see ${nodeIP}, not ${clientIP || "the client"}: ipBlock rules for the client's range no longer match it`
       : `no SNAT: ${d.masqueradeReason}; backends see ${clientIP}${hairpins.length ? ` (except ${hairpins.map((b) => hostPort(b.ip, b.port, family)).join(", ")}: hairpin traffic to the sender itself is masqueraded to ${nodeIP})` : ""}`,
     ...(masqRef && s.type !== "ClusterIP" ? { ref: masqRef } : {}),
   });
   const ev = evaluate(ctx, backends, family);
   return finish(ctx, ev.endpoints, ev.hops);
+}
+
+/** Which EndpointSlices listed the candidates, and who wrote them. */
+function provenance(s: Service, d: ProxyDecision): string {
+  const slices = [...new Set(d.candidates.map((c) => c.slice))];
+  const origins = new Set(d.candidates.map((c) => c.sliceOrigin));
+  const named = slices.length <= 2 ? `EndpointSlice${slices.length === 1 ? "" : "s"} ${slices.join(", ")}` : `${slices.length} EndpointSlices`;
+  const by = [...origins].map((o) =>
+    o === "controller" ? `derived from the selector ${Object.entries(s.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(",")} as the EndpointSlice controller would`
+    : o === "mirrored" ? `mirrored from Endpoints ${s.key}` : "as written in the input");
+  return `endpoints from ${named}, ${by.join(" and ")}`;
 }
 
 export function formatProbability(p: number): string {
