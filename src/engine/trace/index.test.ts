@@ -101,6 +101,20 @@ describe("NetworkPolicy along the path", () => {
     expect(bad.hops.find((h) => h.step === "egress policy at source")).toMatchObject({ verdict: "drop", ref: { kind: "NetworkPolicy", name: "frontend-egress", field: "spec.podSelector" } });
   });
 
+  it("a NodePort on another node's address is DNATed there, so egress at the source sees that node and the nodePort, not the backend", () => {
+    const svc = backendSvc({ type: "NodePort", ports: [{ name: "http", port: 80, targetPort: "http", nodePort: 30080 }] });
+    const toBackends = makePolicy("shop", "frontend-egress", { podSelector: { matchLabels: { app: "frontend" } }, policyTypes: ["Egress"], egress: [{ to: [{ podSelector: { matchLabels: { app: "backend" } } }], ports: [{ protocol: "TCP", port: 8080 }] }] });
+    // frontend runs on node-a; node-b's NodePort is handled by node-b's kube-proxy.
+    const remote = tracer([...base, svc, toBackends])("pod:shop/frontend", "ip:192.168.10.21:30080");
+    expect(remote.handledBy).toBe("node-b");
+    expect([remote.verdict, remote.endpoints.every((e) => e.egress.verdict === "drop")]).toEqual(["drop", true]);
+    expect(remote.hops.find((h) => h.step === "egress policy at source")!.detail).toMatch(/no egress rule allows TCP\/30080 to 192\.168\.10\.21 \(node node-b's NodePort: kube-proxy there rewrites the destination after the packet has left node-a\)/);
+    const toNodeB = makePolicy("shop", "frontend-egress", { podSelector: { matchLabels: { app: "frontend" } }, policyTypes: ["Egress"], egress: [{ to: [{ ipBlock: { cidr: "192.168.10.0/24" } }], ports: [{ protocol: "TCP", port: 30080 }] }] });
+    expect(tracer([...base, svc, toNodeB])("pod:shop/frontend", "ip:192.168.10.21:30080").verdict).toBe("allow");
+    // Its own node's NodePort is rewritten before the packet leaves the node: egress sees the backend.
+    expect(tracer([...base, svc, toBackends])("pod:shop/frontend", "ip:192.168.10.11:30080").verdict).toBe("allow");
+  });
+
   it("ingress at each backend: one isolated backend makes the verdict partial, with the deciding rule's line", () => {
     const deny = makePolicy("shop", "deny-b1", { podSelector: { matchLabels: { "statefulset.kubernetes.io/pod-name": "backend-1" } }, policyTypes: ["Ingress"] });
     const b1 = makePod("shop", "backend-1", { node: "node-b", ip: "10.244.2.5", labels: { app: "backend", "statefulset.kubernetes.io/pod-name": "backend-1" }, ports: [{ name: "http", containerPort: 8080 }] });

@@ -7,6 +7,9 @@
  * Rules (beyond proxy/index.ts and netpol/index.ts):
  * 1. Egress policy at the source is evaluated against each backend after
  *    DNAT (its pod and IP, the backend's port), as CNIs enforce it.
+ *    1a. Except a NodePort on another node's address: that node's kube-proxy
+ *    rewrites the destination after the packet has left the sender's node,
+ *    so egress sees the node address and the nodePort.
  * 2. Ingress policy at each backend is evaluated with the source address it
  *    really sees: the node's address when kube-proxy masquerades (no pod, so
  *    only ipBlock rules can match it), the client's otherwise.
@@ -365,6 +368,8 @@ interface Backend {
   preserved: boolean;
   /** Why it is not (masquerade, hairpin). */
   snatNote?: string;
+  /** What egress policy at the source sees when the DNAT happens on another node (rule 1a). */
+  egressTo?: { ip: string; port: number; pod?: Pod; note: string };
   ready?: boolean;
   serving?: boolean;
   terminating?: boolean;
@@ -390,13 +395,16 @@ function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: T
     // Egress at the source, against the backend after DNAT.
     let egress: PolicyCheck;
     if (client.kind === "pod" && client.pod && !client.host) {
-      const v = explainEgress(policyView(index, client.pod.namespace), client.pod, { ip: b.ip, pod: b.pod }, b.port, protocol);
-      egress = check(v, client.pod.key, target, b.port, protocol);
+      // Rule 1: the backend after DNAT, unless the DNAT happens on another node (rule 1a).
+      const to = b.egressTo ?? { ip: b.ip, port: b.port, pod: b.pod };
+      const toName = b.egressTo ? `${b.egressTo.ip} (${b.egressTo.note})` : "{who}";
+      const v = explainEgress(policyView(index, client.pod.namespace), client.pod, { ip: to.ip, pod: to.pod }, to.port, protocol);
+      egress = check(v, client.pod.key, b.egressTo ? b.egressTo.ip : target, to.port, protocol);
       const m = v.allowedBy[0];
-      const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}|${b.port}` : "a|open") : `d|${v.selecting.map((p) => p.key).join(",")}|${b.port}`;
+      const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}|${to.port}` : "a|open") : `d|${v.selecting.map((p) => p.key).join(",")}|${to.port}|${b.egressTo?.ip ?? ""}`;
       const detail = v.allowed
-        ? m ? `${client.pod.key} may send ${protocol}/${b.port} to {who}: ${egress.reason}` : `${client.pod.key} is not isolated for egress (no NetworkPolicy selects it for egress)`
-        : `${client.pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol}/${b.port} to {who} (the backend after DNAT, on its target port)`;
+        ? m ? `${client.pod.key} may send ${protocol}/${to.port} to ${toName}: ${egress.reason}` : `${client.pod.key} is not isolated for egress (no NetworkPolicy selects it for egress)`
+        : `${client.pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol}/${to.port} to ${toName}${b.egressTo ? "" : " (the backend after DNAT, on its target port)"}`;
       group(egressGroups, key, v.allowed ? "pass" : "drop", detail, egress.ref, `${epKey}|${target}`);
     } else {
       const why = client.kind === "external" ? "the client is outside the cluster: no NetworkPolicy applies to it" : client.pod ? `${client.pod.key} uses the host network: NetworkPolicy does not apply to it` : `node ${client.node.name} sends from its host network: NetworkPolicy does not apply to it`;
@@ -570,6 +578,9 @@ function viaKubeProxy(ctx: Ctx, s: Service, port: ServicePort, frontend: Fronten
     });
   }
   const nodeIP = nodeAddress(handling, family) ?? handling.internalIP;
+  const remoteNodePort = frontend === "nodePort" && client.kind === "pod" && !client.host && handling.name !== client.node.name && port.nodePort
+    ? { ip: r.to.ip, port: port.nodePort, note: `node ${handling.name}'s NodePort: kube-proxy there rewrites the destination after the packet has left ${client.node.name}` }
+    : undefined;
   const backends: Backend[] = d.candidates.map((c) => {
     const pod = c.pod ? model.podsByKey.get(c.pod) : undefined;
     const hairpin = !d.masquerade && c.masquerade;
@@ -579,6 +590,7 @@ function viaKubeProxy(ctx: Ctx, s: Service, port: ServicePort, frontend: Fronten
       preserved: !c.masquerade,
       ready: c.ready, serving: c.serving, terminating: c.terminating, local: c.local, ref: c.ref,
     };
+    if (remoteNodePort) b.egressTo = remoteNodePort;
     if (c.masquerade) b.snatNote = hairpin ? `hairpin: a pod reaching itself through the Service is masqueraded to ${handling.name}'s address` : `masqueraded to ${handling.name}'s address`;
     if (pod) b.pod = pod;
     if (c.pod) b.podKey = c.pod;
