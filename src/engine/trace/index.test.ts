@@ -82,6 +82,46 @@ describe("TestInternalExternalMasquerade flows, through the trace", () => {
   });
 });
 
+// nftables proxier_test.go TestTerminatingEndpointsTrafficPolicyLocal and ...Cluster @81810de635aa, every case: svc1 is a
+// LoadBalancer 1.2.3.4 with the given externalTrafficPolicy; pod 10.0.0.2 on test-node sends to the ClusterIP, external
+// client 203.0.113.2 to the LB at test-node. Output is the candidate set, or DROP / REJECT; then the slice is deleted.
+describe("TestTerminatingEndpointsTrafficPolicyLocal/Cluster flows, through the trace", () => {
+  type C = { ready: boolean; serving: boolean; terminating: boolean };
+  const R: C = { ready: true, serving: true, terminating: false };
+  const ST: C = { ready: false, serving: true, terminating: true };
+  const T: C = { ready: false, serving: false, terminating: true };
+  const ep = (ip: string, c: C, node: string) => ({ ip, node, ...c });
+  const L = "test-node";
+  const cases: [string, "Local" | "Cluster", ReturnType<typeof ep>[], string, boolean, string, boolean][] = [
+    ["Local: ready endpoints exist", "Local", [ep("10.0.1.1", R, L), ep("10.0.1.2", R, L), ep("10.0.1.3", ST, L), ep("10.0.1.4", T, L), ep("10.0.1.5", R, "node-1")], "10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80", false, "10.0.1.1:80, 10.0.1.2:80", false],
+    ["Local: only terminating endpoints exist", "Local", [ep("10.0.1.2", ST, L), ep("10.0.1.3", ST, L), ep("10.0.1.4", T, L), ep("10.0.1.5", R, "node-1")], "10.0.1.5:80", false, "10.0.1.2:80, 10.0.1.3:80", false],
+    ["Local: terminating endpoints on remote node", "Local", [ep("10.0.1.5", ST, "node-1")], "10.0.1.5:80", false, "DROP", false],
+    ["Local: no usable endpoints on any node", "Local", [ep("10.0.1.5", T, L), ep("10.0.1.5", T, "node-1")], "REJECT", false, "REJECT", false],
+    ["Cluster: ready endpoints exist", "Cluster", [ep("10.0.1.1", R, L), ep("10.0.1.2", R, L), ep("10.0.1.3", ST, "another-node"), ep("10.0.1.4", T, "another-node"), ep("10.0.1.5", R, "another-node")], "10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80", false, "10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80", true],
+    ["Cluster: only terminating endpoints exist", "Cluster", [ep("10.0.1.2", ST, L), ep("10.0.1.3", ST, L), ep("10.0.1.4", T, "another-node"), ep("10.0.1.5", ST, "another-node")], "10.0.1.2:80, 10.0.1.3:80, 10.0.1.5:80", false, "10.0.1.2:80, 10.0.1.3:80, 10.0.1.5:80", true],
+    ["Cluster: terminating endpoints on remote node", "Cluster", [ep("10.0.1.5", ST, "node-1")], "10.0.1.5:80", false, "10.0.1.5:80", true],
+    ["Cluster: no usable endpoints on any node", "Cluster", [ep("10.0.1.5", T, L), ep("10.0.1.5", T, "node-1")], "REJECT", false, "REJECT", false],
+  ];
+  const outcome = (t: TraceResult) => (t.kubeProxy?.action === "drop" ? "DROP" : t.kubeProxy?.action === "reject" ? "REJECT" : eps(t));
+  const objects = (etp: string, slice: Obj[]) => [
+    makeNode("test-node", "192.168.0.2"), makeNode("node-1", "192.168.0.3"), makeNode("another-node", "192.168.0.4"),
+    makePod("ns0", "client", { node: "test-node", ip: "10.0.0.2" }),
+    makeService("ns1", "svc1", { type: "LoadBalancer", clusterIP: "172.30.1.1", externalTrafficPolicy: etp, healthCheckNodePort: 30000, ports: [{ name: "", port: 80, targetPort: 80, nodePort: 30080 }] }, { status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } } }),
+    ...slice,
+  ];
+  it.each(cases)("%s", (_, etp, endpoints, podOut, podMasq, extOut, extMasq) => {
+    const trace = tracer(objects(etp, [makeSlice("ns1", "svc1", "svc1-1", [{ name: "", port: 80 }], endpoints)]));
+    const pod = trace("pod:ns0/client", "ip:172.30.1.1:80");
+    const ext = trace("external:203.0.113.2@test-node", "ip:1.2.3.4:80");
+    expect([outcome(pod), outcome(ext)]).toEqual([podOut, extOut]);
+    if (pod.endpoints.length) expect(pod.sourceIPPreserved).toBe(!podMasq);
+    if (ext.endpoints.length) expect(ext.sourceIPPreserved).toBe(!extMasq);
+    // "after endpoints deleted": both flows REJECT.
+    const gone = tracer(objects(etp, []));
+    expect([outcome(gone("pod:ns0/client", "ip:172.30.1.1:80")), outcome(gone("external:203.0.113.2@test-node", "ip:1.2.3.4:80"))]).toEqual(["REJECT", "REJECT"]);
+  });
+});
+
 describe("NetworkPolicy along the path", () => {
   const base = [
     makeNode("node-a", "192.168.10.11", { zone: "zone-a", podCIDR: "10.244.1.0/24" }),
