@@ -122,6 +122,34 @@ describe("TestTerminatingEndpointsTrafficPolicyLocal/Cluster flows, through the 
   });
 });
 
+// iptables proxier_test.go TestLoadBalancer: svc1 is a LoadBalancer (externalTrafficPolicy Cluster) with two VIPs and
+// loadBalancerSourceRanges 192.168.0.0/24 and 203.0.113.0/25; its one endpoint is 10.180.0.1. 203.0.113.130 is blocked.
+describe("TestLoadBalancer flows, through the trace", () => {
+  const trace = tracer([
+    makeNode("test-node", "192.168.0.2"),
+    makePod("ns0", "client", { node: "test-node", ip: "10.0.0.2" }),
+    makeService("ns1", "svc1", { type: "LoadBalancer", clusterIP: "172.30.0.41", loadBalancerSourceRanges: ["192.168.0.0/24", "203.0.113.0/25"], ports: [{ name: "p80", port: 80, nodePort: 3001 }] }, { status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }, { ip: "5.6.7.8" }] } } }),
+    makeSlice("ns1", "svc1", "svc1-1", [{ name: "p80", port: 80 }], [{ ip: "10.180.0.1" }]),
+  ]);
+  const out = (t: TraceResult) => (t.endpoints.length ? eps(t) : "DROP");
+  it.each<[string, string, string, string, boolean]>([
+    ["pod to cluster IP", "pod:ns0/client", "ip:172.30.0.41:80", "10.180.0.1:80", false],
+    ["external to nodePort", "external:203.0.113.2@test-node", "ip:192.168.0.2:3001", "10.180.0.1:80", true],
+    ["nodePort bypasses LoadBalancerSourceRanges", "external:203.0.113.130@test-node", "ip:192.168.0.2:3001", "10.180.0.1:80", true],
+    ...["1.2.3.4", "5.6.7.8"].flatMap((lb, i): [string, string, string, string, boolean][] => [
+      [`accepted external to LB${i + 1}`, "external:203.0.113.2@test-node", `ip:${lb}:80`, "10.180.0.1:80", true],
+      [`blocked external to LB${i + 1}`, "external:203.0.113.130@test-node", `ip:${lb}:80`, "DROP", false],
+      [`pod to LB${i + 1} (blocked by LoadBalancerSourceRanges)`, "pod:ns0/client", `ip:${lb}:80`, "DROP", false],
+      [`node to LB${i + 1} (allowed by LoadBalancerSourceRanges)`, "node:test-node", `ip:${lb}:80`, "10.180.0.1:80", true],
+      [`same node to LB${i + 1}, SNATted to LB${i + 1} (implicitly allowed)`, `external:${lb}@test-node`, `ip:${lb}:80`, "10.180.0.1:80", true],
+    ]),
+  ])("%s", (_, from, to, want, masq) => {
+    const t = trace(from, to);
+    expect(out(t)).toBe(want);
+    if (t.endpoints.length) expect(t.sourceIPPreserved).toBe(!masq);
+  });
+});
+
 describe("NetworkPolicy along the path", () => {
   const base = [
     makeNode("node-a", "192.168.10.11", { zone: "zone-a", podCIDR: "10.244.1.0/24" }),
