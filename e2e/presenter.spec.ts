@@ -50,6 +50,6 @@ test.describe("presenter mode", () => {
     await w.presenter.getByRole("button", { name: /kube-proxy/ }).click();
     await expect(w.hop()).toHaveAttribute("data-verdict", "drop");
     await expect(w.focus()).toHaveAttribute("data-focus", "service:default/nginx-sample-svc node:aks-nodepool1-23236778-vmss000002");
-    await expect(w.hop()).toContainText("has no ready local endpoint");
+    await expect(w.hop()).toContainText("DROPs the packet");
   });
 });

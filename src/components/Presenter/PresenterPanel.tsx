@@ -138,9 +138,15 @@ export function PresenterPanel() {
   );
 }
 
+/** Fits the graph to its new size once the layout around it has changed (React Flow's own fit-view control). */
+function refitGraph() {
+  requestAnimationFrame(() => requestAnimationFrame(() => document.querySelector<HTMLButtonElement>('[data-testid="graph"] .react-flow__controls-fitview')?.click()));
+}
+
 export function PresentButton() {
   const store = useAppStore();
   const presenting = useApp((s) => s.presenting);
+  useEffect(refitGraph, [presenting]);
   return (
     <button type="button" className="btn small" aria-pressed={presenting} onClick={() => store.getState().setPresenting(!presenting)} title="Presenter mode: larger type, one trace stepped hop by hop">
       Present
