@@ -6,10 +6,12 @@ import { App } from "./App.tsx";
 import { startPlayground } from "./start.ts";
 import { StoreProvider } from "../store/StoreProvider.tsx";
 import { ErrorBoundary } from "../components/ErrorBoundary.tsx";
+import { warmLayout } from "../components/Graph/useLayout.ts";
 
 const root = createRoot(document.getElementById("root")!);
 try {
   const store = startPlayground();
+  warmLayout();
   root.render(
     <StrictMode>
       <ErrorBoundary area="the playground">

@@ -154,3 +154,46 @@ function ariaLabelOf(n: GraphNode): string {
       return `${n.label}: ${n.sublabel ?? ""}`;
   }
 }
+
+/** Signatures of what a node or edge renders: equal signature, equal picture. */
+export function nodeSignature(n: FlowNode): string {
+  const g = n.data.node;
+  return `${n.id}|${n.parentId ?? ""}|${n.position.x},${n.position.y},${n.width},${n.height}|${n.selected ? 1 : 0}${n.data.dimmed ? 1 : 0}${n.data.lit ? 1 : 0}|${g.label}|${g.sublabel ?? ""}|${g.warning ?? ""}|${g.count ?? ""}`;
+}
+
+export function edgeSignature(e: FlowEdge): string {
+  const d = e.data!;
+  const g = d.edge;
+  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${g.verdict}|${g.dropCause ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}`;
+}
+
+/**
+ * Keeps the previous object for every element whose signature did not change,
+ * so React Flow and the memoised node and edge components skip them: an edit
+ * that turns three edges re-renders three edges.
+ */
+export function stabilize<T extends { id: string }>(previous: Map<string, { sig: string; value: T }>, next: readonly T[], signature: (t: T) => string): { list: T[]; memo: Map<string, { sig: string; value: T }> } {
+  const memo = new Map<string, { sig: string; value: T }>();
+  const list = next.map((t) => {
+    const sig = signature(t);
+    const old = previous.get(t.id);
+    const value = old && old.sig === sig ? old.value : t;
+    memo.set(t.id, { sig, value });
+    return value;
+  });
+  return { list, memo };
+}
+
+/** Remembers the last elements it returned, to hand back unchanged ones as the same objects. */
+export class ElementStabilizer {
+  private nodes = new Map<string, { sig: string; value: FlowNode }>();
+  private edges = new Map<string, { sig: string; value: FlowEdge }>();
+
+  apply(el: { nodes: FlowNode[]; edges: FlowEdge[] }): { nodes: FlowNode[]; edges: FlowEdge[] } {
+    const n = stabilize(this.nodes, el.nodes, nodeSignature);
+    const e = stabilize(this.edges, el.edges, edgeSignature);
+    this.nodes = n.memo;
+    this.edges = e.memo;
+    return { nodes: n.list, edges: e.list };
+  }
+}

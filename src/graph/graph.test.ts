@@ -4,7 +4,7 @@ import { analyzeText, type Analysis, type Flow, type PodView, type TraceView } f
 import { defaultScenario } from "../../scenarios/index.ts";
 import { AUTO, buildGraph, chooseLevel, leafResolver, pathEdges, type GraphModel } from "./model.ts";
 import { positionsOf, toElkGraph } from "./layout.ts";
-import { questionEdges, toFlowElements } from "./flow.ts";
+import { ElementStabilizer, questionEdges, toFlowElements } from "./flow.ts";
 import type { Filters } from "../store/types.ts";
 
 const all: Filters = { hiddenNamespaces: [], port: "all", onlyDrops: false };
@@ -180,5 +180,17 @@ describe("ELK layout (compound nodes)", () => {
       expect(p!.x + p!.width).toBeLessThanOrEqual(parent.width + 0.5);
       expect(p!.y + p!.height).toBeLessThanOrEqual(parent.height + 0.5);
     }
+  });
+});
+
+describe("re-rendering only what changed", () => {
+  it("hands back the same objects for unchanged elements and new ones for changed edges", () => {
+    const s = new ElementStabilizer();
+    const first = s.apply(toFlowElements(graph(), undefined));
+    const turned: Analysis = { ...shop, flows: shop.flows.map((f) => (f.from.includes("pod:tools/toolbox") ? { ...f, verdict: "drop" as const, dropCause: "policy" as const } : f)) };
+    const second = s.apply(toFlowElements(graph(turned), undefined));
+    expect(second.nodes.every((n, i) => n === first.nodes[i])).toBe(true);
+    const changed = second.edges.filter((e) => !first.edges.includes(e)).map((e) => e.id);
+    expect(changed).toEqual(["e:pod:tools/toolbox->service:shop/cache", "e:pod:tools/toolbox->service:shop/frontend"]);
   });
 });

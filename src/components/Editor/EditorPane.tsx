@@ -10,6 +10,7 @@ import { useShallow } from "zustand/react/shallow";
 import type * as MonacoApi from "monaco-editor";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { selectDiagnostics } from "../../store/selectors.ts";
+import { afterFirstDraw } from "../../app/firstDraw.ts";
 import type { DiagnosticView } from "../../engine/analysis/index.ts";
 
 type Monaco = typeof MonacoApi;
@@ -17,12 +18,24 @@ type Monaco = typeof MonacoApi;
 /** Above this size the editor hands its text to the store after a short pause rather than per keystroke. */
 const LARGE = 200_000;
 
-function markersOf(monaco: Monaco, model: MonacoApi.editor.ITextModel, diagnostics: readonly DiagnosticView[]): MonacoApi.editor.IMarkerData[] {
+function markersOf(
+  monaco: Monaco,
+  model: MonacoApi.editor.ITextModel,
+  diagnostics: readonly DiagnosticView[],
+): MonacoApi.editor.IMarkerData[] {
   const lines = model.getLineCount();
   return diagnostics.map((d) => {
     const line = Math.min(Math.max(d.line, 1), lines);
-    const severity = d.severity === "error" ? monaco.MarkerSeverity.Error : d.severity === "warning" ? monaco.MarkerSeverity.Warning : monaco.MarkerSeverity.Info;
-    const startColumn = Math.max(1, Math.min(d.column || model.getLineFirstNonWhitespaceColumn(line) || 1, model.getLineMaxColumn(line)));
+    const severity =
+      d.severity === "error"
+        ? monaco.MarkerSeverity.Error
+        : d.severity === "warning"
+          ? monaco.MarkerSeverity.Warning
+          : monaco.MarkerSeverity.Info;
+    const startColumn = Math.max(
+      1,
+      Math.min(d.column || model.getLineFirstNonWhitespaceColumn(line) || 1, model.getLineMaxColumn(line)),
+    );
     return {
       severity,
       message: `${d.object ? `${d.object}: ` : ""}${d.message}${d.hint ? `\n${d.hint}` : ""}`,
@@ -50,66 +63,71 @@ export function EditorPane() {
   const reveal = useApp((s) => s.reveal);
   const { file, revision } = useApp(useShallow((s) => ({ file: s.file, revision: s.revision })));
 
-  // Load Monaco once, after the first paint.
+  // Load Monaco once, after the first graph is drawn (its chunk is large; the textarea shows the text meanwhile).
   useEffect(() => {
     let disposed = false;
     let cleanup: (() => void) | undefined;
-    import("./monaco.ts").then(
-      ({ monaco }) => {
-        if (disposed || !host.current) return;
-        monacoRef.current = monaco;
-        const uri = monaco.Uri.parse(`file:///${store.getState().file}`);
-        const model = monaco.editor.getModel(uri) ?? monaco.editor.createModel(store.getState().text, "yaml", uri);
-        model.setValue(store.getState().text);
-        model.updateOptions({ tabSize: 2, insertSpaces: true });
-        const editor = monaco.editor.create(host.current, {
-          model,
-          automaticLayout: true,
-          minimap: { enabled: false },
-          fontSize: 13,
-          lineHeight: 19,
-          scrollBeyondLastLine: false,
-          renderLineHighlight: "line",
-          tabSize: 2,
-          theme: store.getState().theme === "dark" ? "vs-dark" : "vs",
-          ariaLabel: "YAML manifests editor",
-          quickSuggestions: { other: true, comments: false, strings: true },
-          // Completions come from the schemas (monaco-yaml); words from elsewhere in the file only add noise.
-          wordBasedSuggestions: "off",
-          fixedOverflowWidgets: true,
-        });
-        editorRef.current = editor;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const push = () => {
-          timer = undefined;
-          store.getState().editText(model.getValue());
-        };
-        const sub = model.onDidChangeContent((e) => {
-          if (e.isFlush && model.getValue() === store.getState().text) return;
-          if (model.getValueLength() > LARGE) {
-            if (timer) clearTimeout(timer);
-            timer = setTimeout(push, 150);
-          } else push();
-        });
-        const cur = editor.onDidChangeCursorPosition((e) => setCursor({ line: e.position.lineNumber, column: e.position.column }));
-        cleanup = () => {
-          if (timer) {
-            clearTimeout(timer);
-            push();
-          }
-          sub.dispose();
-          cur.dispose();
-          editor.dispose();
-          model.dispose();
-          editorRef.current = null;
-        };
-        setReady(true);
-      },
-      (err: unknown) => {
-        console.error("Kube Traffic Lab: the code editor could not load", err);
-        if (!disposed) setFailed(true);
-      },
-    );
+    afterFirstDraw(2500)
+      .then(() => import("./monaco.ts"))
+      .then(
+        ({ monaco }) => {
+          if (disposed || !host.current) return;
+          monacoRef.current = monaco;
+          const uri = monaco.Uri.parse(`file:///${store.getState().file}`);
+          const model =
+            monaco.editor.getModel(uri) ?? monaco.editor.createModel(store.getState().text, "yaml", uri);
+          model.setValue(store.getState().text);
+          model.updateOptions({ tabSize: 2, insertSpaces: true });
+          const editor = monaco.editor.create(host.current, {
+            model,
+            automaticLayout: true,
+            minimap: { enabled: false },
+            fontSize: 13,
+            lineHeight: 19,
+            scrollBeyondLastLine: false,
+            renderLineHighlight: "line",
+            tabSize: 2,
+            theme: store.getState().theme === "dark" ? "vs-dark" : "vs",
+            ariaLabel: "YAML manifests editor",
+            quickSuggestions: { other: true, comments: false, strings: true },
+            // Completions come from the schemas (monaco-yaml); words from elsewhere in the file only add noise.
+            wordBasedSuggestions: "off",
+            fixedOverflowWidgets: true,
+          });
+          editorRef.current = editor;
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const push = () => {
+            timer = undefined;
+            store.getState().editText(model.getValue());
+          };
+          const sub = model.onDidChangeContent((e) => {
+            if (e.isFlush && model.getValue() === store.getState().text) return;
+            if (model.getValueLength() > LARGE) {
+              if (timer) clearTimeout(timer);
+              timer = setTimeout(push, 150);
+            } else push();
+          });
+          const cur = editor.onDidChangeCursorPosition((e) =>
+            setCursor({ line: e.position.lineNumber, column: e.position.column }),
+          );
+          cleanup = () => {
+            if (timer) {
+              clearTimeout(timer);
+              push();
+            }
+            sub.dispose();
+            cur.dispose();
+            editor.dispose();
+            model.dispose();
+            editorRef.current = null;
+          };
+          setReady(true);
+        },
+        (err: unknown) => {
+          console.error("Kube Traffic Lab: the code editor could not load", err);
+          if (!disposed) setFailed(true);
+        },
+      );
     return () => {
       disposed = true;
       cleanup?.();
@@ -151,7 +169,14 @@ export function EditorPane() {
     editor.setPosition({ lineNumber: line, column: model.getLineFirstNonWhitespaceColumn(line) || 1 });
     decorations.current?.clear();
     decorations.current = editor.createDecorationsCollection([
-      { range: { startLineNumber: line, startColumn: 1, endLineNumber: line, endColumn: 1 }, options: { isWholeLine: true, className: "ktl-reveal-line", linesDecorationsClassName: "ktl-reveal-gutter" } },
+      {
+        range: { startLineNumber: line, startColumn: 1, endLineNumber: line, endColumn: 1 },
+        options: {
+          isWholeLine: true,
+          className: "ktl-reveal-line",
+          linesDecorationsClassName: "ktl-reveal-gutter",
+        },
+      },
     ]);
     setCursor({ line, column: 1 });
   }, [ready, reveal]);
@@ -181,7 +206,9 @@ export function EditorPane() {
           Line {cursor.line}, Column {cursor.column}
         </span>
         <span className="spacer" />
-        {failed && <span role="status">The code editor could not load; a plain text box is in its place.</span>}
+        {failed && (
+          <span role="status">The code editor could not load; a plain text box is in its place.</span>
+        )}
         <span>{problems ? `${problems} problem${problems === 1 ? "" : "s"}` : "No problems"}</span>
       </div>
     </div>

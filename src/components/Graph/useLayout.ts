@@ -19,6 +19,11 @@ function layoutClient(): LayoutClient {
   return client;
 }
 
+/** Starts the layout worker (ELK is a large script) while the engine analyses, so the first layout does not wait for it. */
+export function warmLayout(): void {
+  void layoutClient().layout({ id: "root", children: [{ id: "warm", width: 10, height: 10 }] });
+}
+
 function remember(key: string, p: Positions) {
   cache.delete(key);
   cache.set(key, p);
