@@ -1,5 +1,6 @@
 /** Exports (graph as PNG or SVG, trace and matrix as Markdown or JSON, the scenario as YAML) and imports (file picker, drag and drop). */
-import { useEffect, useRef, useState, type ChangeEvent } from "react";
+import { useCallback, useEffect, useRef, useState, type ChangeEvent } from "react";
+import { useDismiss } from "../Lessons/useDismiss.ts";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import type { AppStore } from "../../store/createAppStore.ts";
 import type { AppState } from "../../store/types.ts";
@@ -63,6 +64,8 @@ async function openFile(store: AppStore, file: File) {
 export function ExportMenu() {
   const store = useAppStore();
   const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  useDismiss(open, useCallback(() => setOpen(false), []), box);
   const hasTrace = useApp((s) => s.trace.status === "ready" && !!s.question && sameQuestion(s.trace.query, s.question) && !!s.trace.result);
   const tab = useApp((s) => s.tab);
 
@@ -101,7 +104,7 @@ export function ExportMenu() {
   ];
 
   return (
-    <div className="ws-menu">
+    <div className="ws-menu" ref={box}>
       <button type="button" className="btn small" aria-expanded={open} aria-haspopup="menu" onClick={() => setOpen(!open)}>
         Export
       </button>

@@ -1,5 +1,6 @@
 /** The lesson menu: every lesson of the catalogue, and `#lesson=<id>` links that open one. */
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useDismiss } from "./useDismiss.ts";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { LESSONS, lessonById } from "../../../scenarios/lessons.ts";
 import { lessonFromHash } from "./route.ts";
@@ -38,9 +39,11 @@ export function LessonMenu() {
   const store = useAppStore();
   const scenarioId = useApp((s) => s.scenarioId);
   const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  useDismiss(open, useCallback(() => setOpen(false), []), box);
   useLessonRoute();
   return (
-    <div className="ws-menu">
+    <div className="ws-menu" ref={box}>
       <button type="button" className="btn small" aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)}>
         Lessons
       </button>

@@ -2,7 +2,8 @@
  * What-if controls: one operator action at a time, written into the editor
  * as an undoable edit; the graph and the matrix then show what changed.
  */
-import { useMemo, useState, type FormEvent } from "react";
+import { useRef, useCallback, useMemo, useState, type FormEvent } from "react";
+import { useDismiss } from "../Lessons/useDismiss.ts";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import type { Analysis } from "../../engine/analysis/index.ts";
 import type { WhatIf, WhatIfKind } from "../../engine/index.ts";
@@ -87,6 +88,8 @@ export function WhatIfMenu() {
   const analysis = useApp((s) => s.analysis.result);
   const running = useApp((s) => s.whatIf.status === "running");
   const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  useDismiss(open, useCallback(() => setOpen(false), []), box);
   const [kind, setKind] = useState<WhatIfKind>("scale");
   const [target, setTarget] = useState("");
   const [replicas, setReplicas] = useState<number | undefined>(undefined);
@@ -126,7 +129,7 @@ export function WhatIfMenu() {
   };
 
   return (
-    <div className="ws-menu">
+    <div className="ws-menu" ref={box}>
       <button type="button" className="btn small" aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)} disabled={!analysis || running}>
         What if…
       </button>
