@@ -285,6 +285,18 @@ export function portLabel(p: ServicePort): string {
   return p.name ? `${p.name} (${p.port}/${p.protocol})` : `${p.port}/${p.protocol}`;
 }
 
+/**
+ * Where an endpoint's hints are written: its line in an EndpointSlice of the
+ * input, or, for slices the model derives as the EndpointSlice controller
+ * would, the Service field that asked for them (the topology-mode annotation
+ * wins over spec.trafficDistribution: reconciler.go).
+ */
+function hintsRef(s: Service, e: ProxyEndpoint): ProxyRef {
+  if (e.sliceOrigin !== "controller") return { ...e.ref, field: "hints" };
+  if (s.lines.topologyMode) return ref(s, "metadata.annotations (topology mode)", s.lines.topologyMode);
+  return ref(s, "spec.trafficDistribution", s.lines.trafficDistribution);
+}
+
 /** Why CategorizeEndpoints passes over an endpoint: neither Ready nor Serving-and-Terminating. */
 function unusable(e: ProxyEndpoint): string {
   if (e.terminating) return e.serving ? "is terminating" : "is terminating and no longer serving";
@@ -389,8 +401,8 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
       decidedBy = { ...chosen[0]!.ref, field: "conditions" };
     } else if (cat.topology.mode === "PreferSameZone" || cat.topology.mode === "PreferSameNode") {
       category = cat.topology.mode === "PreferSameZone" ? "topology-zone" : "topology-node";
-      reason = `topology hints: ${cat.topology.note}, so ${req.node} uses ${chosen.length === 1 ? "only that endpoint" : `only those ${chosen.length}`}`;
-      decidedBy = { ...chosen[0]!.ref, field: "hints" };
+      reason = `topology hints (${cat.topology.mode}): ${cat.topology.note}, so ${req.node} uses ${chosen.length === 1 ? "only that endpoint" : `only those ${chosen.length}`}`;
+      decidedBy = hintsRef(s, chosen[0]!);
     } else {
       category = "cluster";
       reason = shortCircuit
@@ -398,7 +410,7 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
         : `${policyField} Cluster${policyLine ? "" : " (the default)"}: ${plural(chosen.length, "ready endpoint")} cluster-wide`;
       const hinted = all.find((e) => e.ready && (e.zoneHints.length || e.nodeHints.length));
       if (shortCircuit) decidedBy = ref(s, "spec.externalTrafficPolicy", s.lines.externalTrafficPolicy);
-      else if (hinted) decidedBy = { ...hinted.ref, field: "hints" };
+      else if (hinted) decidedBy = hintsRef(s, hinted);
       else decidedBy = ref(s, `spec.${policyField}`, policyLine);
     }
   }

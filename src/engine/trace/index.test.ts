@@ -341,6 +341,12 @@ describe("the explanation names what decided, as kube-proxy itself would", () =>
     expect(hop.detail).toBe('kube-proxy on node-a REJECTs the packet: Service shop/down has no usable endpoint for port http (80/TCP): 10.244.1.6 (shop/web-1) is not ready; kube-proxy\'s rule: "shop/down:http has no endpoints" REJECT');
     expect(hop.ref).toMatchObject({ kind: "Pod", name: "web-1", field: "status.conditions" });
   });
+  it("hints the EndpointSlice controller derived point at the Service field that asked for them, not at a pod", () => {
+    const t = tracer([...objs, makeService("shop", "near", { selector: { app: "web" }, clusterIP: "10.96.0.52", trafficDistribution: "PreferSameNode", ports: [{ name: "http", port: 80, targetPort: "http" }] })]);
+    const hop = t("node:node-a", "service:shop/near:80").hops.find((h) => h.step === "kube-proxy")!;
+    expect(hop.detail).toMatch(/^kube-proxy on node-a \(no zone label\): topology hints \(PreferSameNode\): every ready endpoint has a node hint/);
+    expect(hop.ref).toMatchObject({ kind: "Service", name: "near", field: "spec.trafficDistribution" });
+  });
   it("a node masqueraded to its own address is not described as losing the client's address", () => {
     const hop = trace("node:node-a", "service:shop/web:80").hops.find((h) => h.step === "source address")!;
     expect(hop.detail).toMatch(/the sender is node-a itself, so backends see 192\.168\.10\.11 either way$/);
