@@ -297,6 +297,19 @@ function hintsRef(s: Service, e: ProxyEndpoint): ProxyRef {
   return ref(s, "spec.trafficDistribution", s.lines.trafficDistribution);
 }
 
+/**
+ * Why a Service that asks the EndpointSlice controller for hints has none:
+ * topology-mode Auto's topology cache gave up (its event, kept on the
+ * derived slices), or trafficDistribution found no zone or node to hint.
+ */
+function missingHints(s: Service, slices: readonly EndpointSlice[]): string | undefined {
+  const derived = slices.find((sl) => sl.origin === "controller" && sl.hintsNote);
+  if (!derived) return undefined;
+  if (/set no hints/.test(derived.hintsNote!)) return derived.hintsNote;
+  if (s.trafficDistribution) return `trafficDistribution ${s.trafficDistribution} asks for hints, but no ready endpoint has a zone or node to hint (their nodes carry no topology.kubernetes.io/zone label)`;
+  return undefined;
+}
+
 /** Why CategorizeEndpoints passes over an endpoint: neither Ready nor Serving-and-Terminating. */
 function unusable(e: ProxyEndpoint): string {
   if (e.terminating) return e.serving ? "is terminating" : "is terminating and no longer serving";
@@ -409,8 +422,11 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
         ? `${plural(chosen.length, "ready endpoint")} cluster-wide (${shortCircuit} traffic short-circuited past externalTrafficPolicy Local)`
         : `${policyField} Cluster${policyLine ? "" : " (the default)"}: ${plural(chosen.length, "ready endpoint")} cluster-wide`;
       const hinted = all.find((e) => e.ready && (e.zoneHints.length || e.nodeHints.length));
+      const unhinted = hinted ? undefined : missingHints(s, sp.slices);
+      if (unhinted) reason += `; ${unhinted}`;
       if (shortCircuit) decidedBy = ref(s, "spec.externalTrafficPolicy", s.lines.externalTrafficPolicy);
       else if (hinted) decidedBy = hintsRef(s, hinted);
+      else if (unhinted) decidedBy = s.lines.topologyMode ? ref(s, "metadata.annotations (topology mode)", s.lines.topologyMode) : ref(s, "spec.trafficDistribution", s.lines.trafficDistribution);
       else decidedBy = ref(s, `spec.${policyField}`, policyLine);
     }
   }

@@ -347,6 +347,12 @@ describe("the explanation names what decided, as kube-proxy itself would", () =>
     expect(hop.detail).toMatch(/^kube-proxy on node-a \(no zone label\): topology hints \(PreferSameNode\): every ready endpoint has a node hint/);
     expect(hop.ref).toMatchObject({ kind: "Service", name: "near", field: "spec.trafficDistribution" });
   });
+  it("topology-mode Auto that yields no hints says why (the topology cache's event), at the annotation", () => {
+    const t = tracer([...objs, makeService("shop", "auto", { selector: { app: "web" }, clusterIP: "10.96.0.53", ports: [{ name: "http", port: 80, targetPort: "http" }] }, { annotations: { "service.kubernetes.io/topology-mode": "Auto" } })]);
+    const hop = t("node:node-a", "service:shop/auto:80").hops.find((h) => h.step === "kube-proxy")!;
+    expect(hop.detail).toMatch(/; topology-mode Auto: the EndpointSlice controller set no hints \(Insufficient Node information: allocatable CPU or zone not specified on one or more nodes/);
+    expect(hop.ref).toMatchObject({ kind: "Service", name: "auto", field: "metadata.annotations (topology mode)" });
+  });
   it("a node masqueraded to its own address is not described as losing the client's address", () => {
     const hop = trace("node:node-a", "service:shop/web:80").hops.find((h) => h.step === "source address")!;
     expect(hop.detail).toMatch(/the sender is node-a itself, so backends see 192\.168\.10\.11 either way$/);
