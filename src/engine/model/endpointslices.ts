@@ -36,6 +36,14 @@
  *    of the same name is mirrored (endpointslicemirroring addressToEndpoint:
  *    addresses ready, notReadyAddresses not ready, nothing else set), unless
  *    it carries endpointslice.kubernetes.io/skip-mirror: "true".
+ *
+ * Left out, because kube-proxy's choice does not depend on them: the
+ * 100-endpoint split of slices and the empty placeholder slice, endpoint
+ * hostnames (ShouldSetHostname, DNS only). The topology cache runs from
+ * scratch (upstream counts hints already on unchanged slices, so its result
+ * depends on history), takes zones in name order where Go iterates a map,
+ * and sees the model's nodes, where a node without a Ready condition counts
+ * as ready (upstream isNodeReady would skip it).
  */
 import type { KObject, SourceRef } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";

@@ -11,6 +11,10 @@
  * 3. Only the first address of an endpoint is used, and only when it is of
  *    the proxier's IP family (IPv4 and IPv6 are separate proxiers).
  * 4. The same ip:port from several slices is kept once (the first one).
+ *    Upstream keeps the copy whose nodeName is kube-proxy's own node when
+ *    there is one (addEndpoints: "we favor a true value" of isLocal); this
+ *    list is shared by every node, so the two differ only when one ip:port
+ *    is listed for two different nodes.
  * 5. The list is sorted by Endpoint.String() ("ip:port", "[ip]:port" for
  *    IPv6): kube-proxy's rule order.
  */

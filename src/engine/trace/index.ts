@@ -40,6 +40,19 @@
  *    NetworkPolicy (netpol rule 7); traffic to a node address that is not a
  *    NodePort goes to a hostPort pod (the CNI portmap DNAT) or to the host.
  *
+ * Simplifications (each changes addresses shown, not which endpoints are
+ * chosen):
+ * - A masqueraded packet carries the handling node's InternalIP. MASQUERADE
+ *   really takes the address of the interface the packet leaves by: with a
+ *   bridge CNI the bridge (cni0) address toward a pod on the same node, with
+ *   overlays the tunnel address (flannel.1, tunl0), both in the pod CIDR.
+ * - Pod sources are pod traffic for kube-proxy (detectLocalMode ClusterCIDR
+ *   with a CIDR that holds every pod IP); dataplane/ models the other modes.
+ * - Every InternalIP and ExternalIP of a node accepts NodePorts (iptables'
+ *   default); nftables mode by default accepts only the node's primary IPs.
+ * - A hostname or ipMode Proxy load balancer is taken to deliver the
+ *   client's address to the NodePort; a proxying one would put its own.
+ *
  * The JSON (`ktl trace --json`, and what the UI displays) is TraceResult,
  * stable and documented field by field below. `verdict`, `reason`,
  * `sourceIPPreserved`, `endpoints[].{ip,port,pod,node,probability,verdict,
