@@ -13,7 +13,8 @@ test.describe("the playground on the default scenario", () => {
     await expect(g.edge("pod:shop/backend-1", "service:shop/cache")).toHaveAttribute("data-cause", "traffic-policy");
     await g.expectEdge("service:shop/backend", "pod:shop/backend-0", "partial");
     await g.expectEdge("external:203.0.113.10", "service:shop/frontend", "allow");
-    await expect(playground.page.getByText("Runs in your browser: nothing leaves it")).toBeVisible();
+    await expect(playground.page.getByText("Nothing leaves your browser")).toBeVisible();
+    await expect(playground.details.getByText("Runs in your browser: nothing leaves it.", { exact: false })).toBeVisible();
   });
 
   test("editing the YAML redraws the graph", async ({ playground }) => {

@@ -187,14 +187,16 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
           fitViewOptions={{ padding: 0.08 }}
           aria-label="Traffic graph"
         >
-          <MiniMap
-            pannable
-            zoomable
-            ariaLabel="Minimap"
-            nodeStrokeWidth={2}
-            style={{ width: 150, height: 96 }}
-            maskColor={theme === "dark" ? "rgba(0,0,0,0.55)" : "rgba(240,242,246,0.6)"}
-          />
+          {showMiniMap ? (
+            <MiniMap
+              pannable
+              zoomable
+              ariaLabel="Minimap"
+              nodeStrokeWidth={2}
+              style={{ width: 150, height: 96 }}
+              maskColor={theme === "dark" ? "rgba(0,0,0,0.55)" : "rgba(240,242,246,0.6)"}
+            />
+          ) : null}
           <Controls showInteractive={false} fitViewOptions={{ padding: 0.08 }}>
             <ControlButton
               onClick={() => setMiniMap(!showMiniMap)}

@@ -152,6 +152,7 @@ function Intro({ a }: { a: Analysis | undefined }) {
         Click an edge or a pod in the graph, or ask a question above it: the path lights up and each decision is explained here, with links to the YAML lines that made it.
         Edit the manifests on the left and the graph follows.
       </p>
+      <p className="muted">Runs in your browser: nothing leaves it. The engine works in this tab, your text is saved only here, and a share link carries the scenario inside the link itself.</p>
       {a ? (
         <p className="muted">
           {a.stats.pods} pods, {a.stats.services} Services, {a.stats.policies} NetworkPolicies, {a.nodes.length} nodes

@@ -61,7 +61,7 @@ export function Toolbar() {
         <h1 style={{ font: "inherit", margin: 0 }}>Kube Traffic Lab</h1>
       </div>
       <label className="filters">
-        <span className="muted">Scenario</span>
+        <span className="visually-hidden">Scenario</span>
         <select aria-label="Scenario" value={scenarioId ?? ""} onChange={(e) => openScenario(e.target.value)}>
           {!scenarioId || !scenarioById(scenarioId) ? <option value="">your own</option> : null}
           {SCENARIOS.map((s) => (
@@ -78,11 +78,15 @@ export function Toolbar() {
       <WhatIfMenu />
       <PresentButton />
       <span className="spacer" />
-      <span className="status" role="status" data-status={status} data-testid="engine-status">
-        {status === "running" ? "Analysing…" : status === "error" ? "Engine error" : millis !== undefined ? `Analysed in ${millis} ms` : ""}
+      <span className="status" role="status" data-status={status} data-testid="engine-status" title={millis !== undefined ? `The engine analysed the text in ${millis} ms` : undefined}>
+        {status === "running" ? "Analysing…" : status === "error" ? "Engine error" : millis !== undefined ? `${millis} ms` : ""}
       </span>
-      <span className="privacy" title="The engine runs in a Web Worker in this tab. Share links carry the scenario inside the URL.">
-        Runs in your browser: nothing leaves it
+      <span className="privacy" title="Runs in your browser: nothing leaves it. The engine runs in a Web Worker in this tab; share links carry the scenario inside the URL.">
+        <svg width="11" height="12" viewBox="0 0 11 12" aria-hidden="true" style={{ verticalAlign: "-1px" }}>
+          <rect x="1" y="5" width="9" height="6.5" rx="1.2" fill="currentColor" />
+          <path d="M3 5V3.6a2.5 2.5 0 0 1 5 0V5" fill="none" stroke="currentColor" strokeWidth="1.3" />
+        </svg>{" "}
+        Nothing leaves your browser
       </span>
       <OpenFile />
       <ExportMenu />
