@@ -16,11 +16,13 @@
  * Backends are found as the EndpointSlice controller finds them: pods of the
  * Service's namespace matching a non-empty selector, with an IP, not in a
  * terminal phase (pkg/controller/endpointslice, podEndpointsChanged/shouldPodBeInEndpoints).
+ * Policy questions go through the NetworkPolicy class index (netpol), so the
+ * cost grows with pod classes, not pods times policies.
  */
 import type { KObject } from "../parse/manifests.ts";
 import { isObj, obj, str } from "../parse/values.ts";
 import type { Model, Node, Pod, Protocol } from "../model/types.ts";
-import { explainEgress, selects } from "../netpol/index.ts";
+import { buildPolicyIndex, peerMatches, portMatches, type PolicyIndex } from "../netpol/index.ts";
 import type { NetworkPolicy, PolicyPort } from "../netpol/types.ts";
 import type { Endpoint, EndpointSlice } from "../model/services.ts";
 import type { PathSegment } from "./errors.ts";
@@ -35,26 +37,92 @@ function list(items: string[], max = 3): string {
   return items.length > max ? `${shown} and ${items.length - max} more` : shown;
 }
 
-/** shouldPodBeInEndpoints: not terminal, has an IP. */
-export function backendsOf(model: Model, s: Svc): Pod[] {
-  const sel = s.selector;
-  if (!sel || Object.keys(sel).length === 0) return [];
-  return model.pods.filter(
-    (p) => p.namespace === s.namespace && p.ips.length > 0 && p.phase !== "Succeeded" && p.phase !== "Failed" && Object.entries(sel).every(([k, v]) => p.labels[k] === v),
-  );
+interface Ctx {
+  model: Model;
+  index: PolicyIndex;
+  podsByNs: Map<string, Pod[]>;
+  podsByNode: Map<string, Pod[]>;
+  policyObjects: Map<string, KObject>;
+  slicesByService: Map<string, EndpointSlice[]>;
+  /** Every pod IP, sorted per family, for "does this CIDR hold a pod" questions. */
+  podIPs: Record<4 | 6, bigint[]>;
 }
 
-function policyObject(model: Model, p: NetworkPolicy): KObject | undefined {
-  return model.objects.find((o) => o.kind === "NetworkPolicy" && o.name === p.name && (o.namespace ?? "default") === p.namespace);
+function group<T>(items: readonly T[], key: (t: T) => string | undefined): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const it of items) {
+    const k = key(it);
+    if (k === undefined) continue;
+    const l = m.get(k);
+    if (l) l.push(it);
+    else m.set(k, [it]);
+  }
+  return m;
+}
+
+function context(model: Model): Ctx {
+  const podIPs: Record<4 | 6, bigint[]> = { 4: [], 6: [] };
+  for (const p of model.pods) {
+    for (const ip of p.ips) {
+      const x = parseIPSloppy(ip);
+      if (x) podIPs[x.family].push(x.value);
+    }
+  }
+  for (const f of [4, 6] as const) podIPs[f].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const policyObjects = new Map<string, KObject>();
+  for (const o of model.objects) if (o.kind === "NetworkPolicy") policyObjects.set(`${o.namespace ?? "default"}/${o.name}`, o);
+  return {
+    model,
+    index: buildPolicyIndex(model),
+    podsByNs: group(model.pods, (p) => p.namespace),
+    podsByNode: group(model.pods, (p) => p.nodeName),
+    policyObjects,
+    slicesByService: group(model.endpointSlices, (sl) => `${sl.namespace}/${sl.serviceName}`),
+    podIPs,
+  };
+}
+
+/** Does any pod IP fall in [first, last]? */
+function holdsPodIP(ctx: Ctx, family: 4 | 6, first: bigint, last: bigint): boolean {
+  const a = ctx.podIPs[family];
+  let lo = 0, hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < first) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < a.length && a[lo]! <= last;
+}
+
+/** shouldPodBeInEndpoints: not terminal, has an IP. */
+function backendsOf(ctx: Ctx, s: Svc): Pod[] {
+  const sel = s.selector;
+  if (!sel || Object.keys(sel).length === 0) return [];
+  const pairs = Object.entries(sel);
+  return (ctx.podsByNs.get(s.namespace) ?? []).filter((p) => p.ips.length > 0 && p.phase !== "Succeeded" && p.phase !== "Failed" && pairs.every(([k, v]) => p.labels[k] === v));
+}
+
+/** Policies that select each pod class, by direction, from the index. */
+function selectedClasses(ctx: Ctx): Map<NetworkPolicy, number[]> {
+  const m = new Map<NetworkPolicy, number[]>();
+  const add = (p: NetworkPolicy, c: number) => {
+    const l = m.get(p);
+    if (!l) m.set(p, [c]);
+    else if (l[l.length - 1] !== c) l.push(c);
+  };
+  ctx.index.classes.forEach((c) => {
+    for (const p of ctx.index.ingressPolicies[c.index]!) add(p, c.index);
+    for (const p of ctx.index.egressPolicies[c.index]!) add(p, c.index);
+  });
+  return m;
 }
 
 /** KTL601 */
-function lintPolicySelectsNothing(model: Model, out: Warning[]): void {
-  for (const p of model.policies) {
-    const o = policyObject(model, p);
-    if (!o || p.podSelector.invalid) continue;
-    if (model.pods.some((pod) => selects(p, pod))) continue;
-    const inNs = model.pods.filter((pod) => pod.namespace === p.namespace && !pod.hostNetwork);
+function lintPolicySelectsNothing(ctx: Ctx, selected: Map<NetworkPolicy, number[]>, out: Warning[]): void {
+  for (const p of ctx.model.policies) {
+    const o = ctx.policyObjects.get(p.key);
+    if (!o || p.podSelector.invalid || selected.has(p)) continue;
+    const inNs = (ctx.podsByNs.get(p.namespace) ?? []).filter((pod) => !pod.hostNetwork);
     const why = inNs.length === 0 ? `namespace ${p.namespace} has no pods` : `none of the ${inNs.length} pods of namespace ${p.namespace} has its labels`;
     out.push(
       warning(o, ["spec", "podSelector"], "KTL601", `this policy selects no pod (${why}), so it isolates nothing and allows nothing`, inNs.length ? `Match the labels of the pods to protect, e.g. ${labelsOf(inNs[0]!)}.` : `Create the policy in the namespace of the pods it should protect (metadata.namespace).`, "NetworkPolicy spec.podSelector semantics"),
@@ -68,8 +136,8 @@ function labelsOf(p: Pod): string {
 }
 
 /** The Service's endpoints as kube-proxy sees them: its EndpointSlices in the model (given, derived or mirrored), one per backend. */
-function endpointsOf(model: Model, s: Svc): { endpoints: Endpoint[]; slices: EndpointSlice[] } {
-  const slices = model.endpointSlices.filter((sl) => sl.namespace === s.namespace && sl.serviceName === s.name);
+function endpointsOf(ctx: Ctx, s: Svc): { endpoints: Endpoint[]; slices: EndpointSlice[] } {
+  const slices = ctx.slicesByService.get(`${s.namespace}/${s.name}`) ?? [];
   const seen = new Set<string>();
   const endpoints: Endpoint[] = [];
   for (const sl of slices) {
@@ -84,12 +152,12 @@ function endpointsOf(model: Model, s: Svc): { endpoints: Endpoint[]; slices: End
 }
 
 /** KTL602, KTL603 */
-function lintSelector(model: Model, o: KObject, s: Svc, out: Warning[]): void {
+function lintSelector(ctx: Ctx, o: KObject, s: Svc, out: Warning[]): void {
   const sel = s.selector;
   if (!sel || Object.keys(sel).length === 0) return;
-  const backends = backendsOf(model, s);
+  const backends = backendsOf(ctx, s);
   if (backends.length === 0) {
-    const inNs = model.pods.filter((p) => p.namespace === s.namespace);
+    const inNs = ctx.podsByNs.get(s.namespace) ?? [];
     const near = inNs.find((p) => Object.entries(sel).filter(([k, v]) => p.labels[k] !== v).length === 1);
     const hint = near
       ? `Pod ${near.key} has ${labelsOf(near)}: fix the one label that differs, in the selector or in the pod template.`
@@ -116,8 +184,9 @@ function lintSelector(model: Model, o: KObject, s: Svc, out: Warning[]): void {
 }
 
 /** KTL604, KTL605, KTL608 */
-function lintEndpoints(model: Model, o: KObject, s: Svc, out: Warning[]): void {
-  const { endpoints, slices } = endpointsOf(model, s);
+function lintEndpoints(ctx: Ctx, o: KObject, s: Svc, out: Warning[]): void {
+  const { model } = ctx;
+  const { endpoints, slices } = endpointsOf(ctx, s);
   // Local traffic policies use a node's ready endpoints, else its serving terminating ones (KEP-1669).
   const servingNodes = new Set(endpoints.filter((e) => e.serving).map((e) => e.nodeName).filter((n): n is string => !!n));
   const ready = endpoints.filter((e) => e.ready && !e.terminating);
@@ -136,11 +205,10 @@ function lintEndpoints(model: Model, o: KObject, s: Svc, out: Warning[]): void {
   }
   if (s.internalTrafficPolicy === "Local" && s.type !== "ExternalName") {
     const clientNodes = new Map<string, Pod[]>();
-    for (const p of model.pods) {
-      if (!p.nodeName || servingNodes.has(p.nodeName) || p.phase === "Succeeded" || p.phase === "Failed") continue;
-      const l = clientNodes.get(p.nodeName) ?? [];
-      l.push(p);
-      clientNodes.set(p.nodeName, l);
+    for (const [node, pods] of ctx.podsByNode) {
+      if (servingNodes.has(node)) continue;
+      const running = pods.filter((p) => p.phase !== "Succeeded" && p.phase !== "Failed");
+      if (running.length) clientNodes.set(node, running);
     }
     if (clientNodes.size) {
       const nodes = [...clientNodes.keys()];
@@ -188,18 +256,27 @@ function allowsUDP53(p: PolicyPort): boolean {
 }
 
 /** KTL606 */
-function lintDNS(model: Model, out: Warning[]): void {
-  const dnsPods = model.pods.filter((p) => p.namespace === "kube-system" && (p.labels["k8s-app"] === "kube-dns" || p.labels["k8s-app"] === "coredns") && p.ips.length);
+function lintDNS(ctx: Ctx, selected: Map<NetworkPolicy, number[]>, out: Warning[]): void {
+  const { model, index } = ctx;
+  const dnsPods = (ctx.podsByNs.get("kube-system") ?? []).filter((p) => (p.labels["k8s-app"] === "kube-dns" || p.labels["k8s-app"] === "coredns") && p.ips.length);
+  // Per class isolated for egress: does some rule of its policies allow UDP/53 (to a DNS pod when the input has them)?
+  const lacks = index.classes.map((c) => {
+    const policies = index.egressPolicies[c.index]!;
+    if (policies.length === 0) return false;
+    return !policies.some((p) =>
+      p.egress.some((r) => {
+        if (dnsPods.length === 0) return r.ports === null || r.ports.some(allowsUDP53);
+        return dnsPods.some(
+          (d) => (r.ports === null || r.ports.some((port) => portMatches(port, 53, "UDP", d))) && (r.peers === null || r.peers.some((peer) => peerMatches(model, p, peer, { ip: d.ips[0]!, pod: d }))),
+        );
+      }),
+    );
+  });
   for (const p of model.policies) {
     if (!p.egressIsolation) continue;
-    const o = policyObject(model, p);
+    const o = ctx.policyObjects.get(p.key);
     if (!o) continue;
-    const pods = model.pods.filter((pod) => selects(p, pod));
-    const lacking = pods.filter((pod) => {
-      if (dnsPods.length) return !dnsPods.some((d) => explainEgress(model, pod, { ip: d.ips[0]!, pod: d }, 53, "UDP").allowed);
-      const rules = model.policies.filter((q) => q.egressIsolation && selects(q, pod)).flatMap((q) => q.egress);
-      return !rules.some((r) => r.ports === null || r.ports.some(allowsUDP53));
-    });
+    const lacking = (selected.get(p) ?? []).filter((c) => lacks[c] && index.egressPolicies[c]!.includes(p)).flatMap((c) => index.classes[c]!.pods);
     if (lacking.length === 0) continue;
     const spec = obj(o.raw.spec) ?? {};
     const at = "egress" in spec ? ["spec", "egress"] : "policyTypes" in spec ? ["spec", "policyTypes"] : ["spec"];
@@ -210,29 +287,33 @@ function lintDNS(model: Model, out: Warning[]): void {
 }
 
 /** KTL607 */
-function lintMasquerade(model: Model, services: Map<KObject, Svc>, out: Warning[]): void {
-  const exposed: { s: Svc; pods: Pod[] }[] = [];
+function lintMasquerade(ctx: Ctx, services: Map<KObject, Svc>, out: Warning[]): void {
+  const { model, index } = ctx;
+  // Policies isolating (for ingress) the backends of Services reached from outside through kube-proxy's SNAT.
+  const via = new Map<NetworkPolicy, Set<string>>();
   for (const s of services.values()) {
     if (!externallyAccessible(s) || s.externalTrafficPolicy === "Local") continue;
-    const pods = backendsOf(model, s);
-    if (pods.length) exposed.push({ s, pods });
+    const classes = new Set(backendsOf(ctx, s).map((pod) => index.classOf[pod.index]!));
+    for (const c of classes) {
+      for (const p of index.ingressPolicies[c]!) {
+        const l = via.get(p) ?? new Set<string>();
+        l.add(`${s.namespace}/${s.name}`);
+        via.set(p, l);
+      }
+    }
   }
-  if (!exposed.length) return;
-  const nodeIPs = model.nodes.flatMap((n) => n.addresses.map((a) => a.address)).map((a) => parseIPSloppy(a)).filter((x) => x !== undefined);
-  for (const p of model.policies) {
-    if (!p.ingressIsolation) continue;
-    const o = policyObject(model, p);
+  if (!via.size) return;
+  const nodeIPs = model.nodes.flatMap((n) => n.addresses.map((a) => parseIPSloppy(a.address))).filter((x) => x !== undefined);
+  for (const [p, svcNames] of via) {
+    const o = ctx.policyObjects.get(p.key);
     if (!o) continue;
-    const via = exposed.filter((e) => e.pods.some((pod) => selects(p, pod)));
-    if (!via.length) continue;
+    const names = [...svcNames];
     for (const rule of p.ingress) {
       for (const peer of rule.peers ?? []) {
         const b = peer.ipBlock;
         if (!b) continue;
         const c = parseCIDRSloppy(b.cidr);
-        if (!c || nodeIPs.some((ip) => cidrHas(c, ip))) continue;
-        if (model.pods.some((pod) => pod.ips.some((ip) => { const x = parseIPSloppy(ip); return x !== undefined && cidrHas(c, x); }))) continue;
-        const names = via.map((e) => `${e.s.namespace}/${e.s.name}`);
+        if (!c || nodeIPs.some((ip) => cidrHas(c, ip)) || holdsPodIP(ctx, c.family, c.first, c.last)) continue;
         out.push(
           warning(o, ["spec", "ingress", rule.index, "from", peer.index, "ipBlock"], "KTL607", `ipBlock ${b.cidr} will not see external clients of ${list(names)}: with externalTrafficPolicy Cluster kube-proxy masquerades them to a node IP, so this rule never matches their traffic`, `Set externalTrafficPolicy: Local on ${list(names)} to keep client source IPs (then clients must reach nodes with a backend), or allow the node addresses instead.`, "kube-proxy masquerade for externalTrafficPolicy Cluster (pkg/proxy/iptables/proxier.go KUBE-MARK-MASQ)"),
         );
@@ -271,15 +352,17 @@ function lintBands(o: KObject, s: Svc, al: Allocations, out: Warning[]): void {
 
 export function lintModel(model: Model, services: Map<KObject, Svc>, al: Allocations): Warning[] {
   const out: Warning[] = [];
-  lintPolicySelectsNothing(model, out);
+  const ctx = context(model);
+  const selected = selectedClasses(ctx);
+  lintPolicySelectsNothing(ctx, selected, out);
   for (const [o, s] of services) {
     if (s.type === "ExternalName") continue;
-    lintSelector(model, o, s, out);
-    lintEndpoints(model, o, s, out);
+    lintSelector(ctx, o, s, out);
+    lintEndpoints(ctx, o, s, out);
     lintBands(o, s, al, out);
   }
-  lintDNS(model, out);
-  lintMasquerade(model, services, out);
+  lintDNS(ctx, selected, out);
+  lintMasquerade(ctx, services, out);
   return out;
 }
 
