@@ -68,6 +68,8 @@ describe("hostile corpus", () => {
         expect(f.file).toBe(file);
         expect(f.line).toBeGreaterThan(0);
       }
+      // Findings carry bounded values: an alias bomb's shared lists are never expanded.
+      expect(JSON.stringify(result).length).toBeLessThan(1_000_000);
       const want = EXPECT[file]!;
       const diags = model.diagnostics.map((d) => ({ code: d.code, doc: d.doc, line: d.line }));
       for (const w of want.diagnostics ?? []) {
@@ -88,11 +90,6 @@ describe("hostile corpus", () => {
     runAll("proto-pollution.yaml", readFileSync(join(DIR, "proto-pollution.yaml"), "utf8"));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty("type");
-  });
-
-  it("bounds the values findings carry (an alias bomb's labels are not expanded)", () => {
-    const { result } = runAll("alias-bomb.yaml", readFileSync(join(DIR, "alias-bomb.yaml"), "utf8"));
-    expect(JSON.stringify(result).length).toBeLessThan(1_000_000);
   });
 
   it("survives a large generated input", () => {
