@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../index.ts";
-import { validateModel } from "./index.ts";
+import { validateModel, validationDiagnostics } from "./index.ts";
 
 const NODES = ["a", "b"]
   .map((z) => `apiVersion: v1\nkind: Node\nmetadata: {name: node-${z}, labels: {topology.kubernetes.io/zone: zone-${z}}}\nspec: {podCIDR: 10.244.${z === "a" ? 1 : 2}.0/24}`)
@@ -69,6 +69,12 @@ const cases: Case[] = [
     name: "KTL603 a named targetPort only some backends declare",
     docs: [WEB_A, pod("web-b", "node-b", "{app: web}", "[{name: other, containerPort: 8080}]"), service("selector: {app: web}\nports: [{port: 80, targetPort: http}]")],
     want: ["KTL603 spec.ports[0].targetPort"],
+  },
+  {
+    name: "KTL603 not raised when every backend declares the named port",
+    docs: [WEB_A, WEB_B, service("selector: {app: web}\nports: [{port: 80, targetPort: http}]")],
+    want: [],
+    absent: "KTL603",
   },
   {
     name: "KTL604 externalTrafficPolicy Local with backends on one of two nodes drops traffic at the other",
@@ -174,6 +180,18 @@ const cases: Case[] = [
     want: ["KTL609 spec.ports[0].nodePort"],
   },
   {
+    name: "KTL609 not raised for a nodePort in the static band",
+    docs: [WEB_A, WEB_B, service("type: NodePort\nselector: {app: web}\nports: [{port: 80, targetPort: http, nodePort: 30010}]")],
+    want: [],
+    absent: "KTL609",
+  },
+  {
+    name: "KTL510 not raised for fields the Service type has",
+    docs: [WEB_A, service("selector: {app: web}\nports: [{name: http, port: 80, targetPort: http, appProtocol: http}]\ninternalTrafficPolicy: Cluster\npublishNotReadyAddresses: false")],
+    want: [],
+    absent: "KTL510",
+  },
+  {
     name: "KTL510 an unknown (misspelt) field",
     docs: [WEB_A, service("selector: {app: web}\nports: [{port: 80, targetPort: http}]\nexternalTraficPolicy: Local")],
     want: ["KTL510 spec.externalTraficPolicy"],
@@ -188,6 +206,13 @@ describe("lint", () => {
       if (c.absent) expect(got.filter((g) => g.startsWith(c.absent!))).toEqual([]);
     });
   }
+
+  it("findings become editor markers with their codes (validationDiagnostics)", () => {
+    const r = validateModel(loadModel([{ name: "t.yaml", text: [NODES, WEB_A, service("selector: {app: wbe}\nports: [{port: 80}]\nexternalTrafficPolicy: Local")].join("\n---\n") }]));
+    const d = validationDiagnostics(r);
+    expect(d).toContainEqual(expect.objectContaining({ code: "KTL501", severity: "error", field: "spec.externalTrafficPolicy", file: "t.yaml" }));
+    expect(d).toContainEqual(expect.objectContaining({ code: "KTL602", severity: "warning", field: "spec.selector" }));
+  });
 
   it("every warning carries a line, a hint and a code", () => {
     const r = validateModel(loadModel([{ name: "t.yaml", text: [NODES, WEB_A, service("selector: {app: wbe}\nports: [{port: 80}]")].join("\n---\n") }]));

@@ -440,6 +440,17 @@ describe("validateService: other fields", () => {
       errors: [{ field: "metadata.name", type: "Invalid value", contains: "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character" }],
     },
     {
+      name: "ValidateAnnotations: keys are qualified names",
+      yaml: svc(PORT, 'name: web, annotations: {"bad key": x, example.com/ok: y}'),
+      errors: [{ field: "metadata.annotations", type: "Invalid value", contains: "name part must consist of alphanumeric characters" }],
+    },
+    {
+      name: "ValidateAnnotationsSize: at most 256 KiB in total",
+      yaml: svc(PORT, `name: web, annotations: {big: "${"x".repeat(262_145)}"}`),
+      errors: [{ field: "metadata.annotations", type: "Too long", contains: "may not be more than 262144 bytes" }],
+    },
+    { name: "annotations with prefixed keys", yaml: svc(PORT, "name: web, annotations: {example.com/owner: team-a}"), errors: [] },
+    {
       name: "metadata.namespace must be a DNS-1123 label",
       yaml: svc(PORT, "name: web, namespace: Shop"),
       errors: [{ field: "metadata.namespace", type: "Invalid value" }],
