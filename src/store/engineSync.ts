@@ -15,7 +15,7 @@ export interface SyncOptions {
 }
 
 // Small texts analyse in tens of milliseconds: a short pause keeps edit-to-redraw fast; large ones wait for the typing to stop.
-const defaultDebounce = (n: number) => (n > 1_000_000 ? 500 : n > 200_000 ? 250 : 16);
+const defaultDebounce = (n: number) => (n > 1_000_000 ? 400 : n > 200_000 ? 120 : 16);
 
 const sameTrace = (a: TraceQuery | undefined, b: TraceQuery | undefined) => a?.from === b?.from && a?.to === b?.to && a?.protocol === b?.protocol;
 const sameMatrix = (a: MatrixQuery | undefined, b: MatrixQuery | undefined) => a?.port === b?.port && a?.protocol === b?.protocol && a?.by === b?.by;

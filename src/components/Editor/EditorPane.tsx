@@ -104,7 +104,7 @@ export function EditorPane() {
             if (e.isFlush && model.getValue() === store.getState().text) return;
             if (model.getValueLength() > LARGE) {
               if (timer) clearTimeout(timer);
-              timer = setTimeout(push, 150);
+              timer = setTimeout(push, 60);
             } else push();
           });
           const cur = editor.onDidChangeCursorPosition((e) =>

@@ -51,6 +51,55 @@ function Options({ groups }: { groups: [string, Choice[]][] }) {
   );
 }
 
+/** Above this many choices a select is too heavy to rebuild on every edit: a text box with suggestions takes its place. */
+const MAX_SELECT = 300;
+
+function Picker({ label, groups, value, onChange, empty }: { label: string; groups: [string, Choice[]][]; value: string; onChange(v: string): void; empty: string }) {
+  const all = useMemo(() => groups.flatMap(([, l]) => l), [groups]);
+  const [draft, setDraft] = useState<string | undefined>(undefined);
+  const id = `pick-${label.toLowerCase()}`;
+  if (all.length <= MAX_SELECT) {
+    return (
+      <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>
+        {value === "" ? <option value="">{empty}</option> : null}
+        <Options groups={groups} />
+      </select>
+    );
+  }
+  // Large clusters: type part of a name (or the trace syntax itself); the first matches are suggested.
+  const text = draft ?? value;
+  const needle = text.toLowerCase();
+  const matches = all.filter((c) => !c.disabled && (c.value.toLowerCase().includes(needle) || c.label.toLowerCase().includes(needle))).slice(0, 60);
+  return (
+    <>
+      <input
+        type="text"
+        aria-label={label}
+        list={id}
+        value={text}
+        spellCheck={false}
+        placeholder={label === "Source" ? "pod:NAMESPACE/NAME" : "service:NAMESPACE/NAME:PORT"}
+        style={{ width: 210 }}
+        onChange={(e) => {
+          setDraft(e.target.value);
+          if (all.some((c) => c.value === e.target.value)) onChange(e.target.value);
+        }}
+        onBlur={() => {
+          if (draft !== undefined) onChange(draft);
+          setDraft(undefined);
+        }}
+      />
+      <datalist id={id}>
+        {matches.map((c) => (
+          <option key={c.value} value={c.value}>
+            {c.label}
+          </option>
+        ))}
+      </datalist>
+    </>
+  );
+}
+
 export function QuestionBar() {
   const store = useAppStore();
   const result = useApp((s) => s.analysis.result);
@@ -90,18 +139,12 @@ export function QuestionBar() {
       <span className="q-label">Ask a question</span>
       <label>
         <span className="visually-hidden">Source</span>
-        <select aria-label="Source" value={fromValue} onChange={(e) => setFrom(e.target.value)}>
-          {fromValue === "" ? <option value="">no source</option> : null}
-          <Options groups={sources} />
-        </select>
+        <Picker label="Source" groups={sources} value={fromValue} onChange={setFrom} empty="no source" />
       </label>
       <span aria-hidden="true">→</span>
       <label>
         <span className="visually-hidden">Destination</span>
-        <select aria-label="Destination" value={toValue} onChange={(e) => onTo(e.target.value)}>
-          {toValue === "" ? <option value="">no destination</option> : null}
-          <Options groups={destinations} />
-        </select>
+        <Picker label="Destination" groups={destinations} value={toValue} onChange={onTo} empty="no destination" />
       </label>
       <label>
         <span className="visually-hidden">Protocol</span>

@@ -197,7 +197,8 @@ interface IngressSummary {
 /** NetworkPolicy ingress at one class of endpoint pods on one port, over every pod of the cluster as a source. */
 function summarizeIngress(model: Model, index: PolicyIndex, m: ClassMatrix, cls: number, endpoint: Pod, port: number, protocol: Protocol, sources: readonly number[]): IngressSummary {
   const policies = index.ingressPolicies[cls]!.map((pol) => refOfPolicy(pol));
-  const names = policies.map((r) => `${r.namespace}/${r.name}`).join(", ");
+  const listed = policies.slice(0, 3).map((r) => `${r.namespace}/${r.name}`);
+  const names = policies.length > 3 ? `${listed.join(", ")} and ${policies.length - 3} more` : listed.join(", ");
   const from = m.ingressFrom[cls];
   const podsOf = (list: number[]) => list.reduce((n, c) => n + index.classes[c]!.pods.length, 0);
   const reprOf = (c: number | undefined) => (c === undefined ? undefined : index.classes[c]!.pods.find((x) => x !== endpoint && x.ips.length > 0 && x.nodeName));

@@ -107,6 +107,11 @@ function nodesOf(model: Model): { nodes: NodeView[]; zones: ZoneView[] } {
 }
 
 function podsOf(model: Model, index: PolicyIndex): PodView[] {
+  // One isolation record per NetworkPolicy class, shared by its pods (sent once by structured clone).
+  const isolation = index.classes.map((c) => ({
+    ingress: index.ingressPolicies[c.index]!.map((pol) => refOfPolicy(pol)),
+    egress: index.egressPolicies[c.index]!.map((pol) => refOfPolicy(pol)),
+  }));
   return model.pods.map((p) => {
     const c = index.classOf[p.index]!;
     const v: PodView = {
@@ -123,10 +128,7 @@ function podsOf(model: Model, index: PolicyIndex): PodView[] {
       terminating: p.terminating,
       generated: p.generated,
       ref: refOfPod(p),
-      isolatedBy: {
-        ingress: index.ingressPolicies[c]!.map((pol) => refOfPolicy(pol)),
-        egress: index.egressPolicies[c]!.map((pol) => refOfPolicy(pol)),
-      },
+      isolatedBy: isolation[c]!,
     };
     if (p.nodeName) v.node = nodeId(p.nodeName);
     return v;

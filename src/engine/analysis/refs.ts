@@ -17,8 +17,18 @@ export function refOfSource(s: SourceRef): RefView {
   return r;
 }
 
-export function refOfPolicy(p: NetworkPolicy, line = p.source.line): RefView {
-  return { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line };
+const policyRefs = new WeakMap<NetworkPolicy, RefView>();
+
+/**
+ * A policy's reference. Without a line it is one shared object per policy:
+ * thousands of pods and flows name the same few policies, and postMessage's
+ * structured clone sends a shared object once.
+ */
+export function refOfPolicy(p: NetworkPolicy, line?: number): RefView {
+  if (line !== undefined && line !== p.source.line) return { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line };
+  let r = policyRefs.get(p);
+  if (!r) policyRefs.set(p, (r = { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line: p.source.line }));
+  return r;
 }
 
 /** The most specific line of a rule match: the peer, else the port, else the rule. */
