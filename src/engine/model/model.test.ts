@@ -186,9 +186,22 @@ apiVersion: v1
 kind: Pod
 metadata: {name: b}
 status: {phase: Pending}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: c}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: d}
 `);
     expect(m.podsByKey.get("default/a")).toMatchObject({ ready: false, terminating: true });
     expect(m.podsByKey.get("default/b")).toMatchObject({ ready: false, terminating: false });
+    // IsPodReady (pkg/api/v1/pod): a status without a Ready condition is not ready.
+    expect(m.podsByKey.get("default/c")).toMatchObject({ phase: "Running", ready: false });
+    // No status at all: desired state, taken as running and ready.
+    expect(m.podsByKey.get("default/d")).toMatchObject({ phase: "Running", ready: true });
   });
 
   it("keeps a pod owned by ReplicaSet <deployment>-<pod-template-hash> under that ReplicaSet (the controller as written; its Deployment is not in the input)", () => {
