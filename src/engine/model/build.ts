@@ -14,13 +14,14 @@
  *   spec.nodeName are placed on the eligible node (nodeSelector, required
  *   node affinity, not cordoned) with the fewest pods, ties by node order.
  *   IPs come from status.podIPs, else from the node's podCIDR in order.
- * - Readiness: the Ready condition when status has one, otherwise a pod is
- *   taken as running and ready. Terminating: metadata.deletionTimestamp.
+ * - Readiness: a pod written without status is desired state, taken as
+ *   scheduled, running and ready; with a status, ready only when its Ready
+ *   condition is True (IsPodReady). Terminating: metadata.deletionTimestamp.
  */
 import type { ParseResult, KObject } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import { arr, bool, isObj, num, obj, str, strMap, type Json } from "../parse/values.ts";
+import { arr, bool, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
 import { parseNetworkPolicy } from "../netpol/parse.ts";
 import { buildServices } from "./services.ts";
@@ -91,7 +92,7 @@ function nodeFromObject(o: KObject): Node {
     .filter(isObj)
     .map((a) => ({ type: str(a.type) ?? "", address: str(a.address) ?? "" }))
     .filter((a) => a.address);
-  const podCIDRs = arr(spec.podCIDRs).map(String);
+  const podCIDRs = strList(spec.podCIDRs);
   const single = str(spec.podCIDR);
   if (podCIDRs.length === 0 && single) podCIDRs.push(single);
   const readyCond = arr(status.conditions).filter(isObj).find((c) => c.type === "Ready");
@@ -148,7 +149,7 @@ function nodeAffinityMatches(spec: Json, node: Node): boolean {
   const terms = arr(obj(obj(obj(spec.affinity)?.nodeAffinity)?.requiredDuringSchedulingIgnoredDuringExecution)?.nodeSelectorTerms).filter(isObj);
   if (terms.length === 0) return true;
   const test = (e: Json, value: string | undefined): boolean => {
-    const values = arr(e.values).map(String);
+    const values = strList(e.values);
     switch (str(e.operator)) {
       case "In": return value !== undefined && values.includes(value);
       case "NotIn": return value === undefined || !values.includes(value);
@@ -183,13 +184,13 @@ function containerPorts(spec: Json): ContainerPort[] {
       if (list === spec.initContainers && c.restartPolicy !== "Always") continue;
       for (const p of arr(c.ports)) {
         if (!isObj(p)) continue;
-        const port = num(p.containerPort);
+        const port = int(p.containerPort);
         if (port === undefined) continue;
         const protocol = (str(p.protocol) ?? "TCP") as Protocol;
         const cp: ContainerPort = { containerPort: port, protocol: protocol === "UDP" || protocol === "SCTP" ? protocol : "TCP" };
         const name = str(p.name);
         if (name) cp.name = name;
-        const hp = num(p.hostPort);
+        const hp = int(p.hostPort);
         if (hp !== undefined) cp.hostPort = hp;
         out.push(cp);
       }
@@ -202,8 +203,8 @@ function readiness(status: Json | undefined): { phase: string; ready: boolean } 
   if (!status) return { phase: "Running", ready: true };
   const phase = str(status.phase) ?? "Running";
   const cond = arr(status.conditions).filter(isObj).find((c) => c.type === "Ready");
-  if (cond) return { phase, ready: cond.status === "True" || cond.status === true };
-  return { phase, ready: phase === "Running" };
+  // k8s.io/kubernetes pkg/api/v1/pod IsPodReady: ready only with a Ready condition whose status is True.
+  return { phase, ready: cond !== undefined && (cond.status === "True" || cond.status === true) };
 }
 
 function statusIPs(status: Json | undefined): string[] {

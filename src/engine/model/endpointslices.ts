@@ -48,7 +48,7 @@
 import type { KObject, SourceRef } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import { arr, bool, isObj, num, obj, str, strMap } from "../parse/values.ts";
+import { arr, bool, int, isObj, obj, str, strList, strMap } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
 import type { Node, Pod, Protocol } from "./types.ts";
 import { parseIP, type Family } from "./ip.ts";
@@ -79,7 +79,7 @@ function parseInputSlice(o: KObject): EndpointSlice {
   const ports: EndpointSlicePort[] = [];
   portList.forEach((p, i) => {
     if (!isObj(p)) return;
-    ports.push({ name: str(p.name) ?? "", port: num(p.port), protocol: protocolOf(p.protocol), line: lineOf(portList, i) || lineOf(p) });
+    ports.push({ name: str(p.name) ?? "", port: int(p.port), protocol: protocolOf(p.protocol), line: lineOf(portList, i) || lineOf(p) });
   });
   const list = arr(raw.endpoints);
   const endpoints: Endpoint[] = [];
@@ -88,7 +88,7 @@ function parseInputSlice(o: KObject): EndpointSlice {
     const c = obj(e.conditions) ?? {};
     const line = lineOf(list, i) || lineOf(e);
     const ep: Endpoint = {
-      addresses: arr(e.addresses).map(String),
+      addresses: strList(e.addresses),
       ready: bool(c.ready) ?? true,
       serving: bool(c.serving) ?? true,
       terminating: bool(c.terminating) ?? false,
@@ -401,7 +401,7 @@ function mirror(o: KObject, s: Service): EndpointSlice[] {
   subsets.forEach((sub) => {
     if (!isObj(sub)) return;
     const portList = arr(sub.ports);
-    const ports: EndpointSlicePort[] = portList.filter(isObj).map((p, i) => ({ name: str(p.name) ?? "", port: num(p.port), protocol: protocolOf(p.protocol), line: lineOf(portList, i) || lineOf(p) }));
+    const ports: EndpointSlicePort[] = portList.filter(isObj).map((p, i) => ({ name: str(p.name) ?? "", port: int(p.port), protocol: protocolOf(p.protocol), line: lineOf(portList, i) || lineOf(p) }));
     const portsKey = ports.map((p) => `${p.name}/${p.protocol}/${p.port}`).sort().join(",");
     for (const [field, ready] of [["addresses", true], ["notReadyAddresses", false]] as const) {
       const list = arr(sub[field]);

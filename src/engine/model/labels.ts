@@ -4,7 +4,7 @@
  * LabelSelectorAsSelector. An empty selector matches everything; a null
  * (absent) selector matches nothing where the API says so (callers decide).
  */
-import { arr, isObj, str, strMap } from "../parse/values.ts";
+import { arr, isObj, str, strList, strMap } from "../parse/values.ts";
 
 export type SelectorOperator = "In" | "NotIn" | "Exists" | "DoesNotExist";
 
@@ -40,7 +40,7 @@ export function parseLabelSelector(v: unknown): LabelSelector {
       matchExpressions.push({
         key: str(e.key) ?? "",
         operator: op as SelectorOperator,
-        values: arr(e.values).map((x) => String(x)),
+        values: strList(e.values),
       });
     }
   }

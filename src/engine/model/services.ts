@@ -37,7 +37,7 @@
 import type { KObject, SourceRef } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import { arr, bool, isObj, num, obj, str, strMap, type Json } from "../parse/values.ts";
+import { arr, bool, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
 import type { Node, Pod, Protocol, ClusterConfig } from "./types.ts";
 import { fnv1a } from "./hash.ts";
@@ -235,12 +235,12 @@ function parsePorts(spec: Json): ServicePort[] {
   const out: ServicePort[] = [];
   list.forEach((p, index) => {
     if (!isObj(p)) return;
-    const port = num(p.port);
+    const port = int(p.port);
     if (port === undefined) return;
     const tp = p.targetPort;
     const targetPort = typeof tp === "number" ? tp : typeof tp === "string" && tp !== "" ? (/^\d+$/.test(tp) ? Number(tp) : tp) : port;
     const sp: ServicePort = { index, name: str(p.name) ?? "", protocol: protocolOf(p.protocol), port, targetPort, line: lineOf(list, index) || lineOf(p) };
-    const nodePort = num(p.nodePort);
+    const nodePort = int(p.nodePort);
     if (nodePort !== undefined && nodePort !== 0) sp.nodePort = nodePort;
     const app = str(p.appProtocol);
     if (app) sp.appProtocol = app;
@@ -282,12 +282,12 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
   const typeText = str(spec.type);
   const type: ServiceType = typeText === "NodePort" || typeText === "LoadBalancer" || typeText === "ExternalName" ? typeText : "ClusterIP";
   const clusterIPText = str(spec.clusterIP);
-  const clusterIPsText = arr(spec.clusterIPs).map(String);
+  const clusterIPsText = strList(spec.clusterIPs);
   const headless = type !== "ExternalName" && (clusterIPText === "None" || clusterIPsText[0] === "None");
   const givenIPs = type === "ExternalName" || headless ? [] : (clusterIPsText.length ? clusterIPsText : clusterIPText ? [clusterIPText] : []).filter((ip) => parseIP(ip));
   const policyText = str(spec.ipFamilyPolicy);
   const ipFamilyPolicy = policyText === "PreferDualStack" || policyText === "RequireDualStack" ? policyText : "SingleStack";
-  const familiesText = arr(spec.ipFamilies).map(String).filter((f): f is IPFamily => f === "IPv4" || f === "IPv6");
+  const familiesText = strList(spec.ipFamilies).filter((f): f is IPFamily => f === "IPv4" || f === "IPv6");
   let wantFamilies: Family[];
   if (givenIPs.length) wantFamilies = givenIPs.map((ip) => familyOf(ip)!);
   else {
@@ -297,12 +297,12 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
     if (both || familiesText.length > 1) wantFamilies.push(first === 4 ? 6 : 4);
   }
   const selectorMap = isObj(spec.selector) ? strMap(spec.selector) : undefined;
-  const externalIPs = arr(spec.externalIPs).map(String).filter((ip) => parseIP(ip));
+  const externalIPs = strList(spec.externalIPs).filter((ip) => parseIP(ip));
   const ingress = type === "LoadBalancer" ? parseIngress(status) : [];
-  const rangesField = arr(spec.loadBalancerSourceRanges).map((r) => String(r).trim()).filter(Boolean);
+  const rangesField = strList(spec.loadBalancerSourceRanges).map((r) => r.trim()).filter(Boolean);
   const rangesAnnotation = (annotations[LB_SOURCE_RANGES] ?? "").split(",").map((r) => r.trim()).filter(Boolean);
   const affinity = str(spec.sessionAffinity) === "ClientIP" ? "ClientIP" : "None";
-  const timeout = num(obj(obj(spec.sessionAffinityConfig)?.clientIP)?.timeoutSeconds);
+  const timeout = int(obj(obj(spec.sessionAffinityConfig)?.clientIP)?.timeoutSeconds);
   const annLine = (k: string) => keyLine(meta.annotations, k);
   const topologyKey = TOPOLOGY_AWARE_HINTS in annotations ? TOPOLOGY_AWARE_HINTS : TOPOLOGY_MODE in annotations ? TOPOLOGY_MODE : undefined;
   const service: Service = {
@@ -355,7 +355,7 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
   const td = str(spec.trafficDistribution);
   if (td) service.trafficDistribution = td;
   if (topologyKey) service.topologyMode = annotations[topologyKey]!;
-  const hc = num(spec.healthCheckNodePort);
+  const hc = int(spec.healthCheckNodePort);
   if (hc) service.healthCheckNodePort = hc;
   return { service, givenIPs, wantFamilies };
 }

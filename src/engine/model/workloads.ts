@@ -6,7 +6,7 @@
  * per eligible node, CronJob one Job's pods.
  */
 import type { KObject } from "../parse/manifests.ts";
-import { isObj, num, obj, str, type Json } from "../parse/values.ts";
+import { boundedJson, isObj, num, obj, str, type Json } from "../parse/values.ts";
 import { fnv1a, safeSuffix } from "./hash.ts";
 import type { WorkloadRef } from "./types.ts";
 
@@ -69,7 +69,7 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
   const spec = obj(template.spec) ?? {};
   const workload: WorkloadRef = { kind: o.kind, namespace, name: o.name };
   const line = o.line;
-  const templateHash = safeSuffix(`${namespace}/${o.name}/${JSON.stringify(template)}`, 10);
+  const templateHash = safeSuffix(`${namespace}/${o.name}/${boundedJson(template)}`, 10);
   const make = (name: string, labels: Record<string, string>, daemonSet = false): PodSpecInput => ({
     namespace, name, labels, annotations, spec, status: undefined, deletionTimestamp: false, workload, generated: true,
     source: o, line, raw: template, daemonSet,

@@ -1,7 +1,7 @@
 /** NetworkPolicy objects -> NetworkPolicy, with the API's defaulting applied. */
 import { refOf, type KObject } from "../parse/manifests.ts";
 import { lineOf } from "../parse/yaml.ts";
-import { arr, isObj, num, str, type Json } from "../parse/values.ts";
+import { arr, int, isObj, str, strList, type Json } from "../parse/values.ts";
 import { parseLabelSelector } from "../model/labels.ts";
 import { parseCidr, type Cidr } from "../model/ip.ts";
 import type { Protocol } from "../model/types.ts";
@@ -14,7 +14,7 @@ function parseProtocol(v: unknown): Protocol {
 
 function parseIPBlock(v: Json): IPBlock {
   const cidr = str(v.cidr) ?? "";
-  const except = arr(v.except).map(String);
+  const except = strList(v.except);
   const parsed = parseCidr(cidr).cidr;
   const exceptParsed = except.map((e) => parseCidr(e).cidr).filter((c): c is Cidr => c !== undefined);
   return { cidr, except, parsed, exceptParsed };
@@ -38,11 +38,11 @@ function parsePorts(list: unknown): PolicyPort[] | null {
   if (items.length === 0) return null;
   return items.filter(isObj).map((p, index) => {
     const port: PolicyPort = { index, line: lineOf(p) || lineOf(list, index), protocol: parseProtocol(p.protocol) };
-    const n = num(p.port);
+    const n = int(p.port);
     const s = str(p.port);
     if (n !== undefined) port.port = n;
     else if (s !== undefined) port.port = /^\d+$/.test(s) ? Number(s) : s;
-    const end = num(p.endPort);
+    const end = int(p.endPort);
     if (end !== undefined) port.endPort = end;
     return port;
   });
@@ -58,7 +58,7 @@ function parseRules(list: unknown, peerKey: "from" | "to"): PolicyRule[] {
 export function parseNetworkPolicy(o: KObject): NetworkPolicy {
   const spec = isObj(o.raw.spec) ? o.raw.spec : {};
   const namespace = o.namespace ?? "default";
-  const types = arr(spec.policyTypes).map(String);
+  const types = strList(spec.policyTypes);
   // Defaulting (networking/v1 SetDefaults_NetworkPolicy): without policyTypes, Ingress always,
   // and Egress when the policy has egress rules.
   const hasTypes = types.length > 0;

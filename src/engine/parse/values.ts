@@ -38,3 +38,55 @@ export function get(v: unknown, ...path: (string | number)[]): unknown {
   }
   return cur;
 }
+
+/**
+ * The strings of a list; numbers and booleans written as text; maps, lists and
+ * nulls left out. Never `String(x)` an unknown value: YAML aliases let a small
+ * document describe a tree of billions of nodes, and Array.prototype.toString
+ * would walk all of it.
+ */
+export function strList(v: unknown): string[] {
+  const out: string[] = [];
+  for (const x of arr(v)) {
+    if (typeof x === "string") out.push(x);
+    else if (typeof x === "number" || typeof x === "boolean") out.push(String(x));
+  }
+  return out;
+}
+
+/** JSON text of a value, cut after about `limit` characters (aliases can make a small document describe a huge tree). */
+export function boundedJson(v: unknown, limit = 1 << 20): string {
+  let out = "";
+  const walk = (x: unknown): void => {
+    if (out.length > limit) return;
+    if (x === null || typeof x !== "object") {
+      out += JSON.stringify(x) ?? "null";
+      return;
+    }
+    if (Array.isArray(x)) {
+      out += "[";
+      for (let i = 0; i < x.length && out.length <= limit; i++) {
+        if (i) out += ",";
+        walk(x[i]);
+      }
+      out += "]";
+      return;
+    }
+    out += "{";
+    let first = true;
+    for (const k of Object.keys(x)) {
+      if (out.length > limit) break;
+      out += `${first ? "" : ","}${JSON.stringify(k)}:`;
+      first = false;
+      walk((x as Record<string, unknown>)[k]);
+    }
+    out += "}";
+  };
+  walk(v);
+  return out;
+}
+
+/** An integer, or undefined: the apiserver decodes int32 fields strictly and rejects 1.5 (a decoding error, not a value). */
+export function int(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isSafeInteger(v) ? v : undefined;
+}
