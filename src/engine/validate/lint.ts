@@ -256,7 +256,7 @@ function allowsUDP53(p: PolicyPort): boolean {
 }
 
 /** KTL606 */
-function lintDNS(ctx: Ctx, selected: Map<NetworkPolicy, number[]>, out: Warning[]): void {
+function lintDNS(ctx: Ctx, out: Warning[]): void {
   const { model, index } = ctx;
   const dnsPods = (ctx.podsByNs.get("kube-system") ?? []).filter((p) => (p.labels["k8s-app"] === "kube-dns" || p.labels["k8s-app"] === "coredns") && p.ips.length);
   // Per class isolated for egress: does some rule of its policies allow UDP/53 (to a DNS pod when the input has them)?
@@ -272,11 +272,20 @@ function lintDNS(ctx: Ctx, selected: Map<NetworkPolicy, number[]>, out: Warning[
       }),
     );
   });
+  const lackingByPolicy = new Map<NetworkPolicy, number[]>();
+  index.classes.forEach((c) => {
+    if (!lacks[c.index]) return;
+    for (const p of index.egressPolicies[c.index]!) {
+      const l = lackingByPolicy.get(p);
+      if (l) l.push(c.index);
+      else lackingByPolicy.set(p, [c.index]);
+    }
+  });
   for (const p of model.policies) {
     if (!p.egressIsolation) continue;
     const o = ctx.policyObjects.get(p.key);
     if (!o) continue;
-    const lacking = (selected.get(p) ?? []).filter((c) => lacks[c] && index.egressPolicies[c]!.includes(p)).flatMap((c) => index.classes[c]!.pods);
+    const lacking = (lackingByPolicy.get(p) ?? []).flatMap((c) => index.classes[c]!.pods);
     if (lacking.length === 0) continue;
     const spec = obj(o.raw.spec) ?? {};
     const at = "egress" in spec ? ["spec", "egress"] : "policyTypes" in spec ? ["spec", "policyTypes"] : ["spec"];
@@ -361,7 +370,7 @@ export function lintModel(model: Model, services: Map<KObject, Svc>, al: Allocat
     lintEndpoints(ctx, o, s, out);
     lintBands(o, s, al, out);
   }
-  lintDNS(ctx, selected, out);
+  lintDNS(ctx, out);
   lintMasquerade(ctx, services, out);
   return out;
 }
