@@ -27,7 +27,7 @@ import { parseNetworkPolicy } from "../netpol/parse.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
-import { expandWorkload, podInput, templateOf, WORKLOAD_KINDS, type PodSpecInput } from "./workloads.ts";
+import { controllerOf, expandWorkload, podInput, templateOf, WORKLOAD_KINDS, type PodSpecInput } from "./workloads.ts";
 import {
   DEFAULT_CONFIG,
   type ClusterConfig,
@@ -247,6 +247,53 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
   return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
+/** The pod a DaemonSet runs on a node: `<name>-<5 characters>`, stable per node. */
+const daemonPodName = (namespace: string, daemonSet: string, node: string) => `${daemonSet}-${safeSuffix(`${namespace}/${daemonSet}@${node}`, 5)}`;
+
+/**
+ * Workloads that must not generate pods, as in `kubectl get -o yaml` dumps
+ * that list a Deployment, its ReplicaSets and their pods together:
+ * - a ReplicaSet or Job whose controller (ownerReference) is a Deployment or
+ *   CronJob in the input: its owner's expansion stands for it;
+ * - a workload whose pods the input already lists (through the pods'
+ *   controller chain; a ReplicaSet missing from the input belongs to the
+ *   Deployment named by stripping the pods' pod-template-hash). A given pod
+ *   bearing exactly a generated name is a stand-in instead (handled by the
+ *   caller), so a single written-out pod does not stop its siblings.
+ */
+function runningWorkloads(objects: readonly KObject[], given: readonly PodSpecInput[], diagnostics: Diagnostic[]): Set<KObject> {
+  const byKey = new Map<string, KObject>();
+  for (const o of objects) if (WORKLOAD_KINDS.has(o.kind)) byKey.set(workloadKey({ kind: o.kind, namespace: o.namespace ?? "default", name: o.name }), o);
+  const ownerOf = (o: KObject): KObject | undefined => {
+    const c = controllerOf(obj(o.raw.metadata) ?? {}, o.namespace ?? "default", o.name);
+    return c.kind === "Pod" ? undefined : byKey.get(workloadKey(c));
+  };
+  const skip = new Set<KObject>();
+  for (const o of byKey.values()) if (ownerOf(o)) skip.add(o);
+  const generated = new Set<string>();
+  for (const o of byKey.values()) for (const g of expandWorkload(o)) if (!g.daemonSet) generated.add(`${g.namespace}/${g.name}`);
+  const counts = new Map<KObject, number>();
+  for (const p of given) {
+    const w = p.workload;
+    if (generated.has(`${p.namespace}/${p.name}`)) continue;
+    const node = str(p.spec.nodeName);
+    if (w.kind === "DaemonSet" && node && p.name === daemonPodName(w.namespace, w.name, node)) continue;
+    let top = byKey.get(workloadKey(w));
+    const hash = p.labels["pod-template-hash"];
+    if (!top && w.kind === "ReplicaSet" && hash && w.name.endsWith(`-${hash}`)) top = byKey.get(workloadKey({ kind: "Deployment", namespace: w.namespace, name: w.name.slice(0, -hash.length - 1) }));
+    for (let up = top && ownerOf(top); up; up = ownerOf(up)) top = up;
+    if (top) counts.set(top, (counts.get(top) ?? 0) + 1);
+  }
+  for (const [o, n] of counts) {
+    skip.add(o);
+    diagnostics.push({
+      code: "KTL206", severity: "info", file: o.file, doc: o.doc, line: o.line, column: 1, kind: o.kind, namespace: o.namespace ?? "default", name: o.name,
+      message: `${o.kind} ${o.namespace ?? "default"}/${o.name}: the input lists ${n} of its pods, so the model uses them and generates none`,
+    });
+  }
+  return skip;
+}
+
 export interface BuildOptions {
   config?: Partial<ClusterConfig>;
 }
@@ -290,8 +337,9 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   const givenByKey = new Map(given.map((p) => [`${p.namespace}/${p.name}`, p]));
   const standIns = new Set<PodSpecInput>();
   const expanded: PodSpecInput[] = [];
+  const skip = runningWorkloads(objects, given, diagnostics);
   for (const o of objects) {
-    if (!WORKLOAD_KINDS.has(o.kind)) continue;
+    if (!WORKLOAD_KINDS.has(o.kind) || skip.has(o)) continue;
     for (const g of expandWorkload(o)) {
       const twin = g.daemonSet ? undefined : givenByKey.get(`${g.namespace}/${g.name}`);
       if (twin && !standIns.has(twin)) {
@@ -333,7 +381,7 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   fillNodeAddresses(nodes);
 
   // DaemonSet pods that a given pod stands in for, by DaemonSet input and node.
-  const daemonName = (p: PodSpecInput, n: Node) => `${p.name}-${safeSuffix(`${p.namespace}/${p.name}@${n.name}`, 5)}`;
+  const daemonName = (p: PodSpecInput, n: Node) => daemonPodName(p.namespace, p.name, n.name);
   const daemonTwins = new Map<string, PodSpecInput>();
   const daemonStandIns = new Set<PodSpecInput>();
   for (const p of inputs) {

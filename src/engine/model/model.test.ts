@@ -239,3 +239,70 @@ describe("synthesised nodes scale with the pods", () => {
     expect(ktl205[0]!.message).toContain("for 3 pod(s)");
   });
 });
+
+describe("kubectl get -o yaml dumps list workloads with their pods", () => {
+  it("a Deployment, its ReplicaSet and its pods make the listed pods only (no generated twins)", () => {
+    const m = load(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec: {replicas: 2, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c}]}}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-7d9c5b8f6
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, controller: true}]
+spec: {replicas: 2, template: {metadata: {labels: {app: web, pod-template-hash: 7d9c5b8f6}}, spec: {containers: [{name: c}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-7d9c5b8f6-abcde
+  namespace: shop
+  labels: {app: web, pod-template-hash: 7d9c5b8f6}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7d9c5b8f6, controller: true}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-7d9c5b8f6-fghij
+  namespace: shop
+  labels: {app: web, pod-template-hash: 7d9c5b8f6}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7d9c5b8f6, controller: true}]
+`);
+    expect(m.pods.map((p) => p.name)).toEqual(["web-7d9c5b8f6-abcde", "web-7d9c5b8f6-fghij"]);
+    expect(m.diagnostics.find((d) => d.code === "KTL206")).toMatchObject({ kind: "Deployment", name: "web" });
+  });
+
+  it("pods of a ReplicaSet missing from the input still belong to the Deployment named by their pod-template-hash", () => {
+    const m = load(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec: {replicas: 3, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-abc-xyz12
+  labels: {app: web, pod-template-hash: abc}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-abc, controller: true}]
+`);
+    expect(m.pods.map((p) => p.name)).toEqual(["web-abc-xyz12"]);
+  });
+
+  it("a ReplicaSet owned by a Deployment in the input is expanded by its Deployment only", () => {
+    const m = load(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec: {replicas: 2, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c}]}}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web-old, ownerReferences: [{kind: Deployment, name: web, controller: true}]}
+spec: {replicas: 2, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c}]}}}
+`);
+    expect(m.pods).toHaveLength(2);
+    expect(m.pods.every((p) => p.workload.kind === "Deployment")).toBe(true);
+  });
+});

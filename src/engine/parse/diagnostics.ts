@@ -41,6 +41,7 @@ export const DIAGNOSTIC_CODES = {
   KTL203: "No node can run a pod (nodeSelector or affinity): the pod stays unscheduled",
   KTL204: "A field has the wrong type and is ignored",
   KTL205: "A pod IP cannot be allocated: the node's podCIDR is exhausted or invalid",
+  KTL206: "A workload whose pods the input lists generates no pods of its own (kubectl get -o yaml dumps)",
   KTL301: "An EndpointSlice has no kubernetes.io/service-name label: kube-proxy ignores it",
   KTL302: "An EndpointSlice belongs to a Service the input does not define",
   KTL303: "A named targetPort is missing on a selected pod: the pod is left out of that port's endpoints",
