@@ -375,3 +375,25 @@ spec: {podSelector: {matchLabels: {app: web}}, policyTypes: [Ingress]}`;
     expect(keys).toEqual(["default/agent-1", "default/agent-2", "default/web"]);
   });
 });
+
+describe("fields read as the apiserver decodes them", () => {
+  const policy = (peer: string, port: string) => `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: p, namespace: x}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress]
+  ingress: [{from: [${peer}], ports: [{port: ${port}}]}]`;
+  const verdict = (text: string) => {
+    const model = loadModel([{ name: "f.yaml", text: cluster(text) }]);
+    return explainPair(model, model.podsByKey.get("y/a")!, model.podsByKey.get("x/a")!, 80, "TCP").allowed;
+  };
+  it("a quoted port is IntOrString's string form, a port name, and matches no container port", () => {
+    expect(verdict(policy("{namespaceSelector: {}}", "80"))).toBe(true);
+    expect(verdict(policy("{namespaceSelector: {}}", '"80"'))).toBe(false);
+  });
+  it("podSelector: null is an absent field, not an empty selector (a peer of nothing matches no pod)", () => {
+    expect(verdict(policy("{podSelector: {}, namespaceSelector: {}}", "80"))).toBe(true);
+    expect(verdict(policy("{podSelector: null}", "80"))).toBe(false);
+  });
+});

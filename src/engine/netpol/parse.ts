@@ -25,8 +25,8 @@ function parsePeers(list: unknown): PolicyPeer[] | null {
   if (items.length === 0) return null;
   return items.filter(isObj).map((p, index) => {
     const peer: PolicyPeer = { index, line: lineOf(p) || lineOf(list, index) };
+    // `podSelector: null` is an absent field in the API (a nil pointer), not an empty selector.
     if (isObj(p.podSelector)) peer.podSelector = parseLabelSelector(p.podSelector);
-    else if (p.podSelector === null && "podSelector" in p) peer.podSelector = parseLabelSelector({});
     if (isObj(p.namespaceSelector)) peer.namespaceSelector = parseLabelSelector(p.namespaceSelector);
     if (isObj(p.ipBlock)) peer.ipBlock = parseIPBlock(p.ipBlock);
     return peer;
@@ -40,8 +40,9 @@ function parsePorts(list: unknown): PolicyPort[] | null {
     const port: PolicyPort = { index, line: lineOf(p) || lineOf(list, index), protocol: parseProtocol(p.protocol) };
     const n = int(p.port);
     const s = str(p.port);
+    // IntOrString: a quoted "80" is a string, so a port name (the apiserver rejects it as one); it matches no container port.
     if (n !== undefined) port.port = n;
-    else if (s !== undefined) port.port = /^\d+$/.test(s) ? Number(s) : s;
+    else if (s !== undefined) port.port = s;
     const end = int(p.endPort);
     if (end !== undefined) port.endPort = end;
     return port;
