@@ -62,8 +62,7 @@ export function run(argv: string[], io: Output): number {
     const named = missingName(d);
     if (named) result.errors.push(named);
     else if (d.severity === "error" && UNREADABLE.has(d.code)) unreadable.push(d);
-    // KTL303 (a pod lacks a named targetPort) is reported by lint as KTL603, with the field and a fix.
-    else if (d.severity !== "info" && d.code !== "KTL303") notes.push(d);
+    else if (d.severity !== "info") notes.push(d);
   }
   for (const d of unreadable) io.err(formatDiagnostic(d));
   if (json) {

@@ -32,7 +32,7 @@ import { buildModel } from "../model/build.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { externallyAccessible } from "../model/services.ts";
-import { buildPolicyIndex, classAllowed, classMatrix, explainPair, type PolicyIndex } from "../netpol/index.ts";
+import { buildPolicyIndex, classMatrix, explainPair, pairAllowed, type PolicyIndex } from "../netpol/index.ts";
 import { buildProxyIndex, chooseEndpoints, skipped, type Frontend, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest, type TraceResult } from "../trace/index.ts";
 
@@ -187,10 +187,9 @@ function podFlows(side: Side): Map<string, PodFlow> {
     const [port, protocol] = k.split("/") as [string, Protocol];
     const cm = classMatrix(policy, Number(port), protocol);
     for (const dst of dsts) {
-      const b = policy.classOf[dst.index]!;
       for (const src of sources) {
         if (src === dst) continue;
-        const allowed = classAllowed(cm, policy.classOf[src.index]!, b);
+        const allowed = pairAllowed(policy, cm, src, dst);
         out.set(`${side.id.get(src.key)}>${side.id.get(dst.key)}|${k}`, { allowed, src, dst });
       }
     }

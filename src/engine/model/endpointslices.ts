@@ -313,12 +313,11 @@ class PodIndex {
   }
 }
 
-function derive(s: Service, index: PodIndex, nodes: Map<string, Node>, capacity: () => NodeCapacity, diagnostics: Diagnostic[]): EndpointSlice[] {
+function derive(s: Service, index: PodIndex, nodes: Map<string, Node>, capacity: () => NodeCapacity): EndpointSlice[] {
   const selector = s.selector!;
   const pairs = Object.entries(selector);
   const [k0, v0] = pairs[0]!;
   const candidates = index.withLabel(s.namespace, k0, v0).filter((p) => pairs.every(([k, v]) => p.labels[k] === v));
-  const missing = new Map<ServicePort, Pod[]>();
   const slices: EndpointSlice[] = [];
   for (const family of addressTypes(s)) {
     const groups = new Map<string, { ports: EndpointSlicePort[]; endpoints: Endpoint[] }>();
@@ -331,12 +330,8 @@ function derive(s: Service, index: PodIndex, nodes: Map<string, Node>, capacity:
       const ports: EndpointSlicePort[] = [];
       for (const sp of s.ports) {
         const n = findPort(pod, sp);
-        if (n === undefined) {
-          const l = missing.get(sp);
-          if (l) l.push(pod);
-          else missing.set(sp, [pod]);
-          continue;
-        }
+        // A pod without the named port is left out of that port's endpoints; lint KTL603 reports it with a fix.
+        if (n === undefined) continue;
         ports.push({ name: sp.name, port: n, protocol: sp.protocol, line: sp.line });
       }
       const key = ports.map((p) => `${p.name}/${p.protocol}/${p.port}`).sort().join(",");
@@ -384,13 +379,6 @@ function derive(s: Service, index: PodIndex, nodes: Map<string, Node>, capacity:
       for (const sl of familySlices) sl.hintsNote = `trafficDistribution ${s.trafficDistribution}: each ready endpoint is hinted for its own zone${s.trafficDistribution === "PreferSameNode" ? " and node" : ""}`;
     }
     slices.push(...familySlices);
-  }
-  for (const [sp, pods] of missing) {
-    diagnostics.push({
-      code: "KTL303", severity: "warning", file: s.source.file, doc: s.source.doc, line: sp.line, column: 1,
-      kind: "Service", namespace: s.namespace, name: s.name, field: `spec.ports[${sp.index}].targetPort`,
-      message: `Service ${s.key} port ${sp.name || sp.port} has targetPort "${sp.targetPort}", which ${pods.length === 1 ? `pod ${pods[0]!.key} does` : `${pods.length} selected pods (${pods[0]!.key}, ...) do`} not name among its ${sp.protocol} container ports: ${pods.length === 1 ? "that pod is" : "those pods are"} left out of the port's endpoints`,
-    });
   }
   return slices;
 }
@@ -478,7 +466,7 @@ export function buildEndpointSlices(objects: readonly KObject[], services: reado
     if (s.type === "ExternalName") continue;
     const managers = new Set((given.get(s.key) ?? []).map((sl) => sl.managedBy));
     if (s.selector) {
-      if (!managers.has(CONTROLLER_NAME)) out.push(...derive(s, (podIndex ??= new PodIndex(pods)), nodesByName, capacity, diagnostics));
+      if (!managers.has(CONTROLLER_NAME)) out.push(...derive(s, (podIndex ??= new PodIndex(pods)), nodesByName, capacity));
       continue;
     }
     const eps = endpointsObjects.get(s.key);
