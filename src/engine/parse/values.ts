@@ -41,8 +41,8 @@ export function get(v: unknown, ...path: (string | number)[]): unknown {
 
 /**
  * The strings of a list; numbers and booleans written as text; maps, lists and
- * nulls left out. Never `String(x)` an unknown value: YAML aliases let a small
- * document describe a tree of billions of nodes, and Array.prototype.toString
+ * nulls left out. Never `String(x)` an unknown value: YAML aliases let a small YAML
+ * doc describe a tree of billions of nodes, and Array.prototype.toString
  * would walk all of it.
  */
 export function strList(v: unknown): string[] {
@@ -54,7 +54,7 @@ export function strList(v: unknown): string[] {
   return out;
 }
 
-/** JSON text of a value, cut after about `limit` characters (aliases can make a small document describe a huge tree). */
+/** JSON text of a value, cut after about `limit` characters (aliases can make a small YAML doc describe a huge tree). */
 export function boundedJson(v: unknown, limit = 1 << 20): string {
   let out = "";
   const walk = (x: unknown): void => {

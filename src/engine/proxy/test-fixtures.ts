@@ -1,6 +1,6 @@
 /**
  * Builders for tests: Kubernetes objects as plain values, written out as one
- * multi-document input, so tests read like the manifests they stand for.
+ * multi-doc input, so tests read like the manifests they stand for.
  * Named after upstream's test helpers (makeTestService,
  * makeTestEndpointSlice) and its conventions (proxier_test.go: node
  * "test-node" at 192.168.0.2, pod IPs in 10.0.0.0/8, endpoints 10.180.x.y).

@@ -50,7 +50,7 @@ const MAX_VALUE_NODES = 64;
 
 /**
  * The bad value as findings carry it: JSON-safe and bounded. YAML aliases can
- * make a small document hold an exponentially large value (a "billion laughs"
+ * make a small YAML doc hold an exponentially large value (a "billion laughs"
  * shape); only its first nodes are kept.
  */
 export function jsonSafe(v: unknown): unknown {

@@ -24,7 +24,7 @@
  * - terminating: metadata.deletionTimestamp is set (the pod was deleted and
  *   is in its grace period): its endpoints turn terminating, and keep
  *   serving while it stays Ready.
- * - deletePod: the Pod document is removed. A pod that a workload of the
+ * - deletePod: the Pod's YAML doc is removed. A pod that a workload of the
  *   input generates cannot be deleted for good: its controller recreates it
  *   at once, so nothing changes (scale the workload instead).
  * - policyOff: the NetworkPolicy is commented out (default) or removed.
@@ -148,7 +148,7 @@ function done(text: string, splices: Splice[], summary: string, notes: string[] 
   return { changed: r.text !== text, text: r.text, edits: r.edits, summary, notes };
 }
 
-/** The object is a document of its own (not an item of a `kind: List`). */
+/** The object is a YAML doc of its own (not an item of a `kind: List`). */
 function isRoot(text: string, o: KObject): boolean {
   const p = positionOf(o.raw);
   if (!p) return false;
@@ -177,7 +177,7 @@ function setPath(ctx: Ctx, o: KObject, path: readonly string[], value: string | 
   return setScalar(ctx.text, node, path[path.length - 1]!, value, after);
 }
 
-/** Adds a key to a mapping of object `o`: at the end of the document for a top-level key of a block document, else in place. */
+/** Adds a key to a mapping of object `o`: at the end of the YAML doc for a top-level key of a block-style doc, else in place. */
 function addKey(ctx: Ctx, o: KObject, map: Json, key: string, value: unknown): Splice {
   if (map === o.raw && isRoot(ctx.text, o) && !isFlow(ctx.text, map)) return appendToDocument(ctx.text, o.raw, yamlLines(key, value));
   return insertKey(ctx.text, map, key, value);

@@ -295,7 +295,7 @@ function matchingClose(text: string, open: number): number {
 
 const MARKER = /^(---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
-/** The document holding `offset`: from just after the previous `---` line (or 0) to the next marker line (or the end). */
+/** The YAML doc holding `offset`: from just after the previous `---` line (or 0) to the next marker line (or the end). */
 export function documentSpan(text: string, offset: number): { start: number; end: number; markerStart: number | undefined; nextMarker: number | undefined } {
   let markerStart: number | undefined;
   let nextMarker: number | undefined;
@@ -311,7 +311,7 @@ export function documentSpan(text: string, offset: number): { start: number; end
   return { start, end: nextMarker ?? text.length, markerStart, nextMarker };
 }
 
-/** Removes a top-level document: its `---` line, leading comments and content. In the first document, comments above the object stay (they head the file). */
+/** Removes a top-level YAML doc: its `---` line, leading comments and content. In the first doc, comments above the object stay (they head the file). */
 export function removeDocument(text: string, root: object): Splice {
   const p = positionOf(root);
   if (!p) throw new Error("object without a position");
@@ -347,14 +347,14 @@ export function commentOut(text: string, start: number, end: number): Splice {
   return { start, end, text: out };
 }
 
-/** Comments out a top-level document from the object's first line to the document's end; comments above it stay. */
+/** Comments out a top-level YAML doc from the object's first line to the doc's end; comments above it stay. */
 export function commentDocument(text: string, root: object): Splice {
   const p = positionOf(root)!;
   const d = documentSpan(text, p.offset);
   return commentOut(text, lineStartOf(text, keyStartOfMapping(text, root)), d.end);
 }
 
-/** Appends lines at the end of a top-level document, before the next `---` (block-style documents). */
+/** Appends lines at the end of a top-level YAML doc, before the next `---` (block-style docs). */
 export function appendToDocument(text: string, root: object, lines: readonly string[]): Splice {
   const p = positionOf(root)!;
   const d = documentSpan(text, p.offset);
@@ -363,7 +363,7 @@ export function appendToDocument(text: string, root: object, lines: readonly str
   return { start: end, end, text: "\n" + lines.join("\n") };
 }
 
-/** Inserts a new document after the one holding `root` (or at the end). */
+/** Inserts a new YAML doc after the one holding `root` (or at the end). */
 export function insertDocumentAfter(text: string, root: object | undefined, body: string): Splice {
   if (!root) {
     const sep = text.trim() === "" ? "" : text.endsWith("\n") ? "---\n" : "\n---\n";
