@@ -7,9 +7,9 @@
  * one small record per collection instead of a second AST. Scalars resolve by
  * the YAML 1.2 core schema, as js-yaml's `load` does.
  *
- * A syntax error spoils only its own YAML doc: on error the text is split at
- * `---` lines (a doc marker ends even a block scalar, YAML 1.2 §9.1) and
- * each part is parsed alone.
+ * A syntax error spoils only its own YAML doc: the text is cut at its `---`
+ * lines (a doc marker ends even a block scalar, YAML 1.2 §9.1) and parsed in
+ * batches of docs; a batch with an error is parsed doc by doc.
  */
 import { parseEvents, getScalarValue, EVENT_ID, SCALAR_STYLE } from "js-yaml";
 import type { Event, ScalarEvent } from "js-yaml";
@@ -292,29 +292,74 @@ function syntaxDiagnostic(source: SourceText, err: unknown, base: number, doc: n
   };
 }
 
-/** Parses every YAML (or JSON) doc of a file. Never throws. */
-export function parseYamlFile(file: string, text: string): YamlFileResult {
-  const source = new SourceText(file, text);
-  const diagnostics: Diagnostic[] = [];
-  try {
-    const events = parseEvents(text, { maxDepth: MAX_DEPTH });
-    return { documents: construct(source, events, text, 0, 0, diagnostics), diagnostics };
-  } catch {
-    // Fall through: parse doc by doc so one bad doc spoils only itself.
-  }
-  diagnostics.length = 0;
-  const documents: YamlDocument[] = [];
-  let index = 0;
-  for (const part of splitDocuments(text)) {
+/** A directive line (%YAML, %TAG): it belongs to the doc that the next `---` opens. */
+const DIRECTIVE = /^%/m;
+
+/** Docs are parsed in batches of about this many characters (see parseYamlFile). */
+export const BATCH_CHARS = 1 << 18;
+
+/** Parses some parts of a text; on a syntax error, each part alone so one bad doc spoils only itself. */
+function parseParts(source: SourceText, text: string, parts: readonly Part[], firstIndex: number, documents: YamlDocument[], diagnostics: Diagnostic[]): number {
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  const before = diagnostics.length;
+  if (parts.length > 1) {
+    const batch = text.slice(first.base, last.base + last.text.length);
     try {
-      const events = parseEvents(part.text, { maxDepth: MAX_DEPTH });
-      const docs = construct(source, events, part.text, part.base, index, diagnostics);
-      documents.push(...docs);
+      const docs = construct(source, parseEvents(batch, { maxDepth: MAX_DEPTH }), batch, first.base, firstIndex, diagnostics);
+      for (const d of docs) documents.push(d);
+      return firstIndex + docs.length;
+    } catch {
+      diagnostics.length = before;
+    }
+  }
+  let index = firstIndex;
+  for (const part of parts) {
+    try {
+      const docs = construct(source, parseEvents(part.text, { maxDepth: MAX_DEPTH }), part.text, part.base, index, diagnostics);
+      for (const d of docs) documents.push(d);
       index += docs.length;
     } catch (err) {
       diagnostics.push(syntaxDiagnostic(source, err, part.base, index));
       index++;
     }
+  }
+  return index;
+}
+
+/**
+ * Parses every YAML (or JSON) doc of a file. Never throws.
+ *
+ * The text is cut at its `---` and `...` lines into batches of a few docs,
+ * each parsed alone. A marker at the start of a line ends every construct,
+ * block scalars included (YAML 1.2 §9.1, c-forbidden), and anchors do not
+ * cross docs (§7.1), so the values are those of a whole-stream parse, while
+ * only one batch's events are alive at a time (a whole-stream event list of a
+ * 40 MB file is about a gigabyte). A batch with a syntax error is parsed doc
+ * by doc. Text with directives is parsed whole first, as a directive
+ * belongs to the next marker.
+ */
+export function parseYamlFile(file: string, text: string): YamlFileResult {
+  const source = new SourceText(file, text);
+  const diagnostics: Diagnostic[] = [];
+  if (DIRECTIVE.test(text)) {
+    try {
+      const events = parseEvents(text, { maxDepth: MAX_DEPTH });
+      return { documents: construct(source, events, text, 0, 0, diagnostics), diagnostics };
+    } catch {
+      // Fall through: parse doc by doc so one bad doc spoils only itself.
+    }
+    diagnostics.length = 0;
+  }
+  const documents: YamlDocument[] = [];
+  const parts = splitDocuments(text);
+  let index = 0;
+  for (let i = 0; i < parts.length; ) {
+    let j = i + 1;
+    let size = parts[i]!.text.length;
+    while (j < parts.length && size + parts[j]!.text.length <= BATCH_CHARS) size += parts[j++]!.text.length;
+    index = parseParts(source, text, parts.slice(i, j), index, documents, diagnostics);
+    i = j;
   }
   return { documents, diagnostics };
 }
