@@ -26,21 +26,65 @@ export interface NodePosition {
   items?: number[];
 }
 
-const positions = new WeakMap<object, NodePosition>();
+/**
+ * The stored form of a position, one exact-size array per collection:
+ * `[source, offset, ...]` followed, for a mapping, by `key, offset` pairs in
+ * order of appearance (a repeated key keeps its first place and its last
+ * offset), for a sequence by the offset of each item. It hangs off the
+ * collection under a non-enumerable symbol: invisible to Object.keys, JSON,
+ * spread, structured clone and deep equality, and cheaper than a WeakMap
+ * (whose entries every garbage collection has to trace).
+ */
+type Pos = (SourceText | string | number)[];
+
+const POS: unique symbol = Symbol("ktl.yaml.position");
+type Positioned = { [POS]?: Pos };
+/** Reused descriptor: defineProperty copies it. */
+const POS_DESCRIPTOR: PropertyDescriptor = { value: undefined, enumerable: false, writable: false, configurable: false };
+
+function posOf(node: object): Pos | undefined {
+  return (node as Positioned)[POS];
+}
+
+function attach(node: object, pos: Pos): void {
+  POS_DESCRIPTOR.value = pos;
+  Object.defineProperty(node, POS, POS_DESCRIPTOR);
+  POS_DESCRIPTOR.value = undefined;
+}
 
 export function positionOf(node: object): NodePosition | undefined {
-  return positions.get(node);
+  const p = posOf(node);
+  if (!p) return undefined;
+  const source = p[0] as SourceText;
+  const offset = p[1] as number;
+  if (Array.isArray(node)) return { source, offset, items: p.slice(2) as number[] };
+  const keys = new Map<string, number>();
+  for (let i = 2; i < p.length; i += 2) keys.set(p[i] as string, p[i + 1] as number);
+  return { source, offset, keys };
+}
+
+/** Offset of a key or item of `node` in its position record, or -1. */
+function offsetIn(node: object, p: Pos, key: string | number): number {
+  if (Array.isArray(node)) {
+    if (typeof key !== "number" || !Number.isInteger(key) || key < 0 || key + 2 >= p.length) return -1;
+    return p[key + 2] as number;
+  }
+  if (typeof key !== "string") return -1;
+  for (let i = 2; i < p.length; i += 2) if (p[i] === key) return p[i + 1] as number;
+  return -1;
 }
 
 /** 1-based line of a collection, or of one of its keys or items. */
 export function lineOf(node: unknown, key?: string | number): number {
   if (node === null || typeof node !== "object") return 0;
-  const p = positions.get(node);
+  const p = posOf(node);
   if (!p) return 0;
-  let offset = p.offset;
-  if (typeof key === "string" && p.keys?.has(key)) offset = p.keys.get(key)!;
-  else if (typeof key === "number" && p.items && p.items[key] !== undefined) offset = p.items[key]!;
-  return p.source.lineAt(offset);
+  let offset = p[1] as number;
+  if (key !== undefined) {
+    const o = offsetIn(node, p, key);
+    if (o >= 0) offset = o;
+  }
+  return (p[0] as SourceText).lineAt(offset);
 }
 
 /** Line of the deepest existing node along a path such as ["spec", "ports", 0, "port"]. */
@@ -49,10 +93,10 @@ export function lineOfPath(root: unknown, path: readonly (string | number)[]): n
   let best = lineOf(root);
   for (const key of path) {
     if (node === null || typeof node !== "object") break;
-    const p = positions.get(node);
-    const known = typeof key === "string" ? p?.keys?.has(key) : p?.items?.[key] !== undefined;
-    if (!known) break;
-    best = lineOf(node, key);
+    const p = posOf(node);
+    const o = p ? offsetIn(node, p, key) : -1;
+    if (o < 0) break;
+    best = (p![0] as SourceText).lineAt(o);
     node = (node as Record<string | number, unknown>)[key];
   }
   return best;
@@ -126,13 +170,20 @@ function scalarValue(text: string, ev: ScalarEvent): unknown {
   return ev.style === SCALAR_STYLE.PLAIN ? resolvePlain(raw) : raw;
 }
 
+/** An open collection. Frames are reused by depth; `at` is their scratch position record. */
 interface Frame {
   value: Record<string, unknown> | unknown[];
-  pos: NodePosition;
-  /** For a mapping: the key waiting for its value (undefined when a key is expected). */
-  pendingKey: string | undefined;
+  isSeq: boolean;
+  /** `[source, offset, ...]` being filled; copied to exact size when the collection closes. */
+  at: Pos;
+  /** Used length of `at`. */
+  n: number;
+  /** For a mapping: the key waiting for its value. */
+  pendingKey: string;
   pendingKeyOffset: number;
   expectingKey: boolean;
+  /** A merge key (`<<`) has copied keys in. */
+  merged: boolean;
 }
 
 /** Builds the documents of one text from its events. Offsets are shifted by `base`. */
@@ -145,23 +196,24 @@ function construct(
   diagnostics: Diagnostic[],
 ): YamlDocument[] {
   const docs: YamlDocument[] = [];
-  const stack: Frame[] = [];
+  const frames: Frame[] = [];
+  let depth = 0;
   const anchors = new Map<string, unknown>();
   let docValue: unknown = undefined;
   let docStart = -1;
   let aliases = 0;
   let index = firstIndex - 1;
 
-  const place = (value: unknown, offset: number, keyable: boolean, keyText?: string) => {
-    const top = stack[stack.length - 1];
-    if (!top) {
+  const place = (value: unknown, offset: number, keyable: boolean, keyText: string | undefined) => {
+    if (depth === 0) {
       docValue = value;
       if (docStart < 0) docStart = offset;
       return;
     }
-    if (Array.isArray(top.value)) {
-      top.pos.items!.push(base + offset);
-      top.value.push(value);
+    const top = frames[depth - 1]!;
+    if (top.isSeq) {
+      top.at[top.n++] = base + offset;
+      (top.value as unknown[]).push(value);
       return;
     }
     if (top.expectingKey) {
@@ -170,7 +222,8 @@ function construct(
       top.expectingKey = false;
       return;
     }
-    const key = top.pendingKey!;
+    top.expectingKey = true;
+    const key = top.pendingKey;
     const map = top.value as Record<string, unknown>;
     if (key === "<<" && value !== null && typeof value === "object") {
       // Merge key (YAML 1.1 `<<`): copy keys the mapping does not set itself.
@@ -179,20 +232,36 @@ function construct(
           for (const [k, v] of Object.entries(src as Record<string, unknown>)) if (!Object.hasOwn(map, k)) map[k] = v;
         }
       }
-    } else {
-      if (Object.hasOwn(map, key)) {
-        const at = source.positionAt(top.pendingKeyOffset);
-        diagnostics.push({
-          code: "KTL106", severity: "warning", file: source.file, doc: index, ...at,
-          message: `duplicate key "${key}": the last value wins (the apiserver rejects this under strict decoding)`,
-        });
-      }
-      if (key === "__proto__") Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
-      else map[key] = value;
-      top.pos.keys!.set(key, top.pendingKeyOffset);
+      top.merged = true;
+      return;
     }
-    top.pendingKey = undefined;
-    top.expectingKey = true;
+    let seen = -1;
+    // A repeated key: small mappings without merged keys check their own record, others the object.
+    let repeated: boolean;
+    if (top.merged || top.n > 34) repeated = Object.hasOwn(map, key);
+    else {
+      repeated = false;
+      for (let i = 2; i < top.n; i += 2) {
+        if (top.at[i] === key) {
+          repeated = true;
+          break;
+        }
+      }
+    }
+    if (repeated) {
+      diagnostics.push({
+        code: "KTL106", severity: "warning", file: source.file, doc: index, ...source.positionAt(top.pendingKeyOffset),
+        message: `duplicate key "${key}": the last value wins (the apiserver rejects this under strict decoding)`,
+      });
+      for (let i = 2; i < top.n; i += 2) if (top.at[i] === key) seen = i;
+    }
+    if (key === "__proto__") Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
+    else map[key] = value;
+    if (seen >= 0) top.at[seen + 1] = top.pendingKeyOffset;
+    else {
+      top.at[top.n++] = key;
+      top.at[top.n++] = top.pendingKeyOffset;
+    }
   };
 
   for (const ev of events) {
@@ -203,39 +272,45 @@ function construct(
         docStart = -1;
         aliases = 0;
         anchors.clear();
-        stack.length = 0;
+        depth = 0;
         // Values placed with an empty stack become the doc's value; its POP closes it.
         docs.push({ index, line: 0, value: undefined });
         break;
       case EVENT_ID.MAPPING:
       case EVENT_ID.SEQUENCE: {
-        const value: Record<string, unknown> | unknown[] = ev.type === EVENT_ID.MAPPING ? {} : [];
-        const pos: NodePosition = { source, offset: base + ev.start };
-        if (ev.type === EVENT_ID.MAPPING) pos.keys = new Map();
-        else pos.items = [];
-        positions.set(value, pos);
+        const isSeq = ev.type === EVENT_ID.SEQUENCE;
+        const value: Record<string, unknown> | unknown[] = isSeq ? [] : {};
         if (ev.anchorStart >= 0) anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), value);
-        place(value, ev.start, false);
-        stack.push({ value, pos, pendingKey: undefined, pendingKeyOffset: 0, expectingKey: ev.type === EVENT_ID.MAPPING });
+        place(value, ev.start, false, undefined);
+        let f = frames[depth];
+        if (!f) frames[depth] = f = { value, isSeq, at: [source, 0], n: 2, pendingKey: "", pendingKeyOffset: 0, expectingKey: false, merged: false };
+        f.value = value;
+        f.isSeq = isSeq;
+        f.at[1] = base + ev.start;
+        f.n = 2;
+        f.expectingKey = !isSeq;
+        f.merged = false;
+        depth++;
         break;
       }
       case EVENT_ID.SCALAR: {
-        const top = stack[stack.length - 1];
-        const asKey = top !== undefined && !Array.isArray(top.value) && top.expectingKey;
         const v = scalarValue(text, ev);
         if (ev.anchorStart >= 0) anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), v);
+        const top = depth > 0 ? frames[depth - 1]! : undefined;
+        const asKey = top !== undefined && !top.isSeq && top.expectingKey;
         place(v, ev.valueStart, true, asKey ? (v === null ? "null" : String(v)) : undefined);
         break;
       }
       case EVENT_ID.ALIAS: {
         if (++aliases > MAX_ALIASES_PER_DOCUMENT) throw new AliasLimitError(base + ev.anchorStart);
         const name = text.slice(ev.anchorStart, ev.anchorEnd);
-        place(anchors.get(name) ?? null, ev.anchorStart, true);
+        place(anchors.get(name) ?? null, ev.anchorStart, true, undefined);
         break;
       }
       case EVENT_ID.POP: {
-        if (stack.length > 0) {
-          stack.pop();
+        if (depth > 0) {
+          const f = frames[--depth]!;
+          attach(f.value, f.at.slice(0, f.n));
         } else {
           const d = docs[docs.length - 1];
           if (d) {
