@@ -3,8 +3,16 @@
  * flushed when the page hides), so a reload never loses work. Only the input
  * is saved: analysis and view are derived again.
  */
+import { deflate, deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
 import type { AppStore } from "./createAppStore.ts";
 import type { Theme } from "./types.ts";
+import { fromBase64Url, toBase64Url } from "../share/codec.ts";
+
+/**
+ * Texts longer than this are stored deflated (base64url): a browser keeps
+ * about 5 MB per site, and Kubernetes YAML compresses about tenfold.
+ */
+export const COMPRESS_ABOVE = 400_000;
 
 export const WORK_KEY = "ktl.work.v1";
 export const THEME_KEY = "ktl.theme";
@@ -16,28 +24,71 @@ export interface SavedWork {
 
 export type StorageLike = Pick<Storage, "getItem" | "setItem" | "removeItem">;
 
+/** What is stored: the text as is, or deflated for large texts. */
+interface StoredWork {
+  text?: string;
+  deflated?: string;
+  scenarioId?: string;
+}
+
 export function loadWork(storage: StorageLike | undefined): SavedWork | undefined {
   try {
     const raw = storage?.getItem(WORK_KEY);
     if (!raw) return undefined;
     const v = JSON.parse(raw) as unknown;
-    if (v === null || typeof v !== "object" || typeof (v as SavedWork).text !== "string") return undefined;
-    const w = v as SavedWork;
-    return typeof w.scenarioId === "string" ? { text: w.text, scenarioId: w.scenarioId } : { text: w.text };
+    if (v === null || typeof v !== "object") return undefined;
+    const w = v as StoredWork;
+    let text = typeof w.text === "string" ? w.text : undefined;
+    if (text === undefined && typeof w.deflated === "string") {
+      const bytes = fromBase64Url(w.deflated);
+      if (bytes) text = strFromU8(inflateSync(bytes));
+    }
+    if (text === undefined) return undefined;
+    return typeof w.scenarioId === "string" ? { text, scenarioId: w.scenarioId } : { text };
   } catch {
     return undefined;
   }
 }
 
-/** undefined when saved, else why not (storage full or blocked). */
-export function saveWork(storage: StorageLike | undefined, work: SavedWork): string | undefined {
+function stored(work: SavedWork, deflated?: Uint8Array): string {
+  const body: StoredWork = deflated ? { deflated: toBase64Url(deflated) } : { text: work.text };
+  if (work.scenarioId) body.scenarioId = work.scenarioId;
+  return JSON.stringify(body);
+}
+
+function put(storage: StorageLike | undefined, value: () => string): string | undefined {
   if (!storage) return "this browser does not let the page store data";
   try {
-    storage.setItem(WORK_KEY, JSON.stringify(work));
+    storage.setItem(WORK_KEY, value());
     return undefined;
   } catch {
     return "the browser's storage for this page is full or blocked";
   }
+}
+
+/** Saves at once (large texts deflated synchronously). undefined when saved, else why not. */
+export function saveWork(storage: StorageLike | undefined, work: SavedWork): string | undefined {
+  return put(storage, () =>
+    stored(
+      work,
+      work.text.length > COMPRESS_ABOVE ? deflateSync(strToU8(work.text), { level: 1 }) : undefined,
+    ),
+  );
+}
+
+/** Saves large texts off the main thread (fflate's worker) where the browser can, so typing in a large file does not stutter. */
+function saveWorkAsync(
+  storage: StorageLike | undefined,
+  work: SavedWork,
+  done: (error: string | undefined) => void,
+): void {
+  if (work.text.length <= COMPRESS_ABOVE || typeof Worker === "undefined") {
+    done(saveWork(storage, work));
+    return;
+  }
+  deflate(strToU8(work.text), { level: 1 }, (err, data) =>
+    done(err ? "the text could not be compressed for saving" : put(storage, () => stored(work, data))),
+  );
 }
 
 export function loadTheme(storage: StorageLike | undefined): Theme | undefined {
@@ -58,7 +109,11 @@ export interface Persistence {
 export function persistWork(
   store: AppStore,
   storage: StorageLike | undefined,
-  options: { delayMs?: number; schedule?: (f: () => void, ms: number) => unknown; cancel?: (h: unknown) => void } = {},
+  options: {
+    delayMs?: number;
+    schedule?: (f: () => void, ms: number) => unknown;
+    cancel?: (h: unknown) => void;
+  } = {},
 ): Persistence {
   const delay = options.delayMs ?? 300;
   const schedule = options.schedule ?? ((f, ms) => setTimeout(f, ms));
@@ -67,16 +122,27 @@ export function persistWork(
   let dirty = false;
   let warned = false;
 
-  const write = () => {
+  const report = (error: string | undefined) => {
+    if (error && !warned) {
+      warned = true;
+      store
+        .getState()
+        .notify({
+          kind: "error",
+          text: `Your edits are not saved in this browser: ${error}. Use Share or Download to keep them.`,
+        });
+    }
+  };
+  const work = (): SavedWork => {
+    const { text, scenarioId } = store.getState();
+    return scenarioId ? { text, scenarioId } : { text };
+  };
+  const write = (sync: boolean) => {
     timer = undefined;
     if (!dirty) return;
     dirty = false;
-    const { text, scenarioId } = store.getState();
-    const error = saveWork(storage, scenarioId ? { text, scenarioId } : { text });
-    if (error && !warned) {
-      warned = true;
-      store.getState().notify({ kind: "error", text: `Your edits are not saved in this browser: ${error}. Use Share or Download to keep them.` });
-    }
+    if (sync) report(saveWork(storage, work()));
+    else saveWorkAsync(storage, work(), report);
   };
 
   const offText = store.subscribe(
@@ -84,7 +150,8 @@ export function persistWork(
     () => {
       dirty = true;
       if (timer !== undefined) cancel(timer);
-      timer = schedule(write, delay);
+      const large = store.getState().text.length > COMPRESS_ABOVE;
+      timer = schedule(() => write(false), large ? delay * 4 : delay);
     },
   );
   const offTheme = store.subscribe(
@@ -100,7 +167,7 @@ export function persistWork(
   return {
     flush() {
       if (timer !== undefined) cancel(timer);
-      write();
+      write(true);
     },
     dispose() {
       if (timer !== undefined) cancel(timer);

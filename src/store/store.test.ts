@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createAppStore } from "./createAppStore.ts";
-import { persistWork, loadWork, WORK_KEY, type StorageLike } from "./persistence.ts";
+import {
+  persistWork,
+  loadWork,
+  saveWork,
+  COMPRESS_ABOVE,
+  WORK_KEY,
+  type StorageLike,
+} from "./persistence.ts";
 import { bootstrap } from "./bootstrap.ts";
 import { connectEngine } from "./engineSync.ts";
 import { encodeShare, hashFor } from "../share/codec.ts";
@@ -57,7 +64,14 @@ describe("input slice", () => {
     const s = fresh();
     s.getState().ask({ from: "pod:a/b", to: "pod:a/c:80", protocol: "TCP" });
     s.getState().replaceText("other", "scenario", "x");
-    expect(s.getState()).toMatchObject({ text: "other", origin: "scenario", scenarioId: "x", selection: undefined, question: undefined, revision: 1 });
+    expect(s.getState()).toMatchObject({
+      text: "other",
+      origin: "scenario",
+      scenarioId: "x",
+      selection: undefined,
+      question: undefined,
+      revision: 1,
+    });
   });
 });
 
@@ -95,7 +109,11 @@ describe("view slice", () => {
     const s = fresh();
     s.getState().setSide("problems");
     s.getState().ask({ from: "pod:a/b", to: "service:a/c:80", protocol: "TCP" });
-    expect(s.getState()).toMatchObject({ selection: { kind: "question" }, side: "details", question: { to: "service:a/c:80" } });
+    expect(s.getState()).toMatchObject({
+      selection: { kind: "question" },
+      side: "details",
+      question: { to: "service:a/c:80" },
+    });
   });
 
   it("asking the same question again keeps its object (the answer on its way still counts)", () => {
@@ -141,6 +159,19 @@ describe("persistence: a reload never loses work", () => {
     p.dispose();
   });
 
+  it("stores a large text deflated and reads it back exactly", () => {
+    const storage = memoryStorage();
+    const big = Array.from(
+      { length: 30000 },
+      (_, i) => `- name: pod-${i}\n  labels: {app: web, tier: "${i % 7}"}\n`,
+    ).join("");
+    expect(big.length).toBeGreaterThan(COMPRESS_ABOVE);
+    expect(saveWork(storage, { text: big, scenarioId: "x" })).toBeUndefined();
+    const raw = storage.data.get(WORK_KEY)!;
+    expect(raw.length).toBeLessThan(big.length / 5);
+    expect(loadWork(storage)).toEqual({ text: big, scenarioId: "x" });
+  });
+
   it("tells the user once when the browser refuses to store", () => {
     const storage = memoryStorage();
     storage.failing = true;
@@ -166,10 +197,28 @@ describe("bootstrap: link, else saved work, else the default scenario", () => {
     return st;
   };
   it.each([
-    ["first visit: the default scenario", "", memoryStorage(), { origin: "default", scenarioId: DEFAULT_SCENARIO_ID }, undefined],
+    [
+      "first visit: the default scenario",
+      "",
+      memoryStorage(),
+      { origin: "default", scenarioId: DEFAULT_SCENARIO_ID },
+      undefined,
+    ],
     ["saved work", "", withSaved("mine"), { origin: "storage", text: "mine" }, undefined],
-    ["a link wins over saved work, with an undo", link("shared"), withSaved("mine"), { origin: "share", text: "shared" }, "mine"],
-    ["a damaged link keeps the saved work and says so", "#share=%%%", withSaved("mine"), { origin: "storage", text: "mine" }, undefined],
+    [
+      "a link wins over saved work, with an undo",
+      link("shared"),
+      withSaved("mine"),
+      { origin: "share", text: "shared" },
+      "mine",
+    ],
+    [
+      "a damaged link keeps the saved work and says so",
+      "#share=%%%",
+      withSaved("mine"),
+      { origin: "storage", text: "mine" },
+      undefined,
+    ],
   ] as const)("%s", (_, hash, storage, expected, undoText) => {
     const b = bootstrap(hash, storage, "light");
     expect(b.initial).toMatchObject(expected);
@@ -196,7 +245,11 @@ describe("engine sync", () => {
       },
       validate() {
         calls.push("validate");
-        return Promise.resolve({ stale: false, value: [{ code: "KTL600", severity: "warning", message: "lint", line: 1, column: 1 }], generation: 1 });
+        return Promise.resolve({
+          stale: false,
+          value: [{ code: "KTL600", severity: "warning", message: "lint", line: 1, column: 1 }],
+          generation: 1,
+        });
       },
       trace(q) {
         calls.push(`trace:${q.from}->${q.to}`);

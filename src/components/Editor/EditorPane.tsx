@@ -17,6 +17,8 @@ type Monaco = typeof MonacoApi;
 
 /** Above this size the editor hands its text to the store after a short pause rather than per keystroke. */
 const LARGE = 200_000;
+/** Above this size monaco-yaml's schema validation is off (the engine still reports every problem). */
+const SCHEMA_LIMIT = 1_000_000;
 
 function markersOf(
   monaco: Monaco,
@@ -57,7 +59,9 @@ export function EditorPane() {
   const [ready, setReady] = useState(false);
   const [failed, setFailed] = useState(false);
   const [cursor, setCursor] = useState({ line: 1, column: 1 });
-  const text = useApp((s) => s.text);
+  // Only the plain-text fallback (before Monaco is ready) renders the text; Monaco holds its own copy.
+  const text = useApp((s) => (ready ? "" : s.text));
+  const origin = useApp((s) => s.origin);
   const theme = useApp((s) => s.theme);
   const diagnostics = useApp(selectDiagnostics);
   const reveal = useApp((s) => s.reveal);
@@ -70,7 +74,7 @@ export function EditorPane() {
     afterFirstDraw(2500)
       .then(() => import("./monaco.ts"))
       .then(
-        ({ monaco }) => {
+        ({ monaco, validateWithSchemas }) => {
           if (disposed || !host.current) return;
           monacoRef.current = monaco;
           const uri = monaco.Uri.parse(`file:///${store.getState().file}`);
@@ -100,7 +104,9 @@ export function EditorPane() {
             timer = undefined;
             store.getState().editText(model.getValue());
           };
+          validateWithSchemas(model.getValueLength() <= SCHEMA_LIMIT);
           const sub = model.onDidChangeContent((e) => {
+            validateWithSchemas(model.getValueLength() <= SCHEMA_LIMIT);
             if (e.isFlush && model.getValue() === store.getState().text) return;
             if (model.getValueLength() > LARGE) {
               if (timer) clearTimeout(timer);
@@ -134,18 +140,21 @@ export function EditorPane() {
     };
   }, [store]);
 
-  // Text from elsewhere: one undoable edit, so Ctrl+Z brings the user's text back.
+  // Text from elsewhere: one undoable edit, so Ctrl+Z brings the user's text back. The editor's own edits
+  // (origin "edit") are already in it: comparing a large document on every keystroke would make typing stutter.
   useEffect(() => {
     const editor = editorRef.current;
     const model = editor?.getModel();
-    if (!ready || !editor || !model || model.getValue() === text) return;
+    if (!ready || !editor || !model || origin === "edit") return;
+    const text = store.getState().text;
+    if (model.getValue() === text) return;
     if (text.length > LARGE || model.getValueLength() > LARGE) model.setValue(text);
     else {
       editor.pushUndoStop();
       editor.executeEdits("ktl", [{ range: model.getFullModelRange(), text, forceMoveMarkers: true }]);
       editor.pushUndoStop();
     }
-  }, [ready, text, revision]);
+  }, [ready, revision, origin, store]);
 
   useEffect(() => {
     monacoRef.current?.editor.setTheme(theme === "dark" ? "vs-dark" : "vs");

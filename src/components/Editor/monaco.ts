@@ -16,15 +16,29 @@ self.MonacoEnvironment = {
   },
 };
 
-configureMonacoYaml(monaco, {
+const yaml = configureMonacoYaml(monaco, {
   enableSchemaRequest: false,
   hover: true,
   completion: true,
   validate: true,
   format: { enable: false },
   isKubernetes: true,
-  schemas: [{ uri: SCHEMA_URI, fileMatch: ["**/*.yaml", "**/*.yml", "*"], schema: KUBERNETES_SCHEMA as never }],
+  schemas: [
+    { uri: SCHEMA_URI, fileMatch: ["**/*.yaml", "**/*.yml", "*"], schema: KUBERNETES_SCHEMA as never },
+  ],
 });
+
+/**
+ * Schema validation re-reads the whole document in monaco-yaml's worker on
+ * every change and sends its markers back; for very large inputs the
+ * engine's own diagnostics are enough, so it is switched off there.
+ */
+let validating = true;
+export function validateWithSchemas(on: boolean): void {
+  if (on === validating) return;
+  validating = on;
+  void yaml.update({ validate: on });
+}
 
 export { monaco };
 export type Monaco = typeof monaco;
