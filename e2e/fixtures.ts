@@ -4,7 +4,9 @@ import { PlaygroundPage } from "./pages/PlaygroundPage.ts";
 /** Every test gets a fresh browser context (empty storage) with clipboard access, and the playground page object. */
 export const test = base.extend<{ playground: PlaygroundPage }>({
   context: async ({ context, baseURL }, use) => {
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(baseURL!).origin });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], {
+      origin: new URL(baseURL!).origin,
+    });
     await use(context);
   },
   playground: async ({ page }, use) => {

@@ -10,8 +10,15 @@ interface Reach {
   allowed: boolean[][];
 }
 
-test("the matrix matches the engine (ktl reach --json), and a cell opens its trace", async ({ playground }) => {
-  const reach = JSON.parse(execFileSync(process.execPath, ["bin/ktl", "reach", "--json", "--port", "8080", scenario], { cwd: root, encoding: "utf8" })) as Reach;
+test("the matrix matches the engine (ktl reach --json), and a cell opens its trace", async ({
+  playground,
+}) => {
+  const reach = JSON.parse(
+    execFileSync(process.execPath, ["bin/ktl", "reach", "--json", "--port", "8080", scenario], {
+      cwd: root,
+      encoding: "utf8",
+    }),
+  ) as Reach;
   await playground.goto();
   const matrix = await playground.openMatrix();
   await playground.page.getByRole("button", { name: "8080/TCP http" }).click();
@@ -19,7 +26,9 @@ test("the matrix matches the engine (ktl reach --json), and a cell opens its tra
   await expect(cells).toHaveCount(reach.pods.length ** 2);
   for (const [i, from] of reach.pods.entries()) {
     for (const [j, to] of reach.pods.entries()) {
-      await expect(matrix.locator(`button.cell[data-from="pod:${from}"][data-to="pod:${to}"]`)).toHaveAttribute("data-verdict", reach.allowed[i]![j] ? "allow" : "drop");
+      await expect(
+        matrix.locator(`button.cell[data-from="pod:${from}"][data-to="pod:${to}"]`),
+      ).toHaveAttribute("data-verdict", reach.allowed[i]![j] ? "allow" : "drop");
     }
   }
   await matrix.locator('button.cell[data-from="pod:tools/toolbox"][data-to="pod:shop/backend-0"]').click();

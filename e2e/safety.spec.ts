@@ -29,13 +29,18 @@ spec:
   containers: [{name: c, image: i}]
 `;
 
-test("names and labels that look like HTML are shown as text, never run as markup", async ({ playground, page }) => {
+test("names and labels that look like HTML are shown as text, never run as markup", async ({
+  playground,
+  page,
+}) => {
   await playground.goto();
   await playground.pasteText(HOSTILE);
   const graph = playground.graph.root;
   await expect(graph.getByText("<img src=x onerror=window.__pwned=1>", { exact: true })).toBeVisible();
   await expect(graph.getByText("<b>node</b>", { exact: true })).toBeVisible();
-  await playground.graph.node("pod:<script>window.__pwned=2</script>/<img src=x onerror=window.__pwned=1>").click();
+  await playground.graph
+    .node("pod:<script>window.__pwned=2</script>/<img src=x onerror=window.__pwned=1>")
+    .click();
   await expect(playground.details).toContainText("app=<svg onload=window.__pwned=3>");
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await expect(page.locator("#root img[src='x'], #root b, #root script")).toHaveCount(0);

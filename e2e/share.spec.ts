@@ -2,7 +2,11 @@ import { test, expect } from "./fixtures.ts";
 import { PlaygroundPage } from "./pages/PlaygroundPage.ts";
 
 test.describe("sharing and keeping work", () => {
-  test("a share link round-trips the exact text in a fresh browser context", async ({ playground, browser, baseURL }) => {
+  test("a share link round-trips the exact text in a fresh browser context", async ({
+    playground,
+    browser,
+    baseURL,
+  }) => {
     await playground.goto();
     await playground.appendText("\n# shared by Zoë: ünïcödé, tabs\tand <b>markup</b>\n");
     await playground.graph.waitForDrawn();
@@ -33,7 +37,9 @@ test.describe("sharing and keeping work", () => {
   test("a damaged link keeps the work already in this browser", async ({ playground, page }) => {
     await playground.goto();
     await playground.appendText("\n# my own work\n");
-    await expect.poll(() => page.evaluate(() => localStorage.getItem("ktl.work.v1") ?? "")).toContain("my own work");
+    await expect
+      .poll(() => page.evaluate(() => localStorage.getItem("ktl.work.v1") ?? ""))
+      .toContain("my own work");
     // Open the damaged link as a new page load (a pasted link in the same tab only changes the hash).
     await playground.page.goto("about:blank");
     await playground.goto("./#share=AQ");

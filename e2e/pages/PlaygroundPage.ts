@@ -54,7 +54,10 @@ export class PlaygroundPage {
 
   /** The editor's whole text, as the Download button saves it. */
   async editorText(): Promise<string> {
-    const [download] = await Promise.all([this.page.waitForEvent("download"), this.page.getByRole("button", { name: "Download" }).click()]);
+    const [download] = await Promise.all([
+      this.page.waitForEvent("download"),
+      this.page.getByRole("button", { name: "Download" }).click(),
+    ]);
     const path = await download.path();
     return readFile(path, "utf8");
   }

@@ -4,7 +4,14 @@
  */
 import type { Edge, Node } from "@xyflow/react";
 import type { TraceView } from "../engine/analysis/index.ts";
-import { CONTAINER_KINDS, leafResolver, pathEdges, type GraphEdge, type GraphModel, type GraphNode } from "./model.ts";
+import {
+  CONTAINER_KINDS,
+  leafResolver,
+  pathEdges,
+  type GraphEdge,
+  type GraphModel,
+  type GraphNode,
+} from "./model.ts";
 import type { Positions } from "./layout.ts";
 
 export interface NodeData extends Record<string, unknown> {
@@ -24,7 +31,10 @@ export type FlowNode = Node<NodeData>;
 export type FlowEdge = Edge<EdgeData>;
 
 /** Edge ends: pods and groups send and receive on their right; Services receive from pods on the left and from outside on the right. */
-function handles(e: GraphEdge, kindOf: (id: string) => GraphNode["kind"] | undefined): { sourceHandle: string; targetHandle: string } {
+function handles(
+  e: GraphEdge,
+  kindOf: (id: string) => GraphNode["kind"] | undefined,
+): { sourceHandle: string; targetHandle: string } {
   const s = kindOf(e.source);
   const t = kindOf(e.target);
   if (s === "external") return { sourceHandle: "out-left", targetHandle: "in-right" };
@@ -34,7 +44,10 @@ function handles(e: GraphEdge, kindOf: (id: string) => GraphNode["kind"] | undef
 }
 
 /** Edges a traced question lights up; pairs with no drawn edge become temporary question edges. */
-export function questionEdges(g: GraphModel, trace: TraceView | undefined): { lit: Set<string>; extra: GraphEdge[] } {
+export function questionEdges(
+  g: GraphModel,
+  trace: TraceView | undefined,
+): { lit: Set<string>; extra: GraphEdge[] } {
   const lit = new Set<string>();
   const extra: GraphEdge[] = [];
   if (!trace || trace.error || trace.path.length < 2) return { lit, extra };
@@ -50,7 +63,10 @@ export function questionEdges(g: GraphModel, trace: TraceView | undefined): { li
       return;
     }
     if (!g.nodes.some((n) => n.id === s) || !g.nodes.some((n) => n.id === t)) return;
-    const ep = i > 0 || trace.path.length === 2 ? endpointVerdict.get(trace.path[i === 0 ? 1 : i + 1] ?? "") : undefined;
+    const ep =
+      i > 0 || trace.path.length === 2
+        ? endpointVerdict.get(trace.path[i === 0 ? 1 : i + 1] ?? "")
+        : undefined;
     const verdict = i === 0 ? trace.verdict : (ep?.verdict ?? trace.verdict);
     const q: GraphEdge = {
       id: `q:${key}`,
@@ -58,7 +74,8 @@ export function questionEdges(g: GraphModel, trace: TraceView | undefined): { li
       target: t,
       kind: "question",
       verdict,
-      label: verdict === "allow" ? "asked: allowed" : verdict === "drop" ? "asked: dropped" : "asked: partial",
+      label:
+        verdict === "allow" ? "asked: allowed" : verdict === "drop" ? "asked: dropped" : "asked: partial",
       title: ep?.reason ?? trace.reason,
       decidedBy: [],
       flows: [],
@@ -76,7 +93,11 @@ export interface FlowOptions {
   allLabels?: boolean;
 }
 
-export function toFlowElements(g: GraphModel, positions: Positions | undefined, options: FlowOptions = {}): { nodes: FlowNode[]; edges: FlowEdge[] } {
+export function toFlowElements(
+  g: GraphModel,
+  positions: Positions | undefined,
+  options: FlowOptions = {},
+): { nodes: FlowNode[]; edges: FlowEdge[] } {
   const { lit, extra } = questionEdges(g, options.trace);
   const tracing = lit.size > 0;
   const litNodes = new Set<string>();
@@ -126,7 +147,12 @@ export function toFlowElements(g: GraphModel, positions: Positions | undefined, 
       target: e.target,
       type: "verdict",
       ...handles(e, (id) => kinds.get(id)),
-      data: { edge: e, dimmed: tracing && !isLit, lit: isLit, showLabel: isLit || selected || (first && (allLabels || e.verdict !== "allow")) },
+      data: {
+        edge: e,
+        dimmed: tracing && !isLit,
+        lit: isLit,
+        showLabel: isLit || selected || (first && (allLabels || e.verdict !== "allow")),
+      },
       selected,
       zIndex: isLit || selected ? 10 : e.verdict === "allow" ? 1 : 2,
       focusable: true,
@@ -172,7 +198,11 @@ export function edgeSignature(e: FlowEdge): string {
  * so React Flow and the memoised node and edge components skip them: an edit
  * that turns three edges re-renders three edges.
  */
-export function stabilize<T extends { id: string }>(previous: Map<string, { sig: string; value: T }>, next: readonly T[], signature: (t: T) => string): { list: T[]; memo: Map<string, { sig: string; value: T }> } {
+export function stabilize<T extends { id: string }>(
+  previous: Map<string, { sig: string; value: T }>,
+  next: readonly T[],
+  signature: (t: T) => string,
+): { list: T[]; memo: Map<string, { sig: string; value: T }> } {
   const memo = new Map<string, { sig: string; value: T }>();
   const list = next.map((t) => {
     const sig = signature(t);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import ELK from "elkjs/lib/elk.bundled.js";
-import { analyzeText, type Analysis, type Flow, type PodView, type TraceView } from "../engine/analysis/index.ts";
+import {
+  analyzeText,
+  type Analysis,
+  type Flow,
+  type PodView,
+  type TraceView,
+} from "../engine/analysis/index.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
 import { AUTO, buildGraph, chooseLevel, leafResolver, pathEdges, type GraphModel } from "./model.ts";
 import { positionsOf, toElkGraph } from "./layout.ts";
@@ -9,9 +15,13 @@ import type { Filters } from "../store/types.ts";
 
 const all: Filters = { hiddenNamespaces: [], port: "all", onlyDrops: false };
 const shop = analyzeText(defaultScenario().manifests);
-const graph = (a: Analysis = shop, filters: Partial<Filters> = {}, grouping: "auto" | "pod" | "workload" | "namespace" = "auto") =>
-  buildGraph(a, { filters: { ...all, ...filters }, grouping });
-const edge = (g: GraphModel, source: string, target: string) => g.edges.find((e) => e.source === source && e.target === target);
+const graph = (
+  a: Analysis = shop,
+  filters: Partial<Filters> = {},
+  grouping: "auto" | "pod" | "workload" | "namespace" = "auto",
+) => buildGraph(a, { filters: { ...all, ...filters }, grouping });
+const edge = (g: GraphModel, source: string, target: string) =>
+  g.edges.find((e) => e.source === source && e.target === target);
 
 describe("graph of the default scenario", () => {
   const g = graph();
@@ -31,7 +41,12 @@ describe("graph of the default scenario", () => {
     }
   });
   it("has Services and one external client, for the LoadBalancer Service", () => {
-    expect(g.nodes.filter((n) => n.kind === "service").map((n) => n.id).sort()).toEqual(["service:shop/backend", "service:shop/cache", "service:shop/frontend"]);
+    expect(
+      g.nodes
+        .filter((n) => n.kind === "service")
+        .map((n) => n.id)
+        .sort(),
+    ).toEqual(["service:shop/backend", "service:shop/cache", "service:shop/frontend"]);
     expect(g.nodes.filter((n) => n.kind === "external").map((n) => n.id)).toEqual(["external:203.0.113.10"]);
   });
   it.each([
@@ -74,7 +89,9 @@ describe("filters", () => {
   });
   it("a port keeps only that port's flows", () => {
     const g = graph(shop, { port: "6379/TCP" });
-    expect(new Set(g.edges.map((e) => (e.source.startsWith("service:") ? e.source : e.target)))).toEqual(new Set(["service:shop/cache"]));
+    expect(new Set(g.edges.map((e) => (e.source.startsWith("service:") ? e.source : e.target)))).toEqual(
+      new Set(["service:shop/cache"]),
+    );
   });
 });
 
@@ -86,30 +103,90 @@ describe("grouping", () => {
       ["group:workload:shop/StatefulSet/frontend@node:node-a", 1],
       ["group:workload:shop/StatefulSet/frontend@node:node-b", 1],
     ]);
-    expect(edge(g, "group:workload:tools/Pod/toolbox@node:node-a", "service:shop/backend")!.verdict).toBe("drop");
+    expect(edge(g, "group:workload:tools/Pod/toolbox@node:node-a", "service:shop/backend")!.verdict).toBe(
+      "drop",
+    );
   });
 
   it("merges mixed verdicts into partial", () => {
     const pod = (name: string): PodView => ({
-      id: `pod:x/${name}`, namespace: "x", name, node: "node:n", ips: ["10.0.0.1"], labels: {}, workload: { id: "workload:x/Deployment/w", kind: "Deployment", name: "w" },
-      ports: [], hostNetwork: false, ready: true, phase: "Running", terminating: false, generated: true, ref: { kind: "Deployment", name: "w", line: 1 }, isolatedBy: { ingress: [], egress: [] },
+      id: `pod:x/${name}`,
+      namespace: "x",
+      name,
+      node: "node:n",
+      ips: ["10.0.0.1"],
+      labels: {},
+      workload: { id: "workload:x/Deployment/w", kind: "Deployment", name: "w" },
+      ports: [],
+      hostNetwork: false,
+      ready: true,
+      phase: "Running",
+      terminating: false,
+      generated: true,
+      ref: { kind: "Deployment", name: "w", line: 1 },
+      isolatedBy: { ingress: [], egress: [] },
     });
-    const flow = (from: string, verdict: Flow["verdict"]): Flow => ({ id: from, kind: "service", from: [from], to: "service:x/s", port: 80, protocol: "TCP", verdict, reason: verdict, decidedBy: [], traceTo: "service:x/s:80", ...(verdict === "drop" ? { dropCause: "policy" as const } : {}) });
+    const flow = (from: string, verdict: Flow["verdict"]): Flow => ({
+      id: from,
+      kind: "service",
+      from: [from],
+      to: "service:x/s",
+      port: 80,
+      protocol: "TCP",
+      verdict,
+      reason: verdict,
+      decidedBy: [],
+      traceTo: "service:x/s:80",
+      ...(verdict === "drop" ? { dropCause: "policy" as const } : {}),
+    });
     const a: Analysis = {
-      ...shop, zones: [], nodes: [{ id: "node:n", name: "n", internalIP: "1.1.1.1", ready: true, unschedulable: false, synthesized: false }],
+      ...shop,
+      zones: [],
+      nodes: [
+        {
+          id: "node:n",
+          name: "n",
+          internalIP: "1.1.1.1",
+          ready: true,
+          unschedulable: false,
+          synthesized: false,
+        },
+      ],
       pods: [pod("a"), pod("b")],
       services: [{ ...shop.services[0]!, id: "service:x/s", namespace: "x", name: "s" }],
-      flows: [flow("pod:x/a", "allow"), flow("pod:x/b", "drop")], externalClients: [],
+      flows: [flow("pod:x/a", "allow"), flow("pod:x/b", "drop")],
+      externalClients: [],
     };
     const g = graph(a, {}, "workload");
     expect(g.edges).toHaveLength(1);
-    expect(g.edges[0]).toMatchObject({ source: "group:workload:x/Deployment/w@node:n", target: "service:x/s", verdict: "partial", dropCause: "policy" });
-    expect(graph(a, {}, "pod").edges.map((e) => e.verdict).sort()).toEqual(["allow", "drop"]);
+    expect(g.edges[0]).toMatchObject({
+      source: "group:workload:x/Deployment/w@node:n",
+      target: "service:x/s",
+      verdict: "partial",
+      dropCause: "policy",
+    });
+    expect(
+      graph(a, {}, "pod")
+        .edges.map((e) => e.verdict)
+        .sort(),
+    ).toEqual(["allow", "drop"]);
   });
 
   it("auto: pods when small, workloads when large, namespaces when huge", () => {
     expect(chooseLevel(shop, "auto")).toBe("pod");
-    const many = (n: number, workloads: number): Analysis => ({ ...shop, flows: [], pods: Array.from({ length: n }, (_, i) => ({ ...shop.pods[0]!, id: `pod:x/p${i}`, workload: { id: `workload:x/Deployment/w${i % workloads}`, kind: "Deployment", name: `w${i % workloads}` } })) });
+    const many = (n: number, workloads: number): Analysis => ({
+      ...shop,
+      flows: [],
+      pods: Array.from({ length: n }, (_, i) => ({
+        ...shop.pods[0]!,
+        id: `pod:x/p${i}`,
+        workload: {
+          id: `workload:x/Deployment/w${i % workloads}`,
+          kind: "Deployment",
+          name: `w${i % workloads}`,
+        },
+      })),
+    });
     expect(chooseLevel(many(AUTO.maxPods + 1, 20), "auto")).toBe("workload");
     expect(chooseLevel(many(2000, AUTO.maxGroups + 1), "auto")).toBe("namespace");
     expect(chooseLevel(many(2000, AUTO.maxGroups + 1), "pod")).toBe("pod");
@@ -118,7 +195,10 @@ describe("grouping", () => {
 
 describe("layout key", () => {
   it("stays when only verdicts change, so an edit that turns edges does not move anything", () => {
-    const turned: Analysis = { ...shop, flows: shop.flows.map((f) => ({ ...f, verdict: "drop" as const, dropCause: "policy" as const })) };
+    const turned: Analysis = {
+      ...shop,
+      flows: shop.flows.map((f) => ({ ...f, verdict: "drop" as const, dropCause: "policy" as const })),
+    };
     expect(graph(turned).structureKey).toBe(graph().structureKey);
   });
   it("changes when a pod is added", () => {
@@ -138,22 +218,53 @@ describe("a traced path lights up", () => {
     expect(leafResolver(g)("external:203.0.113.10@node-b")).toBe("external:203.0.113.10");
   });
   it("lights existing edges and adds a question edge where none is drawn", () => {
-    const t: TraceView = { from: "pod:tools/toolbox", to: "pod:shop/cache-0:6379", protocol: "TCP", verdict: "drop", reason: "no", sourceIPPreserved: true, endpoints: [], hops: [], path: ["pod:tools/toolbox", "pod:shop/cache-0"] };
+    const t: TraceView = {
+      from: "pod:tools/toolbox",
+      to: "pod:shop/cache-0:6379",
+      protocol: "TCP",
+      verdict: "drop",
+      reason: "no",
+      sourceIPPreserved: true,
+      endpoints: [],
+      hops: [],
+      path: ["pod:tools/toolbox", "pod:shop/cache-0"],
+    };
     const { lit, extra } = questionEdges(g, t);
-    expect(extra.map((e) => [e.source, e.target, e.verdict, e.kind])).toEqual([["pod:tools/toolbox", "pod:shop/cache-0", "drop", "question"]]);
+    expect(extra.map((e) => [e.source, e.target, e.verdict, e.kind])).toEqual([
+      ["pod:tools/toolbox", "pod:shop/cache-0", "drop", "question"],
+    ]);
     expect(lit).toEqual(new Set([extra[0]!.id]));
-    const svc: TraceView = { ...t, to: "service:shop/backend:80", path: ["pod:tools/toolbox", "service:shop/backend", "pod:shop/backend-1", "pod:shop/backend-0"] };
+    const svc: TraceView = {
+      ...t,
+      to: "service:shop/backend:80",
+      path: ["pod:tools/toolbox", "service:shop/backend", "pod:shop/backend-1", "pod:shop/backend-0"],
+    };
     const q = questionEdges(g, svc);
     expect(q.extra).toEqual([]);
-    expect([...q.lit].sort()).toEqual(["e:pod:tools/toolbox->service:shop/backend", "e:service:shop/backend->pod:shop/backend-0", "e:service:shop/backend->pod:shop/backend-1"]);
+    expect([...q.lit].sort()).toEqual([
+      "e:pod:tools/toolbox->service:shop/backend",
+      "e:service:shop/backend->pod:shop/backend-0",
+      "e:service:shop/backend->pod:shop/backend-1",
+    ]);
   });
   it("dims what is off the path and keeps the test hooks on every edge", () => {
-    const t: TraceView = { from: "pod:tools/toolbox", to: "service:shop/backend:80", protocol: "TCP", verdict: "drop", reason: "", sourceIPPreserved: true, endpoints: [], hops: [], path: ["pod:tools/toolbox", "service:shop/backend"] };
+    const t: TraceView = {
+      from: "pod:tools/toolbox",
+      to: "service:shop/backend:80",
+      protocol: "TCP",
+      verdict: "drop",
+      reason: "",
+      sourceIPPreserved: true,
+      endpoints: [],
+      hops: [],
+      path: ["pod:tools/toolbox", "service:shop/backend"],
+    };
     const { nodes, edges } = toFlowElements(g, undefined, { trace: t });
     expect(edges.find((e) => e.id === "e:pod:tools/toolbox->service:shop/backend")!.data!.lit).toBe(true);
     expect(edges.filter((e) => e.data!.dimmed).length).toBe(edges.length - 1);
     expect(nodes.find((n) => n.id === "pod:shop/cache-0")!.data.dimmed).toBe(true);
-    for (const e of edges) expect([e.source, e.target].every((id) => /^(pod|service|node|external|group):/.test(id))).toBe(true);
+    for (const e of edges)
+      expect([e.source, e.target].every((id) => /^(pod|service|node|external|group):/.test(id))).toBe(true);
   });
 });
 
@@ -161,7 +272,14 @@ describe("ELK layout (compound nodes)", () => {
   const g = graph();
   it("keeps edges at the top level, oriented cluster -> Service -> external client", () => {
     const elk = toElkGraph(g);
-    expect(elk.children!.map((c) => c.id).sort()).toEqual(["external:203.0.113.10", "service:shop/backend", "service:shop/cache", "service:shop/frontend", "zone:zone-a", "zone:zone-b"]);
+    expect(elk.children!.map((c) => c.id).sort()).toEqual([
+      "external:203.0.113.10",
+      "service:shop/backend",
+      "service:shop/cache",
+      "service:shop/frontend",
+      "zone:zone-a",
+      "zone:zone-b",
+    ]);
     for (const e of elk.edges!) {
       expect(e.sources[0]).not.toMatch(/^external:/);
       expect(e.targets[0]).not.toMatch(/^zone:/);
@@ -187,10 +305,20 @@ describe("re-rendering only what changed", () => {
   it("hands back the same objects for unchanged elements and new ones for changed edges", () => {
     const s = new ElementStabilizer();
     const first = s.apply(toFlowElements(graph(), undefined));
-    const turned: Analysis = { ...shop, flows: shop.flows.map((f) => (f.from.includes("pod:tools/toolbox") ? { ...f, verdict: "drop" as const, dropCause: "policy" as const } : f)) };
+    const turned: Analysis = {
+      ...shop,
+      flows: shop.flows.map((f) =>
+        f.from.includes("pod:tools/toolbox")
+          ? { ...f, verdict: "drop" as const, dropCause: "policy" as const }
+          : f,
+      ),
+    };
     const second = s.apply(toFlowElements(graph(turned), undefined));
     expect(second.nodes.every((n, i) => n === first.nodes[i])).toBe(true);
     const changed = second.edges.filter((e) => !first.edges.includes(e)).map((e) => e.id);
-    expect(changed).toEqual(["e:pod:tools/toolbox->service:shop/cache", "e:pod:tools/toolbox->service:shop/frontend"]);
+    expect(changed).toEqual([
+      "e:pod:tools/toolbox->service:shop/cache",
+      "e:pod:tools/toolbox->service:shop/frontend",
+    ]);
   });
 });

@@ -43,7 +43,11 @@ export function toElkGraph(g: GraphModel): ElkNode {
   const build = (n: GraphNode): ElkNode => {
     const kids = children.get(n.id);
     if (CONTAINER_KINDS.has(n.kind)) {
-      return { id: n.id, layoutOptions: containerOptions(n.kind, kids?.length ?? 0, large), children: (kids ?? []).map(build) };
+      return {
+        id: n.id,
+        layoutOptions: containerOptions(n.kind, kids?.length ?? 0, large),
+        children: (kids ?? []).map(build),
+      };
     }
     return { id: n.id, width: n.width, height: n.height };
   };
@@ -55,7 +59,8 @@ export function toElkGraph(g: GraphModel): ElkNode {
     let t = top(e.target);
     if (s === t) continue;
     // Layout direction: cluster -> Service -> external client, whichever way the traffic goes.
-    const rank = (id: string) => (kindOf.get(id) === "external" ? 2 : kindOf.get(id) === "service" || id === "bucket:services" ? 1 : 0);
+    const rank = (id: string) =>
+      kindOf.get(id) === "external" ? 2 : kindOf.get(id) === "service" || id === "bucket:services" ? 1 : 0;
     if (rank(s) > rank(t)) [s, t] = [t, s];
     const id = `${s}>${t}`;
     if (!links.has(id)) links.set(id, { id, sources: [s], targets: [t] });

@@ -12,16 +12,21 @@ export interface LayoutRequest {
   graph: ElkNode;
 }
 
-export type LayoutResponse = { id: number; ok: true; positions: Positions } | { id: number; ok: false; error: string };
+export type LayoutResponse =
+  { id: number; ok: true; positions: Positions } | { id: number; ok: false; error: string };
 
 const elk = new ELK();
 
-const scope = self as unknown as { onmessage: ((e: MessageEvent<LayoutRequest>) => void) | null; postMessage(m: LayoutResponse): void };
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<LayoutRequest>) => void) | null;
+  postMessage(m: LayoutResponse): void;
+};
 
 scope.onmessage = (e) => {
   const { id, graph } = e.data;
   elk.layout(graph).then(
     (root) => scope.postMessage({ id, ok: true, positions: positionsOf(root) }),
-    (err: unknown) => scope.postMessage({ id, ok: false, error: err instanceof Error ? err.message : String(err) }),
+    (err: unknown) =>
+      scope.postMessage({ id, ok: false, error: err instanceof Error ? err.message : String(err) }),
   );
 };

@@ -5,7 +5,15 @@
  * Pure and memoisable: the same inputs give an equal graph, and nothing here
  * decides traffic; edges only merge the flows the engine already judged.
  */
-import type { Analysis, DropCause, Flow, FlowKind, PodView, RefView, Verdict } from "../engine/analysis/index.ts";
+import type {
+  Analysis,
+  DropCause,
+  Flow,
+  FlowKind,
+  PodView,
+  RefView,
+  Verdict,
+} from "../engine/analysis/index.ts";
 import type { Filters, Grouping } from "../store/types.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
@@ -84,7 +92,10 @@ export const AUTO = { maxPods: 80, maxPodEdges: 400, maxGroups: 300 };
 
 export function chooseLevel(a: Analysis, grouping: Grouping): GraphLevel {
   if (grouping !== "auto") return grouping;
-  const podEdges = a.flows.reduce((n, f) => n + (f.kind === "service" || f.kind === "pod" ? f.from.length : 0), 0);
+  const podEdges = a.flows.reduce(
+    (n, f) => n + (f.kind === "service" || f.kind === "pod" ? f.from.length : 0),
+    0,
+  );
   if (a.pods.length <= AUTO.maxPods && podEdges <= AUTO.maxPodEdges) return "pod";
   const groups = new Set(a.pods.map((p) => `${p.workload.id}@${p.node ?? ""}`));
   return groups.size <= AUTO.maxGroups ? "workload" : "namespace";
@@ -141,18 +152,36 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
   // Containers: zones (when the input has zones) holding cluster nodes.
   const zoned = a.zones.length > 0;
   const usedNodes = new Set(a.pods.map((p) => p.node ?? UNSCHEDULED));
-  for (const z of a.zones) add({ id: `zone:${z.name}`, kind: "zone", label: z.name, sublabel: "zone", width: 0, height: 0 });
+  for (const z of a.zones)
+    add({ id: `zone:${z.name}`, kind: "zone", label: z.name, sublabel: "zone", width: 0, height: 0 });
   for (const n of a.nodes) {
     const parent = zoned ? (n.zone ? `zone:${n.zone}` : NO_ZONE) : undefined;
-    if (parent === NO_ZONE) add({ id: NO_ZONE, kind: "zone", label: "no zone label", sublabel: "zone", width: 0, height: 0 });
-    const g: GraphNode = { id: n.id, kind: "node", label: n.name, sublabel: n.internalIP, width: 0, height: 0 };
+    if (parent === NO_ZONE)
+      add({ id: NO_ZONE, kind: "zone", label: "no zone label", sublabel: "zone", width: 0, height: 0 });
+    const g: GraphNode = {
+      id: n.id,
+      kind: "node",
+      label: n.name,
+      sublabel: n.internalIP,
+      width: 0,
+      height: 0,
+    };
     if (parent) g.parent = parent;
     if (n.ref) g.ref = n.ref;
     if (!n.ready) g.warning = "node not Ready";
     else if (n.unschedulable) g.warning = "cordoned";
     add(g);
   }
-  if (usedNodes.has(UNSCHEDULED)) add({ id: UNSCHEDULED, kind: "node", label: "unscheduled", sublabel: "no node can run these pods", warning: "Pending", width: 0, height: 0 });
+  if (usedNodes.has(UNSCHEDULED))
+    add({
+      id: UNSCHEDULED,
+      kind: "node",
+      label: "unscheduled",
+      sublabel: "no node can run these pods",
+      warning: "Pending",
+      width: 0,
+      height: 0,
+    });
 
   // Leaves: pods, or their groups.
   const zoneOf = new Map(a.nodes.filter((n) => n.zone).map((n) => [n.id, `zone:${n.zone}`]));
@@ -166,13 +195,32 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
     const id = leafOf(level, p, parent);
     leafOfPod.set(p.id, id);
     if (level === "pod") {
-      const n: GraphNode = { id, kind: "pod", parent, label: p.name, sublabel: `${p.namespace} · ${p.ips[0] ?? "no IP"}`, namespace: p.namespace, ref: p.ref, ...SIZES.pod };
+      const n: GraphNode = {
+        id,
+        kind: "pod",
+        parent,
+        label: p.name,
+        sublabel: `${p.namespace} · ${p.ips[0] ?? "no IP"}`,
+        namespace: p.namespace,
+        ref: p.ref,
+        ...SIZES.pod,
+      };
       if (!p.ready) n.warning = p.terminating ? "terminating" : `not ready (${p.phase})`;
       else if (p.terminating) n.warning = "terminating";
       add(n);
     } else {
       const label = level === "workload" ? p.workload.name : p.namespace;
-      const g = add({ id, kind: "group", parent, label, sublabel: level === "workload" ? `${p.namespace} · ${p.workload.kind}` : "namespace", namespace: p.namespace, count: 0, members: [], ...SIZES.group });
+      const g = add({
+        id,
+        kind: "group",
+        parent,
+        label,
+        sublabel: level === "workload" ? `${p.namespace} · ${p.workload.kind}` : "namespace",
+        namespace: p.namespace,
+        count: 0,
+        members: [],
+        ...SIZES.group,
+      });
       g.count! += 1;
       g.members!.push(p.id);
     }
@@ -187,7 +235,16 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
     }
     if (level === "namespace") {
       const id = `group:services:${s.namespace}`;
-      const g = add({ id, kind: "service", label: "Services", sublabel: s.namespace, namespace: s.namespace, count: 0, members: [], ...SIZES.service });
+      const g = add({
+        id,
+        kind: "service",
+        label: "Services",
+        sublabel: s.namespace,
+        namespace: s.namespace,
+        count: 0,
+        members: [],
+        ...SIZES.service,
+      });
       g.count! += 1;
       g.members!.push(s.id);
       g.label = `${g.count} Service${g.count === 1 ? "" : "s"}`;
@@ -196,7 +253,15 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
     }
     serviceLeaf.set(s.id, s.id);
     const ports = s.ports.map((p) => `${p.port}/${p.protocol}`).join(", ");
-    add({ id: s.id, kind: "service", label: s.name, sublabel: `${s.namespace} · ${s.type}${ports ? ` · ${ports}` : ""}`, namespace: s.namespace, ref: s.ref, ...SIZES.service });
+    add({
+      id: s.id,
+      kind: "service",
+      label: s.name,
+      sublabel: `${s.namespace} · ${s.type}${ports ? ` · ${ports}` : ""}`,
+      namespace: s.namespace,
+      ref: s.ref,
+      ...SIZES.service,
+    });
   }
   const resolve = (id: string): string | undefined => {
     if (id.startsWith("pod:")) return leafOfPod.get(id);
@@ -231,23 +296,50 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
       const key = `${source}->${target}`;
       let e = acc.get(key);
       if (!e) {
-        e = { source, target, kind: f.kind, verdicts: new Set(), causes: new Set(), refs: [], dropRefs: [], reasons: new Set(), flows: [] };
+        e = {
+          source,
+          target,
+          kind: f.kind,
+          verdicts: new Set(),
+          causes: new Set(),
+          refs: [],
+          dropRefs: [],
+          reasons: new Set(),
+          flows: [],
+        };
         acc.set(key, e);
       }
       e.verdicts.add(f.verdict);
       if (f.dropCause) e.causes.add(f.dropCause);
-      const seen = (list: RefView[], r: RefView) => list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
+      const seen = (list: RefView[], r: RefView) =>
+        list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
       for (const r of f.decidedBy) {
         if (!seen(e.refs, r)) e.refs.push(r);
         if (f.verdict !== "allow" && !seen(e.dropRefs, r)) e.dropRefs.push(r);
       }
       e.reasons.add(`${f.port}/${f.protocol}: ${f.reason}`);
       // One flow record per flow is enough to ask its trace; keep the first source.
-      if (!e.flows.some((x) => x.flowId === f.id)) e.flows.push({ flowId: f.id, from: f.client ?? from, traceTo: f.traceTo, port: f.port, protocol: f.protocol, verdict: f.verdict, reason: f.reason });
+      if (!e.flows.some((x) => x.flowId === f.id))
+        e.flows.push({
+          flowId: f.id,
+          from: f.client ?? from,
+          traceTo: f.traceTo,
+          port: f.port,
+          protocol: f.protocol,
+          verdict: f.verdict,
+          reason: f.reason,
+        });
     }
   }
   for (const x of a.externalClients) {
-    if (externals.has(x.id)) add({ id: x.id, kind: "external", label: x.ip, sublabel: "client outside the cluster", ...SIZES.external });
+    if (externals.has(x.id))
+      add({
+        id: x.id,
+        kind: "external",
+        label: x.ip,
+        sublabel: "client outside the cluster",
+        ...SIZES.external,
+      });
   }
 
   const edges: GraphEdge[] = [];
@@ -257,7 +349,8 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
     if (!byId.has(e.source) || !byId.has(e.target)) continue;
     const refs = verdict === "allow" ? e.refs : e.dropRefs.length ? e.dropRefs : e.refs;
     const first = refs[0];
-    const label = refs.length > 1 ? `${shortRef(first, e.kind)} +${refs.length - 1}` : shortRef(first, e.kind);
+    const label =
+      refs.length > 1 ? `${shortRef(first, e.kind)} +${refs.length - 1}` : shortRef(first, e.kind);
     const edge: GraphEdge = {
       id: `e:${e.source}->${e.target}`,
       source: e.source,
@@ -270,7 +363,11 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
       flows: e.flows,
     };
     if (verdict !== "allow") {
-      const cause: DropCause | undefined = e.causes.has("policy") ? "policy" : e.causes.has("traffic-policy") ? "traffic-policy" : undefined;
+      const cause: DropCause | undefined = e.causes.has("policy")
+        ? "policy"
+        : e.causes.has("traffic-policy")
+          ? "traffic-policy"
+          : undefined;
       if (cause) edge.dropCause = cause;
     }
     edges.push(edge);
@@ -279,7 +376,9 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
 
   // Drop empty zones (every pod hidden or none scheduled there); keep the input's nodes, except at namespace level in zones.
   const parents = new Set(nodes.map((n) => n.parent).filter((p): p is string => p !== undefined));
-  let kept = nodes.filter((n) => (n.kind !== "zone" && !(n.kind === "node" && level === "namespace" && zoned)) || parents.has(n.id));
+  let kept = nodes.filter(
+    (n) => (n.kind !== "zone" && !(n.kind === "node" && level === "namespace" && zoned)) || parents.has(n.id),
+  );
   kept = pack(kept);
 
   return { level, nodes: kept, edges, structureKey: structureKey(kept, edges), hidden };
@@ -293,11 +392,25 @@ function pack(nodes: GraphNode[]): GraphNode[] {
   const services = nodes.filter((n) => !n.parent && n.kind === "service");
   const buckets: GraphNode[] = [];
   if (tops.length > 1) {
-    buckets.push({ id: "bucket:cluster", kind: "bucket", label: "cluster", sublabel: `${tops.length} ${tops[0]!.kind === "zone" ? "zones" : "nodes"}`, width: 0, height: 0 });
+    buckets.push({
+      id: "bucket:cluster",
+      kind: "bucket",
+      label: "cluster",
+      sublabel: `${tops.length} ${tops[0]!.kind === "zone" ? "zones" : "nodes"}`,
+      width: 0,
+      height: 0,
+    });
     for (const t of tops) t.parent = "bucket:cluster";
   }
   if (services.length > PACK.services) {
-    buckets.push({ id: "bucket:services", kind: "bucket", label: "Services", sublabel: `${services.length}`, width: 0, height: 0 });
+    buckets.push({
+      id: "bucket:services",
+      kind: "bucket",
+      label: "Services",
+      sublabel: `${services.length}`,
+      width: 0,
+      height: 0,
+    });
     for (const t of services) t.parent = "bucket:services";
   }
   return buckets.length ? [...buckets, ...nodes] : nodes;
@@ -324,7 +437,10 @@ function structureKey(nodes: readonly GraphNode[], edges: readonly GraphEdge[]):
 }
 
 /** Graph elements on a traced path: the edges source -> service -> each endpoint, or source -> pod. */
-export function pathEdges(path: readonly string[], leafOf: (id: string) => string | undefined): [string, string][] {
+export function pathEdges(
+  path: readonly string[],
+  leafOf: (id: string) => string | undefined,
+): [string, string][] {
   if (path.length < 2) return [];
   const ids = path.map((id) => leafOf(id) ?? id);
   const pairs: [string, string][] = [[ids[0]!, ids[1]!]];

@@ -45,13 +45,17 @@ describe("golden share links open forever", () => {
 describe("encode -> decode restores the input exactly", () => {
   it("for any text, including unicode, CRLF and HTML-looking names (fixed seed)", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "grapheme", maxLength: 400 }), fc.option(fc.string({ maxLength: 40 }), { nil: undefined }), (text, scenario) => {
-        const input: SharedInput = scenario === undefined ? { text } : { text, scenario };
-        const e = encodeShare(input);
-        expect(e.ok).toBe(true);
-        if (!e.ok) return;
-        expect(decodeShare(e.payload)).toEqual({ ok: true, input, version: SHARE_VERSION });
-      }),
+      fc.property(
+        fc.string({ unit: "grapheme", maxLength: 400 }),
+        fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
+        (text, scenario) => {
+          const input: SharedInput = scenario === undefined ? { text } : { text, scenario };
+          const e = encodeShare(input);
+          expect(e.ok).toBe(true);
+          if (!e.ok) return;
+          expect(decodeShare(e.payload)).toEqual({ ok: true, input, version: SHARE_VERSION });
+        },
+      ),
       { seed: 4242, numRuns: 200 },
     );
   });

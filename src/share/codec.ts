@@ -81,12 +81,14 @@ const MIGRATIONS: Record<number, (value: unknown) => unknown> = {
 };
 
 function validate(value: unknown): SharedInput | string {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return "the link does not hold a scenario";
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return "the link does not hold a scenario";
   const v = value as Record<string, unknown>;
   if (typeof v.text !== "string") return "the link's scenario has no text";
   const input: SharedInput = { text: v.text };
   if (v.scenario !== undefined) {
-    if (typeof v.scenario !== "string" || v.scenario.length > 200) return "the link names its scenario in a way this version does not understand";
+    if (typeof v.scenario !== "string" || v.scenario.length > 200)
+      return "the link names its scenario in a way this version does not understand";
     input.scenario = v.scenario;
   }
   return input;
@@ -104,11 +106,13 @@ function inflateGuarded(data: Uint8Array, max: number): Uint8Array | string {
   try {
     // Small input steps bound what one push can produce (DEFLATE expands at most ~1032:1).
     const step = 1024;
-    for (let i = 0; i < data.length && !tooLarge; i += step) inflater.push(data.subarray(i, i + step), i + step >= data.length);
+    for (let i = 0; i < data.length && !tooLarge; i += step)
+      inflater.push(data.subarray(i, i + step), i + step >= data.length);
   } catch {
     return "the link is damaged (its compressed data does not decode); it may have been cut short when copied";
   }
-  if (tooLarge) return `the link's scenario is larger than ${Math.round(max / 1024 / 1024)} MB once unpacked, more than the playground opens from a link`;
+  if (tooLarge)
+    return `the link's scenario is larger than ${Math.round(max / 1024 / 1024)} MB once unpacked, more than the playground opens from a link`;
   const out = new Uint8Array(total);
   let o = 0;
   for (const c of chunks) {
@@ -119,31 +123,49 @@ function inflateGuarded(data: Uint8Array, max: number): Uint8Array | string {
 }
 
 export function encodeShare(input: SharedInput, maxChars = MAX_LINK_CHARS): EncodeResult {
-  const json = strToU8(JSON.stringify(input.scenario !== undefined ? { text: input.text, scenario: input.scenario } : { text: input.text }));
+  const json = strToU8(
+    JSON.stringify(
+      input.scenario !== undefined ? { text: input.text, scenario: input.scenario } : { text: input.text },
+    ),
+  );
   const packed = deflateSync(json, { level: 9 });
   const bytes = new Uint8Array(packed.length + 1);
   bytes[0] = SHARE_VERSION;
   bytes.set(packed, 1);
   const payload = toBase64Url(bytes);
   if (payload.length > maxChars) {
-    return { ok: false, size: payload.length, error: `This scenario makes a link of ${payload.length.toLocaleString("en")} characters, too long to share safely (the limit is ${maxChars.toLocaleString("en")}). Download it as a file instead.` };
+    return {
+      ok: false,
+      size: payload.length,
+      error: `This scenario makes a link of ${payload.length.toLocaleString("en")} characters, too long to share safely (the limit is ${maxChars.toLocaleString("en")}). Download it as a file instead.`,
+    };
   }
   return { ok: true, payload };
 }
 
 export function decodeShare(payload: string, maxChars = MAX_LINK_CHARS * 4): DecodeResult {
-  if (payload.length === 0) return { ok: false, error: "The link is empty: it has no scenario after #share=." };
-  if (payload.length > maxChars) return { ok: false, error: `The link is too large to open (${payload.length.toLocaleString("en")} characters).` };
+  if (payload.length === 0)
+    return { ok: false, error: "The link is empty: it has no scenario after #share=." };
+  if (payload.length > maxChars)
+    return {
+      ok: false,
+      error: `The link is too large to open (${payload.length.toLocaleString("en")} characters).`,
+    };
   const bytes = fromBase64Url(payload);
-  if (!bytes || bytes.length < 2) return { ok: false, error: "The link is damaged: it is not a Kube Traffic Lab share link (bad characters or cut short)." };
+  if (!bytes || bytes.length < 2)
+    return {
+      ok: false,
+      error: "The link is damaged: it is not a Kube Traffic Lab share link (bad characters or cut short).",
+    };
   const version = bytes[0]!;
   const migrate = MIGRATIONS[version];
   if (!migrate) {
     return {
       ok: false,
-      error: version > SHARE_VERSION
-        ? `The link was made by a newer version of the playground (format ${version}); this one reads formats up to ${SHARE_VERSION}.`
-        : `The link is damaged: format ${version} is unknown.`,
+      error:
+        version > SHARE_VERSION
+          ? `The link was made by a newer version of the playground (format ${version}); this one reads formats up to ${SHARE_VERSION}.`
+          : `The link is damaged: format ${version} is unknown.`,
     };
   }
   const inflated = inflateGuarded(bytes.subarray(1), MAX_INFLATED_BYTES);

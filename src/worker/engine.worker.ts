@@ -22,7 +22,10 @@ const handlers: EngineHandlers = {
 };
 
 /** The worker global, typed without the WebWorker lib (which clashes with the DOM lib of the app build). */
-const scope = self as unknown as { onmessage: ((e: MessageEvent<EngineRequest>) => void) | null; postMessage(m: EngineResponse): void };
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<EngineRequest>) => void) | null;
+  postMessage(m: EngineResponse): void;
+};
 
 scope.onmessage = (e: MessageEvent<EngineRequest>) => {
   const { id, method, params } = e.data;

@@ -6,7 +6,11 @@ import type { EngineRequest, EngineResponse } from "./protocol.ts";
 function fakeWorker() {
   const inbox: EngineRequest[] = [];
   let generation = 0;
-  const w: WorkerLike & { inbox: EngineRequest[]; answer(result?: unknown, ok?: boolean): EngineRequest; crash(): void } = {
+  const w: WorkerLike & {
+    inbox: EngineRequest[];
+    answer(result?: unknown, ok?: boolean): EngineRequest;
+    crash(): void;
+  } = {
     inbox,
     onmessage: null,
     onerror: null,
@@ -17,7 +21,14 @@ function fakeWorker() {
     answer(result = "ok", ok = true) {
       const req = inbox.shift()!;
       if (req.method === "analyze") generation = (req.params as { generation: number }).generation;
-      const res: EngineResponse = ok ? { id: req.id, ok: true, result: result === "ok" ? `${req.method}:${JSON.stringify(req.params)}` : result, generation } : { id: req.id, ok: false, error: String(result), generation };
+      const res: EngineResponse = ok
+        ? {
+            id: req.id,
+            ok: true,
+            result: result === "ok" ? `${req.method}:${JSON.stringify(req.params)}` : result,
+            generation,
+          }
+        : { id: req.id, ok: false, error: String(result), generation };
       w.onmessage!({ data: res } as MessageEvent<EngineResponse>);
       return req;
     },

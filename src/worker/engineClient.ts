@@ -9,7 +9,14 @@
  * - trace and matrix: wait until the newest text is analysed, and are stale
  *   if the text changes before they answer.
  */
-import type { Analysis, DiagnosticView, MatrixQuery, MatrixView, TraceQuery, TraceView } from "../engine/analysis/index.ts";
+import type {
+  Analysis,
+  DiagnosticView,
+  MatrixQuery,
+  MatrixView,
+  TraceQuery,
+  TraceView,
+} from "../engine/analysis/index.ts";
 import type { EngineMethod, EngineRequest, EngineResponse } from "./protocol.ts";
 
 export interface WorkerLike {
@@ -121,7 +128,10 @@ export function createEngineClient(makeWorker: () => WorkerLike): EngineClient {
     );
   };
 
-  const query = <T>(method: "trace" | "matrix" | "validate", params: EngineRequest["params"]): Promise<Outcome<T>> =>
+  const query = <T>(
+    method: "trace" | "matrix" | "validate",
+    params: EngineRequest["params"],
+  ): Promise<Outcome<T>> =>
     new Promise((resolve, reject) => {
       const go = () => {
         const asked = generation;

@@ -2,7 +2,14 @@
  * Messages between the playground and the engine's Web Worker. One request,
  * one response, paired by id; the handler map in engine.worker.ts answers.
  */
-import type { Analysis, DiagnosticView, MatrixQuery, MatrixView, TraceQuery, TraceView } from "../engine/analysis/index.ts";
+import type {
+  Analysis,
+  DiagnosticView,
+  MatrixQuery,
+  MatrixView,
+  TraceQuery,
+  TraceView,
+} from "../engine/analysis/index.ts";
 
 export interface AnalyzeParams {
   text: string;

@@ -10,11 +10,14 @@ const open = (text = shop.manifests) => openAnalysis([{ name: "manifests.yaml", 
 describe("scenario catalogue: each scenario's expectations hold (default + exceptions)", () => {
   for (const s of SCENARIOS) {
     if (!s.expect.length) continue;
-    it.each(s.expect.map((e) => [s.id, e.from, e.to, e.verdict] as const))("%s: %s -> %s is %s", (_, from, to, verdict) => {
-      const t = openAnalysis([{ name: s.file, text: s.manifests }]).trace({ from, to, protocol: "TCP" });
-      expect(t.error).toBeUndefined();
-      expect(t.verdict).toBe(verdict);
-    });
+    it.each(s.expect.map((e) => [s.id, e.from, e.to, e.verdict] as const))(
+      "%s: %s -> %s is %s",
+      (_, from, to, verdict) => {
+        const t = openAnalysis([{ name: s.file, text: s.manifests }]).trace({ from, to, protocol: "TCP" });
+        expect(t.error).toBeUndefined();
+        expect(t.verdict).toBe(verdict);
+      },
+    );
   }
 });
 
@@ -34,7 +37,10 @@ describe("the default scenario teaches what its README says", () => {
   });
   it("offers the external client for its LoadBalancer Service", () => {
     expect(a.externalClients).toEqual([{ id: "external:203.0.113.10", ip: "203.0.113.10" }]);
-    expect(a.flows.filter((f) => f.kind === "external").map((f) => f.from[0])).toEqual(["external:203.0.113.10@node-a", "external:203.0.113.10@node-b"]);
+    expect(a.flows.filter((f) => f.kind === "external").map((f) => f.from[0])).toEqual([
+      "external:203.0.113.10@node-a",
+      "external:203.0.113.10@node-b",
+    ]);
   });
   it("is plain JSON (what the worker posts)", () => {
     expect(JSON.parse(JSON.stringify(a))).toEqual(a);
@@ -50,7 +56,11 @@ describe("flow records agree with the engine's own answers", () => {
     const service = analysis.flows.filter((f) => f.kind === "service" || f.kind === "external");
     expect(service.length).toBeGreaterThan(10);
     for (const f of service) {
-      for (const from of f.from) expect(session.trace({ from, to: f.traceTo, protocol: f.protocol }).verdict, `${from} -> ${f.traceTo}`).toBe(f.verdict);
+      for (const from of f.from)
+        expect(
+          session.trace({ from, to: f.traceTo, protocol: f.protocol }).verdict,
+          `${from} -> ${f.traceTo}`,
+        ).toBe(f.verdict);
     }
   });
 
@@ -61,7 +71,9 @@ describe("flow records agree with the engine's own answers", () => {
     for (const f of analysis.flows.filter((x) => x.kind === "endpoint")) {
       const dst = model.podsByKey.get(f.to.slice(4))!;
       const port = dst.ports[0]!.containerPort;
-      const admitted = model.pods.filter((src) => explainIngress(model, dst, { ip: src.ips[0]!, pod: src }, port, f.protocol).allowed).length;
+      const admitted = model.pods.filter(
+        (src) => explainIngress(model, dst, { ip: src.ips[0]!, pod: src }, port, f.protocol).allowed,
+      ).length;
       const expected = admitted === model.pods.length ? "allow" : admitted === 0 ? "drop" : "partial";
       expect(f.verdict, f.id).toBe(expected);
       expect(classMatrix(index, port, f.protocol).ingressFrom.length).toBe(index.classes.length);
@@ -119,11 +131,14 @@ describe("broken input keeps the rest", () => {
     expect(a.pods.map((p) => p.id)).toContain("pod:shop/frontend-0");
     expect(a.flows.length).toBeGreaterThan(0);
   });
-  it.each([[""], ["---\n---\n"], ["kind: [\n"], ["just a string"], ["- a\n- b\n"]])("%j analyses to an empty cluster with diagnostics, never throws", (text) => {
-    const a = analyzeText(text);
-    expect(a.pods).toEqual([]);
-    expect(a.flows).toEqual([]);
-  });
+  it.each([[""], ["---\n---\n"], ["kind: [\n"], ["just a string"], ["- a\n- b\n"]])(
+    "%j analyses to an empty cluster with diagnostics, never throws",
+    (text) => {
+      const a = analyzeText(text);
+      expect(a.pods).toEqual([]);
+      expect(a.flows).toEqual([]);
+    },
+  );
 });
 
 describe("inputs without Services", () => {
@@ -146,7 +161,9 @@ spec:
   ingress: [{from: [{podSelector: {matchLabels: {app: nobody}}}]}]
 `;
     const a = analyzeText(text);
-    expect(a.flows.map((f) => [f.from, f.to, f.verdict, f.dropCause])).toEqual([[["pod:x/b"], "pod:x/a", "drop", "policy"]]);
+    expect(a.flows.map((f) => [f.from, f.to, f.verdict, f.dropCause])).toEqual([
+      [["pod:x/b"], "pod:x/a", "drop", "policy"],
+    ]);
     expect(a.flows[0]!.decidedBy.map((r) => r.name)).toEqual(["only-b"]);
   });
 });

@@ -63,7 +63,8 @@ export function causesOf(t: TraceResult): { dropCause?: DropCause; decidedBy: Re
     if (ep.egress.verdict === "drop" && ep.egress.ref) pushRef(decidedBy, refOfTrace(ep.egress.ref));
   }
   for (const h of t.hops) if (h.verdict === "drop" && h.ref) pushRef(decidedBy, refOfTrace(h.ref));
-  const dropCause: DropCause = policyDrop || (drop !== undefined && POLICY_STEPS.has(drop.step)) ? "policy" : "traffic-policy";
+  const dropCause: DropCause =
+    policyDrop || (drop !== undefined && POLICY_STEPS.has(drop.step)) ? "policy" : "traffic-policy";
   return { dropCause, decidedBy, reason: t.reason };
 }
 
@@ -84,7 +85,13 @@ export function traceView(t: TraceResult, from: string, to: string, protocol: Pr
     reason: t.reason,
     sourceIPPreserved: t.sourceIPPreserved,
     endpoints: t.endpoints.map((ep) => {
-      const e: TraceView["endpoints"][number] = { ip: ep.ip, port: ep.port, probability: ep.probability, verdict: ep.verdict, reason: ep.reason };
+      const e: TraceView["endpoints"][number] = {
+        ip: ep.ip,
+        port: ep.port,
+        probability: ep.probability,
+        verdict: ep.verdict,
+        reason: ep.reason,
+      };
       if (ep.pod) e.pod = ep.pod;
       if (ep.node) e.node = ep.node;
       return e;
@@ -110,7 +117,17 @@ interface Budget {
   left: number;
 }
 
-function tracedFlow(model: Model, proxy: ProxyIndex, kind: "service" | "external", from: string[], traceFrom: string, s: Service, port: number, portName: string, protocol: Protocol): Flow {
+function tracedFlow(
+  model: Model,
+  proxy: ProxyIndex,
+  kind: "service" | "external",
+  from: string[],
+  traceFrom: string,
+  s: Service,
+  port: number,
+  portName: string,
+  protocol: Protocol,
+): Flow {
   const to = `service:${s.key}:${port}`;
   const t = traceRequest(model, proxy, traceFrom, to, protocol);
   const c = causesOf(t);
@@ -144,9 +161,16 @@ function sourceGroups(model: Model, index: PolicyIndex): Pod[][] {
   return [...groups.values()];
 }
 
-export function serviceFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex, budget: Budget): { flows: Flow[]; skipped: boolean } {
+export function serviceFlows(
+  model: Model,
+  index: PolicyIndex,
+  proxy: ProxyIndex,
+  budget: Budget,
+): { flows: Flow[]; skipped: boolean } {
   const groups = sourceGroups(model, index);
-  const ports = model.services.filter((s) => s.type !== "ExternalName").reduce((n, s) => n + s.ports.length, 0);
+  const ports = model.services
+    .filter((s) => s.type !== "ExternalName")
+    .reduce((n, s) => n + s.ports.length, 0);
   if (groups.length * ports > budget.left) return { flows: [], skipped: ports > 0 && groups.length > 0 };
   budget.left -= groups.length * ports;
   const flows: Flow[] = [];
@@ -156,9 +180,25 @@ export function serviceFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex
     for (const p of s.ports) {
       for (const g of groups) {
         // A pod that is itself a backend may be sent back to itself (hairpin): trace such pods one by one.
-        const selfServing = selector !== undefined && g[0]!.namespace === s.namespace && Object.entries(selector).every(([k, v]) => g[0]!.labels[k] === v);
+        const selfServing =
+          selector !== undefined &&
+          g[0]!.namespace === s.namespace &&
+          Object.entries(selector).every(([k, v]) => g[0]!.labels[k] === v);
         const parts = selfServing ? g.map((pod) => [pod]) : [g];
-        for (const part of parts) flows.push(tracedFlow(model, proxy, "service", part.map((pod) => podId(pod.key)), `pod:${part[0]!.key}`, s, p.port, p.name, p.protocol));
+        for (const part of parts)
+          flows.push(
+            tracedFlow(
+              model,
+              proxy,
+              "service",
+              part.map((pod) => podId(pod.key)),
+              `pod:${part[0]!.key}`,
+              s,
+              p.port,
+              p.name,
+              p.protocol,
+            ),
+          );
       }
     }
   }
@@ -195,13 +235,26 @@ interface IngressSummary {
 }
 
 /** NetworkPolicy ingress at one class of endpoint pods on one port, over every pod of the cluster as a source. */
-function summarizeIngress(model: Model, index: PolicyIndex, m: ClassMatrix, cls: number, endpoint: Pod, port: number, protocol: Protocol, sources: readonly number[]): IngressSummary {
+function summarizeIngress(
+  model: Model,
+  index: PolicyIndex,
+  m: ClassMatrix,
+  cls: number,
+  endpoint: Pod,
+  port: number,
+  protocol: Protocol,
+  sources: readonly number[],
+): IngressSummary {
   const policies = index.ingressPolicies[cls]!.map((pol) => refOfPolicy(pol));
   const listed = policies.slice(0, 3).map((r) => `${r.namespace}/${r.name}`);
-  const names = policies.length > 3 ? `${listed.join(", ")} and ${policies.length - 3} more` : listed.join(", ");
+  const names =
+    policies.length > 3 ? `${listed.join(", ")} and ${policies.length - 3} more` : listed.join(", ");
   const from = m.ingressFrom[cls];
   const podsOf = (list: number[]) => list.reduce((n, c) => n + index.classes[c]!.pods.length, 0);
-  const reprOf = (c: number | undefined) => (c === undefined ? undefined : index.classes[c]!.pods.find((x) => x !== endpoint && x.ips.length > 0 && x.nodeName));
+  const reprOf = (c: number | undefined) =>
+    c === undefined
+      ? undefined
+      : index.classes[c]!.pods.find((x) => x !== endpoint && x.ips.length > 0 && x.nodeName);
   let admitted: number[];
   let refused: number[];
   if (from === null || from === undefined) {
@@ -213,24 +266,46 @@ function summarizeIngress(model: Model, index: PolicyIndex, m: ClassMatrix, cls:
   }
   // Policies with ingress rules (the ones that can admit) name the edge before those that only isolate.
   const rules = new Map(index.ingressPolicies[cls]!.map((pol) => [pol.key, pol.ingress.length]));
-  policies.sort((a, b) => (rules.get(`${b.namespace}/${b.name}`) ? 1 : 0) - (rules.get(`${a.namespace}/${a.name}`) ? 1 : 0));
+  policies.sort(
+    (a, b) =>
+      (rules.get(`${b.namespace}/${b.name}`) ? 1 : 0) - (rules.get(`${a.namespace}/${a.name}`) ? 1 : 0),
+  );
   let client: Pod | undefined;
   for (const c of refused) if ((client = reprOf(c))) break;
   if (!client) for (const c of admitted) if ((client = reprOf(c))) break;
   if (refused.length === 0) {
-    return { verdict: "allow", reason: policies.length ? `every pod is admitted on ${protocol}/${port} (ingress isolated by ${names})` : `no NetworkPolicy isolates ${endpoint.key} for ingress`, decidedBy: policies, client };
+    return {
+      verdict: "allow",
+      reason: policies.length
+        ? `every pod is admitted on ${protocol}/${port} (ingress isolated by ${names})`
+        : `no NetworkPolicy isolates ${endpoint.key} for ingress`,
+      decidedBy: policies,
+      client,
+    };
   }
   if (admitted.length === 0) {
-    return { verdict: "drop", reason: `isolated for ingress by ${names}; no rule admits any pod on ${protocol}/${port}`, decidedBy: policies, client };
+    return {
+      verdict: "drop",
+      reason: `isolated for ingress by ${names}; no rule admits any pod on ${protocol}/${port}`,
+      decidedBy: policies,
+      client,
+    };
   }
-  return { verdict: "partial", reason: `${podsOf(admitted)} pods are admitted on ${protocol}/${port}, ${podsOf(refused)} are not (ingress isolated by ${names})`, decidedBy: policies, client };
+  return {
+    verdict: "partial",
+    reason: `${podsOf(admitted)} pods are admitted on ${protocol}/${port}, ${podsOf(refused)} are not (ingress isolated by ${names})`,
+    decidedBy: policies,
+    client,
+  };
 }
 
 export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex): Flow[] {
   const flows: Flow[] = [];
   const matrices = new Map<string, ClassMatrix>();
   const summaries = new Map<string, IngressSummary>();
-  const sources = index.classes.filter((c) => c.pods.some((p) => p.ips.length > 0 && p.nodeName)).map((c) => c.index);
+  const sources = index.classes
+    .filter((c) => c.pods.some((p) => p.ips.length > 0 && p.nodeName))
+    .map((c) => c.index);
   for (const s of model.services) {
     const sp = proxy.services.get(s.key);
     if (!sp) continue;
@@ -263,7 +338,10 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           const mk = `${ep.port}/${p.protocol}`;
           let m = matrices.get(mk);
           if (!m) matrices.set(mk, (m = classMatrix(index, ep.port, p.protocol)));
-          summaries.set(key, (sum = summarizeIngress(model, index, m, cls, pod, ep.port, p.protocol, sources)));
+          summaries.set(
+            key,
+            (sum = summarizeIngress(model, index, m, cls, pod, ep.port, p.protocol, sources)),
+          );
         }
         if (sum.client) flow.client = podId(sum.client.key);
         if (!ep.ready) {

@@ -25,8 +25,27 @@ import { buildProxyIndex, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
 import { validateModel, validationDiagnostics } from "../validate/index.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import { podId, nodeId, refName, refOfMatch, refOfPod, refOfPolicy, refOfSource, serviceId, workloadId, externalId } from "./refs.ts";
-import { EXTERNAL_CLIENT_IP, FLOW_BUDGET, endpointFlows, externalFlows, hasExternalServices, serviceFlows, traceView } from "./flows.ts";
+import {
+  podId,
+  nodeId,
+  refName,
+  refOfMatch,
+  refOfPod,
+  refOfPolicy,
+  refOfSource,
+  serviceId,
+  workloadId,
+  externalId,
+} from "./refs.ts";
+import {
+  EXTERNAL_CLIENT_IP,
+  FLOW_BUDGET,
+  endpointFlows,
+  externalFlows,
+  hasExternalServices,
+  serviceFlows,
+  traceView,
+} from "./flows.ts";
 import type {
   Analysis,
   DiagnosticView,
@@ -72,8 +91,15 @@ function diagnosticsOf(list: readonly Diagnostic[], file: string): DiagnosticVie
   return list
     .filter((d) => d.file === file || d.file === "")
     .map((d) => {
-      const v: DiagnosticView = { code: d.code, severity: d.severity, message: d.message, line: d.line, column: d.column };
-      if (d.kind && d.name) v.object = `${d.kind} ${d.namespace !== undefined ? `${d.namespace}/` : ""}${d.name}`;
+      const v: DiagnosticView = {
+        code: d.code,
+        severity: d.severity,
+        message: d.message,
+        line: d.line,
+        column: d.column,
+      };
+      if (d.kind && d.name)
+        v.object = `${d.kind} ${d.namespace !== undefined ? `${d.namespace}/` : ""}${d.name}`;
       if (d.hint) v.hint = d.hint;
       return v;
     })
@@ -85,7 +111,15 @@ function guarded<T>(what: string, file: string, diagnostics: Diagnostic[], fallb
   try {
     return f();
   } catch (e) {
-    diagnostics.push({ code: "KTL901", severity: "error", file, doc: 0, line: 0, column: 0, message: `internal error in ${what}: ${e instanceof Error ? e.message : String(e)}; the rest of the analysis is shown` });
+    diagnostics.push({
+      code: "KTL901",
+      severity: "error",
+      file,
+      doc: 0,
+      line: 0,
+      column: 0,
+      message: `internal error in ${what}: ${e instanceof Error ? e.message : String(e)}; the rest of the analysis is shown`,
+    });
     return fallback;
   }
 }
@@ -93,7 +127,14 @@ function guarded<T>(what: string, file: string, diagnostics: Diagnostic[], fallb
 function nodesOf(model: Model): { nodes: NodeView[]; zones: ZoneView[] } {
   const zones = new Map<string, string[]>();
   const nodes = model.nodes.map((n) => {
-    const v: NodeView = { id: nodeId(n.name), name: n.name, internalIP: n.internalIP, ready: n.ready, unschedulable: n.unschedulable, synthesized: n.synthesized };
+    const v: NodeView = {
+      id: nodeId(n.name),
+      name: n.name,
+      internalIP: n.internalIP,
+      ready: n.ready,
+      unschedulable: n.unschedulable,
+      synthesized: n.synthesized,
+    };
     if (n.zone) {
       v.zone = n.zone;
       const l = zones.get(n.zone);
@@ -121,7 +162,11 @@ function podsOf(model: Model, index: PolicyIndex): PodView[] {
       ips: p.ips,
       labels: p.labels,
       workload: { id: workloadId(p.workload), kind: p.workload.kind, name: p.workload.name },
-      ports: p.ports.map((cp) => (cp.name ? { name: cp.name, port: cp.containerPort, protocol: cp.protocol } : { port: cp.containerPort, protocol: cp.protocol })),
+      ports: p.ports.map((cp) =>
+        cp.name
+          ? { name: cp.name, port: cp.containerPort, protocol: cp.protocol }
+          : { port: cp.containerPort, protocol: cp.protocol },
+      ),
       hostNetwork: p.hostNetwork,
       ready: p.ready,
       phase: p.phase,
@@ -144,7 +189,12 @@ function servicesOf(model: Model): ServiceView[] {
     clusterIPs: s.clusterIPs,
     headless: s.headless,
     ports: s.ports.map((p) => {
-      const v: ServiceView["ports"][number] = { name: p.name, port: p.port, protocol: p.protocol, targetPort: p.targetPort };
+      const v: ServiceView["ports"][number] = {
+        name: p.name,
+        port: p.port,
+        protocol: p.protocol,
+        targetPort: p.targetPort,
+      };
       if (p.nodePort !== undefined) v.nodePort = p.nodePort;
       return v;
     }),
@@ -204,14 +254,25 @@ function describePair(v: PairVerdict, port: number, protocol: Protocol): Decisio
   if (v.allowed) {
     const refs = [...v.ingress.allowedBy.slice(0, 1), ...v.egress.allowedBy.slice(0, 1)].map(refOfMatch);
     const parts: string[] = [];
-    if (v.ingress.isolated) parts.push(`ingress allowed by ${refName(refs[0]!)} rule ${v.ingress.allowedBy[0]!.rule.index + 1}`);
-    if (v.egress.isolated) parts.push(`egress allowed by ${v.egress.allowedBy[0]!.policy.key} rule ${v.egress.allowedBy[0]!.rule.index + 1}`);
-    return { verdict: "allow", reason: parts.length ? parts.join("; ") : "no NetworkPolicy isolates either end", decidedBy: refs };
+    if (v.ingress.isolated)
+      parts.push(`ingress allowed by ${refName(refs[0]!)} rule ${v.ingress.allowedBy[0]!.rule.index + 1}`);
+    if (v.egress.isolated)
+      parts.push(
+        `egress allowed by ${v.egress.allowedBy[0]!.policy.key} rule ${v.egress.allowedBy[0]!.rule.index + 1}`,
+      );
+    return {
+      verdict: "allow",
+      reason: parts.length ? parts.join("; ") : "no NetworkPolicy isolates either end",
+      decidedBy: refs,
+    };
   }
   const failing = [v.ingress, v.egress].filter((d) => !d.allowed);
   const decidedBy = failing.flatMap((d) => d.selecting.map((p) => refOfPolicy(p)));
   const reason = failing
-    .map((d) => `${d.direction} ${d.direction === "ingress" ? "at the destination" : "at the source"} is isolated by ${d.selecting.map((p) => p.key).join(", ")} and no rule allows ${protocol}/${port}`)
+    .map(
+      (d) =>
+        `${d.direction} ${d.direction === "ingress" ? "at the destination" : "at the source"} is isolated by ${d.selecting.map((p) => p.key).join(", ")} and no rule allows ${protocol}/${port}`,
+    )
     .join("; ");
   return { verdict: "drop", reason, decidedBy };
 }
@@ -251,7 +312,19 @@ function directFlows(model: Model, index: PolicyIndex): Flow[] {
 // ---------- traces ----------
 
 function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): TraceView {
-  if (!proxy) return { from: q.from, to: q.to, protocol: q.protocol, verdict: "drop", reason: "the kube-proxy model failed to build", sourceIPPreserved: true, endpoints: [], hops: [], path: [], error: "the kube-proxy model failed to build" };
+  if (!proxy)
+    return {
+      from: q.from,
+      to: q.to,
+      protocol: q.protocol,
+      verdict: "drop",
+      reason: "the kube-proxy model failed to build",
+      sourceIPPreserved: true,
+      endpoints: [],
+      hops: [],
+      path: [],
+      error: "the kube-proxy model failed to build",
+    };
   return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
 }
 
@@ -263,7 +336,15 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
   const allowed = (a: Pod, b: Pod) => classAllowed(cm, index.classOf[a.index]!, index.classOf[b.index]!);
   const pods = model.pods;
   if (q.by === "pod") {
-    if (pods.length > maxRows) return { ...base, ids: [], labels: [], cells: [], pairs: [], tooLarge: `${pods.length} pods are too many to show one by one: view by workload instead` };
+    if (pods.length > maxRows)
+      return {
+        ...base,
+        ids: [],
+        labels: [],
+        cells: [],
+        pairs: [],
+        tooLarge: `${pods.length} pods are too many to show one by one: view by workload instead`,
+      };
     const ids = pods.map((p) => podId(p.key));
     return {
       ...base,
@@ -281,7 +362,15 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
     else groups.set(id, { label: `${p.workload.namespace}/${p.workload.name}`, pods: [p] });
   }
   const list = [...groups];
-  if (list.length > maxRows) return { ...base, ids: [], labels: [], cells: [], pairs: [], tooLarge: `${list.length} workloads are too many to show` };
+  if (list.length > maxRows)
+    return {
+      ...base,
+      ids: [],
+      labels: [],
+      cells: [],
+      pairs: [],
+      tooLarge: `${list.length} workloads are too many to show`,
+    };
   const cells: string[] = [];
   const pairs: [string, string][][] = [];
   for (const [, ga] of list) {
@@ -328,30 +417,49 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   let flows: Flow[] = [];
   const notes: string[] = [];
   if (model.services.length === 0) {
-    if (model.pods.length <= opts.maxDirectFlowPods) flows = guarded("pod flows", file, extra, [], () => directFlows(model, index));
+    if (model.pods.length <= opts.maxDirectFlowPods)
+      flows = guarded("pod flows", file, extra, [], () => directFlows(model, index));
     else notes.push(`${model.pods.length} pods and no Service: pod-to-pod flows are in the matrix view`);
   } else if (proxy) {
     const budget = { left: FLOW_BUDGET };
     const ext = guarded("external flows", file, extra, [], () => externalFlows(model, proxy, budget));
-    const svc = guarded("service flows", file, extra, { flows: [], skipped: false }, () => serviceFlows(model, index, proxy, budget));
+    const svc = guarded("service flows", file, extra, { flows: [], skipped: false }, () =>
+      serviceFlows(model, index, proxy, budget),
+    );
     const eps = guarded("endpoint flows", file, extra, [], () => endpointFlows(model, index, proxy));
     flows = [...svc.flows, ...eps, ...ext];
-    if (svc.skipped) notes.push("Pod-to-Service flows are drawn for small scenarios only: ask a question, or click an edge, to trace one");
+    if (svc.skipped)
+      notes.push(
+        "Pod-to-Service flows are drawn for small scenarios only: ask a question, or click an edge, to trace one",
+      );
   }
   const analysis: Analysis = {
     file,
     diagnostics: diagnosticsOf([...model.diagnostics, ...extra], file),
     zones,
     nodes,
-    namespaces: [...model.namespaces.values()].map((n) => (n.source ? { name: n.name, labels: n.labels, ref: refOfSource(n.source) } : { name: n.name, labels: n.labels })),
+    namespaces: [...model.namespaces.values()].map((n) =>
+      n.source
+        ? { name: n.name, labels: n.labels, ref: refOfSource(n.source) }
+        : { name: n.name, labels: n.labels },
+    ),
     pods,
     services,
     policies: policiesOf(model, index),
-    externalClients: hasExternalServices(model) ? [{ id: externalId(EXTERNAL_CLIENT_IP), ip: EXTERNAL_CLIENT_IP }] : [],
+    externalClients: hasExternalServices(model)
+      ? [{ id: externalId(EXTERNAL_CLIENT_IP), ip: EXTERNAL_CLIENT_IP }]
+      : [],
     flows,
     ports: portsOf(model),
     capabilities: { serviceTraces: proxy !== undefined },
-    stats: { objects: model.objects.length, pods: model.pods.length, classes: index.classes.length, services: model.services.length, policies: model.policies.length, millis: 0 },
+    stats: {
+      objects: model.objects.length,
+      pods: model.pods.length,
+      classes: index.classes.length,
+      services: model.services.length,
+      policies: model.policies.length,
+      millis: 0,
+    },
   };
   if (notes.length) analysis.truncated = notes.join(". ");
   analysis.stats.millis = Math.round(now() - t0);
@@ -359,7 +467,13 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
     analysis,
     validate: () => {
       const found: Diagnostic[] = [];
-      guarded("validation", file, found, undefined, () => void found.push(...validationDiagnostics(validateModel(model))));
+      guarded(
+        "validation",
+        file,
+        found,
+        undefined,
+        () => void found.push(...validationDiagnostics(validateModel(model))),
+      );
       return diagnosticsOf(found, file);
     },
     trace: (q) => trace(model, proxy, q),
@@ -370,5 +484,10 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
 /** One-shot analysis of the editor text, validation included. */
 export function analyzeText(text: string, file = "manifests.yaml", options: AnalyzeOptions = {}): Analysis {
   const s = openAnalysis([{ name: file, text }], options);
-  return { ...s.analysis, diagnostics: [...s.analysis.diagnostics, ...s.validate()].sort((a, b) => a.line - b.line || a.column - b.column) };
+  return {
+    ...s.analysis,
+    diagnostics: [...s.analysis.diagnostics, ...s.validate()].sort(
+      (a, b) => a.line - b.line || a.column - b.column,
+    ),
+  };
 }

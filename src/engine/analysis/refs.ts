@@ -25,9 +25,14 @@ const policyRefs = new WeakMap<NetworkPolicy, RefView>();
  * structured clone sends a shared object once.
  */
 export function refOfPolicy(p: NetworkPolicy, line?: number): RefView {
-  if (line !== undefined && line !== p.source.line) return { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line };
+  if (line !== undefined && line !== p.source.line)
+    return { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line };
   let r = policyRefs.get(p);
-  if (!r) policyRefs.set(p, (r = { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line: p.source.line }));
+  if (!r)
+    policyRefs.set(
+      p,
+      (r = { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line: p.source.line }),
+    );
   return r;
 }
 
