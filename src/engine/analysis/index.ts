@@ -24,6 +24,9 @@ import {
 import { buildProxyIndex, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
 import { validateModel, validationDiagnostics } from "../validate/index.ts";
+import { computeConnlist, type ConnList } from "../connlist/index.ts";
+import { formatConnlist } from "../connlist/format.ts";
+import { openRules } from "./rules.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import {
   podId,
@@ -48,10 +51,13 @@ import {
 } from "./flows.ts";
 import type {
   Analysis,
+  ConnlistDownload,
   DiagnosticView,
   Flow,
   MatrixQuery,
   MatrixView,
+  NodeRulesQuery,
+  NodeRulesView,
   NodeView,
   PodView,
   PolicyView,
@@ -80,6 +86,10 @@ export interface AnalysisSession {
   validate(): DiagnosticView[];
   trace(q: TraceQuery): TraceView;
   matrix(q: MatrixQuery): MatrixView;
+  /** What `ktl iptables|nft|ipvs --node NAME` prints, and the rules a question's packet walks (src/engine/dataplane). */
+  rules(q: NodeRulesQuery): NodeRulesView;
+  /** What `ktl connlist --format txt|json` prints (src/engine/connlist, netpol-analyzer's conventions). */
+  connlist(format: ConnlistDownload): string;
 }
 
 const DEFAULTS: Required<AnalyzeOptions> = { maxDirectFlowPods: 60, maxMatrixRows: 400 };
@@ -463,6 +473,8 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   };
   if (notes.length) analysis.truncated = notes.join(". ");
   analysis.stats.millis = Math.round(now() - t0);
+  let rules: ReturnType<typeof openRules> | undefined;
+  let connlist: ConnList | undefined;
   return {
     analysis,
     validate: () => {
@@ -478,6 +490,8 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
     },
     trace: (q) => trace(model, proxy, q),
     matrix: (q) => matrix(model, index, q, opts.maxMatrixRows),
+    rules: (q) => (rules ??= openRules(model, proxy)).rules(q),
+    connlist: (format) => formatConnlist((connlist ??= computeConnlist(model)), format),
   };
 }
 

@@ -250,3 +250,71 @@ export interface MatrixView {
   /** Set when the matrix is too large to show. */
   tooLarge?: string;
 }
+
+// ---------- node rules (the `ktl iptables|nft|ipvs --node NAME` text) ----------
+
+export type RulesMode = "iptables" | "nftables" | "ipvs";
+
+export interface NodeRulesQuery {
+  /** The node; undefined: the node that handles `trace`'s packet, else the first node. */
+  node?: string;
+  mode: RulesMode;
+  /** A question whose packet's walk through the rules to show (iptables mode). */
+  trace?: TraceQuery;
+}
+
+/** One rule a traced packet matched, in the order netfilter met it. */
+export interface RuleStepView {
+  /** 0-based line of `lines`. */
+  line: number;
+  table: string;
+  chain: string;
+  /** jump, return, accept, drop, reject, dnat, mark, masquerade or match. */
+  action: string;
+  /** For a `-m statistic` rule: the chance this branch took it (or passed it). */
+  chance?: number;
+  /** Index into the trace's hops of the hop this rule carries out; undefined when no hop matches. */
+  hop?: number;
+}
+
+/** One way the packet can go (one per backend kube-proxy may pick), with its chance. */
+export interface RuleBranchView {
+  endpoint?: string;
+  probability: number;
+  verdict: "accept" | "drop" | "reject";
+  masquerade: boolean;
+  steps: RuleStepView[];
+  /** Index into `steps` of the rule that dropped or rejected the packet. */
+  stoppedAt?: number;
+}
+
+export interface RuleWalkView {
+  trace: TraceQuery;
+  /** What the walk shows, in one sentence. */
+  note: string;
+  /** The packet as it reaches the node ("10.244.2.2 -> 10.110.9.10:80/TCP arriving on veth…"); undefined when kube-proxy here does not see it. */
+  packet?: string;
+  /** The node whose kube-proxy handles the packet, when it is not the one shown. */
+  handledElsewhere?: string;
+  branches: RuleBranchView[];
+}
+
+export interface NodeRulesView {
+  node: string;
+  mode: RulesMode;
+  /** Every node of the input, for the picker. */
+  nodes: string[];
+  /** The tool's output, one entry per line (`lines.join("\n") + "\n"` is what ktl prints). */
+  lines: string[];
+  /** How settings the input leaves open were chosen. */
+  notes: string[];
+  walk?: RuleWalkView;
+  /** Why there is no walk although a question is asked (another mode, no model). */
+  walkNote?: string;
+  /** Unknown node or no kube-proxy model: no rules. */
+  error?: string;
+}
+
+// ---------- connectivity list (netpol-analyzer's format) ----------
+
+export type ConnlistDownload = "txt" | "json";
