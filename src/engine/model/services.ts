@@ -212,10 +212,6 @@ export function needsHealthCheck(s: Service): boolean {
   return s.type === "LoadBalancer" && externalPolicyLocal(s);
 }
 
-/** Line of `key` in mapping `o`; 0 when the key is absent (lineOf alone falls back to the mapping's line). */
-function keyLine(o: unknown, key: string): number {
-  return isObj(o) && key in o ? lineOf(o, key) : 0;
-}
 
 function familyOf(ip: string): Family | undefined {
   return parseIP(ip)?.family;
@@ -303,7 +299,7 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
   const rangesAnnotation = (annotations[LB_SOURCE_RANGES] ?? "").split(",").map((r) => r.trim()).filter(Boolean);
   const affinity = str(spec.sessionAffinity) === "ClientIP" ? "ClientIP" : "None";
   const timeout = int(obj(obj(spec.sessionAffinityConfig)?.clientIP)?.timeoutSeconds);
-  const annLine = (k: string) => keyLine(meta.annotations, k);
+  const annLine = (k: string) => lineOf(meta.annotations, k);
   const topologyKey = TOPOLOGY_AWARE_HINTS in annotations ? TOPOLOGY_AWARE_HINTS : TOPOLOGY_MODE in annotations ? TOPOLOGY_MODE : undefined;
   const service: Service = {
     namespace,
@@ -329,23 +325,23 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
     publishNotReadyAddresses: bool(spec.publishNotReadyAddresses) ?? false,
     allocateLoadBalancerNodePorts: type === "LoadBalancer" ? (bool(spec.allocateLoadBalancerNodePorts) ?? true) : false,
     lines: {
-      spec: keyLine(raw, "spec") || o.line,
-      type: keyLine(spec, "type"),
-      selector: keyLine(spec, "selector"),
-      clusterIP: keyLine(spec, "clusterIPs") || keyLine(spec, "clusterIP"),
-      ports: keyLine(spec, "ports"),
-      externalIPs: keyLine(spec, "externalIPs"),
-      externalTrafficPolicy: keyLine(spec, "externalTrafficPolicy"),
-      internalTrafficPolicy: keyLine(spec, "internalTrafficPolicy"),
-      healthCheckNodePort: keyLine(spec, "healthCheckNodePort"),
-      sessionAffinity: keyLine(spec, "sessionAffinity"),
-      trafficDistribution: keyLine(spec, "trafficDistribution"),
+      spec: lineOf(raw, "spec") || o.line,
+      type: lineOf(spec, "type"),
+      selector: lineOf(spec, "selector"),
+      clusterIP: lineOf(spec, "clusterIPs") || lineOf(spec, "clusterIP"),
+      ports: lineOf(spec, "ports"),
+      externalIPs: lineOf(spec, "externalIPs"),
+      externalTrafficPolicy: lineOf(spec, "externalTrafficPolicy"),
+      internalTrafficPolicy: lineOf(spec, "internalTrafficPolicy"),
+      healthCheckNodePort: lineOf(spec, "healthCheckNodePort"),
+      sessionAffinity: lineOf(spec, "sessionAffinity"),
+      trafficDistribution: lineOf(spec, "trafficDistribution"),
       topologyMode: topologyKey ? annLine(topologyKey) : 0,
-      publishNotReadyAddresses: keyLine(spec, "publishNotReadyAddresses"),
-      loadBalancerSourceRanges: keyLine(spec, "loadBalancerSourceRanges"),
+      publishNotReadyAddresses: lineOf(spec, "publishNotReadyAddresses"),
+      loadBalancerSourceRanges: lineOf(spec, "loadBalancerSourceRanges"),
       loadBalancerSourceRangesAnnotation: annLine(LB_SOURCE_RANGES),
-      loadBalancerIngress: keyLine(obj(status?.loadBalancer), "ingress"),
-      externalName: keyLine(spec, "externalName"),
+      loadBalancerIngress: lineOf(obj(status?.loadBalancer), "ingress"),
+      externalName: lineOf(spec, "externalName"),
     },
     source: { ...refOf(o), namespace },
     raw,
@@ -504,7 +500,7 @@ export function buildServices(
       const wanted = str(spec.loadBalancerIP);
       const family: Family = s.clusterIPs[0] ? (familyOf(s.clusterIPs[0]) ?? 4) : 4;
       const ip = wanted && parseIP(wanted) ? wanted : synthesizeLoadBalancer(s, family, usedLB);
-      s.loadBalancerIngress.push({ ip, ipMode: "VIP", synthesized: true, line: keyLine(spec, "loadBalancerIP") || s.lines.type || s.source.line });
+      s.loadBalancerIngress.push({ ip, ipMode: "VIP", synthesized: true, line: lineOf(spec, "loadBalancerIP") || s.lines.type || s.source.line });
     }
     s.loadBalancerIPs = s.loadBalancerIngress.filter((i) => i.ip && i.ipMode === "VIP").map((i) => i.ip!);
   }

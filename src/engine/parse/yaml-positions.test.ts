@@ -27,11 +27,12 @@ describe("positions of parsed collections", () => {
     expect(lineOfPath(v, ["spec", "containers", 1, "name"])).toBe(6);
   });
 
-  it("falls back to the collection's line for keys it does not have, of the wrong type, or out of range", () => {
+  it("gives 0 for keys a collection does not have, of the wrong type, or out of range (callers pick their fallback)", () => {
     const v = first("a:\n  b: 1\nl:\n- x\n");
     const seq = v.l as unknown[];
-    expect([lineOf(v, "zz"), lineOf(v, 0), lineOf(v, "__proto__"), lineOf(v, "toString")]).toEqual([1, 1, 1, 1]);
-    expect([lineOf(seq, 1), lineOf(seq, -1), lineOf(seq, 0.5), lineOf(seq, "0"), lineOf(seq, "length")]).toEqual([4, 4, 4, 4, 4]);
+    expect([lineOf(v, "zz"), lineOf(v, 0), lineOf(v, "__proto__"), lineOf(v, "toString")]).toEqual([0, 0, 0, 0]);
+    expect([lineOf(seq, 1), lineOf(seq, -1), lineOf(seq, 0.5), lineOf(seq, "0"), lineOf(seq, "length")]).toEqual([0, 0, 0, 0, 0]);
+    expect([lineOf(v), lineOf(seq), lineOf(seq, 0)]).toEqual([1, 4, 4]);
     expect(lineOfPath(v, ["l", 3, "x"])).toBe(3);
     expect(lineOfPath(v, ["a", "b", "c"])).toBe(2);
     expect(lineOf({ made: "by hand" }, "made")).toBe(0);
@@ -56,7 +57,8 @@ describe("positions of parsed collections", () => {
     const m = (merged.documents[0]!.value as { m: Record<string, unknown> }).m;
     expect(m).toEqual({ x: 3, y: 2 });
     expect(merged.diagnostics.map((d) => `${d.code}@${d.line}`)).toEqual(["KTL106@4"]);
-    expect([lineOf(m, "x"), lineOf(m, "y"), lineOf(m, "<<")]).toEqual([4, 3, 3]);
+    // A merged-in key has no line of its own in this mapping.
+    expect([lineOf(m, "x"), lineOf(m, "y"), lineOf(m, "<<"), lineOf(m)]).toEqual([4, 0, 0, 3]);
   });
 
   it("answers positionOf with the offsets of keys and items", () => {

@@ -81,8 +81,9 @@ export function lineOf(node: unknown, key?: string | number): number {
   if (!p) return 0;
   let offset = p[1] as number;
   if (key !== undefined) {
-    const o = offsetIn(node, p, key);
-    if (o >= 0) offset = o;
+    // A key the node lacks has no line: 0, so callers choose their own fallback (`lineOf(o, k) || o.line`).
+    offset = offsetIn(node, p, key);
+    if (offset < 0) return 0;
   }
   return (p[0] as SourceText).lineAt(offset);
 }
