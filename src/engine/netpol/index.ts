@@ -99,6 +99,23 @@ export interface PolicyIndex {
   isolatedEgress: Uint8Array;
   /** Peer sets cached by canonical key. */
   peerCache: Map<string, Bitset>;
+  /** Lookups for resolving peers, built on first use (see `lookups`). */
+  lookups?: ClassLookups;
+}
+
+/**
+ * Where to look for the classes a selector can match, so that resolving a
+ * peer visits candidates, not every class: classes by namespace, and
+ * policy-visible (not hostNetwork) classes by label pair and by label key.
+ */
+interface ClassLookups {
+  byNamespace: Map<string, PodClass[]>;
+  byLabel: Map<string, number[]>;
+  byKey: Map<string, number[]>;
+  /** Namespaces matching a namespaceSelector, by selector key. */
+  namespacesOf: Map<string, Set<string>>;
+  /** Parsed IP of each class's representative (undefined: none or unparsable), filled on first ipBlock. */
+  reprIP: (IP | undefined)[] | undefined;
 }
 
 // ---------- single-connection evaluation ----------
@@ -207,6 +224,35 @@ export function explainPair(model: Model, src: Pod, dst: Pod, port: number, prot
 
 // ---------- all pairs, over classes ----------
 
+/**
+ * An IPv4 address as a number, exactly as parseIPv4 reads it (four decimal
+ * parts of one to three digits, no leading zero, each at most 255), or -1.
+ * Classes need one per pod: this skips the bigint.
+ */
+export function ipv4Number(s: string): number {
+  let value = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  let lead = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 46;
+    if (c >= 48 && c <= 57) {
+      if (digits === 0) lead = c;
+      else if (lead === 48) return -1;
+      if (++digits > 3) return -1;
+      part = part * 10 + (c - 48);
+    } else if (c === 46) {
+      if (digits === 0 || part > 255) return -1;
+      value = value * 256 + part;
+      part = 0;
+      digits = 0;
+      if (i < s.length && ++dots > 3) return -1;
+    } else return -1;
+  }
+  return dots === 3 ? value : -1;
+}
+
 /** Cuts each IP family at every ipBlock boundary: addresses in one atom match exactly the same blocks. */
 function ipAtoms(policies: readonly NetworkPolicy[]): (ip: string | undefined) => string {
   const cuts: Record<4 | 6, bigint[]> = { 4: [], 6: [] };
@@ -220,7 +266,19 @@ function ipAtoms(policies: readonly NetworkPolicy[]): (ip: string | undefined) =
     }
   }
   for (const f of [4, 6] as const) cuts[f] = [...new Set(cuts[f])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // IPv4 cuts are at most 2^32: exact as numbers.
+  const cuts4 = cuts[4].map(Number);
   return (text) => {
+    const v4 = text ? ipv4Number(text) : -1;
+    if (v4 >= 0) {
+      let lo = 0, hi = cuts4.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (cuts4[mid]! <= v4) lo = mid + 1;
+        else hi = mid;
+      }
+      return `4:${lo}`;
+    }
     const ip = text ? parseIP(text) : undefined;
     if (!ip) return "-";
     const c = cuts[ip.family];
@@ -257,10 +315,16 @@ export function buildPolicyIndex(model: Model): PolicyIndex {
   const ingressPolicies: NetworkPolicy[][] = classes.map(() => []);
   const egressPolicies: NetworkPolicy[][] = classes.map(() => []);
   const byNamespace = groupByNamespace(classes);
-  const selCache = new Map<string, boolean>();
+  // Rule 1: a policy selects pods of its own namespace; each (namespace, podSelector) is resolved once.
+  const selected = new Map<string, PodClass[]>();
   for (const policy of model.policies) {
-    for (const c of byNamespace.get(policy.namespace) ?? []) {
-      if (c.hostNetwork || !cachedMatch(selCache, policy.podSelector, c.labels, labelKeys)) continue;
+    const key = `${policy.namespace}\0${policy.podSelector.key}`;
+    let hits = selected.get(key);
+    if (!hits) {
+      hits = (byNamespace.get(policy.namespace) ?? []).filter((c) => !c.hostNetwork && matchesSelector(policy.podSelector, c.labels));
+      selected.set(key, hits);
+    }
+    for (const c of hits) {
       if (policy.ingressIsolation) ingressPolicies[c.index]!.push(policy);
       if (policy.egressIsolation) egressPolicies[c.index]!.push(policy);
     }
@@ -283,11 +347,61 @@ function groupByNamespace(classes: readonly PodClass[]): Map<string, PodClass[]>
   return m;
 }
 
-function cachedMatch(cache: Map<string, boolean>, sel: LabelSelector, labels: Record<string, string>, keys: Map<Record<string, string>, string>): boolean {
-  const k = `${sel.key}\u0001${keys.get(labels) ?? labelsKey(labels)}`;
-  let v = cache.get(k);
-  if (v === undefined) cache.set(k, (v = matchesSelector(sel, labels)));
-  return v;
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const l = m.get(k);
+  if (l) l.push(v);
+  else m.set(k, [v]);
+}
+
+const labelPair = (k: string, v: string) => `${k}\0${v}`;
+
+function lookupsOf(index: PolicyIndex): ClassLookups {
+  if (index.lookups) return index.lookups;
+  const byLabel = new Map<string, number[]>();
+  const byKey = new Map<string, number[]>();
+  for (const c of index.classes) {
+    if (c.hostNetwork) continue;
+    for (const k in c.labels) {
+      push(byLabel, labelPair(k, c.labels[k]!), c.index);
+      push(byKey, k, c.index);
+    }
+  }
+  index.lookups = { byNamespace: groupByNamespace(index.classes), byLabel, byKey, namespacesOf: new Map(), reprIP: undefined };
+  return index.lookups;
+}
+
+/** Namespaces (those that have classes) whose labels a namespaceSelector matches. */
+function matchingNamespaces(index: PolicyIndex, sel: LabelSelector): Set<string> {
+  const l = lookupsOf(index);
+  let hit = l.namespacesOf.get(sel.key);
+  if (!hit) {
+    hit = new Set();
+    for (const ns of l.byNamespace.keys()) if (matchesSelector(sel, namespaceLabels(index.model, ns))) hit.add(ns);
+    l.namespacesOf.set(sel.key, hit);
+  }
+  return hit;
+}
+
+/**
+ * A superset of the classes a pod selector can match, from the label index:
+ * the shortest list among its matchLabels pairs, its `In` expressions (the
+ * union over the values) and its `Exists` keys; undefined when the selector
+ * names no such requirement.
+ */
+function labelCandidates(l: ClassLookups, sel: LabelSelector): number[] | undefined {
+  let best: number[] | undefined;
+  const consider = (list: number[]) => {
+    if (!best || list.length < best.length) best = list;
+  };
+  for (const k in sel.matchLabels) consider(l.byLabel.get(labelPair(k, sel.matchLabels[k]!)) ?? []);
+  for (const e of sel.matchExpressions) {
+    if (e.operator === "Exists") consider(l.byKey.get(e.key) ?? []);
+    else if (e.operator === "In") {
+      const lists = e.values.map((v) => l.byLabel.get(labelPair(e.key, v)) ?? []);
+      consider(lists.length === 1 ? lists[0]! : lists.flat());
+    }
+  }
+  return best;
 }
 
 /** Classes a peer entry matches (as sources for ingress, destinations for egress). */
@@ -299,18 +413,24 @@ function peerSet(index: PolicyIndex, policy: NetworkPolicy, peer: PolicyPeer): B
   const hit = index.peerCache.get(key);
   if (hit) return hit;
   const set = new Bitset(index.classes.length);
-  const { model } = index;
   if (b) {
-    for (const c of index.classes) if (inBlock(b, c.repr.ips[0] ? parseIP(c.repr.ips[0]) : undefined)) set.add(c.index);
+    const l = lookupsOf(index);
+    const ips = (l.reprIP ??= index.classes.map((c) => (c.repr.ips[0] ? parseIP(c.repr.ips[0]) : undefined)));
+    for (let c = 0; c < ips.length; c++) if (inBlock(b, ips[c])) set.add(c);
   } else if (peer.podSelector || peer.namespaceSelector) {
-    for (const c of index.classes) {
-      if (c.hostNetwork) continue;
-      if (peer.namespaceSelector) {
-        if (!matchesSelector(peer.namespaceSelector, namespaceLabels(model, c.namespace))) continue;
-      } else if (c.namespace !== policy.namespace) continue;
-      if (peer.podSelector && !matchesSelector(peer.podSelector, c.labels)) continue;
+    // Rule 4, resolved over candidates: the classes of the namespaces in scope, or the label index's, whichever is shorter.
+    const l = lookupsOf(index);
+    const namespaces = peer.namespaceSelector ? matchingNamespaces(index, peer.namespaceSelector) : new Set([policy.namespace]);
+    let inScope = 0;
+    for (const ns of namespaces) inScope += l.byNamespace.get(ns)?.length ?? 0;
+    const byLabels = peer.podSelector ? labelCandidates(l, peer.podSelector) : undefined;
+    const test = (c: PodClass) => {
+      if (c.hostNetwork || !namespaces.has(c.namespace)) return;
+      if (peer.podSelector && !matchesSelector(peer.podSelector, c.labels)) return;
       set.add(c.index);
-    }
+    };
+    if (byLabels && byLabels.length < inScope) for (const c of byLabels) test(index.classes[c]!);
+    else for (const ns of namespaces) for (const c of l.byNamespace.get(ns) ?? []) test(c);
   }
   index.peerCache.set(key, set);
   return set;
