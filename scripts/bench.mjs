@@ -1,0 +1,278 @@
+// `npm run bench`: how fast the engine (and the playground) is on realistic clusters.
+//
+//   npm run bench                      every tier, prints the table, rewrites BENCHMARKS.md
+//   npm run bench -- --tier S,M        only these tiers (BENCHMARKS.md is kept unless --write)
+//   npm run bench -- --json            one JSON object per figure on stdout, nothing rewritten
+//   npm run bench -- --runs 3          runs per figure (default: per tier, see RUNS)
+//   npm run bench -- --no-browser      skip the browser figures
+//
+// Clusters come from bench/generate.mjs (seeded, cached in .cache/bench/).
+// In-process figures run bench/runner.mjs bundled with the engine, in a fresh
+// Node process per tier; whole-process figures run ./bin/ktl as a user would.
+// Every figure is the median of its runs. Nothing here is a test: no figure
+// fails the run, the targets are reported with their ratio.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, totalmem, release, platform, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { performance } from "node:perf_hooks";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const cacheDir = join(root, ".cache", "bench");
+const { generate, ALL, TIERS, GENERATOR_VERSION, DEFAULT_SEED } = await import(pathToFileURL(join(root, "bench", "generate.mjs")).href);
+
+// ---------- arguments ----------
+
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const option = (name) => {
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  return argv[i].includes("=") ? argv[i].slice(argv[i].indexOf("=") + 1) : argv[i + 1];
+};
+if (flag("help") || flag("h")) {
+  console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(0, 13).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+  process.exit(0);
+}
+const json = flag("json");
+const tierNames = (option("tier") ?? Object.keys(ALL).join(",")).split(",").map((s) => s.trim()).filter(Boolean);
+for (const t of tierNames) {
+  if (!ALL[t]) {
+    console.error(`bench: unknown tier "${t}"; one of ${Object.keys(ALL).join(", ")}`);
+    process.exit(2);
+  }
+}
+const allTiers = option("tier") === undefined;
+const seed = Number(option("seed") ?? DEFAULT_SEED);
+const runsOverride = option("runs") ? Number(option("runs")) : undefined;
+const browser = !flag("no-browser");
+const write = !json && (allTiers || flag("write"));
+
+/** Runs per figure: [in-process runs, whole-process runs]. Medians need at least 3. */
+const RUNS = { S: [7, 5], M: [5, 5], L: [5, 5], XL: [3, 3] };
+const runsOf = (t) => {
+  const [inproc, whole] = RUNS[t] ?? [3, 3];
+  return runsOverride ? [runsOverride, runsOverride] : [inproc, whole];
+};
+const TRACES = 1000;
+
+// ---------- helpers ----------
+
+const median = (xs) => {
+  const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return NaN;
+  const m = v.length >> 1;
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+};
+const log = (s) => process.stderr.write(s + "\n");
+const figures = [];
+
+function record(tier, figure, unit, values, extra = {}) {
+  const f = { tier, figure, unit, median: round(median(values)), runs: values.map(round), ...extra };
+  figures.push(f);
+  if (json) process.stdout.write(JSON.stringify(f) + "\n");
+  return f;
+}
+function round(x) {
+  if (!Number.isFinite(x)) return null;
+  return x >= 100 ? Math.round(x) : Math.round(x * 100) / 100;
+}
+
+function clusterFile(tier) {
+  mkdirSync(cacheDir, { recursive: true });
+  const path = join(cacheDir, `${tier}-${seed}-v${GENERATOR_VERSION}.yaml`);
+  const statsPath = path.replace(/\.yaml$/, ".json");
+  if (existsSync(path) && existsSync(statsPath)) return { path, stats: JSON.parse(readFileSync(statsPath, "utf8")) };
+  log(`generating ${tier} ...`);
+  const { text, stats } = generate(tier, seed);
+  writeFileSync(path, text);
+  writeFileSync(statsPath, JSON.stringify(stats));
+  return { path, stats };
+}
+
+async function bundleRunner() {
+  const esbuild = await import("esbuild");
+  const out = join(cacheDir, "runner.mjs");
+  mkdirSync(cacheDir, { recursive: true });
+  await esbuild.build({
+    entryPoints: [join(root, "bench", "runner.mjs")],
+    bundle: true, platform: "node", format: "esm", target: "node20", outfile: out, logLevel: "error",
+    loader: { ".yaml": "text", ".md": "text" },
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+  return out;
+}
+
+function runNode(args, { env = {}, timeout = 600_000 } = {}) {
+  const rss = join(tmpdir(), `ktl-bench-rss-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const t = performance.now();
+  const r = spawnSync(process.execPath, ["--import", pathToFileURL(join(root, "bench", "rss-hook.mjs")).href, ...args], {
+    cwd: root, encoding: "utf8", maxBuffer: 1 << 30, timeout, env: { ...process.env, ...env, KTL_BENCH_RSS: rss },
+  });
+  const ms = performance.now() - t;
+  let maxRssMB = NaN;
+  if (existsSync(rss)) {
+    maxRssMB = Number(readFileSync(rss, "utf8")) / 1024;
+    rmSync(rss, { force: true });
+  }
+  return { ms, maxRssMB, status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "", error: r.error };
+}
+
+// ---------- engine figures ----------
+
+async function engineFigures(runner) {
+  // Build the CLI once so that no timed run pays for esbuild.
+  const { ensureBuilt } = await import(pathToFileURL(join(root, "bin", "build-cli.mjs")).href);
+  await ensureBuilt();
+  const rows = [];
+  for (const tier of tierNames) {
+    const { path, stats } = clusterFile(tier);
+    const [inRuns, wholeRuns] = runsOf(tier);
+    log(`${tier}: ${stats.pods} pods, ${stats.policies} policies, ${(stats.bytes / 1e6).toFixed(1)} MB; ${inRuns} in-process runs ...`);
+    const args = ["--expose-gc", runner, "--file", path, "--runs", String(inRuns), "--port", "80"];
+    if (tier === "M") args.push("--matrix");
+    if (tier in TIERS) args.push("--traces", String(TRACES));
+    const r = runNode(args);
+    if (r.status !== 0) {
+      log(`${tier}: runner failed (${r.status ?? r.error?.message}): ${r.stderr.slice(-2000)}`);
+      continue;
+    }
+    const out = JSON.parse(r.stdout.trim().split("\n").pop());
+    const row = { tier, stats, last: out.last, figures: {} };
+    const at = { pods: out.last.pods, policies: out.last.policies, classes: out.last.classes, yamlMB: round(stats.bytes / 1e6) };
+    for (const [phase, values] of Object.entries(out.times)) {
+      if (values.every((v) => !Number.isFinite(v))) continue;
+      row.figures[phase] = record(tier, phase, "ms", values, at);
+    }
+    row.figures.runnerPeakRSS = record(tier, "in-process peak RSS", "MB", [out.maxRssMB], at);
+
+    log(`${tier}: ${wholeRuns} runs of ktl reach --summary ...`);
+    const whole = [];
+    const rss = [];
+    let answer;
+    for (let i = 0; i < wholeRuns; i++) {
+      const w = runNode([join(root, "bin", "ktl"), "reach", "--summary", "--json", "--port", "80", path]);
+      if (w.status !== 0) {
+        log(`${tier}: ktl exited ${w.status}: ${w.stderr.slice(-1000)}`);
+        break;
+      }
+      answer = JSON.parse(w.stdout.trim().split("\n").pop());
+      whole.push(w.ms);
+      rss.push(w.maxRssMB);
+    }
+    if (whole.length) {
+      row.figures.whole = record(tier, "ktl reach --summary (whole process)", "ms", whole, { ...at, allowedPairs: answer.allowedPairs });
+      row.figures.wholeRSS = record(tier, "ktl reach --summary peak RSS", "MB", rss, at);
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+// ---------- browser figures ----------
+
+async function browserFigures() {
+  const probe = join(root, "bench", "browser.mjs");
+  if (!existsSync(probe)) return { skipped: "no browser benchmark (bench/browser.mjs) yet" };
+  const { measureBrowser } = await import(pathToFileURL(probe).href);
+  return measureBrowser({ root, record, log, clusterFile });
+}
+
+// ---------- targets ----------
+
+const TARGETS = [
+  { tier: "L", figure: "ktl reach --summary (whole process)", limit: 2000, unit: "ms", label: "L `ktl reach --summary`, whole process" },
+  { tier: "L", figure: "ktl reach --summary peak RSS", limit: 1024, unit: "MB", label: "L `ktl reach --summary`, peak memory" },
+  { tier: "XL", figure: "ktl reach --summary (whole process)", limit: 15000, unit: "ms", label: "XL `ktl reach --summary`, whole process" },
+  { tier: "XL", figure: "ktl reach --summary peak RSS", limit: 3072, unit: "MB", label: "XL `ktl reach --summary`, peak memory" },
+  { tier: "L", figure: "trace", limit: 5, unit: "ms", label: "L trace, per trace after the model is built" },
+  { tier: "S", figure: "edit to redrawn graph", limit: 100, unit: "ms", label: "S edit to redrawn graph" },
+  { tier: "M", figure: "edit to redrawn graph", limit: 300, unit: "ms", label: "M edit to redrawn graph" },
+  { tier: "S", figure: "first load to drawn scenario", limit: 2000, unit: "ms", label: "first load to drawn default scenario" },
+  { tier: "-", figure: "main bundle without Monaco (gzip)", limit: 300, unit: "kB", label: "main bundle without Monaco, gzip" },
+];
+
+function targetRows() {
+  return TARGETS.map((t) => {
+    const f = figures.find((x) => x.tier === t.tier && x.figure === t.figure);
+    if (!f || f.median === null) return { ...t, value: null, ratio: null, met: null };
+    return { ...t, value: f.median, ratio: f.median / t.limit, met: f.median < t.limit };
+  });
+}
+
+// ---------- report ----------
+
+function fmt(f, unit = "ms") {
+  if (!f || f.median === null) return "–";
+  if (unit === "ms") return f.median >= 1000 ? `${(f.median / 1000).toFixed(2)} s` : `${f.median < 10 ? f.median.toFixed(2) : Math.round(f.median)} ms`;
+  return `${Math.round(f.median)} ${unit}`;
+}
+
+function machine() {
+  const c = cpus();
+  const git = (args) => spawnSync("git", args, { cwd: root, encoding: "utf8" }).stdout?.trim() ?? "";
+  const dirty = git(["status", "--porcelain", "--", "src/engine", "src/cli", "bench", "scripts", "bin"]);
+  return {
+    cpu: `${c[0]?.model ?? "unknown"} × ${c.length}`,
+    memoryGB: Math.round(totalmem() / 2 ** 30),
+    os: `${platform()} ${release()}`,
+    node: process.version,
+    commit: git(["rev-parse", "--short", "HEAD"]) + (dirty ? " (with uncommitted changes)" : ""),
+    date: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+    seed,
+  };
+}
+
+function markdown(rows, browserResult, m) {
+  const L = [];
+  L.push("# Benchmarks", "");
+  L.push("Written by `npm run bench` (scripts/bench.mjs); do not edit by hand. Medians over several runs;");
+  L.push("clusters from bench/generate.mjs with the seed below. Reachability is for TCP port 80.", "");
+  L.push(`Machine: ${m.cpu}, ${m.memoryGB} GB RAM, ${m.os}, Node ${m.node}. Commit ${m.commit}, ${m.date}, seed ${m.seed}.`, "");
+  L.push("## Engine", "");
+  L.push("| tier | pods | policies | classes | YAML | parse | model build | policy index | summary (1 port) | full matrix | trace | `ktl reach --summary` whole process | its peak RSS |");
+  L.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const r of rows) {
+    const f = r.figures;
+    L.push(`| ${r.tier} | ${r.last.pods} | ${r.last.policies} | ${r.last.classes} | ${(r.stats.bytes / 1e6).toFixed(1)} MB | ${fmt(f.parse)} | ${fmt(f.build)} | ${fmt(f.index)} | ${fmt(f.summary)} | ${fmt(f.matrix)} | ${fmt(f.trace)} | ${fmt(f.whole)} | ${fmt(f.wholeRSS, "MB")} |`);
+  }
+  L.push("");
+  L.push("Tiers: S, M and XL write Deployments, StatefulSets and a DaemonSet that the model expands; L writes every pod");
+  L.push("explicitly (node and IP given). Adversarial inputs: `adv-select-all` (10,000 policies, each selecting every pod),");
+  L.push("`adv-no-policy` (the L cluster without policies), `adv-ports` (100-port Services, endPort ranges, named ports whose");
+  L.push("numbers differ per pod, so every pod is its own class). Trace is per trace (1,000 per run) on a model built once;");
+  L.push("the full matrix (classes to the pod-by-pod boolean matrix) is measured for M.", "");
+  L.push("## Browser", "");
+  if (browserResult.skipped) L.push(`Not measured: ${browserResult.skipped}.`, "");
+  else {
+    L.push("| figure | tier | median |", "|---|---|---:|");
+    for (const f of figures.filter((x) => x.browser)) L.push(`| ${f.figure} | ${f.tier} | ${f.median} ${f.unit} |`);
+    L.push("");
+  }
+  L.push("## Targets", "");
+  L.push("| target | limit | measured | ratio (measured / limit) | met |", "|---|---:|---:|---:|---|");
+  for (const t of targetRows()) {
+    L.push(`| ${t.label} | ${t.limit} ${t.unit} | ${t.value === null ? "not measured" : `${t.value} ${t.unit}`} | ${t.ratio === null ? "–" : t.ratio.toFixed(2)} | ${t.met === null ? "–" : t.met ? "yes" : "**no**"} |`);
+  }
+  L.push("");
+  return L.join("\n");
+}
+
+// ---------- main ----------
+
+const started = performance.now();
+const runner = await bundleRunner();
+const rows = await engineFigures(runner);
+const browserResult = browser && allTiers ? await browserFigures() : { skipped: browser ? "only with every tier" : "--no-browser" };
+if (json) {
+  for (const t of targetRows()) process.stdout.write(JSON.stringify({ target: t.label, tier: t.tier, figure: t.figure, limit: t.limit, unit: t.unit, value: t.value, ratio: t.ratio === null ? null : round(t.ratio), met: t.met }) + "\n");
+} else {
+  const md = markdown(rows, browserResult, machine());
+  process.stdout.write(md + "\n");
+  if (write) {
+    writeFileSync(join(root, "BENCHMARKS.md"), md);
+    log("BENCHMARKS.md rewritten.");
+  } else log("BENCHMARKS.md kept (only a full run rewrites it; add --write to force).");
+}
+log(`bench: ${((performance.now() - started) / 1000).toFixed(0)} s`);
