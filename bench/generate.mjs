@@ -126,7 +126,7 @@ function plan(spec, seed) {
 
 // ---------- YAML writers ----------
 
-const q = (s) => (/^[A-Za-z0-9][A-Za-z0-9._\/-]*$/.test(s) && !/^(true|false|null|yes|no|on|off|\d.*)$/i.test(s) ? s : JSON.stringify(s));
+const q = (s) => (/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(s) && !/^(true|false|null|yes|no|on|off|\d.*)$/i.test(s) ? s : JSON.stringify(s));
 
 function labelsBlock(labels, indent) {
   const pad = " ".repeat(indent);
@@ -208,7 +208,6 @@ function namespacePolicies(p, ns, count, spec) {
   const push = (name, body) => out.push(policyDoc(ns.name, name, body));
   const { rand, pick } = p;
   const apps = ns.apps;
-  const byTier = (t) => apps.filter((a) => a.tier === t);
   if (spec.selectAll) {
     // Every policy selects every pod of the namespace; rules vary so nothing collapses.
     for (let i = 0; i < count; i++) {
