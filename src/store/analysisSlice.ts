@@ -8,6 +8,8 @@ export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set) => ({
   validation: { revision: -1, diagnostics: [] },
   trace: idle(),
   matrix: idle(),
+  rules: idle(),
+  connlist: idle(),
   analysisStarted: () => set((s) => ({ analysis: { ...s.analysis, status: "running" } })),
   analysisReceived: (revision, result) =>
     set((s) => {
@@ -27,4 +29,11 @@ export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set) => ({
   matrixStarted: (query) => set((s) => ({ matrix: { ...s.matrix, status: "running", query, error: undefined } })),
   matrixReceived: (query, result) => set({ matrix: { status: "ready", query, result, error: undefined } }),
   matrixFailed: (query, error) => set({ matrix: { status: "error", query, result: undefined, error } }),
+  // The rules on screen stay while the next ones are computed: switching modes or questions does not blank the panel.
+  rulesStarted: (query) => set((s) => ({ rules: { ...s.rules, status: "running", query, error: undefined } })),
+  rulesReceived: (query, result) => set({ rules: { status: "ready", query, result, error: undefined } }),
+  rulesFailed: (query, error) => set({ rules: { status: "error", query, result: undefined, error } }),
+  connlistStarted: (query) => set({ connlist: { status: "running", query, result: undefined, error: undefined } }),
+  connlistReceived: (query, result) => set({ connlist: { status: "ready", query, result, error: undefined } }),
+  connlistFailed: (query, error) => set({ connlist: { status: "error", query, result: undefined, error } }),
 });

@@ -5,7 +5,9 @@
  */
 import type { EngineClient } from "../worker/engineClient.ts";
 import type { AppStore } from "./createAppStore.ts";
-import type { MatrixQuery, TraceQuery } from "../engine/analysis/index.ts";
+import type { MatrixQuery, NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
+import type { ConnlistRequest } from "./types.ts";
+import { rulesQueryOf, sameRulesQuery } from "./viewSlice.ts";
 
 export interface SyncOptions {
   /** Quiet time after the last keystroke before analysing; larger texts wait longer. */
@@ -86,6 +88,32 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     );
   };
 
+  const rules = (q: NodeRulesQuery) => {
+    store.getState().rulesStarted(q);
+    client.rules(q).then(
+      (o) => {
+        if (disposed || o.stale || !sameRulesQuery(rulesQueryOf(store.getState()), q)) return;
+        store.getState().rulesReceived(q, o.value);
+      },
+      (e: unknown) => {
+        if (!disposed && sameRulesQuery(rulesQueryOf(store.getState()), q)) store.getState().rulesFailed(q, message(e));
+      },
+    );
+  };
+
+  const connlist = (q: ConnlistRequest) => {
+    store.getState().connlistStarted(q);
+    client.connlist(q.format).then(
+      (o) => {
+        if (disposed || o.stale || store.getState().connlistRequest !== q) return;
+        store.getState().connlistReceived(q, o.value);
+      },
+      (e: unknown) => {
+        if (!disposed && store.getState().connlistRequest === q) store.getState().connlistFailed(q, message(e));
+      },
+    );
+  };
+
   const offText = store.subscribe(
     (s) => s.revision,
     () => {
@@ -104,11 +132,31 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     },
     { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] },
   );
+  // The Node rules tab computes only while it is open; the rules follow the newest analysis, node, mode and question.
+  const offRules = store.subscribe(
+    (s) => [s.analysis.result, s.tab === "rules" ? rulesQueryOf(s) : undefined] as const,
+    ([result, q], [prevResult, prevQ]) => {
+      if (result && q && (result !== prevResult || !sameRulesQuery(q, prevQ))) rules(q);
+    },
+    { equalityFn: (a, b) => a[0] === b[0] && sameRulesQuery(a[1], b[1]) },
+  );
+  // A connectivity list download asks once; an answer made stale by a newer text is asked for again.
+  const offConnlist = store.subscribe(
+    (s) => [s.analysis.result, s.connlistRequest] as const,
+    ([result, q], [, prevQ]) => {
+      if (!result || !q) return;
+      const answered = store.getState().connlist;
+      if (q !== prevQ || answered.query !== q || answered.status !== "ready") connlist(q);
+    },
+    { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] },
+  );
   analyze();
   return () => {
     disposed = true;
     if (timer !== undefined) cancel(timer);
     offText();
     offAnswers();
+    offRules();
+    offConnlist();
   };
 }

@@ -13,7 +13,7 @@ import { connectEngine } from "./engineSync.ts";
 import { encodeShare, hashFor } from "../share/codec.ts";
 import { DEFAULT_SCENARIO_ID } from "../../scenarios/index.ts";
 import type { EngineClient, Outcome } from "../worker/engineClient.ts";
-import type { Analysis, MatrixView, TraceView } from "../engine/analysis/index.ts";
+import type { Analysis, MatrixView, NodeRulesView, TraceView } from "../engine/analysis/index.ts";
 
 const fresh = (text = "kind: Pod") => createAppStore({ text, scenarioId: undefined, origin: "default" });
 
@@ -259,6 +259,14 @@ describe("engine sync", () => {
         calls.push(`matrix:${q.port}`);
         return Promise.resolve({ stale: false, value: { port: q.port } as MatrixView, generation: 1 });
       },
+      rules(q) {
+        calls.push(`rules:${q.mode}:${q.node ?? "-"}:${q.trace ? `${q.trace.from}->${q.trace.to}` : "-"}`);
+        return Promise.resolve({ stale: false, value: { node: q.node ?? "n1", mode: q.mode } as NodeRulesView, generation: 1 });
+      },
+      connlist(format) {
+        calls.push(`connlist:${format}`);
+        return Promise.resolve({ stale: false, value: `list as ${format}`, generation: 1 });
+      },
       dispose() {},
     };
     return { client, calls, resolvers };
@@ -308,5 +316,58 @@ describe("engine sync", () => {
     await tick();
     expect(calls.filter((c) => c.startsWith("matrix"))).toEqual(["matrix:80", "matrix:8080"]);
     expect(s.getState().matrix.result).toEqual({ port: 8080 });
+  });
+
+  it("computes node rules only while their tab is open, for the picked node, then for each new question's own node", async () => {
+    const { client, calls, resolvers } = fakeClient();
+    const s = fresh("a");
+    connectEngine(s, client, manualTimers());
+    resolvers[0]!({ stale: false, value: { pods: [], ports: [] } as unknown as Analysis, generation: 1 });
+    await tick();
+    s.getState().select({ kind: "node", id: "node:node-b" });
+    expect(s.getState().rulesNode).toBe("node-b");
+    expect(calls.filter((c) => c.startsWith("rules"))).toEqual([]);
+    s.getState().setTab("rules");
+    s.getState().setRulesMode("nftables");
+    await tick();
+    s.getState().ask({ from: "pod:a/b", to: "service:a/s:80", protocol: "TCP" });
+    await tick();
+    expect(calls.filter((c) => c.startsWith("rules"))).toEqual(["rules:iptables:node-b:-", "rules:nftables:node-b:-", "rules:nftables:-:pod:a/b->service:a/s:80"]);
+    expect(s.getState().rules).toMatchObject({ status: "ready", result: { mode: "nftables", node: "n1" } });
+    s.getState().setTab("graph");
+    s.getState().setRulesMode("ipvs");
+    await tick();
+    expect(calls.filter((c) => c.startsWith("rules"))).toHaveLength(3);
+  });
+
+  it("a rule's hop link opens the details and counts each click", () => {
+    const s = fresh("a");
+    s.getState().setSide("problems");
+    s.getState().focusHop(2);
+    s.getState().focusHop(2);
+    expect(s.getState()).toMatchObject({ side: "details", hopFocus: { index: 2, nonce: 2 } });
+    s.getState().ask({ from: "pod:a/b", to: "service:a/s:80", protocol: "TCP" });
+    expect(s.getState().hopFocus).toBeUndefined();
+  });
+
+  it("asks for the connectivity list once per download, not again for each new analysis", async () => {
+    const { client, calls, resolvers } = fakeClient();
+    const timers = manualTimers();
+    const s = fresh("a");
+    connectEngine(s, client, timers);
+    const q = s.getState().requestConnlist("txt");
+    expect(calls).toEqual(["analyze:a"]);
+    resolvers[0]!({ stale: false, value: { pods: [], ports: [] } as unknown as Analysis, generation: 1 });
+    await tick();
+    expect(s.getState().connlist).toMatchObject({ status: "ready", query: q, result: "list as txt" });
+    s.getState().requestConnlist("json");
+    await tick();
+    expect(calls.filter((c) => c.startsWith("connlist"))).toEqual(["connlist:txt", "connlist:json"]);
+    s.getState().editText("b");
+    timers.runAll();
+    resolvers[1]!({ stale: false, value: { pods: [], ports: [] } as unknown as Analysis, generation: 2 });
+    await tick();
+    expect(s.getState().analysis.revision).toBe(1);
+    expect(calls.filter((c) => c.startsWith("connlist"))).toHaveLength(2);
   });
 });

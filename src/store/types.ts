@@ -13,7 +13,7 @@
  */
 import type { StateCreator } from "zustand";
 import type { WorkshopSlice } from "./workshopSlice.ts";
-import type { Analysis, DiagnosticView, MatrixQuery, MatrixView, TraceQuery, TraceView, Protocol } from "../engine/analysis/index.ts";
+import type { Analysis, ConnlistDownload, DiagnosticView, MatrixQuery, MatrixView, NodeRulesQuery, NodeRulesView, RulesMode, TraceQuery, TraceView, Protocol } from "../engine/analysis/index.ts";
 
 export type TextOrigin = "default" | "storage" | "share" | "scenario" | "edit" | "restore" | "file";
 
@@ -55,6 +55,8 @@ export interface AnalysisSlice {
   validation: { revision: number; diagnostics: DiagnosticView[] };
   trace: AnswerState<TraceQuery, TraceView>;
   matrix: AnswerState<MatrixQuery, MatrixView>;
+  rules: AnswerState<NodeRulesQuery, NodeRulesView>;
+  connlist: AnswerState<ConnlistRequest, string>;
   analysisStarted(revision: number): void;
   analysisReceived(revision: number, result: Analysis): void;
   analysisFailed(revision: number, error: string): void;
@@ -65,6 +67,18 @@ export interface AnalysisSlice {
   matrixStarted(q: MatrixQuery): void;
   matrixReceived(q: MatrixQuery, result: MatrixView): void;
   matrixFailed(q: MatrixQuery, error: string): void;
+  rulesStarted(q: NodeRulesQuery): void;
+  rulesReceived(q: NodeRulesQuery, result: NodeRulesView): void;
+  rulesFailed(q: NodeRulesQuery, error: string): void;
+  connlistStarted(q: ConnlistRequest): void;
+  connlistReceived(q: ConnlistRequest, result: string): void;
+  connlistFailed(q: ConnlistRequest, error: string): void;
+}
+
+/** A download of the connectivity list; the nonce makes asking twice ask twice. */
+export interface ConnlistRequest {
+  format: ConnlistDownload;
+  nonce: number;
 }
 
 export type Selection =
@@ -78,7 +92,7 @@ export type Selection =
 
 export type Grouping = "auto" | "pod" | "workload" | "namespace";
 export type Theme = "light" | "dark";
-export type MainTab = "graph" | "matrix";
+export type MainTab = "graph" | "matrix" | "rules";
 export type SideTab = "details" | "problems";
 
 export interface Filters {
@@ -118,6 +132,12 @@ export interface ViewSlice {
   reveal: { line: number; nonce: number } | undefined;
   layout: LayoutPositions | undefined;
   notice: Notice | undefined;
+  /** The node whose kube-proxy rules the Node rules tab shows; undefined follows the question's node. */
+  rulesNode: string | undefined;
+  rulesMode: RulesMode;
+  /** A trace hop to highlight and scroll to in the details (a rule's link); the nonce makes asking twice move it again. */
+  hopFocus: { index: number; nonce: number } | undefined;
+  connlistRequest: ConnlistRequest | undefined;
   setTheme(t: Theme): void;
   setTab(t: MainTab): void;
   setSide(t: SideTab): void;
@@ -131,6 +151,10 @@ export interface ViewSlice {
   revealLine(line: number): void;
   setLayout(l: LayoutPositions): void;
   notify(n: Notice | undefined): void;
+  setRulesNode(node: string | undefined): void;
+  setRulesMode(mode: RulesMode): void;
+  focusHop(index: number): void;
+  requestConnlist(format: ConnlistDownload): ConnlistRequest;
 }
 
 export type AppState = InputSlice & AnalysisSlice & ViewSlice & WorkshopSlice;

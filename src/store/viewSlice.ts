@@ -1,13 +1,26 @@
 import type { SliceCreator, Theme, ViewSlice } from "./types.ts";
-import type { TraceQuery } from "../engine/analysis/index.ts";
+import type { NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
+import type { AppState } from "./types.ts";
 
 export function sameQuestion(a: TraceQuery | undefined, b: TraceQuery | undefined): boolean {
   return a === b || (a !== undefined && b !== undefined && a.from === b.from && a.to === b.to && a.protocol === b.protocol);
 }
 
+/** What the Node rules tab asks the engine: the chosen node (else the question's), the mode, and the question whose walk to show. */
+export function rulesQueryOf(s: Pick<AppState, "rulesNode" | "rulesMode" | "question">): NodeRulesQuery {
+  const q: NodeRulesQuery = { mode: s.rulesMode };
+  if (s.rulesNode !== undefined) q.node = s.rulesNode;
+  if (s.question) q.trace = s.question;
+  return q;
+}
+
+export function sameRulesQuery(a: NodeRulesQuery | undefined, b: NodeRulesQuery | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.node === b.node && a.mode === b.mode && sameQuestion(a.trace, b.trace));
+}
+
 export const createViewSlice =
   (initial: { theme: Theme }): SliceCreator<ViewSlice> =>
-  (set) => ({
+  (set, get) => ({
     theme: initial.theme,
     tab: "graph",
     side: "details",
@@ -20,10 +33,16 @@ export const createViewSlice =
     reveal: undefined,
     layout: undefined,
     notice: undefined,
+    rulesNode: undefined,
+    rulesMode: "iptables",
+    hopFocus: undefined,
+    connlistRequest: undefined,
     setTheme: (theme) => set({ theme }),
     setTab: (tab) => set({ tab }),
     setSide: (side) => set({ side }),
-    select: (selection) => set(selection ? { selection, side: "details" } : { selection }),
+    // Selecting a cluster node also picks it for the Node rules tab.
+    select: (selection) =>
+      set(selection ? { selection, side: "details", ...(selection.kind === "node" ? { rulesNode: selection.id.replace(/^node:/, "") } : {}) } : { selection }),
     setFilters: (f) => set((s) => ({ filters: { ...s.filters, ...f } })),
     toggleNamespace: (ns) =>
       set((s) => {
@@ -33,10 +52,23 @@ export const createViewSlice =
     setGrouping: (grouping) => set({ grouping }),
     // Asking the same question again keeps its object, so the answer already on its way still counts.
     ask: (question, selection = { kind: "question" }) =>
-      set((s) => ({ question: sameQuestion(s.question, question) ? s.question : question, selection, side: "details" })),
+      set((s) =>
+        sameQuestion(s.question, question)
+          ? { selection, side: "details" }
+          : // A new question: the Node rules tab follows the node that handles its packet.
+            { question, selection, side: "details", rulesNode: undefined, hopFocus: undefined },
+      ),
     clearQuestion: () => set({ question: undefined }),
     setMatrixQuery: (q) => set((s) => ({ matrixQuery: { ...s.matrixQuery, ...q }, matrixChosen: s.matrixChosen || q.port !== undefined || q.protocol !== undefined })),
     revealLine: (line) => set((s) => ({ reveal: { line, nonce: (s.reveal?.nonce ?? 0) + 1 } })),
     setLayout: (layout) => set({ layout }),
     notify: (notice) => set({ notice }),
+    setRulesNode: (rulesNode) => set({ rulesNode }),
+    setRulesMode: (rulesMode) => set({ rulesMode }),
+    focusHop: (index) => set((s) => ({ hopFocus: { index, nonce: (s.hopFocus?.nonce ?? 0) + 1 }, side: "details" })),
+    requestConnlist: (format) => {
+      const connlistRequest = { format, nonce: (get().connlistRequest?.nonce ?? 0) + 1 };
+      set({ connlistRequest });
+      return connlistRequest;
+    },
   });

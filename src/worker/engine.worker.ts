@@ -19,6 +19,8 @@ const handlers: EngineHandlers = {
   validate: () => current().validate(),
   trace: (q) => current().trace(q),
   matrix: (q) => current().matrix(q),
+  rules: (q) => current().rules(q),
+  connlist: ({ format }) => current().connlist(format),
 };
 
 /** The worker global, typed without the WebWorker lib (which clashes with the DOM lib of the app build). */

@@ -81,6 +81,26 @@ describe("engine client: the newest result wins (astexplorer's stale-answer chec
     expect(await t).toEqual({ stale: false, value: "traced", generation: 1 });
   });
 
+  it("asks for node rules and the connectivity list once the newest text is analysed, with their parameters", async () => {
+    const w = fakeWorker();
+    const c = createEngineClient(() => w);
+    const a = c.analyze("one", "f");
+    const r = c.rules({ node: "node-a", mode: "nftables" });
+    const l = c.connlist("json");
+    expect(w.inbox.map((q) => q.method)).toEqual(["analyze"]);
+    w.answer();
+    await a;
+    await flush();
+    expect(w.inbox.map((q) => [q.method, q.params])).toEqual([
+      ["rules", { node: "node-a", mode: "nftables" }],
+      ["connlist", { format: "json" }],
+    ]);
+    w.answer("rules");
+    w.answer("list");
+    expect(await r).toEqual({ stale: false, value: "rules", generation: 1 });
+    expect(await l).toEqual({ stale: false, value: "list", generation: 1 });
+  });
+
   it("drops a trace answer when the text changed while it ran", async () => {
     const w = fakeWorker();
     const c = createEngineClient(() => w);

@@ -6,14 +6,17 @@
  *   any older waiting text (those callers get `stale`), and the in-flight
  *   answer is dropped if a newer text was asked for meanwhile: the newest
  *   result wins and the worker never builds a backlog while the user types.
- * - trace and matrix: wait until the newest text is analysed, and are stale
+ * - trace, matrix, rules and connlist: wait until the newest text is analysed, and are stale
  *   if the text changes before they answer.
  */
 import type {
   Analysis,
+  ConnlistDownload,
   DiagnosticView,
   MatrixQuery,
   MatrixView,
+  NodeRulesQuery,
+  NodeRulesView,
   TraceQuery,
   TraceView,
 } from "../engine/analysis/index.ts";
@@ -33,6 +36,8 @@ export interface EngineClient {
   validate(): Promise<Outcome<DiagnosticView[]>>;
   trace(q: TraceQuery): Promise<Outcome<TraceView>>;
   matrix(q: MatrixQuery): Promise<Outcome<MatrixView>>;
+  rules(q: NodeRulesQuery): Promise<Outcome<NodeRulesView>>;
+  connlist(format: ConnlistDownload): Promise<Outcome<string>>;
   /** The newest generation asked for. */
   readonly generation: number;
   dispose(): void;
@@ -129,7 +134,7 @@ export function createEngineClient(makeWorker: () => WorkerLike): EngineClient {
   };
 
   const query = <T>(
-    method: "trace" | "matrix" | "validate",
+    method: Exclude<EngineMethod, "analyze">,
     params: EngineRequest["params"],
   ): Promise<Outcome<T>> =>
     new Promise((resolve, reject) => {
@@ -167,6 +172,8 @@ export function createEngineClient(makeWorker: () => WorkerLike): EngineClient {
     validate: () => query<DiagnosticView[]>("validate", {}),
     trace: (q) => query<TraceView>("trace", q),
     matrix: (q) => query<MatrixView>("matrix", q),
+    rules: (q) => query<NodeRulesView>("rules", q),
+    connlist: (format) => query<string>("connlist", { format }),
     dispose() {
       fail("the engine was closed");
       waiting?.resolve({ stale: true });

@@ -4,9 +4,12 @@
  */
 import type {
   Analysis,
+  ConnlistDownload,
   DiagnosticView,
   MatrixQuery,
   MatrixView,
+  NodeRulesQuery,
+  NodeRulesView,
   TraceQuery,
   TraceView,
 } from "../engine/analysis/index.ts";
@@ -24,6 +27,10 @@ export interface EngineHandlers {
   validate(params: Record<string, never>): DiagnosticView[];
   trace(params: TraceQuery): TraceView;
   matrix(params: MatrixQuery): MatrixView;
+  /** A node's kube-proxy rules in one mode, and a question's walk through them. */
+  rules(params: NodeRulesQuery): NodeRulesView;
+  /** The workload connectivity list in netpol-analyzer's text or JSON. */
+  connlist(params: { format: ConnlistDownload }): string;
 }
 
 export type EngineMethod = keyof EngineHandlers;
