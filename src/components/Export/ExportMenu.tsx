@@ -7,6 +7,7 @@ import type { AppState } from "../../store/types.ts";
 import { sameQuestion } from "../../store/viewSlice.ts";
 import { asJSON, fileName, matrixMarkdown, traceMarkdown } from "./format.ts";
 import { downloadBlob, graphSvg, svgToPng } from "./graphSvg.ts";
+import { downloadConnlist } from "./connlist.ts";
 
 const MAX_IMPORT = 50 * 1024 * 1024;
 
@@ -100,6 +101,8 @@ export function ExportMenu() {
     { label: "Trace as JSON", disabled: !hasTrace, action: () => { const { q, t } = trace(); text(asJSON({ query: q, trace: t }), fileName(["trace", q.from, q.to], "json"), "application/json"); } },
     { label: "Matrix as Markdown", action: async () => { const m = await matrix(); text(matrixMarkdown(m), fileName([baseName(store.getState()), "matrix", `${m.port}-${m.protocol}`, m.by], "md"), "text/markdown"); } },
     { label: "Matrix as JSON", action: async () => { const m = await matrix(); text(asJSON(m), fileName([baseName(store.getState()), "matrix", `${m.port}-${m.protocol}`, m.by], "json"), "application/json"); } },
+    { label: "Connectivity list (netpol-analyzer text)", action: () => downloadConnlist(store, "txt") },
+    { label: "Connectivity list as JSON", action: () => downloadConnlist(store, "json") },
     { label: "Scenario as YAML", action: () => text(store.getState().text, fileName([baseName(store.getState())], "yaml"), "application/yaml") },
   ];
 

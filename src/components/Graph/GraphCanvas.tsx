@@ -38,6 +38,9 @@ function selectionOf(kind: string | undefined, id: string): Selection | undefine
     case "group":
     case "external":
       return { kind, id };
+    case "node":
+      // A cluster node (not the "unscheduled" bucket) selects it, and picks it for the Node rules tab.
+      return id === "node:(unscheduled)" ? undefined : { kind, id };
     default:
       return undefined;
   }

@@ -6,6 +6,7 @@ import type { Grouping } from "../../store/types.ts";
 import { GraphCanvas, useGraph } from "./GraphCanvas.tsx";
 import { QuestionBar } from "./QuestionBar.tsx";
 import { MatrixPane } from "../Matrix/MatrixPane.tsx";
+import { NodeRulesPane } from "../NodeRules/NodeRulesPane.tsx";
 import { ErrorBoundary } from "../ErrorBoundary.tsx";
 
 function Filters() {
@@ -83,20 +84,27 @@ export function GraphPane() {
           <button type="button" role="tab" id="tab-matrix" className="tab" aria-selected={tab === "matrix"} aria-controls="view-main" onClick={() => store.getState().setTab("matrix")}>
             Matrix
           </button>
+          <button type="button" role="tab" id="tab-rules" className="tab" aria-selected={tab === "rules"} aria-controls="view-main" onClick={() => store.getState().setTab("rules")}>
+            Node rules
+          </button>
         </div>
         {tab === "graph" ? <Filters /> : null}
       </div>
       <QuestionBar />
-      <div id="view-main" role="tabpanel" aria-labelledby={tab === "graph" ? "tab-graph" : "tab-matrix"} style={{ flex: 1, minHeight: 0, display: "flex", flexDirection: "column" }}>
+      <div id="view-main" role="tabpanel" aria-labelledby={`tab-${tab}`} style={{ flex: 1, minHeight: 0, display: "flex", flexDirection: "column" }}>
         {tab === "graph" ? (
           <ErrorBoundary area="the graph">
             <ReactFlowProvider>
               <GraphCanvas graph={graph} />
             </ReactFlowProvider>
           </ErrorBoundary>
-        ) : (
+        ) : tab === "matrix" ? (
           <ErrorBoundary area="the matrix">
             <MatrixPane />
+          </ErrorBoundary>
+        ) : (
+          <ErrorBoundary area="the node rules">
+            <NodeRulesPane />
           </ErrorBoundary>
         )}
       </div>

@@ -2,7 +2,7 @@
 import { useMemo } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { buildGraph, type GraphEdge } from "../../graph/model.ts";
-import type { Analysis, Flow, PodView } from "../../engine/analysis/index.ts";
+import type { Analysis, Flow, PodView, RefView } from "../../engine/analysis/index.ts";
 import { LineLink, RefLink } from "./RefLink.tsx";
 import { TraceDetails, VerdictBadge } from "./TraceDetails.tsx";
 
@@ -144,6 +144,35 @@ function PodDetails({ pod, a }: { pod: PodView; a: Analysis }) {
   );
 }
 
+function NodeDetails({ name, zone, ip, refView }: { name: string; zone: string | undefined; ip: string; refView: RefView | undefined }) {
+  const store = useAppStore();
+  return (
+    <section aria-label="Node">
+      <h3>
+        Node <span className="mono">{name}</span>
+      </h3>
+      <dl>
+        <dt>Defined at</dt>
+        <dd>{refView ? <RefLink refView={refView} /> : <span className="muted">not in the input (assumed)</span>}</dd>
+        <dt>Zone</dt>
+        <dd>{zone ?? "no zone label"}</dd>
+        <dt>Internal IP</dt>
+        <dd className="mono">{ip || "—"}</dd>
+      </dl>
+      <button
+        type="button"
+        className="btn small"
+        onClick={() => {
+          store.getState().setRulesNode(name);
+          store.getState().setTab("rules");
+        }}
+      >
+        Show its kube-proxy rules
+      </button>
+    </section>
+  );
+}
+
 function Intro({ a }: { a: Analysis | undefined }) {
   return (
     <section aria-label="Getting started">
@@ -217,7 +246,11 @@ export function DetailsPanel() {
           </section>
         );
         break;
-      case "node":
+      case "node": {
+        const n = a.nodes.find((x) => x.id === selection.id);
+        body = n ? <NodeDetails name={n.name} zone={n.zone} ip={n.internalIP} refView={n.ref} /> : <Intro a={a} />;
+        break;
+      }
       case "external":
         body = (
           <section>

@@ -1,5 +1,6 @@
+import { useEffect, useRef } from "react";
 import { useShallow } from "zustand/react/shallow";
-import { useApp } from "../../store/StoreProvider.tsx";
+import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { sameQuestion } from "../../store/viewSlice.ts";
 import { RefLink } from "./RefLink.tsx";
 import type { Verdict } from "../../engine/analysis/index.ts";
@@ -13,7 +14,15 @@ export function VerdictBadge({ verdict }: { verdict: string }) {
 
 /** The answer to the current question, hop by hop, each decision linked to its YAML line. */
 export function TraceDetails() {
+  const store = useAppStore();
   const { question, status, result, error, query } = useApp(useShallow((s) => ({ question: s.question, status: s.trace.status, result: s.trace.result, error: s.trace.error, query: s.trace.query })));
+  const hopFocus = useApp((s) => s.hopFocus);
+  const hopList = useRef<HTMLOListElement>(null);
+  // A rule's link in the Node rules tab: bring its hop into view.
+  useEffect(() => {
+    if (!hopFocus) return;
+    hopList.current?.children[hopFocus.index]?.scrollIntoView({ block: "nearest" });
+  }, [hopFocus, result]);
   if (!question) return null;
   const current = sameQuestion(query, question);
   return (
@@ -30,10 +39,27 @@ export function TraceDetails() {
             <VerdictBadge verdict={result.verdict} /> {result.reason}
           </p>
           {!result.sourceIPPreserved ? <p className="muted">The backend sees the node's address, not the client's (kube-proxy masquerades).</p> : null}
+          {result.handledBy ? (
+            <p className="muted">
+              kube-proxy on <span className="mono">{result.handledBy}</span> handles the packet:{" "}
+              <button
+                type="button"
+                className="link"
+                onClick={() => {
+                  // The walk is computed in iptables mode.
+                  store.getState().setRulesNode(result.handledBy);
+                  store.getState().setRulesMode("iptables");
+                  store.getState().setTab("rules");
+                }}
+              >
+                see the rules it matched there
+              </button>
+            </p>
+          ) : null}
           <h4>Hop by hop</h4>
-          <ol className="hops">
+          <ol className="hops" ref={hopList}>
             {result.hops.map((h, i) => (
-              <li key={i} data-verdict={h.verdict}>
+              <li key={i} data-testid="hop" data-verdict={h.verdict} data-lit={hopFocus?.index === i ? "true" : undefined}>
                 <span className="step">
                   {h.step} <VerdictBadge verdict={h.verdict} />
                 </span>

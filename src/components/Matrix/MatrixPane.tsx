@@ -4,6 +4,7 @@ import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import type { MatrixGranularity, Protocol } from "../../engine/analysis/index.ts";
 import { useDiffMarks } from "../WhatIf/useDiffMarks.ts";
 import { cellKey } from "../WhatIf/marks.ts";
+import { downloadConnlist } from "../Export/connlist.ts";
 
 const WORDS: Record<string, string> = { a: "allowed", d: "dropped", p: "partly allowed" };
 
@@ -18,6 +19,14 @@ export function MatrixPane() {
 
   const open = (pair: [string, string]) => {
     store.getState().ask({ from: pair[0], to: `${pair[1]}:${mq.port}`, protocol: mq.protocol });
+  };
+
+  const download = async (format: "txt" | "json") => {
+    try {
+      await downloadConnlist(store, format);
+    } catch (e) {
+      store.getState().notify({ kind: "error", text: `The download failed: ${e instanceof Error ? e.message : String(e)}.` });
+    }
   };
 
   return (
@@ -69,6 +78,19 @@ export function MatrixPane() {
             <option value="workload">workload</option>
           </select>
         </label>
+        {mq.by === "workload" ? (
+          <span className="filters" role="group" aria-label="Download the connectivity list">
+            <span className="muted" title="Every pair of workloads with the ports they may use, as ktl connlist and netpol-analyzer print it">
+              Download connectivity list
+            </span>
+            <button type="button" className="btn small" aria-label="Download the connectivity list as text" onClick={() => void download("txt")}>
+              .txt
+            </button>
+            <button type="button" className="btn small" aria-label="Download the connectivity list as JSON" onClick={() => void download("json")}>
+              .json
+            </button>
+          </span>
+        ) : null}
         <span className="muted">Rows send, columns receive, by pod IP. Click a cell to trace it.</span>
       </div>
       <div className="matrix-wrap" data-testid="matrix" data-status={status}>
