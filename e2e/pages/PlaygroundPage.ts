@@ -80,6 +80,11 @@ export class PlaygroundPage {
     return this.details.getByTestId("trace-verdict");
   }
 
+  /** The trace's hops in the details, in order. */
+  traceHops(): Locator {
+    return this.details.getByTestId("hop");
+  }
+
   async openProblems(): Promise<Locator> {
     await this.page.getByRole("tab", { name: /Problems/ }).click();
     return this.page.getByTestId("problems");
