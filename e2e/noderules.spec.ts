@@ -14,7 +14,10 @@ function ktl(...args: string[]): string {
 }
 
 test.describe("node rules", () => {
-  test("selecting a node shows its iptables rules exactly as ktl prints them; nftables and IPVS show theirs", async ({ playground, page }) => {
+  test("selecting a node shows its iptables rules exactly as ktl prints them; nftables and IPVS show theirs", async ({
+    playground,
+    page,
+  }) => {
     await playground.goto();
     const rules = new NodeRulesPanel(page);
     await rules.selectNodeInGraph("node-b");
@@ -45,12 +48,39 @@ test.describe("node rules", () => {
 
   // Each lesson question that kube-proxy drops or rejects: the rule that stopped the packet is highlighted, and links to its hop.
   const drops = [
-    { lesson: 4, check: 0, node: "aks-nodepool1-23236778-vmss000002", chain: "KUBE-SERVICES", rule: /"default\/nginx-sample-svc has no local endpoints" .* -j DROP$/, stop: "drop", why: "internalTrafficPolicy Local" },
-    { lesson: 2, check: 2, node: "node-c", chain: "KUBE-EXTERNAL-SERVICES", rule: /-A KUBE-EXTERNAL-SERVICES .*"shop\/storefront:http has no local endpoints" .* -j DROP$/, stop: "drop", why: "externalTrafficPolicy Local" },
-    { lesson: 15, check: 0, node: undefined, chain: "KUBE-SERVICES", rule: /"shop\/checkout:http has no endpoints" .* -j REJECT --reject-with icmp-port-unreachable$/, stop: "reject", why: "no endpoints" },
+    {
+      lesson: 4,
+      check: 0,
+      node: "aks-nodepool1-23236778-vmss000002",
+      chain: "KUBE-SERVICES",
+      rule: /"default\/nginx-sample-svc has no local endpoints" .* -j DROP$/,
+      stop: "drop",
+      why: "internalTrafficPolicy Local",
+    },
+    {
+      lesson: 2,
+      check: 2,
+      node: "node-c",
+      chain: "KUBE-EXTERNAL-SERVICES",
+      rule: /-A KUBE-EXTERNAL-SERVICES .*"shop\/storefront:http has no local endpoints" .* -j DROP$/,
+      stop: "drop",
+      why: "externalTrafficPolicy Local",
+    },
+    {
+      lesson: 15,
+      check: 0,
+      node: undefined,
+      chain: "KUBE-SERVICES",
+      rule: /"shop\/checkout:http has no endpoints" .* -j REJECT --reject-with icmp-port-unreachable$/,
+      stop: "reject",
+      why: "no endpoints",
+    },
   ] as const;
   for (const d of drops) {
-    test(`a question dropped by kube-proxy (${d.why}, lesson ${d.lesson}) shows the ${d.stop.toUpperCase()} rule highlighted, and the rule leads to its hop`, async ({ playground, page }) => {
+    test(`a question dropped by kube-proxy (${d.why}, lesson ${d.lesson}) shows the ${d.stop.toUpperCase()} rule highlighted, and the rule leads to its hop`, async ({
+      playground,
+      page,
+    }) => {
       await playground.goto(`./#lesson=${d.lesson}`);
       const w = new WorkshopPanel(page);
       await w.traceLessonQuestion(d.check);
@@ -70,7 +100,9 @@ test.describe("node rules", () => {
       const count = await chips.count();
       expect(count).toBeGreaterThan(2);
       await expect(stop).toHaveAttribute("data-step", String(count));
-      await expect(rules.walk).toContainText(`${d.stop === "drop" ? "dropped" : "rejected"} by filter ${d.chain}, rule ${count} of ${count}`);
+      await expect(rules.walk).toContainText(
+        `${d.stop === "drop" ? "dropped" : "rejected"} by filter ${d.chain}, rule ${count} of ${count}`,
+      );
 
       await rules.followHop(stop);
       const lit = playground.traceHops().and(page.locator('[data-lit="true"]'));
@@ -87,12 +119,18 @@ test.describe("node rules", () => {
     });
   }
 
-  test("the workload connectivity list downloads as ktl connlist prints it, in text and JSON", async ({ playground, page }) => {
+  test("the workload connectivity list downloads as ktl connlist prints it, in text and JSON", async ({
+    playground,
+    page,
+  }) => {
     await playground.goto();
     const matrix = await playground.openMatrix();
     await page.getByLabel("Matrix rows").selectOption("workload");
     await expect(matrix.locator("button.cell").first()).toBeVisible();
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download the connectivity list as text" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download the connectivity list as text" }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe("01-trace-a-shop-across-zones_connlist.txt");
     const txt = await readFile((await download.path())!, "utf8");
     expect(txt).toBe(ktl("connlist", shop));

@@ -23,7 +23,10 @@ export class NodeRulesPanel {
 
   /** Selects a cluster node in the graph by its title (pods sit inside its box), then opens its rules from the details. */
   async selectNodeInGraph(name: string): Promise<void> {
-    await this.page.getByTestId("graph").locator(`.react-flow__node[data-id="node:${name}"]`).click({ position: { x: 12, y: 8 } });
+    await this.page
+      .getByTestId("graph")
+      .locator(`.react-flow__node[data-id="node:${name}"]`)
+      .click({ position: { x: 12, y: 8 } });
     await this.page.getByTestId("details").getByRole("button", { name: "Show its kube-proxy rules" }).click();
     await expect(this.root).toBeVisible();
   }
@@ -33,7 +36,10 @@ export class NodeRulesPanel {
   }
 
   async setMode(label: RulesModeLabel): Promise<void> {
-    await this.root.getByRole("group", { name: "Proxy mode" }).getByRole("button", { name: label, exact: true }).click();
+    await this.root
+      .getByRole("group", { name: "Proxy mode" })
+      .getByRole("button", { name: label, exact: true })
+      .click();
   }
 
   /** Waits until the rules on screen are the ones asked for. */
@@ -74,7 +80,10 @@ export class NodeRulesPanel {
 
   /** The full text as the panel saves it. */
   async download(): Promise<{ name: string; text: string }> {
-    const [d] = await Promise.all([this.page.waitForEvent("download"), this.root.getByRole("button", { name: "Download rules" }).click()]);
+    const [d] = await Promise.all([
+      this.page.waitForEvent("download"),
+      this.root.getByRole("button", { name: "Download rules" }).click(),
+    ]);
     return { name: d.suggestedFilename(), text: await readFile((await d.path())!, "utf8") };
   }
 }

@@ -12,7 +12,17 @@ import { rulesQueryOf, sameQuestion, sameRulesQuery } from "../../store/viewSlic
 import type { NodeRulesView, RulesMode, TraceHopView } from "../../engine/analysis/index.ts";
 import { downloadBlob } from "../Export/graphSvg.ts";
 import { fileName } from "../Export/format.ts";
-import { LINE_HEIGHT, branchSummary, defaultBranch, focusLine, lineKind, lineMarks, scrollTopFor, visibleRange, type LineMark } from "./view.ts";
+import {
+  LINE_HEIGHT,
+  branchSummary,
+  defaultBranch,
+  focusLine,
+  lineKind,
+  lineMarks,
+  scrollTopFor,
+  visibleRange,
+  type LineMark,
+} from "./view.ts";
 
 const MODES: { mode: RulesMode; label: string; command: string }[] = [
   { mode: "iptables", label: "iptables", command: "iptables" },
@@ -29,14 +39,27 @@ interface Focus {
   of: NodeRulesView;
 }
 
-function RuleLines({ view, marks, hops, focus }: { view: NodeRulesView; marks: Map<number, LineMark>; hops: TraceHopView[] | undefined; focus: Focus | undefined }) {
+function RuleLines({
+  view,
+  marks,
+  hops,
+  focus,
+}: {
+  view: NodeRulesView;
+  marks: Map<number, LineMark>;
+  hops: TraceHopView[] | undefined;
+  focus: Focus | undefined;
+}) {
   const store = useAppStore();
   const box = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(600);
   const lines = view.lines;
   // Widest line in characters, a tab counting as 4 (the tab-size of .rules-text).
-  const width = useMemo(() => lines.reduce((w, l) => Math.max(w, l.length + 3 * (l.split("\t").length - 1)), 0), [lines]);
+  const width = useMemo(
+    () => lines.reduce((w, l) => Math.max(w, l.length + 3 * (l.split("\t").length - 1)), 0),
+    [lines],
+  );
   // The gutter makes room for step numbers and hop links only when a walk marks lines.
   const gutter = marks.size ? 110 : 52;
 
@@ -108,7 +131,10 @@ function RuleLines({ view, marks, hops, focus }: { view: NodeRulesView; marks: M
       aria-label={`${view.mode} rules on ${view.node}, ${lines.length} lines`}
       onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
     >
-      <div className="rules-inner" style={{ height: lines.length * LINE_HEIGHT, minWidth: `calc(${width + 2}ch + ${gutter}px)` }}>
+      <div
+        className="rules-inner"
+        style={{ height: lines.length * LINE_HEIGHT, minWidth: `calc(${width + 2}ch + ${gutter}px)` }}
+      >
         {rows}
       </div>
     </div>
@@ -118,9 +144,22 @@ function RuleLines({ view, marks, hops, focus }: { view: NodeRulesView; marks: M
 export function NodeRulesPane() {
   const store = useAppStore();
   const nodes = useApp((s) => s.analysis.result?.nodes);
-  const { rulesNode, rulesMode, question } = useApp(useShallow((s) => ({ rulesNode: s.rulesNode, rulesMode: s.rulesMode, question: s.question })));
-  const { status, result, error, query } = useApp(useShallow((s) => ({ status: s.rules.status, result: s.rules.result, error: s.rules.error, query: s.rules.query })));
-  const hops = useApp((s) => (s.trace.status === "ready" && s.question && sameQuestion(s.trace.query, s.question) ? s.trace.result?.hops : undefined));
+  const { rulesNode, rulesMode, question } = useApp(
+    useShallow((s) => ({ rulesNode: s.rulesNode, rulesMode: s.rulesMode, question: s.question })),
+  );
+  const { status, result, error, query } = useApp(
+    useShallow((s) => ({
+      status: s.rules.status,
+      result: s.rules.result,
+      error: s.rules.error,
+      query: s.rules.query,
+    })),
+  );
+  const hops = useApp((s) =>
+    s.trace.status === "ready" && s.question && sameQuestion(s.trace.query, s.question)
+      ? s.trace.result?.hops
+      : undefined,
+  );
   const wanted = rulesQueryOf({ rulesNode, rulesMode, question });
   const current = !!result && sameRulesQuery(query, wanted) && status === "ready";
 
@@ -146,12 +185,25 @@ export function NodeRulesPane() {
   const shownNode = result?.node ?? rulesNode ?? "";
 
   return (
-    <div className="panel rules-pane" style={{ flex: 1 }} data-testid="node-rules" data-status={current ? "ready" : status} data-node={result?.node ?? ""} data-mode={result?.mode ?? ""}>
+    <div
+      className="panel rules-pane"
+      style={{ flex: 1 }}
+      data-testid="node-rules"
+      data-status={current ? "ready" : status}
+      data-node={result?.node ?? ""}
+      data-mode={result?.mode ?? ""}
+    >
       <div className="panel-head">
         <label className="filters">
           Node
-          <select aria-label="Node" value={shownNode} onChange={(e) => store.getState().setRulesNode(e.target.value || undefined)}>
-            {!nodes?.some((n) => n.name === shownNode) ? <option value="">{shownNode || "choose…"}</option> : null}
+          <select
+            aria-label="Node"
+            value={shownNode}
+            onChange={(e) => store.getState().setRulesNode(e.target.value || undefined)}
+          >
+            {!nodes?.some((n) => n.name === shownNode) ? (
+              <option value="">{shownNode || "choose…"}</option>
+            ) : null}
             {(nodes ?? []).map((n) => (
               <option key={n.id} value={n.name}>
                 {n.name}
@@ -161,7 +213,13 @@ export function NodeRulesPane() {
         </label>
         <span className="filters" role="group" aria-label="Proxy mode">
           {MODES.map((m) => (
-            <button key={m.mode} type="button" className="btn small" aria-pressed={m.mode === rulesMode} onClick={() => store.getState().setRulesMode(m.mode)}>
+            <button
+              key={m.mode}
+              type="button"
+              className="btn small"
+              aria-pressed={m.mode === rulesMode}
+              onClick={() => store.getState().setRulesMode(m.mode)}
+            >
               {m.label}
             </button>
           ))}
@@ -178,7 +236,12 @@ export function NodeRulesPane() {
             type="button"
             className="btn small"
             title="Save the text exactly as ktl prints it"
-            onClick={() => downloadBlob(new Blob([result.lines.join("\n") + "\n"], { type: "text/plain" }), fileName([result.node, MODES.find((m) => m.mode === result.mode)!.command], "txt"))}
+            onClick={() =>
+              downloadBlob(
+                new Blob([result.lines.join("\n") + "\n"], { type: "text/plain" }),
+                fileName([result.node, MODES.find((m) => m.mode === result.mode)!.command], "txt"),
+              )
+            }
           >
             Download rules
           </button>
@@ -190,7 +253,11 @@ export function NodeRulesPane() {
             <p className="muted">
               {result.walkNote}.{" "}
               {result.mode !== "iptables" ? (
-                <button type="button" className="link" onClick={() => store.getState().setRulesMode("iptables")}>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => store.getState().setRulesMode("iptables")}
+                >
                   Show iptables
                 </button>
               ) : null}
@@ -199,11 +266,17 @@ export function NodeRulesPane() {
           {walk ? (
             <>
               <p title={walk.note}>
-                <span className="mono">{walk.trace.from}</span> → <span className="mono">{walk.trace.to}</span>: <strong>{branch ? branchSummary(branch) : walk.note}</strong>
+                <span className="mono">{walk.trace.from}</span> →{" "}
+                <span className="mono">{walk.trace.to}</span>:{" "}
+                <strong>{branch ? branchSummary(branch) : walk.note}</strong>
                 {walk.handledElsewhere ? (
                   <>
                     {" "}
-                    <button type="button" className="link" onClick={() => store.getState().setRulesNode(walk.handledElsewhere)}>
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() => store.getState().setRulesNode(walk.handledElsewhere)}
+                    >
                       Show {walk.handledElsewhere}'s rules
                     </button>
                   </>
@@ -212,7 +285,13 @@ export function NodeRulesPane() {
               {walk.branches.length > 1 ? (
                 <div className="filters" role="group" aria-label="Branches">
                   {walk.branches.map((b, i) => (
-                    <button key={i} type="button" className="btn small" aria-pressed={i === branchIndex} onClick={() => result && setPicked({ of: result, index: i })}>
+                    <button
+                      key={i}
+                      type="button"
+                      className="btn small"
+                      aria-pressed={i === branchIndex}
+                      onClick={() => result && setPicked({ of: result, index: i })}
+                    >
                       {b.endpoint ? `DNAT ${b.endpoint}` : "no DNAT"} · {percent(b.probability)}
                       {b.verdict !== "accept" ? ` · ${b.verdict.toUpperCase()}` : ""}
                     </button>
@@ -243,10 +322,26 @@ export function NodeRulesPane() {
           ) : null}
         </div>
       ) : null}
-      {error ? <p role="alert" className="empty">{error}</p> : null}
-      {result?.error ? <p role="alert" className="empty">{result.error}</p> : null}
+      {error ? (
+        <p role="alert" className="empty">
+          {error}
+        </p>
+      ) : null}
+      {result?.error ? (
+        <p role="alert" className="empty">
+          {result.error}
+        </p>
+      ) : null}
       {!result && !error ? <p className="empty">Computing…</p> : null}
-      {result && !result.error ? <RuleLines key={`${result.mode}\u0000${result.node}`} view={result} marks={marks} hops={walkHops} focus={focus} /> : null}
+      {result && !result.error ? (
+        <RuleLines
+          key={`${result.mode}\u0000${result.node}`}
+          view={result}
+          marks={marks}
+          hops={walkHops}
+          focus={focus}
+        />
+      ) : null}
     </div>
   );
 }

@@ -1,8 +1,22 @@
 import { describe, expect, it } from "vitest";
 import type { RuleBranchView } from "../../engine/analysis/index.ts";
-import { branchSummary, defaultBranch, focusLine, lineKind, lineMarks, scrollTopFor, visibleRange } from "./view.ts";
+import {
+  branchSummary,
+  defaultBranch,
+  focusLine,
+  lineKind,
+  lineMarks,
+  scrollTopFor,
+  visibleRange,
+} from "./view.ts";
 
-const step = (line: number, action: string, hop?: number) => ({ line, table: "nat", chain: "KUBE-SERVICES", action, ...(hop !== undefined ? { hop } : {}) });
+const step = (line: number, action: string, hop?: number) => ({
+  line,
+  table: "nat",
+  chain: "KUBE-SERVICES",
+  action,
+  ...(hop !== undefined ? { hop } : {}),
+});
 
 const dropped: RuleBranchView = {
   probability: 1,
@@ -11,8 +25,20 @@ const dropped: RuleBranchView = {
   steps: [step(41, "jump", 2), step(16, "jump", 2), step(27, "drop", 2)],
   stoppedAt: 2,
 };
-const viaA: RuleBranchView = { endpoint: "10.244.1.4:8080", probability: 0.25, verdict: "accept", masquerade: false, steps: [step(41, "jump", 2), step(60, "dnat", 2), step(70, "return", 3)] };
-const viaB: RuleBranchView = { endpoint: "10.244.2.3:8080", probability: 0.75, verdict: "accept", masquerade: false, steps: [step(41, "jump", 2), step(41, "jump", 2), step(62, "dnat", 2)] };
+const viaA: RuleBranchView = {
+  endpoint: "10.244.1.4:8080",
+  probability: 0.25,
+  verdict: "accept",
+  masquerade: false,
+  steps: [step(41, "jump", 2), step(60, "dnat", 2), step(70, "return", 3)],
+};
+const viaB: RuleBranchView = {
+  endpoint: "10.244.2.3:8080",
+  probability: 0.75,
+  verdict: "accept",
+  masquerade: false,
+  steps: [step(41, "jump", 2), step(41, "jump", 2), step(62, "dnat", 2)],
+};
 
 describe("windowing: only the lines in view (and a margin) are rendered", () => {
   it.each([
@@ -68,8 +94,14 @@ describe("line colouring follows each tool's syntax", () => {
     ["*nat", "table"],
     ["COMMIT", "table"],
     [":KUBE-SERVICES - [0:0]", "chain"],
-    ['-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP', "drop"],
-    ['-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "x has no endpoints" -m tcp --dport 30080 -j REJECT', "drop"],
+    [
+      '-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP',
+      "drop",
+    ],
+    [
+      '-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "x has no endpoints" -m tcp --dport 30080 -j REJECT',
+      "drop",
+    ],
     ["-A KUBE-SVC-X -j KUBE-SEP-Y", "rule"],
     ['\t\telements = { 10.110.9.10 . tcp . 80 comment "default/nginx-sample-svc" : drop }', "drop"],
     ["TCP  10.110.9.10:80 rr", "other"],
@@ -81,9 +113,17 @@ describe("line colouring follows each tool's syntax", () => {
 describe("a branch in a few words", () => {
   it.each([
     ["a DROP", dropped, "dropped by nat KUBE-SERVICES, rule 3 of 3"],
-    ["a REJECT", { ...dropped, verdict: "reject" as const, steps: [step(3, "reject")], stoppedAt: 0 }, "rejected by nat KUBE-SERVICES, rule 1 of 1"],
+    [
+      "a REJECT",
+      { ...dropped, verdict: "reject" as const, steps: [step(3, "reject")], stoppedAt: 0 },
+      "rejected by nat KUBE-SERVICES, rule 1 of 1",
+    ],
     ["a DNAT", viaA, "DNAT to 10.244.1.4:8080, accepted after 3 rules"],
-    ["a masqueraded packet without DNAT", { probability: 1, verdict: "accept" as const, masquerade: true, steps: [step(1, "jump")] }, "no DNAT, masqueraded, accepted after 1 rule"],
+    [
+      "a masqueraded packet without DNAT",
+      { probability: 1, verdict: "accept" as const, masquerade: true, steps: [step(1, "jump")] },
+      "no DNAT, masqueraded, accepted after 1 rule",
+    ],
   ])("%s", (_, b, want) => {
     expect(branchSummary(b)).toBe(want);
   });

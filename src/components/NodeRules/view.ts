@@ -5,14 +5,25 @@ export const LINE_HEIGHT = 18;
 const OVERSCAN = 20;
 
 /** Lines [first, last) to render for a scroll position: those in view plus a margin, so scrolling never shows a gap. */
-export function visibleRange(scrollTop: number, viewport: number, total: number, lineHeight = LINE_HEIGHT, overscan = OVERSCAN): { first: number; last: number } {
+export function visibleRange(
+  scrollTop: number,
+  viewport: number,
+  total: number,
+  lineHeight = LINE_HEIGHT,
+  overscan = OVERSCAN,
+): { first: number; last: number } {
   const first = Math.max(0, Math.floor(scrollTop / lineHeight) - overscan);
   const last = Math.min(total, Math.ceil((scrollTop + viewport) / lineHeight) + overscan);
   return { first, last: Math.max(first, last) };
 }
 
 /** The scrollTop that puts `line` about a third down the viewport (where the eye goes first). */
-export function scrollTopFor(line: number, viewport: number, total: number, lineHeight = LINE_HEIGHT): number {
+export function scrollTopFor(
+  line: number,
+  viewport: number,
+  total: number,
+  lineHeight = LINE_HEIGHT,
+): number {
   const max = Math.max(0, total * lineHeight - viewport);
   return Math.min(max, Math.max(0, line * lineHeight - Math.floor(viewport / 3)));
 }
@@ -75,6 +86,7 @@ export function lineKind(text: string): "comment" | "table" | "chain" | "drop" |
 /** One branch of a walk in a few words ("dropped by filter KUBE-SERVICES, rule 5 of 5"); the engine's note says the rest. */
 export function branchSummary(b: RuleBranchView): string {
   const stop = b.stoppedAt !== undefined ? b.steps[b.stoppedAt] : undefined;
-  if (stop) return `${b.verdict === "reject" ? "rejected" : "dropped"} by ${stop.table} ${stop.chain}, rule ${b.stoppedAt! + 1} of ${b.steps.length}`;
+  if (stop)
+    return `${b.verdict === "reject" ? "rejected" : "dropped"} by ${stop.table} ${stop.chain}, rule ${b.stoppedAt! + 1} of ${b.steps.length}`;
   return `${b.endpoint ? `DNAT to ${b.endpoint}` : "no DNAT"}${b.masquerade ? ", masqueraded" : ""}, accepted after ${b.steps.length} rule${b.steps.length === 1 ? "" : "s"}`;
 }

@@ -3,7 +3,14 @@ import { openAnalysis } from "./index.ts";
 import { hopOfRule } from "./rules.ts";
 import { SCENARIOS, scenarioById } from "../../../scenarios/index.ts";
 import { LESSONS } from "../../../scenarios/lessons.ts";
-import { buildProxyIndex, computeConnlist, dataplaneOptions, formatConnlist, loadModel, nodeRules } from "../index.ts";
+import {
+  buildProxyIndex,
+  computeConnlist,
+  dataplaneOptions,
+  formatConnlist,
+  loadModel,
+  nodeRules,
+} from "../index.ts";
 
 const open = (id: string) => {
   const s = scenarioById(id)!;
@@ -27,27 +34,51 @@ describe("hopOfRule: each rule kube-proxy wrote (pkg/proxy/iptables/proxier.go s
     ["a KUBE-SVC load-balancing rule (-m statistic)", "load-balance", "KUBE-SVC-J7AG6KGDZTGIPWLW", HOPS, 4],
     ["the KUBE-SEP DNAT", "dnat", "KUBE-SEP-MEAVB5BEDYZWQXL2", HOPS, 4],
     ["a built-in chain's jump (kubernetes service portals)", "jump", "PREROUTING", HOPS, 4],
-    ["KUBE-MARK-MASQ from a KUBE-SVC chain (masqueradeRule)", "masquerade", "KUBE-SVC-J7AG6KGDZTGIPWLW", HOPS, 6],
+    [
+      "KUBE-MARK-MASQ from a KUBE-SVC chain (masqueradeRule)",
+      "masquerade",
+      "KUBE-SVC-J7AG6KGDZTGIPWLW",
+      HOPS,
+      6,
+    ],
     ["the hairpin KUBE-MARK-MASQ of a KUBE-SEP chain", "hairpin", "KUBE-SEP-MEAVB5BEDYZWQXL2", HOPS, 6],
     ["KUBE-POSTROUTING's RETURN for unmarked packets", "base", "KUBE-POSTROUTING", HOPS, 6],
     ["the nat POSTROUTING jump", "jump", "POSTROUTING", HOPS, 6],
     ["the ClientIP affinity -m recent rule", "affinity", "KUBE-SVC-J7AG6KGDZTGIPWLW", HOPS, 5],
-    ["a KUBE-FW source-range rule: kube-proxy's firewall, after the cloud's", "firewall", "KUBE-FW-PY4JZH2ITZYEO4CN", HOPS, 3],
+    [
+      "a KUBE-FW source-range rule: kube-proxy's firewall, after the cloud's",
+      "firewall",
+      "KUBE-FW-PY4JZH2ITZYEO4CN",
+      HOPS,
+      3,
+    ],
     ["the KUBE-PROXY-FIREWALL DROP", "firewall", "KUBE-PROXY-FIREWALL", HOPS, 3],
   ] as const)("%s", (_, role, chain, hops, want) => {
     expect(hopOfRule({ role }, chain, hops)).toBe(want);
   });
 
   it("a rule whose hop the trace lacks falls back to the kube-proxy hop", () => {
-    expect(hopOfRule({ role: "masquerade" }, "KUBE-MARK-MASQ", [{ step: "source", verdict: "info" }, { step: "kube-proxy", verdict: "pass" }])).toBe(1);
+    expect(
+      hopOfRule({ role: "masquerade" }, "KUBE-MARK-MASQ", [
+        { step: "source", verdict: "info" },
+        { step: "kube-proxy", verdict: "pass" },
+      ]),
+    ).toBe(1);
   });
 
   it("the KUBE-PROXY-FIREWALL DROP of a trace stopped before kube-proxy links to the dropping loadBalancerSourceRanges hop", () => {
-    expect(hopOfRule({ role: "firewall" }, "KUBE-PROXY-FIREWALL", [{ step: "load balancer", verdict: "pass" }, { step: "loadBalancerSourceRanges", verdict: "drop" }])).toBe(1);
+    expect(
+      hopOfRule({ role: "firewall" }, "KUBE-PROXY-FIREWALL", [
+        { step: "load balancer", verdict: "pass" },
+        { step: "loadBalancerSourceRanges", verdict: "drop" },
+      ]),
+    ).toBe(1);
   });
 
   it("without a kube-proxy hop a rule links to the hop that dropped, else to none", () => {
-    expect(hopOfRule({ role: "no-endpoints" }, "KUBE-SERVICES", [{ step: "destination", verdict: "drop" }])).toBe(0);
+    expect(
+      hopOfRule({ role: "no-endpoints" }, "KUBE-SERVICES", [{ step: "destination", verdict: "drop" }]),
+    ).toBe(0);
     expect(hopOfRule(undefined, "KUBE-SERVICES", [{ step: "source", verdict: "info" }])).toBeUndefined();
   });
 });
@@ -63,7 +94,9 @@ describe("the Node rules view prints exactly what ktl iptables|nft|ipvs --node N
           const v = session.rules({ node: n.name, mode });
           expect(v.error).toBeUndefined();
           expect(v.nodes).toEqual(model.nodes.map((x) => x.name));
-          expect(v.lines.join("\n") + "\n").toBe(nodeRules(model, index, n.name, mode, dataplaneOptions(model)).text);
+          expect(v.lines.join("\n") + "\n").toBe(
+            nodeRules(model, index, n.name, mode, dataplaneOptions(model)).text,
+          );
         }
       });
     }
@@ -78,15 +111,22 @@ describe("the Node rules view prints exactly what ktl iptables|nft|ipvs --node N
 
   it("is plain JSON (what the worker posts)", () => {
     const { session } = open("04-drop-calls-with-no-local-endpoint");
-    const v = session.rules({ mode: "iptables", trace: { from: "pod:default/client", to: "service:default/nginx-sample-svc:80", protocol: "TCP" } });
+    const v = session.rules({
+      mode: "iptables",
+      trace: { from: "pod:default/client", to: "service:default/nginx-sample-svc:80", protocol: "TCP" },
+    });
     expect(JSON.parse(JSON.stringify(v))).toEqual(v);
   });
 });
 
 describe("a question's walk through the rules", () => {
-  it("internalTrafficPolicy Local without a local endpoint: the packet stops at the \"has no local endpoints\" DROP, linked to the dropping kube-proxy hop (proxier.go: internalTrafficFilterTarget DROP)", () => {
+  it('internalTrafficPolicy Local without a local endpoint: the packet stops at the "has no local endpoints" DROP, linked to the dropping kube-proxy hop (proxier.go: internalTrafficFilterTarget DROP)', () => {
     const { session } = open("04-drop-calls-with-no-local-endpoint");
-    const q = { from: "pod:default/client", to: "service:default/nginx-sample-svc:80", protocol: "TCP" } as const;
+    const q = {
+      from: "pod:default/client",
+      to: "service:default/nginx-sample-svc:80",
+      protocol: "TCP",
+    } as const;
     const trace = session.trace(q);
     const v = session.rules({ mode: "iptables", trace: q });
     expect(v.node).toBe(trace.handledBy);
@@ -95,11 +135,15 @@ describe("a question's walk through the rules", () => {
     const b = v.walk!.branches[0]!;
     expect(b.verdict).toBe("drop");
     const stop = b.steps[b.stoppedAt!]!;
-    expect(v.lines[stop.line]).toBe('-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP');
+    expect(v.lines[stop.line]).toBe(
+      '-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP',
+    );
     expect(stop.action).toBe("drop");
     expect(trace.hops[stop.hop!]).toMatchObject({ step: "kube-proxy", verdict: "drop" });
     // The walk begins at the nat PREROUTING jump and every step points at its own printed line.
-    expect(v.lines[b.steps[0]!.line]).toBe('-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES');
+    expect(v.lines[b.steps[0]!.line]).toBe(
+      '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+    );
     for (const s of b.steps) expect(v.lines[s.line]).toMatch(new RegExp(`^-A ${s.chain} `));
   });
 
@@ -109,7 +153,9 @@ describe("a question's walk through the rules", () => {
     const trace = session.trace(q);
     const v = session.rules({ mode: "iptables", trace: q });
     const branches = v.walk!.branches;
-    expect(branches.map((b) => b.endpoint).sort()).toEqual(trace.endpoints.map((e) => `${e.ip}:${e.port}`).sort());
+    expect(branches.map((b) => b.endpoint).sort()).toEqual(
+      trace.endpoints.map((e) => `${e.ip}:${e.port}`).sort(),
+    );
     for (const b of branches) {
       expect(b.verdict).toBe("accept");
       expect(b.stoppedAt).toBeUndefined();
@@ -121,7 +167,11 @@ describe("a question's walk through the rules", () => {
 
   it("another node's rules say which node handles the packet instead of walking", () => {
     const { session } = open("04-drop-calls-with-no-local-endpoint");
-    const q = { from: "pod:default/client", to: "service:default/nginx-sample-svc:80", protocol: "TCP" } as const;
+    const q = {
+      from: "pod:default/client",
+      to: "service:default/nginx-sample-svc:80",
+      protocol: "TCP",
+    } as const;
     const v = session.rules({ node: "aks-nodepool1-23236778-vmss000000", mode: "iptables", trace: q });
     expect(v.node).toBe("aks-nodepool1-23236778-vmss000000");
     expect(v.walk?.branches).toEqual([]);
@@ -130,7 +180,11 @@ describe("a question's walk through the rules", () => {
 
   it("nftables and IPVS modes show their text and say where the walk is", () => {
     const { session } = open("04-drop-calls-with-no-local-endpoint");
-    const q = { from: "pod:default/client", to: "service:default/nginx-sample-svc:80", protocol: "TCP" } as const;
+    const q = {
+      from: "pod:default/client",
+      to: "service:default/nginx-sample-svc:80",
+      protocol: "TCP",
+    } as const;
     for (const mode of ["nftables", "ipvs"] as const) {
       const v = session.rules({ mode, trace: q });
       expect(v.walk).toBeUndefined();
@@ -160,7 +214,11 @@ describe("a question's walk through the rules", () => {
 });
 
 describe("the connectivity list download is ktl connlist's output", () => {
-  for (const id of ["01-trace-a-shop-across-zones", "04-drop-calls-with-no-local-endpoint", "06-combine-selectors-in-one-peer"]) {
+  for (const id of [
+    "01-trace-a-shop-across-zones",
+    "04-drop-calls-with-no-local-endpoint",
+    "06-combine-selectors-in-one-peer",
+  ]) {
     it(id, () => {
       const { s, session } = open(id);
       const list = computeConnlist(loadModel([{ name: s.file, text: s.manifests }]));

@@ -39,14 +39,19 @@ const SNAT_CHAINS = new Set(["POSTROUTING", "KUBE-POSTROUTING", "KUBE-MARK-MASQ"
  * A missing hop falls back to the "kube-proxy" hop, then to the hop that
  * dropped the packet; undefined when the trace has none of them.
  */
-export function hopOfRule(origin: Pick<RuleOrigin, "role"> | undefined, chain: string, hops: readonly Pick<TraceHop, "step" | "verdict">[]): number | undefined {
+export function hopOfRule(
+  origin: Pick<RuleOrigin, "role"> | undefined,
+  chain: string,
+  hops: readonly Pick<TraceHop, "step" | "verdict">[],
+): number | undefined {
   const role = origin?.role ?? "";
   const last = (step: string): number | undefined => {
     for (let i = hops.length - 1; i >= 0; i--) if (hops[i]!.step === step) return i;
     return undefined;
   };
   let wanted: string;
-  if (role === "firewall" || chain === "KUBE-PROXY-FIREWALL" || chain.startsWith("KUBE-FW-")) wanted = "loadBalancerSourceRanges";
+  if (role === "firewall" || chain === "KUBE-PROXY-FIREWALL" || chain.startsWith("KUBE-FW-"))
+    wanted = "loadBalancerSourceRanges";
   else if (role === "masquerade" || role === "hairpin" || SNAT_CHAINS.has(chain)) wanted = "source address";
   else if (role === "affinity") wanted = "session affinity";
   else wanted = "kube-proxy";
@@ -62,21 +67,38 @@ export function describePacket(p: Packet): string {
 }
 
 /** The dataplane's walk in the view's shape, each step linked to its trace hop. */
-export function walkView(walk: TraceRuleWalk, rules: IptablesRules, trace: TraceResult, q: TraceQuery): RuleWalkView {
+export function walkView(
+  walk: TraceRuleWalk,
+  rules: IptablesRules,
+  trace: TraceResult,
+  q: TraceQuery,
+): RuleWalkView {
   const origins = new Map<string, RuleOrigin>();
-  if (rules.ruleset) for (const t of Object.values(rules.ruleset.tables)) for (const r of t.rules) origins.set(r.id, r.origin);
+  if (rules.ruleset)
+    for (const t of Object.values(rules.ruleset.tables)) for (const r of t.rules) origins.set(r.id, r.origin);
   const v: RuleWalkView = { trace: q, note: walk.note, branches: [] };
   if (walk.packet) v.packet = describePacket(walk.packet);
-  else if (!trace.error && trace.handledBy && trace.handledBy !== rules.node) v.handledElsewhere = trace.handledBy;
+  else if (!trace.error && trace.handledBy && trace.handledBy !== rules.node)
+    v.handledElsewhere = trace.handledBy;
   v.branches = walk.branches.map((b) => {
     const steps = b.steps.map((s) => {
-      const step: RuleBranchView["steps"][number] = { line: s.lineIndex, table: s.table, chain: s.chain, action: s.action };
+      const step: RuleBranchView["steps"][number] = {
+        line: s.lineIndex,
+        table: s.table,
+        chain: s.chain,
+        action: s.action,
+      };
       if (s.chance !== undefined) step.chance = s.chance;
       const hop = hopOfRule(origins.get(s.ruleId), s.chain, trace.hops);
       if (hop !== undefined) step.hop = hop;
       return step;
     });
-    const br: RuleBranchView = { probability: b.probability, verdict: b.verdict, masquerade: b.masquerade, steps };
+    const br: RuleBranchView = {
+      probability: b.probability,
+      verdict: b.verdict,
+      masquerade: b.masquerade,
+      steps,
+    };
     if (b.endpoint) br.endpoint = b.endpoint;
     if (b.stoppedBy) {
       const stop = b.stoppedBy;
@@ -101,7 +123,10 @@ export function openRules(model: Model, proxy: ProxyIndex | undefined): RulesSes
     const key = `${mode}\u0000${node}`;
     let r = cache.get(key);
     if (!r) {
-      r = mode === "iptables" ? iptablesRules(model, proxy!, node, options) : nodeRules(model, proxy!, node, mode, options);
+      r =
+        mode === "iptables"
+          ? iptablesRules(model, proxy!, node, options)
+          : nodeRules(model, proxy!, node, mode, options);
       cache.set(key, r);
     }
     return r;
@@ -110,15 +135,23 @@ export function openRules(model: Model, proxy: ProxyIndex | undefined): RulesSes
     rules(q) {
       const base = { mode: q.mode, nodes, lines: [] as string[], notes: [] as string[] };
       if (!proxy) return { ...base, node: q.node ?? "", error: "the kube-proxy model failed to build" };
-      const trace = q.trace ? traceRequest(model, proxy, q.trace.from, q.trace.to, q.trace.protocol) : undefined;
-      const node = q.node ?? (trace && !trace.error ? (trace.handledBy ?? trace.from.node) : undefined) ?? nodes[0] ?? "";
+      const trace = q.trace
+        ? traceRequest(model, proxy, q.trace.from, q.trace.to, q.trace.protocol)
+        : undefined;
+      const node =
+        q.node ??
+        (trace && !trace.error ? (trace.handledBy ?? trace.from.node) : undefined) ??
+        nodes[0] ??
+        "";
       const r = rulesOf(node, q.mode);
       if (r.error) return { ...base, node, error: r.error };
       const v: NodeRulesView = { ...base, node, lines: r.lines.map((l) => l.text), notes: r.notes };
       if (q.trace && trace) {
         if (trace.error) v.walkNote = `the question cannot be traced: ${trace.error}`;
-        else if (q.mode !== "iptables") v.walkNote = "the rules this request walks are shown in iptables mode";
-        else v.walk = walkView(walkTrace(model, r as IptablesRules, trace), r as IptablesRules, trace, q.trace);
+        else if (q.mode !== "iptables")
+          v.walkNote = "the rules this request walks are shown in iptables mode";
+        else
+          v.walk = walkView(walkTrace(model, r as IptablesRules, trace), r as IptablesRules, trace, q.trace);
       }
       return v;
     },
