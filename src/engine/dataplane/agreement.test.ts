@@ -133,3 +133,30 @@ describe("iptables rules agree with the trace (same engine decisions)", () => {
     });
   }
 });
+
+describe("the walk's note when no rule takes the packet", () => {
+  const text = `apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec: {nodeName: n1, containers: [{name: c, ports: [{containerPort: 80}]}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80}]}`;
+  const model = loadModel([{ name: "w.yaml", text }]);
+  const index = buildProxyIndex(model);
+  const walk = (from: string, to: string) => walkTrace(model, iptablesRules(model, index, "n1"), traceRequest(model, index, from, to, "TCP"));
+
+  it("an outside client calling a ClusterIP-only Service is told why, not that it goes to a pod directly", () => {
+    expect(walk("external:203.0.113.9@n1", "service:default/web:80").note).toMatch(/^no kube-proxy rule takes this packet: dropped: Service default\/web is type ClusterIP/);
+  });
+
+  it("a pod addressed by its own IP goes there with no kube-proxy rule", () => {
+    expect(walk("node:n1", "pod:default/web:80").note).toBe("this packet goes to a pod or an address directly: no kube-proxy rule rewrites it");
+  });
+});

@@ -200,7 +200,9 @@ export function walkTrace(model: Model, rules: IptablesRules, trace: TraceResult
       ? `the trace has no packet: ${trace.error}`
       : trace.handledBy
         ? `kube-proxy on ${trace.handledBy}, not ${rules.node}, handles this packet`
-        : "this packet goes to a pod or an address directly: no kube-proxy rule rewrites it";
+        : trace.service || trace.to?.kind === "service"
+          ? `no kube-proxy rule takes this packet: ${trace.reason}`
+          : "this packet goes to a pod or an address directly: no kube-proxy rule rewrites it";
     return out;
   }
   out.packet = packet;
