@@ -27,6 +27,12 @@ export class Bitset {
     for (let i = 0; i < w.length; i++) w[i]! |= x[i]!;
   }
 
+  /** this |= a & b, without allocating. */
+  orAndInPlace(a: Bitset, b: Bitset): void {
+    const w = this.words, x = a.words, y = b.words;
+    for (let i = 0; i < w.length; i++) w[i]! |= x[i]! & y[i]!;
+  }
+
   and(o: Bitset): Bitset {
     const r = new Bitset(this.size);
     for (let i = 0; i < r.words.length; i++) r.words[i] = this.words[i]! & o.words[i]!;

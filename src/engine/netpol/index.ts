@@ -116,6 +116,22 @@ interface ClassLookups {
   namespacesOf: Map<string, Set<string>>;
   /** Parsed IP of each class's representative (undefined: none or unparsable), filled on first ipBlock. */
   reprIP: (IP | undefined)[] | undefined;
+  /** Row groups, filled by the first classMatrix (see `rowGroupsOf`). */
+  groups: RowGroups | undefined;
+}
+
+/**
+ * Classes whose matrix rows are computed once and shared. Two classes with
+ * the same egress policies have the same egress row (the destination set does
+ * not depend on the source). Two classes with the same ingress policies have
+ * the same ingress row, unless a rule names a port: then the destination's
+ * ports decide too, so the group is split by the class's port list.
+ */
+interface RowGroups {
+  /** Group of each class by its ingress policy list, with the port list when a rule of it names a port. */
+  ingress: string[];
+  /** Group of each class by its egress policy list. */
+  egress: Int32Array;
 }
 
 // ---------- single-connection evaluation ----------
@@ -366,7 +382,7 @@ function lookupsOf(index: PolicyIndex): ClassLookups {
       push(byKey, k, c.index);
     }
   }
-  index.lookups = { byNamespace: groupByNamespace(index.classes), byLabel, byKey, namespacesOf: new Map(), reprIP: undefined };
+  index.lookups = { byNamespace: groupByNamespace(index.classes), byLabel, byKey, namespacesOf: new Map(), reprIP: undefined, groups: undefined };
   return index.lookups;
 }
 
@@ -384,22 +400,21 @@ function matchingNamespaces(index: PolicyIndex, sel: LabelSelector): Set<string>
 
 /**
  * A superset of the classes a pod selector can match, from the label index:
- * the shortest list among its matchLabels pairs, its `In` expressions (the
- * union over the values) and its `Exists` keys; undefined when the selector
- * names no such requirement.
+ * the shortest among its matchLabels pairs' lists, its `In` expressions'
+ * (the lists of its values together) and its `Exists` keys'; undefined when
+ * the selector names no such requirement.
  */
-function labelCandidates(l: ClassLookups, sel: LabelSelector): number[] | undefined {
-  let best: number[] | undefined;
-  const consider = (list: number[]) => {
-    if (!best || list.length < best.length) best = list;
+function labelCandidates(l: ClassLookups, sel: LabelSelector): { lists: number[][]; size: number } | undefined {
+  let best: { lists: number[][]; size: number } | undefined;
+  const consider = (lists: number[][]) => {
+    let size = 0;
+    for (const x of lists) size += x.length;
+    if (!best || size < best.size) best = { lists, size };
   };
-  for (const k in sel.matchLabels) consider(l.byLabel.get(labelPair(k, sel.matchLabels[k]!)) ?? []);
+  for (const k in sel.matchLabels) consider([l.byLabel.get(labelPair(k, sel.matchLabels[k]!)) ?? []]);
   for (const e of sel.matchExpressions) {
-    if (e.operator === "Exists") consider(l.byKey.get(e.key) ?? []);
-    else if (e.operator === "In") {
-      const lists = e.values.map((v) => l.byLabel.get(labelPair(e.key, v)) ?? []);
-      consider(lists.length === 1 ? lists[0]! : lists.flat());
-    }
+    if (e.operator === "Exists") consider([l.byKey.get(e.key) ?? []]);
+    else if (e.operator === "In") consider([...new Set(e.values)].map((v) => l.byLabel.get(labelPair(e.key, v)) ?? []));
   }
   return best;
 }
@@ -429,7 +444,7 @@ function peerSet(index: PolicyIndex, policy: NetworkPolicy, peer: PolicyPeer): B
       if (peer.podSelector && !matchesSelector(peer.podSelector, c.labels)) return;
       set.add(c.index);
     };
-    if (byLabels && byLabels.length < inScope) for (const c of byLabels) test(index.classes[c]!);
+    if (byLabels && byLabels.size < inScope) for (const list of byLabels.lists) for (const c of list) test(index.classes[c]!);
     else for (const ns of namespaces) for (const c of l.byNamespace.get(ns) ?? []) test(c);
   }
   index.peerCache.set(key, set);
@@ -460,18 +475,54 @@ export interface ClassMatrix {
   egressTo: (Bitset | null)[];
 }
 
+function rowGroupsOf(index: PolicyIndex): RowGroups {
+  const l = lookupsOf(index);
+  if (l.groups) return l.groups;
+  const position = new Map<NetworkPolicy, number>();
+  index.model.policies.forEach((p, i) => position.set(p, i));
+  const ids = new Map<string, number>();
+  const idOf = (list: readonly NetworkPolicy[]) => {
+    const key = list.map((p) => position.get(p) ?? -1).join(",");
+    let id = ids.get(key);
+    if (id === undefined) ids.set(key, (id = ids.size));
+    return id;
+  };
+  const names = (list: readonly NetworkPolicy[]) => list.some((p) => p.ingress.some((r) => r.ports?.some((x) => typeof x.port === "string")));
+  const ingress = index.classes.map((c) => {
+    const list = index.ingressPolicies[c.index]!;
+    if (list.length === 0) return "";
+    const id = idOf(list);
+    if (!names(list)) return String(id);
+    const ports = c.repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).sort().join(",");
+    return `${id}\0${ports}`;
+  });
+  ids.clear();
+  const egress = Int32Array.from(index.classes, (c) => idOf(index.egressPolicies[c.index]!));
+  l.groups = { ingress, egress };
+  return l.groups;
+}
+
 export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol): ClassMatrix {
   const n = index.classes.length;
   const ingressFrom: (Bitset | null)[] = new Array(n).fill(null);
   const egressTo: (Bitset | null)[] = new Array(n).fill(null);
+  const groups = rowGroupsOf(index);
   const ruleCache = new Map<PolicyRule, Bitset | null>();
   const peersOf = (policy: NetworkPolicy, rule: PolicyRule) => {
     if (!ruleCache.has(rule)) ruleCache.set(rule, rulePeers(index, policy, rule));
     return ruleCache.get(rule)!;
   };
+  // Rows are shared within a group (RowGroups): read them, never write them.
+  const ingressRows = new Map<string, Bitset | null>();
   for (let b = 0; b < n; b++) {
     const policies = index.ingressPolicies[b]!;
     if (policies.length === 0) continue;
+    const group = groups.ingress[b]!;
+    const known = ingressRows.get(group);
+    if (known !== undefined) {
+      ingressFrom[b] = known;
+      continue;
+    }
     const dst = index.classes[b]!.repr;
     let acc: Bitset | null = new Bitset(n);
     outer: for (const policy of policies) {
@@ -485,25 +536,59 @@ export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol
         acc.orInPlace(peers);
       }
     }
+    ingressRows.set(group, acc);
     ingressFrom[b] = acc;
   }
-  // Egress rules with named ports match only destinations that have the name: cache that set per rule.
-  const namedPortDsts = new Map<PolicyRule, Bitset>();
+  // Rule 6 at the destination, for egress rules: the classes a rule's ports admit (null: all, as a rule without ports).
+  // A named port admits the classes that have a container port of that name, protocol and number.
+  let named: Map<string, Bitset> | undefined;
+  const withName = (name: string) => {
+    if (!named) {
+      named = new Map();
+      for (const c of index.classes) {
+        for (const cp of c.repr.ports) {
+          if (cp.name === undefined || cp.containerPort !== port || cp.protocol !== protocol) continue;
+          let set = named.get(cp.name);
+          if (!set) named.set(cp.name, (set = new Bitset(n)));
+          set.add(c.index);
+        }
+      }
+    }
+    return named.get(name);
+  };
+  const none = new Bitset(n);
+  const all = Bitset.full(n);
+  const portCache = new Map<PolicyRule, Bitset | null>();
   const dstsWithPort = (rule: PolicyRule): Bitset | null => {
-    if (rule.ports === null || rule.ports.every((p) => typeof p.port !== "string")) {
-      return rulePortMatches(rule, port, protocol, undefined) ? null : new Bitset(n);
+    let s = portCache.get(rule);
+    if (s !== undefined) return s;
+    if (rule.ports === null) s = null;
+    else if (rule.ports.some((p) => typeof p.port !== "string" && portMatches(p, port, protocol, undefined))) {
+      // A rule that also names ports still admits every destination through its numeric entry.
+      s = rule.ports.every((p) => typeof p.port !== "string") ? null : all;
+    } else {
+      s = none;
+      for (const p of rule.ports) {
+        if (typeof p.port !== "string" || p.protocol !== protocol) continue;
+        const set = withName(p.port);
+        if (!set) continue;
+        if (s === none) s = new Bitset(n);
+        s.orInPlace(set);
+      }
     }
-    let s = namedPortDsts.get(rule);
-    if (!s) {
-      s = new Bitset(n);
-      for (const c of index.classes) if (rulePortMatches(rule, port, protocol, c.repr)) s.add(c.index);
-      namedPortDsts.set(rule, s);
-    }
+    portCache.set(rule, s);
     return s;
   };
+  const egressRows = new Map<number, Bitset | null>();
   for (let a = 0; a < n; a++) {
     const policies = index.egressPolicies[a]!;
     if (policies.length === 0) continue;
+    const group = groups.egress[a]!;
+    const known = egressRows.get(group);
+    if (known !== undefined) {
+      egressTo[a] = known;
+      continue;
+    }
     let acc: Bitset | null = new Bitset(n);
     outer: for (const policy of policies) {
       for (const rule of policy.egress) {
@@ -515,9 +600,10 @@ export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol
         }
         if (ports === null) acc.orInPlace(peers!);
         else if (peers === null) acc.orInPlace(ports);
-        else acc.orInPlace(ports.and(peers));
+        else acc.orAndInPlace(ports, peers);
       }
     }
+    egressRows.set(group, acc);
     egressTo[a] = acc;
   }
   return { port, protocol, ingressFrom, egressTo };
