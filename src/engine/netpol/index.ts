@@ -36,7 +36,7 @@
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { labelsKey, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { cidrContains, parseIP, type IP } from "../model/ip.ts";
-import { Bitset } from "./bitset.ts";
+import { Bitset, SetBuilder, SparseSet, type ClassSet } from "./bitset.ts";
 import type { IPBlock, NetworkPolicy, PolicyPeer, PolicyPort, PolicyRule } from "./types.ts";
 
 export type Direction = "ingress" | "egress";
@@ -98,7 +98,7 @@ export interface PolicyIndex {
   isolatedIngress: Uint8Array;
   isolatedEgress: Uint8Array;
   /** Peer sets cached by canonical key. */
-  peerCache: Map<string, Bitset>;
+  peerCache: Map<string, ClassSet>;
   /** Lookups for resolving peers, built on first use (see `lookups`). */
   lookups?: ClassLookups;
 }
@@ -118,6 +118,9 @@ interface ClassLookups {
   reprIP: (IP | undefined)[] | undefined;
   /** Row groups, filled by the first classMatrix (see `rowGroupsOf`). */
   groups: RowGroups | undefined;
+  /** Scratch for building peer sets, and unions of them, over the classes. */
+  builder: SetBuilder;
+  unionBuilder: SetBuilder;
 }
 
 /**
@@ -382,7 +385,7 @@ function lookupsOf(index: PolicyIndex): ClassLookups {
       push(byKey, k, c.index);
     }
   }
-  index.lookups = { byNamespace: groupByNamespace(index.classes), byLabel, byKey, namespacesOf: new Map(), reprIP: undefined, groups: undefined };
+  index.lookups = { byNamespace: groupByNamespace(index.classes), byLabel, byKey, namespacesOf: new Map(), reprIP: undefined, groups: undefined, builder: new SetBuilder(index.classes.length), unionBuilder: new SetBuilder(index.classes.length) };
   return index.lookups;
 }
 
@@ -420,21 +423,20 @@ function labelCandidates(l: ClassLookups, sel: LabelSelector): { lists: number[]
 }
 
 /** Classes a peer entry matches (as sources for ingress, destinations for egress). */
-function peerSet(index: PolicyIndex, policy: NetworkPolicy, peer: PolicyPeer): Bitset {
+function peerSet(index: PolicyIndex, policy: NetworkPolicy, peer: PolicyPeer): ClassSet {
   const b = peer.ipBlock;
   const key = b
     ? `ip:${b.cidr}|${b.except.join(",")}`
     : `sel:${peer.namespaceSelector ? `ns(${peer.namespaceSelector.key})` : `in(${policy.namespace})`}|${peer.podSelector ? peer.podSelector.key : "*"}`;
   const hit = index.peerCache.get(key);
   if (hit) return hit;
-  const set = new Bitset(index.classes.length);
+  const l = lookupsOf(index);
+  const set = l.builder;
   if (b) {
-    const l = lookupsOf(index);
     const ips = (l.reprIP ??= index.classes.map((c) => (c.repr.ips[0] ? parseIP(c.repr.ips[0]) : undefined)));
     for (let c = 0; c < ips.length; c++) if (inBlock(b, ips[c])) set.add(c);
   } else if (peer.podSelector || peer.namespaceSelector) {
     // Rule 4, resolved over candidates: the classes of the namespaces in scope, or the label index's, whichever is shorter.
-    const l = lookupsOf(index);
     const namespaces = peer.namespaceSelector ? matchingNamespaces(index, peer.namespaceSelector) : new Set([policy.namespace]);
     let inScope = 0;
     for (const ns of namespaces) inScope += l.byNamespace.get(ns)?.length ?? 0;
@@ -447,16 +449,19 @@ function peerSet(index: PolicyIndex, policy: NetworkPolicy, peer: PolicyPeer): B
     if (byLabels && byLabels.size < inScope) for (const list of byLabels.lists) for (const c of list) test(index.classes[c]!);
     else for (const ns of namespaces) for (const c of l.byNamespace.get(ns) ?? []) test(c);
   }
-  index.peerCache.set(key, set);
-  return set;
+  const result = set.take();
+  index.peerCache.set(key, result);
+  return result;
 }
 
 /** Union of a rule's peers; null when the rule matches every peer. */
-function rulePeers(index: PolicyIndex, policy: NetworkPolicy, rule: PolicyRule): Bitset | null {
+function rulePeers(index: PolicyIndex, policy: NetworkPolicy, rule: PolicyRule): ClassSet | null {
   if (rule.peers === null) return null;
-  const set = new Bitset(index.classes.length);
-  for (const p of rule.peers) set.orInPlace(peerSet(index, policy, p));
-  return set;
+  if (rule.peers.length === 1) return peerSet(index, policy, rule.peers[0]!);
+  const sets = rule.peers.map((p) => peerSet(index, policy, p));
+  const set = lookupsOf(index).unionBuilder;
+  for (const s of sets) set.addSet(s);
+  return set.take();
 }
 
 function rulePortMatches(rule: PolicyRule, port: number, protocol: Protocol, dst: Pod | undefined): boolean {
@@ -471,8 +476,9 @@ function rulePortMatches(rule: PolicyRule, port: number, protocol: Protocol, dst
 export interface ClassMatrix {
   port: number;
   protocol: Protocol;
-  ingressFrom: (Bitset | null)[];
-  egressTo: (Bitset | null)[];
+  /** Rows are shared between classes (and with the index's caches): read them, never change them. */
+  ingressFrom: (ClassSet | null)[];
+  egressTo: (ClassSet | null)[];
 }
 
 function rowGroupsOf(index: PolicyIndex): RowGroups {
@@ -504,62 +510,71 @@ function rowGroupsOf(index: PolicyIndex): RowGroups {
 
 export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol): ClassMatrix {
   const n = index.classes.length;
-  const ingressFrom: (Bitset | null)[] = new Array(n).fill(null);
-  const egressTo: (Bitset | null)[] = new Array(n).fill(null);
+  const ingressFrom: (ClassSet | null)[] = new Array(n).fill(null);
+  const egressTo: (ClassSet | null)[] = new Array(n).fill(null);
   const groups = rowGroupsOf(index);
-  const ruleCache = new Map<PolicyRule, Bitset | null>();
+  // Rows, and port sets (built while a row is open), each have their own scratch.
+  const acc = new SetBuilder(n);
+  const portAcc = new SetBuilder(n);
+  const ruleCache = new Map<PolicyRule, ClassSet | null>();
   const peersOf = (policy: NetworkPolicy, rule: PolicyRule) => {
-    if (!ruleCache.has(rule)) ruleCache.set(rule, rulePeers(index, policy, rule));
-    return ruleCache.get(rule)!;
+    let s = ruleCache.get(rule);
+    if (s === undefined) ruleCache.set(rule, (s = rulePeers(index, policy, rule)));
+    return s;
   };
-  // Rows are shared within a group (RowGroups): read them, never write them.
-  const ingressRows = new Map<string, Bitset | null>();
+  // Rows are shared within a group (RowGroups).
+  const ingressRows = new Map<string, ClassSet | null>();
   for (let b = 0; b < n; b++) {
     const policies = index.ingressPolicies[b]!;
     if (policies.length === 0) continue;
     const group = groups.ingress[b]!;
-    const known = ingressRows.get(group);
-    if (known !== undefined) {
-      ingressFrom[b] = known;
-      continue;
-    }
-    const dst = index.classes[b]!.repr;
-    let acc: Bitset | null = new Bitset(n);
-    outer: for (const policy of policies) {
-      for (const rule of policy.ingress) {
-        if (!rulePortMatches(rule, port, protocol, dst)) continue;
-        const peers = peersOf(policy, rule);
-        if (peers === null) {
-          acc = null;
-          break outer;
+    let row = ingressRows.get(group);
+    if (row === undefined) {
+      const dst = index.classes[b]!.repr;
+      let open = false;
+      outer: for (const policy of policies) {
+        for (const rule of policy.ingress) {
+          if (!rulePortMatches(rule, port, protocol, dst)) continue;
+          const peers = peersOf(policy, rule);
+          if (peers === null) {
+            open = true;
+            break outer;
+          }
+          acc.addSet(peers);
         }
-        acc.orInPlace(peers);
       }
+      row = acc.take();
+      if (open) row = null;
+      ingressRows.set(group, row);
     }
-    ingressRows.set(group, acc);
-    ingressFrom[b] = acc;
+    ingressFrom[b] = row;
   }
   // Rule 6 at the destination, for egress rules: the classes a rule's ports admit (null: all, as a rule without ports).
   // A named port admits the classes that have a container port of that name, protocol and number.
-  let named: Map<string, Bitset> | undefined;
+  let named: Map<string, ClassSet> | undefined;
   const withName = (name: string) => {
     if (!named) {
-      named = new Map();
+      const lists = new Map<string, number[]>();
       for (const c of index.classes) {
         for (const cp of c.repr.ports) {
           if (cp.name === undefined || cp.containerPort !== port || cp.protocol !== protocol) continue;
-          let set = named.get(cp.name);
-          if (!set) named.set(cp.name, (set = new Bitset(n)));
-          set.add(c.index);
+          const l = lists.get(cp.name);
+          if (l) l.push(c.index);
+          else lists.set(cp.name, [c.index]);
         }
+      }
+      named = new Map();
+      for (const [k, list] of lists) {
+        for (const c of list) portAcc.add(c);
+        named.set(k, portAcc.take());
       }
     }
     return named.get(name);
   };
-  const none = new Bitset(n);
+  const none = new SparseSet(n, new Int32Array(0));
   const all = Bitset.full(n);
-  const portCache = new Map<PolicyRule, Bitset | null>();
-  const dstsWithPort = (rule: PolicyRule): Bitset | null => {
+  const portCache = new Map<PolicyRule, ClassSet | null>();
+  const dstsWithPort = (rule: PolicyRule): ClassSet | null => {
     let s = portCache.get(rule);
     if (s !== undefined) return s;
     if (rule.ports === null) s = null;
@@ -567,44 +582,48 @@ export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol
       // A rule that also names ports still admits every destination through its numeric entry.
       s = rule.ports.every((p) => typeof p.port !== "string") ? null : all;
     } else {
-      s = none;
+      const sets: ClassSet[] = [];
       for (const p of rule.ports) {
         if (typeof p.port !== "string" || p.protocol !== protocol) continue;
         const set = withName(p.port);
-        if (!set) continue;
-        if (s === none) s = new Bitset(n);
-        s.orInPlace(set);
+        if (set) sets.push(set);
+      }
+      if (sets.length === 0) s = none;
+      else if (sets.length === 1) s = sets[0]!;
+      else {
+        for (const x of sets) portAcc.addSet(x);
+        s = portAcc.take();
       }
     }
     portCache.set(rule, s);
     return s;
   };
-  const egressRows = new Map<number, Bitset | null>();
+  const egressRows = new Map<number, ClassSet | null>();
   for (let a = 0; a < n; a++) {
     const policies = index.egressPolicies[a]!;
     if (policies.length === 0) continue;
     const group = groups.egress[a]!;
-    const known = egressRows.get(group);
-    if (known !== undefined) {
-      egressTo[a] = known;
-      continue;
-    }
-    let acc: Bitset | null = new Bitset(n);
-    outer: for (const policy of policies) {
-      for (const rule of policy.egress) {
-        const ports = dstsWithPort(rule);
-        const peers = peersOf(policy, rule);
-        if (ports === null && peers === null) {
-          acc = null;
-          break outer;
+    let row = egressRows.get(group);
+    if (row === undefined) {
+      let open = false;
+      outer: for (const policy of policies) {
+        for (const rule of policy.egress) {
+          const ports = dstsWithPort(rule);
+          const peers = peersOf(policy, rule);
+          if (ports === null && peers === null) {
+            open = true;
+            break outer;
+          }
+          if (ports === null) acc.addSet(peers!);
+          else if (peers === null) acc.addSet(ports);
+          else acc.addAnd(ports, peers);
         }
-        if (ports === null) acc.orInPlace(peers!);
-        else if (peers === null) acc.orInPlace(ports);
-        else acc.orAndInPlace(ports, peers);
       }
+      row = acc.take();
+      if (open) row = null;
+      egressRows.set(group, row);
     }
-    egressRows.set(group, acc);
-    egressTo[a] = acc;
+    egressTo[a] = row;
   }
   return { port, protocol, ingressFrom, egressTo };
 }
