@@ -17,6 +17,7 @@
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
+import type { ClassSet } from "../netpol/bitset.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { traceRequest, type TraceRef, type TraceResult } from "../trace/index.ts";
 import { externalId, podId, refOfPolicy, refOfSource, serviceId } from "./refs.ts";
@@ -234,36 +235,50 @@ interface IngressSummary {
   client: Pod | undefined;
 }
 
+/** The source classes one ingress row admits and refuses, and their pod counts. */
+interface RowSplit {
+  admitted: number[];
+  refused: number[];
+  admittedPods: number;
+  refusedPods: number;
+}
+
+function splitSources(index: PolicyIndex, from: ClassSet | null, sources: readonly number[]): RowSplit {
+  const admitted: number[] = [];
+  const refused: number[] = [];
+  let admittedPods = 0;
+  let refusedPods = 0;
+  for (const c of sources) {
+    const n = index.classes[c]!.pods.length;
+    if (from === null || from.has(c)) {
+      admitted.push(c);
+      admittedPods += n;
+    } else {
+      refused.push(c);
+      refusedPods += n;
+    }
+  }
+  return { admitted, refused, admittedPods, refusedPods };
+}
+
 /** NetworkPolicy ingress at one class of endpoint pods on one port, over every pod of the cluster as a source. */
 function summarizeIngress(
-  model: Model,
   index: PolicyIndex,
-  m: ClassMatrix,
+  split: RowSplit,
   cls: number,
   endpoint: Pod,
   port: number,
   protocol: Protocol,
-  sources: readonly number[],
 ): IngressSummary {
   const policies = index.ingressPolicies[cls]!.map((pol) => refOfPolicy(pol));
   const listed = policies.slice(0, 3).map((r) => `${r.namespace}/${r.name}`);
   const names =
     policies.length > 3 ? `${listed.join(", ")} and ${policies.length - 3} more` : listed.join(", ");
-  const from = m.ingressFrom[cls];
-  const podsOf = (list: number[]) => list.reduce((n, c) => n + index.classes[c]!.pods.length, 0);
   const reprOf = (c: number | undefined) =>
     c === undefined
       ? undefined
       : index.classes[c]!.pods.find((x) => x !== endpoint && x.ips.length > 0 && x.nodeName);
-  let admitted: number[];
-  let refused: number[];
-  if (from === null || from === undefined) {
-    admitted = [...sources];
-    refused = [];
-  } else {
-    admitted = sources.filter((c) => from.has(c));
-    refused = sources.filter((c) => !from.has(c));
-  }
+  const { admitted, refused } = split;
   // Policies with ingress rules (the ones that can admit) name the edge before those that only isolate.
   const rules = new Map(index.ingressPolicies[cls]!.map((pol) => [pol.key, pol.ingress.length]));
   policies.sort(
@@ -293,7 +308,7 @@ function summarizeIngress(
   }
   return {
     verdict: "partial",
-    reason: `${podsOf(admitted)} pods are admitted on ${protocol}/${port}, ${podsOf(refused)} are not (ingress isolated by ${names})`,
+    reason: `${split.admittedPods} pods are admitted on ${protocol}/${port}, ${split.refusedPods} are not (ingress isolated by ${names})`,
     decidedBy: policies,
     client,
   };
@@ -302,6 +317,7 @@ function summarizeIngress(
 export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex): Flow[] {
   const flows: Flow[] = [];
   const matrices = new Map<string, ClassMatrix>();
+  const splits = new Map<ClassSet | null, RowSplit>();
   const summaries = new Map<string, IngressSummary>();
   const sources = index.classes
     .filter((c) => c.pods.some((p) => p.ips.length > 0 && p.nodeName))
@@ -338,10 +354,10 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           const mk = `${ep.port}/${p.protocol}`;
           let m = matrices.get(mk);
           if (!m) matrices.set(mk, (m = classMatrix(index, ep.port, p.protocol)));
-          summaries.set(
-            key,
-            (sum = summarizeIngress(model, index, m, cls, pod, ep.port, p.protocol, sources)),
-          );
+          const from = m.ingressFrom[cls] ?? null;
+          let split = splits.get(from);
+          if (!split) splits.set(from, (split = splitSources(index, from, sources)));
+          summaries.set(key, (sum = summarizeIngress(index, split, cls, pod, ep.port, p.protocol)));
         }
         if (sum.client) flow.client = podId(sum.client.key);
         if (!ep.ready) {
