@@ -351,10 +351,14 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
         const key = `${cls}/${ep.port}/${p.protocol}`;
         let sum = summaries.get(key);
         if (!sum) {
-          const mk = `${ep.port}/${p.protocol}`;
-          let m = matrices.get(mk);
-          if (!m) matrices.set(mk, (m = classMatrix(index, ep.port, p.protocol)));
-          const from = m.ingressFrom[cls] ?? null;
+          // A class no policy isolates for ingress admits every class (classMatrix's null row): no matrix needed.
+          let from: ClassSet | null = null;
+          if (index.ingressPolicies[cls]!.length > 0) {
+            const mk = `${ep.port}/${p.protocol}`;
+            let m = matrices.get(mk);
+            if (!m) matrices.set(mk, (m = classMatrix(index, ep.port, p.protocol)));
+            from = m.ingressFrom[cls] ?? null;
+          }
           let split = splits.get(from);
           if (!split) splits.set(from, (split = splitSources(index, from, sources)));
           summaries.set(key, (sum = summarizeIngress(index, split, cls, pod, ep.port, p.protocol)));
