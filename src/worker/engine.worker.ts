@@ -1,18 +1,20 @@
-/** The engine's Web Worker: a thin handler map over the analysis facade. It keeps one session (the model) per editor text. */
+/** The engine's Web Worker: a thin handler map over the analysis facade. It keeps one session (the model) per editor text, and the previous one (sessionCache.ts). */
 import { openAnalysis, type AnalysisSession } from "../engine/analysis/index.ts";
 import type { EngineHandlers, EngineRequest, EngineResponse } from "./protocol.ts";
+import { createSessionCache } from "./sessionCache.ts";
 
-let session: AnalysisSession | undefined;
+const sessions = createSessionCache<AnalysisSession>((text, file) => openAnalysis([{ name: file, text }]));
 let generation = 0;
 
 function current(): AnalysisSession {
+  const session = sessions.current;
   if (!session) throw new Error("no scenario has been analysed yet");
   return session;
 }
 
 const handlers: EngineHandlers = {
   analyze({ text, file, generation: g }) {
-    session = openAnalysis([{ name: file, text }]);
+    const session = sessions.open(text, file);
     generation = g;
     return session.analysis;
   },

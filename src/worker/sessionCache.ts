@@ -1,0 +1,40 @@
+/**
+ * The worker's recent analysis sessions, by editor text. Typing an edit and
+ * undoing it, or applying and reverting a what-if edit, sends a text the
+ * worker has just analysed: its session (model, indexes, flows, the
+ * validation once asked) is reused instead of recomputed. Only the newest
+ * few texts are kept, and only texts small enough that keeping a second
+ * model costs little memory.
+ */
+export interface SessionCacheOptions {
+  /** Sessions kept, newest first (the current one included). */
+  size?: number;
+  /** Texts longer than this are analysed but not kept beyond the current one. */
+  maxChars?: number;
+}
+
+export interface SessionCache<S> {
+  /** The session for this text, opened when it is not among the recent ones. */
+  open(text: string, file: string): S;
+  /** The session of the text asked for last. */
+  readonly current: S | undefined;
+}
+
+export function createSessionCache<S>(
+  openSession: (text: string, file: string) => S,
+  { size = 2, maxChars = 2_000_000 }: SessionCacheOptions = {},
+): SessionCache<S> {
+  let recent: { text: string; file: string; session: S }[] = [];
+  return {
+    open(text, file) {
+      const i = recent.findIndex((e) => e.text === text && e.file === file);
+      const entry = i >= 0 ? recent[i]! : { text, file, session: openSession(text, file) };
+      const kept = recent.filter((e, j) => j !== i && e.text.length <= maxChars);
+      recent = [entry, ...kept].slice(0, size);
+      return entry.session;
+    },
+    get current() {
+      return recent[0]?.session;
+    },
+  };
+}
