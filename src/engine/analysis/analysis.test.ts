@@ -167,3 +167,15 @@ spec:
     expect(a.flows[0]!.decidedBy.map((r) => r.name)).toEqual(["only-b"]);
   });
 });
+
+describe("a session answers validation once", () => {
+  // The worker asks again for a text it keeps (an undone edit): the answer is the one already computed.
+  it("validate() asked twice returns the same diagnostics object", () => {
+    const s = open();
+    const first = s.validate();
+    expect(s.validate()).toBe(first);
+    expect(analyzeText(shop.manifests).diagnostics).toEqual(
+      expect.arrayContaining(first.map((d) => expect.objectContaining({ code: d.code, line: d.line }))),
+    );
+  });
+});

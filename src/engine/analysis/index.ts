@@ -475,24 +475,26 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   analysis.stats.millis = Math.round(now() - t0);
   let rules: ReturnType<typeof openRules> | undefined;
   let connlist: ConnList | undefined;
+  let validated: DiagnosticView[] | undefined;
   return {
     analysis,
-    validate: () => {
-      const found: Diagnostic[] = [];
-      guarded(
-        "validation",
-        file,
-        found,
-        undefined,
-        () => void found.push(...validationDiagnostics(validateModel(model))),
-      );
-      return diagnosticsOf(found, file);
-    },
+    validate: () => (validated ??= validateOnce()),
     trace: (q) => trace(model, proxy, q),
     matrix: (q) => matrix(model, index, q, opts.maxMatrixRows),
     rules: (q) => (rules ??= openRules(model, proxy)).rules(q),
     connlist: (format) => formatConnlist((connlist ??= computeConnlist(model)), format),
   };
+  function validateOnce(): DiagnosticView[] {
+    const found: Diagnostic[] = [];
+    guarded(
+      "validation",
+      file,
+      found,
+      undefined,
+      () => void found.push(...validationDiagnostics(validateModel(model))),
+    );
+    return diagnosticsOf(found, file);
+  }
 }
 
 /** One-shot analysis of the editor text, validation included. */
