@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openAnalysis, analyzeText } from "./index.ts";
+import { forgetMatrices, matrixInputsKey } from "./flows.ts";
 import { SCENARIOS, defaultScenario } from "../../../scenarios/index.ts";
 import { loadModel } from "../index.ts";
 import { buildPolicyIndex, classMatrix, explainIngress, podMatrix } from "../netpol/index.ts";
@@ -177,5 +178,37 @@ describe("a session answers validation once", () => {
     expect(analyzeText(shop.manifests).diagnostics).toEqual(
       expect.arrayContaining(first.map((d) => expect.objectContaining({ code: d.code, line: d.line }))),
     );
+  });
+});
+
+describe("endpoint edges reuse the previous text's class matrices only when classMatrix's inputs are unchanged", () => {
+  const keyOf = (text: string) =>
+    matrixInputsKey(buildPolicyIndex(loadModel([{ name: "manifests.yaml", text }])));
+  const endpointFlowsOf = (text: string) => open(text).analysis.flows.filter((f) => f.kind === "endpoint");
+  const base = shop.manifests;
+  // Each edit: the text change, and whether classMatrix (netpol/index.ts) reads anything it changes.
+  it.each([
+    ["an image", "image: shop/api", "image: shop/api:v2", false],
+    ["a StatefulSet replica (a new pod-name label, a new class)", "  replicas: 1\n", "  replicas: 2\n", true],
+    [
+      "a Service port",
+      "      port: 6379\n      targetPort: redis",
+      "      port: 6380\n      targetPort: redis",
+      false,
+    ],
+    ["a policy's port", "        - port: 6379", "        - port: 6380", true],
+    ["a peer's podSelector", "              app: frontend", "              app: nobody", true],
+    ["a pod template's label", "        app: cache\n", "        app: cache2\n", true],
+    ["a namespace label", "    team: shop\n", "    team: shop2\n", true],
+  ] as const)("%s", (_, from, to, changesInputs) => {
+    expect(base).toContain(from);
+    const edited = base.replace(from, to);
+    expect(keyOf(edited) !== keyOf(base)).toBe(changesInputs);
+    // Fresh: no matrices kept. Warm: those of the unedited text, reused when the key is equal.
+    forgetMatrices();
+    const fresh = endpointFlowsOf(edited);
+    forgetMatrices();
+    open(base);
+    expect(endpointFlowsOf(edited)).toEqual(fresh);
   });
 });
