@@ -36,7 +36,7 @@
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { labelsKey, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { cidrContains, parseIP, type IP } from "../model/ip.ts";
-import { Bitset, SetBuilder, SparseSet, type ClassSet } from "./bitset.ts";
+import { Bitset, SetBuilder, SparseSet, weightOfIntersection, type ClassSet } from "./bitset.ts";
 import type { IPBlock, NetworkPolicy, PolicyPeer, PolicyPort, PolicyRule } from "./types.ts";
 
 export type Direction = "ingress" | "egress";
@@ -657,37 +657,83 @@ export interface ReachSummary {
   classes: number;
 }
 
+/**
+ * Destinations of a set of classes (all when `to` is null), weighed by their
+ * pods and grouped by ingress row: `open` for rows that admit every source.
+ */
+function destinationWeights(m: ClassMatrix, size: ArrayLike<number>, to: ClassSet | null): { open: number; rows: Map<ClassSet, number> } {
+  let open = 0;
+  const rows = new Map<ClassSet, number>();
+  const visit = (b: number) => {
+    const i = m.ingressFrom[b]!;
+    if (i === null) open += size[b]!;
+    else rows.set(i, (rows.get(i) ?? 0) + size[b]!);
+  };
+  if (to === null) for (let b = 0; b < m.ingressFrom.length; b++) visit(b);
+  else to.forEach(visit);
+  return { open, rows };
+}
+
+/**
+ * Counts allowed pod pairs as Σ over sources a, destinations b of
+ * size(a)·size(b)·[b ∈ egress(a)]·[a ∈ ingress(b)], per group of shared rows
+ * rather than per pair of classes: the sources that share an egress row E
+ * see the same destinations, grouped by their ingress row I; each (E, I)
+ * adds weight(destinations of E with row I) x weight(sources of E in I).
+ * The second weight is one word-wise intersection when the group has more
+ * sources than the set has words, one membership test per source otherwise.
+ * A row that few sources share is walked per source, as pairs are.
+ */
 export function reachSummary(index: PolicyIndex, m: ClassMatrix): ReachSummary {
   const { classes } = index;
-  const size = classes.map((c) => c.pods.length);
-  let openIngressPods = 0;
-  const isolatedDst: number[] = [];
-  for (let b = 0; b < classes.length; b++) {
-    if (m.ingressFrom[b] === null) openIngressPods += size[b]!;
-    else isolatedDst.push(b);
-  }
-  let pairs = 0;
-  for (let a = 0; a < classes.length; a++) {
+  const n = classes.length;
+  const size = Float64Array.from(classes, (c) => c.pods.length);
+  const bySource = new Map<ClassSet | null, number[]>();
+  for (let a = 0; a < n; a++) {
     const e = m.egressTo[a]!;
-    let row = 0;
-    if (e === null) {
-      row = openIngressPods;
-      for (const b of isolatedDst) if (m.ingressFrom[b]!.has(a)) row += size[b]!;
-    } else {
-      e.forEach((b) => {
-        const i = m.ingressFrom[b];
-        if (i === null || i!.has(a)) row += size[b]!;
-      });
+    const l = bySource.get(e);
+    if (l) l.push(a);
+    else bySource.set(e, [a]);
+  }
+  const words = (n + 31) >>> 5;
+  let pairs = 0;
+  for (const [egress, sources] of bySource) {
+    if (egress !== null && sources.length <= 4) {
+      // Few sources share this row: test each destination's ingress row directly.
+      for (const a of sources) {
+        let row = 0;
+        egress.forEach((b) => {
+          const i = m.ingressFrom[b]!;
+          if (i === null || i.has(a)) row += size[b]!;
+        });
+        pairs += row * size[a]!;
+      }
+      continue;
     }
-    pairs += row * size[a]!;
+    const to = destinationWeights(m, size, egress);
+    let sourcePods = 0;
+    for (const a of sources) sourcePods += size[a]!;
+    pairs += sourcePods * to.open;
+    if (to.rows.size === 0) continue;
+    if (sources.length > words) {
+      const group = new Bitset(n);
+      for (const a of sources) group.add(a);
+      for (const [row, dstPods] of to.rows) pairs += dstPods * weightOfIntersection(row, group, size);
+    } else {
+      for (const a of sources) {
+        let row = 0;
+        for (const [ingress, dstPods] of to.rows) if (ingress.has(a)) row += dstPods;
+        pairs += row * size[a]!;
+      }
+    }
   }
   pairs += ownNodePairs(index, m);
   let isolatedIngress = 0, isolatedEgress = 0;
-  for (let c = 0; c < classes.length; c++) {
+  for (let c = 0; c < n; c++) {
     if (index.isolatedIngress[c]) isolatedIngress += size[c]!;
     if (index.isolatedEgress[c]) isolatedEgress += size[c]!;
   }
-  return { port: m.port, protocol: m.protocol, pods: index.model.pods.length, allowedPairs: pairs, isolatedIngress, isolatedEgress, classes: classes.length };
+  return { port: m.port, protocol: m.protocol, pods: index.model.pods.length, allowedPairs: pairs, isolatedIngress, isolatedEgress, classes: n };
 }
 
 /** Pairs that only rule 8 allows: host-network senders to pods on their own node (few: pods per node are bounded). */
