@@ -22,7 +22,7 @@
 // Usage: node bench/generate.mjs TIER [SEED] > cluster.yaml
 
 /** Bump when the output changes, so cached files are regenerated. */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 export const DEFAULT_SEED = 20240601;
 
 /** Cluster tiers. Pod counts are approximate; `describe` prints the exact ones. */
@@ -37,6 +37,8 @@ export const TIERS = {
 export const ADVERSARIAL = {
   // 10,000 policies in one namespace, every one with an empty podSelector: each selects every pod.
   "adv-select-all": { layout: "workloads", teams: 1, nsPerTeam: 1, appsPerNs: 200, replicas: [10, 10], servicesPerNs: 50, policiesPerNs: 10000, nodes: 24, selectAll: true, noPlatform: true },
+  // The XL cluster with ingress rules only: nothing isolates egress, so every source reaches every open destination.
+  "adv-ingress-only": { ...TIERS.XL, ingressOnly: true },
   // The L cluster without a single policy: nothing is isolated, every pair is allowed.
   "adv-no-policy": { ...TIERS.L, policiesPerNs: 0 },
   // 100-port Services, policies with endPort ranges and named ports, and named ports whose numbers differ per pod:
@@ -205,7 +207,14 @@ function policyDoc(ns, name, body) {
 function namespacePolicies(p, ns, count, spec) {
   if (count <= 0) return [];
   const out = [];
-  const push = (name, body) => out.push(policyDoc(ns.name, name, body));
+  const push = (name, body) => {
+    if (spec.ingressOnly) {
+      // Ingress-only clusters (many are): no policy isolates egress.
+      if (body.includes("policyTypes: [Egress]")) return;
+      body = body.replace("policyTypes: [Ingress, Egress]", "policyTypes: [Ingress]").replace(/\n {2}egress:\n[\s\S]*$/, "\n");
+    }
+    out.push(policyDoc(ns.name, name, body));
+  };
   const { rand, pick } = p;
   const apps = ns.apps;
   if (spec.selectAll) {
