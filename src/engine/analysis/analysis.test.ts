@@ -90,6 +90,34 @@ describe("flow records agree with the engine's own answers", () => {
     expect(m.cells).toEqual(reach.map((row) => row.map((a) => (a ? "a" : "d")).join("")));
   });
 
+  it("the matrix admits a host-network sender on the pod's own node, as ktl reach does (NetworkPolicySpec.ingress)", () => {
+    const text = `apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {addresses: [{type: InternalIP, address: 192.168.1.1}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: agent}
+spec: {nodeName: n1, hostNetwork: true}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec: {nodeName: n1}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny}
+spec: {podSelector: {matchLabels: {app: web}}, policyTypes: [Ingress]}`;
+    const model = loadModel([{ name: "m.yaml", text }]);
+    const index = buildPolicyIndex(model);
+    const reach = podMatrix(index, classMatrix(index, 80, "TCP"));
+    const m = openAnalysis([{ name: "m.yaml", text }]).matrix({ port: 80, protocol: "TCP", by: "pod" });
+    expect(m.cells).toEqual(reach.map((row) => row.map((a) => (a ? "a" : "d")).join("")));
+    expect(m.cells[m.ids.indexOf("pod:default/agent")]![m.ids.indexOf("pod:default/web")]).toBe("a");
+  });
+
   it("the matrix by workload is partial where pods of one workload differ", () => {
     const m = session.matrix({ port: 8080, protocol: "TCP", by: "workload" });
     const row = m.ids.indexOf("workload:shop/StatefulSet/frontend");

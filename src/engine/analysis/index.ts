@@ -14,7 +14,7 @@ import { parseManifests } from "../parse/manifests.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import {
   buildPolicyIndex,
-  classAllowed,
+  pairAllowed,
   classMatrix,
   explainPair,
   type ClassMatrix,
@@ -343,7 +343,7 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
 function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: number): MatrixView {
   const base = { port: q.port, protocol: q.protocol, by: q.by };
   const cm: ClassMatrix = classMatrix(index, q.port, q.protocol);
-  const allowed = (a: Pod, b: Pod) => classAllowed(cm, index.classOf[a.index]!, index.classOf[b.index]!);
+  const allowed = (a: Pod, b: Pod) => pairAllowed(index, cm, a, b);
   const pods = model.pods;
   if (q.by === "pod") {
     if (pods.length > maxRows)
