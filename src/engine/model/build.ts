@@ -21,7 +21,7 @@
 import type { ParseResult, KObject } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import { arr, bool, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
+import { arr, bool, boundedJson, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
 import { parseNetworkPolicy } from "../netpol/parse.ts";
 import { buildServices } from "./services.ts";
@@ -114,6 +114,71 @@ function nodeFromObject(o: KObject): Node {
 
 function synthesizeNode(name: string): Node {
   return { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" }, internalIP: "", addresses: [], podCIDRs: [], ready: true, unschedulable: false, synthesized: true };
+}
+
+/** The scheduling fields that decide which nodes may run a pod. */
+function schedulingKey(spec: Json): string {
+  return boundedJson([spec.nodeSelector ?? null, obj(obj(spec.affinity)?.nodeAffinity)?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
+}
+
+/**
+ * The spread rule (the eligible node with the fewest pods, ties by node
+ * order) in O(log nodes) per pod: eligible nodes are found once per distinct
+ * scheduling spec, and each spec keeps a min-heap of (load, node order).
+ * Loads only grow, so an entry another spec's placement made stale is
+ * corrected when it reaches the top.
+ */
+function placementQueue(nodes: readonly Node[], load: Map<string, number>): (spec: Json) => Node | undefined {
+  const width = Math.max(65536, nodes.length + 1);
+  const keys = new WeakMap<Json, string>();
+  const heaps = new Map<string, number[]>();
+  const push = (h: number[], v: number) => {
+    let i = h.push(v) - 1;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (h[up]! <= v) break;
+      h[i] = h[up]!;
+      i = up;
+    }
+    h[i] = v;
+  };
+  const pop = (h: number[]): number => {
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= h.length) break;
+      const c = l + 1 < h.length && h[l + 1]! < h[l]! ? l + 1 : l;
+      if (h[c]! >= last) break;
+      h[i] = h[c]!;
+      i = c;
+    }
+    h[i] = last;
+    return top;
+  };
+  return (spec) => {
+    let key = keys.get(spec);
+    if (key === undefined) keys.set(spec, (key = schedulingKey(spec)));
+    let heap = heaps.get(key);
+    if (!heap) {
+      heap = [];
+      nodes.forEach((n, i) => {
+        if (eligible(spec, n, false)) push(heap!, load.get(n.name)! * width + i);
+      });
+      heaps.set(key, heap);
+    }
+    while (heap.length) {
+      const v = pop(heap);
+      const i = v % width;
+      const node = nodes[i]!;
+      const current = load.get(node.name)!;
+      push(heap, current * width + i);
+      if ((v - i) / width === current) return node;
+    }
+    return undefined;
+  };
 }
 
 /** kubelet's default --max-pods. */
@@ -404,6 +469,7 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     const pinned = str(p.spec.nodeName);
     if (pinned) load.set(pinned, (load.get(pinned) ?? 0) + 1);
   }
+  const leastLoaded = placementQueue(nodes, load);
   for (const p of inputs) {
     if (p.daemonSet) {
       for (const n of nodes) {
@@ -418,11 +484,7 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     let nodeName = str(p.spec.nodeName);
     if (nodeName && standIns.has(p)) load.set(nodeName, (load.get(nodeName) ?? 0) + 1);
     if (!nodeName) {
-      let best: Node | undefined;
-      for (const n of nodes) {
-        if (!eligible(p.spec, n, false)) continue;
-        if (!best || load.get(n.name)! < load.get(best.name)!) best = n;
-      }
+      const best = leastLoaded(p.spec);
       if (best) {
         nodeName = best.name;
         load.set(best.name, load.get(best.name)! + 1);

@@ -306,3 +306,32 @@ spec: {replicas: 2, template: {metadata: {labels: {app: web}}, spec: {containers
     expect(m.pods.every((p) => p.workload.kind === "Deployment")).toBe(true);
   });
 });
+
+describe("spread placement across scheduling specs", () => {
+  it("each pod goes to the eligible node with the fewest pods, ties by node order, whatever other specs placed", () => {
+    const m = load(`apiVersion: v1
+kind: Node
+metadata: {name: a, labels: {disk: ssd}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b, labels: {disk: hdd}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: c, labels: {disk: ssd}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: x}
+spec: {replicas: 4, template: {spec: {nodeSelector: {disk: ssd}, containers: [{name: c}]}}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: y}
+spec: {replicas: 3, template: {spec: {containers: [{name: c}]}}}
+`);
+    // x: a c a c (ssd only); then y sees loads a2 b0 c2: b, b, then a (a2 b2 c2, first in order).
+    expect(m.pods.map((p) => `${p.name}@${p.nodeName}`)).toEqual(["x-0@a", "x-1@c", "x-2@a", "x-3@c", "y-0@b", "y-1@b", "y-2@a"]);
+  });
+});
