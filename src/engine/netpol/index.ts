@@ -173,8 +173,25 @@ export function selects(policy: NetworkPolicy, pod: Pod): boolean {
   return !pod.hostNetwork && policy.namespace === pod.namespace && matchesSelector(policy.podSelector, pod.labels);
 }
 
+/** A model's policies by namespace, built once per policy list: a policy selects pods of its own namespace only. */
+const byNamespace = new WeakMap<readonly NetworkPolicy[], Map<string, NetworkPolicy[]>>();
+
+function policiesIn(model: Model, ns: string): readonly NetworkPolicy[] {
+  let m = byNamespace.get(model.policies);
+  if (!m) {
+    m = new Map();
+    for (const p of model.policies) {
+      const l = m.get(p.namespace);
+      if (l) l.push(p);
+      else m.set(p.namespace, [p]);
+    }
+    byNamespace.set(model.policies, m);
+  }
+  return m.get(ns) ?? [];
+}
+
 export function policiesFor(model: Model, pod: Pod, direction: Direction): NetworkPolicy[] {
-  return model.policies.filter((p) => (direction === "ingress" ? p.ingressIsolation : p.egressIsolation) && selects(p, pod));
+  return policiesIn(model, pod.namespace).filter((p) => (direction === "ingress" ? p.ingressIsolation : p.egressIsolation) && selects(p, pod));
 }
 
 function ruleMatches(model: Model, policy: NetworkPolicy, direction: Direction, rule: PolicyRule, peer: PeerEndpoint, port: number, protocol: Protocol, dst: Pod | undefined): RuleMatch | undefined {

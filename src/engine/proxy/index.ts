@@ -50,7 +50,6 @@
 import type { SourceRef } from "../parse/manifests.ts";
 import type { Model, Node, Pod, Protocol } from "../model/types.ts";
 import type { EndpointSlice, Service, ServicePort } from "../model/services.ts";
-import type { NetworkPolicy } from "../netpol/types.ts";
 import { externallyAccessible, externalPolicyLocal } from "../model/services.ts";
 import { cidrContains, parseCidr, parseIP, type Cidr, type Family } from "../model/ip.ts";
 import { servicePortEndpoints, type PortEndpoints, type ProxyEndpoint } from "./endpoints.ts";
@@ -90,12 +89,6 @@ export interface ProxyIndex {
   hostPorts: Map<string, { pod: Pod; containerPort: number }>;
   /** "node|TCP|9100" -> the hostNetwork pod declaring that container port. */
   hostNetworkPorts: Map<string, Pod>;
-  /**
-   * The model seen from one namespace: its NetworkPolicies only (a policy
-   * selects pods of its own namespace alone), so a verdict for a pod there
-   * scans that namespace's policies, not the cluster's (policyView).
-   */
-  policyViews: Map<string, Model>;
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
@@ -118,7 +111,6 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     proxyModeLoadBalancers: new Map(),
     hostPorts: new Map(),
     hostNetworkPorts: new Map(),
-    policyViews: new Map(),
   };
   for (const service of model.services) {
     const slices = slicesByService.get(service.key) ?? [];
@@ -130,9 +122,6 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     for (const i of service.loadBalancerIngress) if (i.ip && i.ipMode === "Proxy" && !index.proxyModeLoadBalancers.has(i.ip)) index.proxyModeLoadBalancers.set(i.ip, service);
     for (const p of service.ports) if (p.nodePort) index.byNodePort.set(`${p.protocol}/${p.nodePort}`, { service, port: p });
   }
-  const policiesByNamespace = new Map<string, NetworkPolicy[]>();
-  for (const p of model.policies) push(policiesByNamespace, p.namespace, p);
-  for (const [ns, policies] of policiesByNamespace) index.policyViews.set(ns, { ...model, policies });
   for (const n of model.nodes) for (const a of n.addresses) if (a.type === "InternalIP" || a.type === "ExternalIP") if (!index.nodesByIP.has(a.address)) index.nodesByIP.set(a.address, n);
   for (const pod of model.pods) {
     if (!pod.nodeName) continue;
@@ -147,13 +136,6 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     }
   }
   return index;
-}
-
-/** The model with only the NetworkPolicies of namespace `ns`: exact for verdicts about a pod in `ns`. */
-export function policyView(index: ProxyIndex, ns: string): Model {
-  let view = index.policyViews.get(ns);
-  if (!view) index.policyViews.set(ns, (view = { ...index.model, policies: [] }));
-  return view;
 }
 
 /** proxy/util ShouldSkipService: kube-proxy programs nothing for headless and ExternalName Services. */

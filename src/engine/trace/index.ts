@@ -109,7 +109,6 @@ import {
   healthCheck,
   loadBalancerHealth,
   nodeAddress,
-  policyView,
   portLabel,
   type Frontend,
   type ProxyDecision,
@@ -392,7 +391,7 @@ interface Backend {
 
 /** Evaluates NetworkPolicy at both ends for each backend (rules 1 and 2). */
 function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
-  const { model, client, protocol, index } = ctx;
+  const { model, client, protocol } = ctx;
   const endpoints: TraceEndpoint[] = [];
   const egressGroups = new Map<string, { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }>();
   const ingressGroups = new Map<string, { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }>();
@@ -411,7 +410,7 @@ function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: T
       // Rule 1: the backend after DNAT, unless the DNAT happens on another node (rule 1a).
       const to = b.egressTo ?? { ip: b.ip, port: b.port, pod: b.pod };
       const toName = b.egressTo ? `${b.egressTo.ip} (${b.egressTo.note})` : "{who}";
-      const v = explainEgress(policyView(index, client.pod.namespace), client.pod, { ip: to.ip, pod: to.pod }, to.port, protocol);
+      const v = explainEgress(model, client.pod, { ip: to.ip, pod: to.pod }, to.port, protocol);
       egress = check(v, client.pod.key, b.egressTo ? b.egressTo.ip : target, to.port, protocol);
       const m = v.allowedBy[0];
       const key = v.allowed ? (m ? `a|${m.policy.key}|${m.rule.index}|${to.port}` : "a|open") : `d|${v.selecting.map((p) => p.key).join(",")}|${to.port}|${b.egressTo?.ip ?? ""}`;
@@ -429,7 +428,7 @@ function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: T
     if (b.pod) {
       const seenPod = b.preserved && client.pod && !client.host ? client.pod : undefined;
       const seenName = seenPod ? `${seenPod.key} (${b.sourceIP})` : b.sourceIP;
-      const v = explainIngress(policyView(index, b.pod.namespace), b.pod, { ip: b.sourceIP, pod: seenPod }, b.port, protocol);
+      const v = explainIngress(model, b.pod, { ip: b.sourceIP, pod: seenPod }, b.port, protocol);
       ingress = check(v, b.pod.key, seenName, b.port, protocol);
       const names = v.selecting.map((p) => p.key).join(", ");
       if (v.ownNode) {
@@ -444,7 +443,7 @@ function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: T
         let trap = "";
         if (!b.preserved && clientIP && !v.allowed) {
           // The masquerade trap: would the client's own address have been admitted?
-          const direct = explainIngress(policyView(index, b.pod.namespace), b.pod, { ip: clientIP, pod: client.pod && !client.host ? client.pod : undefined }, b.port, protocol);
+          const direct = explainIngress(model, b.pod, { ip: clientIP, pod: client.pod && !client.host ? client.pod : undefined }, b.port, protocol);
           if (direct.allowed && direct.allowedBy[0]) {
             const m = direct.allowedBy[0];
             trap = `; ${m.policy.key} ingress rule ${m.rule.index + 1} would admit the client's own address ${clientIP}, but the packet arrives from ${b.sourceIP} (${b.snatNote ?? "masqueraded"})`;
