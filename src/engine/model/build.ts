@@ -326,9 +326,9 @@ const daemonPodName = (namespace: string, daemonSet: string, node: string) => `$
  *   bearing exactly a generated name is a stand-in instead (handled by the
  *   caller), so a single written-out pod does not stop its siblings.
  */
-function runningWorkloads(objects: readonly KObject[], given: readonly PodSpecInput[], diagnostics: Diagnostic[]): Set<KObject> {
+function runningWorkloads(expansions: ReadonlyMap<KObject, PodSpecInput[]>, given: readonly PodSpecInput[], diagnostics: Diagnostic[]): Set<KObject> {
   const byKey = new Map<string, KObject>();
-  for (const o of objects) if (WORKLOAD_KINDS.has(o.kind)) byKey.set(workloadKey({ kind: o.kind, namespace: o.namespace ?? "default", name: o.name }), o);
+  for (const o of expansions.keys()) byKey.set(workloadKey({ kind: o.kind, namespace: o.namespace ?? "default", name: o.name }), o);
   const ownerOf = (o: KObject): KObject | undefined => {
     const c = controllerOf(obj(o.raw.metadata) ?? {}, o.namespace ?? "default", o.name);
     return c.kind === "Pod" ? undefined : byKey.get(workloadKey(c));
@@ -336,7 +336,7 @@ function runningWorkloads(objects: readonly KObject[], given: readonly PodSpecIn
   const skip = new Set<KObject>();
   for (const o of byKey.values()) if (ownerOf(o)) skip.add(o);
   const generated = new Set<string>();
-  for (const o of byKey.values()) for (const g of expandWorkload(o)) if (!g.daemonSet) generated.add(`${g.namespace}/${g.name}`);
+  for (const pods of expansions.values()) for (const g of pods) if (!g.daemonSet) generated.add(`${g.namespace}/${g.name}`);
   const counts = new Map<KObject, number>();
   for (const p of given) {
     const w = p.workload;
@@ -402,10 +402,12 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   const givenByKey = new Map(given.map((p) => [`${p.namespace}/${p.name}`, p]));
   const standIns = new Set<PodSpecInput>();
   const expanded: PodSpecInput[] = [];
-  const skip = runningWorkloads(objects, given, diagnostics);
-  for (const o of objects) {
-    if (!WORKLOAD_KINDS.has(o.kind) || skip.has(o)) continue;
-    for (const g of expandWorkload(o)) {
+  const expansions = new Map<KObject, PodSpecInput[]>();
+  for (const o of objects) if (WORKLOAD_KINDS.has(o.kind)) expansions.set(o, expandWorkload(o));
+  const skip = runningWorkloads(expansions, given, diagnostics);
+  for (const [o, pods] of expansions) {
+    if (skip.has(o)) continue;
+    for (const g of pods) {
       const twin = g.daemonSet ? undefined : givenByKey.get(`${g.namespace}/${g.name}`);
       if (twin && !standIns.has(twin)) {
         standIns.add(twin);
