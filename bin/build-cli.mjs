@@ -1,6 +1,6 @@
 // Bundles src/cli/main.ts into .cache/ktl.mjs when any source is newer than the bundle.
 // Runs from `npm ci` (prepare) and from bin/ktl, so `./bin/ktl` works with no build step.
-import { existsSync, readdirSync, statSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -19,7 +19,9 @@ function newest(dir) {
 
 export async function ensureBuilt() {
   const sources = ["src/engine", "src/cli", "scenarios"].map((d) => join(root, d)).filter(existsSync);
-  const stale = !existsSync(bundle) || sources.some((d) => newest(d) > statSync(bundle).mtimeMs) ||
+  const stale =
+    !existsSync(bundle) ||
+    sources.some((d) => newest(d) > statSync(bundle).mtimeMs) ||
     statSync(join(root, "package.json")).mtimeMs > statSync(bundle).mtimeMs;
   if (!stale) return bundle;
   let esbuild;
@@ -27,7 +29,9 @@ export async function ensureBuilt() {
     esbuild = await import("esbuild");
   } catch {
     if (existsSync(bundle)) return bundle;
-    throw new Error("ktl: the CLI is not built and esbuild is missing; run `npm install` in the project first");
+    throw new Error(
+      "ktl: the CLI is not built and esbuild is missing; run `npm install` in the project first",
+    );
   }
   mkdirSync(dirname(bundle), { recursive: true });
   // Several ktl processes may rebuild at once (the conformance runner runs them in parallel):
@@ -53,7 +57,12 @@ async function build(esbuild, outfile) {
     sourcemap: "inline",
     logLevel: "error",
     loader: { ".yaml": "text", ".md": "text" },
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    define: {
+      __KTL_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version),
+    },
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
   });
 }
 

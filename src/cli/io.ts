@@ -9,7 +9,9 @@ const MANIFEST = /\.(ya?ml|json)$/i;
 
 function walk(dir: string): string[] {
   const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  )) {
     const p = join(dir, e.name);
     if (e.isDirectory()) out.push(...walk(p));
     else if (MANIFEST.test(e.name)) out.push(p);
@@ -18,7 +20,8 @@ function walk(dir: string): string[] {
 }
 
 export function readInputs(args: readonly string[]): InputFile[] {
-  if (args.length === 0) throw new UsageError("no INPUT given: name a file, a directory or - for standard input");
+  if (args.length === 0)
+    throw new UsageError("no INPUT given: name a file, a directory or - for standard input");
   const files: InputFile[] = [];
   for (const a of args) {
     if (a === "-") {
@@ -43,38 +46,6 @@ export function readInputs(args: readonly string[]): InputFile[] {
   return files;
 }
 
-export interface ParsedArgs {
-  flags: Map<string, string | true>;
-  positional: string[];
-}
-
-/** --name value, --name=value, boolean flags from `booleans`. */
-export function parseArgs(argv: readonly string[], booleans: readonly string[]): ParsedArgs {
-  const flags = new Map<string, string | true>();
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a.startsWith("--")) {
-      const eq = a.indexOf("=");
-      const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
-      if (eq > 0) flags.set(name, a.slice(eq + 1));
-      else if (booleans.includes(name)) flags.set(name, true);
-      else {
-        const v = argv[++i];
-        if (v === undefined) throw new UsageError(`--${name} needs a value`);
-        flags.set(name, v);
-      }
-    } else if (a === "-h") flags.set("help", true);
-    else positional.push(a);
-  }
-  return { flags, positional };
-}
-
-export function flagString(args: ParsedArgs, name: string): string | undefined {
-  const v = args.flags.get(name);
-  return typeof v === "string" ? v : undefined;
-}
-
 export interface Output {
   out: (s: string) => void;
   err: (s: string) => void;
@@ -84,5 +55,7 @@ export interface Output {
 export function table(rows: string[][]): string {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n");
+  return rows
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  "))
+    .join("\n");
 }

@@ -1,5 +1,6 @@
 /** ktl: command dispatch. Each command lives in commands/<name>.ts and exports run() and help. */
 import { UsageError, type Output } from "./io.ts";
+import { nearestFlag } from "./args.ts";
 import * as reach from "./commands/reach.ts";
 import * as trace from "./commands/trace.ts";
 import * as connlist from "./commands/connlist.ts";
@@ -14,7 +15,16 @@ interface Command {
   help: string;
 }
 
-export const commands: Record<string, Command> = { reach, connlist, validate, trace, iptables, nft, ipvs, diff };
+export const commands: Record<string, Command> = {
+  reach,
+  connlist,
+  validate,
+  trace,
+  iptables,
+  nft,
+  ipvs,
+  diff,
+};
 
 function usage(): string {
   return `ktl: where does this request go in my Kubernetes cluster, and why is it dropped?
@@ -30,16 +40,29 @@ ${Object.entries(commands)
 ktl <command> --help explains one command. Exit codes: 0 success, 1 problems found, 2 bad usage or input.`;
 }
 
+declare const __KTL_VERSION__: string | undefined;
+
+/** The package version, written into the bundle by bin/build-cli.mjs ("dev" when run from sources). */
+export const version = typeof __KTL_VERSION__ === "string" ? __KTL_VERSION__ : "dev";
+
 export async function main(argv: string[]): Promise<number> {
-  const io: Output = { out: (s) => process.stdout.write(s + "\n"), err: (s) => process.stderr.write(s + "\n") };
+  const io: Output = {
+    out: (s) => process.stdout.write(s + "\n"),
+    err: (s) => process.stderr.write(s + "\n"),
+  };
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
     io.out(usage());
     return name ? 0 : 2;
   }
-  const cmd = commands[name];
+  if (name === "--version" || name === "-V" || name === "version") {
+    io.out(`ktl ${version}`);
+    return 0;
+  }
+  const cmd = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!cmd) {
-    io.err(`ktl: unknown command "${name}"; try ktl --help`);
+    const near = nearestFlag(name, Object.keys(commands));
+    io.err(`ktl: unknown command "${name}"${near ? `; did you mean "${near}"?` : ""} (try ktl --help)`);
     return 2;
   }
   try {

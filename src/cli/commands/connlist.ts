@@ -1,6 +1,13 @@
 /** `ktl connlist`: workload-level connectivity in np-guard netpol-analyzer's format. */
-import { CONNLIST_FORMATS, computeConnlist, formatConnlist, loadModel, type ConnlistFormat } from "../../engine/index.ts";
-import { flagString, parseArgs, readInputs, UsageError, type Output } from "../io.ts";
+import {
+  CONNLIST_FORMATS,
+  computeConnlist,
+  formatConnlist,
+  loadModel,
+  type ConnlistFormat,
+} from "../../engine/index.ts";
+import { readInputs, UsageError, type Output } from "../io.ts";
+import { flagString, isOn, parseArgs } from "../args.ts";
 import { reportDiagnostics } from "../report.ts";
 
 export const help = `ktl connlist [--format txt|json|md|dot] INPUT...
@@ -45,17 +52,21 @@ or unreadable input.`;
 const PLACEMENT_CODES = new Set(["KTL202", "KTL203", "KTL205"]);
 
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, ["help"]);
-  if (args.flags.has("help")) {
+  const args = parseArgs(argv, { strings: ["format"] });
+  if (isOn(args, "help")) {
     io.out(help);
     return 0;
   }
   const format = (flagString(args, "format") ?? "txt").toLowerCase();
-  if (!(CONNLIST_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${CONNLIST_FORMATS.join(", ")}, not "${format}"`);
-  for (const name of args.flags.keys()) if (name !== "format") throw new UsageError(`unknown option --${name}`);
+  if (!(CONNLIST_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format must be one of ${CONNLIST_FORMATS.join(", ")}, not "${format}"`);
   const model = loadModel(readInputs(args.positional));
   const list = computeConnlist(model);
-  reportDiagnostics([...model.diagnostics.filter((d) => !PLACEMENT_CODES.has(d.code)), ...list.diagnostics], io, true);
+  reportDiagnostics(
+    [...model.diagnostics.filter((d) => !PLACEMENT_CODES.has(d.code)), ...list.diagnostics],
+    io,
+    true,
+  );
   const text = formatConnlist(list, format as ConnlistFormat);
   if (text) io.out(text.endsWith("\n") ? text.slice(0, -1) : text);
   return 0;

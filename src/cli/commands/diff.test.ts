@@ -11,7 +11,10 @@ const dir = join(import.meta.dirname, "../../../scenarios/05-allow-one-caller-af
 const before = join(dir, "manifests.yaml");
 const tmp = mkdtempSync(join(tmpdir(), "ktl-diff-"));
 const afterPath = join(tmp, "after.yaml");
-writeFileSync(afterPath, applyWhatIf(readFileSync(before, "utf8"), { kind: "policyOff", policy: "shop/default-deny-ingress" }).text);
+writeFileSync(
+  afterPath,
+  applyWhatIf(readFileSync(before, "utf8"), { kind: "policyOff", policy: "shop/default-deny-ingress" }).text,
+);
 
 function ktl(...argv: string[]): { code: number; out: string; err: string } {
   const out: string[] = [];

@@ -1,6 +1,13 @@
 /** `ktl diff A B`: flows gained and lost, endpoints that appear or vanish, between two inputs. */
-import { diffModels, loadModel, type EndpointChange, type FlowChange, type InputDiff } from "../../engine/index.ts";
-import { flagString, parseArgs, readInputs, table, UsageError, type Output } from "../io.ts";
+import {
+  diffModels,
+  loadModel,
+  type EndpointChange,
+  type FlowChange,
+  type InputDiff,
+} from "../../engine/index.ts";
+import { readInputs, table, UsageError, type Output } from "../io.ts";
+import { flagString, isOn, parseArgs } from "../args.ts";
 import { reportDiagnostics } from "../report.ts";
 
 export const help = `ktl diff [--json] [--external-ip IP] [--exit-code] [--limit N] BEFORE AFTER
@@ -29,14 +36,16 @@ its pods when its template changes.
 
 function flowRows(flows: readonly FlowChange[], limit: number): string {
   const rows = [["FROM", "TO", "PORT", "BEFORE", "AFTER", "WHY (AFTER)"]];
-  for (const f of flows.slice(0, limit)) rows.push([f.from, f.to, `${f.port}/${f.protocol}`, f.before, f.after, f.reason]);
+  for (const f of flows.slice(0, limit))
+    rows.push([f.from, f.to, `${f.port}/${f.protocol}`, f.before, f.after, f.reason]);
   const more = flows.length > limit ? `\n  … ${flows.length - limit} more (--limit or --json)` : "";
   return table(rows).replace(/^/gm, "  ") + more;
 }
 
 function endpointRows(eps: readonly EndpointChange[], limit: number): string {
   const rows = [["SERVICE", "PORT", "TRAFFIC", "NODE", "CHANGE", "ENDPOINT"]];
-  for (const e of eps.slice(0, limit)) rows.push([e.service, `${e.port}/${e.protocol}`, e.traffic, e.node, e.change, e.endpoint]);
+  for (const e of eps.slice(0, limit))
+    rows.push([e.service, `${e.port}/${e.protocol}`, e.traffic, e.node, e.change, e.endpoint]);
   const more = eps.length > limit ? `\n  … ${eps.length - limit} more (--limit or --json)` : "";
   return table(rows).replace(/^/gm, "  ") + more;
 }
@@ -55,29 +64,40 @@ export function formatDiff(d: InputDiff, limit = 50): string {
   const lost = d.flows.filter((f) => f.change === "lost");
   if (lost.length) out.push("", `Flows lost (${lost.length}):`, flowRows(lost, limit));
   if (gained.length) out.push("", `Flows gained (${gained.length}):`, flowRows(gained, limit));
-  if (d.endpoints.length) out.push("", `Endpoints (${d.counts.endpointsVanish} vanish, ${d.counts.endpointsAppear} appear):`, endpointRows(d.endpoints, limit));
+  if (d.endpoints.length)
+    out.push(
+      "",
+      `Endpoints (${d.counts.endpointsVanish} vanish, ${d.counts.endpointsAppear} appear):`,
+      endpointRows(d.endpoints, limit),
+    );
   for (const t of d.truncated) out.push("", `Note: ${t}`);
   return out.join("\n");
 }
 
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, ["json", "exit-code", "help"]);
-  if (args.flags.has("help")) {
+  const args = parseArgs(argv, { booleans: ["json", "exit-code"], strings: ["limit", "external-ip"] });
+  if (isOn(args, "help")) {
     io.out(help);
     return 0;
   }
-  if (args.positional.length !== 2) throw new UsageError(`needs exactly two inputs, BEFORE and AFTER (got ${args.positional.length})`);
+  if (args.positional.length !== 2)
+    throw new UsageError(`needs exactly two inputs, BEFORE and AFTER (got ${args.positional.length})`);
   const [a, b] = args.positional as [string, string];
   if (a === "-" && b === "-") throw new UsageError("only one of BEFORE and AFTER can be standard input");
   const limitText = flagString(args, "limit");
   const limit = limitText === undefined ? 50 : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a whole number of 1 or more, not "${limitText}"`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`--limit must be a whole number of 1 or more, not "${limitText}"`);
   const external = flagString(args, "external-ip");
   const before = loadModel(readInputs([a]));
   const after = loadModel(readInputs([b]));
-  for (const m of [before, after]) reportDiagnostics(m.diagnostics.filter((x) => x.severity === "error"), io);
+  for (const m of [before, after])
+    reportDiagnostics(
+      m.diagnostics.filter((x) => x.severity === "error"),
+      io,
+    );
   const d = diffModels(before, after, external ? { externalClientIP: external } : {});
-  io.out(args.flags.has("json") ? JSON.stringify(d, null, 2) : formatDiff(d, limit));
+  io.out(isOn(args, "json") ? JSON.stringify(d, null, 2) : formatDiff(d, limit));
   const changed = d.flows.length > 0 || d.endpoints.length > 0;
-  return args.flags.has("exit-code") && changed ? 1 : 0;
+  return isOn(args, "exit-code") && changed ? 1 : 0;
 }

@@ -12,7 +12,8 @@ import {
   type ProxyMode,
   type TraceRuleWalk,
 } from "../../engine/index.ts";
-import { flagString, parseArgs, readInputs, UsageError, type Output, type ParsedArgs } from "../io.ts";
+import { readInputs, UsageError, type Output } from "../io.ts";
+import { flagString, isOn, parseArgs, type ParsedArgs } from "../args.ts";
 import { reportDiagnostics } from "../report.ts";
 import { parsePortProtocol } from "./reach.ts";
 
@@ -58,8 +59,15 @@ export function proxyOptions(args: ParsedArgs, model: Model): DataplaneOptions {
   }
   const dlm = flagString(args, "detect-local-mode");
   if (dlm) {
-    if (dlm !== "ClusterCIDR" && dlm !== "NodeCIDR" && dlm !== "BridgeInterface" && dlm !== "InterfaceNamePrefix") {
-      throw new UsageError(`--detect-local-mode must be ClusterCIDR, NodeCIDR, BridgeInterface or InterfaceNamePrefix, not "${dlm}"`);
+    if (
+      dlm !== "ClusterCIDR" &&
+      dlm !== "NodeCIDR" &&
+      dlm !== "BridgeInterface" &&
+      dlm !== "InterfaceNamePrefix"
+    ) {
+      throw new UsageError(
+        `--detect-local-mode must be ClusterCIDR, NodeCIDR, BridgeInterface or InterfaceNamePrefix, not "${dlm}"`,
+      );
     }
     o.detectLocalMode = dlm;
   }
@@ -78,7 +86,11 @@ export function proxyOptions(args: ParsedArgs, model: Model): DataplaneOptions {
   const ma = args.flags.get("masquerade-all");
   if (ma !== undefined) o.masqueradeAll = ma === true || ma === "true";
   const npa = flagString(args, "nodeport-addresses");
-  if (npa) o.nodePortAddresses = npa.split(",").map((s) => s.trim()).filter(Boolean);
+  if (npa)
+    o.nodePortAddresses = npa
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   const lnp = flagString(args, "iptables-localhost-nodeports");
   if (lnp !== undefined) o.localhostNodePorts = lnp !== "false";
   const sched = flagString(args, "ipvs-scheduler");
@@ -88,12 +100,30 @@ export function proxyOptions(args: ParsedArgs, model: Model): DataplaneOptions {
   return dataplaneOptions(model, o);
 }
 
-export const BOOLEAN_FLAGS = ["json", "help", "masquerade-all"];
+/** The flags of ktl iptables, nft and ipvs. */
+export const PROXY_FLAGS = {
+  booleans: ["json", "masquerade-all"],
+  strings: [
+    "node",
+    "from",
+    "to",
+    "protocol",
+    "family",
+    "detect-local-mode",
+    "cluster-cidr",
+    "pod-bridge-interface",
+    "pod-interface-name-prefix",
+    "nodeport-addresses",
+    "iptables-localhost-nodeports",
+    "ipvs-scheduler",
+    "iptables-version",
+  ],
+};
 
 /** Shared driver of ktl iptables / nft / ipvs. */
 export function runMode(mode: ProxyMode, argv: string[], io: Output, helpText: string): number {
-  const args = parseArgs(argv, BOOLEAN_FLAGS);
-  if (args.flags.has("help")) {
+  const args = parseArgs(argv, PROXY_FLAGS);
+  if (isOn(args, "help")) {
     io.out(helpText);
     return 0;
   }
@@ -101,7 +131,7 @@ export function runMode(mode: ProxyMode, argv: string[], io: Output, helpText: s
   if (!node) throw new UsageError("--node NAME is required: which node's rules to print");
   const files = readInputs(args.positional);
   const model = loadModel(files);
-  const json = args.flags.has("json");
+  const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, true);
   const options = proxyOptions(args, model);
   const index = buildProxyIndex(model);
@@ -118,7 +148,15 @@ export function runMode(mode: ProxyMode, argv: string[], io: Output, helpText: s
     walk = walkTrace(model, iptablesRules(model, index, node, options), trace);
   }
   if (json) {
-    const out: Record<string, unknown> = { node: rules.node, mode: rules.mode, family: rules.family, config: rules.config, notes: rules.notes, text: rules.text, lines: rules.lines };
+    const out: Record<string, unknown> = {
+      node: rules.node,
+      mode: rules.mode,
+      family: rules.family,
+      config: rules.config,
+      notes: rules.notes,
+      text: rules.text,
+      lines: rules.lines,
+    };
     if (walk) out.walk = walk;
     io.out(JSON.stringify(out));
     return 0;
@@ -133,15 +171,19 @@ function printWalk(w: TraceRuleWalk, io: Output): void {
   io.out(`# Rules walked on ${w.node}: ${w.note}`);
   if (!w.packet) return;
   const p = w.packet;
-  io.out(`# packet ${p.src} -> ${p.dst}:${p.dport}/${p.protocol}${p.fromHost ? " from the node's host network (OUTPUT)" : ` arriving on ${p.inIface ?? "?"} (PREROUTING)`}`);
+  io.out(
+    `# packet ${p.src} -> ${p.dst}:${p.dport}/${p.protocol}${p.fromHost ? " from the node's host network (OUTPUT)" : ` arriving on ${p.inIface ?? "?"} (PREROUTING)`}`,
+  );
   w.branches.forEach((b, i) => {
     const chance = `${(b.probability * 100).toFixed(b.probability === 1 ? 0 : 2)}%`;
-    io.out(`# branch ${i + 1} (${chance}): ${b.endpoint ? `DNAT to ${b.endpoint}` : "no DNAT"}, ${b.verdict.toUpperCase()}${b.masquerade ? ", masqueraded" : ""}`);
-    for (const s of b.steps) io.out(`#   ${String(s.lineIndex + 1).padStart(4)}  ${s.table.padEnd(6)} ${s.line}`);
+    io.out(
+      `# branch ${i + 1} (${chance}): ${b.endpoint ? `DNAT to ${b.endpoint}` : "no DNAT"}, ${b.verdict.toUpperCase()}${b.masquerade ? ", masqueraded" : ""}`,
+    );
+    for (const s of b.steps)
+      io.out(`#   ${String(s.lineIndex + 1).padStart(4)}  ${s.table.padEnd(6)} ${s.line}`);
   });
 }
 
 export function run(argv: string[], io: Output): number {
   return runMode("iptables", argv, io, help);
 }
-

@@ -1,6 +1,14 @@
 /** `ktl reach`: pod-to-pod reachability under every NetworkPolicy, for one port and protocol. */
-import { buildPolicyIndex, classMatrix, loadModel, podMatrix, reachSummary, type Protocol } from "../../engine/index.ts";
-import { flagString, parseArgs, readInputs, table, UsageError, type Output } from "../io.ts";
+import {
+  buildPolicyIndex,
+  classMatrix,
+  loadModel,
+  podMatrix,
+  reachSummary,
+  type Protocol,
+} from "../../engine/index.ts";
+import { readInputs, table, UsageError, type Output } from "../io.ts";
+import { flagString, isOn, parseArgs } from "../args.ts";
 import { reportDiagnostics } from "../report.ts";
 
 export const help = `ktl reach [--port N] [--protocol TCP|UDP|SCTP] [--summary] [--json] INPUT...
@@ -13,27 +21,32 @@ is judged like any other pair; ipBlock rules match pod IPs.
   --summary   counts instead of the matrix (for large clusters)
   --json      machine-readable output (see the ktl CLI contract)`;
 
-export function parsePortProtocol(port: string | undefined, protocol: string | undefined): { port: number; protocol: Protocol } {
+export function parsePortProtocol(
+  port: string | undefined,
+  protocol: string | undefined,
+): { port: number; protocol: Protocol } {
   const p = port === undefined ? 80 : Number(port);
-  if (!Number.isInteger(p) || p < 1 || p > 65535) throw new UsageError(`--port must be a number from 1 to 65535, not "${port}"`);
+  if (!Number.isInteger(p) || p < 1 || p > 65535)
+    throw new UsageError(`--port must be a number from 1 to 65535, not "${port}"`);
   const proto = (protocol ?? "TCP").toUpperCase();
-  if (proto !== "TCP" && proto !== "UDP" && proto !== "SCTP") throw new UsageError(`--protocol must be TCP, UDP or SCTP, not "${protocol}"`);
+  if (proto !== "TCP" && proto !== "UDP" && proto !== "SCTP")
+    throw new UsageError(`--protocol must be TCP, UDP or SCTP, not "${protocol}"`);
   return { port: p, protocol: proto };
 }
 
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, ["json", "summary", "help"]);
-  if (args.flags.has("help")) {
+  const args = parseArgs(argv, { booleans: ["json", "summary"], strings: ["port", "protocol"] });
+  if (isOn(args, "help")) {
     io.out(help);
     return 0;
   }
   const { port, protocol } = parsePortProtocol(flagString(args, "port"), flagString(args, "protocol"));
   const model = loadModel(readInputs(args.positional));
-  const json = args.flags.has("json");
+  const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
   const index = buildPolicyIndex(model);
   const m = classMatrix(index, port, protocol);
-  if (args.flags.has("summary")) {
+  if (isOn(args, "summary")) {
     const s = reachSummary(index, m);
     if (json) io.out(JSON.stringify(s));
     else {

@@ -1,6 +1,17 @@
 /** `ktl trace`: one request from a source to a destination, hop by hop, as the cluster would handle it. */
-import { buildProxyIndex, formatProbability, loadModel, parseTraceDestination, parseTraceSource, traceRequest, type TraceHop, type TraceRef, type TraceResult } from "../../engine/index.ts";
-import { flagString, parseArgs, readInputs, table, UsageError, type Output } from "../io.ts";
+import {
+  buildProxyIndex,
+  formatProbability,
+  loadModel,
+  parseTraceDestination,
+  parseTraceSource,
+  traceRequest,
+  type TraceHop,
+  type TraceRef,
+  type TraceResult,
+} from "../../engine/index.ts";
+import { readInputs, table, UsageError, type Output } from "../io.ts";
+import { flagString, isOn, parseArgs } from "../args.ts";
 import { reportDiagnostics } from "../report.ts";
 import { parsePortProtocol } from "./reach.ts";
 
@@ -47,36 +58,52 @@ function printHuman(t: TraceResult, from: string, to: string, protocol: string, 
   });
   io.out("");
   const rejected = t.kubeProxy?.action === "reject";
-  io.out(`${t.verdict.toUpperCase()}${rejected ? " (kube-proxy REJECT)" : ""}: ${t.reason.replace(/^(dropped|rejected): /, "")}`);
+  io.out(
+    `${t.verdict.toUpperCase()}${rejected ? " (kube-proxy REJECT)" : ""}: ${t.reason.replace(/^(dropped|rejected): /, "")}`,
+  );
   if (t.endpoints.length) {
-    const seen = t.sourceIP ? `${t.sourceIP} (${t.sourceIPPreserved ? "the client's own address" : "masqueraded: not the client's address"})` : "differs per endpoint (see SOURCE)";
+    const seen = t.sourceIP
+      ? `${t.sourceIP} (${t.sourceIPPreserved ? "the client's own address" : "masqueraded: not the client's address"})`
+      : "differs per endpoint (see SOURCE)";
     io.out(`Source address at the backends: ${seen}`);
     io.out("");
     const rows = [["ENDPOINT", "POD", "NODE", "CHANCE", "SOURCE", "VERDICT", "REASON"]];
     for (const e of t.endpoints) {
-      rows.push([`${e.ip.includes(":") ? `[${e.ip}]` : e.ip}:${e.port}`, e.pod ?? "-", e.node ?? "-", formatProbability(e.probability), e.sourceIP, e.verdict, e.reason]);
+      rows.push([
+        `${e.ip.includes(":") ? `[${e.ip}]` : e.ip}:${e.port}`,
+        e.pod ?? "-",
+        e.node ?? "-",
+        formatProbability(e.probability),
+        e.sourceIP,
+        e.verdict,
+        e.reason,
+      ]);
     }
     io.out(table(rows));
   }
 }
 
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, ["json", "help"]);
-  if (args.flags.has("help")) {
+  const args = parseArgs(argv, { booleans: ["json"], strings: ["from", "to", "protocol"] });
+  if (isOn(args, "help")) {
     io.out(help);
     return 0;
   }
   const fromText = flagString(args, "from");
   const toText = flagString(args, "to");
-  if (!fromText) throw new UsageError("--from SRC is required (pod:NAMESPACE/NAME, node:NAME or external:IP@NODE)");
-  if (!toText) throw new UsageError("--to DST is required (service:NAMESPACE/NAME:PORT, pod:NAMESPACE/NAME:PORT or ip:ADDRESS:PORT)");
+  if (!fromText)
+    throw new UsageError("--from SRC is required (pod:NAMESPACE/NAME, node:NAME or external:IP@NODE)");
+  if (!toText)
+    throw new UsageError(
+      "--to DST is required (service:NAMESPACE/NAME:PORT, pod:NAMESPACE/NAME:PORT or ip:ADDRESS:PORT)",
+    );
   const { protocol } = parsePortProtocol(undefined, flagString(args, "protocol"));
   const src = parseTraceSource(fromText);
   if ("error" in src) throw new UsageError(src.error);
   const dst = parseTraceDestination(toText);
   if ("error" in dst) throw new UsageError(dst.error);
   const model = loadModel(readInputs(args.positional));
-  const json = args.flags.has("json");
+  const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
   const index = buildProxyIndex(model);
   const t = traceRequest(model, index, src, dst, protocol);

@@ -45,7 +45,13 @@ describe("ktl validate", () => {
   });
 
   it("exits 1 with the apiserver's field path, type and wording", async () => {
-    const r = await ktl("--json", file("etp.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n  externalTrafficPolicy: Local\n"));
+    const r = await ktl(
+      "--json",
+      file(
+        "etp.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n  externalTrafficPolicy: Local\n",
+      ),
+    );
     expect(r.code).toBe(1);
     const j = JSON.parse(r.out) as { errors: Record<string, unknown>[] };
     expect(j.errors[0]).toMatchObject({
@@ -60,8 +66,15 @@ describe("ktl validate", () => {
   });
 
   it("prints errors like kubectl for people", async () => {
-    const r = await ktl(file("etp2.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n  externalTrafficPolicy: Local\n"));
-    expect(r.out).toContain('etp2.yaml:6: error: Service default/web: spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services');
+    const r = await ktl(
+      file(
+        "etp2.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n  externalTrafficPolicy: Local\n",
+      ),
+    );
+    expect(r.out).toContain(
+      'etp2.yaml:6: error: Service default/web: spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services',
+    );
   });
 
   it("exits 2 with one line naming a file that does not exist", async () => {
@@ -72,7 +85,10 @@ describe("ktl validate", () => {
   });
 
   it("exits 2 on a YAML syntax error, one line naming the file, the document and the line, and still checks the rest", async () => {
-    const p = file("broken.yaml", `${GOOD}---\nkind: Service\nmetadata: {name: x\n---\n${GOOD.replace("web", "web2")}`);
+    const p = file(
+      "broken.yaml",
+      `${GOOD}---\nkind: Service\nmetadata: {name: x\n---\n${GOOD.replace("web", "web2")}`,
+    );
     const r = await ktl("--json", p);
     expect(r.code).toBe(2);
     const lines = r.err.trim().split("\n");
@@ -85,9 +101,20 @@ describe("ktl validate", () => {
   });
 
   it("reports an object without metadata.name as the apiserver does", async () => {
-    const r = await ktl("--json", file("noname.yaml", "apiVersion: v1\nkind: Service\nmetadata: {namespace: x}\nspec: {ports: [{port: 80}]}\n"));
+    const r = await ktl(
+      "--json",
+      file(
+        "noname.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {namespace: x}\nspec: {ports: [{port: 80}]}\n",
+      ),
+    );
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.out).errors[0]).toMatchObject({ kind: "Service", field: "metadata.name", type: "Required value", detail: "name or generateName is required" });
+    expect(JSON.parse(r.out).errors[0]).toMatchObject({
+      kind: "Service",
+      field: "metadata.name",
+      type: "Required value",
+      detail: "name or generateName is required",
+    });
   });
 
   it("exits 2 without INPUT", async () => {

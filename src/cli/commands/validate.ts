@@ -1,6 +1,14 @@
 /** `ktl validate`: what kube-apiserver would reject, and the traps it accepts. */
-import { buildModel, parseManifests, formatFieldError, validateModel, type Diagnostic, type ValidationFinding } from "../../engine/index.ts";
-import { parseArgs, readInputs, type Output } from "../io.ts";
+import {
+  buildModel,
+  parseManifests,
+  formatFieldError,
+  validateModel,
+  type Diagnostic,
+  type ValidationFinding,
+} from "../../engine/index.ts";
+import { readInputs, type Output } from "../io.ts";
+import { isOn, parseArgs } from "../args.ts";
 import { formatDiagnostic } from "../report.ts";
 
 export const help = `ktl validate [--json] INPUT...
@@ -47,12 +55,12 @@ function who(f: ValidationFinding): string {
 }
 
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, ["json", "help"]);
-  if (args.flags.has("help")) {
+  const args = parseArgs(argv, { booleans: ["json"] });
+  if (isOn(args, "help")) {
     io.out(help);
     return 0;
   }
-  const json = args.flags.has("json");
+  const json = isOn(args, "json");
   const parsed = parseManifests(readInputs(args.positional));
   const model = buildModel(parsed);
   const result = validateModel(model);
@@ -66,11 +74,18 @@ export function run(argv: string[], io: Output): number {
   }
   for (const d of unreadable) io.err(formatDiagnostic(d));
   if (json) {
-    io.out(JSON.stringify({ errors: result.errors, warnings: result.warnings, diagnostics: [...unreadable, ...notes] }));
+    io.out(
+      JSON.stringify({
+        errors: result.errors,
+        warnings: result.warnings,
+        diagnostics: [...unreadable, ...notes],
+      }),
+    );
   } else {
     for (const d of notes) io.out(`${where(d)}: warning ${d.code}: ${d.message}`);
     for (const e of result.errors) io.out(`${where(e)}: error: ${who(e)}: ${formatFieldError(e)}`);
-    for (const w of result.warnings) io.out(`${where(w)}: warning ${w.code}: ${who(w)}: ${w.field}: ${w.detail}\n    fix: ${w.hint}`);
+    for (const w of result.warnings)
+      io.out(`${where(w)}: warning ${w.code}: ${who(w)}: ${w.field}: ${w.detail}\n    fix: ${w.hint}`);
     const n = result.errors.length;
     const m = result.warnings.length;
     io.out(

@@ -1,0 +1,120 @@
+/**
+ * Strict command lines: every command declares its flags, and anything else is
+ * an error that names the nearest known flag, so a typo such as `--jsn` can
+ * never swallow the next argument (issue: `--jsn file.yaml` took the file as
+ * its value and said "no INPUT given"). Built on node:util parseArgs (strict).
+ */
+import { parseArgs as nodeParseArgs } from "node:util";
+import { UsageError } from "./io.ts";
+
+export interface FlagSpec {
+  /** Flags without a value (`--json`); `--name=true|false` is accepted too. */
+  booleans?: readonly string[];
+  /** Flags with one value (`--port 80`, `--port=80`). */
+  strings?: readonly string[];
+  /** Flags that may be given several times (`--header 'A: b' --header 'C: d'`). */
+  multiple?: readonly string[];
+}
+
+export interface ParsedArgs {
+  flags: Map<string, string | true | string[]>;
+  positional: string[];
+}
+
+/** Levenshtein distance, for "did you mean". */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The known flag closest to `name`, if it is close enough to be a typo of it. */
+export function nearestFlag(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = k.startsWith(name) || name.startsWith(k) ? Math.min(1, distance(name, k)) : distance(name, k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
+}
+
+function unknownFlag(raw: string, known: readonly string[]): UsageError {
+  const name = raw.replace(/^-+/, "").replace(/=.*$/, "");
+  const near = nearestFlag(name, known);
+  const list = known.map((k) => `--${k}`).join(", ");
+  return new UsageError(
+    `unknown option ${raw.replace(/=.*$/, "")}${near ? `; did you mean --${near}?` : ""} (options: ${list})`,
+  );
+}
+
+export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
+  const booleans = ["help", ...(spec.booleans ?? [])];
+  const strings = spec.strings ?? [];
+  const multiple = spec.multiple ?? [];
+  const known = [...new Set([...booleans, ...strings, ...multiple])];
+  // node's parseArgs rejects `--bool=value`; kube-proxy style `--masquerade-all=false` is common, so read it here.
+  const explicit = new Map<string, boolean>();
+  const args: string[] = [];
+  for (const a of argv) {
+    const m = /^--([^=]+)=(true|false)$/.exec(a);
+    if (m && booleans.includes(m[1]!)) explicit.set(m[1]!, m[2] === "true");
+    else args.push(a);
+  }
+  const options: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }> = {};
+  for (const b of booleans) options[b] = { type: "boolean" };
+  options.help = { type: "boolean", short: "h" };
+  for (const s of strings) options[s] = { type: "string" };
+  for (const s of multiple) options[s] = { type: "string", multiple: true };
+  let parsed;
+  try {
+    parsed = nodeParseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    const flag = /'(-[^' ]+)/.exec(err.message)?.[1] ?? "";
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION")
+      throw unknownFlag(
+        flag,
+        known.filter((k) => k !== "help"),
+      );
+    if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+      const name = flag.replace(/^-+/, "");
+      if (booleans.includes(name)) throw new UsageError(`${flag} takes no value`);
+      throw new UsageError(
+        `${flag} needs a value${/ambiguous/.test(err.message) ? " (the next argument starts with -; write --name=value)" : ""}`,
+      );
+    }
+    throw new UsageError(err.message);
+  }
+  const flags = new Map<string, string | true | string[]>();
+  for (const [k, v] of Object.entries(parsed.values)) {
+    if (v === undefined || v === false) continue;
+    flags.set(k, v === true ? true : Array.isArray(v) ? v.map(String) : String(v));
+  }
+  // An explicit false is kept as "false", so a flag that overrides a configuration file can say no.
+  for (const [k, v] of explicit) flags.set(k, v ? true : "false");
+  return { flags, positional: parsed.positionals };
+}
+
+/** Whether a boolean flag is on (`--json`, `--json=true`; not `--json=false`). */
+export function isOn(args: ParsedArgs, name: string): boolean {
+  return args.flags.get(name) === true;
+}
+
+export function flagString(args: ParsedArgs, name: string): string | undefined {
+  const v = args.flags.get(name);
+  return typeof v === "string" ? v : undefined;
+}
+
+export function flagStrings(args: ParsedArgs, name: string): string[] {
+  const v = args.flags.get(name);
+  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
+}
