@@ -7,6 +7,7 @@
  * engine that alters what the scenario teaches fails a test (src/engine/analysis/scenarios.test.ts).
  */
 import shopAcrossZones from "./01-trace-a-shop-across-zones/manifests.yaml";
+import frontendToPayments from "./fixtures/why-frontend-cannot-reach-payments/manifests.yaml";
 import { LESSON_SCENARIOS } from "./lessons.ts";
 
 export type ExpectedVerdict = "allow" | "drop" | "partial";
@@ -47,6 +48,22 @@ export const SCENARIOS: readonly Scenario[] = [
     ],
   },
   ...LESSON_SCENARIOS,
+  {
+    id: "fixture-why-frontend-cannot-reach-payments",
+    title: "Why can't frontend reach payments?",
+    summary:
+      "Three teams' namespaces with two mistakes the apiserver accepts: payments allows namespaces labelled team: web while web is labelled team: storefront, and its DNS egress rule selects name: kube-system, a label kube-system does not have.",
+    file: "manifests.yaml",
+    manifests: frontendToPayments,
+    expect: [
+      { from: "pod:web/frontend-5z9smncpq2-prk7w", to: "service:payments/payments:8443", verdict: "drop" },
+      {
+        from: "pod:checkout/checkout-clhttt4lm4-z2gp8",
+        to: "service:payments/payments:8443",
+        verdict: "allow",
+      },
+    ],
+  },
 ];
 
 export const DEFAULT_SCENARIO_ID = "01-trace-a-shop-across-zones";
