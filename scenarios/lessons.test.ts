@@ -11,7 +11,13 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildProxyIndex, loadModel, traceRequest, validateModel, type TraceResult } from "../src/engine/index.ts";
+import {
+  buildProxyIndex,
+  loadModel,
+  traceRequest,
+  validateModel,
+  type TraceResult,
+} from "../src/engine/index.ts";
 import { LESSONS, LESSON_SCENARIOS, lessonById, type Lesson, type LessonCheck } from "./lessons.ts";
 import { applyLessonEdit } from "./lessonEdit.ts";
 import { SCENARIOS, scenarioById } from "./index.ts";
@@ -25,7 +31,14 @@ function trace(text: string, c: LessonCheck): TraceResult {
 function observed(r: TraceResult, c: LessonCheck): LessonCheck {
   const o: LessonCheck = { from: c.from, to: c.to, verdict: r.verdict };
   if (c.protocol) o.protocol = c.protocol;
-  if (c.endpoints) o.endpoints = r.endpoints.map((e) => (c.endpoints!.some((x) => /:\d+$/.test(x)) ? `${e.pod ?? e.ip}:${e.port}` : (e.pod ?? `${e.ip}:${e.port}`))).sort();
+  if (c.endpoints)
+    o.endpoints = r.endpoints
+      .map((e) =>
+        c.endpoints!.some((x) => /:\d+$/.test(x))
+          ? `${e.pod ?? e.ip}:${e.port}`
+          : (e.pod ?? `${e.ip}:${e.port}`),
+      )
+      .sort();
   if (c.nodes) o.nodes = [...new Set(r.endpoints.map((e) => e.node ?? "?"))].sort();
   if (c.count !== undefined) o.count = r.endpoints.length;
   if (c.sourceIPPreserved !== undefined) o.sourceIPPreserved = r.sourceIPPreserved;
@@ -35,7 +48,11 @@ function observed(r: TraceResult, c: LessonCheck): LessonCheck {
 }
 
 function expected(c: LessonCheck): LessonCheck {
-  return { ...c, ...(c.endpoints ? { endpoints: [...c.endpoints].sort() } : {}), ...(c.nodes ? { nodes: [...c.nodes].sort() } : {}) };
+  return {
+    ...c,
+    ...(c.endpoints ? { endpoints: [...c.endpoints].sort() } : {}),
+    ...(c.nodes ? { nodes: [...c.nodes].sort() } : {}),
+  };
 }
 
 function readme(l: Lesson): string {
@@ -82,6 +99,11 @@ predict, its answer, and one edit to try (data in \`lessons.ts\`, checked by
 | # | Lesson | Goal |
 |---|---|---|
 ${LESSONS.map((l) => `| ${String(l.number).padStart(2, "0")} | [${l.title}](${l.id}/README.md) | ${l.goal} |`).join("\n")}
+
+\`fixtures/\` holds scenarios that tests and e2e specs use but that are not
+lessons: \`why-frontend-cannot-reach-payments\` (a namespaceSelector asking for
+\`team: web\` where the namespace says \`team: storefront\`, and a DNS egress
+rule selecting \`name: kube-system\`) is in the scenario menu too.
 `;
 }
 
@@ -94,7 +116,9 @@ describe("lesson catalogue", () => {
 
   it("has at least 14 lessons, numbered from 02 in folder order, each in the scenario catalogue", () => {
     expect(LESSONS.length).toBeGreaterThanOrEqual(14);
-    const folders = readdirSync(import.meta.dirname).filter((d) => /^\d\d-/.test(d) && d !== "01-trace-a-shop-across-zones").sort();
+    const folders = readdirSync(import.meta.dirname)
+      .filter((d) => /^\d\d-/.test(d) && d !== "01-trace-a-shop-across-zones")
+      .sort();
     expect(LESSONS.map((l) => l.id)).toEqual(folders);
     LESSONS.forEach((l, i) => expect(l.number).toBe(i + 2));
     for (const l of LESSON_SCENARIOS) expect(scenarioById(l.id)?.manifests).toBe(l.manifests);
