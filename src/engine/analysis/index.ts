@@ -170,6 +170,7 @@ function podsOf(model: Model, index: PolicyIndex): PodView[] {
       namespace: p.namespace,
       name: p.name,
       ips: p.ips,
+      ipsSynthesized: p.ipsSynthesized,
       labels: p.labels,
       workload: { id: workloadId(p.workload), kind: p.workload.kind, name: p.workload.name },
       ports: p.ports.map((cp) =>

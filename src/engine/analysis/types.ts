@@ -62,7 +62,10 @@ export interface PodView {
   name: string;
   /** Node id, undefined when unscheduled. */
   node?: string;
+  /** Empty: no IP yet (Pending, or a status without podIP). */
   ips: string[];
+  /** The IPs were made up by the model (the pod is written without status); absent when read from status. */
+  ipsSynthesized?: boolean;
   labels: Record<string, string>;
   workload: { id: string; kind: string; name: string };
   ports: PortView[];

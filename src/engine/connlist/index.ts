@@ -73,7 +73,7 @@ const externalName = (n: IPRangeNode) => `${n.name}[External]`;
 /** A pod standing for a workload: its template's labels and ports, no IP, not host-network. */
 function representative(w: Workload, index: number): Pod {
   return {
-    index, namespace: w.namespace, name: w.name, key: w.key, labels: w.labels, annotations: {}, nodeName: undefined, ips: [],
+    index, namespace: w.namespace, name: w.name, key: w.key, labels: w.labels, annotations: {}, nodeName: undefined, ips: [], ipsSynthesized: false,
     hostNetwork: false, phase: "Running", ready: true, terminating: false, ports: w.ports,
     workload: { kind: w.kind, namespace: w.namespace, name: w.name }, generated: true, source: w.source, raw: {},
   };

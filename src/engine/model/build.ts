@@ -13,7 +13,9 @@
  * - Pods: given, or made by workloads (model/workloads.ts). Pods without
  *   spec.nodeName are placed on the eligible node (nodeSelector, required
  *   node affinity, not cordoned) with the fewest pods, ties by node order.
- *   IPs come from status.podIPs, else from the node's podCIDR in order.
+ *   IPs come from status.podIPs; a pod written without status gets them
+ *   from the node's podCIDR in order (marked ipsSynthesized), a pod with a
+ *   status but no podIP has none (not yet started: never an endpoint).
  * - Readiness: a pod written without status is desired state, taken as
  *   scheduled, running and ready; with a status, ready only when its Ready
  *   condition is True (IsPodReady). Terminating: metadata.deletionTimestamp.
@@ -531,7 +533,11 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     const hostNetwork = bool(p.spec.hostNetwork) ?? false;
     const node = nodeName ? nodesByName.get(nodeName) : undefined;
     let ips = statusIPs(p.status);
-    if (ips.length === 0 && node) {
+    // Only a pod written without any status is taken as running and given
+    // addresses; a status without podIP is a pod not started yet (Pending),
+    // which the EndpointSlice controller never lists (ShouldPodBeInEndpoints).
+    const synthesize = p.status === undefined && ips.length === 0 && node !== undefined;
+    if (synthesize && node) {
       if (hostNetwork) ips = node.addresses.filter((a) => a.type === "InternalIP").map((a) => a.address);
       else {
         ips = allocate(node);
@@ -552,6 +558,7 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
       annotations: p.annotations,
       nodeName,
       ips,
+      ipsSynthesized: synthesize && ips.length > 0,
       hostNetwork,
       phase: nodeName ? phase : "Pending",
       ready: nodeName ? ready : false,

@@ -335,3 +335,45 @@ spec: {replicas: 3, template: {spec: {containers: [{name: c}]}}}
     expect(m.pods.map((p) => `${p.name}@${p.nodeName}`)).toEqual(["x-0@a", "x-1@c", "x-2@a", "x-3@c", "y-0@b", "y-1@b", "y-2@a"]);
   });
 });
+
+describe("pods with a status but no podIP (endpointslice util ShouldPodBeInEndpoints: a pod without an IP is never listed)", () => {
+  const sts = `apiVersion: v1
+kind: Node
+metadata: {name: a}
+spec: {podCIDR: 10.244.1.0/24}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: ns}
+spec: {clusterIP: None, publishNotReadyAddresses: true, selector: {app: db}, ports: [{port: 5432}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db-0, namespace: ns, labels: {app: db}}
+spec: {nodeName: a, containers: [{name: c, image: pg}]}
+status: {phase: Running, podIP: 10.244.1.7, conditions: [{type: Ready, status: "True"}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db-1, namespace: ns, labels: {app: db}}
+spec: {nodeName: a, containers: [{name: c, image: pg}]}
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bare, namespace: ns, labels: {app: other}}
+spec: {nodeName: a, containers: [{name: c, image: pg}]}
+`;
+  it("a Pending pod with a status and no podIP gets no IP and is no endpoint, even with publishNotReadyAddresses", () => {
+    const m = load(sts);
+    expect(m.podsByKey.get("ns/db-1")).toMatchObject({ ips: [], ipsSynthesized: false, phase: "Pending" });
+    const eps = m.endpointSlices.filter((s) => s.serviceName === "db").flatMap((s) => s.endpoints.map((e) => e.addresses[0]));
+    expect(eps).toEqual(["10.244.1.7"]);
+  });
+  it("a pod written without status gets an address from its node's podCIDR, marked synthesised; status IPs are not", () => {
+    const m = load(sts);
+    expect(m.podsByKey.get("ns/bare")).toMatchObject({ ipsSynthesized: true });
+    expect(m.podsByKey.get("ns/bare")!.ips[0]).toMatch(/^10\.244\.1\./);
+    expect(m.podsByKey.get("ns/db-0")).toMatchObject({ ips: ["10.244.1.7"], ipsSynthesized: false });
+  });
+});

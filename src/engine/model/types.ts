@@ -92,8 +92,15 @@ export interface Pod {
   annotations: Record<string, string>;
   /** Node the pod runs on; undefined when it cannot be scheduled. */
   nodeName: string | undefined;
-  /** status.podIPs, or allocated from the node's podCIDR; the node's IP for hostNetwork pods. */
+  /**
+   * status.podIPs. A pod written without any status (a template, a bare
+   * manifest: meant as running) gets addresses from its node's podCIDR (the
+   * node's IP for hostNetwork pods); a pod with a status but no podIP has none
+   * (Pending: it is no endpoint, endpointslice util ShouldPodBeInEndpoints).
+   */
   ips: string[];
+  /** The IPs were made up by the model (the pod has no status), not read from status.podIPs. */
+  ipsSynthesized: boolean;
   hostNetwork: boolean;
   phase: string;
   ready: boolean;
