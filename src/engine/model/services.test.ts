@@ -90,6 +90,13 @@ describe("NodePort and healthCheckNodePort allocation (portallocator, node port 
     for (const p of ports) expect(p >= 30000 && p <= 32767).toBe(true);
     expect(model.services[0]!.ports[0]!.nodePortAllocated).toBe(true);
   });
+  it("ports with the same number share the nodePort one of them requests (alloc.go initNodePorts, findRequestedNodePort)", () => {
+    const dns = one({ type: "NodePort", ports: [{ name: "dns-tcp", port: 53, protocol: "TCP" }, { name: "dns", port: 53, protocol: "UDP", nodePort: 30053 }, { name: "x", port: 80 }] });
+    expect(dns.ports.map((p) => p.nodePort)).toEqual([30053, 30053, expect.any(Number)]);
+    expect(dns.ports[2]!.nodePort).not.toBe(30053);
+    const both = one({ type: "NodePort", ports: [{ name: "a", port: 53, protocol: "TCP" }, { name: "b", port: 53, protocol: "UDP" }] });
+    expect(both.ports[0]!.nodePort).toBe(both.ports[1]!.nodePort);
+  });
   it("allocateLoadBalancerNodePorts: false leaves LoadBalancer ports without node ports; ClusterIP ports never have one", () => {
     expect(one({ type: "LoadBalancer", allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] }).ports[0]!.nodePort).toBeUndefined();
     expect(one({ ports: [{ port: 80, nodePort: 30001 }] }).ports[0]!.nodePort).toBeUndefined();

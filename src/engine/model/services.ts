@@ -468,11 +468,31 @@ export function buildServices(
     const s = d.service;
     const wantsNodePorts = s.type === "NodePort" || (s.type === "LoadBalancer" && s.allocateLoadBalancerNodePorts);
     if (wantsNodePorts) {
+      // pkg/registry/core/service/storage/alloc.go initNodePorts: ports with
+      // the same number share one node port; a port without one takes the
+      // nodePort that another port of that number requests
+      // (findRequestedNodePort), else the one allocated for that number.
+      const byNumber = new Map<number, number>();
       for (const p of s.ports) {
-        if (p.nodePort) continue;
-        const v = ports.allocate(`${s.key}:${p.index}:${p.protocol}`);
-        if (v !== undefined) {
-          p.nodePort = Number(v);
+        const shared = byNumber.get(p.port);
+        if (shared === undefined) {
+          const requested = p.nodePort ?? s.ports.find((q) => q.port === p.port && q.nodePort)?.nodePort;
+          if (requested) {
+            if (!p.nodePort) {
+              p.nodePort = requested;
+              p.nodePortAllocated = true;
+            }
+            byNumber.set(p.port, requested);
+            continue;
+          }
+          const v = ports.allocate(`${s.key}:${p.index}:${p.protocol}`);
+          if (v !== undefined) {
+            p.nodePort = Number(v);
+            p.nodePortAllocated = true;
+            byNumber.set(p.port, p.nodePort);
+          }
+        } else if (!p.nodePort) {
+          p.nodePort = shared;
           p.nodePortAllocated = true;
         }
       }
