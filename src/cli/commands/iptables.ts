@@ -157,10 +157,12 @@ export function runMode(mode: ProxyMode, argv: string[], io: Output, helpText: s
       text: rules.text,
       lines: rules.lines,
     };
+    if (rules.deprecated) out.deprecated = rules.deprecated;
     if (walk) out.walk = walk;
     io.out(JSON.stringify(out));
     return 0;
   }
+  if (rules.deprecated) io.err(`ktl: note: ${rules.deprecated}`);
   io.out(rules.text.replace(/\n$/, ""));
   if (walk) printWalk(walk, io);
   return 0;

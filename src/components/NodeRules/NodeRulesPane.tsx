@@ -247,6 +247,11 @@ export function NodeRulesPane() {
           </button>
         ) : null}
       </div>
+      {result?.deprecated ? (
+        <p className="muted" role="note" data-testid="rules-deprecated">
+          {result.deprecated}.
+        </p>
+      ) : null}
       {question ? (
         <div className="rules-walk" data-testid="rules-walk">
           {result?.walkNote ? (

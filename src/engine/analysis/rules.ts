@@ -146,6 +146,7 @@ export function openRules(model: Model, proxy: ProxyIndex | undefined): RulesSes
       const r = rulesOf(node, q.mode);
       if (r.error) return { ...base, node, error: r.error };
       const v: NodeRulesView = { ...base, node, lines: r.lines.map((l) => l.text), notes: r.notes };
+      if (r.deprecated) v.deprecated = r.deprecated;
       if (q.trace && trace) {
         if (trace.error) v.walkNote = `the question cannot be traced: ${trace.error}`;
         else if (q.mode !== "iptables")

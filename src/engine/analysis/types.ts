@@ -311,6 +311,8 @@ export interface NodeRulesView {
   lines: string[];
   /** How settings the input leaves open were chosen. */
   notes: string[];
+  /** The mode is deprecated upstream (IPVS in 1.35, KEP-5495): the sentence to show. */
+  deprecated?: string;
   walk?: RuleWalkView;
   /** Why there is no walk although a question is asked (another mode, no model). */
   walkNote?: string;

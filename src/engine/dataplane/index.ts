@@ -59,9 +59,15 @@ export interface NodeRules {
   text: string;
   /** One entry per line of `text`; `ruleId` links a rule's line to walk steps. */
   lines: SavedLine[];
+  /** The mode is deprecated upstream: what to say next to its rules. */
+  deprecated?: string;
   /** Problem with the request (unknown node), instead of rules. */
   error?: string;
 }
+
+/** KEP-5495: kube-proxy's IPVS mode is deprecated in Kubernetes 1.35; nftables mode is the one to move to. */
+export const IPVS_DEPRECATED =
+  "IPVS mode is deprecated in Kubernetes 1.35 (KEP-5495): kube-proxy warns when it starts in it; nftables mode is the one to use next to iptables";
 
 function errorRules(node: string, mode: ProxyMode, family: IPFamily, config: ProxyConfig, error: string): NodeRules {
   return { node, mode, family, config, notes: [], text: "", lines: [], error };
@@ -113,7 +119,7 @@ export function ipvsRules(model: Model, index: ProxyIndex, node: string, options
   const p = prepare(model, index, node, options);
   if (!p.input) return errorRules(node, "ipvs", p.family, p.config, unknownNode(model, node));
   const listed = listIpvs(p.input, p.config, model);
-  return { node, mode: "ipvs", family: p.family, config: p.config, notes: p.notes, text: listed.lines.map((l) => l.text).join("\n") + "\n", lines: listed.lines };
+  return { node, mode: "ipvs", family: p.family, config: p.config, notes: p.notes, text: listed.lines.map((l) => l.text).join("\n") + "\n", lines: listed.lines, deprecated: IPVS_DEPRECATED };
 }
 
 export function nodeRules(model: Model, index: ProxyIndex, node: string, mode: ProxyMode, options: DataplaneOptions = {}): NodeRules {

@@ -22,6 +22,15 @@ describe("IPVS virtual servers (pkg/proxy/ipvs/proxier.go syncService/syncEndpoi
     const vs = buildIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, etpLocal: true, endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)] })]), upstreamTestConfig);
     expect(vs.find((v) => v.frontend === "clusterIP")!.realServers.map((r) => r.address)).toEqual(["10.180.0.1", "10.180.2.1"]);
     expect(vs.find((v) => v.frontend === "nodePort")!.realServers.map((r) => r.address)).toEqual(["10.180.2.1"]);
+  });
+
+  it("a Local policy with no local endpoint falls back to the cluster endpoints (proxier.go syncEndpoint, PR #97081)", () => {
+    const etp = buildIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, etpLocal: true, endpoints: [ep("10.180.0.1", 80)] })]), upstreamTestConfig);
+    expect(etp.find((v) => v.frontend === "nodePort")!.realServers.map((r) => r.address)).toEqual(["10.180.0.1"]);
+    // internalTrafficPolicy Local on an externally accessible Service: the cluster list exists (UsesClusterEndpoints), so the ClusterIP falls back too.
+    const itpNodePort = buildIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, itpLocal: true, endpoints: [ep("10.180.0.1", 80)] })]), upstreamTestConfig);
+    expect(itpNodePort.find((v) => v.frontend === "clusterIP")!.realServers.map((r) => r.address)).toEqual(["10.180.0.1"]);
+    // ...but a ClusterIP-only Service with internalTrafficPolicy Local has no cluster list to fall back to (CategorizeEndpoints): no real server.
     const itp = buildIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", itpLocal: true, endpoints: [ep("10.180.0.1", 80)] })]), upstreamTestConfig);
     expect(itp[0]!.realServers).toEqual([]);
   });

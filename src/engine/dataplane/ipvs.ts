@@ -6,7 +6,9 @@
  * each load-balancer VIP, and the NodePort on each node address (all local
  * addresses, or those in nodePortAddresses). Real servers: the ClusterIP
  * uses internalTrafficPolicy's endpoints, the external ones
- * externalTrafficPolicy's (CategorizeEndpoints' cluster or local list);
+ * externalTrafficPolicy's (CategorizeEndpoints' cluster or local list; a
+ * Local policy without local endpoints falls back to the cluster list,
+ * syncEndpoint since PR #97081, unlike iptables and nftables modes, which drop);
  * forwarding is masquerading, weight 1. The scheduler is ipvs.scheduler
  * (rr when empty); ClientIP session affinity is "persistent <timeout>".
  *
@@ -57,8 +59,12 @@ export function buildIpvs(input: NodeDataplaneInput, config: ProxyConfig): IpvsV
     if (familyOf(s.clusterIP) !== config.family) continue;
     const spn = servicePortNameString(s.namespace, s.name, s.portName);
     const rs = (eps: readonly DataplaneEndpoint[]) => eps.map((e) => ({ address: e.ip, port: e.port, weight: 1 }));
-    const internal = rs(s.internalPolicyLocal ? s.localEndpoints : s.clusterEndpoints);
-    const external = rs(s.externalPolicyLocal ? s.localEndpoints : s.clusterEndpoints);
+    // syncEndpoint: a Local policy uses the node's endpoints, and, when it has
+    // none, the cluster's (PR #97081: local pods still reach the Service;
+    // an external client's reply comes back from the pod's address and is lost).
+    const pick = (local: boolean) => rs(local && s.localEndpoints.length > 0 ? s.localEndpoints : s.clusterEndpoints);
+    const internal = pick(s.internalPolicyLocal);
+    const external = pick(s.externalPolicyLocal);
     const vs = (address: string, port: number, frontend: IpvsVirtualServer["frontend"], realServers: IpvsVirtualServer["realServers"]) => {
       const v: IpvsVirtualServer = { protocol: s.protocol, address, port, scheduler: config.ipvsScheduler, servicePort: spn, frontend, realServers };
       if (s.stickyMaxAgeSeconds !== undefined) v.persistentSeconds = s.stickyMaxAgeSeconds;

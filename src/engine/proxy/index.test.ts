@@ -33,6 +33,33 @@ describe("internalTrafficPolicy (nftables proxier_test.go TestInternalTrafficPol
   });
 });
 
+describe("IPVS mode: a Local policy without local endpoint falls back to the cluster endpoints (pkg/proxy/ipvs/proxier.go syncEndpoint, PR #97081)", () => {
+  const remote = [{ ip: "10.0.1.3", node: "host1" }];
+  const slice = makeSlice("ns1", "svc1", "svc1-1", [{ name: "p80", port: 80 }], remote);
+  const etp = makeService("ns1", "svc1", { clusterIP: "172.30.1.1", type: "NodePort", externalTrafficPolicy: "Local", internalTrafficPolicy: "Local", ports: [{ name: "p80", port: 80, nodePort: 3001 }] });
+  it("ClusterIP from a pod: iptables drops, IPVS forwards to the cluster endpoint", () => {
+    expect(decide([etp, slice], { service: "ns1/svc1" }).action).toBe("drop");
+    const d = decide([etp, slice], { service: "ns1/svc1", mode: "ipvs" });
+    expect([d.action, keys(d)]).toEqual(["forward", ["10.0.1.3:80"]]);
+    expect(d.reason).toMatch(/PR #97081/);
+  });
+  it("NodePort from an external client: forwarded unmasqueraded, so the reply is lost (a drop, with the reason)", () => {
+    const d = decide([etp, slice], { service: "ns1/svc1", frontend: "nodePort", origin: "external", mode: "ipvs" });
+    expect(d.action).toBe("drop");
+    expect(d.reason).toMatch(/client discards it/);
+  });
+  it("the mode comes from the input's KubeProxyConfiguration", () => {
+    const model = modelOf([...nodes, etp, slice]);
+    model.proxyConfiguration = { mode: "ipvs" };
+    const d = chooseEndpoints(buildProxyIndex(model), { service: "ns1/svc1", port: 80, node: "test-node", frontend: "clusterIP", origin: "pod" });
+    expect("error" in d ? d.error : d.action).toBe("forward");
+  });
+  it("ClusterIP-only Service with internalTrafficPolicy Local: no cluster list to fall back to (CategorizeEndpoints), so it still drops", () => {
+    const itp = makeService("ns1", "svc1", { clusterIP: "172.30.1.1", internalTrafficPolicy: "Local", ports: [{ name: "p80", port: 80 }] });
+    expect(decide([itp, slice], { service: "ns1/svc1", mode: "ipvs" }).action).toBe("drop");
+  });
+});
+
 describe("REJECT when no endpoint is usable anywhere (iptables proxier.go syncProxyRules: \"has no endpoints\")", () => {
   const svc = makeService("ns1", "svc1", { clusterIP: "172.30.0.42", type: "LoadBalancer", externalTrafficPolicy: "Local", healthCheckNodePort: 30000, ports: [{ name: "p80", port: 80, nodePort: 3001 }] });
   it("a Service without endpoints rejects ClusterIP and NodePort traffic alike (TestHealthCheckNodePort rules)", () => {

@@ -18,7 +18,10 @@
  * 3. Endpoint sets per node: CategorizeEndpoints (proxy/topology.ts).
  * 4. REJECT when the port has no usable endpoint anywhere
  *    (!hasAnyEndpoints: "has no endpoints"); DROP when a Local policy finds
- *    no local endpoint ("has no local endpoints").
+ *    no local endpoint ("has no local endpoints"). IPVS mode (the input's
+ *    KubeProxyConfiguration mode) instead gives the virtual server the
+ *    cluster endpoints (ipvs/proxier.go syncEndpoint, PR #97081): pods and
+ *    the node reach them, an external client's reply is lost.
  * 5. External traffic with externalTrafficPolicy Local: pod traffic is
  *    short-circuited to the Cluster endpoints without masquerade ("short-
  *    circuit pod traffic", as if it went out to the load balancer and came
@@ -179,6 +182,16 @@ export interface ProxyRequest {
   family?: Family;
   /** The packet's source address: marks hairpin endpoints. */
   sourceIP?: string;
+  /** kube-proxy's mode; defaults to the input's KubeProxyConfiguration mode, else iptables. */
+  mode?: ProxyMode;
+}
+
+export type ProxyMode = "iptables" | "nftables" | "ipvs";
+
+/** KubeProxyConfiguration `mode` as written in the input (empty: iptables on Linux). */
+export function proxyModeOf(model: Model): ProxyMode {
+  const m = model.proxyConfiguration?.mode;
+  return m === "ipvs" || m === "nftables" ? m : "iptables";
 }
 
 /**
@@ -376,7 +389,22 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
     else decidedBy = sp.slices[0] ? { ...sp.slices[0].source, field: sp.slices[0].origin === "controller" ? "spec.selector" : "endpoints" } : ref(s, s.selector ? "spec.selector" : "spec", s.lines.selector);
   } else if (policy === "Local") {
     chosen = cat.localEndpoints ?? [];
-    if (chosen.length === 0) {
+    const mode = req.mode ?? proxyModeOf(index.model);
+    if (chosen.length === 0 && mode === "ipvs" && (cat.clusterEndpoints ?? []).length > 0) {
+      // pkg/proxy/ipvs/proxier.go syncEndpoint (PR #97081): with no local
+      // endpoint the virtual server gets the cluster-wide endpoints.
+      decidedBy = ref(s, `spec.${policyField}`, policyLine);
+      if (!internal && req.origin === "external") {
+        action = "drop";
+        category = "none";
+        reason = `${svcName} has externalTrafficPolicy Local and ${req.node} has no endpoint of its own; in IPVS mode kube-proxy still forwards to a cluster-wide endpoint (syncEndpoint, PR #97081), unmasqueraded, so the reply leaves that pod's node with the pod's address and the client discards it`;
+      } else {
+        chosen = cat.clusterEndpoints ?? [];
+        category = "cluster";
+        policy = "Cluster";
+        reason = `${svcName} has ${policyField} Local and ${req.node} has no endpoint of its own; in IPVS mode kube-proxy falls back to the ${plural(chosen.length, "cluster-wide endpoint")} (syncEndpoint, PR #97081), where iptables and nftables modes drop`;
+      }
+    } else if (chosen.length === 0) {
       action = "drop";
       category = "none";
       reason = `${svcName} has ${policyField} Local and ${req.node} has no ready (or serving terminating) endpoint of its own; kube-proxy's rule: "${spn} has no local endpoints" DROP`;
