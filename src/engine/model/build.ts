@@ -548,6 +548,14 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
         }
       }
     }
+    if (p.status !== undefined && ips.length === 0 && node && str(p.status.phase) !== "Succeeded" && str(p.status.phase) !== "Failed") {
+      diagnostics.push({
+        code: "KTL207", severity: "info", file: p.source.file, doc: p.source.doc, line: lineOf(p.raw, "status") || p.line, column: 1,
+        kind: p.source.kind, namespace: p.namespace, name: p.source.name,
+        message: `pod ${key} has a status but no podIP: it has not started, so it gets no IP and is no endpoint of any Service (ShouldPodBeInEndpoints)`,
+        hint: "Write status.podIP (and podIPs) as the kubelet reports them, or leave the status out to model the pod as running with an address from its node's podCIDR.",
+      });
+    }
     const { phase, ready } = readiness(p.status);
     const pod: Pod = {
       index: 0,

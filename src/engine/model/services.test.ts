@@ -113,12 +113,13 @@ describe("LoadBalancer addresses (serviceport.go newBaseServiceInfo: VIP-mode in
   it("VIP ingress IPs are captured; hostnames and Proxy-mode IPs are not", () => {
     const s = one({ type: "LoadBalancer", ports: [{ port: 80 }] }, { status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }, { ip: "5.6.7.8", ipMode: "Proxy" }, { hostname: "lb.example.com" }] } } });
     expect(s.loadBalancerIPs).toEqual(["1.2.3.4"]);
-    expect(s.loadBalancerIngress.map((i) => i.synthesized)).toEqual([false, false, false]);
+    expect(s.loadBalancerPending).toBe(false);
   });
-  it("no ingress: an address is synthesised (spec.loadBalancerIP when set) and marked so", () => {
+  it("no ingress: the load balancer is pending, with no address, even with spec.loadBalancerIP (kubectl <pending>; the service controller writes status.loadBalancer)", () => {
     const s = one({ type: "LoadBalancer", ports: [{ port: 80 }] });
-    expect(s.loadBalancerIngress[0]!.synthesized).toBe(true);
-    expect(cidrContains(parseCidr("198.18.0.0/15").cidr!, parseIP(s.loadBalancerIPs[0]!)!)).toBe(true);
-    expect(one({ type: "LoadBalancer", loadBalancerIP: "203.0.113.7", ports: [{ port: 80 }] }).loadBalancerIPs).toEqual(["203.0.113.7"]);
+    expect([s.loadBalancerPending, s.loadBalancerIPs, s.loadBalancerIngress]).toEqual([true, [], []]);
+    expect(one({ type: "LoadBalancer", loadBalancerIP: "203.0.113.7", ports: [{ port: 80 }] }).loadBalancerIPs).toEqual([]);
+    expect(one({ type: "NodePort", ports: [{ port: 80 }] }).loadBalancerPending).toBe(false);
   });
+
 });

@@ -26,8 +26,9 @@
  *    captures only `ip` entries in VIP mode (ipMode absent or VIP,
  *    pkg/proxy/serviceport.go newBaseServiceInfo); hostname and Proxy-mode
  *    entries go through the cloud load balancer. A LoadBalancer Service with
- *    no ingress gets a synthesised address (from spec.loadBalancerIP when
- *    set), marked as such: a real cluster would show it as <pending>.
+ *    no ingress is pending (kubectl's <pending>): it has no address, so only
+ *    its NodePorts reach it and loadBalancerSourceRanges filter nothing yet
+ *    (spec.loadBalancerIP is only a request to the cloud provider).
  * 5. loadBalancerSourceRanges is spec.loadBalancerSourceRanges, trimmed:
  *    all kube-proxy reads (pkg/proxy/serviceport.go newBaseServiceInfo).
  *    The service.beta.kubernetes.io/load-balancer-source-ranges annotation
@@ -69,8 +70,6 @@ export interface LoadBalancerIngress {
   hostname?: string;
   /** status.loadBalancer.ingress[].ipMode; VIP when absent. */
   ipMode: "VIP" | "Proxy";
-  /** Made up by the model because the input has no status. */
-  synthesized: boolean;
   line: number;
 }
 
@@ -116,6 +115,8 @@ export interface Service {
   /** VIP-mode load balancer IPs, the ones kube-proxy captures. */
   loadBalancerIPs: string[];
   loadBalancerIngress: LoadBalancerIngress[];
+  /** A LoadBalancer whose status has no ingress yet: no address (kubectl's <pending>). */
+  loadBalancerPending: boolean;
   /** spec.loadBalancerSourceRanges, trimmed: kube-proxy's firewall. */
   loadBalancerSourceRanges: string[];
   /** The service.beta.kubernetes.io/load-balancer-source-ranges annotation: read by cloud providers only, when the field is empty. */
@@ -253,7 +254,7 @@ function parseIngress(status: Json | undefined): LoadBalancerIngress[] {
     const ip = str(i.ip);
     const hostname = str(i.hostname);
     if (!ip && !hostname) return;
-    const ing: LoadBalancerIngress = { ipMode: str(i.ipMode) === "Proxy" ? "Proxy" : "VIP", synthesized: false, line: lineOf(list, index) || lineOf(i) };
+    const ing: LoadBalancerIngress = { ipMode: str(i.ipMode) === "Proxy" ? "Proxy" : "VIP", line: lineOf(list, index) || lineOf(i) };
     if (ip && parseIP(ip)) ing.ip = ip;
     if (hostname) ing.hostname = hostname;
     out.push(ing);
@@ -316,6 +317,7 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
     externalIPs,
     loadBalancerIPs: [],
     loadBalancerIngress: ingress,
+    loadBalancerPending: false,
     loadBalancerSourceRanges: rangesField,
     loadBalancerSourceRangesAnnotation: rangesAnnotation,
     internalTrafficPolicy: str(spec.internalTrafficPolicy) === "Local" ? "Local" : "Cluster",
@@ -410,19 +412,6 @@ function dualStack(pods: readonly Pod[], nodes: readonly Node[], drafts: readonl
   return families.size > 1;
 }
 
-function synthesizeLoadBalancer(s: Service, family: Family, used: Set<string>): string {
-  // 198.18.0.0/15 (RFC 2544, benchmarking) and 2001:db8:1b::/48 (documentation): never a real client or node.
-  const base = family === 4 ? { first: (198n << 24n) | (18n << 16n), size: 1n << 17n } : { first: 0x20010db8001b0000n << 64n, size: 1n << 32n };
-  let v = BigInt(fnv1a(`lb:${s.key}`)) % base.size;
-  let ip = formatIP(family, base.first + v);
-  while (used.has(ip)) {
-    v = (v + 1n) % base.size;
-    ip = formatIP(family, base.first + v);
-  }
-  used.add(ip);
-  return ip;
-}
-
 /** Builds Services (defaulted and allocated) and their EndpointSlices. */
 export function buildServices(
   objects: readonly KObject[],
@@ -510,18 +499,12 @@ export function buildServices(
   }
 
   // Load balancer addresses: kube-proxy captures VIP-mode IPs only.
-  const usedLB = new Set<string>();
-  for (const d of drafts) for (const i of d.service.loadBalancerIngress) if (i.ip) usedLB.add(i.ip);
   for (const d of sorted) {
     const s = d.service;
     if (s.type !== "LoadBalancer") continue;
-    if (s.loadBalancerIngress.length === 0) {
-      const spec = obj(s.raw.spec) ?? {};
-      const wanted = str(spec.loadBalancerIP);
-      const family: Family = s.clusterIPs[0] ? (familyOf(s.clusterIPs[0]) ?? 4) : 4;
-      const ip = wanted && parseIP(wanted) ? wanted : synthesizeLoadBalancer(s, family, usedLB);
-      s.loadBalancerIngress.push({ ip, ipMode: "VIP", synthesized: true, line: lineOf(spec, "loadBalancerIP") || s.lines.type || s.source.line });
-    }
+    // No status.loadBalancer.ingress: the load balancer is pending (kubectl
+    // shows <pending>); there is no address to reach or to filter.
+    s.loadBalancerPending = s.loadBalancerIngress.length === 0;
     s.loadBalancerIPs = s.loadBalancerIngress.filter((i) => i.ip && i.ipMode === "VIP").map((i) => i.ip!);
   }
 

@@ -771,7 +771,9 @@ function toService(ctx: Ctx, s: Service, port: number | string, depth = 0): Trac
     ctx.hops.push({
       step: "destination",
       verdict: "pass",
-      detail: lb
+      detail: s.loadBalancerPending
+        ? `Service ${s.key} is a LoadBalancer whose load balancer is pending (no status.loadBalancer.ingress: kubectl shows <pending>), so there is no LB IP yet and its loadBalancerSourceRanges filter nothing; only NodePort ${sp.nodePort} reaches it: the client connects to ${hostPort(nodeIP, sp.nodePort, fam)} on ${arrive.name}`
+        : lb
         ? `Service ${s.key} is a LoadBalancer whose load balancer (${lb.hostname ?? lb.ip}${lb.ipMode === "Proxy" ? ", ipMode Proxy" : ""}) is not a VIP kube-proxy captures: it forwards the client's connection to NodePort ${sp.nodePort} on ${arrive.name} (${nodeIP})`
         : `Service ${s.key} port ${portLabel(sp)} is NodePort ${sp.nodePort}${sp.nodePortAllocated ? " (allocated by ktl)" : ""}: the client connects to ${hostPort(nodeIP, sp.nodePort, fam)} on ${arrive.name}`,
       ref: serviceRef(s, `spec.ports[${sp.index}].nodePort`, sp.line),
@@ -789,7 +791,7 @@ function toService(ctx: Ctx, s: Service, port: number | string, depth = 0): Trac
     ctx.hops.push({ step: "destination", verdict: "pass", detail: `Service ${s.key} has externalIP ${eip}: the network routes the client's packet for ${hostPort(eip, sp.port, fam)} to ${arrive.name}`, ref: serviceRef(s, "spec.externalIPs", s.lines.externalIPs) });
     return viaKubeProxy(ctx, s, sp, "externalIP", fam, arrive);
   }
-  const why = s.type === "LoadBalancer" ? "is a LoadBalancer with no address and no NodePort (allocateLoadBalancerNodePorts: false)" : `is type ${s.type} with no externalIPs`;
+  const why = s.type === "LoadBalancer" ? `is a LoadBalancer with no address${s.loadBalancerPending ? " (pending: no status.loadBalancer.ingress)" : ""} and no NodePort (allocateLoadBalancerNodePorts: false)` : `is type ${s.type} with no externalIPs`;
   ctx.hops.push({ step: "destination", verdict: "drop", detail: `Service ${s.key} ${why}: nothing outside the cluster can reach it (a route to the ClusterIP through a node would: try ip:${s.clusterIPs[0] ?? "CLUSTERIP"}:${sp.port})`, ref: serviceRef(s, "spec.type", s.lines.type) });
   return finish(ctx, [], [], `dropped: Service ${s.key} ${why}, so it is not reachable from outside the cluster`);
 }
@@ -852,12 +854,11 @@ function viaLoadBalancer(ctx: Ctx, s: Service, sp: ServicePort, vip: string, fam
   r.to.ip = vip;
   r.service = serviceInfo(s, sp, "loadBalancer", hostPort(vip, sp.port, family), sp.port);
   const ing = s.loadBalancerIngress.find((i) => i.ip === vip);
-  const synthesized = ing?.synthesized ? " (synthesised by ktl: the input has no status.loadBalancer.ingress; a cloud controller would assign it)" : "";
   if (client.kind === "external") {
     ctx.hops.push({
       step: "load balancer",
       verdict: "pass",
-      detail: `the client ${client.name} connects to LoadBalancer ${hostPort(vip, sp.port, family)}${synthesized}; the load balancer delivers the packet, still addressed to the VIP, to ${handling.name}`,
+      detail: `the client ${client.name} connects to LoadBalancer ${hostPort(vip, sp.port, family)}; the load balancer delivers the packet, still addressed to the VIP, to ${handling.name}`,
       ref: serviceRef(s, "status.loadBalancer.ingress", ing?.line || s.lines.loadBalancerIngress || s.lines.type),
     });
     if (!cloudSourceRanges(ctx, s, true)) return finish(ctx, [], [], r.reason);
@@ -866,7 +867,7 @@ function viaLoadBalancer(ctx: Ctx, s: Service, sp: ServicePort, vip: string, fam
     ctx.hops.push({
       step: "destination",
       verdict: "pass",
-      detail: `${client.kind === "pod" ? `pod ${client.name}` : `node ${client.name}`} connects to LoadBalancer IP ${hostPort(vip, sp.port, family)}${synthesized}: kube-proxy on its own node ${handling.name} takes the packet, which never reaches the load balancer`,
+      detail: `${client.kind === "pod" ? `pod ${client.name}` : `node ${client.name}`} connects to LoadBalancer IP ${hostPort(vip, sp.port, family)}: kube-proxy on its own node ${handling.name} takes the packet, which never reaches the load balancer`,
       ref: serviceRef(s, "status.loadBalancer.ingress", ing?.line || s.lines.loadBalancerIngress || s.lines.type),
     });
   }

@@ -126,7 +126,7 @@ const cases: Case[] = [
     name: "KTL604 not raised for a node whose only backend is terminating but serving (kube-proxy falls back to it, KEP-1669)",
     docs: [
       WEB_A,
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: web-old, namespace: shop, labels: {app: web}, deletionTimestamp: "2025-01-01T00:00:00Z"}\nspec: {nodeName: node-b, containers: [{name: c, image: x, ports: [{name: http, containerPort: 8080}]}]}\nstatus: {phase: Running, conditions: [{type: Ready, status: "True"}]}`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: web-old, namespace: shop, labels: {app: web}, deletionTimestamp: "2025-01-01T00:00:00Z"}\nspec: {nodeName: node-b, containers: [{name: c, image: x, ports: [{name: http, containerPort: 8080}]}]}\nstatus: {phase: Running, podIP: 10.244.2.9, conditions: [{type: Ready, status: "True"}]}`,
       service(
         "type: NodePort\nexternalTrafficPolicy: Local\nselector: {app: web}\nports: [{port: 80, targetPort: http}]",
       ),
