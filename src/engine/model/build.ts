@@ -26,6 +26,7 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, boundedJson, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
 import { parseNetworkPolicy } from "../netpol/parse.ts";
+import { buildCniPolicies, isCniObject } from "../cni/index.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
@@ -51,7 +52,9 @@ function dedupe(objects: readonly KObject[], diagnostics: Diagnostic[]): KObject
   const out: KObject[] = [];
   for (const o of objects) {
     const namespaced = o.kind !== "Namespace" && o.kind !== "Node";
-    const key = `${o.kind}/${namespaced ? (o.namespace ?? "default") : ""}/${o.name}`;
+    // Calico's projectcalico.org NetworkPolicy is another resource than networking.k8s.io's of the same name.
+    const group = o.apiVersion.includes("/") ? o.apiVersion.slice(0, o.apiVersion.indexOf("/")) : "";
+    const key = `${o.kind}.${group}/${namespaced ? (o.namespace ?? "default") : ""}/${o.name}`;
     const prev = seen.get(key);
     if (prev !== undefined) {
       const p = out[prev]!;
@@ -595,10 +598,11 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     if (!p.hostNetwork) for (const ip of p.ips) if (!podsByIP.has(ip)) podsByIP.set(ip, p);
   });
 
-  const policies = objects.filter((o) => o.kind === "NetworkPolicy").map(parseNetworkPolicy);
+  const policies = objects.filter((o) => o.kind === "NetworkPolicy" && !isCniObject(o)).map(parseNetworkPolicy);
+  const cni = buildCniPolicies(objects, policies, diagnostics);
   const { services, endpointSlices } = buildServices(objects, pods, nodes, config, diagnostics);
 
   const workloads = buildWorkloads(objects, pods);
 
-  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, diagnostics, config, proxyConfiguration };
+  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, diagnostics, config, proxyConfiguration, cni };
 }

@@ -9,6 +9,7 @@ import type { Json } from "../parse/values.ts";
 import type { LabelSelector } from "./labels.ts";
 import type { Service, EndpointSlice } from "./services.ts";
 import type { NetworkPolicy } from "../netpol/types.ts";
+import type { CniPolicies } from "../cni/index.ts";
 
 export type Protocol = "TCP" | "UDP" | "SCTP";
 export const PROTOCOLS: readonly Protocol[] = ["TCP", "UDP", "SCTP"];
@@ -136,6 +137,8 @@ export interface Model {
   config: ClusterConfig;
   /** kube-proxy's KubeProxyConfiguration from the input, as written (undefined when absent). */
   proxyConfiguration: Json | undefined;
+  /** The CNI's own policies (Cilium, Calico) in the input; NetworkPolicy stays in `policies`. */
+  cni?: CniPolicies;
 }
 
 export interface ClusterConfig {

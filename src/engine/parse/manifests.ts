@@ -56,6 +56,8 @@ export const MODELED_KINDS = new Set([
   "Namespace", "Node", "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
   "ReplicationController", "Service", "EndpointSlice", "Endpoints", "NetworkPolicy", "Ingress", "Route",
   "AdminNetworkPolicy", "BaselineAdminNetworkPolicy",
+  // The CNI dialects (engine/cni): Cilium's and Calico's own policies; Calico's NetworkPolicy shares the kind above.
+  "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy", "Tier",
 ]);
 
 export function refOf(o: KObject, line = o.line): SourceRef {

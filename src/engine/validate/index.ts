@@ -4,6 +4,7 @@
  * order, as `kubectl apply -f` would send them, so cluster-wide allocations
  * (ClusterIPs, node ports) clash the way they would in a real cluster.
  */
+import { isCniObject } from "../cni/index.ts";
 import type { KObject } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { str, type Json } from "../parse/values.ts";
@@ -90,6 +91,8 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
   const allocations = new Allocations(model.config);
   const services = new Map<KObject, Svc>();
   for (const o of model.objects) {
+    // The CNI dialects' kinds are CRDs (engine/cni reports their own errors): not the apiserver's built-in schemas.
+    if (isCniObject(o)) continue;
     try {
       const api = checkApiVersion(o);
       if (api) {

@@ -20,6 +20,7 @@
  * Policy questions go through the NetworkPolicy class index (netpol), so the
  * cost grows with pod classes, not pods times policies.
  */
+import { isCniObject } from "../cni/index.ts";
 import type { KObject } from "../parse/manifests.ts";
 import { isObj, obj, str } from "../parse/values.ts";
 import type { Model, Node, Pod, Protocol } from "../model/types.ts";
@@ -82,7 +83,7 @@ function context(model: Model): Ctx {
   for (const f of [4, 6] as const) podIPs[f].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const policyObjects = new Map<string, KObject>();
   for (const o of model.objects)
-    if (o.kind === "NetworkPolicy") policyObjects.set(`${o.namespace ?? "default"}/${o.name}`, o);
+    if (o.kind === "NetworkPolicy" && !isCniObject(o)) policyObjects.set(`${o.namespace ?? "default"}/${o.name}`, o);
   return {
     model,
     index: buildPolicyIndex(model),
