@@ -13,6 +13,11 @@ const steps = [
 if (existsSync(`${shared}/conformance/run`)) {
   steps.push({ name: "conformance with upstream Kubernetes", cmd: "node", args: [`${shared}/conformance/run`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
 }
+// conformance-next suites that pass, run with the same runner.
+const next = ["cilium", "calico"].map((s) => `${shared}/conformance-next/${s}`).filter((d) => existsSync(d));
+if (next.length && existsSync(`${shared}/conformance/run`)) {
+  steps.push({ name: `conformance-next (${next.map((d) => d.split("/").pop()).join(", ")})`, cmd: "node", args: [`${shared}/conformance/run`, ...next], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
+}
 if (existsSync(`${shared}/conformance-peer/run`)) {
   steps.push({ name: "netpol-analyzer's own suite", cmd: "node", args: [`${shared}/conformance-peer/run`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
 }

@@ -5,8 +5,16 @@ import {
   loadModel,
   podMatrix,
   reachSummary,
+  type Model,
   type Protocol,
 } from "../../engine/index.ts";
+import {
+  cniClassMatrix,
+  cniName,
+  cniPodMatrix,
+  hasCniPolicies,
+  type CniPolicies,
+} from "../../engine/cni/index.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
 import { reportDiagnostics } from "../report.ts";
@@ -34,6 +42,61 @@ export function parsePortProtocol(
   return { port: p, protocol: proto };
 }
 
+function printMatrix(
+  pods: string[],
+  allowed: boolean[][],
+  port: number,
+  protocol: Protocol,
+  io: Output,
+): void {
+  io.out(`Reachability for ${protocol}/${port} (rows: from, columns: to; . allowed, X denied)`);
+  const rows = [["", ...pods.map((_, i) => String(i + 1))]];
+  pods.forEach((p, i) => rows.push([`${i + 1} ${p}`, ...allowed[i]!.map((a) => (a ? "." : "X"))]));
+  io.out(table(rows));
+}
+
+/** Under a CNI's own policies (Cilium, Calico, with NetworkPolicy inside them): the CNI's class matrix. */
+function runWithCni(
+  model: Model,
+  cni: CniPolicies,
+  port: number,
+  protocol: Protocol,
+  json: boolean,
+  summary: boolean,
+  io: Output,
+): number {
+  const m = cniClassMatrix(model, cni, port, protocol);
+  const pods = model.pods.map((p) => p.key);
+  const allowed = cniPodMatrix(m);
+  if (summary) {
+    let allowedPairs = 0;
+    for (const row of allowed) for (const a of row) if (a) allowedPairs++;
+    const s = {
+      port,
+      protocol,
+      pods: pods.length,
+      allowedPairs,
+      isolatedIngress: m.isolatedIngress,
+      isolatedEgress: m.isolatedEgress,
+      classes: m.classes.length,
+    };
+    if (json) io.out(JSON.stringify(s));
+    else {
+      io.out(`${s.pods} pods in ${s.classes} classes (${cniName(cni)}), ${protocol}/${port}`);
+      io.out(`allowed pairs: ${s.allowedPairs} of ${s.pods * s.pods}`);
+      io.out(`isolated for ingress: ${s.isolatedIngress}, for egress: ${s.isolatedEgress}`);
+    }
+    return 0;
+  }
+  if (json) {
+    io.out(JSON.stringify({ port, protocol, pods, allowed }));
+    return 0;
+  }
+  io.out(`Judged by ${cniName(cni)}, with the NetworkPolicies inside it`);
+  printMatrix(pods, allowed, port, protocol, io);
+  return 0;
+}
+
 export function run(argv: string[], io: Output): number {
   const args = parseArgs(argv, { booleans: ["json", "summary"], strings: ["port", "protocol"] });
   if (isOn(args, "help")) {
@@ -44,6 +107,8 @@ export function run(argv: string[], io: Output): number {
   const model = loadModel(readInputs(args.positional));
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
+  if (hasCniPolicies(model.cni))
+    return runWithCni(model, model.cni, port, protocol, json, isOn(args, "summary"), io);
   const index = buildPolicyIndex(model);
   const m = classMatrix(index, port, protocol);
   if (isOn(args, "summary")) {
@@ -62,9 +127,6 @@ export function run(argv: string[], io: Output): number {
     io.out(JSON.stringify({ port, protocol, pods, allowed }));
     return 0;
   }
-  io.out(`Reachability for ${protocol}/${port} (rows: from, columns: to; . allowed, X denied)`);
-  const rows = [["", ...pods.map((_, i) => String(i + 1))]];
-  pods.forEach((p, i) => rows.push([`${i + 1} ${p}`, ...allowed[i]!.map((a) => (a ? "." : "X"))]));
-  io.out(table(rows));
+  printMatrix(pods, allowed, port, protocol, io);
   return 0;
 }

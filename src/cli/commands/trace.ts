@@ -11,11 +11,12 @@ import {
   type TraceResult,
 } from "../../engine/index.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
-import { flagString, isOn, parseArgs } from "../args.ts";
+import { flagString, flagStrings, isOn, parseArgs } from "../args.ts";
+import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../../engine/http/request.ts";
 import { reportDiagnostics } from "../report.ts";
 import { parsePortProtocol } from "./reach.ts";
 
-export const help = `ktl trace --from SRC --to DST [--protocol TCP|UDP|SCTP] [--json] INPUT...
+export const help = `ktl trace --from SRC --to DST [--protocol TCP|UDP|SCTP] [--http 'METHOD PATH'] [--header 'Name: value']... [--json] INPUT...
 
 One request, from a source to a destination, as the cluster would handle it:
 how the destination resolves, which endpoints kube-proxy on the handling node
@@ -34,6 +35,10 @@ DST:  service:NAMESPACE/NAME:PORT   the Service port (for an external SRC: the
                                     LoadBalancer IP, node IP (NodePort), pod IP
 
   --protocol  TCP (default), UDP or SCTP
+  --http      make it an HTTP request, such as --http 'GET /api?x=1': L7
+              policies (Cilium HTTP rules) judge it; httpStatus says what
+              the client gets (200 reaches a pod, 403 an L7 policy refused)
+  --header    add a request header, 'Name: value' (repeatable)
   --json      machine-readable output (see the ktl CLI contract)
 
 kube-proxy is modelled at v1.35, iptables and nftables modes, default feature
@@ -59,7 +64,7 @@ function printHuman(t: TraceResult, from: string, to: string, protocol: string, 
   io.out("");
   const rejected = t.kubeProxy?.action === "reject";
   io.out(
-    `${t.verdict.toUpperCase()}${rejected ? " (kube-proxy REJECT)" : ""}: ${t.reason.replace(/^(dropped|rejected): /, "")}`,
+    `${t.verdict.toUpperCase()}${rejected ? " (kube-proxy REJECT)" : ""}${t.httpStatus ? ` (HTTP ${t.httpStatus})` : ""}: ${t.reason.replace(/^(dropped|rejected): /, "")}`,
   );
   if (t.endpoints.length) {
     const seen = t.sourceIP
@@ -83,8 +88,27 @@ function printHuman(t: TraceResult, from: string, to: string, protocol: string, 
   }
 }
 
+function httpOf(line: string | undefined, headers: string[]): HttpRequest | undefined {
+  if (line === undefined) {
+    if (headers.length) throw new UsageError("--header needs --http 'METHOD PATH'");
+    return undefined;
+  }
+  let req = parseHttpRequestLine(line);
+  if ("error" in req) throw new UsageError(req.error);
+  for (const h of headers) {
+    const next = addHttpHeader(req, h);
+    if ("error" in next) throw new UsageError(next.error);
+    req = next;
+  }
+  return req;
+}
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { booleans: ["json"], strings: ["from", "to", "protocol"] });
+  const args = parseArgs(argv, {
+    booleans: ["json"],
+    strings: ["from", "to", "protocol", "http"],
+    multiple: ["header"],
+  });
   if (isOn(args, "help")) {
     io.out(help);
     return 0;
@@ -106,7 +130,8 @@ export function run(argv: string[], io: Output): number {
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
   const index = buildProxyIndex(model);
-  const t = traceRequest(model, index, src, dst, protocol);
+  const http = httpOf(flagString(args, "http"), flagStrings(args, "header"));
+  const t = traceRequest(model, index, src, dst, protocol, http ? { http } : {});
   if (t.error) throw new UsageError(t.error);
   if (json) io.out(JSON.stringify(t, null, 2));
   else printHuman(t, fromText, toText, protocol, io);

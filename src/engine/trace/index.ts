@@ -101,6 +101,9 @@ import type { Model, Node, Pod, Protocol } from "../model/types.ts";
 import type { Service, ServicePort } from "../model/services.ts";
 import { parseIP, type Family } from "../model/ip.ts";
 import { explainEgress, explainIngress, type DirectionVerdict } from "../netpol/index.ts";
+import { hasCniPolicies, type CniPolicies } from "../cni/index.ts";
+import type { HttpRequest } from "../http/request.ts";
+import { cniEgress, cniIngress, type CniCheck } from "./cni.ts";
 import {
   chooseEndpoints,
   checkSourceRanges,
@@ -162,6 +165,22 @@ export interface TraceEndpoint {
   egress: PolicyCheck;
   ingress: PolicyCheck;
   ref?: TraceRef;
+  /** The layer that dropped the connection to this backend (set by the CNI dialects' checks). */
+  decidedBy?: TraceDecidedBy;
+  /** 403: an L7 policy refused the HTTP request at this backend. */
+  httpStatus?: 403;
+  /** The L7 HTTP rules that restrict connections to this backend ("GET /path1$"). */
+  l7?: string[];
+}
+
+/** shared/contract/ktl-cli.md `decidedBy`. */
+export interface TraceDecidedBy {
+  layer: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  rule?: string;
+  line?: number;
 }
 
 export interface TracePoint {
@@ -211,6 +230,10 @@ export interface TraceResult {
   sourceIP: string | null;
   endpoints: TraceEndpoint[];
   hops: TraceHop[];
+  /** When `verdict` is drop: the layer that dropped it (shared/contract/ktl-cli.md). Set by the CNI dialects' checks. */
+  decidedBy?: TraceDecidedBy;
+  /** With an HTTP request: 200 when it reaches a backend pod, 403 when an L7 policy refused it. */
+  httpStatus?: number;
   error?: string;
 }
 
@@ -389,9 +412,69 @@ interface Backend {
   ref?: SourceRef;
 }
 
+/** The CNI's own policies (with NetworkPolicy inside them) at both ends for each backend, the same addressing as `evaluate`. */
+function evaluateCni(ctx: Ctx, cni: CniPolicies, backends: Backend[]): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
+  const { model, client, protocol, http } = ctx;
+  const endpoints: TraceEndpoint[] = [];
+  const hops: TraceHop[] = [];
+  const seen = new Set<string>();
+  const cl = { kind: client.kind, pod: client.pod, host: client.host, node: client.node.name };
+  const hop = (step: string, c: CniCheck, ep: string, many: boolean) => {
+    const dialect = c.layer === "CiliumNetworkPolicy" ? "Cilium: " : c.layer === "CalicoNetworkPolicy" ? "Calico: " : "";
+    const detail = `${dialect}${c.reason}${c.steps.length > 1 ? ` [${c.steps.join("; ")}]` : ""}`;
+    const key = `${step}|${c.verdict}|${detail}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    const h: TraceHop = { step, verdict: c.verdict === "allow" ? "pass" : "drop", detail };
+    if (c.ref) h.ref = c.ref;
+    if (many) h.endpoints = [ep];
+    hops.push(h);
+  };
+  const strip = (c: CniCheck): PolicyCheck => ({ verdict: c.verdict, isolated: c.isolated, reason: c.reason, ...(c.ref ? { ref: c.ref } : {}) });
+  for (const b of backends) {
+    const epKey = `${b.ip}:${b.port}`;
+    const egress = cniEgress(model, cni, cl, b, protocol, http);
+    hop("egress policy at source", egress, epKey, backends.length > 1);
+    const ingress = cniIngress(model, cni, cl, b, protocol, http);
+    hop("ingress policy at backend", ingress, epKey, backends.length > 1);
+    const allowed = egress.verdict === "allow" && ingress.verdict === "allow";
+    const reason = !allowed
+      ? egress.verdict === "drop" ? `egress: ${egress.reason}` : `ingress: ${ingress.reason}`
+      : [ingress.isolated ? ingress.reason : "", egress.isolated ? `egress ${egress.reason}` : ""].filter(Boolean).join("; ") || "no policy isolates either end";
+    const ep: TraceEndpoint = { ip: b.ip, port: b.port, probability: b.probability, verdict: allowed ? "allow" : "drop", reason, sourceIP: b.sourceIP, sourceIPPreserved: b.preserved, egress: strip(egress), ingress: strip(ingress) };
+    if (b.podKey ?? b.pod) ep.pod = b.podKey ?? b.pod!.key;
+    if (b.node) ep.node = b.node;
+    if (b.zone) ep.zone = b.zone;
+    if (b.ready !== undefined) ep.ready = b.ready;
+    if (b.serving !== undefined) ep.serving = b.serving;
+    if (b.terminating !== undefined) ep.terminating = b.terminating;
+    if (b.local !== undefined) ep.local = b.local;
+    const r = traceRef(b.ref);
+    if (r) ep.ref = r;
+    const decider = egress.verdict === "drop" ? egress : ingress.verdict === "drop" ? ingress : undefined;
+    if (decider) {
+      const d: TraceDecidedBy = { layer: decider.layer };
+      if (decider.ref) {
+        d.kind = decider.ref.kind;
+        d.name = decider.ref.name;
+        d.line = decider.ref.line;
+        if (decider.ref.namespace) d.namespace = decider.ref.namespace;
+        if (decider.ref.field) d.rule = decider.ref.field;
+      }
+      ep.decidedBy = d;
+    }
+    if (egress.httpStatus === 403 || ingress.httpStatus === 403) ep.httpStatus = 403;
+    const l7 = ingress.l7 ?? egress.l7;
+    if (l7) ep.l7 = l7;
+    endpoints.push(ep);
+  }
+  return { endpoints, hops };
+}
+
 /** Evaluates NetworkPolicy at both ends for each backend (rules 1 and 2). */
 function evaluate(ctx: Ctx, backends: Backend[], family: Family): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
   const { model, client, protocol } = ctx;
+  if (hasCniPolicies(model.cni)) return evaluateCni(ctx, model.cni, backends);
   const endpoints: TraceEndpoint[] = [];
   const egressGroups = new Map<string, { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }>();
   const ingressGroups = new Map<string, { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }>();
@@ -519,6 +602,8 @@ interface Ctx {
   index: ProxyIndex;
   client: Client;
   protocol: Protocol;
+  /** The request is an HTTP request (`--http`). */
+  http?: HttpRequest | undefined;
   hops: TraceHop[];
   result: TraceResult;
 }
@@ -542,6 +627,13 @@ function finish(ctx: Ctx, endpoints: TraceEndpoint[], extraHops: TraceHop[], dro
     const s = summarize(endpoints);
     r.verdict = s.verdict;
     r.reason = s.reason;
+    if (ctx.http && endpoints.length && endpoints.every((e) => e.verdict === "drop") && endpoints.some((e) => e.httpStatus === 403)) {
+      // The connection opened but the L7 proxy refused the request (shared/contract/ktl-cli.md httpStatus 403).
+      r.httpStatus = 403;
+      r.reason = `refused at L7 (403): ${endpoints.find((e) => e.httpStatus === 403)!.reason}`;
+    } else if (ctx.http && r.verdict !== "drop") r.httpStatus = 200;
+    const dropped = endpoints.find((e) => e.verdict === "drop" && e.decidedBy);
+    if (r.verdict === "drop" && dropped) r.decidedBy = dropped.decidedBy!;
   }
   if (endpoints.length) {
     r.sourceIPPreserved = endpoints.every((e) => e.sourceIPPreserved);
@@ -1012,7 +1104,7 @@ function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
  * trace then costs the candidates' NetworkPolicy checks, not a scan of the
  * cluster. Never throws: an unresolvable query comes back with `error`.
  */
-export function traceRequest(model: Model, index: ProxyIndex, from: TraceSource | string, to: TraceDestination | string, protocol: Protocol = "TCP"): TraceResult {
+export function traceRequest(model: Model, index: ProxyIndex, from: TraceSource | string, to: TraceDestination | string, protocol: Protocol = "TCP", options: { http?: HttpRequest } = {}): TraceResult {
   const src = typeof from === "string" ? parseTraceSource(from) : from;
   const dst = typeof to === "string" ? parseTraceDestination(to) : to;
   const requested = "error" in dst ? 0 : typeof dst.port === "number" ? dst.port : 0;
@@ -1031,7 +1123,7 @@ export function traceRequest(model: Model, index: ProxyIndex, from: TraceSource 
   const anyIP = client.ip(4) ?? client.ip(6) ?? "";
   result.from = { kind: client.kind, name: client.name, ip: anyIP, node: client.node.name };
   const hops: TraceHop[] = [];
-  const ctx: Ctx = { model, index, client, protocol, hops, result };
+  const ctx: Ctx = { model, index, client, protocol, hops, result, http: options.http };
   const srcRef = traceRef(client.ref);
   hops.push({
     step: "source",

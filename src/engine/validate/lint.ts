@@ -83,7 +83,8 @@ function context(model: Model): Ctx {
   for (const f of [4, 6] as const) podIPs[f].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const policyObjects = new Map<string, KObject>();
   for (const o of model.objects)
-    if (o.kind === "NetworkPolicy" && !isCniObject(o)) policyObjects.set(`${o.namespace ?? "default"}/${o.name}`, o);
+    if (o.kind === "NetworkPolicy" && !isCniObject(o))
+      policyObjects.set(`${o.namespace ?? "default"}/${o.name}`, o);
   return {
     model,
     index: buildPolicyIndex(model),
