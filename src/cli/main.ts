@@ -1,6 +1,7 @@
 /** ktl: command dispatch. Each command lives in commands/<name>.ts and exports run() and help. */
 import { UsageError, type Output } from "./io.ts";
 import { nearestFlag } from "./args.ts";
+import { version } from "./version.ts";
 import * as reach from "./commands/reach.ts";
 import * as trace from "./commands/trace.ts";
 import * as connlist from "./commands/connlist.ts";
@@ -39,11 +40,6 @@ ${Object.entries(commands)
 
 ktl <command> --help explains one command. Exit codes: 0 success, 1 problems found, 2 bad usage or input.`;
 }
-
-declare const __KTL_VERSION__: string | undefined;
-
-/** The package version, written into the bundle by bin/build-cli.mjs ("dev" when run from sources). */
-export const version = typeof __KTL_VERSION__ === "string" ? __KTL_VERSION__ : "dev";
 
 export async function main(argv: string[]): Promise<number> {
   const io: Output = {

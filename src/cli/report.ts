@@ -4,7 +4,12 @@ import type { Output } from "./io.ts";
 
 /** `file: document N, line L, column C: severity CODE: message (hint)`. */
 export function formatDiagnostic(d: Diagnostic): string {
-  const where = [d.file, `document ${d.doc + 1}`, ...(d.line ? [`line ${d.line}`] : []), ...(d.column ? [`column ${d.column}`] : [])].join(", ");
+  const where = [
+    d.file,
+    `document ${d.doc + 1}`,
+    ...(d.line ? [`line ${d.line}`] : []),
+    ...(d.column ? [`column ${d.column}`] : []),
+  ].join(", ");
   return `${where}: ${d.severity} ${d.code}: ${d.message}${d.hint ? ` (${d.hint})` : ""}`;
 }
 

@@ -50,6 +50,18 @@ describe("ktl diff", () => {
     expect(ktl("--limit", "2", before, afterPath).out).toMatch(/… 4 more/);
   });
 
+  it("--format md is a pull-request comment: a heading with the summary and a table per change", () => {
+    const md = ktl("--format", "md", "--limit", "2", before, afterPath).out.split("\n");
+    expect(md[0]).toBe("### ktl diff: 6 flows gained");
+    expect(md).toContain("**Flows gained (6)**");
+    expect(md).toContain("| from | to | port | before | after | why (after) |");
+    expect(md.filter((l) => l.startsWith("| pod:"))).toHaveLength(2);
+    expect(md).toContain("… 4 more (run `ktl diff --json` for all)");
+    expect(() => ktl("--format", "html", before, afterPath)).toThrow(
+      /--format must be one of text, json, md/,
+    );
+  });
+
   it("needs exactly two inputs", () => {
     expect(() => ktl(before)).toThrow(UsageError);
     expect(() => ktl("-", "-")).toThrow(/only one/);

@@ -7,10 +7,11 @@ import {
   type InputDiff,
 } from "../../engine/index.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
+import { mdTable } from "../formats.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
 import { reportDiagnostics } from "../report.ts";
 
-export const help = `ktl diff [--json] [--external-ip IP] [--exit-code] [--limit N] BEFORE AFTER
+export const help = `ktl diff [--json | --format text|json|md] [--external-ip IP] [--exit-code] [--limit N] BEFORE AFTER
 
 What changes between two inputs (each a file, a directory or - for stdin):
 the flows gained and lost, and the endpoints that appear or vanish, with a
@@ -30,6 +31,8 @@ with one of the same workload (same node first), as a Deployment renames
 its pods when its template changes.
 
   --json          machine-readable output (the engine's InputDiff)
+  --format md     Markdown for a pull-request comment: the summary, then
+                  tables of flows lost, flows gained and endpoints
   --external-ip   the external client's address for external flows
   --exit-code     exit 1 when anything changed (like git diff --exit-code)
   --limit N       rows per table for people (default 50; --json lists all)`;
@@ -74,12 +77,66 @@ export function formatDiff(d: InputDiff, limit = 50): string {
   return out.join("\n");
 }
 
+/** Markdown for a pull-request comment (GitHub-flavoured tables; names escaped). */
+export function formatDiffMarkdown(d: InputDiff, limit = 50): string {
+  const out: string[] = [`### ktl diff: ${d.summary}`];
+  const more = (n: number) =>
+    n > limit ? [``, `… ${n - limit} more (run \`ktl diff --json\` for all)`] : [];
+  const flows = (title: string, list: readonly FlowChange[]) => {
+    if (!list.length) return;
+    out.push("", `**${title} (${list.length})**`, "");
+    out.push(
+      mdTable(
+        ["from", "to", "port", "before", "after", "why (after)"],
+        list
+          .slice(0, limit)
+          .map((f) => [f.from, f.to, `${f.port}/${f.protocol}`, f.before, f.after, f.reason]),
+      ),
+    );
+    out.push(...more(list.length));
+  };
+  flows(
+    "Flows lost",
+    d.flows.filter((f) => f.change === "lost"),
+  );
+  flows(
+    "Flows gained",
+    d.flows.filter((f) => f.change === "gained"),
+  );
+  if (d.endpoints.length) {
+    out.push(
+      "",
+      `**Endpoints (${d.counts.endpointsVanish} vanish, ${d.counts.endpointsAppear} appear)**`,
+      "",
+    );
+    out.push(
+      mdTable(
+        ["service", "port", "traffic", "node", "change", "endpoint"],
+        d.endpoints
+          .slice(0, limit)
+          .map((e) => [e.service, `${e.port}/${e.protocol}`, e.traffic, e.node, e.change, e.endpoint]),
+      ),
+    );
+    out.push(...more(d.endpoints.length));
+  }
+  for (const t of d.truncated) out.push("", `> ${t}`);
+  return out.join("\n");
+}
+
+const DIFF_FORMATS = ["text", "json", "md"];
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { booleans: ["json", "exit-code"], strings: ["limit", "external-ip"] });
+  const args = parseArgs(argv, {
+    booleans: ["json", "exit-code"],
+    strings: ["limit", "external-ip", "format"],
+  });
   if (isOn(args, "help")) {
     io.out(help);
     return 0;
   }
+  const format = (flagString(args, "format") ?? (isOn(args, "json") ? "json" : "text")).toLowerCase();
+  if (!DIFF_FORMATS.includes(format))
+    throw new UsageError(`--format must be one of ${DIFF_FORMATS.join(", ")}, not "${format}"`);
   if (args.positional.length !== 2)
     throw new UsageError(`needs exactly two inputs, BEFORE and AFTER (got ${args.positional.length})`);
   const [a, b] = args.positional as [string, string];
@@ -97,7 +154,13 @@ export function run(argv: string[], io: Output): number {
       io,
     );
   const d = diffModels(before, after, external ? { externalClientIP: external } : {});
-  io.out(isOn(args, "json") ? JSON.stringify(d, null, 2) : formatDiff(d, limit));
+  io.out(
+    format === "json"
+      ? JSON.stringify(d, null, 2)
+      : format === "md"
+        ? formatDiffMarkdown(d, limit)
+        : formatDiff(d, limit),
+  );
   const changed = d.flows.length > 0 || d.endpoints.length > 0;
   return isOn(args, "exit-code") && changed ? 1 : 0;
 }

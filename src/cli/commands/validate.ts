@@ -7,11 +7,13 @@ import {
   type Diagnostic,
   type ValidationFinding,
 } from "../../engine/index.ts";
-import { readInputs, type Output } from "../io.ts";
-import { isOn, parseArgs } from "../args.ts";
+import { readInputs, UsageError, type Output } from "../io.ts";
+import { flagString, isOn, parseArgs } from "../args.ts";
+import { problemsOf, toGithub, toSarif } from "../formats.ts";
+import { version } from "../version.ts";
 import { formatDiagnostic } from "../report.ts";
 
-export const help = `ktl validate [--json] INPUT...
+export const help = `ktl validate [--format text|json|sarif|github] [--json] INPUT...
 
 Checks every object as kube-apiserver 1.35 would on create, in input order
 (as kubectl apply -f sends them): defaulting first, then ClusterIP and node
@@ -21,10 +23,18 @@ and wording. Warnings (lint) name traps the apiserver accepts: selectors that
 match nothing, named ports no pod has, traffic policies that drop traffic,
 egress isolation without DNS, and more; each with a suggested fix.
 
-  --json   {"errors": [...], "warnings": [...]} (see the ktl CLI contract)
+  --json            {"errors": [...], "warnings": [...]} (see the ktl CLI contract)
+  --format json     the same as --json
+  --format sarif    SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps):
+                    every error, warning and unreadable document with its
+                    file, line and rule
+  --format github   GitHub Actions annotations (::error file=...,line=...::),
+                    shown on the pull request's lines
 
 Exit codes: 0 valid, 1 the apiserver would reject something, 2 bad usage or
 input that cannot be read (YAML/JSON syntax, a document that is not an object).`;
+
+const FORMATS = ["text", "json", "sarif", "github"];
 
 /** Parse problems that make a document unreadable (as opposed to a valid object the apiserver rejects). */
 const UNREADABLE = new Set(["KTL101", "KTL102", "KTL103", "KTL105", "KTL107"]);
@@ -55,12 +65,15 @@ function who(f: ValidationFinding): string {
 }
 
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { booleans: ["json"] });
+  const args = parseArgs(argv, { booleans: ["json"], strings: ["format"] });
   if (isOn(args, "help")) {
     io.out(help);
     return 0;
   }
-  const json = isOn(args, "json");
+  const format = (flagString(args, "format") ?? (isOn(args, "json") ? "json" : "text")).toLowerCase();
+  if (!FORMATS.includes(format))
+    throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not "${format}"`);
+  const json = format === "json";
   const parsed = parseManifests(readInputs(args.positional));
   const model = buildModel(parsed);
   const result = validateModel(model);
@@ -72,8 +85,12 @@ export function run(argv: string[], io: Output): number {
     else if (d.severity === "error" && UNREADABLE.has(d.code)) unreadable.push(d);
     else if (d.severity !== "info") notes.push(d);
   }
-  for (const d of unreadable) io.err(formatDiagnostic(d));
-  if (json) {
+  if (format === "sarif" || format === "github") {
+    // For CI, unreadable documents are results too, so that code scanning marks their line.
+    const problems = problemsOf([...unreadable, ...notes], result.errors, result.warnings, formatFieldError);
+    io.out(format === "sarif" ? JSON.stringify(toSarif(problems, version), null, 2) : toGithub(problems));
+  } else if (json) {
+    for (const d of unreadable) io.err(formatDiagnostic(d));
     io.out(
       JSON.stringify({
         errors: result.errors,
@@ -82,6 +99,7 @@ export function run(argv: string[], io: Output): number {
       }),
     );
   } else {
+    for (const d of unreadable) io.err(formatDiagnostic(d));
     for (const d of notes) io.out(`${where(d)}: warning ${d.code}: ${d.message}`);
     for (const e of result.errors) io.out(`${where(e)}: error: ${who(e)}: ${formatFieldError(e)}`);
     for (const w of result.warnings)
