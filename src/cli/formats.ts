@@ -158,13 +158,14 @@ export function mdTable(head: readonly string[], rows: readonly (readonly string
   ].join("\n");
 }
 
+/** XML 1.0 cannot carry control characters other than tab, line feed and carriage return: they are dropped. */
 function xml(s: string): string {
-  return s
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
+  let clean = "";
+  for (const ch of s) {
+    const c = ch.charCodeAt(0);
+    if (c >= 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) clean += ch;
+  }
+  return clean.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 export interface JUnitCase {
