@@ -25,5 +25,7 @@ export default defineConfig({
     environment: "node",
     pool: "threads",
     maxWorkers: 2,
+    // A generous ceiling, not a speed assertion: several suites run at once on a loaded 2-core machine.
+    testTimeout: 60_000,
   },
 });
