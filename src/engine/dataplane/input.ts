@@ -14,7 +14,7 @@
 import type { Model } from "../model/types.ts";
 import { cidrContains, formatIP, parseCidr, parseIP, type Family } from "../model/ip.ts";
 import { str, num, bool, arr, obj, type Json } from "../parse/values.ts";
-import { categorizeEndpoints, nodeAddress, portTraits, skipped, type ProxyEndpoint, type ProxyIndex } from "../proxy/index.ts";
+import { categorizeEndpoints, nodeAddress, portEndpoints, portTraits, skipped, type ProxyEndpoint, type ProxyIndex } from "../proxy/index.ts";
 import type { DataplaneEndpoint, DataplaneServicePort, IPFamily, LocalDetector, NodeDataplaneInput, ProxyConfig } from "./types.ts";
 
 const famNum = (f: IPFamily): Family => (f === "IPv4" ? 4 : 6);
@@ -42,7 +42,7 @@ export function nodeDataplaneInput(index: ProxyIndex, nodeName: string, family: 
     const clusterIP = s.clusterIPs.find((ip) => familyOf(ip) === f);
     if (!clusterIP) continue;
     for (const p of s.ports) {
-      const all = ports[p.index]?.[f === 4 ? "v4" : "v6"] ?? [];
+      const all = portEndpoints({ ports }, p)[f === 4 ? "v4" : "v6"];
       const traits = portTraits(s, p, f);
       const cat = categorizeEndpoints(all, traits, nodeName, zone);
       const map = (l: readonly ProxyEndpoint[] | null) => (l ?? []).map((e) => toEndpoint(e, nodeName));

@@ -49,9 +49,19 @@ export type ServiceType = "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalN
 export type IPFamily = "IPv4" | "IPv6";
 export type TrafficPolicy = "Cluster" | "Local";
 
+/**
+ * Position of a port among a Service's valid ports (Service.ports), which is
+ * not its index in spec.ports when an earlier entry is invalid: the endpoint
+ * lists (proxy PortEndpoints) are indexed by it. Branded so that an index
+ * into spec.ports cannot be passed where a slot is meant.
+ */
+export type PortSlot = number & { readonly __portSlot: true };
+
 export interface ServicePort {
-  /** Index in spec.ports. */
+  /** Index in spec.ports: for field paths (`spec.ports[3]`) only. */
   index: number;
+  /** Position in Service.ports and in the endpoint lists built from it. */
+  slot: PortSlot;
   /** spec.ports[].name ("" when absent, as the apiserver stores it). */
   name: string;
   protocol: Protocol;
@@ -236,7 +246,7 @@ function parsePorts(spec: Json): ServicePort[] {
     if (port === undefined) return;
     const tp = p.targetPort;
     const targetPort = typeof tp === "number" ? tp : typeof tp === "string" && tp !== "" ? (/^\d+$/.test(tp) ? Number(tp) : tp) : port;
-    const sp: ServicePort = { index, name: str(p.name) ?? "", protocol: protocolOf(p.protocol), port, targetPort, line: lineOf(list, index) || lineOf(p) };
+    const sp: ServicePort = { index, slot: out.length as PortSlot, name: str(p.name) ?? "", protocol: protocolOf(p.protocol), port, targetPort, line: lineOf(list, index) || lineOf(p) };
     const nodePort = int(p.nodePort);
     if (nodePort !== undefined && nodePort !== 0) sp.nodePort = nodePort;
     const app = str(p.appProtocol);

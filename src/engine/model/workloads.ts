@@ -6,7 +6,7 @@
  * per eligible node, CronJob one Job's pods.
  */
 import type { KObject } from "../parse/manifests.ts";
-import { boundedJson, isObj, num, obj, str, type Json } from "../parse/values.ts";
+import { boundedJson, inputRecord, isObj, num, obj, str, type Json } from "../parse/values.ts";
 import { fnv1a, safeSuffix } from "./hash.ts";
 import type { WorkloadRef } from "./types.ts";
 
@@ -42,7 +42,7 @@ export function templateOf(o: KObject): Json | undefined {
 }
 
 function labelsOf(v: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = inputRecord<string>();
   if (!isObj(v)) return out;
   for (const [k, val] of Object.entries(v)) if (typeof val === "string" || typeof val === "number" || typeof val === "boolean") out[k] = String(val);
   return out;

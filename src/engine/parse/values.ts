@@ -19,9 +19,14 @@ export function num(v: unknown): number | undefined {
 export function bool(v: unknown): boolean | undefined {
   return typeof v === "boolean" ? v : undefined;
 }
+/** A record keyed by input: no prototype, so `constructor` or `__proto__` are plain keys and `in` sees only what the input wrote. */
+export function inputRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 /** A map of string values (labels, annotations, nodeSelector); non-string values are stringified as the apiserver would reject them. */
 export function strMap(v: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = inputRecord<string>();
   if (!isObj(v)) return out;
   for (const [k, val] of Object.entries(v)) {
     if (typeof val === "string") out[k] = val;

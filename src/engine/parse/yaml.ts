@@ -4,8 +4,13 @@
  *
  * js-yaml's `parseEvents` gives a flat event stream with offsets (about
  * 17 MB/s here); we build the values ourselves from it so that positions cost
- * one small record per collection instead of a second AST. Scalars resolve by
- * the YAML 1.2 core schema, as js-yaml's `load` does.
+ * one small record per collection instead of a second AST. Values are what
+ * kubectl's decoder (sigs.k8s.io/yaml over goyaml.v2) makes of the text:
+ * YAML 1.1 plain scalars (KTL108 warns where YAML 1.2 tools read otherwise),
+ * `<<` merges, keys as its JSON conversion spells them, and go-yaml's bound
+ * on what aliases expand to; an alias inside its own anchor (a cycle), a
+ * collection as a key or an unknown anchor spoil their doc. Mappings have a
+ * prototype without members, so any key is a plain key.
  *
  * A syntax error spoils only its own YAML doc: the text is cut at its `---`
  * lines (a doc marker ends even a block scalar, YAML 1.2 §9.1) and parsed in
@@ -40,7 +45,12 @@ type Pos = (SourceText | string | number)[];
 const POS: unique symbol = Symbol("ktl.yaml.position");
 type Positioned = { [POS]?: Pos };
 /** Reused descriptor: defineProperty copies it. */
-const POS_DESCRIPTOR: PropertyDescriptor = { value: undefined, enumerable: false, writable: false, configurable: false };
+const POS_DESCRIPTOR: PropertyDescriptor = {
+  value: undefined,
+  enumerable: false,
+  writable: false,
+  configurable: false,
+};
 
 function posOf(node: object): Pos | undefined {
   return (node as Positioned)[POS];
@@ -116,13 +126,43 @@ export interface YamlFileResult {
   diagnostics: Diagnostic[];
 }
 
-export const MAX_ALIASES_PER_DOCUMENT = 1000;
 export const MAX_DEPTH = 100;
 
-class AliasLimitError extends Error {
-  constructor(readonly offset: number) {
-    super(`more than ${MAX_ALIASES_PER_DOCUMENT} aliases`);
+/**
+ * go-yaml's alias budget (decode.go `allowedAliasRatio`; sigs.k8s.io/yaml
+ * decodes with its goyaml.v2 fork): of the nodes a decode visits, counting
+ * every node an alias expands to, up to 99% may come from aliases in a doc of
+ * up to 400,000 nodes, and only 10% from 4,000,000 on. A doc's expanded size
+ * is thereby at most about a hundred times its written size and, past
+ * 4,000,000 nodes, 1.1 times: every later walk over its values is bounded.
+ */
+const ALIAS_RATIO_LOW = 400_000;
+const ALIAS_RATIO_HIGH = 4_000_000;
+export function allowedAliasRatio(decoded: number): number {
+  if (decoded <= ALIAS_RATIO_LOW) return 0.99;
+  if (decoded >= ALIAS_RATIO_HIGH) return 0.1;
+  return 0.99 - 0.89 * ((decoded - ALIAS_RATIO_LOW) / (ALIAS_RATIO_HIGH - ALIAS_RATIO_LOW));
+}
+
+/** At most this many YAML 1.1 reading warnings (KTL108) per file. */
+export const MAX_YAML11_WARNINGS = 50;
+
+/** A doc that kubectl's decoder refuses as a whole: it is skipped, the others load. */
+class DocError extends Error {
+  constructor(
+    readonly offset: number,
+    readonly code: "KTL101" | "KTL105",
+    message: string,
+  ) {
+    super(message);
   }
+}
+
+/** Prototype of parsed mappings: none of Object.prototype's members, so `constructor`, `__proto__` or `toString` are plain keys. */
+const MAPPING_PROTO: object = Object.create(null) as object;
+function newMapping(): Record<string, unknown> {
+  // Object.create(non-null) keeps V8's fast properties (Object.create(null) starts in dictionary mode).
+  return Object.create(MAPPING_PROTO) as Record<string, unknown>;
 }
 
 const INT_DEC = /^[-+]?[0-9]+$/;
@@ -130,45 +170,194 @@ const INT_OCT = /^0o[0-7]+$/;
 const INT_HEX = /^0x[0-9a-fA-F]+$/;
 const FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 
-/** YAML 1.2 core schema resolution of a plain scalar. */
-function resolvePlain(s: string): unknown {
+/** YAML 1.2 core schema resolution of a plain scalar (what js-yaml, most editors and linters read). */
+export function resolvePlain12(s: string): unknown {
   if (s.length === 0) return null;
-  const c = s.charCodeAt(0);
-  // Fast path: most Kubernetes scalars start with a letter that cannot begin a number, null or bool.
-  if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) {
-    switch (s) {
-      case "null": case "Null": case "NULL": return null;
-      case "true": case "True": case "TRUE": return true;
-      case "false": case "False": case "FALSE": return false;
-      default: return s;
-    }
+  switch (s) {
+    case "null":
+    case "Null":
+    case "NULL":
+    case "~":
+      return null;
+    case "true":
+    case "True":
+    case "TRUE":
+      return true;
+    case "false":
+    case "False":
+    case "FALSE":
+      return false;
+    case ".inf":
+    case ".Inf":
+    case ".INF":
+    case "+.inf":
+    case "+.Inf":
+    case "+.INF":
+      return Infinity;
+    case "-.inf":
+    case "-.Inf":
+    case "-.INF":
+      return -Infinity;
+    case ".nan":
+    case ".NaN":
+    case ".NAN":
+      return NaN;
   }
-  if (s === "~") return null;
-  if (INT_DEC.test(s)) {
-    const n = Number(s);
-    return Number.isSafeInteger(n) ? n : s;
-  }
+  if (INT_DEC.test(s)) return Number(s);
   if (INT_OCT.test(s)) return parseInt(s.slice(2), 8);
   if (INT_HEX.test(s)) return parseInt(s.slice(2), 16);
   if (FLOAT.test(s)) return Number(s);
-  switch (s) {
-    case ".inf": case ".Inf": case ".INF": case "+.inf": case "+.Inf": case "+.INF": return Infinity;
-    case "-.inf": case "-.Inf": case "-.INF": return -Infinity;
-    case ".nan": case ".NaN": case ".NAN": return NaN;
-    default: return s;
-  }
+  return s;
 }
 
-function scalarValue(text: string, ev: ScalarEvent): unknown {
+/** goyaml.v2 resolve.go resolveMapList: the YAML 1.1 words. */
+const WORDS_11 = new Map<string, unknown>([
+  ...["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"].map((w) => [w, true] as const),
+  ...["n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"].map(
+    (w) => [w, false] as const,
+  ),
+  ...["", "~", "null", "Null", "NULL"].map((w) => [w, null] as const),
+  ...[".nan", ".NaN", ".NAN"].map((w) => [w, NaN] as const),
+  ...[".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"].map((w) => [w, Infinity] as const),
+  ...["-.inf", "-.Inf", "-.INF"].map((w) => [w, -Infinity] as const),
+]);
+/** strconv.ParseInt/ParseUint(s, 0, 64) syntax: 0x, 0o, 0b prefixes; a leading 0 is octal. */
+const GO_INT = /^[-+]?(0[xX][0-9a-fA-F]+|0[oO]?[0-7]+|0[bB][01]+|[1-9][0-9]*|0)$/;
+const GO_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+
+function goInt(s: string): number {
+  const neg = s[0] === "-";
+  const body = s[0] === "-" || s[0] === "+" ? s.slice(1) : s;
+  let n: number;
+  const p = body.slice(0, 2).toLowerCase();
+  if (p === "0x") n = parseInt(body.slice(2), 16);
+  else if (p === "0o") n = parseInt(body.slice(2), 8);
+  else if (p === "0b") n = parseInt(body.slice(2), 2);
+  else if (body.length > 1 && body[0] === "0") n = parseInt(body.slice(1), 8);
+  else n = Number(body);
+  return neg ? -n : n;
+}
+
+/**
+ * How kubectl reads a plain scalar: sigs.k8s.io/yaml decodes with goyaml.v2,
+ * whose resolve() follows YAML 1.1: `yes`/`no`/`on`/`off`/`y`/`n` are booleans,
+ * `010` is octal 8, `1_000` is 1000, `0b101` is 5, `080` is the float 80.
+ * Timestamps stay text (goyaml.v2 keeps them strings for interface{} targets).
+ */
+export function kubectlReads(s: string): unknown {
+  const c = s.charCodeAt(0);
+  // goyaml.v2's resolveTable: only these first characters can start a non-string.
+  const hinted =
+    s.length === 0 ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2b ||
+    c === 0x2d ||
+    c === 0x2e ||
+    "yYnNtTfFoO~".includes(s[0]!);
+  if (!hinted) return s;
+  if (WORDS_11.has(s)) return WORDS_11.get(s);
+  if (c === 0x2e) return GO_FLOAT.test(s) ? Number(s) : s;
+  if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d) {
+    const plain = s.includes("_") ? s.replace(/_/g, "") : s;
+    if (GO_INT.test(plain)) return goInt(plain);
+    if (GO_FLOAT.test(plain)) return Number(plain);
+    if (/^-0[bB][01]+$/.test(plain)) return -parseInt(plain.slice(3), 2);
+  }
+  return s;
+}
+
+/**
+ * How ktl reads a plain scalar: as kubectl does (kubectlReads), except the
+ * one-letter `y`, `Y`, `n`, `N`, which stay text as YAML 1.2 and the
+ * upstream examples written from the API (namespaces x, y, z) mean them;
+ * a KTL108 warning says that kubectl reads them as booleans.
+ */
+export function resolvePlain(s: string): unknown {
+  if (s.length === 1 && (s === "y" || s === "Y" || s === "n" || s === "N")) return s;
+  return kubectlReads(s);
+}
+
+function sameScalar(a: unknown, b: unknown): boolean {
+  return Object.is(a, b) || (typeof a === "number" && typeof b === "number" && a === b);
+}
+
+function describeScalar(v: unknown): string {
+  if (typeof v === "boolean") return `the boolean ${v}`;
+  if (v === null) return "null";
+  if (typeof v === "number") return `the number ${v}`;
+  return `the text ${JSON.stringify(v)}`;
+}
+
+/** A plain scalar kubectl reads otherwise than YAML 1.2 tools do: the warning (KTL108), or undefined. */
+function yaml11Warning(raw: string, asKey: boolean): { message: string; hint: string } | undefined {
+  const v12 = resolvePlain12(raw);
+  const kubectl = kubectlReads(raw);
+  if (sameScalar(kubectl, v12)) return undefined;
+  const ours = resolvePlain(raw);
+  const note = sameScalar(ours, kubectl) ? "" : `; ktl keeps ${describeScalar(ours)}`;
+  if (asKey) {
+    return {
+      message: `kubectl reads the key \`${raw}\` as ${JSON.stringify(keyString(kubectl, 0))} (YAML 1.1 ${describeScalar(kubectl)}, sigs.k8s.io/yaml), not as ${JSON.stringify(raw)}${note}`,
+      hint: `quote the key ("${raw}")`,
+    };
+  }
+  return {
+    message: `kubectl reads \`${raw}\` as ${describeScalar(kubectl)} (YAML 1.1, sigs.k8s.io/yaml), not as ${describeScalar(v12)} (YAML 1.2)${note}`,
+    hint: `quote the value ("${raw}") if you mean the text`,
+  };
+}
+
+interface Resolved {
+  value: unknown;
+  /** Set for a plain scalar that YAML 1.2 reads otherwise. */
+  plainRaw?: string;
+}
+
+function scalarValue(text: string, ev: ScalarEvent): Resolved {
   const raw = getScalarValue(text, ev);
   if (ev.tagStart >= 0) {
     const tag = text.slice(ev.tagStart, ev.tagEnd);
-    if (tag === "!!str" || tag === "!") return raw;
-    if (tag === "!!int" || tag === "!!float") return Number(raw);
-    if (tag === "!!bool") return raw === "true";
-    if (tag === "!!null") return null;
+    if (tag === "!!str" || tag === "!") return { value: raw };
+    if (tag === "!!int" || tag === "!!float") return { value: Number(raw) };
+    if (tag === "!!bool") return { value: raw === "true" };
+    if (tag === "!!null") return { value: null };
   }
-  return ev.style === SCALAR_STYLE.PLAIN ? resolvePlain(raw) : raw;
+  if (ev.style !== SCALAR_STYLE.PLAIN) return { value: raw };
+  return { value: resolvePlain(raw), plainRaw: raw };
+}
+
+/** A mapping key as sigs.k8s.io/yaml's JSON conversion spells it (yaml.go convertToJSONableObject). */
+function keyString(v: unknown, offset: number): string {
+  if (typeof v === "string") return v;
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (typeof v === "number") {
+    if (Number.isNaN(v)) return ".nan";
+    if (v === Infinity) return ".inf";
+    if (v === -Infinity) return "-.inf";
+    return String(v);
+  }
+  if (v === null)
+    throw new DocError(
+      offset,
+      "KTL101",
+      "a null key (empty, `~` or `null`) is not valid: kubectl rejects the doc (sigs.k8s.io/yaml: Unsupported map key of type <nil>)",
+    );
+  throw new DocError(
+    offset,
+    "KTL101",
+    "invalid map key: a list or mapping used as a key (goyaml.v2 decode.go); quote the key",
+  );
+}
+
+/** An anchor: its value, and the size and height its value expands to. */
+interface Anchor {
+  value: unknown;
+  /** Nodes visited when the value is decoded (go-yaml's decodeCount), aliases expanded. */
+  size: number;
+  /** Collection levels of the expanded value. */
+  height: number;
+  /** The anchored collection is still open: an alias to it would make a cycle. */
+  open: boolean;
 }
 
 /** An open collection. Frames are reused by depth; `at` is their scratch position record. */
@@ -182,9 +371,39 @@ interface Frame {
   /** For a mapping: the key waiting for its value. */
   pendingKey: string;
   pendingKeyOffset: number;
+  /** The waiting key is a plain `<<`. */
+  pendingMerge: boolean;
   expectingKey: boolean;
-  /** A merge key (`<<`) has copied keys in. */
-  merged: boolean;
+  /** The value of a merge key, applied once complete (before the next key or at the mapping's end). */
+  mergeValue: unknown;
+  mergeOffset: number;
+  hasMerge: boolean;
+  /** Expanded size and height of the collection so far. */
+  size: number;
+  height: number;
+  anchor: Anchor | undefined;
+}
+
+function isMapping(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** goyaml.v2 decode.go merge(): a mapping, or a list of mappings of which the earlier win. */
+function applyMerge(map: Record<string, unknown>, src: unknown, offset: number): void {
+  const bad = () =>
+    new DocError(
+      offset,
+      "KTL101",
+      "map merge requires map or sequence of maps as the value (the value of `<<`)",
+    );
+  const copy = (m: Record<string, unknown>) => {
+    for (const k of Object.keys(m)) map[k] = m[k];
+  };
+  if (isMapping(src)) copy(src);
+  else if (Array.isArray(src)) {
+    for (const s of src) if (!isMapping(s)) throw bad();
+    for (let i = src.length - 1; i >= 0; i--) copy(src[i] as Record<string, unknown>);
+  } else throw bad();
 }
 
 /** Builds the documents of one text from its events. Offsets are shifted by `base`. */
@@ -195,69 +414,95 @@ function construct(
   base: number,
   firstIndex: number,
   diagnostics: Diagnostic[],
+  budget: { yaml11: number },
 ): YamlDocument[] {
   const docs: YamlDocument[] = [];
   const frames: Frame[] = [];
   let depth = 0;
-  const anchors = new Map<string, unknown>();
+  const anchors = new Map<string, Anchor>();
   let docValue: unknown = undefined;
   let docStart = -1;
-  let aliases = 0;
+  /** go-yaml's counters: nodes decoded, and of them the ones reached through an alias. */
+  let decoded = 0;
+  let aliased = 0;
   let index = firstIndex - 1;
 
-  const place = (value: unknown, offset: number, keyable: boolean, keyText: string | undefined) => {
+  const warn11 = (raw: string, offset: number, asKey: boolean) => {
+    if (budget.yaml11 <= 0) return;
+    const w = yaml11Warning(raw, asKey);
+    if (!w) return;
+    budget.yaml11--;
+    diagnostics.push({
+      code: "KTL108",
+      severity: "warning",
+      file: source.file,
+      doc: index,
+      ...source.positionAt(offset),
+      message: w.message,
+      hint: w.hint,
+    });
+  };
+
+  const flushMerge = (f: Frame) => {
+    f.hasMerge = false;
+    applyMerge(f.value as Record<string, unknown>, f.mergeValue, f.mergeOffset);
+    f.mergeValue = undefined;
+  };
+
+  /** Places a value in the open collection; `size`/`height` are its expanded size and height. */
+  const place = (
+    value: unknown,
+    offset: number,
+    size: number,
+    height: number,
+    keyText: string | undefined,
+    plainMerge: boolean,
+  ) => {
     if (depth === 0) {
       docValue = value;
       if (docStart < 0) docStart = offset;
       return;
     }
     const top = frames[depth - 1]!;
+    top.size += size;
+    if (height + 1 > top.height) top.height = height + 1;
     if (top.isSeq) {
       top.at[top.n++] = base + offset;
       (top.value as unknown[]).push(value);
       return;
     }
     if (top.expectingKey) {
-      top.pendingKey = keyable ? (keyText ?? String(value)) : JSON.stringify(value);
+      if (top.hasMerge) flushMerge(top);
+      top.pendingKey = keyText ?? keyString(value, base + offset);
       top.pendingKeyOffset = base + offset;
+      top.pendingMerge = plainMerge;
       top.expectingKey = false;
       return;
     }
     top.expectingKey = true;
-    const key = top.pendingKey;
-    const map = top.value as Record<string, unknown>;
-    if (key === "<<" && value !== null && typeof value === "object") {
-      // Merge key (YAML 1.1 `<<`): copy keys the mapping does not set itself.
-      for (const src of Array.isArray(value) ? value : [value]) {
-        if (src && typeof src === "object" && !Array.isArray(src)) {
-          for (const [k, v] of Object.entries(src as Record<string, unknown>)) if (!Object.hasOwn(map, k)) map[k] = v;
-        }
-      }
-      top.merged = true;
+    if (top.pendingMerge) {
+      // Applied when the value is complete: an inline mapping is still empty here.
+      top.mergeValue = value;
+      top.mergeOffset = top.pendingKeyOffset;
+      top.hasMerge = true;
       return;
     }
+    const key = top.pendingKey;
+    const map = top.value as Record<string, unknown>;
     let seen = -1;
-    // A repeated key: small mappings without merged keys check their own record, others the object.
-    let repeated: boolean;
-    if (top.merged || top.n > 34) repeated = Object.hasOwn(map, key);
-    else {
-      repeated = false;
-      for (let i = 2; i < top.n; i += 2) {
-        if (top.at[i] === key) {
-          repeated = true;
-          break;
-        }
-      }
-    }
-    if (repeated) {
+    // A repeated key, or one a merge key set before (goyaml.v2's strict decoding: "already set in map").
+    if (Object.hasOwn(map, key)) {
       diagnostics.push({
-        code: "KTL106", severity: "warning", file: source.file, doc: index, ...source.positionAt(top.pendingKeyOffset),
+        code: "KTL106",
+        severity: "warning",
+        file: source.file,
+        doc: index,
+        ...source.positionAt(top.pendingKeyOffset),
         message: `duplicate key "${key}": the last value wins (the apiserver rejects this under strict decoding)`,
       });
       for (let i = 2; i < top.n; i += 2) if (top.at[i] === key) seen = i;
     }
-    if (key === "__proto__") Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
-    else map[key] = value;
+    map[key] = value;
     if (seen >= 0) top.at[seen + 1] = top.pendingKeyOffset;
     else {
       top.at[top.n++] = key;
@@ -271,7 +516,8 @@ function construct(
         index++;
         docValue = undefined;
         docStart = -1;
-        aliases = 0;
+        decoded = 0;
+        aliased = 0;
         anchors.clear();
         depth = 0;
         // Values placed with an empty stack become the doc's value; its POP closes it.
@@ -279,39 +525,118 @@ function construct(
         break;
       case EVENT_ID.MAPPING:
       case EVENT_ID.SEQUENCE: {
+        decoded++;
         const isSeq = ev.type === EVENT_ID.SEQUENCE;
-        const value: Record<string, unknown> | unknown[] = isSeq ? [] : {};
-        if (ev.anchorStart >= 0) anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), value);
-        place(value, ev.start, false, undefined);
+        const value: Record<string, unknown> | unknown[] = isSeq ? [] : newMapping();
+        let anchor: Anchor | undefined;
+        if (ev.anchorStart >= 0) {
+          anchor = { value, size: 1, height: 1, open: true };
+          anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), anchor);
+        }
+        // Size and height are added to the parent when the collection closes.
+        place(value, ev.start, 0, 0, undefined, false);
         let f = frames[depth];
-        if (!f) frames[depth] = f = { value, isSeq, at: [source, 0], n: 2, pendingKey: "", pendingKeyOffset: 0, expectingKey: false, merged: false };
+        if (!f) {
+          frames[depth] = f = {
+            value,
+            isSeq,
+            at: [source, 0],
+            n: 2,
+            pendingKey: "",
+            pendingKeyOffset: 0,
+            pendingMerge: false,
+            expectingKey: false,
+            mergeValue: undefined,
+            mergeOffset: 0,
+            hasMerge: false,
+            size: 1,
+            height: 1,
+            anchor,
+          };
+        }
         f.value = value;
         f.isSeq = isSeq;
         f.at[1] = base + ev.start;
         f.n = 2;
         f.expectingKey = !isSeq;
-        f.merged = false;
+        f.pendingMerge = false;
+        f.hasMerge = false;
+        f.mergeValue = undefined;
+        f.size = 1;
+        f.height = 1;
+        f.anchor = anchor;
         depth++;
         break;
       }
       case EVENT_ID.SCALAR: {
-        const v = scalarValue(text, ev);
-        if (ev.anchorStart >= 0) anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), v);
+        decoded++;
+        const r = scalarValue(text, ev);
+        const v = r.value;
+        if (ev.anchorStart >= 0)
+          anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), {
+            value: v,
+            size: 1,
+            height: 0,
+            open: false,
+          });
         const top = depth > 0 ? frames[depth - 1]! : undefined;
         const asKey = top !== undefined && !top.isSeq && top.expectingKey;
-        place(v, ev.valueStart, true, asKey ? (v === null ? "null" : String(v)) : undefined);
+        if (r.plainRaw !== undefined) warn11(r.plainRaw, base + ev.valueStart, asKey);
+        place(
+          v,
+          ev.valueStart,
+          1,
+          0,
+          asKey ? keyString(v, base + ev.valueStart) : undefined,
+          asKey && r.plainRaw === "<<",
+        );
         break;
       }
       case EVENT_ID.ALIAS: {
-        if (++aliases > MAX_ALIASES_PER_DOCUMENT) throw new AliasLimitError(base + ev.anchorStart);
         const name = text.slice(ev.anchorStart, ev.anchorEnd);
-        place(anchors.get(name) ?? null, ev.anchorStart, true, undefined);
+        const at = base + ev.anchorStart;
+        const a = anchors.get(name);
+        // goyaml.v2 decode.go: "unknown anchor referenced", "anchor value contains itself".
+        if (!a) throw new DocError(at, "KTL101", `unknown anchor '${name}' referenced`);
+        if (a.open)
+          throw new DocError(
+            at,
+            "KTL105",
+            `anchor '${name}' value contains itself (an alias inside the collection it names)`,
+          );
+        decoded += a.size;
+        aliased += a.size;
+        if (aliased > 100 && decoded > 1000 && aliased / decoded > allowedAliasRatio(decoded)) {
+          throw new DocError(
+            at,
+            "KTL105",
+            `document contains excessive aliasing (aliases expand to ${aliased} nodes of ${decoded})`,
+          );
+        }
+        if (depth + a.height > MAX_DEPTH)
+          throw new DocError(
+            at,
+            "KTL101",
+            `nesting too deep: the alias *${name} nests deeper than ${MAX_DEPTH} levels`,
+          );
+        place(a.value, ev.anchorStart, a.size, a.height, undefined, false);
         break;
       }
       case EVENT_ID.POP: {
         if (depth > 0) {
           const f = frames[--depth]!;
+          if (f.hasMerge) flushMerge(f);
           attach(f.value, f.at.slice(0, f.n));
+          if (f.anchor) {
+            f.anchor.size = f.size;
+            f.anchor.height = f.height;
+            f.anchor.open = false;
+          }
+          if (depth > 0) {
+            const parent = frames[depth - 1]!;
+            parent.size += f.size;
+            if (f.height + 1 > parent.height) parent.height = f.height + 1;
+          }
         } else {
           const d = docs[docs.length - 1];
           if (d) {
@@ -326,11 +651,16 @@ function construct(
   return docs;
 }
 
-const DOC_MARKER = /^(---|\.\.\.)(?=[ \t\r\n]|$)/gm;
+/** A doc marker line; a byte order mark may open any doc (YAML 1.2 §9.1.1, l-document-prefix). */
+const DOC_MARKER = /^\uFEFF?(---|\.\.\.)(?=[ \t\r\n]|$)/gm;
+/** A bare `---` line followed by a line that starts with a byte order mark (files joined with `---` between them). */
+const MARKER_THEN_BOM = /^---[ \t]*(#[^\n]*)?\r?\n\uFEFF/;
 
 interface Part {
   text: string;
   base: number;
+  /** Its text was trimmed of a byte order mark: parse it alone, never inside a batch. */
+  alone?: boolean;
 }
 
 /** Splits a text at doc markers, keeping the `---` line with the part it opens. */
@@ -348,22 +678,44 @@ function splitDocuments(text: string): Part[] {
     }
   }
   parts.push({ text: text.slice(start), base: start });
+  // kubectl's splitter hands each doc to the decoder alone, which skips its leading byte order mark.
+  for (const p of parts) {
+    if (p.text.charCodeAt(0) === 0xfeff) {
+      p.text = p.text.slice(1);
+      p.base++;
+      p.alone = true;
+    }
+    const m = MARKER_THEN_BOM.exec(p.text);
+    if (m) {
+      p.text = p.text.slice(m[0].length);
+      p.base += m[0].length;
+      p.alone = true;
+    }
+  }
   return parts;
 }
 
 function syntaxDiagnostic(source: SourceText, err: unknown, base: number, doc: number): Diagnostic {
-  const e = err as { reason?: string; message?: string; mark?: { position?: number } };
-  if (err instanceof AliasLimitError) {
+  if (err instanceof DocError) {
     return {
-      code: "KTL105", severity: "error", file: source.file, doc, ...source.positionAt(err.offset),
-      message: `more than ${MAX_ALIASES_PER_DOCUMENT} aliases: skipped (alias bomb guard); the rest of the file still loads`,
+      code: err.code,
+      severity: "error",
+      file: source.file,
+      doc,
+      ...source.positionAt(err.offset),
+      message: `${err.message}; skipped, the rest of the file still loads`,
     };
   }
+  const e = err as { reason?: string; message?: string; mark?: { position?: number } };
   const offset = base + (e.mark?.position ?? 0);
   const at = source.positionAt(Math.min(offset, source.text.length));
   const reason = e.reason ?? (err instanceof RangeError ? "nesting too deep" : (e.message ?? String(err)));
   return {
-    code: "KTL101", severity: "error", file: source.file, doc, ...at,
+    code: "KTL101",
+    severity: "error",
+    file: source.file,
+    doc,
+    ...at,
     message: `${reason}; skipped, the rest of the file still loads`,
   };
 }
@@ -375,24 +727,50 @@ const DIRECTIVE = /^%/m;
 export const BATCH_CHARS = 1 << 18;
 
 /** Parses some parts of a text; on a syntax error, each part alone so one bad doc spoils only itself. */
-function parseParts(source: SourceText, text: string, parts: readonly Part[], firstIndex: number, documents: YamlDocument[], diagnostics: Diagnostic[]): number {
+function parseParts(
+  source: SourceText,
+  text: string,
+  parts: readonly Part[],
+  firstIndex: number,
+  documents: YamlDocument[],
+  diagnostics: Diagnostic[],
+  budget: { yaml11: number },
+): number {
   const first = parts[0]!;
   const last = parts[parts.length - 1]!;
   const before = diagnostics.length;
-  if (parts.length > 1) {
+  const warningsLeft = budget.yaml11;
+  if (parts.length > 1 && !parts.some((p) => p.alone)) {
     const batch = text.slice(first.base, last.base + last.text.length);
     try {
-      const docs = construct(source, parseEvents(batch, { maxDepth: MAX_DEPTH }), batch, first.base, firstIndex, diagnostics);
+      const docs = construct(
+        source,
+        parseEvents(batch, { maxDepth: MAX_DEPTH }),
+        batch,
+        first.base,
+        firstIndex,
+        diagnostics,
+        budget,
+      );
       for (const d of docs) documents.push(d);
       return firstIndex + docs.length;
     } catch {
       diagnostics.length = before;
+      budget.yaml11 = warningsLeft;
     }
   }
   let index = firstIndex;
   for (const part of parts) {
     try {
-      const docs = construct(source, parseEvents(part.text, { maxDepth: MAX_DEPTH }), part.text, part.base, index, diagnostics);
+      const docs = construct(
+        source,
+        parseEvents(part.text, { maxDepth: MAX_DEPTH }),
+        part.text,
+        part.base,
+        index,
+        diagnostics,
+        budget,
+      );
       for (const d of docs) documents.push(d);
       index += docs.length;
     } catch (err) {
@@ -418,23 +796,25 @@ function parseParts(source: SourceText, text: string, parts: readonly Part[], fi
 export function parseYamlFile(file: string, text: string): YamlFileResult {
   const source = new SourceText(file, text);
   const diagnostics: Diagnostic[] = [];
+  const budget = { yaml11: MAX_YAML11_WARNINGS };
   if (DIRECTIVE.test(text)) {
     try {
       const events = parseEvents(text, { maxDepth: MAX_DEPTH });
-      return { documents: construct(source, events, text, 0, 0, diagnostics), diagnostics };
+      return { documents: construct(source, events, text, 0, 0, diagnostics, budget), diagnostics };
     } catch {
       // Fall through: parse doc by doc so one bad doc spoils only itself.
     }
     diagnostics.length = 0;
+    budget.yaml11 = MAX_YAML11_WARNINGS;
   }
   const documents: YamlDocument[] = [];
   const parts = splitDocuments(text);
   let index = 0;
-  for (let i = 0; i < parts.length; ) {
+  for (let i = 0; i < parts.length;) {
     let j = i + 1;
     let size = parts[i]!.text.length;
     while (j < parts.length && size + parts[j]!.text.length <= BATCH_CHARS) size += parts[j++]!.text.length;
-    index = parseParts(source, text, parts.slice(i, j), index, documents, diagnostics);
+    index = parseParts(source, text, parts.slice(i, j), index, documents, diagnostics, budget);
     i = j;
   }
   return { documents, diagnostics };

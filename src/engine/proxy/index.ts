@@ -311,6 +311,11 @@ function unusable(e: ProxyEndpoint): string {
   return e.serving ? "is not ready and not terminating (serving alone is no fallback)" : "is not ready";
 }
 
+/** The endpoint lists of one Service port (indexed by its slot among the valid ports, never by its spec.ports index). */
+export function portEndpoints(sp: { ports: readonly PortEndpoints[] }, port: ServicePort): PortEndpoints {
+  return sp.ports[port.slot] ?? { name: port.name, protocol: port.protocol, v4: [], v6: [] };
+}
+
 /** kube-proxy's decision for one packet to `req.service` handled on `req.node`. */
 export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDecision | ProxyError {
   const sp = index.services.get(req.service);
@@ -328,7 +333,7 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
   if (req.frontend === "loadBalancer" && !s.loadBalancerIPs.some((ip) => familyOf(ip) === family)) return { error: `Service ${s.key} has no load balancer IP that kube-proxy handles` };
   if (req.frontend === "externalIP" && !s.externalIPs.some((ip) => familyOf(ip) === family)) return { error: `Service ${s.key} has no externalIPs` };
 
-  const all = sp.ports[port.index]![family === 4 ? "v4" : "v6"];
+  const all = portEndpoints(sp, port)[family === 4 ? "v4" : "v6"];
   const cat = categorizeEndpoints(all, traits, req.node, zone);
   const internal = req.frontend === "clusterIP";
   const local = internal ? traits.internalPolicyLocal : traits.externalPolicyLocal;

@@ -89,7 +89,8 @@ function walk(value: unknown, schema: Schema, path: PathSegment[], struct: strin
     return;
   }
   for (const [k, v] of Object.entries(obj)) {
-    const child = schema.fields[k];
+    // Own fields only: a key named `constructor` or `toString` is unknown, not Object.prototype's.
+    const child = Object.hasOwn(schema.fields, k) ? schema.fields[k] : undefined;
     const childDotted = dotted ? `${dotted}.${k}` : k;
     if (child === undefined) {
       if (!schema.open) out.unknown.push([...path, k]);
