@@ -1,0 +1,60 @@
+/** Shared helpers of the trace: references into the input, addresses, numbers. */
+import type { SourceRef } from "../parse/manifests.ts";
+import type { Service, ServicePort } from "../model/services.ts";
+import { parseIP, type Family } from "../model/ip.ts";
+import type { ProxyRef } from "../proxy/index.ts";
+import type { TraceRef, TraceService } from "./types.ts";
+
+export const CLUSTER_DOMAIN = "cluster.local";
+
+export function traceRef(r: SourceRef | ProxyRef | undefined, field?: string): TraceRef | undefined {
+  if (!r) return undefined;
+  const out: TraceRef = { kind: r.kind, name: r.name, line: r.line, file: r.file };
+  if (r.namespace !== undefined) out.namespace = r.namespace;
+  const f = field ?? (r as ProxyRef).field;
+  if (f) out.field = f;
+  return out;
+}
+
+/** The field's line, or the `spec:` line when the field is absent (a defaulted value). */
+export function serviceRef(s: Service, field: string, line: number): TraceRef {
+  return traceRef({ ...s.source, line: line || s.lines.spec || s.source.line }, field)!;
+}
+
+export function familyOf(ip: string): Family | undefined {
+  return parseIP(ip)?.family;
+}
+
+export function hostPort(ip: string, port: number, family: Family): string {
+  return family === 6 ? `[${ip}]:${port}` : `${ip}:${port}`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function formatProbability(p: number): string {
+  if (p === 1) return "1";
+  const inv = 1 / p;
+  if (Math.abs(inv - Math.round(inv)) < 1e-9) return `1/${Math.round(inv)}`;
+  return p.toFixed(4);
+}
+
+export function serviceInfo(
+  s: Service,
+  port: ServicePort | undefined,
+  frontend: TraceService["frontend"],
+  address: string,
+  requested: number,
+): TraceService {
+  return {
+    namespace: s.namespace,
+    name: s.name,
+    type: s.type,
+    port: port?.port ?? requested,
+    portName: port?.name ?? "",
+    targetPort: port?.targetPort ?? requested,
+    frontend,
+    address,
+  };
+}

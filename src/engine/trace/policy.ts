@@ -1,0 +1,349 @@
+/** NetworkPolicy at both ends of each backend (index.ts rules 1 and 2). */
+import type { SourceRef } from "../parse/manifests.ts";
+import type { Pod, Protocol } from "../model/types.ts";
+import type { Family } from "../model/ip.ts";
+import { explainEgress, explainIngress, type DirectionVerdict } from "../netpol/index.ts";
+import { hasCniPolicies, type CniPolicies } from "../cni/index.ts";
+import type { PolicyCheck, TraceDecidedBy, TraceEndpoint, TraceHop, TraceRef } from "./types.ts";
+import { cniEgress, cniIngress, type CniCheck } from "./cni.ts";
+import type { Ctx } from "./result.ts";
+import { hostPort, traceRef } from "./format.ts";
+
+function policyRef(v: DirectionVerdict): TraceRef | undefined {
+  const m = v.allowedBy[0];
+  if (m) {
+    const line = m.peer?.line || m.port?.line || m.rule.line || m.policy.source.line;
+    return traceRef({ ...m.policy.source, line }, `spec.${m.direction}[${m.rule.index}]`);
+  }
+  const p = v.selecting[0];
+  if (p) return traceRef({ ...p.source, line: p.lines.podSelector || p.source.line }, "spec.podSelector");
+  return undefined;
+}
+
+function describe(
+  v: DirectionVerdict,
+  self: string,
+  other: string,
+  port: number,
+  protocol: Protocol,
+): string {
+  if (!v.isolated) return `no NetworkPolicy selects ${self} for ${v.direction}`;
+  const m = v.allowedBy[0];
+  if (m) return `allowed by ${m.policy.key} ${v.direction} rule ${m.rule.index + 1}`;
+  const names = v.selecting.map((p) => p.key).join(", ");
+  return `${self} is isolated for ${v.direction} by ${names} and no rule allows ${protocol}/${port} ${v.direction === "ingress" ? "from" : "to"} ${other}`;
+}
+
+function check(
+  v: DirectionVerdict,
+  self: string,
+  other: string,
+  port: number,
+  protocol: Protocol,
+): PolicyCheck {
+  const c: PolicyCheck = {
+    verdict: v.allowed ? "allow" : "drop",
+    isolated: v.isolated,
+    reason: describe(v, self, other, port, protocol),
+  };
+  const r = policyRef(v);
+  if (r) c.ref = r;
+  return c;
+}
+
+const NOT_APPLICABLE = (reason: string): PolicyCheck => ({ verdict: "allow", isolated: false, reason });
+
+/** A backend to evaluate: where the packet goes after DNAT, and what it carries. */
+export interface Backend {
+  ip: string;
+  port: number;
+  pod?: Pod;
+  podKey?: string;
+  node?: string;
+  zone?: string;
+  probability: number;
+  /** The source address the backend sees. */
+  sourceIP: string;
+  /** That address is the client's own. */
+  preserved: boolean;
+  /** Why it is not (masquerade, hairpin). */
+  snatNote?: string;
+  /** What egress policy at the source sees when the DNAT happens on another node (rule 1a). */
+  egressTo?: { ip: string; port: number; pod?: Pod; note: string };
+  ready?: boolean;
+  serving?: boolean;
+  terminating?: boolean;
+  local?: boolean;
+  ref?: SourceRef;
+}
+
+/** The CNI's own policies (with NetworkPolicy inside them) at both ends for each backend, the same addressing as `evaluate`. */
+function evaluateCni(
+  ctx: Ctx,
+  cni: CniPolicies,
+  backends: Backend[],
+): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
+  const { model, client, protocol, http } = ctx;
+  const endpoints: TraceEndpoint[] = [];
+  const hops: TraceHop[] = [];
+  const seen = new Set<string>();
+  const cl = { kind: client.kind, pod: client.pod, host: client.host, node: client.node.name };
+  const hop = (step: string, c: CniCheck, ep: string, many: boolean) => {
+    const dialect =
+      c.layer === "CiliumNetworkPolicy" ? "Cilium: " : c.layer === "CalicoNetworkPolicy" ? "Calico: " : "";
+    const detail = `${dialect}${c.reason}${c.steps.length > 1 ? ` [${c.steps.join("; ")}]` : ""}`;
+    const key = `${step}|${c.verdict}|${detail}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    const h: TraceHop = { step, verdict: c.verdict === "allow" ? "pass" : "drop", detail };
+    if (c.ref) h.ref = c.ref;
+    if (many) h.endpoints = [ep];
+    hops.push(h);
+  };
+  const strip = (c: CniCheck): PolicyCheck => ({
+    verdict: c.verdict,
+    isolated: c.isolated,
+    reason: c.reason,
+    ...(c.ref ? { ref: c.ref } : {}),
+  });
+  for (const b of backends) {
+    const epKey = `${b.ip}:${b.port}`;
+    const egress = cniEgress(model, cni, cl, b, protocol, http);
+    hop("egress policy at source", egress, epKey, backends.length > 1);
+    const ingress = cniIngress(model, cni, cl, b, protocol, http);
+    hop("ingress policy at backend", ingress, epKey, backends.length > 1);
+    const allowed = egress.verdict === "allow" && ingress.verdict === "allow";
+    const reason = !allowed
+      ? egress.verdict === "drop"
+        ? `egress: ${egress.reason}`
+        : `ingress: ${ingress.reason}`
+      : [ingress.isolated ? ingress.reason : "", egress.isolated ? `egress ${egress.reason}` : ""]
+          .filter(Boolean)
+          .join("; ") || "no policy isolates either end";
+    const ep: TraceEndpoint = {
+      ip: b.ip,
+      port: b.port,
+      probability: b.probability,
+      verdict: allowed ? "allow" : "drop",
+      reason,
+      sourceIP: b.sourceIP,
+      sourceIPPreserved: b.preserved,
+      egress: strip(egress),
+      ingress: strip(ingress),
+    };
+    if (b.podKey ?? b.pod) ep.pod = b.podKey ?? b.pod!.key;
+    if (b.node) ep.node = b.node;
+    if (b.zone) ep.zone = b.zone;
+    if (b.ready !== undefined) ep.ready = b.ready;
+    if (b.serving !== undefined) ep.serving = b.serving;
+    if (b.terminating !== undefined) ep.terminating = b.terminating;
+    if (b.local !== undefined) ep.local = b.local;
+    const r = traceRef(b.ref);
+    if (r) ep.ref = r;
+    const decider = egress.verdict === "drop" ? egress : ingress.verdict === "drop" ? ingress : undefined;
+    if (decider) {
+      const d: TraceDecidedBy = { layer: decider.layer };
+      if (decider.ref) {
+        d.kind = decider.ref.kind;
+        d.name = decider.ref.name;
+        d.line = decider.ref.line;
+        if (decider.ref.namespace) d.namespace = decider.ref.namespace;
+        if (decider.ref.field) d.rule = decider.ref.field;
+      }
+      ep.decidedBy = d;
+    }
+    if (egress.httpStatus === 403 || ingress.httpStatus === 403) ep.httpStatus = 403;
+    const l7 = ingress.l7 ?? egress.l7;
+    if (l7) ep.l7 = l7;
+    endpoints.push(ep);
+  }
+  return { endpoints, hops };
+}
+
+/** Evaluates NetworkPolicy at both ends for each backend (rules 1 and 2). */
+export function evaluate(
+  ctx: Ctx,
+  backends: Backend[],
+  family: Family,
+): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
+  const { model, client, protocol } = ctx;
+  if (hasCniPolicies(model.cni)) return evaluateCni(ctx, model.cni, backends);
+  const endpoints: TraceEndpoint[] = [];
+  const egressGroups = new Map<
+    string,
+    { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }
+  >();
+  const ingressGroups = new Map<
+    string,
+    { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }
+  >();
+  const group = (
+    m: typeof egressGroups,
+    key: string,
+    verdict: "pass" | "drop",
+    detail: string,
+    ref: TraceRef | undefined,
+    ep: string,
+  ) => {
+    const g = m.get(key);
+    if (g) g.eps.push(ep);
+    else m.set(key, { verdict, detail, ...(ref ? { ref } : {}), eps: [ep] });
+  };
+  const clientIP = client.ip(family) ?? "";
+  for (const b of backends) {
+    const epKey = hostPort(b.ip, b.port, family);
+    const target = b.pod ? `${b.pod.key} (${b.ip})` : b.ip;
+    // Egress at the source, against the backend after DNAT.
+    let egress: PolicyCheck;
+    if (client.kind === "pod" && client.pod && !client.host) {
+      // Rule 1: the backend after DNAT, unless the DNAT happens on another node (rule 1a).
+      const to = b.egressTo ?? { ip: b.ip, port: b.port, pod: b.pod };
+      const toName = b.egressTo ? `${b.egressTo.ip} (${b.egressTo.note})` : "{who}";
+      const v = explainEgress(model, client.pod, { ip: to.ip, pod: to.pod }, to.port, protocol);
+      egress = check(v, client.pod.key, b.egressTo ? b.egressTo.ip : target, to.port, protocol);
+      const m = v.allowedBy[0];
+      const key = v.allowed
+        ? m
+          ? `a|${m.policy.key}|${m.rule.index}|${to.port}`
+          : "a|open"
+        : `d|${v.selecting.map((p) => p.key).join(",")}|${to.port}|${b.egressTo?.ip ?? ""}`;
+      const detail = v.allowed
+        ? m
+          ? `${client.pod.key} may send ${protocol}/${to.port} to ${toName}: ${egress.reason}`
+          : `${client.pod.key} is not isolated for egress (no NetworkPolicy selects it for egress)`
+        : `${client.pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol}/${to.port} to ${toName}${b.egressTo ? "" : " (the backend after DNAT, on its target port)"}`;
+      group(egressGroups, key, v.allowed ? "pass" : "drop", detail, egress.ref, `${epKey}|${target}`);
+    } else {
+      const why =
+        client.kind === "external"
+          ? "the client is outside the cluster: no NetworkPolicy applies to it"
+          : client.pod
+            ? `${client.pod.key} uses the host network: NetworkPolicy does not apply to it`
+            : `node ${client.node.name} sends from its host network: NetworkPolicy does not apply to it`;
+      egress = NOT_APPLICABLE(why);
+      group(egressGroups, "n/a", "pass", why, undefined, `${epKey}|${target}`);
+    }
+    // Ingress at the backend, from the address it really sees.
+    let ingress: PolicyCheck;
+    if (b.pod) {
+      const seenPod = b.preserved && client.pod && !client.host ? client.pod : undefined;
+      const seenName = seenPod ? `${seenPod.key} (${b.sourceIP})` : b.sourceIP;
+      const v = explainIngress(model, b.pod, { ip: b.sourceIP, pod: seenPod }, b.port, protocol);
+      ingress = check(v, b.pod.key, seenName, b.port, protocol);
+      const names = v.selecting.map((p) => p.key).join(", ");
+      if (v.ownNode) {
+        // Rule 2a, decided by netpol (explainIngress rule 8): the pod's own node is always admitted.
+        const ownNode = model.nodesByName.get(v.ownNode) ?? { name: v.ownNode, source: undefined };
+        ingress = { verdict: "allow", isolated: true, reason: v.reason };
+        const nodeRef = traceRef(ownNode.source, "status.addresses") ?? policyRef(v);
+        if (nodeRef) ingress.ref = nodeRef;
+        const detail = `{who} ${"{is}"} isolated for ingress by ${names}, but the packet comes from ${b.sourceIP}, the address of ${ownNode.name}, which hosts ${"{it}"}: a pod's own node is always admitted (NetworkPolicySpec.ingress: "OR if the traffic source is the pod's local node")`;
+        group(
+          ingressGroups,
+          `a|node|${b.sourceIP}|${names}`,
+          "pass",
+          detail,
+          ingress.ref,
+          `${epKey}|${b.pod.key}`,
+        );
+      } else {
+        let trap = "";
+        if (!b.preserved && clientIP && !v.allowed) {
+          // The masquerade trap: would the client's own address have been admitted?
+          const direct = explainIngress(
+            model,
+            b.pod,
+            { ip: clientIP, pod: client.pod && !client.host ? client.pod : undefined },
+            b.port,
+            protocol,
+          );
+          if (direct.allowed && direct.allowedBy[0]) {
+            const m = direct.allowedBy[0];
+            trap = `; ${m.policy.key} ingress rule ${m.rule.index + 1} would admit the client's own address ${clientIP}, but the packet arrives from ${b.sourceIP} (${b.snatNote ?? "masqueraded"})`;
+          }
+        }
+        const m = v.allowedBy[0];
+        const key = v.allowed
+          ? m
+            ? `a|${m.policy.key}|${m.rule.index}|${b.sourceIP}`
+            : "a|open"
+          : `d|${names}|${b.sourceIP}|${b.port}|${trap}`;
+        const detail = v.allowed
+          ? m
+            ? `{who} admit${"{s}"} ${seenName}: ${ingress.reason}`
+            : `{who} ${"{is}"} not isolated for ingress (no NetworkPolicy selects ${"{it}"} for ingress)`
+          : `{who} ${"{is}"} isolated for ingress by ${names} and no rule allows ${protocol}/${b.port} from ${seenName}${trap}`;
+        ingress.reason += trap;
+        group(ingressGroups, key, v.allowed ? "pass" : "drop", detail, ingress.ref, `${epKey}|${b.pod.key}`);
+      }
+    } else {
+      ingress = NOT_APPLICABLE(`no pod in the input has IP ${b.ip}: no NetworkPolicy can select it`);
+      group(
+        ingressGroups,
+        "n/a",
+        "pass",
+        "no pod in the input has the address of {who}: no NetworkPolicy can select {it}",
+        undefined,
+        `${epKey}|${b.ip}`,
+      );
+    }
+    const allowed = egress.verdict === "allow" && ingress.verdict === "allow";
+    let reason: string;
+    if (!allowed)
+      reason = egress.verdict === "drop" ? `egress: ${egress.reason}` : `ingress: ${ingress.reason}`;
+    else if (ingress.isolated || egress.isolated)
+      reason = [ingress.isolated ? ingress.reason : "", egress.isolated ? `egress ${egress.reason}` : ""]
+        .filter(Boolean)
+        .join("; ");
+    else reason = "no NetworkPolicy isolates either end";
+    const ep: TraceEndpoint = {
+      ip: b.ip,
+      port: b.port,
+      probability: b.probability,
+      verdict: allowed ? "allow" : "drop",
+      reason,
+      sourceIP: b.sourceIP,
+      sourceIPPreserved: b.preserved,
+      egress,
+      ingress,
+    };
+    if (b.podKey ?? b.pod) ep.pod = b.podKey ?? b.pod!.key;
+    if (b.node) ep.node = b.node;
+    if (b.zone) ep.zone = b.zone;
+    if (b.ready !== undefined) ep.ready = b.ready;
+    if (b.serving !== undefined) ep.serving = b.serving;
+    if (b.terminating !== undefined) ep.terminating = b.terminating;
+    if (b.local !== undefined) ep.local = b.local;
+    const r = traceRef(b.ref);
+    if (r) ep.ref = r;
+    endpoints.push(ep);
+  }
+  const hops: TraceHop[] = [];
+  const all = backends.length;
+  const emit = (step: string, groups: typeof egressGroups) => {
+    for (const g of groups.values()) {
+      const eps = g.eps.map((e) => e.split("|")[0]!);
+      const names = g.eps.map((e) => e.split("|")[1]!);
+      const many = names.length > 1;
+      const listed =
+        names.length > 4 ? `${names.slice(0, 4).join(", ")} and ${names.length - 4} more` : names.join(", ");
+      const who = !many
+        ? names[0]!
+        : g.eps.length === all
+          ? `${all === 2 ? "both" : `all ${all}`} backends (${listed})`
+          : `${names.length} of ${all} backends (${listed})`;
+      const detail = g.detail
+        .replaceAll("{who}", who)
+        .replaceAll("{s}", many ? "" : "s")
+        .replaceAll("{is}", many ? "are" : "is")
+        .replaceAll("{it}", many ? "them" : "it");
+      const hop: TraceHop = { step, verdict: g.verdict, detail };
+      if (g.ref) hop.ref = g.ref;
+      if (all > 1 && g.eps.length < all) hop.endpoints = eps;
+      hops.push(hop);
+    }
+  };
+  emit("egress policy at source", egressGroups);
+  emit("ingress policy at backend", ingressGroups);
+  return { endpoints, hops };
+}

@@ -1,0 +1,173 @@
+/**
+ * The trace's JSON.
+ * `ktl trace --json`, and what the UI displays, is TraceResult,
+ * stable and documented field by field below. `verdict`, `reason`,
+ * `sourceIPPreserved`, `endpoints[].{ip,port,pod,node,probability,verdict,
+ * reason}` and `hops[].{step,verdict,detail,ref}` are the CLI contract
+ * (shared/contract/ktl-cli.md); the rest is ours and may only grow.
+ *
+ *   {
+ *     "verdict": "allow" | "drop" | "partial",   every candidate accepts / none does (or no candidate) / some do
+ *     "reason": "2 of 2 candidate endpoints accept the connection",
+ *     "sourceIPPreserved": true,                 every candidate sees the client's own address
+ *     "protocol": "TCP", "port": 80,             as asked (the Service port, pod port or IP port)
+ *     "from": {"kind": "pod"|"node"|"external", "name": "default/client", "ip": "10.244.1.5", "node": "node-a" | null},
+ *     "to":   {"kind": "service"|"pod"|"ip", "name": "demo/web", "ip": "10.96.0.10", "port": 80},
+ *     "service": null | {"namespace", "name", "type", "port", "portName", "targetPort",
+ *                        "frontend": "clusterIP"|"nodePort"|"loadBalancer"|"externalIP"|"headless"|"externalName",
+ *                        "address": "10.96.0.10:80"},
+ *     "handledBy": "node-a" | null,              the node whose kube-proxy takes the packet
+ *     "kubeProxy": null | {"node", "action": "forward"|"drop"|"reject", "category", "policy": "Cluster"|"Local",
+ *                          "policyField", "shortCircuit", "topologyMode", "masquerade", "masqueradeReason",
+ *                          "sessionAffinity": null | {"type": "ClientIP", "timeoutSeconds"}, "reason"},
+ *     "sourceIP": "10.244.1.5" | null,           the source address the backends see, when they all see the same
+ *     "endpoints": [{
+ *       "ip", "port", "pod"?, "node"?, "zone"?,  backend address after DNAT, and what is behind it
+ *       "probability": 0.5,                      kube-proxy's chance of picking it (uniform)
+ *       "verdict": "allow" | "drop", "reason",   NetworkPolicy at both ends for this backend
+ *       "ready"?, "serving"?, "terminating"?, "local"?,
+ *       "sourceIP": "10.244.1.5", "sourceIPPreserved": true,
+ *       "egress":  {"verdict", "isolated", "reason", "ref"?},
+ *       "ingress": {"verdict", "isolated", "reason", "ref"?},
+ *       "ref"?                                   where the endpoint is written (EndpointSlice line, or the pod)
+ *     }],
+ *     "hops": [{
+ *       "step": "source" | "destination" | "dns" | "load balancer" | "load balancer health check" |
+ *               "loadBalancerSourceRanges" | "kube-proxy" | "session affinity" | "source address" |
+ *               "egress policy at source" | "ingress policy at backend" | "delivery",
+ *       "verdict": "pass" | "drop" | "info",
+ *       "detail": "...",
+ *       "ref"?: {"kind", "namespace"?, "name", "line", "file", "field"?},
+ *       "endpoints"?: ["10.244.1.5:8080"]       the candidates the hop is about, when not all of them
+ *     }],
+ *     "error"?: "..."                            the query itself could not be resolved (unknown pod, bad syntax)
+ *   }
+ */
+import type { Protocol } from "../model/types.ts";
+import type { Frontend, ProxyDecision } from "../proxy/index.ts";
+
+export type TraceVerdict = "allow" | "drop" | "partial";
+
+export interface TraceRef {
+  kind: string;
+  namespace?: string;
+  name: string;
+  line: number;
+  file: string;
+  field?: string;
+}
+
+export interface TraceHop {
+  step: string;
+  verdict: "pass" | "drop" | "info";
+  detail: string;
+  ref?: TraceRef;
+  endpoints?: string[];
+}
+
+export interface PolicyCheck {
+  verdict: "allow" | "drop";
+  /** Some NetworkPolicy isolates this end for the direction. */
+  isolated: boolean;
+  reason: string;
+  ref?: TraceRef;
+}
+
+export interface TraceEndpoint {
+  ip: string;
+  port: number;
+  pod?: string;
+  node?: string;
+  zone?: string;
+  probability: number;
+  verdict: "allow" | "drop";
+  reason: string;
+  ready?: boolean;
+  serving?: boolean;
+  terminating?: boolean;
+  local?: boolean;
+  sourceIP: string;
+  sourceIPPreserved: boolean;
+  egress: PolicyCheck;
+  ingress: PolicyCheck;
+  ref?: TraceRef;
+  /** The layer that dropped the connection to this backend (set by the CNI dialects' checks). */
+  decidedBy?: TraceDecidedBy;
+  /** 403: an L7 policy refused the HTTP request at this backend. */
+  httpStatus?: 403;
+  /** The L7 HTTP rules that restrict connections to this backend ("GET /path1$"). */
+  l7?: string[];
+}
+
+/** shared/contract/ktl-cli.md `decidedBy`. */
+export interface TraceDecidedBy {
+  layer: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  rule?: string;
+  line?: number;
+}
+
+export interface TracePoint {
+  kind: string;
+  name: string;
+  ip: string;
+  node?: string | null;
+  port?: number;
+}
+
+export interface TraceService {
+  namespace: string;
+  name: string;
+  type: string;
+  port: number;
+  portName: string;
+  targetPort: number | string;
+  frontend: Frontend | "headless" | "externalName";
+  address: string;
+}
+
+export interface TraceKubeProxy {
+  node: string;
+  action: ProxyDecision["action"];
+  category: ProxyDecision["category"];
+  policy: ProxyDecision["policy"];
+  policyField: ProxyDecision["policyField"];
+  shortCircuit: ProxyDecision["shortCircuit"];
+  topologyMode: ProxyDecision["topologyMode"];
+  masquerade: boolean;
+  masqueradeReason: string;
+  sessionAffinity: ProxyDecision["sessionAffinity"];
+  reason: string;
+}
+
+export interface TraceResult {
+  verdict: TraceVerdict;
+  reason: string;
+  sourceIPPreserved: boolean;
+  protocol: Protocol;
+  port: number;
+  from: TracePoint;
+  to: TracePoint;
+  service: TraceService | null;
+  handledBy: string | null;
+  kubeProxy: TraceKubeProxy | null;
+  sourceIP: string | null;
+  endpoints: TraceEndpoint[];
+  hops: TraceHop[];
+  /** When `verdict` is drop: the layer that dropped it (shared/contract/ktl-cli.md). Set by the CNI dialects' checks. */
+  decidedBy?: TraceDecidedBy;
+  /** With an HTTP request: 200 when it reaches a backend pod, 403 when an L7 policy refused it. */
+  httpStatus?: number;
+  error?: string;
+}
+
+export type TraceSource =
+  | { kind: "pod"; pod: string }
+  | { kind: "node"; node: string }
+  | { kind: "external"; ip: string; node: string };
+export type TraceDestination =
+  | { kind: "service"; service: string; port: number | string }
+  | { kind: "pod"; pod: string; port: number | string }
+  | { kind: "ip"; ip: string; port: number };
