@@ -31,17 +31,52 @@ export {
   explainEgress,
   policiesFor,
 } from "./netpol/index.ts";
-export type { PolicyIndex, ClassMatrix, ReachSummary, PairVerdict, DirectionVerdict, RuleMatch, PeerEndpoint } from "./netpol/index.ts";
+export type {
+  PolicyIndex,
+  ClassMatrix,
+  ReachSummary,
+  PairVerdict,
+  DirectionVerdict,
+  RuleMatch,
+  PeerEndpoint,
+} from "./netpol/index.ts";
 
-export { computeConnlist, connlistView, probeStarts, probeIntervals, formatPortSet, parsePortSet, normalizeRanges, intersectPortSets, blockRanges, partitionIPv4, ipRangeNodes, INGRESS_CONTROLLER } from "./connlist/index.ts";
-export type { ConnList, ConnLine, ConnNode, ConnNodeKind, PortSet, PortRange, IPRangeNode, IPRangeNodes } from "./connlist/index.ts";
+export {
+  computeConnlist,
+  connlistView,
+  probeStarts,
+  probeIntervals,
+  formatPortSet,
+  parsePortSet,
+  normalizeRanges,
+  intersectPortSets,
+  blockRanges,
+  partitionIPv4,
+  ipRangeNodes,
+  INGRESS_CONTROLLER,
+} from "./connlist/index.ts";
+export type {
+  ConnList,
+  ConnLine,
+  ConnNode,
+  ConnNodeKind,
+  PortSet,
+  PortRange,
+  IPRangeNode,
+  IPRangeNodes,
+} from "./connlist/index.ts";
 export { formatConnlist, CONNLIST_FORMATS } from "./connlist/format.ts";
 export type { ConnlistFormat } from "./connlist/format.ts";
 export { parseIngressBackends, backendService, backendPodPorts } from "./model/ingress.ts";
 export type { IngressBackend, BackendService } from "./model/ingress.ts";
 
 export { validateModel, validationDiagnostics, formatFieldError } from "./validate/index.ts";
-export type { ValidationResult, Finding as ValidationFinding, Warning as ValidationWarning, ValidateOptions } from "./validate/index.ts";
+export type {
+  ValidationResult,
+  Finding as ValidationFinding,
+  Warning as ValidationWarning,
+  ValidateOptions,
+} from "./validate/index.ts";
 
 export { externallyAccessible, externalPolicyLocal, needsHealthCheck } from "./model/services.ts";
 export type { LoadBalancerIngress, EndpointSlicePort, EndpointHints, ServiceType } from "./model/services.ts";
@@ -58,9 +93,48 @@ export {
   servicePortEndpoints,
   skipped as proxySkipsService,
 } from "./proxy/index.ts";
-export type { ProxyIndex, ProxyRequest, ProxyDecision, ProxyCandidate, ProxyError, ProxyEndpoint, PortEndpoints, Frontend, TrafficOrigin, EndpointCategory, Categorized, ServicePortTraits, TopologyMode, HealthCheckStatus, SourceRangeCheck } from "./proxy/index.ts";
-export { traceRequest, parseTraceSource, parseTraceDestination, formatProbability } from "./trace/index.ts";
-export type { TraceResult, TraceHop, TraceEndpoint, TraceRef, TraceSource, TraceDestination, TraceVerdict, PolicyCheck } from "./trace/index.ts";
+export type {
+  ProxyIndex,
+  ProxyRequest,
+  ProxyDecision,
+  ProxyCandidate,
+  ProxyError,
+  ProxyEndpoint,
+  PortEndpoints,
+  Frontend,
+  TrafficOrigin,
+  EndpointCategory,
+  Categorized,
+  ServicePortTraits,
+  TopologyMode,
+  HealthCheckStatus,
+  SourceRangeCheck,
+} from "./proxy/index.ts";
+export {
+  traceRequest,
+  parseTraceSource,
+  parseTraceDestination,
+  formatProbability,
+  stepTitle,
+  verdictMark,
+  causeText,
+  isPolicyLayer,
+} from "./trace/index.ts";
+export type {
+  TraceResult,
+  TraceHop,
+  TraceEndpoint,
+  TraceRef,
+  TraceSource,
+  TraceDestination,
+  TraceVerdict,
+  PolicyCheck,
+  HopStep,
+  HopCause,
+  HopVerdict,
+  CauseLayer,
+  ObjectRef,
+} from "./trace/index.ts";
 
 export {
   iptablesRules,
@@ -73,10 +147,26 @@ export {
   dataplaneOptions,
   KUBE_PROXY_VERSION,
 } from "./dataplane/index.ts";
-export type { NodeRules, IptablesRules, ProxyMode, DataplaneOptions, TraceRuleWalk, TraceRuleStep, TraceRuleBranch, ProxyConfig as KubeProxyConfig } from "./dataplane/index.ts";
+export type {
+  NodeRules,
+  IptablesRules,
+  ProxyMode,
+  DataplaneOptions,
+  TraceRuleWalk,
+  TraceRuleStep,
+  TraceRuleBranch,
+  ProxyConfig as KubeProxyConfig,
+} from "./dataplane/index.ts";
 
 export { applyWhatIf, describeWhatIf, whatIfTargets } from "./whatif/index.ts";
-export type { WhatIf, WhatIfKind, WhatIfResult, WhatIfOptions, WhatIfTargets, TextEdit } from "./whatif/index.ts";
+export type {
+  WhatIf,
+  WhatIfKind,
+  WhatIfResult,
+  WhatIfOptions,
+  WhatIfTargets,
+  TextEdit,
+} from "./whatif/index.ts";
 export { diffModels, diffInputs, diffTexts, summarizeDiff } from "./diff/index.ts";
 export type { InputDiff, FlowChange, EndpointChange, FlowState, DiffOptions } from "./diff/index.ts";
 

@@ -5,8 +5,9 @@ import {
   loadModel,
   parseTraceDestination,
   parseTraceSource,
+  stepTitle,
   traceRequest,
-  type TraceHop,
+  verdictMark,
   type TraceRef,
   type TraceResult,
 } from "../../engine/index.ts";
@@ -50,15 +51,13 @@ function where(ref: TraceRef | undefined): string {
   return `${obj}${ref.field ? ` ${ref.field}` : ""}, ${ref.file}:${ref.line}`;
 }
 
-function mark(h: TraceHop): string {
-  return h.verdict === "drop" ? "DROP" : h.verdict === "pass" ? "ok" : "--";
-}
-
 function printHuman(t: TraceResult, from: string, to: string, protocol: string, io: Output): void {
   io.out(`Trace ${from} -> ${to} (${protocol})`);
   io.out("");
   t.hops.forEach((h, i) => {
-    io.out(`${String(i + 1).padStart(2)}. [${mark(h).padEnd(4)}] ${h.step}: ${h.detail}`);
+    io.out(
+      `${String(i + 1).padStart(2)}. [${verdictMark(h.verdict).padEnd(4)}] ${stepTitle(h.step)}: ${h.detail}`,
+    );
     if (h.ref) io.out(`             at ${where(h.ref)}`);
   });
   io.out("");

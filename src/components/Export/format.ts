@@ -3,14 +3,28 @@
  * and JSON (the engine's own data), and file names for the downloads. Pure:
  * the download itself is in download.ts.
  */
+import { stepTitle, verdictMark, type HopStep, type HopVerdict } from "../../engine/analysis/index.ts";
 
 /** The `ktl trace --json` fields an export shows (shared/contract/ktl-cli.md). */
 export interface TraceLike {
   verdict: string;
   reason: string;
   sourceIPPreserved: boolean;
-  endpoints: readonly { ip: string; port: number; pod?: string; node?: string; probability: number; verdict: string; reason: string }[];
-  hops: readonly { step: string; verdict: string; detail: string; ref?: { kind: string; namespace?: string; name: string; line: number } }[];
+  endpoints: readonly {
+    ip: string;
+    port: number;
+    pod?: string;
+    node?: string;
+    probability: number;
+    verdict: string;
+    reason: string;
+  }[];
+  hops: readonly {
+    step: HopStep;
+    verdict: HopVerdict;
+    detail: string;
+    ref?: { kind: string; namespace?: string; name: string; line: number };
+  }[];
   error?: string;
 }
 
@@ -40,8 +54,6 @@ function probability(p: number): string {
   return Math.abs(inv - Math.round(inv)) < 1e-9 ? `1/${Math.round(inv)}` : p.toFixed(4);
 }
 
-const MARK: Record<string, string> = { pass: "ok", drop: "DROP", info: "--" };
-
 export function traceMarkdown(q: TraceQueryLike, t: TraceLike): string {
   const out = [`# Trace ${q.from} → ${q.to} (${q.protocol})`, ""];
   if (t.error) {
@@ -49,15 +61,29 @@ export function traceMarkdown(q: TraceQueryLike, t: TraceLike): string {
     return out.join("\n") + "\n";
   }
   out.push(`**${t.verdict.toUpperCase()}**: ${t.reason}`, "");
-  out.push(`Source address at the backends: ${t.sourceIPPreserved ? "the client's own" : "rewritten (masquerade)"}.`, "");
+  out.push(
+    `Source address at the backends: ${t.sourceIPPreserved ? "the client's own" : "rewritten (masquerade)"}.`,
+    "",
+  );
   out.push("## Hops", "");
   t.hops.forEach((h, i) => {
-    const at = h.ref ? ` _(${h.ref.kind} ${h.ref.namespace !== undefined ? `${h.ref.namespace}/` : ""}${h.ref.name}${h.ref.line ? `, line ${h.ref.line}` : ""})_` : "";
-    out.push(`${i + 1}. **${h.step}** [${MARK[h.verdict] ?? h.verdict}]: ${h.detail}${at}`);
+    const at = h.ref
+      ? ` _(${h.ref.kind} ${h.ref.namespace !== undefined ? `${h.ref.namespace}/` : ""}${h.ref.name}${h.ref.line ? `, line ${h.ref.line}` : ""})_`
+      : "";
+    out.push(`${i + 1}. **${stepTitle(h.step)}** [${verdictMark(h.verdict)}]: ${h.detail}${at}`);
   });
   if (t.endpoints.length) {
-    out.push("", "## Endpoints", "", "| Endpoint | Pod | Node | Chance | Verdict | Reason |", "|---|---|---|---|---|---|");
-    for (const e of t.endpoints) out.push(`| ${e.ip}:${e.port} | ${cell(e.pod ?? "")} | ${cell(e.node ?? "")} | ${probability(e.probability)} | ${e.verdict} | ${cell(e.reason)} |`);
+    out.push(
+      "",
+      "## Endpoints",
+      "",
+      "| Endpoint | Pod | Node | Chance | Verdict | Reason |",
+      "|---|---|---|---|---|---|",
+    );
+    for (const e of t.endpoints)
+      out.push(
+        `| ${e.ip}:${e.port} | ${cell(e.pod ?? "")} | ${cell(e.node ?? "")} | ${probability(e.probability)} | ${e.verdict} | ${cell(e.reason)} |`,
+      );
   }
   return out.join("\n") + "\n";
 }

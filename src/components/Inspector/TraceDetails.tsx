@@ -3,19 +3,32 @@ import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { sameQuestion } from "../../store/viewSlice.ts";
 import { RefLink } from "./RefLink.tsx";
-import type { Verdict } from "../../engine/analysis/index.ts";
+import { stepTitle, type Verdict } from "../../engine/analysis/index.ts";
 
-const VERDICT_WORDS: Record<Verdict, string> = { allow: "Allowed", drop: "Dropped", partial: "Partly allowed" };
+const VERDICT_WORDS: Record<Verdict, string> = {
+  allow: "Allowed",
+  drop: "Dropped",
+  partial: "Partly allowed",
+};
 
 export function VerdictBadge({ verdict }: { verdict: string }) {
-  const word = verdict in VERDICT_WORDS ? VERDICT_WORDS[verdict as Verdict] : verdict === "pass" ? "pass" : verdict;
+  const word =
+    verdict in VERDICT_WORDS ? VERDICT_WORDS[verdict as Verdict] : verdict === "pass" ? "pass" : verdict;
   return <span className={`verdict ${verdict}`}>{word}</span>;
 }
 
 /** The answer to the current question, hop by hop, each decision linked to its YAML line. */
 export function TraceDetails() {
   const store = useAppStore();
-  const { question, status, result, error, query } = useApp(useShallow((s) => ({ question: s.question, status: s.trace.status, result: s.trace.result, error: s.trace.error, query: s.trace.query })));
+  const { question, status, result, error, query } = useApp(
+    useShallow((s) => ({
+      question: s.question,
+      status: s.trace.status,
+      result: s.trace.result,
+      error: s.trace.error,
+      query: s.trace.query,
+    })),
+  );
   const hopFocus = useApp((s) => s.hopFocus);
   const hopList = useRef<HTMLOListElement>(null);
   // A rule's link in the Node rules tab: bring its hop into view.
@@ -28,7 +41,8 @@ export function TraceDetails() {
   return (
     <section aria-label="Trace" data-testid="trace">
       <h3>
-        <span className="mono">{question.from}</span> → <span className="mono">{question.to}</span> <span className="muted">{question.protocol}</span>
+        <span className="mono">{question.from}</span> → <span className="mono">{question.to}</span>{" "}
+        <span className="muted">{question.protocol}</span>
       </h3>
       {!current || status === "running" ? <p className="muted">Tracing…</p> : null}
       {current && status === "error" ? <p role="alert">The engine could not trace this: {error}</p> : null}
@@ -38,7 +52,11 @@ export function TraceDetails() {
           <p className="lead" data-testid="trace-verdict" data-verdict={result.verdict}>
             <VerdictBadge verdict={result.verdict} /> {result.reason}
           </p>
-          {!result.sourceIPPreserved ? <p className="muted">The backend sees the node's address, not the client's (kube-proxy masquerades).</p> : null}
+          {!result.sourceIPPreserved ? (
+            <p className="muted">
+              The backend sees the node's address, not the client's (kube-proxy masquerades).
+            </p>
+          ) : null}
           {result.handledBy ? (
             <p className="muted">
               kube-proxy on <span className="mono">{result.handledBy}</span> handles the packet:{" "}
@@ -59,9 +77,14 @@ export function TraceDetails() {
           <h4>Hop by hop</h4>
           <ol className="hops" ref={hopList}>
             {result.hops.map((h, i) => (
-              <li key={i} data-testid="hop" data-verdict={h.verdict} data-lit={hopFocus?.index === i ? "true" : undefined}>
+              <li
+                key={i}
+                data-testid="hop"
+                data-verdict={h.verdict}
+                data-lit={hopFocus?.index === i ? "true" : undefined}
+              >
                 <span className="step">
-                  {h.step} <VerdictBadge verdict={h.verdict} />
+                  {stepTitle(h.step)} <VerdictBadge verdict={h.verdict} />
                 </span>
                 <span>{h.detail}</span>
                 {h.ref ? (

@@ -9,7 +9,12 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { rulesQueryOf, sameQuestion, sameRulesQuery } from "../../store/viewSlice.ts";
-import type { NodeRulesView, RulesMode, TraceHopView } from "../../engine/analysis/index.ts";
+import {
+  stepTitle,
+  type NodeRulesView,
+  type RulesMode,
+  type TraceHopView,
+} from "../../engine/analysis/index.ts";
 import { downloadBlob } from "../Export/graphSvg.ts";
 import { fileName } from "../Export/format.ts";
 import {
@@ -104,8 +109,12 @@ function RuleLines({
               type="button"
               className="rl-step"
               disabled={!go}
-              title={hop ? `Show hop ${m.hop! + 1} (${hop.step}) of the trace` : "Matched by the request"}
-              aria-label={`Rule ${m.steps.join(" and ")} of the walk${m.stop ? `, ${m.stop === "drop" ? "dropped" : "rejected"} here` : ""}${hop ? `: show hop ${m.hop! + 1}, ${hop.step}, in the details` : ""}`}
+              title={
+                hop
+                  ? `Show hop ${m.hop! + 1} (${stepTitle(hop.step)}) of the trace`
+                  : "Matched by the request"
+              }
+              aria-label={`Rule ${m.steps.join(" and ")} of the walk${m.stop ? `, ${m.stop === "drop" ? "dropped" : "rejected"} here` : ""}${hop ? `: show hop ${m.hop! + 1}, ${stepTitle(hop.step)}, in the details` : ""}`}
               onClick={(e) => {
                 e.stopPropagation();
                 go?.();

@@ -4,9 +4,11 @@
  * `external:IP`, the playground's test-hook ids), so the graph can highlight
  * them while the hop's explanation is shown large.
  */
+import { stepTitle, type HopStep, type HopVerdict } from "../../engine/analysis/index.ts";
+
 export interface HopLike {
-  step: string;
-  verdict: string;
+  step: HopStep;
+  verdict: HopVerdict;
   detail: string;
   ref?: { kind: string; namespace?: string; name: string; line: number };
   /** The candidates the hop is about ("ip:port"), when not all of them. */
@@ -54,16 +56,32 @@ function refId(ref: HopLike["ref"]): string | undefined {
   return undefined;
 }
 
-const uniq = (ids: (string | undefined | null)[]): string[] => [...new Set(ids.filter((x): x is string => !!x))];
+const uniq = (ids: (string | undefined | null)[]): string[] => [
+  ...new Set(ids.filter((x): x is string => !!x)),
+];
 
 /** `sourceNode`: the node a pod source runs on (the graph knows it; the trace's path does not). */
-export function presenterSteps(q: { from: string; to: string }, t: PresentedTrace, sourceNode?: string): PresenterStep[] {
+export function presenterSteps(
+  q: { from: string; to: string },
+  t: PresentedTrace,
+  sourceNode?: string,
+): PresenterStep[] {
   const source = graphIdOf(q.from);
   const destination = graphIdOf(q.to);
-  const arrival = q.from.startsWith("external:") ? `node:${q.from.split("@")[1] ?? ""}` : q.from.startsWith("node:") ? q.from : sourceNode ? `node:${sourceNode}` : undefined;
+  const arrival = q.from.startsWith("external:")
+    ? `node:${q.from.split("@")[1] ?? ""}`
+    : q.from.startsWith("node:")
+      ? q.from
+      : sourceNode
+        ? `node:${sourceNode}`
+        : undefined;
   const handling = t.handledBy ? `node:${t.handledBy}` : arrival;
   const backendsOf = (h: HopLike) => {
-    const chosen = h.endpoints ? t.endpoints.filter((e) => h.endpoints!.some((x) => x === `${e.ip}:${e.port}` || x === `[${e.ip}]:${e.port}`)) : t.endpoints;
+    const chosen = h.endpoints
+      ? t.endpoints.filter((e) =>
+          h.endpoints!.some((x) => x === `${e.ip}:${e.port}` || x === `[${e.ip}]:${e.port}`),
+        )
+      : t.endpoints;
     return chosen.map((e) => (e.pod ? `pod:${e.pod}` : undefined));
   };
   return t.hops.map((h, i) => {
@@ -94,21 +112,27 @@ export function presenterSteps(q: { from: string; to: string }, t: PresentedTrac
         focus = [source];
         break;
       case "ingress policy at backend":
-      case "delivery":
         focus = backendsOf(h);
         break;
-      default:
-        focus = [refId(h.ref) ?? destination];
     }
-    const verdict = h.verdict === "pass" || h.verdict === "drop" ? h.verdict : "info";
-    const step: PresenterStep = { number: i + 1, title: h.step, detail: h.detail, verdict, focus: uniq(focus) };
+    const step: PresenterStep = {
+      number: i + 1,
+      title: stepTitle(h.step),
+      detail: h.detail,
+      verdict: h.verdict,
+      focus: uniq(focus),
+    };
     if (h.ref) step.ref = h.ref;
     return step;
   });
 }
 
 /** Keyboard for presenter mode: next and previous hop, first and last, and reset between questions. */
-export function presenterKey(key: string, current: number, count: number): number | "reset" | "exit" | undefined {
+export function presenterKey(
+  key: string,
+  current: number,
+  count: number,
+): number | "reset" | "exit" | undefined {
   switch (key) {
     case "ArrowRight":
     case "ArrowDown":

@@ -22,6 +22,7 @@ import type { PolicyRule } from "../netpol/types.ts";
 import type { LabelSelector } from "../model/labels.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { traceRequest, type TraceRef, type TraceResult } from "../trace/index.ts";
+import { isPolicyLayer } from "../trace/render.ts";
 import { externalId, podId, refOfPolicy, refOfSource, serviceId } from "./refs.ts";
 import type { DropCause, Flow, RefView, TraceView } from "./types.ts";
 
@@ -46,8 +47,6 @@ function pushRef(list: RefView[], r: RefView | undefined) {
   if (r && !list.some((x) => sameRef(x, r))) list.push(r);
 }
 
-const POLICY_STEPS = new Set(["egress policy at source", "ingress policy at backend"]);
-
 /** What decided a trace, read off its hops and endpoints. */
 export function causesOf(t: TraceResult): { dropCause?: DropCause; decidedBy: RefView[]; reason: string } {
   const decidedBy: RefView[] = [];
@@ -67,7 +66,7 @@ export function causesOf(t: TraceResult): { dropCause?: DropCause; decidedBy: Re
   }
   for (const h of t.hops) if (h.verdict === "drop" && h.ref) pushRef(decidedBy, refOfTrace(h.ref));
   const dropCause: DropCause =
-    policyDrop || (drop !== undefined && POLICY_STEPS.has(drop.step)) ? "policy" : "traffic-policy";
+    policyDrop || (drop !== undefined && isPolicyLayer(drop.cause.layer)) ? "policy" : "traffic-policy";
   return { dropCause, decidedBy, reason: t.reason };
 }
 
@@ -100,7 +99,12 @@ export function traceView(t: TraceResult, from: string, to: string, protocol: Pr
       return e;
     }),
     hops: t.hops.map((h) => {
-      const hop: TraceView["hops"][number] = { step: h.step, verdict: h.verdict, detail: h.detail };
+      const hop: TraceView["hops"][number] = {
+        step: h.step,
+        verdict: h.verdict,
+        detail: h.detail,
+        cause: h.cause,
+      };
       if (h.ref) hop.ref = refOfTrace(h.ref);
       if (h.endpoints) hop.endpoints = [...h.endpoints];
       return hop;

@@ -6,6 +6,7 @@
  * Ids follow the playground's test hooks (shared/contract/ktl-cli.md):
  * `pod:NS/NAME`, `service:NS/NAME`, `node:NAME`, `external:IP`.
  */
+import type { HopCause, HopStep, HopVerdict } from "../trace/types.ts";
 import type { Protocol } from "../model/types.ts";
 
 export type Verdict = "allow" | "drop" | "partial";
@@ -188,9 +189,11 @@ export interface Analysis {
 // ---------- trace (the `ktl trace --json` shape) ----------
 
 export interface TraceHopView {
-  step: string;
-  verdict: string;
+  step: HopStep;
+  verdict: HopVerdict;
   detail: string;
+  /** What decided the hop, as data (trace/render.ts words it). */
+  cause: HopCause;
   ref?: RefView;
   /** The candidates ("ip:port") the hop is about, when not all of them. */
   endpoints?: string[];

@@ -7,7 +7,17 @@ import { finish, type Ctx } from "./result.ts";
 import { evaluate, type Backend } from "./policy.ts";
 import { viaKubeProxy } from "./kubeproxy.ts";
 import { viaLoadBalancer } from "./loadbalancer.ts";
-import { familyOf, hostPort, serviceInfo, serviceRef, traceRef } from "./format.ts";
+import {
+  destinationCause,
+  familyOf,
+  hostPort,
+  nodeObject,
+  podObject,
+  serviceInfo,
+  serviceObject,
+  serviceRef,
+  traceRef,
+} from "./format.ts";
 
 export function toPod(ctx: Ctx, pod: Pod, port: number, family: Family, how: string): TraceResult {
   const { client, model } = ctx;
@@ -20,6 +30,7 @@ export function toPod(ctx: Ctx, pod: Pod, port: number, family: Family, how: str
     detail: ip
       ? `${how} pod ${pod.key} at ${ip} on ${pod.nodeName ?? "no node"}: no Service, so kube-proxy is not involved`
       : `pod ${pod.key} has no IP (not scheduled)`,
+    cause: destinationCause(ip ? "pod" : "no-address", podObject(pod)),
     ref: traceRef(pod.source)!,
   });
   if (!ip) return finish(ctx, [], [], `dropped: pod ${pod.key} has no IP`);
@@ -54,6 +65,7 @@ export function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
         step: "destination",
         verdict: "drop",
         detail: `${ip} is the ClusterIP of Service ${cluster.key}, which has no port ${port}/${protocol}: nftables mode rejects it ("Reject traffic to invalid ports of ClusterIPs"), iptables mode leaves it to the default route where it is lost`,
+        cause: destinationCause("no-port", serviceObject(cluster)),
         ref: serviceRef(cluster, "spec.ports", cluster.lines.ports),
       });
       return finish(ctx, [], [], `dropped: Service ${cluster.key} has no port ${port}/${protocol}`);
@@ -64,6 +76,7 @@ export function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
       step: "destination",
       verdict: "pass",
       detail: `${ip} is the ClusterIP of Service ${cluster.key}, port ${portLabel(sp)}${client.kind === "external" ? `; the network routes the client's packet to ${handling.name}` : ""}`,
+      cause: destinationCause("clusterIP", serviceObject(cluster), sp.index),
       ref: serviceRef(cluster, `spec.ports[${sp.index}]`, sp.line),
     });
     return viaKubeProxy(ctx, cluster, sp, "clusterIP", family, handling);
@@ -84,6 +97,7 @@ export function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
         client.kind === "external"
           ? `${ip} is an externalIP of Service ${ext.s.key}: the network routes the client's packet to ${client.node.name}`
           : `${ip} is an externalIP of Service ${ext.s.key}: kube-proxy on the sender's own node ${client.node.name} takes the packet`,
+      cause: destinationCause("externalIP", serviceObject(ext.s), ext.sp!.index),
       ref: serviceRef(ext.s, "spec.externalIPs", ext.s.lines.externalIPs),
     });
     return viaKubeProxy(ctx, ext.s, ext.sp!, "externalIP", family, client.node);
@@ -97,6 +111,7 @@ export function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
         step: "destination",
         verdict: "pass",
         detail: `${hostPort(ip, port, family)} is NodePort ${port} of Service ${np.service.key} (port ${portLabel(np.port)}) on node ${node.name}${client.kind !== "external" && node.name !== client.node.name ? `: the packet travels to ${node.name}, whose kube-proxy takes it` : ""}`,
+        cause: destinationCause("nodePort", serviceObject(np.service), np.port.index),
         ref: serviceRef(np.service, `spec.ports[${np.port.index}].nodePort`, np.port.line),
       });
       return viaKubeProxy(ctx, np.service, np.port, "nodePort", family, node);
@@ -108,6 +123,7 @@ export function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
         step: "destination",
         verdict: "pass",
         detail: `${hostPort(ip, port, family)} is hostPort ${port} of pod ${hp.pod.key}: the CNI portmap plugin DNATs it to container port ${hp.containerPort}`,
+        cause: destinationCause("hostPort", podObject(hp.pod)),
         ref: traceRef(hp.pod.source)!,
       });
       return toPod(ctx, hp.pod, hp.containerPort, family, "the CNI delivers it to");
@@ -120,6 +136,9 @@ export function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
       detail: hn
         ? `${ip} is node ${node.name}'s address and hostNetwork pod ${hn.key} listens on ${protocol}/${port}`
         : `${ip} is node ${node.name}'s address and ${protocol}/${port} is no NodePort: the packet goes to the node's own network stack (whether anything listens there is outside the input)`,
+      cause: hn
+        ? destinationCause("hostNetwork", podObject(hn))
+        : destinationCause("node", nodeObject(node.name)),
       ...(hn ? { ref: traceRef(hn.source)! } : node.source ? { ref: traceRef(node.source)! } : {}),
     });
     const b: Backend = { ip, port, probability: 1, sourceIP: clientIP, preserved: true, node: node.name };
@@ -142,6 +161,9 @@ export function toIP(ctx: Ctx, ip: string, port: number): TraceResult {
     detail: proxied
       ? `${ip} is the load balancer of Service ${proxied.key} with ipMode Proxy: kube-proxy does not capture it, so the packet leaves for the load balancer, which opens its own connection to a node's NodePort (trace external:LB-ADDRESS@NODE to the NodePort to follow it)`
       : `${ip} is no Service, node or pod in the input: the packet leaves the cluster network (kube-proxy does not touch it; a CNI or ip-masq-agent often SNATs pod traffic that leaves the pod network)`,
+    cause: proxied
+      ? destinationCause("loadBalancer-proxy", serviceObject(proxied))
+      : destinationCause("outside"),
     ...(proxied
       ? { ref: serviceRef(proxied, "status.loadBalancer.ingress", proxied.lines.loadBalancerIngress) }
       : {}),

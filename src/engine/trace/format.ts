@@ -3,7 +3,7 @@ import type { SourceRef } from "../parse/manifests.ts";
 import type { Service, ServicePort } from "../model/services.ts";
 import { parseIP, type Family } from "../model/ip.ts";
 import type { ProxyRef } from "../proxy/index.ts";
-import type { TraceRef, TraceService } from "./types.ts";
+import type { HopCause, ObjectRef, TraceRef, TraceService } from "./types.ts";
 
 export const CLUSTER_DOMAIN = "cluster.local";
 
@@ -57,4 +57,30 @@ export function serviceInfo(
     frontend,
     address,
   };
+}
+
+export function serviceObject(s: { namespace: string; name: string }): ObjectRef {
+  return { kind: "Service", namespace: s.namespace, name: s.name };
+}
+
+export function podObject(p: { namespace: string; name: string }): ObjectRef {
+  return { kind: "Pod", namespace: p.namespace, name: p.name };
+}
+
+export function nodeObject(name: string): ObjectRef {
+  return { kind: "Node", name };
+}
+
+type DestinationCause = Extract<HopCause, { layer: "destination" }>;
+
+/** How the destination resolved, on which object and (for a Service) which port. */
+export function destinationCause(
+  category: DestinationCause["category"],
+  object?: ObjectRef,
+  portIndex?: number,
+): DestinationCause {
+  const c: DestinationCause = { layer: "destination", category };
+  if (object) c.object = object;
+  if (portIndex !== undefined) c.rule = { index: portIndex };
+  return c;
 }

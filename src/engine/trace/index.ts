@@ -61,12 +61,19 @@ import type { TraceDestination, TraceHop, TraceResult, TraceSource } from "./typ
 import { parseTraceDestination, parseTraceSource } from "./query.ts";
 import { resolveClient } from "./client.ts";
 import { emptyResult, type Ctx } from "./result.ts";
-import { familyOf, traceRef } from "./format.ts";
+import { familyOf, nodeObject, podObject, traceRef } from "./format.ts";
 import { toService } from "./service.ts";
 import { toIP, toPod } from "./address.ts";
 
 export type {
+  CauseLayer,
+  HopCause,
+  HopStep,
+  HopVerdict,
+  ObjectRef,
   PolicyCheck,
+  PolicyDirection,
+  RuleRef,
   TraceDestination,
   TraceEndpoint,
   TraceHop,
@@ -81,6 +88,7 @@ export type {
 } from "./types.ts";
 export { parseTraceDestination, parseTraceSource } from "./query.ts";
 export { formatProbability } from "./format.ts";
+export { causeText, isPolicyLayer, stepTitle, verdictMark } from "./render.ts";
 
 /**
  * Traces one request. `index` is buildProxyIndex(model), built once; each
@@ -124,6 +132,21 @@ export function traceRequest(
         : client.kind === "node"
           ? `a process in node ${client.name}'s host network sends from ${anyIP}`
           : `external client ${client.name}; its packet arrives at node ${client.node.name}`,
+    cause: {
+      layer: "client",
+      category: client.pod
+        ? client.pod.hostNetwork
+          ? "hostNetwork"
+          : "pod"
+        : client.kind === "node"
+          ? "node"
+          : "external",
+      ...(client.pod
+        ? { object: podObject(client.pod) }
+        : client.kind === "node"
+          ? { object: nodeObject(client.name) }
+          : {}),
+    },
     ...(srcRef ? { ref: srcRef } : {}),
   });
   if (dst.kind === "service") {

@@ -12,7 +12,7 @@ import {
 import type { TraceResult } from "./types.ts";
 import { finish, type Ctx } from "./result.ts";
 import { evaluate, type Backend } from "./policy.ts";
-import { formatProbability, hostPort, serviceRef, traceRef } from "./format.ts";
+import { formatProbability, hostPort, serviceObject, serviceRef, traceRef } from "./format.ts";
 
 export function viaKubeProxy(
   ctx: Ctx,
@@ -50,6 +50,7 @@ export function viaKubeProxy(
       step: "kube-proxy",
       verdict: "drop",
       detail: d.error,
+      cause: { layer: "kube-proxy", category: "error", object: serviceObject(s), node: handling.name },
       ref: serviceRef(s, "spec", s.source.line),
     });
     return finish(ctx, [], [], `dropped: ${d.error}`);
@@ -73,6 +74,14 @@ export function viaKubeProxy(
       step: "kube-proxy",
       verdict: "drop",
       detail: `kube-proxy on ${handling.name} ${d.action === "reject" ? "REJECTs" : "DROPs"} the packet: ${d.reason}`,
+      cause: {
+        layer: "kube-proxy",
+        category: "endpoints",
+        object: serviceObject(s),
+        node: handling.name,
+        action: d.action,
+        endpoints: d.category,
+      },
       ...(decided ? { ref: decided } : {}),
     });
     if (r.service) r.sourceIPPreserved = !d.masquerade;
@@ -88,6 +97,14 @@ export function viaKubeProxy(
     step: "kube-proxy",
     verdict: "pass",
     detail: `kube-proxy on ${handling.name} (${d.zone ? `zone ${d.zone}` : "no zone label"}): ${d.reason}${topo}; ${d.candidates.length === 1 ? "DNAT to its only candidate" : `DNAT to one of ${d.candidates.length} endpoints, each with probability ${formatProbability(d.candidates[0]!.probability)}`} (${provenance(s, d)})`,
+    cause: {
+      layer: "kube-proxy",
+      category: "endpoints",
+      object: serviceObject(s),
+      node: handling.name,
+      action: d.action,
+      endpoints: d.category,
+    },
     ...(decided ? { ref: decided } : {}),
   });
   if (d.sessionAffinity) {
@@ -95,6 +112,12 @@ export function viaKubeProxy(
       step: "session affinity",
       verdict: "info",
       detail: `sessionAffinity ClientIP: the first connection from ${clientIP || "a client"} picks a candidate at random; later ones from the same address go to the same endpoint for ${d.sessionAffinity.timeoutSeconds} s`,
+      cause: {
+        layer: "kube-proxy",
+        category: "session-affinity",
+        object: serviceObject(s),
+        node: handling.name,
+      },
       ref: serviceRef(s, "spec.sessionAffinity", s.lines.sessionAffinity),
     });
   }
@@ -150,6 +173,12 @@ export function viaKubeProxy(
         ? `SNAT: ${d.masqueradeReason}; the sender is ${handling.name} itself, so backends see ${nodeIP} either way`
         : `SNAT: ${d.masqueradeReason}; backends see ${nodeIP}, not ${clientIP || "the client"}: ipBlock rules for the client's range no longer match it`
       : `no SNAT: ${d.masqueradeReason}; backends see ${clientIP}${hairpins.length ? ` (except ${hairpins.map((b) => hostPort(b.ip, b.port, family)).join(", ")}: hairpin traffic to the sender itself is masqueraded to ${nodeIP})` : ""}`,
+    cause: {
+      layer: "kube-proxy",
+      category: d.masquerade ? "masquerade" : "no-masquerade",
+      object: serviceObject(s),
+      node: handling.name,
+    },
     ...(masqRef && s.type !== "ClusterIP" ? { ref: masqRef } : {}),
   });
   const ev = evaluate(ctx, backends, family);

@@ -6,7 +6,7 @@ import { checkSourceRanges, healthCheck, loadBalancerHealth, matchSourceRanges }
 import type { TraceResult } from "./types.ts";
 import { finish, type Ctx } from "./result.ts";
 import { viaKubeProxy } from "./kubeproxy.ts";
-import { hostPort, plural, serviceInfo, serviceRef } from "./format.ts";
+import { destinationCause, hostPort, plural, serviceInfo, serviceObject, serviceRef } from "./format.ts";
 
 const LB_SOURCE_RANGES_ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges";
 
@@ -39,6 +39,7 @@ export function cloudSourceRanges(ctx: Ctx, s: Service, vip: boolean): boolean {
     detail: m.allowed
       ? `the cloud load balancer admits ${clientIP}: it is inside ${m.matched}, from ${from}`
       : `the cloud load balancer drops ${clientIP}: ${from} admits only ${m.ranges.join(", ")}`,
+    cause: { layer: "LoadBalancer", category: "source-ranges", object: serviceObject(s), allowed: m.allowed },
     ref: field
       ? serviceRef(s, "spec.loadBalancerSourceRanges", s.lines.loadBalancerSourceRanges)
       : serviceRef(
@@ -65,6 +66,7 @@ export function healthCheckHop(ctx: Ctx, s: Service, node: Node): void {
     detail: h.healthy
       ? `externalTrafficPolicy Local: ${node.name} answers 200 on healthCheckNodePort ${h.port} (${plural(h.localEndpoints, "ready local endpoint")}), so the load balancer sends it traffic; healthy nodes: ${healthy.join(", ")}`
       : `externalTrafficPolicy Local: ${node.name} answers 503 on healthCheckNodePort ${h.port} (no ready local endpoint), so a load balancer would not send traffic here; healthy nodes: ${healthy.join(", ") || "none"}. If a packet arrives anyway, kube-proxy decides below`,
+    cause: { layer: "LoadBalancer", category: "health-check", object: serviceObject(s), allowed: h.healthy },
     ref: serviceRef(
       s,
       "spec.healthCheckNodePort",
@@ -91,6 +93,7 @@ export function viaLoadBalancer(
       step: "load balancer",
       verdict: "pass",
       detail: `the client ${client.name} connects to LoadBalancer ${hostPort(vip, sp.port, family)}; the load balancer delivers the packet, still addressed to the VIP, to ${handling.name}`,
+      cause: { layer: "LoadBalancer", category: "deliver", object: serviceObject(s), allowed: true },
       ref: serviceRef(
         s,
         "status.loadBalancer.ingress",
@@ -104,6 +107,7 @@ export function viaLoadBalancer(
       step: "destination",
       verdict: "pass",
       detail: `${client.kind === "pod" ? `pod ${client.name}` : `node ${client.name}`} connects to LoadBalancer IP ${hostPort(vip, sp.port, family)}: kube-proxy on its own node ${handling.name} takes the packet, which never reaches the load balancer`,
+      cause: destinationCause("loadBalancer", serviceObject(s), sp.index),
       ref: serviceRef(
         s,
         "status.loadBalancer.ingress",
@@ -118,6 +122,13 @@ export function viaLoadBalancer(
       step: "loadBalancerSourceRanges",
       verdict: "pass",
       detail: `the load-balancer-source-ranges annotation (${s.loadBalancerSourceRangesAnnotation.join(", ")}) is read by the cloud load balancer only; kube-proxy builds its firewall from spec.loadBalancerSourceRanges, which is empty, so ${clientIP} is not filtered on its way to the VIP`,
+      cause: {
+        layer: "kube-proxy",
+        category: "firewall",
+        object: serviceObject(s),
+        node: handling.name,
+        action: "forward",
+      },
       ref: serviceRef(
         s,
         `metadata.annotations[${LB_SOURCE_RANGES_ANNOTATION}]`,
@@ -132,6 +143,13 @@ export function viaLoadBalancer(
       detail: fw.allowed
         ? `${clientIP} is admitted by loadBalancerSourceRanges (${fw.matched})`
         : `${clientIP} is outside loadBalancerSourceRanges ${fw.ranges.join(", ")}: kube-proxy's firewall chain drops it`,
+      cause: {
+        layer: "kube-proxy",
+        category: "firewall",
+        object: serviceObject(s),
+        node: handling.name,
+        action: fw.allowed ? "forward" : "drop",
+      },
       ref: serviceRef(s, "spec.loadBalancerSourceRanges", s.lines.loadBalancerSourceRanges),
     });
     if (!fw.allowed) {

@@ -4,7 +4,16 @@ import type { Pod, Protocol } from "../model/types.ts";
 import type { Family } from "../model/ip.ts";
 import { explainEgress, explainIngress, type DirectionVerdict } from "../netpol/index.ts";
 import { hasCniPolicies, type CniPolicies } from "../cni/index.ts";
-import type { PolicyCheck, TraceDecidedBy, TraceEndpoint, TraceHop, TraceRef } from "./types.ts";
+import type {
+  HopCause,
+  HopStep,
+  PolicyCheck,
+  PolicyDirection,
+  TraceDecidedBy,
+  TraceEndpoint,
+  TraceHop,
+  TraceRef,
+} from "./types.ts";
 import { cniEgress, cniIngress, type CniCheck } from "./cni.ts";
 import type { Ctx } from "./result.ts";
 import { hostPort, traceRef } from "./format.ts";
@@ -18,6 +27,29 @@ function policyRef(v: DirectionVerdict): TraceRef | undefined {
   const p = v.selecting[0];
   if (p) return traceRef({ ...p.source, line: p.lines.podSelector || p.source.line }, "spec.podSelector");
   return undefined;
+}
+
+type NetworkPolicyCause = Extract<HopCause, { layer: "NetworkPolicy" }>;
+
+/** The verdict of one direction as a cause: the allowing rule, or the isolating policies. */
+export function policyCause(v: DirectionVerdict): NetworkPolicyCause {
+  const direction = v.direction;
+  const policies = v.selecting.map((p) => p.key);
+  if (v.ownNode) return { layer: "NetworkPolicy", direction, category: "own-node", policies };
+  if (!v.isolated) return { layer: "NetworkPolicy", direction, category: "not-isolated" };
+  const m = v.allowedBy[0];
+  if (v.allowed && m) {
+    const { kind, namespace, name } = m.policy.source;
+    return {
+      layer: "NetworkPolicy",
+      direction,
+      category: "allowed",
+      object: namespace !== undefined ? { kind, namespace, name } : { kind, name },
+      rule: { index: m.rule.index },
+      policies,
+    };
+  }
+  return { layer: "NetworkPolicy", direction, category: "denied", policies };
 }
 
 function describe(
@@ -45,13 +77,19 @@ function check(
     verdict: v.allowed ? "allow" : "drop",
     isolated: v.isolated,
     reason: describe(v, self, other, port, protocol),
+    cause: policyCause(v),
   };
   const r = policyRef(v);
   if (r) c.ref = r;
   return c;
 }
 
-const NOT_APPLICABLE = (reason: string): PolicyCheck => ({ verdict: "allow", isolated: false, reason });
+const NOT_APPLICABLE = (reason: string, direction: PolicyDirection): PolicyCheck => ({
+  verdict: "allow",
+  isolated: false,
+  reason,
+  cause: { layer: "NetworkPolicy", direction, category: "not-applicable" },
+});
 
 /** A backend to evaluate: where the packet goes after DNAT, and what it carries. */
 export interface Backend {
@@ -77,6 +115,29 @@ export interface Backend {
   ref?: SourceRef;
 }
 
+/**
+ * A CNI dialect's check as a cause: the layer that decided (Cilium, Calico, or NetworkPolicy inside
+ * them), the object and rule its ref names. The CNI checks do not say which rule allowed, only
+ * whether the end is isolated: an allowed, isolated end counts as allowed by the named object.
+ */
+function cniCause(c: CniCheck, direction: PolicyDirection): HopCause {
+  const object = c.ref
+    ? c.ref.namespace !== undefined
+      ? { kind: c.ref.kind, namespace: c.ref.namespace, name: c.ref.name }
+      : { kind: c.ref.kind, name: c.ref.name }
+    : undefined;
+  const category = c.verdict === "drop" ? "denied" : c.isolated ? "allowed" : "not-isolated";
+  if (c.layer === "NetworkPolicy") {
+    return { layer: "NetworkPolicy", direction, category, ...(object ? { object } : {}) };
+  }
+  return {
+    layer: c.layer,
+    direction,
+    category: category === "not-isolated" ? "no-match" : category,
+    ...(object ? { object } : {}),
+  };
+}
+
 /** The CNI's own policies (with NetworkPolicy inside them) at both ends for each backend, the same addressing as `evaluate`. */
 function evaluateCni(
   ctx: Ctx,
@@ -88,22 +149,29 @@ function evaluateCni(
   const hops: TraceHop[] = [];
   const seen = new Set<string>();
   const cl = { kind: client.kind, pod: client.pod, host: client.host, node: client.node.name };
-  const hop = (step: string, c: CniCheck, ep: string, many: boolean) => {
+  const hop = (step: HopStep, c: CniCheck, ep: string, many: boolean) => {
     const dialect =
       c.layer === "CiliumNetworkPolicy" ? "Cilium: " : c.layer === "CalicoNetworkPolicy" ? "Calico: " : "";
     const detail = `${dialect}${c.reason}${c.steps.length > 1 ? ` [${c.steps.join("; ")}]` : ""}`;
     const key = `${step}|${c.verdict}|${detail}`;
     if (seen.has(key)) return;
     seen.add(key);
-    const h: TraceHop = { step, verdict: c.verdict === "allow" ? "pass" : "drop", detail };
+    const direction = step === "egress policy at source" ? "egress" : "ingress";
+    const h: TraceHop = {
+      step,
+      verdict: c.verdict === "allow" ? "pass" : "drop",
+      detail,
+      cause: cniCause(c, direction),
+    };
     if (c.ref) h.ref = c.ref;
     if (many) h.endpoints = [ep];
     hops.push(h);
   };
-  const strip = (c: CniCheck): PolicyCheck => ({
+  const strip = (c: CniCheck, direction: PolicyDirection): PolicyCheck => ({
     verdict: c.verdict,
     isolated: c.isolated,
     reason: c.reason,
+    cause: cniCause(c, direction),
     ...(c.ref ? { ref: c.ref } : {}),
   });
   for (const b of backends) {
@@ -128,8 +196,8 @@ function evaluateCni(
       reason,
       sourceIP: b.sourceIP,
       sourceIPPreserved: b.preserved,
-      egress: strip(egress),
-      ingress: strip(ingress),
+      egress: strip(egress, "egress"),
+      ingress: strip(ingress, "ingress"),
     };
     if (b.podKey ?? b.pod) ep.pod = b.podKey ?? b.pod!.key;
     if (b.node) ep.node = b.node;
@@ -171,23 +239,24 @@ export function evaluate(
   const endpoints: TraceEndpoint[] = [];
   const egressGroups = new Map<
     string,
-    { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }
+    { verdict: "pass" | "drop"; detail: string; cause: HopCause; ref?: TraceRef; eps: string[] }
   >();
   const ingressGroups = new Map<
     string,
-    { verdict: "pass" | "drop"; detail: string; ref?: TraceRef; eps: string[] }
+    { verdict: "pass" | "drop"; detail: string; cause: HopCause; ref?: TraceRef; eps: string[] }
   >();
   const group = (
     m: typeof egressGroups,
     key: string,
     verdict: "pass" | "drop",
     detail: string,
+    cause: HopCause,
     ref: TraceRef | undefined,
     ep: string,
   ) => {
     const g = m.get(key);
     if (g) g.eps.push(ep);
-    else m.set(key, { verdict, detail, ...(ref ? { ref } : {}), eps: [ep] });
+    else m.set(key, { verdict, detail, cause, ...(ref ? { ref } : {}), eps: [ep] });
   };
   const clientIP = client.ip(family) ?? "";
   for (const b of backends) {
@@ -212,7 +281,15 @@ export function evaluate(
           ? `${client.pod.key} may send ${protocol}/${to.port} to ${toName}: ${egress.reason}`
           : `${client.pod.key} is not isolated for egress (no NetworkPolicy selects it for egress)`
         : `${client.pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol}/${to.port} to ${toName}${b.egressTo ? "" : " (the backend after DNAT, on its target port)"}`;
-      group(egressGroups, key, v.allowed ? "pass" : "drop", detail, egress.ref, `${epKey}|${target}`);
+      group(
+        egressGroups,
+        key,
+        v.allowed ? "pass" : "drop",
+        detail,
+        egress.cause,
+        egress.ref,
+        `${epKey}|${target}`,
+      );
     } else {
       const why =
         client.kind === "external"
@@ -220,8 +297,8 @@ export function evaluate(
           : client.pod
             ? `${client.pod.key} uses the host network: NetworkPolicy does not apply to it`
             : `node ${client.node.name} sends from its host network: NetworkPolicy does not apply to it`;
-      egress = NOT_APPLICABLE(why);
-      group(egressGroups, "n/a", "pass", why, undefined, `${epKey}|${target}`);
+      egress = NOT_APPLICABLE(why, "egress");
+      group(egressGroups, "n/a", "pass", why, egress.cause, undefined, `${epKey}|${target}`);
     }
     // Ingress at the backend, from the address it really sees.
     let ingress: PolicyCheck;
@@ -234,7 +311,7 @@ export function evaluate(
       if (v.ownNode) {
         // Rule 2a, decided by netpol (explainIngress rule 8): the pod's own node is always admitted.
         const ownNode = model.nodesByName.get(v.ownNode) ?? { name: v.ownNode, source: undefined };
-        ingress = { verdict: "allow", isolated: true, reason: v.reason };
+        ingress = { verdict: "allow", isolated: true, reason: v.reason, cause: policyCause(v) };
         const nodeRef = traceRef(ownNode.source, "status.addresses") ?? policyRef(v);
         if (nodeRef) ingress.ref = nodeRef;
         const detail = `{who} ${"{is}"} isolated for ingress by ${names}, but the packet comes from ${b.sourceIP}, the address of ${ownNode.name}, which hosts ${"{it}"}: a pod's own node is always admitted (NetworkPolicySpec.ingress: "OR if the traffic source is the pod's local node")`;
@@ -243,6 +320,7 @@ export function evaluate(
           `a|node|${b.sourceIP}|${names}`,
           "pass",
           detail,
+          ingress.cause,
           ingress.ref,
           `${epKey}|${b.pod.key}`,
         );
@@ -274,15 +352,27 @@ export function evaluate(
             : `{who} ${"{is}"} not isolated for ingress (no NetworkPolicy selects ${"{it}"} for ingress)`
           : `{who} ${"{is}"} isolated for ingress by ${names} and no rule allows ${protocol}/${b.port} from ${seenName}${trap}`;
         ingress.reason += trap;
-        group(ingressGroups, key, v.allowed ? "pass" : "drop", detail, ingress.ref, `${epKey}|${b.pod.key}`);
+        group(
+          ingressGroups,
+          key,
+          v.allowed ? "pass" : "drop",
+          detail,
+          ingress.cause,
+          ingress.ref,
+          `${epKey}|${b.pod.key}`,
+        );
       }
     } else {
-      ingress = NOT_APPLICABLE(`no pod in the input has IP ${b.ip}: no NetworkPolicy can select it`);
+      ingress = NOT_APPLICABLE(
+        `no pod in the input has IP ${b.ip}: no NetworkPolicy can select it`,
+        "ingress",
+      );
       group(
         ingressGroups,
         "n/a",
         "pass",
         "no pod in the input has the address of {who}: no NetworkPolicy can select {it}",
+        ingress.cause,
         undefined,
         `${epKey}|${b.ip}`,
       );
@@ -320,7 +410,7 @@ export function evaluate(
   }
   const hops: TraceHop[] = [];
   const all = backends.length;
-  const emit = (step: string, groups: typeof egressGroups) => {
+  const emit = (step: HopStep, groups: typeof egressGroups) => {
     for (const g of groups.values()) {
       const eps = g.eps.map((e) => e.split("|")[0]!);
       const names = g.eps.map((e) => e.split("|")[1]!);
@@ -337,7 +427,7 @@ export function evaluate(
         .replaceAll("{s}", many ? "" : "s")
         .replaceAll("{is}", many ? "are" : "is")
         .replaceAll("{it}", many ? "them" : "it");
-      const hop: TraceHop = { step, verdict: g.verdict, detail };
+      const hop: TraceHop = { step, verdict: g.verdict, detail, cause: g.cause };
       if (g.ref) hop.ref = g.ref;
       if (all > 1 && g.eps.length < all) hop.endpoints = eps;
       hops.push(hop);

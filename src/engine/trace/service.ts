@@ -8,7 +8,16 @@ import { finish, type Ctx } from "./result.ts";
 import { evaluate, type Backend } from "./policy.ts";
 import { viaKubeProxy } from "./kubeproxy.ts";
 import { cloudSourceRanges, healthCheckHop, viaLoadBalancer } from "./loadbalancer.ts";
-import { CLUSTER_DOMAIN, familyOf, hostPort, plural, serviceInfo, serviceRef } from "./format.ts";
+import {
+  CLUSTER_DOMAIN,
+  destinationCause,
+  familyOf,
+  hostPort,
+  plural,
+  serviceInfo,
+  serviceObject,
+  serviceRef,
+} from "./format.ts";
 
 function headless(ctx: Ctx, s: Service, port: number | string): TraceResult {
   const { client, model, index } = ctx;
@@ -20,6 +29,7 @@ function headless(ctx: Ctx, s: Service, port: number | string): TraceResult {
       step: "destination",
       verdict: "drop",
       detail: `headless Service ${s.key} has no port named ${port}`,
+      cause: destinationCause("no-port", serviceObject(s)),
       ref: serviceRef(s, "spec.ports", s.lines.ports),
     });
     return finish(ctx, [], [], `dropped: headless Service ${s.key} has no port named ${port}`);
@@ -55,6 +65,7 @@ function headless(ctx: Ctx, s: Service, port: number | string): TraceResult {
     step: "dns",
     verdict: seen.size ? "pass" : "drop",
     detail: `Service ${s.key} is headless (clusterIP: None): DNS answers ${s.name}.${s.namespace}.svc.${CLUSTER_DOMAIN} with ${plural(seen.size, "ready endpoint address", "ready endpoint addresses")} and kube-proxy is not involved${translated}`,
+    cause: { layer: "DNS", category: "headless", object: serviceObject(s), answers: seen.size },
     ref: serviceRef(s, "spec.clusterIP", s.lines.clusterIP),
   });
   if (seen.size === 0)
@@ -88,6 +99,7 @@ function headless(ctx: Ctx, s: Service, port: number | string): TraceResult {
     step: "source address",
     verdict: "info",
     detail: `the connection goes straight to a pod IP: backends see ${clientIP}`,
+    cause: { layer: "DNS", category: "headless", object: serviceObject(s), answers: seen.size },
   });
   const ev = evaluate(ctx, backends, family);
   return finish(ctx, ev.endpoints, ev.hops);
@@ -111,6 +123,7 @@ function externalName(ctx: Ctx, s: Service, port: number | string, depth: number
       step: "dns",
       verdict: "pass",
       detail: `Service ${s.key} is ExternalName: DNS answers with a CNAME to ${target}, which is Service ${inCluster.service.key}; the client connects to it on the same port (ExternalName translates no ports)`,
+      cause: { layer: "DNS", category: "externalName-in-cluster", object: serviceObject(s), target },
       ref: serviceRef(s, "spec.externalName", s.lines.externalName),
     });
     const p =
@@ -123,6 +136,7 @@ function externalName(ctx: Ctx, s: Service, port: number | string, depth: number
     step: "dns",
     verdict: "info",
     detail: `Service ${s.key} is ExternalName: DNS answers with a CNAME to ${target || "(no externalName)"}; nothing is proxied and the name ${m ? "names no Service in the input" : "is outside the cluster"}, so where the connection goes is outside the model`,
+    cause: { layer: "DNS", category: "externalName-outside", object: serviceObject(s), target },
     ref: serviceRef(s, "spec.externalName", s.lines.externalName),
   });
   return finish(
@@ -149,6 +163,7 @@ export function toService(ctx: Ctx, s: Service, port: number | string, depth = 0
         step: "destination",
         verdict: "drop",
         detail: `Service ${s.key} is headless: it has no address outside the cluster`,
+        cause: destinationCause("not-reachable-from-outside", serviceObject(s)),
         ref: serviceRef(s, "spec.clusterIP", s.lines.clusterIP),
       });
       return finish(
@@ -167,6 +182,7 @@ export function toService(ctx: Ctx, s: Service, port: number | string, depth = 0
       step: "destination",
       verdict: "drop",
       detail: `Service ${s.key} has no port ${port}/${protocol} (ports: ${have})`,
+      cause: destinationCause("no-port", serviceObject(s)),
       ref: serviceRef(s, "spec.ports", s.lines.ports),
     });
     return finish(ctx, [], [], `dropped: Service ${s.key} has no port ${port}/${protocol}`);
@@ -185,6 +201,7 @@ export function toService(ctx: Ctx, s: Service, port: number | string, depth = 0
       step: "destination",
       verdict: "pass",
       detail: `Service ${s.key} port ${portLabel(sp)}: the client resolves ${s.name}.${s.namespace}.svc.${CLUSTER_DOMAIN} to ClusterIP ${vip}${s.clusterIPsAllocated ? " (allocated by ktl: the input leaves it out)" : ""}`,
+      cause: destinationCause("clusterIP", serviceObject(s), sp.index),
       ref: serviceRef(s, `spec.ports[${sp.index}]`, sp.line),
     });
     return viaKubeProxy(ctx, s, sp, "clusterIP", family, client.node);
@@ -207,6 +224,7 @@ export function toService(ctx: Ctx, s: Service, port: number | string, depth = 0
         : lb
           ? `Service ${s.key} is a LoadBalancer whose load balancer (${lb.hostname ?? lb.ip}${lb.ipMode === "Proxy" ? ", ipMode Proxy" : ""}) is not a VIP kube-proxy captures: it forwards the client's connection to NodePort ${sp.nodePort} on ${arrive.name} (${nodeIP})`
           : `Service ${s.key} port ${portLabel(sp)} is NodePort ${sp.nodePort}${sp.nodePortAllocated ? " (allocated by ktl)" : ""}: the client connects to ${hostPort(nodeIP, sp.nodePort, fam)} on ${arrive.name}`,
+      cause: destinationCause("nodePort", serviceObject(s), sp.index),
       ref: serviceRef(s, `spec.ports[${sp.index}].nodePort`, sp.line),
     });
     if (lb) {
@@ -224,6 +242,7 @@ export function toService(ctx: Ctx, s: Service, port: number | string, depth = 0
       verdict: "pass",
       detail: `Service ${s.key} has externalIP ${eip}: the network routes the client's packet for ${hostPort(eip, sp.port, fam)} to ${arrive.name}`,
       ref: serviceRef(s, "spec.externalIPs", s.lines.externalIPs),
+      cause: destinationCause("externalIP", serviceObject(s), sp.index),
     });
     return viaKubeProxy(ctx, s, sp, "externalIP", fam, arrive);
   }
@@ -235,6 +254,7 @@ export function toService(ctx: Ctx, s: Service, port: number | string, depth = 0
     step: "destination",
     verdict: "drop",
     detail: `Service ${s.key} ${why}: nothing outside the cluster can reach it (a route to the ClusterIP through a node would: try ip:${s.clusterIPs[0] ?? "CLUSTERIP"}:${sp.port})`,
+    cause: destinationCause("not-reachable-from-outside", serviceObject(s)),
     ref: serviceRef(s, "spec.type", s.lines.type),
   });
   return finish(

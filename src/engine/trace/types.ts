@@ -27,16 +27,15 @@
  *       "verdict": "allow" | "drop", "reason",   NetworkPolicy at both ends for this backend
  *       "ready"?, "serving"?, "terminating"?, "local"?,
  *       "sourceIP": "10.244.1.5", "sourceIPPreserved": true,
- *       "egress":  {"verdict", "isolated", "reason", "ref"?},
- *       "ingress": {"verdict", "isolated", "reason", "ref"?},
+ *       "egress":  {"verdict", "isolated", "reason", "cause", "ref"?},
+ *       "ingress": {"verdict", "isolated", "reason", "cause", "ref"?},
  *       "ref"?                                   where the endpoint is written (EndpointSlice line, or the pod)
  *     }],
  *     "hops": [{
- *       "step": "source" | "destination" | "dns" | "load balancer" | "load balancer health check" |
- *               "loadBalancerSourceRanges" | "kube-proxy" | "session affinity" | "source address" |
- *               "egress policy at source" | "ingress policy at backend" | "delivery",
+ *       "step": HopStep (below): "source" | "destination" | "dns" | "load balancer" | ... ,
  *       "verdict": "pass" | "drop" | "info",
- *       "detail": "...",
+ *       "detail": "...",                         prose for people; never decided on
+ *       "cause": {"layer", "category", "object"?, "rule"?: {"index", "name"?}, ...}   HopCause (below): what decided, as data
  *       "ref"?: {"kind", "namespace"?, "name", "line", "file", "field"?},
  *       "endpoints"?: ["10.244.1.5:8080"]       the candidates the hop is about, when not all of them
  *     }],
@@ -57,10 +56,146 @@ export interface TraceRef {
   field?: string;
 }
 
+/**
+ * Every step a hop can be, in the order a packet meets them. The strings are
+ * the CLI contract's `hops[].step`; render.ts gives each its title. A new
+ * layer adds its step here (or reuses one), a member of HopCause, and one
+ * case in render.ts: the exhaustive switches there fail the build otherwise.
+ */
+export type HopStep =
+  | "source"
+  | "destination"
+  | "dns"
+  | "load balancer"
+  | "load balancer health check"
+  | "loadBalancerSourceRanges"
+  | "kube-proxy"
+  | "session affinity"
+  | "source address"
+  | "egress policy at source"
+  | "ingress policy at backend";
+
+export type HopVerdict = "pass" | "drop" | "info";
+
+/** An object of the input, without its position (TraceRef adds file and line). */
+export interface ObjectRef {
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/** The rule inside an object that decided: its index in its list (0-based) and its name when it has one. */
+export interface RuleRef {
+  index: number;
+  name?: string;
+}
+
+export type PolicyDirection = "ingress" | "egress";
+
+/**
+ * Why a hop says what it says, as data: which layer decided, on which
+ * object and rule, in which of the layer's categories. Consumers decide on
+ * this, never on `detail`; render.ts words it.
+ */
+export type HopCause =
+  /** Who sends: a pod, a hostNetwork pod, a node's host network, a client outside the cluster. */
+  | { layer: "client"; category: "pod" | "hostNetwork" | "node" | "external"; object?: ObjectRef }
+  /**
+   * How the destination resolves: a Service frontend (clusterIP, nodePort, loadBalancer, externalIP), a pod,
+   * a hostPort or a hostNetwork listener, the node itself, outside the cluster; or why it cannot.
+   */
+  | {
+      layer: "destination";
+      category:
+        | "clusterIP"
+        | "nodePort"
+        | "loadBalancer"
+        | "externalIP"
+        | "pod"
+        | "hostPort"
+        | "hostNetwork"
+        | "node"
+        | "outside"
+        | "loadBalancer-proxy"
+        | "no-port"
+        | "no-address"
+        | "not-reachable-from-outside";
+      object?: ObjectRef;
+      rule?: RuleRef;
+    }
+  /** A name resolved by cluster DNS: a headless Service's endpoints, an ExternalName's CNAME. */
+  | {
+      layer: "DNS";
+      category: "headless" | "externalName-in-cluster" | "externalName-outside";
+      object: ObjectRef;
+      answers?: number;
+      target?: string;
+    }
+  /** The cloud load balancer: delivering to a node, its source ranges, its health check on the node. */
+  | {
+      layer: "LoadBalancer";
+      category: "deliver" | "source-ranges" | "health-check";
+      object: ObjectRef;
+      allowed: boolean;
+    }
+  /**
+   * kube-proxy on the handling node: the endpoint set it chose (EndpointCategory) and its action, its
+   * loadBalancerSourceRanges firewall, the SNAT decision, session affinity.
+   */
+  | {
+      layer: "kube-proxy";
+      category: "endpoints" | "firewall" | "masquerade" | "no-masquerade" | "session-affinity" | "error";
+      object: ObjectRef;
+      node: string;
+      action?: "forward" | "drop" | "reject";
+      endpoints?: ProxyDecision["category"];
+    }
+  /**
+   * A NetworkPolicy verdict for one direction: allowed by a rule, not isolated, isolated with no rule
+   * that allows, admitted because the source is the pod's own node, or not applicable (host network,
+   * outside the cluster, no pod behind the address). `policies` are the policies that isolate the pod.
+   */
+  | {
+      layer: "NetworkPolicy";
+      direction: PolicyDirection;
+      category: "allowed" | "not-isolated" | "denied" | "own-node" | "not-applicable";
+      object?: ObjectRef;
+      rule?: RuleRef;
+      policies?: string[];
+    }
+  /** The cluster policy tiers (ClusterNetworkPolicy, AdminNetworkPolicy, BaselineAdminNetworkPolicy): the action of the first matching rule. */
+  | {
+      layer: "AdminNetworkPolicy" | "BaselineAdminNetworkPolicy";
+      direction: PolicyDirection;
+      category: "Allow" | "Deny" | "Pass" | "no-match";
+      object?: ObjectRef;
+      rule?: RuleRef;
+    }
+  /** A CNI's own policy (Cilium, Calico): allowed or denied by a rule, passed to the next tier, or not matched. */
+  | {
+      layer: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
+      direction: PolicyDirection;
+      category: "allowed" | "denied" | "pass" | "no-match" | "default-deny";
+      object?: ObjectRef;
+      rule?: RuleRef;
+    }
+  /** An L7 router: the listener that took the request, the route and rule that matched, a filter, the backend. */
+  | {
+      layer: "Gateway" | "Ingress" | "Istio";
+      category:
+        "listener" | "route" | "no-route" | "filter" | "backend" | "invalid-backend" | "authorization";
+      object?: ObjectRef;
+      rule?: RuleRef;
+    };
+
+export type CauseLayer = HopCause["layer"];
+
 export interface TraceHop {
-  step: string;
-  verdict: "pass" | "drop" | "info";
+  step: HopStep;
+  verdict: HopVerdict;
   detail: string;
+  /** What decided the hop, as data (render.ts words it). */
+  cause: HopCause;
   ref?: TraceRef;
   endpoints?: string[];
 }
@@ -70,6 +205,8 @@ export interface PolicyCheck {
   /** Some NetworkPolicy isolates this end for the direction. */
   isolated: boolean;
   reason: string;
+  /** The same verdict as data (layer NetworkPolicy). */
+  cause: HopCause;
   ref?: TraceRef;
 }
 

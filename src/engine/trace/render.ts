@@ -1,0 +1,126 @@
+/**
+ * The one place that words a trace's structure for people: step titles,
+ * causes, verdict marks. The CLI, the playground (inspector, presenter,
+ * node rules) and the exports call these; nothing outside decides on the
+ * wording, and nothing decides on `detail`: consumers switch on `step` and
+ * `cause`. A new layer adds a case here; the switches are exhaustive, so
+ * one that nobody renders fails the build.
+ */
+import type { CauseLayer, HopCause, HopStep, HopVerdict, ObjectRef } from "./types.ts";
+
+/** The title of a hop, as every front end prints it (the contract's `step` string). */
+export function stepTitle(step: HopStep): string {
+  switch (step) {
+    case "source":
+      return "source";
+    case "destination":
+      return "destination";
+    case "dns":
+      return "dns";
+    case "load balancer":
+      return "load balancer";
+    case "load balancer health check":
+      return "load balancer health check";
+    case "loadBalancerSourceRanges":
+      return "loadBalancerSourceRanges";
+    case "kube-proxy":
+      return "kube-proxy";
+    case "session affinity":
+      return "session affinity";
+    case "source address":
+      return "source address";
+    case "egress policy at source":
+      return "egress policy at source";
+    case "ingress policy at backend":
+      return "ingress policy at backend";
+  }
+}
+
+/** A hop's verdict as a short mark for text output. */
+export function verdictMark(verdict: HopVerdict): string {
+  switch (verdict) {
+    case "pass":
+      return "ok";
+    case "drop":
+      return "DROP";
+    case "info":
+      return "--";
+  }
+}
+
+/**
+ * The policy layers: a drop there is a policy decision (the playground's
+ * "policy" drop cause), anywhere else a traffic decision (kube-proxy, load
+ * balancer, DNS, routing).
+ */
+export function isPolicyLayer(layer: CauseLayer): boolean {
+  switch (layer) {
+    case "NetworkPolicy":
+    case "AdminNetworkPolicy":
+    case "BaselineAdminNetworkPolicy":
+    case "CiliumNetworkPolicy":
+    case "CalicoNetworkPolicy":
+      return true;
+    case "client":
+    case "destination":
+    case "DNS":
+    case "LoadBalancer":
+    case "kube-proxy":
+    case "Gateway":
+    case "Ingress":
+    case "Istio":
+      return false;
+  }
+}
+
+function objectName(o: ObjectRef | undefined): string {
+  if (!o) return "";
+  return `${o.kind} ${o.namespace !== undefined ? `${o.namespace}/` : ""}${o.name}`;
+}
+
+function ruleOf(c: { rule?: { index: number; name?: string } }, list: string): string {
+  if (!c.rule) return "";
+  return `${list ? ` ${list}` : ""} rule ${c.rule.index + 1}${c.rule.name ? ` (${c.rule.name})` : ""}`;
+}
+
+function networkPolicyText(c: Extract<HopCause, { layer: "NetworkPolicy" }>): string {
+  switch (c.category) {
+    case "allowed":
+      return `NetworkPolicy ${c.object?.namespace ?? ""}/${c.object?.name ?? ""}${ruleOf(c, c.direction)} allows`;
+    case "denied":
+      return `${c.direction} isolated by ${(c.policies ?? []).join(", ")}: no rule allows`;
+    case "own-node":
+      return `${c.direction} isolated by ${(c.policies ?? []).join(", ")}, admitted: from the pod's own node`;
+    case "not-isolated":
+      return `no NetworkPolicy selects the pod for ${c.direction}`;
+    case "not-applicable":
+      return `NetworkPolicy does not apply (${c.direction})`;
+  }
+}
+
+/** One line naming what decided a hop: the layer, the object and rule, the category. */
+export function causeText(c: HopCause): string {
+  switch (c.layer) {
+    case "client":
+      return `sender: ${c.category}${c.object ? ` ${objectName(c.object)}` : ""}`;
+    case "destination":
+      return `destination ${c.category}${c.object ? `: ${objectName(c.object)}` : ""}${c.rule ? ` port ${c.rule.index + 1}` : ""}`;
+    case "DNS":
+      return `DNS ${c.category}: ${objectName(c.object)}${c.target ? ` -> ${c.target}` : ""}${c.answers !== undefined ? ` (${c.answers} answers)` : ""}`;
+    case "LoadBalancer":
+      return `load balancer ${c.category} of ${objectName(c.object)}: ${c.allowed ? "passes" : "stops"}`;
+    case "kube-proxy":
+      return `kube-proxy on ${c.node} ${c.category}${c.endpoints ? ` (${c.endpoints} endpoints)` : ""}${c.action ? `: ${c.action}` : ""} for ${objectName(c.object)}`;
+    case "NetworkPolicy":
+      return networkPolicyText(c);
+    case "AdminNetworkPolicy":
+    case "BaselineAdminNetworkPolicy":
+    case "CiliumNetworkPolicy":
+    case "CalicoNetworkPolicy":
+      return `${c.object ? objectName(c.object) : c.layer}${ruleOf(c, c.direction)}: ${c.category}`;
+    case "Gateway":
+    case "Ingress":
+    case "Istio":
+      return `${c.layer} ${c.category}${c.object ? `: ${objectName(c.object)}` : ""}${ruleOf(c, "")}`;
+  }
+}
