@@ -6,8 +6,11 @@
  * - scale: spec.replicas of a Deployment, StatefulSet, ReplicaSet or
  *   ReplicationController (`kubectl scale`).
  * - cordon: spec.unschedulable: true on the Node (`kubectl cordon`). The
- *   model places no new non-DaemonSet pod there (scheduler's
- *   NodeUnschedulable filter); DaemonSet pods tolerate it.
+ *   pods running there stay: a cordon only keeps new pods away (scheduler's
+ *   NodeUnschedulable filter; DaemonSet pods tolerate it). Workload pods the
+ *   model placed on the node are written out as Pods bound to it
+ *   (spec.nodeName, as the scheduler's binding left them), since the model
+ *   would otherwise place them again and avoid the cordoned node.
  * - drain (`kubectl drain --ignore-daemonsets --force`): cordon, then evict
  *   every pod on the node except DaemonSet pods and static (mirror) pods.
  *   Evicted pods are REMOVED, not left terminating: the what-if shows the
@@ -76,7 +79,12 @@ export type WhatIf =
   | { kind: "terminating"; pod: string }
   | { kind: "deletePod"; pod: string }
   | { kind: "policyOff"; policy: string; mode?: "comment" | "remove" }
-  | { kind: "trafficPolicy"; service: string; field: "internalTrafficPolicy" | "externalTrafficPolicy"; value: "Cluster" | "Local" };
+  | {
+      kind: "trafficPolicy";
+      service: string;
+      field: "internalTrafficPolicy" | "externalTrafficPolicy";
+      value: "Cluster" | "Local";
+    };
 
 export type WhatIfKind = WhatIf["kind"];
 
@@ -127,7 +135,12 @@ function nsName(id: string): { namespace: string; name: string } {
   return i < 0 ? { namespace: "default", name: id } : { namespace: id.slice(0, i), name: id.slice(i + 1) };
 }
 
-function findObject(ctx: Ctx, kinds: (k: string) => boolean, namespace: string | undefined, name: string): KObject | undefined {
+function findObject(
+  ctx: Ctx,
+  kinds: (k: string) => boolean,
+  namespace: string | undefined,
+  name: string,
+): KObject | undefined {
   // The last definition wins, as in the model (model/build.ts dedupe).
   let found: KObject | undefined;
   for (const o of ctx.objects) {
@@ -160,7 +173,13 @@ function isRoot(text: string, o: KObject): boolean {
 }
 
 /** Sets `path` (all mappings but the last key) to a scalar, creating missing mappings. */
-function setPath(ctx: Ctx, o: KObject, path: readonly string[], value: string | number | boolean, after?: string): Splice {
+function setPath(
+  ctx: Ctx,
+  o: KObject,
+  path: readonly string[],
+  value: string | number | boolean,
+  after?: string,
+): Splice {
   let node: Json = o.raw;
   for (let i = 0; i < path.length - 1; i++) {
     const key = path[i]!;
@@ -179,31 +198,51 @@ function setPath(ctx: Ctx, o: KObject, path: readonly string[], value: string | 
 
 /** Adds a key to a mapping of object `o`: at the end of the YAML doc for a top-level key of a block-style doc, else in place. */
 function addKey(ctx: Ctx, o: KObject, map: Json, key: string, value: unknown): Splice {
-  if (map === o.raw && isRoot(ctx.text, o) && !isFlow(ctx.text, map)) return appendToDocument(ctx.text, o.raw, yamlLines(key, value));
+  if (map === o.raw && isRoot(ctx.text, o) && !isFlow(ctx.text, map))
+    return appendToDocument(ctx.text, o.raw, yamlLines(key, value));
   return insertKey(ctx.text, map, key, value);
 }
 
 // ---------- scale ----------
 
 function scale(ctx: Ctx, workload: string, replicas: number): WhatIfResult {
-  if (!Number.isInteger(replicas) || replicas < 0) return refused(ctx.text, `replicas must be a whole number of 0 or more, not ${replicas}`);
+  if (!Number.isInteger(replicas) || replicas < 0)
+    return refused(ctx.text, `replicas must be a whole number of 0 or more, not ${replicas}`);
   const id = strip(workload, "workload");
   const parts = id.split("/");
   let target: KObject | undefined;
   if (parts.length === 3) target = findObject(ctx, (k) => k === parts[1], parts[0], parts[2]!);
   else {
     const { namespace, name } = nsName(id);
-    target = findObject(ctx, (k) => SCALABLE.has(k) || k === "DaemonSet" || k === "Job" || k === "CronJob", namespace, name);
+    target = findObject(
+      ctx,
+      (k) => SCALABLE.has(k) || k === "DaemonSet" || k === "Job" || k === "CronJob",
+      namespace,
+      name,
+    );
   }
   if (!target) return refused(ctx.text, `no workload ${id} in the input`);
-  if (target.kind === "DaemonSet") return refused(ctx.text, `DaemonSet ${target.namespace ?? "default"}/${target.name} runs one pod per eligible node and has no replicas: change its nodeSelector, or cordon nodes, instead`);
-  if (!SCALABLE.has(target.kind)) return refused(ctx.text, `${target.kind} ${target.namespace ?? "default"}/${target.name} cannot be scaled (kubectl scale works on Deployments, StatefulSets, ReplicaSets and ReplicationControllers)`);
+  if (target.kind === "DaemonSet")
+    return refused(
+      ctx.text,
+      `DaemonSet ${target.namespace ?? "default"}/${target.name} runs one pod per eligible node and has no replicas: change its nodeSelector, or cordon nodes, instead`,
+    );
+  if (!SCALABLE.has(target.kind))
+    return refused(
+      ctx.text,
+      `${target.kind} ${target.namespace ?? "default"}/${target.name} cannot be scaled (kubectl scale works on Deployments, StatefulSets, ReplicaSets and ReplicationControllers)`,
+    );
   const spec = obj(target.raw.spec);
   if (!spec) return refused(ctx.text, `${target.kind} ${target.name} has no spec`);
   const before = typeof spec.replicas === "number" ? spec.replicas : 1;
   const key = `${target.namespace ?? "default"}/${target.name}`;
-  if (before === replicas && spec.replicas !== undefined) return done(ctx.text, [], `${target.kind} ${key} already has ${replicas} replicas`);
-  return done(ctx.text, [setPath(ctx, target, ["spec", "replicas"], replicas)], `scaled ${target.kind} ${key} from ${before} to ${replicas} replica${replicas === 1 ? "" : "s"}`);
+  if (before === replicas && spec.replicas !== undefined)
+    return done(ctx.text, [], `${target.kind} ${key} already has ${replicas} replicas`);
+  return done(
+    ctx.text,
+    [setPath(ctx, target, ["spec", "replicas"], replicas)],
+    `scaled ${target.kind} ${key} from ${before} to ${replicas} replica${replicas === 1 ? "" : "s"}`,
+  );
 }
 
 // ---------- nodes ----------
@@ -211,14 +250,24 @@ function scale(ctx: Ctx, workload: string, replicas: number): WhatIfResult {
 function nodeDocument(name: string, labels: Record<string, string>, unschedulable: boolean): string {
   const body: Record<string, unknown> = { apiVersion: "v1", kind: "Node", metadata: { name, labels } };
   if (unschedulable) body.spec = { unschedulable: true };
-  return Object.entries(body).flatMap(([k, v]) => yamlLines(k, v)).join("\n") + "\n";
+  return (
+    Object.entries(body)
+      .flatMap(([k, v]) => yamlLines(k, v))
+      .join("\n") + "\n"
+  );
 }
 
 /** The splices that cordon a node; `already` when it is cordoned; a string when there is no such node. */
-function cordonSplices(ctx: Ctx, nodeName: string): { splices: Splice[]; notes: string[] } | "already" | { error: string } {
+function cordonSplices(
+  ctx: Ctx,
+  nodeName: string,
+): { splices: Splice[]; notes: string[] } | "already" | { error: string } {
   const name = strip(nodeName, "node");
   const node = ctx.model.nodesByName.get(name);
-  if (!node) return { error: `no node ${name} in the input (nodes: ${ctx.model.nodes.map((n) => n.name).join(", ")})` };
+  if (!node)
+    return {
+      error: `no node ${name} in the input (nodes: ${ctx.model.nodes.map((n) => n.name).join(", ")})`,
+    };
   const o = findObject(ctx, (k) => k === "Node", undefined, name);
   if (o) {
     if (obj(o.raw.spec)?.unschedulable === true) return "already";
@@ -231,7 +280,11 @@ function cordonSplices(ctx: Ctx, nodeName: string): { splices: Splice[]; notes: 
   const text = nodes.map((n) => nodeDocument(n.name, n.labels, n.name === name)).join("---\n");
   return {
     splices: [insertDocumentAfter(ctx.text, undefined, text)],
-    notes: [given ? `node ${name} was assumed by the model; it is now written out as a Node` : `the input had no Node objects; the model's nodes (${nodes.map((n) => n.name).join(", ")}) are now written out`],
+    notes: [
+      given
+        ? `node ${name} was assumed by the model; it is now written out as a Node`
+        : `the input had no Node objects; the model's nodes (${nodes.map((n) => n.name).join(", ")}) are now written out`,
+    ],
   };
 }
 
@@ -240,10 +293,37 @@ function cordon(ctx: Ctx, nodeName: string): WhatIfResult {
   if (r !== "already" && "error" in r) return refused(ctx.text, r.error);
   const name = strip(nodeName, "node");
   if (r === "already") return done(ctx.text, [], `node ${name} is already cordoned`);
-  const moving = ctx.model.pods.filter((p) => p.nodeName === name && p.generated && p.workload.kind !== "DaemonSet" && !str(obj(p.raw.spec)?.nodeName));
+  // Running workload pods stay where the scheduler bound them; only pods created from now on avoid the node.
+  const staying = ctx.model.pods.filter(
+    (p) =>
+      p.nodeName === name &&
+      p.generated &&
+      p.workload.kind !== "DaemonSet" &&
+      !str(obj(p.raw.spec)?.nodeName),
+  );
   const notes = [...r.notes];
-  if (moving.length) notes.push(`the model places new pods elsewhere, so ${moving.length} pod${moving.length === 1 ? "" : "s"} of workloads (${moving.map((p) => p.key).join(", ")}) now land on other nodes; in a real cluster running pods stay until they are evicted (drain)`);
-  return done(ctx.text, r.splices, `cordoned node ${name} (spec.unschedulable: true)`, notes);
+  const splices = [
+    ...r.splices,
+    ...staying.map((p) => materialize(ctx, p, { ready: p.ready, terminating: p.terminating }, true)),
+  ];
+  // Given pods the model placed (no spec.nodeName) are bound to the node the same way.
+  for (const p of ctx.model.pods) {
+    if (p.nodeName !== name || p.generated || str(obj(p.raw.spec)?.nodeName)) continue;
+    const o = findObject(ctx, (k) => k === "Pod", p.namespace, p.name);
+    if (!o) continue;
+    splices.push(setPath(ctx, o, ["spec", "nodeName"], name));
+    staying.push(p);
+  }
+  if (staying.length)
+    notes.push(
+      `${staying.length} running pod${staying.length === 1 ? "" : "s"} (${staying.map((p) => p.key).join(", ")}) stay on ${name}: a cordon keeps new pods away but evicts nothing (drain does); ${staying.length === 1 ? "it is" : "they are"} bound to the node (spec.nodeName)`,
+    );
+  return done(
+    ctx.text,
+    splices,
+    `cordoned node ${name} (spec.unschedulable: true): its pods keep running, new pods go elsewhere`,
+    notes,
+  );
 }
 
 function controllerOfPod(o: KObject): { kind: string; name: string } | undefined {
@@ -287,11 +367,24 @@ function drain(ctx: Ctx, nodeName: string): WhatIfResult {
     if (o.raw.status !== undefined) splices.push(removeKey(ctx.text, o.raw, "status")!);
     rescheduled.push(pod.key);
   }
-  if (deleted.length) notes.push(`deleted ${deleted.join(", ")}: no controller recreates ${deleted.length === 1 ? "it" : "them"} (kubectl drain needs --force for such pods)`);
-  if (rescheduled.length) notes.push(`evicted ${rescheduled.join(", ")}: ${rescheduled.length === 1 ? "its controller's replacement runs" : "their controllers' replacements run"} on other nodes`);
-  if (kept.length) notes.push(`kept ${kept.join(", ")}: DaemonSet and static pods are not evicted (--ignore-daemonsets)`);
-  if (splices.length === 0) return done(ctx.text, [], `node ${name} is already cordoned and has no pod to evict`, notes);
-  return done(ctx.text, splices, `drained node ${name}: cordoned, ${deleted.length + rescheduled.length} pod${deleted.length + rescheduled.length === 1 ? "" : "s"} evicted`, notes);
+  if (deleted.length)
+    notes.push(
+      `deleted ${deleted.join(", ")}: no controller recreates ${deleted.length === 1 ? "it" : "them"} (kubectl drain needs --force for such pods)`,
+    );
+  if (rescheduled.length)
+    notes.push(
+      `evicted ${rescheduled.join(", ")}: ${rescheduled.length === 1 ? "its controller's replacement runs" : "their controllers' replacements run"} on other nodes`,
+    );
+  if (kept.length)
+    notes.push(`kept ${kept.join(", ")}: DaemonSet and static pods are not evicted (--ignore-daemonsets)`);
+  if (splices.length === 0)
+    return done(ctx.text, [], `node ${name} is already cordoned and has no pod to evict`, notes);
+  return done(
+    ctx.text,
+    splices,
+    `drained node ${name}: cordoned, ${deleted.length + rescheduled.length} pod${deleted.length + rescheduled.length === 1 ? "" : "s"} evicted`,
+    notes,
+  );
 }
 
 // ---------- pods ----------
@@ -334,9 +427,19 @@ function ownerReference(pod: Pod): Record<string, unknown> {
   const w = pod.workload;
   switch (w.kind) {
     case "Deployment":
-      return { apiVersion: "apps/v1", kind: "ReplicaSet", name: `${w.name}-${pod.labels["pod-template-hash"] ?? ""}`, controller: true };
+      return {
+        apiVersion: "apps/v1",
+        kind: "ReplicaSet",
+        name: `${w.name}-${pod.labels["pod-template-hash"] ?? ""}`,
+        controller: true,
+      };
     case "CronJob":
-      return { apiVersion: "batch/v1", kind: "Job", name: pod.labels["job-name"] ?? w.name, controller: true };
+      return {
+        apiVersion: "batch/v1",
+        kind: "Job",
+        name: pod.labels["job-name"] ?? w.name,
+        controller: true,
+      };
     case "Job":
       return { apiVersion: "batch/v1", kind: "Job", name: w.name, controller: true };
     case "ReplicationController":
@@ -347,7 +450,12 @@ function ownerReference(pod: Pod): Record<string, unknown> {
 }
 
 /** A generated pod written out as a Pod object with the given state. */
-function materialize(ctx: Ctx, pod: Pod, state: { ready: boolean; terminating: boolean }): Splice {
+function materialize(
+  ctx: Ctx,
+  pod: Pod,
+  state: { ready: boolean; terminating: boolean },
+  pin = false,
+): Splice {
   const metadata: Record<string, unknown> = { name: pod.name, namespace: pod.namespace };
   if (Object.keys(pod.labels).length) metadata.labels = pod.labels;
   if (Object.keys(pod.annotations).length) metadata.annotations = pod.annotations;
@@ -360,15 +468,27 @@ function materialize(ctx: Ctx, pod: Pod, state: { ready: boolean; terminating: b
   // Pinned to its node, unless the node is one the model assumes for an input
   // without nodes (naming it would make it the only node); unpinned, the pod
   // is placed in its workload's turn and lands on the same node.
-  const named = (o: KObject) => (o.kind === "Node" && o.name === pod.nodeName) || (o.kind === "Pod" && obj(o.raw.spec)?.nodeName === pod.nodeName);
-  if (pod.nodeName && ctx.objects.some(named)) spec.nodeName = pod.nodeName;
+  const named = (o: KObject) =>
+    (o.kind === "Node" && o.name === pod.nodeName) ||
+    (o.kind === "Pod" && obj(o.raw.spec)?.nodeName === pod.nodeName);
+  if (pod.nodeName && (pin || ctx.objects.some(named))) spec.nodeName = pod.nodeName;
   const status: Record<string, unknown> = { phase: "Running" };
   if (pod.ips.length) status.podIPs = pod.ips.map((ip) => ({ ip }));
   status.conditions = [{ type: "Ready", status: state.ready ? "True" : "False" }];
   const body = { apiVersion: "v1", kind: "Pod", metadata, spec, status };
   const comment = `# ${pod.key}, a pod of ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}, written out by a what-if.\n`;
-  const text = comment + Object.entries(body).flatMap(([k, v]) => yamlLines(k, v)).join("\n") + "\n";
-  const owner = ctx.objects.find((o) => o.kind === pod.workload.kind && o.name === pod.workload.name && (o.namespace ?? "default") === pod.workload.namespace);
+  const text =
+    comment +
+    Object.entries(body)
+      .flatMap(([k, v]) => yamlLines(k, v))
+      .join("\n") +
+    "\n";
+  const owner = ctx.objects.find(
+    (o) =>
+      o.kind === pod.workload.kind &&
+      o.name === pod.workload.name &&
+      (o.namespace ?? "default") === pod.workload.namespace,
+  );
   return insertDocumentAfter(ctx.text, owner && isRoot(ctx.text, owner) ? owner.raw : undefined, text);
 }
 
@@ -382,9 +502,14 @@ function notReady(ctx: Ctx, id: string): WhatIfResult {
   const { pod, object } = t;
   if (!object) {
     if (!pod.ready) return done(ctx.text, [], `pod ${pod.key} is already not ready`);
-    return done(ctx.text, [materialize(ctx, pod, { ready: false, terminating: pod.terminating })], `pod ${pod.key} is not ready (its Ready condition is False)`, [
-      `${pod.key} is generated by ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}: it is written out as a Pod with status.conditions Ready False`,
-    ]);
+    return done(
+      ctx.text,
+      [materialize(ctx, pod, { ready: false, terminating: pod.terminating })],
+      `pod ${pod.key} is not ready (its Ready condition is False)`,
+      [
+        `${pod.key} is generated by ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}: it is written out as a Pod with status.conditions Ready False`,
+      ],
+    );
   }
   if (!pod.ready) return done(ctx.text, [], `pod ${pod.key} is already not ready`);
   const status = obj(object.raw.status);
@@ -392,12 +517,18 @@ function notReady(ctx: Ctx, id: string): WhatIfResult {
   const i = readyConditionIndex(status);
   if (i >= 0) {
     const cond = (conditions as Json[])[i]!;
-    return done(ctx.text, [setScalar(ctx.text, cond, "status", "False")], `pod ${pod.key} is not ready (its Ready condition is False)`);
+    return done(
+      ctx.text,
+      [setScalar(ctx.text, cond, "status", "False")],
+      `pod ${pod.key} is not ready (its Ready condition is False)`,
+    );
   }
   const entry = { type: "Ready", status: "False" };
   let splice: Splice;
-  if (!status || !positionOf(status)) splice = addKey(ctx, object, object.raw, "status", { phase: "Running", conditions: [entry] });
-  else if (Array.isArray(conditions) && positionOf(conditions) && conditions.length > 0) splice = insertSequenceItem(ctx.text, conditions, entry);
+  if (!status || !positionOf(status))
+    splice = addKey(ctx, object, object.raw, "status", { phase: "Running", conditions: [entry] });
+  else if (Array.isArray(conditions) && positionOf(conditions) && conditions.length > 0)
+    splice = insertSequenceItem(ctx.text, conditions, entry);
   else if (conditions === undefined) splice = insertKey(ctx.text, status, "conditions", [entry]);
   else splice = setListValue(ctx.text, status, "conditions", [entry]);
   return done(ctx.text, [splice], `pod ${pod.key} is not ready (its Ready condition is False)`);
@@ -407,19 +538,31 @@ function notReady(ctx: Ctx, id: string): WhatIfResult {
 function setListValue(text: string, map: Json, key: string, value: unknown): Splice {
   const r = removeKey(text, map, key)!;
   const indent = text.slice(r.start, text.length).match(/^ */)![0];
-  return { start: r.start, end: r.end, text: yamlLines(key, value).map((l) => indent + l).join("\n") + "\n" };
+  return {
+    start: r.start,
+    end: r.end,
+    text:
+      yamlLines(key, value)
+        .map((l) => indent + l)
+        .join("\n") + "\n",
+  };
 }
 
 /** Inserts a mapping as the first item of a non-empty block sequence. */
 function insertSequenceItem(text: string, seq: unknown[], item: Record<string, unknown>): Splice {
   const p = positionOf(seq)!;
   const first = p.items![0]!;
-  if (text[p.offset] === "[") return { start: p.offset + 1, end: p.offset + 1, text: `${JSON.stringify(item)}, ` };
+  if (text[p.offset] === "[")
+    return { start: p.offset + 1, end: p.offset + 1, text: `${JSON.stringify(item)}, ` };
   const lineStart = lineStartOf(text, first);
   const dash = text.indexOf("-", lineStart);
   const indent = " ".repeat(dash - lineStart);
   const lines = Object.entries(item).flatMap(([k, v]) => yamlLines(k, v));
-  return { start: lineStart, end: lineStart, text: lines.map((l, i) => `${indent}${i === 0 ? "- " : "  "}${l}`).join("\n") + "\n" };
+  return {
+    start: lineStart,
+    end: lineStart,
+    text: lines.map((l, i) => `${indent}${i === 0 ? "- " : "  "}${l}`).join("\n") + "\n",
+  };
 }
 
 function terminating(ctx: Ctx, id: string): WhatIfResult {
@@ -428,12 +571,23 @@ function terminating(ctx: Ctx, id: string): WhatIfResult {
   const { pod, object } = t;
   if (pod.terminating) return done(ctx.text, [], `pod ${pod.key} is already terminating`);
   if (!object) {
-    return done(ctx.text, [materialize(ctx, pod, { ready: pod.ready, terminating: true })], `pod ${pod.key} is terminating (deletionTimestamp set)`, [
-      `${pod.key} is generated by ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}: it is written out as a Pod with metadata.deletionTimestamp`,
-    ]);
+    return done(
+      ctx.text,
+      [materialize(ctx, pod, { ready: pod.ready, terminating: true })],
+      `pod ${pod.key} is terminating (deletionTimestamp set)`,
+      [
+        `${pod.key} is generated by ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}: it is written out as a Pod with metadata.deletionTimestamp`,
+      ],
+    );
   }
   const meta = obj(object.raw.metadata)!;
-  const splice = setScalar(ctx.text, meta, "deletionTimestamp", ctx.now, meta.namespace !== undefined ? "namespace" : "name");
+  const splice = setScalar(
+    ctx.text,
+    meta,
+    "deletionTimestamp",
+    ctx.now,
+    meta.namespace !== undefined ? "namespace" : "name",
+  );
   return done(ctx.text, [splice], `pod ${pod.key} is terminating (deletionTimestamp set)`);
 }
 
@@ -442,10 +596,15 @@ function deletePod(ctx: Ctx, id: string): WhatIfResult {
   if (typeof t === "string") return refused(ctx.text, t);
   const { pod, object } = t;
   if (!object) {
-    return refused(ctx.text, `${pod.key} belongs to ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}, whose controller recreates it at once: scale the workload to remove a pod, or make this one terminating`);
+    return refused(
+      ctx.text,
+      `${pod.key} belongs to ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}, whose controller recreates it at once: scale the workload to remove a pod, or make this one terminating`,
+    );
   }
   const owner = controllerOfPod(object);
-  const notes = owner ? [`its controller ${owner.kind} ${owner.name} would create a replacement; the input does not model it`] : [];
+  const notes = owner
+    ? [`its controller ${owner.kind} ${owner.name} would create a replacement; the input does not model it`]
+    : [];
   return done(ctx.text, [deleteSplice(ctx, object)], `deleted pod ${pod.key}`, notes);
 }
 
@@ -462,27 +621,46 @@ function policyOff(ctx: Ctx, id: string, mode: "comment" | "remove"): WhatIfResu
     const d = deleteSplice(ctx, o);
     splice = commentOut(ctx.text, d.start, d.end);
   }
-  return done(ctx.text, [splice], `${mode === "remove" ? "removed" : "commented out"} NetworkPolicy ${namespace}/${name}`);
+  return done(
+    ctx.text,
+    [splice],
+    `${mode === "remove" ? "removed" : "commented out"} NetworkPolicy ${namespace}/${name}`,
+  );
 }
 
-function trafficPolicy(ctx: Ctx, id: string, field: "internalTrafficPolicy" | "externalTrafficPolicy", value: "Cluster" | "Local"): WhatIfResult {
+function trafficPolicy(
+  ctx: Ctx,
+  id: string,
+  field: "internalTrafficPolicy" | "externalTrafficPolicy",
+  value: "Cluster" | "Local",
+): WhatIfResult {
   const { namespace, name } = nsName(strip(id, "service"));
   const svc = ctx.model.services.find((s) => s.namespace === namespace && s.name === name);
   const o = findObject(ctx, (k) => k === "Service", namespace, name);
   if (!svc || !o) return refused(ctx.text, `no Service ${namespace}/${name} in the input`);
-  if (value !== "Cluster" && value !== "Local") return refused(ctx.text, `${field} is Cluster or Local, not ${String(value)}`);
+  if (value !== "Cluster" && value !== "Local")
+    return refused(ctx.text, `${field} is Cluster or Local, not ${String(value)}`);
   if (field === "externalTrafficPolicy" && !externallyAccessible(svc)) {
-    return refused(ctx.text, `Service ${svc.key} is ${svc.type} without external IPs: externalTrafficPolicy may only be set for externally-accessible services (apiserver validation)`);
+    return refused(
+      ctx.text,
+      `Service ${svc.key} is ${svc.type} without external IPs: externalTrafficPolicy may only be set for externally-accessible services (apiserver validation)`,
+    );
   }
-  if (svc.type === "ExternalName") return refused(ctx.text, `Service ${svc.key} is ExternalName: traffic policies do not apply`);
-  if (svc[field] === value && obj(o.raw.spec)?.[field] !== undefined) return done(ctx.text, [], `Service ${svc.key} already has ${field} ${value}`);
+  if (svc.type === "ExternalName")
+    return refused(ctx.text, `Service ${svc.key} is ExternalName: traffic policies do not apply`);
+  if (svc[field] === value && obj(o.raw.spec)?.[field] !== undefined)
+    return done(ctx.text, [], `Service ${svc.key} already has ${field} ${value}`);
   const spec = obj(o.raw.spec);
   if (!spec) return refused(ctx.text, `Service ${svc.key} has no spec`);
-  const splices: Splice[] = [setPath(ctx, o, ["spec", field], value, spec.type !== undefined ? "type" : undefined)];
+  const splices: Splice[] = [
+    setPath(ctx, o, ["spec", field], value, spec.type !== undefined ? "type" : undefined),
+  ];
   const notes: string[] = [];
   if (field === "externalTrafficPolicy" && value === "Cluster" && spec.healthCheckNodePort !== undefined) {
     splices.push(removeKey(ctx.text, spec, "healthCheckNodePort")!);
-    notes.push("spec.healthCheckNodePort is dropped: only externalTrafficPolicy Local uses it, and the apiserver clears it on this change");
+    notes.push(
+      "spec.healthCheckNodePort is dropped: only externalTrafficPolicy Local uses it, and the apiserver clears it on this change",
+    );
   }
   return done(ctx.text, splices, `set ${field} of Service ${svc.key} to ${value} (was ${svc[field]})`, notes);
 }
@@ -550,12 +728,27 @@ export function whatIfTargets(text: string, options: WhatIfOptions = {}): WhatIf
   return {
     workloads: ctx.objects
       .filter((o) => SCALABLE.has(o.kind))
-      .map((o) => ({ id: `${o.namespace ?? "default"}/${o.kind}/${o.name}`, kind: o.kind, replicas: typeof obj(o.raw.spec)?.replicas === "number" ? (obj(o.raw.spec)!.replicas as number) : 1 })),
+      .map((o) => ({
+        id: `${o.namespace ?? "default"}/${o.kind}/${o.name}`,
+        kind: o.kind,
+        replicas: typeof obj(o.raw.spec)?.replicas === "number" ? (obj(o.raw.spec)!.replicas as number) : 1,
+      })),
     nodes: ctx.model.nodes.map((n) => ({ id: n.name, unschedulable: n.unschedulable })),
-    pods: ctx.model.pods.map((p) => ({ id: p.key, ready: p.ready, terminating: p.terminating, generated: p.generated, ...(p.nodeName ? { node: p.nodeName } : {}) })),
+    pods: ctx.model.pods.map((p) => ({
+      id: p.key,
+      ready: p.ready,
+      terminating: p.terminating,
+      generated: p.generated,
+      ...(p.nodeName ? { node: p.nodeName } : {}),
+    })),
     policies: ctx.model.policies.map((p) => ({ id: p.key })),
     services: ctx.model.services
       .filter((s) => s.type !== "ExternalName")
-      .map((s) => ({ id: s.key, internalTrafficPolicy: s.internalTrafficPolicy, externalTrafficPolicy: s.externalTrafficPolicy, external: externallyAccessible(s) })),
+      .map((s) => ({
+        id: s.key,
+        internalTrafficPolicy: s.internalTrafficPolicy,
+        externalTrafficPolicy: s.externalTrafficPolicy,
+        external: externallyAccessible(s),
+      })),
   };
 }
