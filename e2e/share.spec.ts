@@ -56,4 +56,84 @@ test.describe("sharing and keeping work", () => {
     await expect(playground.editor).toBeVisible();
     expect(await playground.editorText()).toBe(edited);
   });
+
+  test("a share link and a reload keep the question, the filters, the tabs and the lesson step", async ({
+    playground,
+    page,
+    browser,
+    baseURL,
+  }) => {
+    await playground.goto("./#lesson=5");
+    await playground.graph.clickEdge("pod:shop/orders", "service:shop/payments");
+    await expect(playground.traceVerdict()).toBeVisible();
+    const verdict = await playground.traceVerdict().getAttribute("data-verdict");
+    await page.getByLabel("Only drops").check();
+    await page.getByTestId("lesson").getByRole("button", { name: "Reveal the answer" }).click();
+    await page.getByRole("tab", { name: /Problems/ }).click();
+    await page.getByRole("tab", { name: "Matrix" }).click();
+
+    const expectView = async (p: typeof page) => {
+      await expect(p.getByRole("tab", { name: "Matrix" })).toHaveAttribute("aria-selected", "true");
+      await expect(p.getByRole("tab", { name: /Problems/ })).toHaveAttribute("aria-selected", "true");
+      await expect(p.getByTestId("lesson")).toHaveAttribute(
+        "data-lesson",
+        "05-allow-one-caller-after-default-deny",
+      );
+      await expect(p.getByTestId("lesson").getByTestId("lesson-answer")).toBeVisible();
+      await p.getByRole("tab", { name: "Graph" }).click();
+      await expect(p.getByLabel("Only drops")).toBeChecked();
+      await p.getByRole("tab", { name: "Details" }).click();
+      await expect(p.getByTestId("trace-verdict")).toHaveAttribute("data-verdict", verdict!);
+      await expect(p.getByRole("combobox", { name: "Source", exact: true })).toHaveValue("pod:shop/orders");
+    };
+
+    // A reload keeps the view (saved beside the text).
+    await expect
+      .poll(() => page.evaluate(() => localStorage.getItem("ktl.view.v1") ?? ""))
+      .toContain('"tab":"matrix"');
+    await page.reload();
+    await expectView(page);
+
+    // The link carries it to a fresh browser.
+    await page.getByRole("tab", { name: /Problems/ }).click();
+    await page.getByRole("tab", { name: "Matrix" }).click();
+    await page.getByRole("button", { name: "Share", exact: true }).click();
+    await expect(page).toHaveURL(/#share=/);
+    const url = page.url();
+    const fresh = await browser.newContext(baseURL ? { baseURL } : {});
+    try {
+      const other = await fresh.newPage();
+      await other.goto(url);
+      await expectView(other);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test("pasted text gets its own name, used by the download; a long link offers the file instead", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto();
+    await expect(page.getByTestId("scenario-name")).toHaveAttribute("data-name", "A shop across two zones");
+    const pods = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p${i}-${(i * 7919).toString(36)}\n  namespace: ${i % 2 ? "payments" : "web"}\n  labels: {app: a${(i * 104729).toString(36)}}\nspec:\n  containers: [{name: c, image: img-${(i * 15485863).toString(36)}}]\n`,
+    ).join("---\n");
+    await playground.pasteText(pods);
+    await expect(page.getByTestId("scenario-name")).toHaveAttribute("data-name", "web, payments");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download", exact: true }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("web-payments.yaml");
+    await page.getByRole("button", { name: "Share", exact: true }).click();
+    await expect(playground.notice()).toContainText("This link is long");
+    const [file] = await Promise.all([
+      page.waitForEvent("download"),
+      playground.notice().getByRole("button", { name: "Download the file" }).click(),
+    ]);
+    expect(file.suggestedFilename()).toBe("web-payments.yaml");
+  });
 });

@@ -56,9 +56,13 @@ export function startPlayground(): AppStore {
       return;
     }
     const previous = store.getState().text;
-    if (previous === r.input.text) return;
+    if (previous === r.input.text) {
+      if (r.input.view) store.getState().restoreView(r.input.view);
+      return;
+    }
     persistence.flush();
     store.getState().replaceText(r.input.text, "share", r.input.scenario);
+    if (r.input.view) store.getState().restoreView(r.input.view);
     store.getState().notify({ kind: "info", text: "Opened the scenario from the link.", undoText: previous });
   });
 

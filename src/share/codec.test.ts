@@ -29,6 +29,23 @@ const GOLDEN: { version: number; payload: string; input: SharedInput }[] = [
     },
   },
   { version: 1, payload: "AatWKkmtKFGyUkpUqgUA", input: { text: "a" } },
+  {
+    version: 2,
+    payload:
+      "AmWRQU7DMBBFr2KZbaOWUiTkLaxRF4gNYTGJJ40VZybYTtqoyoE4Bxdj3NIVm2Q8_vP_s33WCU9JG32nDuwtkvKOOjVtjSKcMKi6BTqgSq2LKksVB1ngRVYSDO4dQ3RMRk33JXWOrFF7tiX1mMBCAlOSUgQ9GlVD8_NdbG6NOEAt3djyUJJe6VgjQXAsNJvHArznY8GERS0lhgKaJF-LDYw-yZ9mmZkcHrU5668RYxKMXDeBe_EY2JrsveZghVHEKVtHDJOT3MvWAHOPlKJ52u0eRDEETlyzF93b814vK904L7Ex-7bOSurrjVx6H7obKyziHBP2-lPmOeTLzG7rbLDSTH5-CTyIOoURxTFBJZIeUnCnfGpnMdMGrjz2GfNvSxKvdtntH9pKV7OURw6dZ7AZ1WOM1xsI8nTg0V4z8yxGOaajw60jwIM222VZfgE",
+    input: {
+      text: "# golden link v2: never change this text or the link\napiVersion: v1\nkind: Pod\nmetadata:\n  name: café-0\n  namespace: shop\n",
+      scenario: "05-allow-one-caller-after-default-deny",
+      view: {
+        question: { from: "pod:shop/orders", to: "service:shop/payments:8443", protocol: "TCP" },
+        filters: { hiddenNamespaces: ["kube-system"], port: "8443/TCP", onlyDrops: true },
+        tab: "matrix",
+        side: "problems",
+        matrix: { port: 8443, protocol: "TCP", by: "workload" },
+        lesson: { revealed: true, presenting: true, step: 2 },
+      },
+    },
+  },
 ];
 
 describe("golden share links open forever", () => {
@@ -63,6 +80,58 @@ describe("encode -> decode restores the input exactly", () => {
   it("starts with the version byte", () => {
     const e = encodeShare({ text: "kind: Pod" });
     expect(e.ok && fromBase64Url(e.payload)![0]).toBe(SHARE_VERSION);
+  });
+});
+
+describe("the view (format 2): question, filters, tabs, lesson step", () => {
+  const deflated = (version: number, json: string) =>
+    toBase64Url(new Uint8Array([version, ...deflateSync(strToU8(json))]));
+  it("a view field this version does not understand is left out; the link still opens", () => {
+    const r = decodeShare(
+      deflated(
+        2,
+        JSON.stringify({
+          text: "a",
+          view: {
+            tab: "3d",
+            side: "problems",
+            question: { from: "x", to: 7 },
+            filters: { port: "80/TCP", hiddenNamespaces: ["b", "a", 3] },
+            future: 1,
+          },
+        }),
+      ),
+    );
+    expect(r).toEqual({
+      ok: true,
+      version: 2,
+      input: {
+        text: "a",
+        view: {
+          side: "problems",
+          filters: { port: "80/TCP", hiddenNamespaces: ["a", "b"], onlyDrops: false },
+        },
+      },
+    });
+  });
+  it("a version 1 link carries no view, even when its JSON has one", () => {
+    expect(decodeShare(deflated(1, JSON.stringify({ text: "a", view: { tab: "matrix" } })))).toEqual({
+      ok: true,
+      version: 1,
+      input: { text: "a" },
+    });
+  });
+  it("round-trips a view", () => {
+    const input: SharedInput = {
+      text: "t",
+      view: {
+        question: { from: "pod:a/b", to: "service:a/c:80", protocol: "UDP" },
+        tab: "rules",
+        lesson: { revealed: false, presenting: true, step: 0 },
+      },
+    };
+    const e = encodeShare(input);
+    expect(e.ok && decodeShare(e.payload)).toEqual({ ok: true, version: SHARE_VERSION, input });
   });
 });
 

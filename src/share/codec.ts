@@ -3,6 +3,9 @@
  *
  *   #share=<base64url( [version byte] [raw DEFLATE of the UTF-8 JSON of the input] )>
  *
+ * Version 1: {text, scenario?}. Version 2 adds `view` (the question, filters,
+ * tabs and lesson step: view.ts); links are made in version 2.
+ *
  * The byte layout of a published version must never change: old links keep
  * opening forever (the golden links in codec.test.ts pin that). A new format
  * gets a new version byte and a migration from the one before. Decoding is
@@ -10,18 +13,24 @@
  * failure is a message, never an exception.
  */
 import { deflateSync, Inflate, strFromU8, strToU8 } from "fflate";
+import { sanitizeView, type SharedView } from "./view.ts";
+
+export type { SharedView } from "./view.ts";
 
 export const SHARE_PARAM = "share";
-export const SHARE_VERSION = 1;
+export const SHARE_VERSION = 2;
 
-/** What a link carries: the editor text, and the catalogue scenario it started from (if any). */
+/** What a link carries: the editor text, the catalogue scenario it started from (if any), and the view (version 2 on). */
 export interface SharedInput {
   text: string;
   scenario?: string;
+  view?: SharedView;
 }
 
 /** Links longer than this are refused when made: chat tools and some browsers cut them. */
 export const MAX_LINK_CHARS = 100_000;
+/** Links longer than this are made, but Share says they are long and offers the file instead (some chat tools cut at 8 KB). */
+export const LONG_LINK_CHARS = 8 * 1024;
 /** Decompressed JSON larger than this is refused (a zip bomb, or not our link). */
 export const MAX_INFLATED_BYTES = 8 * 1024 * 1024;
 
@@ -77,7 +86,12 @@ export function fromBase64Url(text: string): Uint8Array | undefined {
 
 /** Each entry turns the JSON of its version into the current SharedInput shape (or says why it cannot). */
 const MIGRATIONS: Record<number, (value: unknown) => unknown> = {
-  1: (v) => v,
+  // Version 1 has no view: a `view` key in a version 1 link is not ours, and is dropped.
+  1: (v) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? { ...(v as Record<string, unknown>), view: undefined }
+      : v,
+  2: (v) => v,
 };
 
 function validate(value: unknown): SharedInput | string {
@@ -91,6 +105,8 @@ function validate(value: unknown): SharedInput | string {
       return "the link names its scenario in a way this version does not understand";
     input.scenario = v.scenario;
   }
+  const view = sanitizeView(v.view);
+  if (view) input.view = view;
   return input;
 }
 
@@ -123,11 +139,10 @@ function inflateGuarded(data: Uint8Array, max: number): Uint8Array | string {
 }
 
 export function encodeShare(input: SharedInput, maxChars = MAX_LINK_CHARS): EncodeResult {
-  const json = strToU8(
-    JSON.stringify(
-      input.scenario !== undefined ? { text: input.text, scenario: input.scenario } : { text: input.text },
-    ),
-  );
+  const body: SharedInput = { text: input.text };
+  if (input.scenario !== undefined) body.scenario = input.scenario;
+  if (input.view !== undefined) body.view = input.view;
+  const json = strToU8(JSON.stringify(body));
   const packed = deflateSync(json, { level: 9 });
   const bytes = new Uint8Array(packed.length + 1);
   bytes[0] = SHARE_VERSION;

@@ -6,7 +6,7 @@
 import { decodeShare, payloadFromHash } from "../share/codec.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
 import type { InitialState } from "./createAppStore.ts";
-import { loadTheme, loadWork, type StorageLike } from "./persistence.ts";
+import { loadTheme, loadView, loadWork, type StorageLike } from "./persistence.ts";
 import type { Notice, Theme } from "./types.ts";
 
 export interface Bootstrap {
@@ -20,7 +20,16 @@ export function bootstrap(hash: string, storage: StorageLike | undefined, prefer
   const theme = loadTheme(storage) ?? preferredTheme;
   const saved = loadWork(storage);
   const fallback = (): InitialState => {
-    if (saved) return { text: saved.text, scenarioId: saved.scenarioId, origin: "storage", theme };
+    if (saved) {
+      const view = loadView(storage);
+      return {
+        text: saved.text,
+        scenarioId: saved.scenarioId,
+        origin: "storage",
+        theme,
+        ...(view ? { view } : {}),
+      };
+    }
     const s = defaultScenario();
     return { text: s.manifests, scenarioId: s.id, origin: "default", theme };
   };
@@ -33,7 +42,18 @@ export function bootstrap(hash: string, storage: StorageLike | undefined, prefer
   }
   const notice: Notice =
     saved && saved.text !== r.input.text
-      ? { kind: "info", text: "Opened the scenario from the link. It replaced the text you had in this browser.", undoText: saved.text }
+      ? {
+          kind: "info",
+          text: "Opened the scenario from the link. It replaced the text you had in this browser.",
+          undoText: saved.text,
+        }
       : { kind: "info", text: "Opened the scenario from the link." };
-  return { initial: { text: r.input.text, scenarioId: r.input.scenario, origin: "share", theme }, notice, consumedHash: false };
+  const initial = {
+    text: r.input.text,
+    scenarioId: r.input.scenario,
+    origin: "share" as const,
+    theme,
+    ...(r.input.view ? { view: r.input.view } : {}),
+  };
+  return { initial, notice, consumedHash: false };
 }

@@ -6,23 +6,30 @@ import { createAnalysisSlice } from "./analysisSlice.ts";
 import { createViewSlice } from "./viewSlice.ts";
 import { createWorkshopSlice } from "./workshopSlice.ts";
 import type { AppState, TextOrigin, Theme } from "./types.ts";
+import type { SharedView } from "../share/view.ts";
 
 export interface InitialState {
   text: string;
   scenarioId: string | undefined;
   origin: Exclude<TextOrigin, "edit">;
   theme?: Theme;
+  /** The view to open with (from a share link or the saved work). */
+  view?: SharedView;
 }
 
 export type AppStore = StoreApi<AppState> & {
   subscribe: {
     (listener: (state: AppState, prev: AppState) => void): () => void;
-    <U>(selector: (state: AppState) => U, listener: (selected: U, previous: U) => void, options?: { equalityFn?: (a: U, b: U) => boolean; fireImmediately?: boolean }): () => void;
+    <U>(
+      selector: (state: AppState) => U,
+      listener: (selected: U, previous: U) => void,
+      options?: { equalityFn?: (a: U, b: U) => boolean; fireImmediately?: boolean },
+    ): () => void;
   };
 };
 
 export function createAppStore(initial: InitialState): AppStore {
-  return createStore<AppState>()(
+  const store = createStore<AppState>()(
     subscribeWithSelector((...a) => ({
       ...createInputSlice(initial)(...a),
       ...createAnalysisSlice(...a),
@@ -30,4 +37,6 @@ export function createAppStore(initial: InitialState): AppStore {
       ...createWorkshopSlice(...a),
     })),
   ) as AppStore;
+  if (initial.view) store.getState().restoreView(initial.view);
+  return store;
 }

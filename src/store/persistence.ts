@@ -7,6 +7,7 @@ import { deflate, deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
 import type { AppStore } from "./createAppStore.ts";
 import type { Theme } from "./types.ts";
 import { fromBase64Url, toBase64Url } from "../share/codec.ts";
+import { sanitizeView, viewOf, type SharedView } from "../share/view.ts";
 
 /**
  * Texts longer than this are stored deflated (base64url): a browser keeps
@@ -16,6 +17,17 @@ export const COMPRESS_ABOVE = 400_000;
 
 export const WORK_KEY = "ktl.work.v1";
 export const THEME_KEY = "ktl.theme";
+/** The view (question, filters, tabs, lesson step) beside the saved work, so a reload keeps it; small, so saved apart from the text. */
+export const VIEW_KEY = "ktl.view.v1";
+
+export function loadView(storage: StorageLike | undefined): SharedView | undefined {
+  try {
+    const raw = storage?.getItem(VIEW_KEY);
+    return raw ? sanitizeView(JSON.parse(raw)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface SavedWork {
   text: string;
@@ -125,12 +137,10 @@ export function persistWork(
   const report = (error: string | undefined) => {
     if (error && !warned) {
       warned = true;
-      store
-        .getState()
-        .notify({
-          kind: "error",
-          text: `Your edits are not saved in this browser: ${error}. Use Share or Download to keep them.`,
-        });
+      store.getState().notify({
+        kind: "error",
+        text: `Your edits are not saved in this browser: ${error}. Use Share or Download to keep them.`,
+      });
     }
   };
   const work = (): SavedWork => {
@@ -164,6 +174,16 @@ export function persistWork(
       }
     },
   );
+  const offView = store.subscribe(
+    (s) => JSON.stringify(viewOf(s)),
+    (view) => {
+      try {
+        storage?.setItem(VIEW_KEY, view);
+      } catch {
+        /* the view is a nicety: the text is what must be kept */
+      }
+    },
+  );
   return {
     flush() {
       if (timer !== undefined) cancel(timer);
@@ -173,6 +193,7 @@ export function persistWork(
       if (timer !== undefined) cancel(timer);
       offText();
       offTheme();
+      offView();
     },
   };
 }

@@ -233,6 +233,38 @@ describe("bootstrap: link, else saved work, else the default scenario", () => {
   });
 });
 
+describe("the view (question, filters, tabs, lesson step) survives a reload and travels in a link", () => {
+  const q = { from: "pod:shop/a", to: "service:shop/b:80", protocol: "TCP" as const };
+  it("persistWork saves the view apart from the text, and bootstrap restores it with the saved work", () => {
+    const storage = memoryStorage();
+    const store = fresh("mine");
+    const p = persistWork(store, storage, { schedule: (f) => f(), cancel: () => {} });
+    store.getState().editText("mine, edited");
+    store.getState().ask(q);
+    store.getState().setFilters({ onlyDrops: true });
+    store.getState().setTab("matrix");
+    store.getState().setSide("problems");
+    store.getState().showAnswer(true);
+    p.dispose();
+    const b = bootstrap("", storage, "light");
+    expect(b.initial.view).toMatchObject({ question: q, tab: "matrix", side: "problems", filters: { onlyDrops: true }, lesson: { revealed: true } });
+    const again = createAppStore(b.initial).getState();
+    expect([again.question, again.tab, again.side, again.filters.onlyDrops, again.answerShown]).toEqual([q, "matrix", "problems", true, true]);
+  });
+
+  it("a link's view wins over the saved one; the theme is never in it", () => {
+    const storage = memoryStorage();
+    storage.setItem(WORK_KEY, JSON.stringify({ text: "mine" }));
+    storage.setItem("ktl.view.v1", JSON.stringify({ tab: "rules" }));
+    const e = encodeShare({ text: "shared", view: { tab: "matrix", question: q } });
+    if (!e.ok) throw new Error(e.error);
+    const b = bootstrap(hashFor(e.payload), storage, "dark");
+    expect(b.initial.view).toEqual({ tab: "matrix", question: q });
+    const s = createAppStore(b.initial).getState();
+    expect([s.tab, s.question, s.theme]).toEqual(["matrix", q, "dark"]);
+  });
+});
+
 describe("engine sync", () => {
   function fakeClient() {
     const calls: string[] = [];

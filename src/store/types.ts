@@ -13,7 +13,20 @@
  */
 import type { StateCreator } from "zustand";
 import type { WorkshopSlice } from "./workshopSlice.ts";
-import type { Analysis, ConnlistDownload, DiagnosticView, MatrixQuery, MatrixView, NodeRulesQuery, NodeRulesView, RulesMode, TraceQuery, TraceView, Protocol } from "../engine/analysis/index.ts";
+import type { SharedView } from "../share/view.ts";
+import type {
+  Analysis,
+  ConnlistDownload,
+  DiagnosticView,
+  MatrixQuery,
+  MatrixView,
+  NodeRulesQuery,
+  NodeRulesView,
+  RulesMode,
+  TraceQuery,
+  TraceView,
+  Protocol,
+} from "../engine/analysis/index.ts";
 
 export type TextOrigin = "default" | "storage" | "share" | "scenario" | "edit" | "restore" | "file";
 
@@ -108,6 +121,8 @@ export interface Notice {
   text: string;
   /** An undo for the change the notice reports (e.g. the text a share link replaced). */
   undoText?: string;
+  /** Offer to download the editor text as a file (a share link too long to send). */
+  offerDownload?: boolean;
 }
 
 export interface LayoutPositions {
@@ -155,6 +170,8 @@ export interface ViewSlice {
   setRulesMode(mode: RulesMode): void;
   focusHop(index: number): void;
   requestConnlist(format: ConnlistDownload): ConnlistRequest;
+  /** Puts back a view from a share link or the saved work (question, filters, tabs, matrix port, lesson step). */
+  restoreView(view: SharedView): void;
 }
 
 export type AppState = InputSlice & AnalysisSlice & ViewSlice & WorkshopSlice;

@@ -3,7 +3,10 @@ import type { NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
 import type { AppState } from "./types.ts";
 
 export function sameQuestion(a: TraceQuery | undefined, b: TraceQuery | undefined): boolean {
-  return a === b || (a !== undefined && b !== undefined && a.from === b.from && a.to === b.to && a.protocol === b.protocol);
+  return (
+    a === b ||
+    (a !== undefined && b !== undefined && a.from === b.from && a.to === b.to && a.protocol === b.protocol)
+  );
 }
 
 /** What the Node rules tab asks the engine: the chosen node (else the question's), the mode, and the question whose walk to show. */
@@ -15,7 +18,14 @@ export function rulesQueryOf(s: Pick<AppState, "rulesNode" | "rulesMode" | "ques
 }
 
 export function sameRulesQuery(a: NodeRulesQuery | undefined, b: NodeRulesQuery | undefined): boolean {
-  return a === b || (a !== undefined && b !== undefined && a.node === b.node && a.mode === b.mode && sameQuestion(a.trace, b.trace));
+  return (
+    a === b ||
+    (a !== undefined &&
+      b !== undefined &&
+      a.node === b.node &&
+      a.mode === b.mode &&
+      sameQuestion(a.trace, b.trace))
+  );
 }
 
 export const createViewSlice =
@@ -42,12 +52,25 @@ export const createViewSlice =
     setSide: (side) => set({ side }),
     // Selecting a cluster node also picks it for the Node rules tab.
     select: (selection) =>
-      set(selection ? { selection, side: "details", ...(selection.kind === "node" ? { rulesNode: selection.id.replace(/^node:/, "") } : {}) } : { selection }),
+      set(
+        selection
+          ? {
+              selection,
+              side: "details",
+              ...(selection.kind === "node" ? { rulesNode: selection.id.replace(/^node:/, "") } : {}),
+            }
+          : { selection },
+      ),
     setFilters: (f) => set((s) => ({ filters: { ...s.filters, ...f } })),
     toggleNamespace: (ns) =>
       set((s) => {
         const hidden = s.filters.hiddenNamespaces;
-        return { filters: { ...s.filters, hiddenNamespaces: hidden.includes(ns) ? hidden.filter((n) => n !== ns) : [...hidden, ns].sort() } };
+        return {
+          filters: {
+            ...s.filters,
+            hiddenNamespaces: hidden.includes(ns) ? hidden.filter((n) => n !== ns) : [...hidden, ns].sort(),
+          },
+        };
       }),
     setGrouping: (grouping) => set({ grouping }),
     // Asking the same question again keeps its object, so the answer already on its way still counts.
@@ -59,13 +82,31 @@ export const createViewSlice =
             { question, selection, side: "details", rulesNode: undefined, hopFocus: undefined },
       ),
     clearQuestion: () => set({ question: undefined }),
-    setMatrixQuery: (q) => set((s) => ({ matrixQuery: { ...s.matrixQuery, ...q }, matrixChosen: s.matrixChosen || q.port !== undefined || q.protocol !== undefined })),
+    setMatrixQuery: (q) =>
+      set((s) => ({
+        matrixQuery: { ...s.matrixQuery, ...q },
+        matrixChosen: s.matrixChosen || q.port !== undefined || q.protocol !== undefined,
+      })),
     revealLine: (line) => set((s) => ({ reveal: { line, nonce: (s.reveal?.nonce ?? 0) + 1 } })),
     setLayout: (layout) => set({ layout }),
     notify: (notice) => set({ notice }),
     setRulesNode: (rulesNode) => set({ rulesNode }),
     setRulesMode: (rulesMode) => set({ rulesMode }),
-    focusHop: (index) => set((s) => ({ hopFocus: { index, nonce: (s.hopFocus?.nonce ?? 0) + 1 }, side: "details" })),
+    focusHop: (index) =>
+      set((s) => ({ hopFocus: { index, nonce: (s.hopFocus?.nonce ?? 0) + 1 }, side: "details" })),
+    restoreView: (v) =>
+      set((s) => ({
+        ...(v.question
+          ? { question: v.question, selection: { kind: "question" as const }, side: "details" as const }
+          : {}),
+        ...(v.filters ? { filters: v.filters } : {}),
+        ...(v.tab ? { tab: v.tab } : {}),
+        ...(v.side ? { side: v.side } : {}),
+        ...(v.matrix ? { matrixQuery: v.matrix, matrixChosen: true } : {}),
+        ...(v.lesson
+          ? { answerShown: v.lesson.revealed, presenting: v.lesson.presenting, presenterStep: v.lesson.step }
+          : { answerShown: s.answerShown }),
+      })),
     requestConnlist: (format) => {
       const connlistRequest = { format, nonce: (get().connlistRequest?.nonce ?? 0) + 1 };
       set({ connlistRequest });

@@ -8,11 +8,13 @@ import { sameQuestion } from "../../store/viewSlice.ts";
 import { asJSON, fileName, matrixMarkdown, traceMarkdown } from "./format.ts";
 import { downloadBlob, graphSvg, svgToPng } from "./graphSvg.ts";
 import { downloadConnlist } from "./connlist.ts";
+import { scenarioName } from "../../share/name.ts";
 
 const MAX_IMPORT = 50 * 1024 * 1024;
 
+/** Exports are named after what the editor holds: its catalogue scenario, or a name from its namespaces ("Untitled" without). */
 function baseName(s: AppState): string {
-  return (s.scenarioId ?? s.file.replace(/\.ya?ml$/, "")) || "scenario";
+  return scenarioName(s.text, s.scenarioId).slug;
 }
 
 function text(body: string, name: string, type: string) {
@@ -41,12 +43,19 @@ function when<T>(store: AppStore, pick: (s: AppState) => T | undefined, ms = 150
 function readyMatrix(s: AppState) {
   const m = s.matrix.result;
   const q = s.matrixQuery;
-  return s.matrix.status === "ready" && m && m.port === q.port && m.protocol === q.protocol && m.by === q.by ? m : undefined;
+  return s.matrix.status === "ready" && m && m.port === q.port && m.protocol === q.protocol && m.by === q.by
+    ? m
+    : undefined;
 }
 
 async function openFile(store: AppStore, file: File) {
   if (file.size > MAX_IMPORT) {
-    store.getState().notify({ kind: "error", text: `${file.name} is ${Math.round(file.size / 1048576)} MB: files up to 50 MB can be opened.` });
+    store
+      .getState()
+      .notify({
+        kind: "error",
+        text: `${file.name} is ${Math.round(file.size / 1048576)} MB: files up to 50 MB can be opened.`,
+      });
     return;
   }
   let body: string;
@@ -59,15 +68,27 @@ async function openFile(store: AppStore, file: File) {
   const previous = store.getState().text;
   store.getState().replaceText(body, "file", undefined);
   store.getState().clearWhatIf();
-  store.getState().notify({ kind: "info", text: `Opened ${file.name}. It stays in this browser.`, undoText: previous });
+  store
+    .getState()
+    .notify({ kind: "info", text: `Opened ${file.name}. It stays in this browser.`, undoText: previous });
 }
 
 export function ExportMenu() {
   const store = useAppStore();
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
-  useDismiss(open, useCallback(() => setOpen(false), []), box);
-  const hasTrace = useApp((s) => s.trace.status === "ready" && !!s.question && sameQuestion(s.trace.query, s.question) && !!s.trace.result);
+  useDismiss(
+    open,
+    useCallback(() => setOpen(false), []),
+    box,
+  );
+  const hasTrace = useApp(
+    (s) =>
+      s.trace.status === "ready" &&
+      !!s.question &&
+      sameQuestion(s.trace.query, s.question) &&
+      !!s.trace.result,
+  );
   const tab = useApp((s) => s.tab);
 
   const run = (f: () => void | Promise<void>) => async () => {
@@ -75,13 +96,16 @@ export function ExportMenu() {
     try {
       await f();
     } catch (e) {
-      store.getState().notify({ kind: "error", text: `The export failed: ${e instanceof Error ? e.message : String(e)}.` });
+      store
+        .getState()
+        .notify({ kind: "error", text: `The export failed: ${e instanceof Error ? e.message : String(e)}.` });
     }
   };
   const svg = () => {
     const root = document.querySelector<HTMLElement>('[data-testid="graph"]');
     const out = root ? graphSvg(root) : undefined;
-    if (!out) throw new Error(tab === "graph" ? "there is no graph to export yet" : "open the Graph tab first");
+    if (!out)
+      throw new Error(tab === "graph" ? "there is no graph to export yet" : "open the Graph tab first");
     return out;
   };
   const trace = () => {
@@ -95,26 +119,85 @@ export function ExportMenu() {
   };
 
   const items: { label: string; disabled?: boolean; action: () => void | Promise<void> }[] = [
-    { label: "Graph as PNG", action: async () => downloadBlob(await svgToPng(svg()), fileName([baseName(store.getState()), "graph"], "png")) },
-    { label: "Graph as SVG", action: () => text(svg(), fileName([baseName(store.getState()), "graph"], "svg"), "image/svg+xml") },
-    { label: "Trace as Markdown", disabled: !hasTrace, action: () => { const { q, t } = trace(); text(traceMarkdown(q, t), fileName(["trace", q.from, q.to], "md"), "text/markdown"); } },
-    { label: "Trace as JSON", disabled: !hasTrace, action: () => { const { q, t } = trace(); text(asJSON({ query: q, trace: t }), fileName(["trace", q.from, q.to], "json"), "application/json"); } },
-    { label: "Matrix as Markdown", action: async () => { const m = await matrix(); text(matrixMarkdown(m), fileName([baseName(store.getState()), "matrix", `${m.port}-${m.protocol}`, m.by], "md"), "text/markdown"); } },
-    { label: "Matrix as JSON", action: async () => { const m = await matrix(); text(asJSON(m), fileName([baseName(store.getState()), "matrix", `${m.port}-${m.protocol}`, m.by], "json"), "application/json"); } },
+    {
+      label: "Graph as PNG",
+      action: async () =>
+        downloadBlob(await svgToPng(svg()), fileName([baseName(store.getState()), "graph"], "png")),
+    },
+    {
+      label: "Graph as SVG",
+      action: () => text(svg(), fileName([baseName(store.getState()), "graph"], "svg"), "image/svg+xml"),
+    },
+    {
+      label: "Trace as Markdown",
+      disabled: !hasTrace,
+      action: () => {
+        const { q, t } = trace();
+        text(traceMarkdown(q, t), fileName(["trace", q.from, q.to], "md"), "text/markdown");
+      },
+    },
+    {
+      label: "Trace as JSON",
+      disabled: !hasTrace,
+      action: () => {
+        const { q, t } = trace();
+        text(asJSON({ query: q, trace: t }), fileName(["trace", q.from, q.to], "json"), "application/json");
+      },
+    },
+    {
+      label: "Matrix as Markdown",
+      action: async () => {
+        const m = await matrix();
+        text(
+          matrixMarkdown(m),
+          fileName([baseName(store.getState()), "matrix", `${m.port}-${m.protocol}`, m.by], "md"),
+          "text/markdown",
+        );
+      },
+    },
+    {
+      label: "Matrix as JSON",
+      action: async () => {
+        const m = await matrix();
+        text(
+          asJSON(m),
+          fileName([baseName(store.getState()), "matrix", `${m.port}-${m.protocol}`, m.by], "json"),
+          "application/json",
+        );
+      },
+    },
     { label: "Connectivity list (netpol-analyzer text)", action: () => downloadConnlist(store, "txt") },
     { label: "Connectivity list as JSON", action: () => downloadConnlist(store, "json") },
-    { label: "Scenario as YAML", action: () => text(store.getState().text, fileName([baseName(store.getState())], "yaml"), "application/yaml") },
+    {
+      label: "Scenario as YAML",
+      action: () =>
+        text(store.getState().text, fileName([baseName(store.getState())], "yaml"), "application/yaml"),
+    },
   ];
 
   return (
     <div className="ws-menu" ref={box}>
-      <button type="button" className="btn small" aria-expanded={open} aria-haspopup="menu" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="btn small"
+        aria-expanded={open}
+        aria-haspopup="menu"
+        onClick={() => setOpen(!open)}
+      >
         Export
       </button>
       {open ? (
         <div className="ws-popover" role="menu" aria-label="Export">
           {items.map((i) => (
-            <button key={i.label} type="button" role="menuitem" className="ws-item" disabled={i.disabled} onClick={() => void run(i.action)()} title={i.disabled ? "Ask a question first" : undefined}>
+            <button
+              key={i.label}
+              type="button"
+              role="menuitem"
+              className="ws-item"
+              disabled={i.disabled}
+              onClick={() => void run(i.action)()}
+              title={i.disabled ? "Ask a question first" : undefined}
+            >
               {i.label}
             </button>
           ))}
@@ -162,10 +245,23 @@ export function OpenFile() {
   };
   return (
     <>
-      <button type="button" className="btn small" onClick={() => input.current?.click()} title="Open a YAML or JSON file (or drop one on the page); it stays in this browser">
+      <button
+        type="button"
+        className="btn small"
+        onClick={() => input.current?.click()}
+        title="Open a YAML or JSON file (or drop one on the page); it stays in this browser"
+      >
         Open file…
       </button>
-      <input ref={input} type="file" accept=".yaml,.yml,.json,application/yaml,application/json,text/yaml" hidden onChange={onPick} data-testid="open-file" aria-label="Open a manifest file" />
+      <input
+        ref={input}
+        type="file"
+        accept=".yaml,.yml,.json,application/yaml,application/json,text/yaml"
+        hidden
+        onChange={onPick}
+        data-testid="open-file"
+        aria-label="Open a manifest file"
+      />
       {dragging ? (
         <div className="ws-drop" role="status">
           Drop a YAML or JSON file to open it

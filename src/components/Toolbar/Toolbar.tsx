@@ -1,10 +1,19 @@
+import { useMemo } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { SCENARIOS, scenarioById } from "../../../scenarios/index.ts";
-import { encodeShare, hashFor } from "../../share/codec.ts";
+import { encodeShare, hashFor, LONG_LINK_CHARS } from "../../share/codec.ts";
+import { viewOf } from "../../share/view.ts";
+import { scenarioName } from "../../share/name.ts";
 import { LessonMenu } from "../Lessons/LessonMenu.tsx";
 import { WhatIfMenu } from "../WhatIf/WhatIfMenu.tsx";
 import { PresentButton } from "../Presenter/PresenterPanel.tsx";
 import { ExportMenu, OpenFile } from "../Export/ExportMenu.tsx";
+
+/** The editor text as a file named after the scenario ("payments-web.yaml"). */
+export function downloadText(store: ReturnType<typeof useAppStore>) {
+  const { text, scenarioId } = store.getState();
+  download(text, `${scenarioName(text, scenarioId).slug}.yaml`);
+}
 
 function download(text: string, name: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
@@ -19,18 +28,31 @@ export function Toolbar() {
   const store = useAppStore();
   const theme = useApp((s) => s.theme);
   const scenarioId = useApp((s) => s.scenarioId);
+  const text = useApp((s) => s.text);
+  const name = useMemo(() => scenarioName(text, scenarioId), [text, scenarioId]);
   const status = useApp((s) => s.analysis.status);
   const millis = useApp((s) => s.analysis.result?.stats.millis);
 
   const share = async () => {
-    const { text, scenarioId: sid } = store.getState();
-    const r = encodeShare(sid ? { text, scenario: sid } : { text });
+    const state = store.getState();
+    const { text, scenarioId: sid } = state;
+    const view = viewOf(state);
+    const r = encodeShare(sid ? { text, scenario: sid, view } : { text, view });
     if (!r.ok) {
-      store.getState().notify({ kind: "error", text: r.error });
+      store.getState().notify({ kind: "error", text: r.error, offerDownload: true });
       return;
     }
     const url = `${location.origin}${location.pathname}${location.search}${hashFor(r.payload)}`;
     history.replaceState(null, "", url);
+    if (r.payload.length > LONG_LINK_CHARS) {
+      // Chat tools and some mail clients cut links this long: say so, and offer the file instead of copying.
+      store.getState().notify({
+        kind: "info",
+        offerDownload: true,
+        text: `This link is long (${Math.ceil(url.length / 1024)} KB): chat tools and some browsers cut links past about 8 KB, and the recipient would get a damaged link. Send the scenario as a file instead, or copy the link from the address bar if you know it will arrive whole.`,
+      });
+      return;
+    }
     let copied = false;
     try {
       await navigator.clipboard.writeText(url);
@@ -51,7 +73,8 @@ export function Toolbar() {
     if (!s) return;
     const previous = store.getState().text;
     store.getState().replaceText(s.manifests, "scenario", s.id);
-    if (previous !== s.manifests) store.getState().notify({ kind: "info", text: `Opened “${s.title}”.`, undoText: previous });
+    if (previous !== s.manifests)
+      store.getState().notify({ kind: "info", text: `Opened “${s.title}”.`, undoText: previous });
   };
 
   return (
@@ -62,8 +85,14 @@ export function Toolbar() {
       </div>
       <label className="filters">
         <span className="visually-hidden">Scenario</span>
-        <select aria-label="Scenario" value={scenarioId ?? ""} onChange={(e) => openScenario(e.target.value)}>
-          {!scenarioId || !scenarioById(scenarioId) ? <option value="">your own</option> : null}
+        <select
+          aria-label="Scenario"
+          value={name.scenarioId ?? ""}
+          onChange={(e) => openScenario(e.target.value)}
+          data-testid="scenario-name"
+          data-name={name.title}
+        >
+          {!name.scenarioId ? <option value="">{name.title}</option> : null}
           {SCENARIOS.map((s) => (
             <option key={s.id} value={s.id} title={s.summary}>
               {s.title}
@@ -71,17 +100,38 @@ export function Toolbar() {
           ))}
         </select>
       </label>
-      <button type="button" className="btn small" onClick={() => scenarioId && openScenario(scenarioId)} disabled={!scenarioId || !scenarioById(scenarioId)} title="Put the scenario's original text back (undoable)">
+      <button
+        type="button"
+        className="btn small"
+        onClick={() => scenarioId && openScenario(scenarioId)}
+        disabled={!scenarioId || !scenarioById(scenarioId)}
+        title="Put the scenario's original text back (undoable)"
+      >
         Reset
       </button>
       <LessonMenu />
       <WhatIfMenu />
       <PresentButton />
       <span className="spacer" />
-      <span className="status" role="status" data-status={status} data-testid="engine-status" title={millis !== undefined ? `The engine analysed the text in ${millis} ms` : undefined}>
-        {status === "running" ? "Analysing…" : status === "error" ? "Engine error" : millis !== undefined ? `${millis} ms` : ""}
+      <span
+        className="status"
+        role="status"
+        data-status={status}
+        data-testid="engine-status"
+        title={millis !== undefined ? `The engine analysed the text in ${millis} ms` : undefined}
+      >
+        {status === "running"
+          ? "Analysing…"
+          : status === "error"
+            ? "Engine error"
+            : millis !== undefined
+              ? `${millis} ms`
+              : ""}
       </span>
-      <span className="privacy" title="Runs in your browser: nothing leaves it. The engine runs in a Web Worker in this tab; share links carry the scenario inside the URL.">
+      <span
+        className="privacy"
+        title="Runs in your browser: nothing leaves it. The engine runs in a Web Worker in this tab; share links carry the scenario inside the URL."
+      >
         <svg width="11" height="12" viewBox="0 0 11 12" aria-hidden="true" style={{ verticalAlign: "-1px" }}>
           <rect x="1" y="5" width="9" height="6.5" rx="1.2" fill="currentColor" />
           <path d="M3 5V3.6a2.5 2.5 0 0 1 5 0V5" fill="none" stroke="currentColor" strokeWidth="1.3" />
@@ -90,7 +140,12 @@ export function Toolbar() {
       </span>
       <OpenFile />
       <ExportMenu />
-      <button type="button" className="btn small" onClick={() => download(store.getState().text, store.getState().file)}>
+      <button
+        type="button"
+        className="btn small"
+        onClick={() => downloadText(store)}
+        title="Download the editor text as a YAML file"
+      >
         Download
       </button>
       <button type="button" className="btn primary" onClick={() => void share()}>
@@ -114,8 +169,18 @@ export function NoticeBar() {
   const notice = useApp((s) => s.notice);
   if (!notice) return null;
   return (
-    <div className="notice" data-kind={notice.kind} role={notice.kind === "error" ? "alert" : "status"} data-testid="notice">
+    <div
+      className="notice"
+      data-kind={notice.kind}
+      role={notice.kind === "error" ? "alert" : "status"}
+      data-testid="notice"
+    >
       <p>{notice.text}</p>
+      {notice.offerDownload ? (
+        <button type="button" className="btn small" onClick={() => downloadText(store)}>
+          Download the file
+        </button>
+      ) : null}
       {notice.undoText !== undefined ? (
         <button
           type="button"
@@ -128,7 +193,12 @@ export function NoticeBar() {
           Undo
         </button>
       ) : null}
-      <button type="button" className="btn small" aria-label="Dismiss" onClick={() => store.getState().notify(undefined)}>
+      <button
+        type="button"
+        className="btn small"
+        aria-label="Dismiss"
+        onClick={() => store.getState().notify(undefined)}
+      >
         ✕
       </button>
     </div>

@@ -1,0 +1,114 @@
+/**
+ * The view a share link (format 2 on) and the saved work carry besides the
+ * text: the question, the filters, the open tabs, the matrix port and the
+ * lesson's step. Never the theme (a link opens in the recipient's theme).
+ *
+ * Every field is optional and checked one by one: a field this version does
+ * not understand is left out, so a link never fails to open because of its
+ * view; the text is what matters.
+ */
+import type { Filters, MainTab, SideTab } from "../store/types.ts";
+import type { MatrixQuery, TraceQuery } from "../engine/analysis/types.ts";
+
+export interface SharedView {
+  question?: TraceQuery;
+  filters?: Filters;
+  tab?: MainTab;
+  side?: SideTab;
+  /** Only when the user chose the matrix port (otherwise it follows the scenario). */
+  matrix?: MatrixQuery;
+  /** The lesson's step: the answer revealed, presenter mode and its hop (-1: the question's overview). */
+  lesson?: { revealed: boolean; presenting: boolean; step: number };
+}
+
+const PROTOCOLS = new Set(["TCP", "UDP", "SCTP"]);
+const TABS = new Set<MainTab>(["graph", "matrix", "rules"]);
+const SIDES = new Set<SideTab>(["details", "problems"]);
+const MAX_ID = 600;
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+const shortString = (v: unknown): v is string => typeof v === "string" && v.length > 0 && v.length <= MAX_ID;
+
+function question(v: unknown): TraceQuery | undefined {
+  if (
+    !isRecord(v) ||
+    !shortString(v.from) ||
+    !shortString(v.to) ||
+    typeof v.protocol !== "string" ||
+    !PROTOCOLS.has(v.protocol)
+  )
+    return undefined;
+  return { from: v.from, to: v.to, protocol: v.protocol as TraceQuery["protocol"] };
+}
+
+function filters(v: unknown): Filters | undefined {
+  if (!isRecord(v)) return undefined;
+  const hidden = Array.isArray(v.hiddenNamespaces)
+    ? v.hiddenNamespaces.filter(shortString).slice(0, 1000)
+    : [];
+  const port = typeof v.port === "string" && /^(all|\d{1,5}\/(TCP|UDP|SCTP))$/.test(v.port) ? v.port : "all";
+  return { hiddenNamespaces: [...new Set(hidden)].sort(), port, onlyDrops: v.onlyDrops === true };
+}
+
+function matrix(v: unknown): MatrixQuery | undefined {
+  if (!isRecord(v)) return undefined;
+  const port = v.port;
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+  if (typeof v.protocol !== "string" || !PROTOCOLS.has(v.protocol)) return undefined;
+  return {
+    port,
+    protocol: v.protocol as MatrixQuery["protocol"],
+    by: v.by === "workload" ? "workload" : "pod",
+  };
+}
+
+function lesson(v: unknown): SharedView["lesson"] {
+  if (!isRecord(v)) return undefined;
+  const step =
+    typeof v.step === "number" && Number.isInteger(v.step) && v.step >= -1 && v.step < 10_000 ? v.step : -1;
+  return { revealed: v.revealed === true, presenting: v.presenting === true, step };
+}
+
+/** The view fields of `v` that this version understands; the rest is left out. */
+export function sanitizeView(v: unknown): SharedView | undefined {
+  if (!isRecord(v)) return undefined;
+  const out: SharedView = {};
+  const q = question(v.question);
+  if (q) out.question = q;
+  const f = filters(v.filters);
+  if (f) out.filters = f;
+  if (typeof v.tab === "string" && TABS.has(v.tab as MainTab)) out.tab = v.tab as MainTab;
+  if (typeof v.side === "string" && SIDES.has(v.side as SideTab)) out.side = v.side as SideTab;
+  const m = matrix(v.matrix);
+  if (m) out.matrix = m;
+  const l = lesson(v.lesson);
+  if (l) out.lesson = l;
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** The parts of the app's state that a link or the saved work carry. */
+export interface ViewSource {
+  question: TraceQuery | undefined;
+  filters: Filters;
+  tab: MainTab;
+  side: SideTab;
+  matrixQuery: MatrixQuery;
+  matrixChosen: boolean;
+  answerShown: boolean;
+  presenting: boolean;
+  presenterStep: number;
+}
+
+export function viewOf(s: ViewSource): SharedView {
+  const v: SharedView = {
+    filters: { ...s.filters, hiddenNamespaces: [...s.filters.hiddenNamespaces] },
+    tab: s.tab,
+    side: s.side,
+  };
+  if (s.question) v.question = { from: s.question.from, to: s.question.to, protocol: s.question.protocol };
+  if (s.matrixChosen) v.matrix = { ...s.matrixQuery };
+  if (s.answerShown || s.presenting || s.presenterStep !== -1)
+    v.lesson = { revealed: s.answerShown, presenting: s.presenting, step: s.presenterStep };
+  return v;
+}
