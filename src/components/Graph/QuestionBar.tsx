@@ -105,9 +105,10 @@ export function QuestionBar() {
   const result = useApp((s) => s.analysis.result);
   const question = useApp((s) => s.question);
   const { sources, destinations } = useMemo(() => choices(result), [result]);
-  const [from, setFrom] = useState("");
-  const [to, setTo] = useState("");
-  const [protocol, setProtocol] = useState<Protocol>("TCP");
+  // A question restored from a link or a reload is the first draft.
+  const [from, setFrom] = useState(question?.from ?? "");
+  const [to, setTo] = useState(question?.to ?? "");
+  const [protocol, setProtocol] = useState<Protocol>(question?.protocol ?? "TCP");
 
   // Follow questions asked elsewhere (an edge, a matrix cell): adjust the draft while rendering (react.dev, "You might not need an effect").
   const [followed, setFollowed] = useState(question);
