@@ -101,7 +101,18 @@ function PodDetails({ pod, a }: { pod: PodView; a: Analysis }) {
         <dt>Node</dt>
         <dd>{pod.node ? pod.node.slice(5) : "not scheduled"}</dd>
         <dt>IP</dt>
-        <dd className="mono">{pod.ips.join(", ") || "none"}</dd>
+        <dd>
+          {pod.ips.length ? (
+            <span className="mono">{pod.ips.join(", ")}</span>
+          ) : (
+            <span data-testid="pod-no-ip">
+              no IP yet{pod.node ? " (it has a status but no podIP: not started, so no Service lists it)" : " (not scheduled)"}
+            </span>
+          )}
+          {pod.ipsSynthesized ? (
+            <span className="muted"> (made up by ktl: the pod is written without status)</span>
+          ) : null}
+        </dd>
         <dt>State</dt>
         <dd>
           {pod.phase}
@@ -144,7 +155,19 @@ function PodDetails({ pod, a }: { pod: PodView; a: Analysis }) {
   );
 }
 
-function NodeDetails({ name, zone, ip, refView }: { name: string; zone: string | undefined; ip: string; refView: RefView | undefined }) {
+function NodeDetails({
+  name,
+  zone,
+  ip,
+  refView,
+  taints,
+}: {
+  name: string;
+  zone: string | undefined;
+  ip: string;
+  refView: RefView | undefined;
+  taints: string[] | undefined;
+}) {
   const store = useAppStore();
   return (
     <section aria-label="Node">
@@ -158,6 +181,10 @@ function NodeDetails({ name, zone, ip, refView }: { name: string; zone: string |
         <dd>{zone ?? "no zone label"}</dd>
         <dt>Internal IP</dt>
         <dd className="mono">{ip || "—"}</dd>
+        <dt>Taints</dt>
+        <dd className="mono" data-testid="node-taints">
+          {taints?.length ? taints.join(", ") : <span className="muted">none</span>}
+        </dd>
       </dl>
       <button
         type="button"
@@ -248,7 +275,7 @@ export function DetailsPanel() {
         break;
       case "node": {
         const n = a.nodes.find((x) => x.id === selection.id);
-        body = n ? <NodeDetails name={n.name} zone={n.zone} ip={n.internalIP} refView={n.ref} /> : <Intro a={a} />;
+        body = n ? <NodeDetails name={n.name} zone={n.zone} ip={n.internalIP} refView={n.ref} taints={n.taints} /> : <Intro a={a} />;
         break;
       }
       case "external":

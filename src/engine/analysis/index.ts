@@ -8,6 +8,7 @@
  * A session keeps the model so that traces and matrices reuse it; the Web
  * Worker holds one session per editor text.
  */
+import { taintText } from "../model/taints.ts";
 import type { InputFile } from "../parse/manifests.ts";
 import { buildModel } from "../model/build.ts";
 import { parseManifests } from "../parse/manifests.ts";
@@ -147,6 +148,7 @@ function nodesOf(model: Model): { nodes: NodeView[]; zones: ZoneView[] } {
       unschedulable: n.unschedulable,
       synthesized: n.synthesized,
     };
+    if (n.taints.length) v.taints = n.taints.map(taintText);
     if (n.zone) {
       v.zone = n.zone;
       const l = zones.get(n.zone);

@@ -46,6 +46,8 @@ export interface NodeView {
   internalIP: string;
   ready: boolean;
   unschedulable: boolean;
+  /** Taints as "key[=value]:Effect", the cordon's node.kubernetes.io/unschedulable:NoSchedule included; absent when none. */
+  taints?: string[];
   /** Not in the input: assumed because pods name it, or because the input has no nodes. */
   synthesized: boolean;
   ref?: RefView;

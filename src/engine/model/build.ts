@@ -30,6 +30,7 @@ import { buildCniPolicies, isCniObject } from "../cni/index.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
+import { daemonSetTolerations, parseTaints, parseTolerations, taintText, UNSCHEDULABLE_TAINT, untoleratedTaint } from "./taints.ts";
 import { controllerOf, expandWorkload, podInput, templateOf, WORKLOAD_KINDS, type PodSpecInput } from "./workloads.ts";
 import {
   DEFAULT_CONFIG,
@@ -40,6 +41,7 @@ import {
   type Node,
   type Pod,
   type Protocol,
+  type Taint,
   type Workload,
 } from "./types.ts";
 
@@ -109,21 +111,23 @@ function nodeFromObject(o: KObject): Node {
     podCIDRs,
     ready: readyCond ? readyCond.status === "True" || readyCond.status === true : true,
     unschedulable: bool(spec.unschedulable) ?? false,
+    taints: parseTaints(spec.taints),
     synthesized: false,
     source: refOf(o),
   };
   if (labels[ZONE_LABEL]) node.zone = labels[ZONE_LABEL];
   if (labels[REGION_LABEL]) node.region = labels[REGION_LABEL];
+  if (node.unschedulable && !node.taints.some((t) => t.key === UNSCHEDULABLE_TAINT && t.effect === "NoSchedule")) node.taints.push({ key: UNSCHEDULABLE_TAINT, effect: "NoSchedule" });
   return node;
 }
 
 function synthesizeNode(name: string): Node {
-  return { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" }, internalIP: "", addresses: [], podCIDRs: [], ready: true, unschedulable: false, synthesized: true };
+  return { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" }, internalIP: "", addresses: [], podCIDRs: [], ready: true, unschedulable: false, taints: [], synthesized: true };
 }
 
 /** The scheduling fields that decide which nodes may run a pod. */
 function schedulingKey(spec: Json): string {
-  return boundedJson([spec.nodeSelector ?? null, obj(obj(spec.affinity)?.nodeAffinity)?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
+  return boundedJson([spec.nodeSelector ?? null, obj(obj(spec.affinity)?.nodeAffinity)?.requiredDuringSchedulingIgnoredDuringExecution ?? null, spec.tolerations ?? null]);
 }
 
 /**
@@ -238,8 +242,30 @@ function nodeAffinityMatches(spec: Json, node: Node): boolean {
   });
 }
 
+/**
+ * The taint that keeps the pod off the node: the scheduler's tainttoleration
+ * and NodeUnschedulable filters, or, for a DaemonSet pod, the DaemonSet
+ * controller's test with its automatic tolerations.
+ */
+function blockingTaint(spec: Json, node: Node, daemonSet: boolean): Taint | undefined {
+  if (node.taints.length === 0) return undefined;
+  const tolerations = parseTolerations(spec);
+  if (daemonSet) tolerations.push(...daemonSetTolerations(bool(spec.hostNetwork) ?? false));
+  return untoleratedTaint(node.taints, tolerations);
+}
+
+/** Why a node cannot run the pod, in a few words; undefined when it can. */
+function ineligibility(spec: Json, node: Node, daemonSet: boolean): string | undefined {
+  const taint = blockingTaint(spec, node, daemonSet);
+  if (taint) return `${node.name} has taint ${taintText(taint)}${taint.key === UNSCHEDULABLE_TAINT ? " (cordoned)" : ""}, which the pod does not tolerate`;
+  const sel = strMap(spec.nodeSelector);
+  for (const k in sel) if (node.labels[k] !== sel[k]) return `${node.name} does not match nodeSelector ${k}=${sel[k]}`;
+  if (!nodeAffinityMatches(spec, node)) return `${node.name} does not match the required node affinity`;
+  return undefined;
+}
+
 function eligible(spec: Json, node: Node, daemonSet: boolean): boolean {
-  if (node.unschedulable && !daemonSet) return false;
+  if (blockingTaint(spec, node, daemonSet)) return false;
   const sel = strMap(spec.nodeSelector);
   for (const k in sel) if (node.labels[k] !== sel[k]) return false;
   return nodeAffinityMatches(spec, node);
@@ -479,11 +505,24 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   const leastLoaded = placementQueue(nodes, load);
   for (const p of inputs) {
     if (p.daemonSet) {
+      const tainted: string[] = [];
       for (const n of nodes) {
-        if (!eligible(p.spec, n, true)) continue;
+        if (!eligible(p.spec, n, true)) {
+          const t = blockingTaint(p.spec, n, true);
+          if (t) tainted.push(`${n.name} (${taintText(t)})`);
+          continue;
+        }
         const twin = daemonTwins.get(`${p.namespace}/${p.name}@${n.name}`);
         placed.push(twin ? { input: twin, name: twin.name, nodeName: str(twin.spec.nodeName) ?? n.name } : { input: p, name: daemonName(p, n), nodeName: n.name });
         load.set(n.name, (load.get(n.name) ?? 0) + 1);
+      }
+      if (tainted.length) {
+        diagnostics.push({
+          code: "KTL208", severity: "info", file: p.source.file, doc: p.source.doc, line: p.line, column: 1,
+          kind: p.source.kind, namespace: p.namespace, name: p.source.name,
+          message: `DaemonSet ${p.namespace}/${p.name} runs no pod on ${tainted.length === 1 ? "node" : "nodes"} ${tainted.join(", ")}: the taint is not tolerated, and a DaemonSet's automatic tolerations cover only node conditions and cordons (NodeShouldRunDaemonPod)`,
+          hint: "Add a toleration to the pod template (for example key node-role.kubernetes.io/control-plane, operator Exists, effect NoSchedule) if the DaemonSet should run there.",
+        });
       }
       continue;
     }
@@ -499,7 +538,7 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
         diagnostics.push({
           code: "KTL203", severity: "warning", file: p.source.file, doc: p.source.doc, line: p.line, column: 1,
           kind: p.source.kind, namespace: p.namespace, name: p.source.name,
-          message: `no node can run pod ${p.namespace}/${p.name} (nodeSelector, node affinity or cordoned nodes): it stays Pending with no IP`,
+          message: `no node can run pod ${p.namespace}/${p.name}: ${nodes.slice(0, 3).map((n) => ineligibility(p.spec, n, false) ?? `${n.name} is full`).join("; ")}${nodes.length > 3 ? `; and ${nodes.length - 3} more nodes` : ""}. It stays Pending with no IP`,
         });
       }
     }

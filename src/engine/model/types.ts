@@ -34,9 +34,23 @@ export interface Node {
   podCIDRs: string[];
   ready: boolean;
   unschedulable: boolean;
+  /**
+   * spec.taints as written, plus node.kubernetes.io/unschedulable:NoSchedule
+   * when the node is cordoned (the node lifecycle controller adds it,
+   * TaintNodesByCondition), so cordons and taints are one rule.
+   */
+  taints: Taint[];
   /** True when the input has no Node object for it. */
   synthesized: boolean;
   source?: SourceRef;
+}
+
+export type TaintEffect = "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: TaintEffect;
 }
 
 export interface ContainerPort {

@@ -44,6 +44,7 @@ export const DIAGNOSTIC_CODES = {
   KTL205: "A pod IP cannot be allocated: the node's podCIDR is exhausted or invalid",
   KTL206: "A workload whose pods the input lists generates no pods of its own (kubectl get -o yaml dumps)",
   KTL207: "A pod has a status but no podIP: not started, so it is no endpoint (ShouldPodBeInEndpoints)",
+  KTL208: "A DaemonSet runs no pod on a node whose taint it does not tolerate (NodeShouldRunDaemonPod)",
   KTL301: "An EndpointSlice has no kubernetes.io/service-name label: kube-proxy ignores it",
   KTL302: "An EndpointSlice belongs to a Service the input does not define",
   KTL303: "Retired: a named targetPort missing on selected pods is lint KTL603",
