@@ -77,6 +77,8 @@ export type {
   Warning as ValidationWarning,
   ValidateOptions,
 } from "./validate/index.ts";
+export { validateModelUpdate, immutableFieldErrors } from "./validate/update.ts";
+export type { UpdateResult } from "./validate/update.ts";
 
 export { externallyAccessible, externalPolicyLocal, needsHealthCheck } from "./model/services.ts";
 export type { LoadBalancerIngress, EndpointSlicePort, EndpointHints, ServiceType } from "./model/services.ts";

@@ -4,6 +4,7 @@ import {
   parseManifests,
   formatFieldError,
   validateModel,
+  validateModelUpdate,
   type Diagnostic,
   type ValidationFinding,
 } from "../../engine/index.ts";
@@ -13,7 +14,7 @@ import { problemsOf, toGithub, toSarif } from "../formats.ts";
 import { version } from "../version.ts";
 import { formatDiagnostic } from "../report.ts";
 
-export const help = `ktl validate [--format text|json|sarif|github] [--json] INPUT...
+export const help = `ktl validate [--format text|json|sarif|github] [--json] [--old OLD]... INPUT...
 
 Checks every object as kube-apiserver 1.35 would on create, in input order
 (as kubectl apply -f sends them): defaulting first, then ClusterIP and node
@@ -23,13 +24,23 @@ and wording. Warnings (lint) name traps the apiserver accepts: selectors that
 match nothing, named ports no pod has, traffic policies that drop traffic,
 egress isolation without DNS, and more; each with a suggested fix.
 
-  --json            {"errors": [...], "warnings": [...]} (see the ktl CLI contract)
+  --json            {"errors": [...], "warnings": [...]} (see the ktl CLI contract;
+                    with --old, also "updated": the objects checked as updates)
   --format json     the same as --json
   --format sarif    SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps):
                     every error, warning and unreadable document with its
                     file, line and rule
   --format github   GitHub Actions annotations (::error file=...,line=...::),
                     shown on the pull request's lines
+  --old OLD         what the cluster holds now (a file or directory;
+                    repeatable): each object of INPUT with the same kind,
+                    namespace and name is an update, checked as the apiserver
+                    checks updates: allocated values left empty keep the
+                    stored ones (patchAllocatedValues: removing clusterIP:
+                    None keeps the Service headless), and immutable fields
+                    (clusterIP/clusterIPs, ipFamilies, loadBalancerClass,
+                    healthCheckNodePort, EndpointSlice addressType, workload
+                    selectors, StatefulSet spec) are rejected when changed
 
 Exit codes: 0 valid, 1 the apiserver would reject something, 2 bad usage or
 input that cannot be read (YAML/JSON syntax, a document that is not an object).`;
@@ -64,8 +75,13 @@ function who(f: ValidationFinding): string {
   return `${f.kind} ${f.namespace ? `${f.namespace}/` : ""}${f.name}`;
 }
 
+function oldArgs(args: ReturnType<typeof parseArgs>): string[] {
+  const v = args.flags.get("old");
+  return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
+}
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { booleans: ["json"], strings: ["format"] });
+  const args = parseArgs(argv, { booleans: ["json"], strings: ["format"], multiple: ["old"] });
   if (isOn(args, "help")) {
     io.out(help);
     return 0;
@@ -76,7 +92,10 @@ export function run(argv: string[], io: Output): number {
   const json = format === "json";
   const parsed = parseManifests(readInputs(args.positional));
   const model = buildModel(parsed);
-  const result = validateModel(model);
+  const oldPaths = oldArgs(args);
+  const result = oldPaths.length
+    ? validateModelUpdate(buildModel(parseManifests(readInputs(oldPaths))), model)
+    : validateModel(model);
   const unreadable: Diagnostic[] = [];
   const notes: Diagnostic[] = [];
   for (const d of model.diagnostics) {
@@ -95,6 +114,7 @@ export function run(argv: string[], io: Output): number {
       JSON.stringify({
         errors: result.errors,
         warnings: result.warnings,
+        ...("updated" in result ? { updated: result.updated } : {}),
         diagnostics: [...unreadable, ...notes],
       }),
     );

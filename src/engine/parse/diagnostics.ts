@@ -65,6 +65,7 @@ export const DIAGNOSTIC_CODES = {
   KTL607: "Lint: an ingress ipBlock for external clients that kube-proxy masquerades (externalTrafficPolicy Cluster)",
   KTL608: "Lint: topology-aware routing or trafficDistribution that cannot apply",
   KTL609: "Lint: a static ClusterIP or nodePort in the allocator's dynamic band",
+  KTL620: "Update: a field left out keeps the stored value (patchAllocatedValues), e.g. a Service stays headless",
   KTL699: "Lint failed on this input (a ktl bug)",
 } as const;
 

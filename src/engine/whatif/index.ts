@@ -51,6 +51,8 @@ import type { Model, Pod } from "../model/types.ts";
 import { arr, isObj, obj, str, type Json } from "../parse/values.ts";
 import { parseYamlFile, positionOf } from "../parse/yaml.ts";
 import { externallyAccessible } from "../model/services.ts";
+import { updateFindings } from "../validate/update.ts";
+import { formatFieldError } from "../validate/errors.ts";
 import {
   appendToDocument,
   applySplices,
@@ -668,6 +670,31 @@ function trafficPolicy(
 /** Applies one what-if to the manifest text. Never throws: a refused edit is a result with `error`. */
 export function applyWhatIf(text: string, op: WhatIf, options: WhatIfOptions = {}): WhatIfResult {
   const ctx = load(text, options);
+  const r = dispatch(ctx, op);
+  return r.changed ? checkUpdate(ctx, r, options) : r;
+}
+
+/**
+ * The edit as an update of the objects the cluster holds: refused when the
+ * apiserver would reject it (immutable fields, ValidateServiceUpdate and
+ * friends), with what it keeps (patchAllocatedValues) as notes.
+ */
+function checkUpdate(ctx: Ctx, r: WhatIfResult, options: WhatIfOptions): WhatIfResult {
+  let u;
+  try {
+    u = updateFindings(ctx.model, buildModel(parseManifests([{ name: options.file ?? "manifests.yaml", text: r.text }])));
+  } catch {
+    return r;
+  }
+  if (u.errors.length) {
+    const e = u.errors[0]!;
+    return refused(ctx.text, `the apiserver would reject this update: ${e.kind} ${e.namespace ? `${e.namespace}/` : ""}${e.name}: ${formatFieldError(e)}`);
+  }
+  return u.warnings.length ? { ...r, notes: [...r.notes, ...u.warnings.map((w) => w.detail)] } : r;
+}
+
+function dispatch(ctx: Ctx, op: WhatIf): WhatIfResult {
+  const text = ctx.text;
   try {
     switch (op.kind) {
       case "scale":
