@@ -125,16 +125,26 @@ describe("ktl validate", () => {
 });
 
 describe("ktl validate --old OLD NEW: the update path (patchAllocatedValues, ValidateServiceUpdate)", () => {
-  const headless = "apiVersion: v1\nkind: Service\nmetadata: {name: pg, namespace: data}\nspec:\n  clusterIP: None\n  selector: {app: pg}\n  ports: [{port: 5432}]\n";
+  const headless =
+    "apiVersion: v1\nkind: Service\nmetadata: {name: pg, namespace: data}\nspec:\n  clusterIP: None\n  selector: {app: pg}\n  ports: [{port: 5432}]\n";
   it("removing clusterIP: None is accepted (exit 0) with KTL620: the Service stays headless", async () => {
-    const r = await ktl("--json", "--old", file("old.yaml", headless), file("new.yaml", headless.replace("  clusterIP: None\n", "")));
+    const r = await ktl(
+      "--json",
+      "--old",
+      file("old.yaml", headless),
+      file("new.yaml", headless.replace("  clusterIP: None\n", "")),
+    );
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.updated).toEqual(["Service data/pg"]);
     expect(j.warnings.map((w: { code: string }) => w.code)).toContain("KTL620");
   });
   it("an explicit new clusterIP is rejected (exit 1)", async () => {
-    const r = await ktl("--old", file("old2.yaml", headless), file("new2.yaml", headless.replace("None", "10.96.0.50")));
+    const r = await ktl(
+      "--old",
+      file("old2.yaml", headless),
+      file("new2.yaml", headless.replace("None", "10.96.0.50")),
+    );
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/spec\.clusterIPs\[0\]: Invalid value: .*may not change once set/);
   });

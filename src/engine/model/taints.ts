@@ -52,7 +52,12 @@ export function parseTolerations(spec: Json): Toleration[] {
   const out: Toleration[] = [];
   for (const t of arr(spec.tolerations)) {
     if (!isObj(t)) continue;
-    out.push({ key: str(t.key) ?? "", operator: str(t.operator) === "Exists" ? "Exists" : "Equal", value: str(t.value) ?? "", effect: str(t.effect) ?? "" });
+    out.push({
+      key: str(t.key) ?? "",
+      operator: str(t.operator) === "Exists" ? "Exists" : "Equal",
+      value: str(t.value) ?? "",
+      effect: str(t.effect) ?? "",
+    });
   }
   return out;
 }
@@ -67,7 +72,12 @@ export function tolerates(t: Toleration, taint: Taint): boolean {
 
 /** AddOrUpdateDaemonPodTolerations (pkg/controller/daemon/util/daemonset_util.go). */
 export function daemonSetTolerations(hostNetwork: boolean): Toleration[] {
-  const t = (key: string, effect: TaintEffect): Toleration => ({ key, operator: "Exists", value: "", effect });
+  const t = (key: string, effect: TaintEffect): Toleration => ({
+    key,
+    operator: "Exists",
+    value: "",
+    effect,
+  });
   const out = [
     t("node.kubernetes.io/not-ready", "NoExecute"),
     t("node.kubernetes.io/unreachable", "NoExecute"),
@@ -81,8 +91,13 @@ export function daemonSetTolerations(hostNetwork: boolean): Toleration[] {
 }
 
 /** The first NoSchedule or NoExecute taint no toleration covers (FindMatchingUntoleratedTaint), or undefined when the pod fits. */
-export function untoleratedTaint(taints: readonly Taint[], tolerations: readonly Toleration[]): Taint | undefined {
-  return taints.find((taint) => taint.effect !== "PreferNoSchedule" && !tolerations.some((t) => tolerates(t, taint)));
+export function untoleratedTaint(
+  taints: readonly Taint[],
+  tolerations: readonly Toleration[],
+): Taint | undefined {
+  return taints.find(
+    (taint) => taint.effect !== "PreferNoSchedule" && !tolerations.some((t) => tolerates(t, taint)),
+  );
 }
 
 export function taintText(t: Taint): string {
