@@ -682,13 +682,19 @@ export function applyWhatIf(text: string, op: WhatIf, options: WhatIfOptions = {
 function checkUpdate(ctx: Ctx, r: WhatIfResult, options: WhatIfOptions): WhatIfResult {
   let u;
   try {
-    u = updateFindings(ctx.model, buildModel(parseManifests([{ name: options.file ?? "manifests.yaml", text: r.text }])));
+    u = updateFindings(
+      ctx.model,
+      buildModel(parseManifests([{ name: options.file ?? "manifests.yaml", text: r.text }])),
+    );
   } catch {
     return r;
   }
   if (u.errors.length) {
     const e = u.errors[0]!;
-    return refused(ctx.text, `the apiserver would reject this update: ${e.kind} ${e.namespace ? `${e.namespace}/` : ""}${e.name}: ${formatFieldError(e)}`);
+    return refused(
+      ctx.text,
+      `the apiserver would reject this update: ${e.kind} ${e.namespace ? `${e.namespace}/` : ""}${e.name}: ${formatFieldError(e)}`,
+    );
   }
   return u.warnings.length ? { ...r, notes: [...r.notes, ...u.warnings.map((w) => w.detail)] } : r;
 }
