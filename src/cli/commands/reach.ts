@@ -15,6 +15,7 @@ import {
   hasCniPolicies,
   type CniPolicies,
 } from "../../engine/cni/index.ts";
+import { parseCniName, type CniName } from "../../engine/cni/profile.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
 import { reportDiagnostics } from "../report.ts";
@@ -27,7 +28,17 @@ Service involved). Follows upstream Kubernetes: a pod's traffic to its own IP
 is judged like any other pair; ipBlock rules match pod IPs.
 
   --summary   counts instead of the matrix (for large clusters)
+  --cni NAME  the CNI that enforces policy: generic (default), calico,
+              cilium, cilium-kpr, flannel (read from a cilium-config or
+              calico-config ConfigMap in the input when not given)
   --json      machine-readable output (see the ktl CLI contract)`;
+
+export function cniOption(text: string | undefined): CniName | undefined {
+  if (text === undefined) return undefined;
+  const c = parseCniName(text);
+  if (typeof c === "object") throw new UsageError(`--cni: ${c.error}`);
+  return c;
+}
 
 export function parsePortProtocol(
   port: string | undefined,
@@ -98,13 +109,16 @@ function runWithCni(
 }
 
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { booleans: ["json", "summary"], strings: ["port", "protocol"] });
+  const args = parseArgs(argv, { booleans: ["json", "summary"], strings: ["port", "protocol", "cni"] });
   if (isOn(args, "help")) {
     io.out(help);
     return 0;
   }
   const { port, protocol } = parsePortProtocol(flagString(args, "port"), flagString(args, "protocol"));
-  const model = loadModel(readInputs(args.positional));
+  const cni = cniOption(flagString(args, "cni"));
+  const loaded = loadModel(readInputs(args.positional), cni ? { cni } : {});
+  // flannel enforces no NetworkPolicy (cni/profile.ts).
+  const model = loaded.profile?.cni === "flannel" ? { ...loaded, policies: [] } : loaded;
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
   if (hasCniPolicies(model.cni))

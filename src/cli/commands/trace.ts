@@ -15,7 +15,7 @@ import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, flagStrings, isOn, parseArgs } from "../args.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../../engine/http/request.ts";
 import { reportDiagnostics } from "../report.ts";
-import { parsePortProtocol } from "./reach.ts";
+import { cniOption, parsePortProtocol } from "./reach.ts";
 
 export const help = `ktl trace --from SRC --to DST [--protocol TCP|UDP|SCTP] [--http 'METHOD PATH'] [--header 'Name: value']... [--json] INPUT...
 
@@ -40,6 +40,9 @@ DST:  service:NAMESPACE/NAME:PORT   the Service port (for an external SRC: the
               policies (Cilium HTTP rules) judge it; httpStatus says what
               the client gets (200 reaches a pod, 403 an L7 policy refused)
   --header    add a request header, 'Name: value' (repeatable)
+  --cni NAME  the CNI that enforces policy: generic (default), calico,
+              cilium, cilium-kpr, flannel; decides what Kubernetes leaves
+              to the CNI (policy before or after masquerade)
   --json      machine-readable output (see the ktl CLI contract)
 
 kube-proxy is modelled at v1.35, iptables and nftables modes, default feature
@@ -52,7 +55,7 @@ function where(ref: TraceRef | undefined): string {
 }
 
 function printHuman(t: TraceResult, from: string, to: string, protocol: string, io: Output): void {
-  io.out(`Trace ${from} -> ${to} (${protocol})`);
+  io.out(`Trace ${from} -> ${to} (${protocol})${t.profile ? `, CNI: ${t.profile}` : ""}`);
   io.out("");
   t.hops.forEach((h, i) => {
     io.out(
@@ -105,7 +108,7 @@ function httpOf(line: string | undefined, headers: string[]): HttpRequest | unde
 export function run(argv: string[], io: Output): number {
   const args = parseArgs(argv, {
     booleans: ["json"],
-    strings: ["from", "to", "protocol", "http"],
+    strings: ["from", "to", "protocol", "http", "cni"],
     multiple: ["header"],
   });
   if (isOn(args, "help")) {
@@ -125,7 +128,8 @@ export function run(argv: string[], io: Output): number {
   if ("error" in src) throw new UsageError(src.error);
   const dst = parseTraceDestination(toText);
   if ("error" in dst) throw new UsageError(dst.error);
-  const model = loadModel(readInputs(args.positional));
+  const cni = cniOption(flagString(args, "cni"));
+  const model = loadModel(readInputs(args.positional), cni ? { cni } : {});
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
   const index = buildProxyIndex(model);

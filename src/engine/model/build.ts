@@ -26,7 +26,8 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, boundedJson, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
 import { parseNetworkPolicy } from "../netpol/parse.ts";
-import { buildCniPolicies, isCniObject } from "../cni/index.ts";
+import { buildCniPolicies, isCniObject, type CniPolicies } from "../cni/index.ts";
+import { GENERIC, profileFromInput, type ClusterProfile, type CniName } from "../cni/profile.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
@@ -392,6 +393,8 @@ function runningWorkloads(expansions: ReadonlyMap<KObject, PodSpecInput[]>, give
 
 export interface BuildOptions {
   config?: Partial<ClusterConfig>;
+  /** The CNI that enforces policy (`ktl --cni`, the toolbar); otherwise read from the input, else generic. */
+  cni?: CniName;
 }
 
 const cidrList = (v: unknown): string[] | undefined => {
@@ -416,6 +419,17 @@ function clusterConfig(configs: readonly KObject[], options: BuildOptions): { co
   if (pods) config.clusterCIDRs = pods;
   if (services) config.serviceCIDRs = services;
   return { config: { ...config, ...options.config }, proxy };
+}
+
+/** A dialect's policies do nothing under another CNI: drop them from evaluation and say so. */
+function enforcedBy(profile: ClusterProfile, cni: CniPolicies, diagnostics: Diagnostic[]): void {
+  const drop = (dialect: "cilium" | "calico", why: string) => {
+    if (!cni[dialect]) return;
+    cni[dialect] = undefined;
+    diagnostics.push({ code: "KTL451", severity: "warning", file: "", doc: 0, line: 0, column: 0, message: `the ${dialect === "cilium" ? "Cilium" : "Calico"} policies of the input are not evaluated: ${why}` });
+  };
+  if (profile.cni === "calico" || profile.cni === "flannel") drop("cilium", `the cluster runs ${profile.cni}`);
+  if (profile.cni === "cilium" || profile.cni === "cilium-kpr" || profile.cni === "flannel") drop("calico", `the cluster runs ${profile.cni}`);
 }
 
 export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Model {
@@ -639,9 +653,11 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
 
   const policies = objects.filter((o) => o.kind === "NetworkPolicy" && !isCniObject(o)).map(parseNetworkPolicy);
   const cni = buildCniPolicies(objects, policies, diagnostics);
+  const profile: ClusterProfile = options.cni ? { cni: options.cni, source: "chosen" } : (profileFromInput([...objects, ...(parsed.ignored ?? [])]) ?? GENERIC);
+  enforcedBy(profile, cni, diagnostics);
   const { services, endpointSlices } = buildServices(objects, pods, nodes, config, diagnostics);
 
   const workloads = buildWorkloads(objects, pods);
 
-  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, diagnostics, config, proxyConfiguration, cni };
+  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, diagnostics, config, proxyConfiguration, cni, profile };
 }

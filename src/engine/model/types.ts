@@ -10,6 +10,7 @@ import type { LabelSelector } from "./labels.ts";
 import type { Service, EndpointSlice } from "./services.ts";
 import type { NetworkPolicy } from "../netpol/types.ts";
 import type { CniPolicies } from "../cni/index.ts";
+import type { ClusterProfile } from "../cni/profile.ts";
 
 export type Protocol = "TCP" | "UDP" | "SCTP";
 export const PROTOCOLS: readonly Protocol[] = ["TCP", "UDP", "SCTP"];
@@ -153,6 +154,8 @@ export interface Model {
   proxyConfiguration: Json | undefined;
   /** The CNI's own policies (Cilium, Calico) in the input; NetworkPolicy stays in `policies`. */
   cni?: CniPolicies;
+  /** Which CNI enforces policy: chosen (BuildOptions.cni), read from the input, or generic. */
+  profile?: ClusterProfile;
 }
 
 export interface ClusterConfig {

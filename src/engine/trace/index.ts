@@ -57,6 +57,7 @@ import type { Model, Protocol } from "../model/types.ts";
 import type { Family } from "../model/ip.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import type { HttpRequest } from "../http/request.ts";
+import { describeProfile } from "../cni/profile.ts";
 import type { TraceDestination, TraceHop, TraceResult, TraceSource } from "./types.ts";
 import { parseTraceDestination, parseTraceSource } from "./query.ts";
 import { resolveClient } from "./client.ts";
@@ -122,6 +123,7 @@ export function traceRequest(
   result.from = { kind: client.kind, name: client.name, ip: anyIP, node: client.node.name };
   const hops: TraceHop[] = [];
   const ctx: Ctx = { model, index, client, protocol, hops, result, http: options.http };
+  if (model.profile && model.profile.cni !== "generic") result.profile = describeProfile(model.profile);
   const srcRef = traceRef(client.ref);
   hops.push({
     step: "source",

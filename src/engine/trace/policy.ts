@@ -4,6 +4,7 @@ import type { Pod, Protocol } from "../model/types.ts";
 import type { Family } from "../model/ip.ts";
 import { explainEgress, explainIngress, type DirectionVerdict } from "../netpol/index.ts";
 import { hasCniPolicies, type CniPolicies } from "../cni/index.ts";
+import { describeProfile, GENERIC } from "../cni/profile.ts";
 import type {
   HopCause,
   HopStep,
@@ -234,8 +235,12 @@ export function evaluate(
   backends: Backend[],
   family: Family,
 ): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
-  const { model, client, protocol } = ctx;
-  if (hasCniPolicies(model.cni)) return evaluateCni(ctx, model.cni, backends);
+  const { client, protocol } = ctx;
+  let { model } = ctx;
+  const profile = model.profile ?? GENERIC;
+  // flannel enforces no NetworkPolicy (cni/profile.ts): the policies are in the input, nothing applies them.
+  if (profile.cni === "flannel") model = { ...model, policies: [] };
+  else if (hasCniPolicies(model.cni)) return evaluateCni(ctx, model.cni, backends);
   const endpoints: TraceEndpoint[] = [];
   const egressGroups = new Map<
     string,
@@ -308,13 +313,44 @@ export function evaluate(
       const v = explainIngress(model, b.pod, { ip: b.sourceIP, pod: seenPod }, b.port, protocol);
       ingress = check(v, b.pod.key, seenName, b.port, protocol);
       const names = v.selecting.map((p) => p.key).join(", ");
-      if (v.ownNode) {
+      const masqueraded = v.ownNode && !b.preserved && !client.host && clientIP !== "";
+      const direct = masqueraded
+        ? explainIngress(model, b.pod, { ip: clientIP, pod: client.pod }, b.port, protocol)
+        : undefined;
+      if (direct && !direct.allowed && (profile.cni === "calico" || profile.cni === "cilium-kpr")) {
+        // Rule 2b: the profile decides whether policy sees the client or the masqueraded address (cni/profile.ts).
+        const why =
+          profile.cni === "calico"
+            ? `with ${describeProfile(profile)}, Felix filters before kube-proxy's MASQUERADE, so policy sees the client's own address ${clientIP}, not ${b.sourceIP}: ${direct.reason}`
+            : `with ${describeProfile(profile)}, the BPF service translation does not masquerade toward a local backend, so policy sees the client's own address ${clientIP}: ${direct.reason}`;
+        ingress = { verdict: "drop", isolated: true, reason: why, cause: policyCause(direct) };
+        const r = policyRef(direct);
+        if (r) ingress.ref = r;
+        group(
+          ingressGroups,
+          `p|${profile.cni}|${b.sourceIP}|${names}`,
+          "drop",
+          `{who}: ${why}`,
+          ingress.cause,
+          ingress.ref,
+          `${epKey}|${b.pod.key}`,
+        );
+      } else if (v.ownNode) {
         // Rule 2a, decided by netpol (explainIngress rule 8): the pod's own node is always admitted.
         const ownNode = model.nodesByName.get(v.ownNode) ?? { name: v.ownNode, source: undefined };
         ingress = { verdict: "allow", isolated: true, reason: v.reason, cause: policyCause(v) };
         const nodeRef = traceRef(ownNode.source, "status.addresses") ?? policyRef(v);
         if (nodeRef) ingress.ref = nodeRef;
-        const detail = `{who} ${"{is}"} isolated for ingress by ${names}, but the packet comes from ${b.sourceIP}, the address of ${ownNode.name}, which hosts ${"{it}"}: a pod's own node is always admitted (NetworkPolicySpec.ingress: "OR if the traffic source is the pod's local node")`;
+        let detail = `{who} ${"{is}"} isolated for ingress by ${names}, but the packet comes from ${b.sourceIP}, the address of ${ownNode.name}, which hosts ${"{it}"}: a pod's own node is always admitted (NetworkPolicySpec.ingress: "OR if the traffic source is the pod's local node")`;
+        if (direct && !direct.allowed) {
+          // The answer depends on the CNI: say so instead of asserting it (cni/profile.ts).
+          const words =
+            profile.cni === "generic"
+              ? `; this depends on the CNI: with Calico, denied (policy sees the client's own address ${clientIP} before the masquerade); with Cilium and kube-proxy, allowed (the masqueraded packet comes from the host); with Cilium's kube-proxy replacement, denied (no masquerade toward a local backend); Kubernetes leaves policy before or after SNAT undefined (choose a CNI with --cni)`
+              : `; with ${describeProfile(profile)}, policy sees the masqueraded address and allow-localhost admits the local host`;
+          detail += words;
+          ingress.reason += words;
+        }
         group(
           ingressGroups,
           `a|node|${b.sourceIP}|${names}`,
@@ -435,5 +471,13 @@ export function evaluate(
   };
   emit("egress policy at source", egressGroups);
   emit("ingress policy at backend", ingressGroups);
+  if (profile.cni === "flannel" && ctx.model.policies.length) {
+    hops.push({
+      step: "ingress policy at backend",
+      verdict: "info",
+      detail: `the cluster runs ${describeProfile(profile)}, which enforces no NetworkPolicy: the ${ctx.model.policies.length} NetworkPolicies of the input change nothing`,
+      cause: { layer: "NetworkPolicy", direction: "ingress", category: "not-applicable" },
+    });
+  }
   return { endpoints, hops };
 }

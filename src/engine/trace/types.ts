@@ -297,6 +297,8 @@ export interface TraceResult {
   decidedBy?: TraceDecidedBy;
   /** With an HTTP request: 200 when it reaches a backend pod, 403 when an L7 policy refused it. */
   httpStatus?: number;
+  /** The cluster profile when it is not generic: the CNI that decided what Kubernetes leaves open (cni/profile.ts). */
+  profile?: string;
   error?: string;
 }
 
