@@ -58,7 +58,9 @@ describe("the cluster profile decides what Kubernetes leaves to the CNI", () => 
       undefined,
       `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cilium-config, namespace: kube-system}\ndata: {kube-proxy-replacement: "true"}\n`,
     );
-    expect(t.profile).toContain("Cilium (kube-proxy replacement), read from ConfigMap kube-system/cilium-config");
+    expect(t.profile).toContain(
+      "Cilium (kube-proxy replacement), read from ConfigMap kube-system/cilium-config",
+    );
     expect(t.verdict).toBe("drop");
   });
 });
