@@ -6,6 +6,8 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const bundle = join(root, ".cache", "ktl.mjs");
+/** The bundle an installed package ships (made by `npm pack`'s prepack; the package has no src/). */
+export const shipped = join(root, "lib", "ktl.mjs");
 
 function newest(dir) {
   let t = 0;
@@ -18,6 +20,10 @@ function newest(dir) {
 }
 
 export async function ensureBuilt() {
+  if (!existsSync(join(root, "src", "cli", "main.ts"))) {
+    if (existsSync(shipped)) return shipped;
+    throw new Error("ktl: this installation has neither the sources nor lib/ktl.mjs; reinstall the package");
+  }
   const sources = ["src/engine", "src/cli", "scenarios"].map((d) => join(root, d)).filter(existsSync);
   const stale =
     !existsSync(bundle) ||
@@ -46,7 +52,7 @@ export async function ensureBuilt() {
   return bundle;
 }
 
-async function build(esbuild, outfile) {
+async function build(esbuild, outfile, release = false) {
   await esbuild.build({
     entryPoints: [join(root, "src/cli/main.ts")],
     bundle: true,
@@ -54,7 +60,9 @@ async function build(esbuild, outfile) {
     format: "esm",
     target: "node20",
     outfile,
-    sourcemap: "inline",
+    sourcemap: release ? false : "inline",
+    minify: release,
+    legalComments: release ? "eof" : "none",
     logLevel: "error",
     loader: { ".yaml": "text", ".md": "text" },
     define: {
@@ -66,7 +74,17 @@ async function build(esbuild, outfile) {
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/** `npm pack` (prepack): the self-contained bundle an installed package runs, needing no dependency at all. */
+export async function buildShipped() {
+  const esbuild = await import("esbuild");
+  mkdirSync(dirname(shipped), { recursive: true });
+  await build(esbuild, shipped, true);
+  return shipped;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === "--ship") {
+  await buildShipped();
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     await ensureBuilt();
   } catch (e) {

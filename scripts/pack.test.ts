@@ -1,0 +1,80 @@
+/**
+ * The installable CLI: `npm pack` makes a package whose `ktl` runs with no
+ * dependency at all (a self-contained bundle made at pack time), installed as
+ * `ktl`, `kube-traffic-lab` (so `npx kube-traffic-lab reach -` works) and
+ * `kubectl-ktl` (so `kubectl ktl reach` works: kubectl runs any
+ * `kubectl-NAME` on the PATH as the plugin NAME).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..");
+const work = mkdtempSync(join(tmpdir(), "ktl-pack-"));
+const app = join(work, "app");
+const bin = (name: string) => join(app, "node_modules", ".bin", name);
+const shop = join(root, "scenarios", "01-trace-a-shop-across-zones", "manifests.yaml");
+
+function run(file: string, args: string[], input?: string): string {
+  return execFileSync(file, args, {
+    cwd: app,
+    encoding: "utf8",
+    input,
+    env: { ...process.env, npm_config_loglevel: "error" },
+  });
+}
+
+describe("npm pack", () => {
+  let files: string[] = [];
+
+  beforeAll(() => {
+    const out = execFileSync("npm", ["pack", "--json", "--pack-destination", work], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, npm_config_loglevel: "error" },
+    });
+    const info = JSON.parse(out.slice(out.indexOf("["))) as { filename: string; files: { path: string }[] }[];
+    files = info[0]!.files.map((f) => f.path).sort();
+    execFileSync("mkdir", ["-p", app]);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "empty", private: true }));
+    // --offline: a package that needed anything from the registry would fail here.
+    execFileSync(
+      "npm",
+      ["install", "--offline", "--omit=dev", "--no-audit", "--no-fund", join(work, info[0]!.filename)],
+      { cwd: app, encoding: "utf8" },
+    );
+  }, 240_000);
+
+  it("ships the bundle and the launcher, no sources and no dependencies", () => {
+    expect(files).toContain("lib/ktl.mjs");
+    expect(files).toContain("bin/ktl");
+    expect(files.filter((f) => f.startsWith("src/"))).toEqual([]);
+    expect(readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith("."))).toEqual([
+      "kube-traffic-lab",
+    ]);
+  });
+
+  it("runs as ktl, as kube-traffic-lab and as the kubectl plugin kubectl-ktl", () => {
+    expect(run(bin("ktl"), ["--version"]).trim()).toMatch(/^ktl \d+\.\d+\.\d+/);
+    const text = run(
+      bin("kube-traffic-lab"),
+      ["reach", "--json", "--summary", "-"],
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: x}\n`,
+    );
+    expect(JSON.parse(text)).toMatchObject({ pods: 1, allowedPairs: 1 });
+    const trace = JSON.parse(
+      run(bin("kubectl-ktl"), [
+        "trace",
+        "--json",
+        "--from",
+        "pod:shop/frontend-0",
+        "--to",
+        "service:shop/backend:80",
+        shop,
+      ]),
+    ) as { verdict: string };
+    expect(["allow", "drop", "partial"]).toContain(trace.verdict);
+  });
+});
