@@ -7,7 +7,7 @@ const engineWhy = "src/engine must stay pure: it runs in Node behind bin/ktl and
 const domWhy = "src/engine runs in Node and in a Worker: there is no DOM there. Pass data in, return plain data out.";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", ".cache/", "test-results/", "playwright-report/", "bin/*.mjs"] },
+  { ignores: ["dist/", "lib/", "node_modules/", ".cache/", "test-results/", "playwright-report/", "bin/*.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
