@@ -17,7 +17,7 @@ export { buildModel } from "./model/build.ts";
 export type { BuildOptions } from "./model/build.ts";
 export type * from "./model/types.ts";
 export type { Service, ServicePort, EndpointSlice, Endpoint } from "./model/services.ts";
-export type { NetworkPolicy, PolicyRule, PolicyPeer, PolicyPort } from "./netpol/types.ts";
+export type { NetworkPolicy, PolicyRule, PolicyPeer, PolicyPort } from "./model/networkpolicy.ts";
 export {
   buildPolicyIndex,
   classMatrix,

@@ -18,7 +18,7 @@ import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
-import type { PolicyRule } from "../netpol/types.ts";
+import type { PolicyRule } from "../model/networkpolicy.ts";
 import type { LabelSelector } from "../model/labels.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { traceRequest, type TraceRef, type TraceResult } from "../trace/index.ts";

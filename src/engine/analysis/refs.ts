@@ -1,7 +1,7 @@
 /** Engine objects -> the ids and references the view uses. */
 import type { SourceRef } from "../parse/manifests.ts";
 import type { Pod, WorkloadRef } from "../model/types.ts";
-import type { NetworkPolicy } from "../netpol/types.ts";
+import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import type { RuleMatch } from "../netpol/index.ts";
 import type { RefView } from "./types.ts";
 

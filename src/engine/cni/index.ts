@@ -10,7 +10,7 @@
 import type { KObject } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
-import type { NetworkPolicy } from "../netpol/types.ts";
+import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import type { HttpRequest } from "../http/request.ts";
 import {
   CALICO_KINDS,

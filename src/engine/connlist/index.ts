@@ -22,7 +22,7 @@
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import type { Model, Pod, Protocol, Workload, WorkloadRef } from "../model/types.ts";
 import { PROTOCOLS } from "../model/types.ts";
-import type { NetworkPolicy } from "../netpol/types.ts";
+import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { buildPolicyIndex, classAllowed, classMatrix, explainEgress, explainIngress } from "../netpol/index.ts";
 import { backendPodPorts, backendService, parseIngressBackends, type BackendService } from "../model/ingress.ts";

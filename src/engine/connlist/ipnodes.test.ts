@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCidr, type Cidr } from "../model/ip.ts";
-import type { IPBlock, NetworkPolicy, PolicyRule } from "../netpol/types.ts";
+import type { IPBlock, NetworkPolicy, PolicyRule } from "../model/networkpolicy.ts";
 import { parseLabelSelector } from "../model/labels.ts";
 import { blockRanges, ipRangeNodes, partitionIPv4 } from "./ipnodes.ts";
 

@@ -6,7 +6,7 @@
  * every address of one node matches exactly the same blocks.
  */
 import { formatIP } from "../model/ip.ts";
-import type { IPBlock, NetworkPolicy } from "../netpol/types.ts";
+import type { IPBlock, NetworkPolicy } from "../model/networkpolicy.ts";
 
 const V4_END = 2 ** 32;
 

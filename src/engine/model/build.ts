@@ -25,7 +25,7 @@ import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, boundedJson, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
-import { parseNetworkPolicy } from "../netpol/parse.ts";
+import { parseNetworkPolicy } from "./networkpolicy.ts";
 import { buildCniPolicies, isCniObject, type CniPolicies } from "../cni/index.ts";
 import { GENERIC, profileFromInput, type ClusterProfile, type CniName } from "../cni/profile.ts";
 import { buildServices } from "./services.ts";

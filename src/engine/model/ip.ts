@@ -17,16 +17,18 @@ export interface Cidr {
   text: string;
 }
 
-const V4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
-export function parseIPv4(s: string): bigint | undefined {
-  const m = V4.exec(s);
-  if (!m) return undefined;
+/**
+ * Four decimal parts, each at most 255. Strict (net/netip, the apiserver
+ * since Go 1.17): one to three digits, no leading zero. Sloppy (Go 1.16's
+ * net.ParseIP, k8s.io/utils/net ParseIPSloppy): leading zeros read as decimal.
+ */
+function v4(s: string, sloppy: boolean): bigint | undefined {
+  const parts = s.split(".");
+  if (parts.length !== 4) return undefined;
   let v = 0n;
-  for (let i = 1; i <= 4; i++) {
-    const part = m[i]!;
-    // Leading zeros are rejected by the apiserver (net/netip, since Go 1.17).
-    if (part.length > 1 && part[0] === "0") return undefined;
+  for (const part of parts) {
+    if (!/^[0-9]+$/.test(part)) return undefined;
+    if (sloppy ? part.length > 10 : part.length > 3 || (part.length > 1 && part[0] === "0")) return undefined;
     const n = Number(part);
     if (n > 255) return undefined;
     v = (v << 8n) | BigInt(n);
@@ -34,13 +36,14 @@ export function parseIPv4(s: string): bigint | undefined {
   return v;
 }
 
-export function parseIPv6(s: string): bigint | undefined {
+/** Eight groups of hex, `::` for a run of zeros, an IPv4 tail read as `v4` reads it. */
+function v6(s: string, sloppy: boolean): bigint | undefined {
   if (!/^[0-9a-fA-F:.]+$/.test(s) || s.length < 2) return undefined;
   let tail4: bigint | undefined;
   let text = s;
   const lastColon = s.lastIndexOf(":");
   if (s.includes(".")) {
-    tail4 = parseIPv4(s.slice(lastColon + 1));
+    tail4 = v4(s.slice(lastColon + 1), sloppy);
     if (tail4 === undefined) return undefined;
     text = s.slice(0, lastColon + 1) + "0:0";
   }
@@ -59,6 +62,43 @@ export function parseIPv6(s: string): bigint | undefined {
   }
   if (tail4 !== undefined) v = (v & ~0xffffffffn) | tail4;
   return v;
+}
+
+export function parseIPv4(s: string): bigint | undefined {
+  return v4(s, false);
+}
+
+export function parseIPv6(s: string): bigint | undefined {
+  return v6(s, false);
+}
+
+/**
+ * An IPv4 address as a number, exactly as parseIPv4 reads it (four decimal
+ * parts of one to three digits, no leading zero, each at most 255), or -1.
+ * Classes need one per pod: this skips the bigint.
+ */
+export function ipv4Number(s: string): number {
+  let value = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  let lead = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i < s.length ? s.charCodeAt(i) : 46;
+    if (c >= 48 && c <= 57) {
+      if (digits === 0) lead = c;
+      else if (lead === 48) return -1;
+      if (++digits > 3) return -1;
+      part = part * 10 + (c - 48);
+    } else if (c === 46) {
+      if (digits === 0 || part > 255) return -1;
+      value = value * 256 + part;
+      part = 0;
+      digits = 0;
+      if (i < s.length && ++dots > 3) return -1;
+    } else return -1;
+  }
+  return dots === 3 ? value : -1;
 }
 
 export function parseIP(s: string): IP | undefined {
@@ -85,7 +125,8 @@ export function parseCidr(s: string): CidrParse {
   if (slash < 0) return { error: "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)" };
   const ip = parseIP(s.slice(0, slash));
   const p = s.slice(slash + 1);
-  if (!ip || !/^\d{1,3}$/.test(p)) return { error: "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)" };
+  if (!ip || !/^\d{1,3}$/.test(p))
+    return { error: "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)" };
   const prefix = Number(p);
   const width = bits(ip.family);
   if (prefix > width) return { error: "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)" };
@@ -107,12 +148,19 @@ export function formatIP(family: Family, v: bigint): string {
   const groups: string[] = [];
   for (let i = 7; i >= 0; i--) groups.push(((v >> BigInt(i * 16)) & 0xffffn).toString(16));
   // RFC 5952: compress the longest run of zero groups (length >= 2).
-  let best = -1, bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== "0") { i++; continue; }
+  let best = -1,
+    bestLen = 0;
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== "0") {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === "0") j++;
-    if (j - i > bestLen && j - i >= 2) { best = i; bestLen = j - i; }
+    if (j - i > bestLen && j - i >= 2) {
+      best = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   if (best < 0) return groups.join(":");
@@ -123,4 +171,92 @@ export function formatIP(family: Family, v: bigint): string {
 export function nthAddress(c: Cidr, n: number): string | undefined {
   const v = c.first + BigInt(n);
   return v > c.last ? undefined : formatIP(c.family, v);
+}
+
+// ---------- as the apiserver's legacy fields read them ----------
+// k8s.io/utils/net ParseIPSloppy / ParseCIDRSloppy (Go 1.16's net.ParseIP,
+// which reads IPv4 octets with leading zeros as decimal). The strict forms
+// (StrictIPCIDRValidation) are alpha and off in 1.35, so only values these
+// parsers reject are errors.
+
+export interface GoIP {
+  /** The family Go gives it: an IPv4-mapped IPv6 address (::ffff:a.b.c.d) is IPv4 (To4() != nil). */
+  family: Family;
+  /** The address in its family's space. */
+  value: bigint;
+  /** The 128-bit form when written as IPv6 (IPv4-mapped included). */
+  written6: boolean;
+}
+
+const V4_MAPPED_PREFIX = 0xffffn << 32n;
+
+/** netutils.ParseIPSloppy */
+export function parseIPSloppy(s: string): GoIP | undefined {
+  if (!s.includes(":")) {
+    const v = v4(s, true);
+    return v === undefined ? undefined : { family: 4, value: v, written6: false };
+  }
+  const v = v6(s, true);
+  if (v === undefined) return undefined;
+  if (v >> 32n === V4_MAPPED_PREFIX >> 32n) return { family: 4, value: v & 0xffffffffn, written6: true };
+  return { family: 6, value: v, written6: true };
+}
+
+export interface GoCidr {
+  family: Family;
+  /** Network address (host bits cleared), in the family's space. */
+  first: bigint;
+  last: bigint;
+  prefix: number;
+}
+
+/** netutils.ParseCIDRSloppy: the address masked to its prefix. */
+export function parseCIDRSloppy(s: string): GoCidr | undefined {
+  const slash = s.indexOf("/");
+  if (slash < 0) return undefined;
+  const addr = s.slice(0, slash);
+  const prefixText = s.slice(slash + 1);
+  const n = /^[0-9]+$/.test(prefixText) && prefixText.length <= 10 ? Number(prefixText) : undefined;
+  const ip = parseIPSloppy(addr);
+  if (!ip || n === undefined) return undefined;
+  // Go sizes the mask by the written form: an IPv4-mapped address takes a 128-bit mask.
+  const width = ip.written6 ? 128 : 32;
+  if (n > width) return undefined;
+  let prefix = n;
+  if (ip.family === 4 && ip.written6) {
+    if (n < 96) return { family: 6, first: 0n, last: (1n << 128n) - 1n, prefix: n };
+    prefix = n - 96;
+  }
+  const host = BigInt(bits(ip.family) - prefix);
+  const mask = (1n << host) - 1n;
+  const first = ip.value & ~mask;
+  return { family: ip.family, first, last: first | mask, prefix };
+}
+
+export function cidrHas(c: GoCidr, ip: GoIP): boolean {
+  return c.family === ip.family && ip.value >= c.first && ip.value <= c.last;
+}
+
+/** Go's net.IP.IsUnspecified, IsLoopback, IsLinkLocalUnicast, IsLinkLocalMulticast. */
+export function ipClass(ip: GoIP): {
+  unspecified: boolean;
+  loopback: boolean;
+  linkLocalUnicast: boolean;
+  linkLocalMulticast: boolean;
+} {
+  const v = ip.value;
+  if (ip.family === 4) {
+    return {
+      unspecified: v === 0n,
+      loopback: v >> 24n === 127n,
+      linkLocalUnicast: v >> 16n === 0xa9fen,
+      linkLocalMulticast: v >> 8n === 0xe00000n,
+    };
+  }
+  return {
+    unspecified: v === 0n,
+    loopback: v === 1n,
+    linkLocalUnicast: v >> 118n === 0x3fan,
+    linkLocalMulticast: v >> 120n === 0xffn && ((v >> 112n) & 0x0fn) === 0x2n,
+  };
 }

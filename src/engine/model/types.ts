@@ -8,7 +8,7 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import type { Json } from "../parse/values.ts";
 import type { LabelSelector } from "./labels.ts";
 import type { Service, EndpointSlice } from "./services.ts";
-import type { NetworkPolicy } from "../netpol/types.ts";
+import type { NetworkPolicy } from "./networkpolicy.ts";
 import type { CniPolicies } from "../cni/index.ts";
 import type { ClusterProfile } from "../cni/profile.ts";
 

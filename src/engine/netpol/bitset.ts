@@ -23,13 +23,16 @@ export class Bitset {
   }
 
   orInPlace(o: Bitset): void {
-    const w = this.words, x = o.words;
+    const w = this.words,
+      x = o.words;
     for (let i = 0; i < w.length; i++) w[i]! |= x[i]!;
   }
 
   /** this |= a & b, without allocating. */
   orAndInPlace(a: Bitset, b: Bitset): void {
-    const w = this.words, x = a.words, y = b.words;
+    const w = this.words,
+      x = a.words,
+      y = b.words;
     for (let i = 0; i < w.length; i++) w[i]! |= x[i]! & y[i]!;
   }
 
@@ -156,7 +159,10 @@ export class SetBuilder {
       this.toDense().orAndInPlace(a, b);
       return;
     }
-    const [small, other] = a instanceof SparseSet && (!(b instanceof SparseSet) || a.members.length <= b.members.length) ? [a, b] : [b as SparseSet, a];
+    const [small, other] =
+      a instanceof SparseSet && (!(b instanceof SparseSet) || a.members.length <= b.members.length)
+        ? [a, b]
+        : [b as SparseSet, a];
     for (const i of small.members) if (other.has(i)) this.add(i);
   }
 
@@ -195,7 +201,8 @@ export function popcount(w: number): number {
 export function weightOfIntersection(a: ClassSet, b: ClassSet, weight: ArrayLike<number>): number {
   let sum = 0;
   if (a instanceof Bitset && b instanceof Bitset) {
-    const x = a.words, y = b.words;
+    const x = a.words,
+      y = b.words;
     for (let wi = 0; wi < x.length; wi++) {
       let word = x[wi]! & y[wi]!;
       while (word !== 0) {
@@ -206,7 +213,10 @@ export function weightOfIntersection(a: ClassSet, b: ClassSet, weight: ArrayLike
     }
     return sum;
   }
-  const [small, other] = a instanceof SparseSet && (!(b instanceof SparseSet) || a.members.length <= b.members.length) ? [a, b] : [b as SparseSet, a];
+  const [small, other] =
+    a instanceof SparseSet && (!(b instanceof SparseSet) || a.members.length <= b.members.length)
+      ? [a, b]
+      : [b as SparseSet, a];
   for (const i of small.members) if (other.has(i)) sum += weight[i]!;
   return sum;
 }

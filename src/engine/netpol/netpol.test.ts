@@ -5,7 +5,15 @@
  * Every case is checked through both paths (class matrix and exact per-pair).
  */
 import { describe, expect, it } from "vitest";
-import { buildPolicyIndex, classMatrix, explainPair, loadModel, pairAllowed, podMatrix, reachSummary } from "../index.ts";
+import {
+  buildPolicyIndex,
+  classMatrix,
+  explainPair,
+  loadModel,
+  pairAllowed,
+  podMatrix,
+  reachSummary,
+} from "../index.ts";
 import type { Protocol } from "../model/types.ts";
 
 const NAMESPACES = ["x", "y", "z"];
@@ -13,7 +21,8 @@ const PODS = ["a", "b", "c"];
 
 function cluster(policies: string): string {
   const docs = ["apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\nspec: {podCIDR: 10.244.1.0/24}"];
-  for (const ns of NAMESPACES) docs.push(`apiVersion: v1\nkind: Namespace\nmetadata: {name: ${ns}, labels: {ns: ${ns}}}`);
+  for (const ns of NAMESPACES)
+    docs.push(`apiVersion: v1\nkind: Namespace\nmetadata: {name: ${ns}, labels: {ns: ${ns}}}`);
   for (const ns of NAMESPACES) {
     for (const p of PODS) {
       docs.push(`apiVersion: v1
@@ -48,7 +57,14 @@ const ALL = NAMESPACES.flatMap((ns) => PODS.map((p) => `${ns}/${p}`));
 
 function expand(pattern: string): string[][] {
   const [from, to] = pattern.split(">") as [string, string];
-  const m = (p: string) => ALL.filter((k) => p === "*" || k === p || (p.endsWith("/*") && k.startsWith(p.slice(0, -1))) || (p.startsWith("*/") && k.endsWith(p.slice(1))));
+  const m = (p: string) =>
+    ALL.filter(
+      (k) =>
+        p === "*" ||
+        k === p ||
+        (p.endsWith("/*") && k.startsWith(p.slice(0, -1))) ||
+        (p.startsWith("*/") && k.endsWith(p.slice(1))),
+    );
   return m(from).flatMap((f) => m(to).map((t) => [f, t]));
 }
 
@@ -56,19 +72,22 @@ const cases: Case[] = [
   { name: "no policy allows everything", policies: "", default: true, except: [] },
   {
     name: "network_policy.go: should support a 'default-deny-ingress' policy",
-    policies: "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: x}\nspec: {podSelector: {}, policyTypes: [Ingress]}",
+    policies:
+      "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: x}\nspec: {podSelector: {}, policyTypes: [Ingress]}",
     default: true,
     except: ["*>x/*"],
   },
   {
     name: "network_policy.go: should support a 'default-deny-all' policy (ingress and egress)",
-    policies: "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: x}\nspec: {podSelector: {}, policyTypes: [Ingress, Egress]}",
+    policies:
+      "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: x}\nspec: {podSelector: {}, policyTypes: [Ingress, Egress]}",
     default: true,
     except: ["*>x/*", "x/*>y/*", "x/*>z/*"],
   },
   {
     name: "policyTypes defaulting (SetDefaults_NetworkPolicy): egress rules without policyTypes imply Egress",
-    policies: "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: p, namespace: x}\nspec:\n  podSelector: {matchLabels: {pod: a}}\n  egress: [{to: [{podSelector: {matchLabels: {pod: b}}}]}]",
+    policies:
+      "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: p, namespace: x}\nspec:\n  podSelector: {matchLabels: {pod: a}}\n  egress: [{to: [{podSelector: {matchLabels: {pod: b}}}]}]",
     default: true,
     // x/a is isolated both ways: ingress (always defaulted) with no rules, egress only to x/b.
     except: ["*>x/a", "x/a>x/c", "x/a>y/*", "x/a>z/*"],
@@ -157,7 +176,8 @@ spec:
   },
   {
     name: "network_policy.go: should support allow-all policy (one empty rule matches every peer and port)",
-    policies: "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: p, namespace: x}\nspec: {podSelector: {}, policyTypes: [Ingress], ingress: [{}]}",
+    policies:
+      "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: p, namespace: x}\nspec: {podSelector: {}, policyTypes: [Ingress], ingress: [{}]}",
     default: true,
     except: [],
   },
@@ -236,7 +256,8 @@ describe("NetworkPolicy truth tables", () => {
           const want = flipped.has(`${src.key}>${dst.key}`) ? !c.default : c.default;
           const fast = pairAllowed(index, m, src, dst);
           const exact = explainPair(model, src, dst, port, protocol).allowed;
-          if (fast !== want || exact !== want) wrong.push(`${src.key}>${dst.key}: want ${want}, matrix ${fast}, exact ${exact}`);
+          if (fast !== want || exact !== want)
+            wrong.push(`${src.key}>${dst.key}: want ${want}, matrix ${fast}, exact ${exact}`);
         }
       }
       expect(wrong).toEqual([]);
@@ -280,7 +301,11 @@ spec:
 
   it("counts isolated pods per direction", () => {
     const index = buildPolicyIndex(model);
-    expect(reachSummary(index, classMatrix(index, 80, "TCP"))).toMatchObject({ pods: 9, isolatedIngress: 1, isolatedEgress: 0 });
+    expect(reachSummary(index, classMatrix(index, 80, "TCP"))).toMatchObject({
+      pods: 9,
+      isolatedIngress: 1,
+      isolatedEgress: 0,
+    });
   });
 });
 

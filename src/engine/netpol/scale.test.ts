@@ -20,7 +20,7 @@ import {
   podMatrix,
   reachSummary,
 } from "../index.ts";
-import { ipv4Number } from "./index.ts";
+import { ipv4Number } from "../model/ip.ts";
 import { setForm } from "./bitset.ts";
 import { parseIPv4 } from "../model/ip.ts";
 import type { Protocol } from "../model/types.ts";

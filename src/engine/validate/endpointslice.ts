@@ -7,7 +7,7 @@
 import { arr, isObj, obj, str, type Json } from "../parse/values.ts";
 import { duplicate, invalid, notSupported, required, tooMany, type FieldError, type PathSegment } from "./errors.ts";
 import { isDNS1123Label, isFullyQualifiedDomainName, isLabelValue, isQualifiedName, nameIsDNSSubdomain } from "./formats.ts";
-import { parseIPSloppy } from "./goip.ts";
+import { parseIPSloppy } from "../model/ip.ts";
 import { stringEntries, validateLabels, validateObjectMeta } from "./meta.ts";
 import { validateEndpointIP } from "./service.ts";
 

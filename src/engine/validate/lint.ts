@@ -26,7 +26,7 @@ import { isObj, obj, str } from "../parse/values.ts";
 import type { Model, Node, Pod, Protocol } from "../model/types.ts";
 import { formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { buildPolicyIndex, peerMatches, portMatches, type PolicyIndex } from "../netpol/index.ts";
-import type { NetworkPolicy, PolicyPort } from "../netpol/types.ts";
+import type { NetworkPolicy, PolicyPort } from "../model/networkpolicy.ts";
 import type { Endpoint, EndpointSlice } from "../model/services.ts";
 import type { PathSegment } from "./errors.ts";
 import { warning, type Warning } from "./findings.ts";
@@ -40,7 +40,7 @@ import {
   type Allocations,
   type Svc,
 } from "./service.ts";
-import { cidrHas, parseCIDRSloppy } from "./goip.ts";
+import { cidrHas, parseCIDRSloppy } from "../model/ip.ts";
 
 const ZONE = "topology.kubernetes.io/zone";
 

@@ -6,7 +6,7 @@
 import { arr, isObj, num, obj, str, type Json } from "../parse/values.ts";
 import { forbidden, invalid, notSupported, required, type FieldError, type PathSegment } from "./errors.ts";
 import { isValidPortName, isValidPortNum, nameIsDNSSubdomain } from "./formats.ts";
-import { parseCIDRSloppy } from "./goip.ts";
+import { parseCIDRSloppy } from "../model/ip.ts";
 import { validateLabelSelector, validateObjectMeta } from "./meta.ts";
 import { validateLegacyCIDR } from "./service.ts";
 

@@ -29,7 +29,7 @@ import {
   type PathSegment,
 } from "./errors.ts";
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum, nameIsDNS1035Label } from "./formats.ts";
-import { cidrHas, ipClass, parseCIDRSloppy, parseIPSloppy, type GoCidr } from "./goip.ts";
+import { cidrHas, ipClass, parseCIDRSloppy, parseIPSloppy, type GoCidr } from "../model/ip.ts";
 import { stringEntries, validateLabels, validateObjectMeta } from "./meta.ts";
 
 export const ANNOTATION_TOPOLOGY_MODE = "service.kubernetes.io/topology-mode";

@@ -28,7 +28,7 @@
  */
 import type { Model, Pod } from "../../model/types.ts";
 import { cidrContains, parseIP } from "../../model/ip.ts";
-import type { NetworkPolicy } from "../../netpol/types.ts";
+import type { NetworkPolicy } from "../../model/networkpolicy.ts";
 import { peerMatches, portMatches, selects } from "../../netpol/index.ts";
 import { evaluateSelector, type CalicoSelector } from "./selector.ts";
 import type { CalicoEntityRule, CalicoPolicy, CalicoPort, CalicoRule, CalicoTier } from "./policy.ts";

@@ -39,7 +39,7 @@
 import type { Model, Pod } from "../../model/types.ts";
 import { matchesSelector, type LabelSelector } from "../../model/labels.ts";
 import { cidrContains, parseIP } from "../../model/ip.ts";
-import type { NetworkPolicy } from "../../netpol/types.ts";
+import type { NetworkPolicy } from "../../model/networkpolicy.ts";
 import { peerMatches, portMatches, selects } from "../../netpol/index.ts";
 import { formatHttpRequest, type HttpRequest } from "../../http/request.ts";
 import type { CiliumHttpRule, CiliumPeerRule, CiliumPortRule, CiliumRule } from "./policy.ts";

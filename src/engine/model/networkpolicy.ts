@@ -1,11 +1,67 @@
-/** NetworkPolicy objects -> NetworkPolicy, with the API's defaulting applied. */
-import { refOf, type KObject } from "../parse/manifests.ts";
+/**
+ * NetworkPolicy (networking.k8s.io/v1) as the engine reads it, and the
+ * parser from objects, with the API's defaulting applied. The model owns
+ * the objects; netpol/ decides on them.
+ */
+import { refOf, type KObject, type SourceRef } from "../parse/manifests.ts";
 import { lineOf } from "../parse/yaml.ts";
 import { arr, int, isObj, str, strList, type Json } from "../parse/values.ts";
-import { parseLabelSelector } from "../model/labels.ts";
-import { parseCidr, type Cidr } from "../model/ip.ts";
-import type { Protocol } from "../model/types.ts";
-import type { IPBlock, NetworkPolicy, PolicyPeer, PolicyPort, PolicyRule } from "./types.ts";
+import { parseLabelSelector, type LabelSelector } from "./labels.ts";
+import { parseCidr, type Cidr } from "./ip.ts";
+import type { Protocol } from "./types.ts";
+
+export interface IPBlock {
+  cidr: string;
+  except: string[];
+  /** Undefined when `cidr` does not parse (the apiserver would reject it): the block then matches nothing. */
+  parsed: Cidr | undefined;
+  exceptParsed: Cidr[];
+}
+
+export interface PolicyPeer {
+  index: number;
+  line: number;
+  /** Absent: the peer does not restrict pods by label (with a namespaceSelector: all pods there). */
+  podSelector?: LabelSelector;
+  /** Absent: the policy's own namespace. */
+  namespaceSelector?: LabelSelector;
+  ipBlock?: IPBlock;
+}
+
+export interface PolicyPort {
+  index: number;
+  line: number;
+  /** Defaults to TCP (the apiserver's defaulting). */
+  protocol: Protocol;
+  /** Absent: every port of the protocol. A string is a named container port of the destination pod. */
+  port?: number | string;
+  endPort?: number;
+}
+
+export interface PolicyRule {
+  /** 0-based index in spec.ingress or spec.egress. */
+  index: number;
+  line: number;
+  /** null: `from`/`to` empty or absent, the rule matches every peer. */
+  peers: PolicyPeer[] | null;
+  /** null: `ports` empty or absent, the rule matches every port and protocol. */
+  ports: PolicyPort[] | null;
+}
+
+export interface NetworkPolicy {
+  namespace: string;
+  name: string;
+  key: string;
+  podSelector: LabelSelector;
+  /** Effective policyTypes after the API's defaulting. */
+  ingressIsolation: boolean;
+  egressIsolation: boolean;
+  ingress: PolicyRule[];
+  egress: PolicyRule[];
+  source: SourceRef;
+  /** Lines of spec.podSelector, spec.policyTypes, spec.ingress, spec.egress (0 when absent). */
+  lines: { podSelector: number; policyTypes: number; ingress: number; egress: number };
+}
 
 function parseProtocol(v: unknown): Protocol {
   const p = str(v);
@@ -37,7 +93,11 @@ function parsePorts(list: unknown): PolicyPort[] | null {
   const items = arr(list);
   if (items.length === 0) return null;
   return items.filter(isObj).map((p, index) => {
-    const port: PolicyPort = { index, line: lineOf(p) || lineOf(list, index), protocol: parseProtocol(p.protocol) };
+    const port: PolicyPort = {
+      index,
+      line: lineOf(p) || lineOf(list, index),
+      protocol: parseProtocol(p.protocol),
+    };
     const n = int(p.port);
     const s = str(p.port);
     // IntOrString: a quoted "80" is a string, so a port name (the apiserver rejects it as one); it matches no container port.
@@ -52,7 +112,12 @@ function parsePorts(list: unknown): PolicyPort[] | null {
 function parseRules(list: unknown, peerKey: "from" | "to"): PolicyRule[] {
   return arr(list).map((r, index) => {
     const rule = isObj(r) ? r : {};
-    return { index, line: lineOf(r) || lineOf(list, index), peers: parsePeers(rule[peerKey]), ports: parsePorts(rule.ports) };
+    return {
+      index,
+      line: lineOf(r) || lineOf(list, index),
+      peers: parsePeers(rule[peerKey]),
+      ports: parsePorts(rule.ports),
+    };
   });
 }
 

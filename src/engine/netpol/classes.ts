@@ -1,0 +1,308 @@
+/**
+ * Pods grouped into classes no policy can tell apart (namespace, labels,
+ * container ports, hostNetwork, ipBlock atom), and selectors resolved once
+ * per class into peer sets.
+ */
+import type { Model, Pod, Protocol } from "../model/types.ts";
+import { labelsKey, matchesSelector, type LabelSelector } from "../model/labels.ts";
+import { ipv4Number, parseIP, type IP } from "../model/ip.ts";
+import { SetBuilder, type ClassSet } from "./bitset.ts";
+import type { NetworkPolicy, PolicyPeer, PolicyRule } from "../model/networkpolicy.ts";
+import { inBlock, namespaceLabels, portMatches } from "./explain.ts";
+
+export interface PodClass {
+  index: number;
+  namespace: string;
+  labels: Record<string, string>;
+  hostNetwork: boolean;
+  /** One pod of the class; every pod of the class gets the same verdicts. */
+  repr: Pod;
+  pods: Pod[];
+}
+
+export interface PolicyIndex {
+  model: Model;
+  classes: PodClass[];
+  /** classOf[pod.index] */
+  classOf: Int32Array;
+  ingressPolicies: NetworkPolicy[][];
+  egressPolicies: NetworkPolicy[][];
+  /** Per-class isolation flags. */
+  isolatedIngress: Uint8Array;
+  isolatedEgress: Uint8Array;
+  /** Peer sets cached by canonical key. */
+  peerCache: Map<string, ClassSet>;
+  /** Lookups for resolving peers, built on first use (see `lookups`). */
+  lookups?: ClassLookups;
+}
+
+/**
+ * Where to look for the classes a selector can match, so that resolving a
+ * peer visits candidates, not every class: classes by namespace, and
+ * policy-visible (not hostNetwork) classes by label pair and by label key.
+ */
+interface ClassLookups {
+  byNamespace: Map<string, PodClass[]>;
+  byLabel: Map<string, number[]>;
+  byKey: Map<string, number[]>;
+  /** Namespaces matching a namespaceSelector, by selector key. */
+  namespacesOf: Map<string, Set<string>>;
+  /** Parsed IP of each class's representative (undefined: none or unparsable), filled on first ipBlock. */
+  reprIP: (IP | undefined)[] | undefined;
+  /** Row groups, filled by the first classMatrix (see `rowGroupsOf`). */
+  groups: RowGroups | undefined;
+  /** Scratch for building peer sets, and unions of them, over the classes. */
+  builder: SetBuilder;
+  unionBuilder: SetBuilder;
+}
+
+/**
+ * Classes whose matrix rows are computed once and shared. Two classes with
+ * the same egress policies have the same egress row (the destination set does
+ * not depend on the source). Two classes with the same ingress policies have
+ * the same ingress row, unless a rule names a port: then the destination's
+ * ports decide too, so the group is split by the class's port list.
+ */
+export interface RowGroups {
+  /** Group of each class by its ingress policy list, with the port list when a rule of it names a port. */
+  ingress: string[];
+  /** Group of each class by its egress policy list. */
+  egress: Int32Array;
+}
+
+/** Cuts each IP family at every ipBlock boundary: addresses in one atom match exactly the same blocks. */
+function ipAtoms(policies: readonly NetworkPolicy[]): (ip: string | undefined) => string {
+  const cuts: Record<4 | 6, bigint[]> = { 4: [], 6: [] };
+  for (const p of policies) {
+    for (const r of [...p.ingress, ...p.egress]) {
+      for (const peer of r.peers ?? []) {
+        const b = peer.ipBlock;
+        if (!b) continue;
+        for (const c of [b.parsed, ...b.exceptParsed]) if (c) cuts[c.family].push(c.first, c.last + 1n);
+      }
+    }
+  }
+  for (const f of [4, 6] as const)
+    cuts[f] = [...new Set(cuts[f])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // IPv4 cuts are at most 2^32: exact as numbers.
+  const cuts4 = cuts[4].map(Number);
+  return (text) => {
+    const v4 = text ? ipv4Number(text) : -1;
+    if (v4 >= 0) {
+      let lo = 0,
+        hi = cuts4.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (cuts4[mid]! <= v4) lo = mid + 1;
+        else hi = mid;
+      }
+      return `4:${lo}`;
+    }
+    const ip = text ? parseIP(text) : undefined;
+    if (!ip) return "-";
+    const c = cuts[ip.family];
+    let lo = 0,
+      hi = c.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (c[mid]! <= ip.value) lo = mid + 1;
+      else hi = mid;
+    }
+    return `${ip.family}:${lo}`;
+  };
+}
+
+export function buildPolicyIndex(model: Model): PolicyIndex {
+  const atom = ipAtoms(model.policies);
+  const byKey = new Map<string, PodClass>();
+  const classes: PodClass[] = [];
+  const classOf = new Int32Array(model.pods.length);
+  const labelKeys = new Map<Record<string, string>, string>();
+  for (const pod of model.pods) {
+    let lk = labelKeys.get(pod.labels);
+    if (lk === undefined) labelKeys.set(pod.labels, (lk = labelsKey(pod.labels)));
+    const portsKey = pod.ports
+      .map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`)
+      .sort()
+      .join(",");
+    const key = `${pod.namespace}\0${lk}\0${portsKey}\0${pod.hostNetwork ? "h" : ""}\0${atom(pod.ips[0])}`;
+    let c = byKey.get(key);
+    if (!c) {
+      c = {
+        index: classes.length,
+        namespace: pod.namespace,
+        labels: pod.labels,
+        hostNetwork: pod.hostNetwork,
+        repr: pod,
+        pods: [],
+      };
+      byKey.set(key, c);
+      classes.push(c);
+    }
+    c.pods.push(pod);
+    classOf[pod.index] = c.index;
+  }
+  const ingressPolicies: NetworkPolicy[][] = classes.map(() => []);
+  const egressPolicies: NetworkPolicy[][] = classes.map(() => []);
+  const byNamespace = groupByNamespace(classes);
+  // Rule 1: a policy selects pods of its own namespace; each (namespace, podSelector) is resolved once.
+  const selected = new Map<string, PodClass[]>();
+  for (const policy of model.policies) {
+    const key = `${policy.namespace}\0${policy.podSelector.key}`;
+    let hits = selected.get(key);
+    if (!hits) {
+      hits = (byNamespace.get(policy.namespace) ?? []).filter(
+        (c) => !c.hostNetwork && matchesSelector(policy.podSelector, c.labels),
+      );
+      selected.set(key, hits);
+    }
+    for (const c of hits) {
+      if (policy.ingressIsolation) ingressPolicies[c.index]!.push(policy);
+      if (policy.egressIsolation) egressPolicies[c.index]!.push(policy);
+    }
+  }
+  return {
+    model,
+    classes,
+    classOf,
+    ingressPolicies,
+    egressPolicies,
+    isolatedIngress: Uint8Array.from(ingressPolicies, (l) => (l.length ? 1 : 0)),
+    isolatedEgress: Uint8Array.from(egressPolicies, (l) => (l.length ? 1 : 0)),
+    peerCache: new Map(),
+  };
+}
+
+function groupByNamespace(classes: readonly PodClass[]): Map<string, PodClass[]> {
+  const m = new Map<string, PodClass[]>();
+  for (const c of classes) {
+    const l = m.get(c.namespace);
+    if (l) l.push(c);
+    else m.set(c.namespace, [c]);
+  }
+  return m;
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const l = m.get(k);
+  if (l) l.push(v);
+  else m.set(k, [v]);
+}
+
+const labelPair = (k: string, v: string) => `${k}\0${v}`;
+
+export function lookupsOf(index: PolicyIndex): ClassLookups {
+  if (index.lookups) return index.lookups;
+  const byLabel = new Map<string, number[]>();
+  const byKey = new Map<string, number[]>();
+  for (const c of index.classes) {
+    if (c.hostNetwork) continue;
+    for (const k in c.labels) {
+      push(byLabel, labelPair(k, c.labels[k]!), c.index);
+      push(byKey, k, c.index);
+    }
+  }
+  index.lookups = {
+    byNamespace: groupByNamespace(index.classes),
+    byLabel,
+    byKey,
+    namespacesOf: new Map(),
+    reprIP: undefined,
+    groups: undefined,
+    builder: new SetBuilder(index.classes.length),
+    unionBuilder: new SetBuilder(index.classes.length),
+  };
+  return index.lookups;
+}
+
+/** Namespaces (those that have classes) whose labels a namespaceSelector matches. */
+function matchingNamespaces(index: PolicyIndex, sel: LabelSelector): Set<string> {
+  const l = lookupsOf(index);
+  let hit = l.namespacesOf.get(sel.key);
+  if (!hit) {
+    hit = new Set();
+    for (const ns of l.byNamespace.keys())
+      if (matchesSelector(sel, namespaceLabels(index.model, ns))) hit.add(ns);
+    l.namespacesOf.set(sel.key, hit);
+  }
+  return hit;
+}
+
+/**
+ * A superset of the classes a pod selector can match, from the label index:
+ * the shortest among its matchLabels pairs' lists, its `In` expressions'
+ * (the lists of its values together) and its `Exists` keys'; undefined when
+ * the selector names no such requirement.
+ */
+function labelCandidates(
+  l: ClassLookups,
+  sel: LabelSelector,
+): { lists: number[][]; size: number } | undefined {
+  let best: { lists: number[][]; size: number } | undefined;
+  const consider = (lists: number[][]) => {
+    let size = 0;
+    for (const x of lists) size += x.length;
+    if (!best || size < best.size) best = { lists, size };
+  };
+  for (const k in sel.matchLabels) consider([l.byLabel.get(labelPair(k, sel.matchLabels[k]!)) ?? []]);
+  for (const e of sel.matchExpressions) {
+    if (e.operator === "Exists") consider([l.byKey.get(e.key) ?? []]);
+    else if (e.operator === "In")
+      consider([...new Set(e.values)].map((v) => l.byLabel.get(labelPair(e.key, v)) ?? []));
+  }
+  return best;
+}
+
+/** Classes a peer entry matches (as sources for ingress, destinations for egress). */
+function peerSet(index: PolicyIndex, policy: NetworkPolicy, peer: PolicyPeer): ClassSet {
+  const b = peer.ipBlock;
+  const key = b
+    ? `ip:${b.cidr}|${b.except.join(",")}`
+    : `sel:${peer.namespaceSelector ? `ns(${peer.namespaceSelector.key})` : `in(${policy.namespace})`}|${peer.podSelector ? peer.podSelector.key : "*"}`;
+  const hit = index.peerCache.get(key);
+  if (hit) return hit;
+  const l = lookupsOf(index);
+  const set = l.builder;
+  if (b) {
+    const ips = (l.reprIP ??= index.classes.map((c) => (c.repr.ips[0] ? parseIP(c.repr.ips[0]) : undefined)));
+    for (let c = 0; c < ips.length; c++) if (inBlock(b, ips[c])) set.add(c);
+  } else if (peer.podSelector || peer.namespaceSelector) {
+    // Rule 4, resolved over candidates: the classes of the namespaces in scope, or the label index's, whichever is shorter.
+    const namespaces = peer.namespaceSelector
+      ? matchingNamespaces(index, peer.namespaceSelector)
+      : new Set([policy.namespace]);
+    let inScope = 0;
+    for (const ns of namespaces) inScope += l.byNamespace.get(ns)?.length ?? 0;
+    const byLabels = peer.podSelector ? labelCandidates(l, peer.podSelector) : undefined;
+    const test = (c: PodClass) => {
+      if (c.hostNetwork || !namespaces.has(c.namespace)) return;
+      if (peer.podSelector && !matchesSelector(peer.podSelector, c.labels)) return;
+      set.add(c.index);
+    };
+    if (byLabels && byLabels.size < inScope)
+      for (const list of byLabels.lists) for (const c of list) test(index.classes[c]!);
+    else for (const ns of namespaces) for (const c of l.byNamespace.get(ns) ?? []) test(c);
+  }
+  const result = set.take();
+  index.peerCache.set(key, result);
+  return result;
+}
+
+/** Union of a rule's peers; null when the rule matches every peer. */
+export function rulePeers(index: PolicyIndex, policy: NetworkPolicy, rule: PolicyRule): ClassSet | null {
+  if (rule.peers === null) return null;
+  if (rule.peers.length === 1) return peerSet(index, policy, rule.peers[0]!);
+  const sets = rule.peers.map((p) => peerSet(index, policy, p));
+  const set = lookupsOf(index).unionBuilder;
+  for (const s of sets) set.addSet(s);
+  return set.take();
+}
+
+export function rulePortMatches(
+  rule: PolicyRule,
+  port: number,
+  protocol: Protocol,
+  dst: Pod | undefined,
+): boolean {
+  return rule.ports === null || rule.ports.some((p) => portMatches(p, port, protocol, dst));
+}
