@@ -14,6 +14,8 @@
  * - external: a client outside the cluster (203.0.113.10) reaches a
  *   NodePort, LoadBalancer or external-IP Service at each node, traced.
  */
+import { hasCniPolicies } from "../cni/index.ts";
+import { cniFlow } from "./cni.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
@@ -387,6 +389,8 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
   const sources = index.classes
     .filter((c) => c.pods.some((p) => p.ips.length > 0 && p.nodeName))
     .map((c) => c.index);
+  let senderPods: Pod[] | undefined;
+  const senders = () => (senderPods ??= model.pods.filter((p) => p.ips.length > 0 && p.nodeName));
   for (const s of model.services) {
     const sp = proxy.services.get(s.key);
     if (!sp) continue;
@@ -434,6 +438,16 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           flow.dropCause = "traffic-policy";
           flow.reason = `endpoint ${ep.key} is not ready${ep.serving ? " (terminating but serving)" : ""}: kube-proxy uses it only when the Service has no ready endpoint`;
           flow.decidedBy = [refOfSource(ep.ref)];
+        } else if (hasCniPolicies(model.cni)) {
+          // The CNI's own policies decide (engine/cni), with NetworkPolicy inside them.
+          const c = cniFlow(model, model.cni, senders(), pod, ep.port, p.protocol);
+          flow.verdict = c.verdict;
+          flow.reason = c.reason;
+          flow.decidedBy = c.decidedBy;
+          if (c.client) flow.client = podId(c.client.key);
+          else delete flow.client;
+          if (c.l7) flow.l7 = c.l7;
+          if (c.verdict !== "allow") flow.dropCause = "policy";
         } else {
           flow.verdict = sum.verdict;
           flow.reason = sum.reason;

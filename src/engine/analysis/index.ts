@@ -8,6 +8,9 @@
  * A session keeps the model so that traces and matrices reuse it; the Web
  * Worker holds one session per editor text.
  */
+import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
+import type { CniName } from "../cni/profile.ts";
+import { cniFlow } from "./cni.ts";
 import { taintText } from "../model/taints.ts";
 import type { InputFile } from "../parse/manifests.ts";
 import { buildModel } from "../model/build.ts";
@@ -81,6 +84,8 @@ export interface AnalyzeOptions {
   maxDirectFlowPods?: number;
   /** Matrices larger than this many rows are refused with a message. */
   maxMatrixRows?: number;
+  /** The CNI that enforces policy (the toolbar's profile); otherwise read from the input, else generic. */
+  cni?: CniName;
 }
 
 export interface AnalysisSession {
@@ -95,7 +100,7 @@ export interface AnalysisSession {
   connlist(format: ConnlistDownload): string;
 }
 
-const DEFAULTS: Required<AnalyzeOptions> = { maxDirectFlowPods: 60, maxMatrixRows: 400 };
+const DEFAULTS: Required<Omit<AnalyzeOptions, "cni">> = { maxDirectFlowPods: 60, maxMatrixRows: 400 };
 
 const clock = (globalThis as { performance?: { now(): number } }).performance;
 const now = (): number => (clock ? clock.now() : Date.now());
@@ -301,8 +306,16 @@ function directFlows(model: Model, index: PolicyIndex): Flow[] {
       for (const c of index.classes) {
         const sources = c.pods.filter((p) => p !== dst && p.ips.length > 0);
         if (sources.length === 0) continue;
-        const v = explainPair(model, sources[0]!, dst, cp.containerPort, cp.protocol);
-        const d = describePair(v, cp.containerPort, cp.protocol);
+        const cniSummary = hasCniPolicies(model.cni)
+          ? cniFlow(model, model.cni, sources, dst, cp.containerPort, cp.protocol)
+          : undefined;
+        const d =
+          cniSummary ??
+          describePair(
+            explainPair(model, sources[0]!, dst, cp.containerPort, cp.protocol),
+            cp.containerPort,
+            cp.protocol,
+          );
         const flow: Flow = {
           id: `pod|${podId(sources[0]!.key)}|${podId(dst.key)}|${cp.containerPort}/${cp.protocol}`,
           kind: "pod",
@@ -316,7 +329,8 @@ function directFlows(model: Model, index: PolicyIndex): Flow[] {
           traceTo: `pod:${dst.key}:${cp.containerPort}`,
         };
         if (cp.name) flow.portName = cp.name;
-        if (d.verdict === "drop") flow.dropCause = "policy";
+        if (cniSummary?.l7) flow.l7 = cniSummary.l7;
+        if (d.verdict !== "allow") flow.dropCause = "policy";
         flows.push(flow);
       }
     }
@@ -348,7 +362,12 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
 function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: number): MatrixView {
   const base = { port: q.port, protocol: q.protocol, by: q.by };
   const cm: ClassMatrix = classMatrix(index, q.port, q.protocol);
-  const allowed = (a: Pod, b: Pod) => pairAllowed(index, cm, a, b);
+  const cni = hasCniPolicies(model.cni) ? model.cni : undefined;
+  const cniMatrix = cni ? cniClassMatrix(model, cni, q.port, q.protocol) : undefined;
+  const allowed = (a: Pod, b: Pod) =>
+    cniMatrix
+      ? cniMatrix.allowed[cniMatrix.classOf[a.index]!]![cniMatrix.classOf[b.index]!] === 1
+      : pairAllowed(index, cm, a, b);
   const pods = model.pods;
   if (q.by === "pod") {
     if (pods.length > maxRows)
@@ -422,7 +441,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   const opts = { ...DEFAULTS, ...options };
   const t0 = now();
   const file = files[0]?.name ?? "editor";
-  const model = buildModel(parseManifests(files));
+  const model = buildModel(parseManifests(files), options.cni ? { cni: options.cni } : {});
   const extra: Diagnostic[] = [];
   const index = buildPolicyIndex(model);
   const proxy = guarded("the kube-proxy model", file, extra, undefined, () => buildProxyIndex(model));

@@ -156,6 +156,8 @@ export interface Flow {
   traceTo: string;
   /** Endpoint flows: a client pod whose trace explains the edge (one that is refused, when some are). */
   client?: string;
+  /** Only these L7 HTTP rules of a CNI policy allow the edge ("GET /api/.*"): other requests get 403. */
+  l7?: string[];
 }
 
 export interface AnalysisStats {
