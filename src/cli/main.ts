@@ -1,5 +1,6 @@
 /** ktl: command dispatch. Each command lives in commands/<name>.ts and exports run() and help. */
 import { UsageError, type Output } from "./io.ts";
+import { escapeControls } from "./report.ts";
 import { nearestFlag } from "./args.ts";
 import { version } from "./version.ts";
 import * as reach from "./commands/reach.ts";
@@ -41,11 +42,16 @@ ${Object.entries(commands)
 ktl <command> --help explains one command. Exit codes: 0 success, 1 problems found, 2 bad usage or input.`;
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argvIn: string[]): Promise<number> {
+  // Every line is written with its control characters escaped (names come from the input).
   const io: Output = {
-    out: (s) => process.stdout.write(s + "\n"),
-    err: (s) => process.stderr.write(s + "\n"),
+    out: (s) => process.stdout.write(escapeControls(s) + "\n"),
+    err: (s) => process.stderr.write(escapeControls(s) + "\n"),
   };
+  // --debug, anywhere before `--`: an internal error prints its stack too.
+  const end = argvIn.indexOf("--");
+  const debug = argvIn.slice(0, end < 0 ? undefined : end).includes("--debug");
+  const argv = debug ? argvIn.filter((a, i) => a !== "--debug" || (end >= 0 && i > end)) : argvIn;
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
     io.out(usage());
@@ -68,7 +74,12 @@ export async function main(argv: string[]): Promise<number> {
       io.err(`ktl ${name}: ${e.message}`);
       return 2;
     }
-    io.err(`ktl ${name}: internal error: ${(e as Error).stack ?? e}`);
+    // One line; the stack with --debug.
+    const msg = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    io.err(
+      `ktl ${name}: internal error (a ktl bug): ${msg}${debug ? "" : "; run again with --debug for the stack"}`,
+    );
+    if (debug && e instanceof Error && e.stack) io.err(e.stack);
     return 3;
   }
 }

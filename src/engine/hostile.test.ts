@@ -215,6 +215,25 @@ describe("defects of issue 16, each through every entry point", () => {
     expect(codes(cases["alias key"]!)[0]).toMatch(/^KTL105@/);
   });
 
+  it("large pod counts fail cleanly: the replica cap and the node limit raise diagnostics, pod CIDRs stay in range", () => {
+    const many = buildModel(
+      parseManifests([{ name: "r.yaml", text: cases["replicas"]!.replace("20000", "25000") }]),
+    );
+    expect(many.pods).toHaveLength(20000);
+    expect(many.diagnostics.filter((d) => d.code === "KTL210").map((d) => d.message)).toEqual([
+      "Deployment default/d asks for 25000 pods; ktl models the first 20000",
+    ]);
+    const nodes = Array.from(
+      { length: 3080 },
+      (_, i) => `apiVersion: v1\nkind: Node\nmetadata: {name: n${i}}`,
+    ).join("\n---\n");
+    const m = buildModel(parseManifests([{ name: "n.yaml", text: nodes }]));
+    expect(m.diagnostics.filter((d) => d.code === "KTL211")).toHaveLength(1);
+    const octets = m.nodes.flatMap((n) => n.podCIDRs).map((c) => Number(c.split(".")[1]));
+    expect(Math.max(...octets)).toBe(255);
+    expect(m.nodes.filter((n) => n.podCIDRs.length === 0)).toHaveLength(3080 - 3071);
+  });
+
   it("a merge never sets a prototype: the Service stays ClusterIP", () => {
     const model = buildModel(parseManifests([{ name: "s.yaml", text: cases["proto merge"]! }]));
     expect(model.services[0]!.type).toBe("ClusterIP");

@@ -40,6 +40,9 @@ export function cniOption(text: string | undefined): CniName | undefined {
   return c;
 }
 
+/** The most pods `ktl reach` prints a matrix for (9 million pairs); --summary has no limit. */
+export const MAX_MATRIX_PODS = 3000;
+
 export function parsePortProtocol(
   port: string | undefined,
   protocol: string | undefined,
@@ -121,6 +124,12 @@ export function run(argv: string[], io: Output): number {
   const model = loaded.profile?.cni === "flannel" ? { ...loaded, policies: [] } : loaded;
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
+  // A pod-by-pod matrix grows with the square of the pods: past MAX_MATRIX_PODS it is refused, not printed out of memory.
+  if (!isOn(args, "summary") && model.pods.length > MAX_MATRIX_PODS) {
+    throw new UsageError(
+      `${model.pods.length} pods make a matrix of ${model.pods.length ** 2} pairs, more than ktl prints (at most ${MAX_MATRIX_PODS} pods); use --summary for the counts`,
+    );
+  }
   if (hasCniPolicies(model.cni))
     return runWithCni(model, model.cni, port, protocol, json, isOn(args, "summary"), io);
   const index = buildPolicyIndex(model);

@@ -32,7 +32,7 @@ import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
 import { daemonSetTolerations, parseTaints, parseTolerations, taintText, UNSCHEDULABLE_TAINT, untoleratedTaint } from "./taints.ts";
-import { controllerOf, expandWorkload, podInput, templateOf, WORKLOAD_KINDS, type PodSpecInput } from "./workloads.ts";
+import { controllerOf, expandWorkload, MAX_REPLICAS, podInput, requestedReplicas, templateOf, WORKLOAD_KINDS, type PodSpecInput } from "./workloads.ts";
 import {
   DEFAULT_CONFIG,
   type ClusterConfig,
@@ -198,8 +198,14 @@ export const MAX_PODS_PER_NODE = 110;
 const nthNodeIP = (i: number) => `172.${18 + Math.floor((i + 2) / 65536)}.${Math.floor((i + 2) / 256) % 256}.${(i + 2) % 256}`;
 const nthPodCIDR = (i: number) => `10.${244 + Math.floor((i + 1) / 256)}.${(i + 1) % 256}.0/24`;
 
-/** Fills missing InternalIPs and podCIDRs without clashing with given ones. */
-function fillNodeAddresses(nodes: Node[]): void {
+/** The last synthesised pod CIDR: 10.255.255.0/24 (3,071 of them from 10.244.1.0/24). */
+export const MAX_SYNTHESIZED_POD_CIDRS = (256 - 244) * 256 - 1;
+/** Pods that workloads may generate in all; past it, workloads are cut with a KTL210 diagnostic. */
+export const MAX_GENERATED_PODS = 250_000;
+
+/** Fills missing InternalIPs and podCIDRs without clashing with given ones; returns the nodes left without a podCIDR. */
+function fillNodeAddresses(nodes: Node[]): Node[] {
+  const without: Node[] = [];
   const usedIPs = new Set(nodes.map((n) => n.internalIP).filter(Boolean));
   const usedCIDRs = new Set(nodes.flatMap((n) => n.podCIDRs));
   let nextIP = 0;
@@ -212,11 +218,17 @@ function fillNodeAddresses(nodes: Node[]): void {
       n.addresses.push({ type: "InternalIP", address: n.internalIP });
     }
     if (n.podCIDRs.length === 0) {
-      while (usedCIDRs.has(nthPodCIDR(nextCIDR))) nextCIDR++;
+      while (nextCIDR < MAX_SYNTHESIZED_POD_CIDRS && usedCIDRs.has(nthPodCIDR(nextCIDR))) nextCIDR++;
+      // Never past 10.255.255.0/24: the node gets no podCIDR (and its pods no IP) rather than 10.256.0.0/24.
+      if (nextCIDR >= MAX_SYNTHESIZED_POD_CIDRS) {
+        without.push(n);
+        continue;
+      }
       n.podCIDRs.push(nthPodCIDR(nextCIDR));
       usedCIDRs.add(n.podCIDRs[0]!);
     }
   }
+  return without;
 }
 
 /** Required node affinity (requiredDuringSchedulingIgnoredDuringExecution): terms are ORed, expressions ANDed. */
@@ -448,7 +460,31 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   const standIns = new Set<PodSpecInput>();
   const expanded: PodSpecInput[] = [];
   const expansions = new Map<KObject, PodSpecInput[]>();
-  for (const o of objects) if (WORKLOAD_KINDS.has(o.kind)) expansions.set(o, expandWorkload(o));
+  let generated = 0;
+  for (const o of objects) {
+    if (!WORKLOAD_KINDS.has(o.kind)) continue;
+    let pods = expandWorkload(o);
+    const asked = requestedReplicas(o);
+    const where = { file: o.file, doc: o.doc, line: o.line, column: 1, kind: o.kind, namespace: o.namespace ?? "default", name: o.name };
+    if (asked > MAX_REPLICAS) {
+      diagnostics.push({
+        code: "KTL210", severity: "warning", ...where,
+        message: `${o.kind} ${o.namespace ?? "default"}/${o.name} asks for ${asked} pods; ktl models the first ${MAX_REPLICAS}`,
+        hint: "Lower replicas (or parallelism) to model every pod.",
+      });
+    }
+    if (generated + pods.length > MAX_GENERATED_PODS) {
+      const keep = Math.max(0, MAX_GENERATED_PODS - generated);
+      diagnostics.push({
+        code: "KTL210", severity: "warning", ...where,
+        message: `workloads generate more than ${MAX_GENERATED_PODS} pods in all: ktl models ${keep} of the ${pods.length} of ${o.kind} ${o.namespace ?? "default"}/${o.name}`,
+        hint: "Split the input, or lower replicas.",
+      });
+      pods = pods.slice(0, keep);
+    }
+    generated += pods.length;
+    expansions.set(o, pods);
+  }
   const skip = runningWorkloads(expansions, given, diagnostics);
   for (const [o, pods] of expansions) {
     if (skip.has(o)) continue;
@@ -490,7 +526,15 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
       nodesByName.set(n.name, n);
     }
   }
-  fillNodeAddresses(nodes);
+  const noCIDR = fillNodeAddresses(nodes);
+  if (noCIDR.length) {
+    const n = noCIDR[0]!;
+    diagnostics.push({
+      code: "KTL211", severity: "warning", file: n.source?.file ?? "", doc: n.source?.doc ?? 0, line: n.source?.line ?? 0, column: 1,
+      message: `${noCIDR.length} node(s), ${n.name} first, get no synthesised podCIDR: the ${MAX_SYNTHESIZED_POD_CIDRS} /24 networks from 10.244.1.0 to 10.255.255.0 are used up, so their pods get no IP`,
+      hint: "Give the nodes spec.podCIDR, or model fewer nodes.",
+    });
+  }
 
   // DaemonSet pods that a given pod stands in for, by DaemonSet input and node.
   const daemonName = (p: PodSpecInput, n: Node) => daemonPodName(p.namespace, p.name, n.name);

@@ -48,14 +48,19 @@ function labelsOf(v: unknown): Record<string, string> {
   return out;
 }
 
-function replicasOf(o: KObject): number {
+/** The pod count a workload asks for (replicas, or a Job's parallelism), before MAX_REPLICAS. */
+export function requestedReplicas(o: KObject): number {
   const spec = obj(o.raw.spec);
   let n: number | undefined;
   if (o.kind === "Job") n = num(spec?.parallelism);
   else if (o.kind === "CronJob") n = num(obj(obj(spec?.jobTemplate)?.spec)?.parallelism);
   else n = num(spec?.replicas);
   if (n === undefined) return 1;
-  return Math.max(0, Math.min(MAX_REPLICAS, Math.floor(n)));
+  return Math.max(0, Math.floor(n));
+}
+
+function replicasOf(o: KObject): number {
+  return Math.min(MAX_REPLICAS, requestedReplicas(o));
 }
 
 /** Expands one workload into pod inputs. DaemonSets return one template; the caller fans it out per node. */

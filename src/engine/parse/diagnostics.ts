@@ -45,6 +45,8 @@ export const DIAGNOSTIC_CODES = {
   KTL206: "A workload whose pods the input lists generates no pods of its own (kubectl get -o yaml dumps)",
   KTL207: "A pod has a status but no podIP: not started, so it is no endpoint (ShouldPodBeInEndpoints)",
   KTL208: "A DaemonSet runs no pod on a node whose taint it does not tolerate (NodeShouldRunDaemonPod)",
+  KTL210: "A workload asks for more pods than ktl models (MAX_REPLICAS per workload, MAX_GENERATED_PODS in all): the rest are left out",
+  KTL211: "Synthesised nodes beyond the 3,071 pod networks of 10.244.1.0/24 to 10.255.255.0/24 get no podCIDR (their pods no IP)",
   KTL301: "An EndpointSlice has no kubernetes.io/service-name label: kube-proxy ignores it",
   KTL302: "An EndpointSlice belongs to a Service the input does not define",
   KTL303: "Retired: a named targetPort missing on selected pods is lint KTL603",
