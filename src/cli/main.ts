@@ -11,6 +11,7 @@ import * as iptables from "./commands/iptables.ts";
 import * as nft from "./commands/nft.ts";
 import * as ipvs from "./commands/ipvs.ts";
 import * as diff from "./commands/diff.ts";
+import * as test from "./commands/test.ts";
 
 interface Command {
   run: (argv: string[], io: Output) => number | Promise<number>;
@@ -26,6 +27,7 @@ export const commands: Record<string, Command> = {
   nft,
   ipvs,
   diff,
+  test,
 };
 
 function usage(): string {

@@ -176,3 +176,6 @@ export type { InputDiff, FlowChange, EndpointChange, FlowState, DiffOptions } fr
 export function loadModel(files: readonly InputFile[], options: BuildOptions = {}): Model {
   return buildModel(parseManifests(files), options);
 }
+
+export { parseExpectations, runExpectations, NETASSERT_FIELDS, MAX_PAIRS } from "./expect/index.ts";
+export type { Expectation, ExpectationResult, ExpectationCase } from "./expect/index.ts";

@@ -50,6 +50,7 @@ export const DIAGNOSTIC_CODES = {
   KTL301: "An EndpointSlice has no kubernetes.io/service-name label: kube-proxy ignores it",
   KTL302: "An EndpointSlice belongs to a Service the input does not define",
   KTL303: "Retired: a named targetPort missing on selected pods is lint KTL603",
+  KTL801: "A policy test file (ktl test) cannot be read: not a list of tests, a test without from/to, an unknown expect or protocol",
   KTL701: "An Ingress or Route backend reaches no workload (missing Service, Service without selector, non-Service backend)",
   KTL702: "An Ingress or Route reaches a workload whose NetworkPolicies block an arbitrary in-cluster source (connlist)",
   KTL703: "Pods of one controller differ in a label that a policy selector tests (connlist uses the first pod)",

@@ -1,0 +1,111 @@
+/** `ktl test TESTS INPUT...`: policy tests as files, a pass/fail line per expectation with the rule that decided it. */
+import { readFileSync } from "node:fs";
+import {
+  buildProxyIndex,
+  loadModel,
+  parseExpectations,
+  runExpectations,
+  NETASSERT_FIELDS,
+  type ExpectationResult,
+} from "../../engine/index.ts";
+import { readInputs, UsageError, type Output } from "../io.ts";
+import { flagString, isOn, parseArgs } from "../args.ts";
+import { formatDiagnostic, reportDiagnostics } from "../report.ts";
+import { toJUnit } from "../formats.ts";
+
+export const help = `ktl test [--format text|json|junit] TESTS INPUT...
+
+Checks expectations about traffic (TESTS, a YAML file) against the manifests
+(INPUT), with the same trace as ktl trace: one PASS or FAIL line per
+expectation with the rule that decided it; exit 1 when any fails.
+
+  tests:
+    - name: the storefront reaches the backend
+      from: shop/frontend                 # every pod of a workload (NAMESPACE/NAME)
+      to: service:shop/backend:8080       # anything ktl trace --to takes
+      expect: allow                       # allow, drop or partial
+    - name: the edge keeps the client's address
+      from: external:0.0.0.0/0            # a client outside, at every node
+      to: service:shop/edge:443
+      expect: allow
+      sourceIPPreserved: true
+    - name: nothing in dev reaches payments
+      from: namespace:dev                 # every pod of a namespace
+      to: namespace:payments:8443         # every pod of a namespace, on a port
+      expect: drop
+
+FROM: pod:NS/NAME, NS/NAME or workload:NS/NAME, namespace:NS, node:NAME,
+external:IP@NODE, external:IP or external:CIDR (at every node). An
+expectation about many pods holds when every pair meets it.
+TO: service:NS/NAME:PORT, pod:NS/NAME:PORT, ip:ADDR:PORT (and the trace's
+other forms), NS/NAME:PORT or workload:NS/NAME:PORT, namespace:NS:PORT.
+Optional: protocol (TCP, UDP, SCTP), http ('GET /path').
+
+netassert v2 test files are read too (a list of tests with src and dst);
+the fields used: ${NETASSERT_FIELDS.join(", ")}. exitCode 0 expects the
+connection to open (allow), any other value expects it to fail (drop); every
+pod of a workload is checked, not one.
+
+  --format json    the results with every pair checked
+  --format junit   JUnit XML for CI test reports`;
+
+const FORMATS = ["text", "json", "junit"];
+
+function line(r: ExpectationResult): string {
+  const where = r.line ? `${r.file}:${r.line}` : r.file;
+  const head = `${r.pass ? "PASS" : "FAIL"}  ${r.name} (${where})`;
+  if (r.pass) return `${head}\n      ${r.summary}`;
+  return `${head}\n${r.failures.map((f) => `      ${f}`).join("\n")}`;
+}
+
+export function run(argv: string[], io: Output): number {
+  const args = parseArgs(argv, { strings: ["format"], booleans: ["json"] });
+  if (isOn(args, "help")) {
+    io.out(help);
+    return 0;
+  }
+  const format = (flagString(args, "format") ?? (isOn(args, "json") ? "json" : "text")).toLowerCase();
+  if (!FORMATS.includes(format))
+    throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not "${format}"`);
+  const [testsPath, ...inputs] = args.positional;
+  if (!testsPath) throw new UsageError("needs a TESTS file, then the INPUT manifests");
+  if (!inputs.length) throw new UsageError("no INPUT given after the TESTS file: name the manifests to test");
+  let text: string;
+  try {
+    text = readFileSync(testsPath === "-" ? 0 : testsPath, "utf8");
+  } catch (e) {
+    throw new UsageError(`${testsPath}: cannot read: ${(e as Error).message}`);
+  }
+  const parsed = parseExpectations(testsPath === "-" ? "<stdin>" : testsPath, text);
+  const bad = parsed.diagnostics.filter((d) => d.severity === "error");
+  if (bad.length) {
+    for (const d of bad) io.err(formatDiagnostic(d));
+    return 2;
+  }
+  if (!parsed.expectations.length) throw new UsageError(`${testsPath}: no test in the file`);
+  const model = loadModel(readInputs(inputs));
+  reportDiagnostics(model.diagnostics, io, true);
+  const results = runExpectations(model, buildProxyIndex(model), parsed.expectations);
+  const failed = results.filter((r) => !r.pass).length;
+  if (format === "json")
+    io.out(JSON.stringify({ passed: results.length - failed, failed, results }, null, 2));
+  else if (format === "junit")
+    io.out(
+      toJUnit(
+        "ktl test",
+        results.map((r) => {
+          const c: { name: string; classname: string; failure?: string } = {
+            name: r.name,
+            classname: testsPath,
+          };
+          if (!r.pass) c.failure = r.failures.join("\n");
+          return c;
+        }),
+      ),
+    );
+  else {
+    for (const r of results) io.out(line(r));
+    io.out(`\n${results.length - failed} passed, ${failed} failed`);
+  }
+  return failed ? 1 : 0;
+}
