@@ -41,9 +41,15 @@
  * 100-endpoint split of slices and the empty placeholder slice, endpoint
  * hostnames (ShouldSetHostname, DNS only). The topology cache runs from
  * scratch (upstream counts hints already on unchanged slices, so its result
- * depends on history), takes zones in name order where Go iterates a map,
- * and sees the model's nodes, where a node without a Ready condition counts
- * as ready (upstream isNodeReady would skip it).
+ * depends on history) and sees the model's nodes, where a node without a
+ * Ready condition counts as ready (upstream isNodeReady would skip it).
+ * Zone order, settled from upstream (topologycache.go getMost and
+ * redistributeHints range over Go maps): upstream's order is unspecified,
+ * so when several zones could give or receive an endpoint, which one does
+ * may differ from one controller run to the next; endpoints are visited in
+ * slice order, as upstream does. ktl takes zones in name order, which gives
+ * one of the outcomes upstream can produce; with one giving and one
+ * receiving zone (the usual skew) the outcome is the only one.
  */
 import type { KObject, SourceRef } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
@@ -225,8 +231,7 @@ function most(m: Map<string, number>): [string, number] {
 /**
  * topologycache.go AddHints over freshly derived slices: same-zone hints
  * first, then endpoints move from zones above their CPU share to zones
- * below it. Go iterates maps in random order; zones are taken in name
- * order here so the result is stable.
+ * below it (zones in name order: one of upstream's possible map orders).
  */
 function addAutoHints(slices: EndpointSlice[], cap: NodeCapacity): string | undefined {
   const ready = slices.flatMap((s) => s.endpoints.filter((e) => e.ready));
