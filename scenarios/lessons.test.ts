@@ -69,6 +69,8 @@ ${l.question}
 
 ${l.answer}
 
+Sources: ${l.sources.join("; ")}.
+
 </details>
 
 ## Try
@@ -125,6 +127,21 @@ describe("lesson catalogue", () => {
     expect(lessonById("09-keep-traffic-in-zone-with-hints")?.title).toMatch(/topology hints/);
   });
 
+  // Every answer names where it comes from upstream: a kubernetes/* source
+  // file (with the function or test in question), a KEP, or a docs page.
+  it.each(LESSONS.map((l) => ({ id: l.id, l })))(
+    "$id: the answer has a Sources line naming upstream files, KEPs or docs",
+    ({ l }) => {
+      expect(l.sources.length).toBeGreaterThan(0);
+      for (const src of l.sources) {
+        expect(src).toMatch(
+          /^(kubernetes\/[a-z-]+ (pkg|staging|test|cmd|[a-z]+)\/[\w./-]+\.(go|md)( .+)?|KEP-\d+( .+)?|https:\/\/(kubernetes\.io|github\.com)\/\S+( .+)?)$/,
+        );
+      }
+      expect(new Set(l.sources).size).toBe(l.sources.length);
+    },
+  );
+
   it.each(LESSONS.map((l) => ({ id: l.id, l })))("$id: README.md is rendered from lessons.ts", ({ l }) => {
     const path = join(import.meta.dirname, l.id, "README.md");
     if (process.env.UPDATE_LESSON_READMES) writeFileSync(path, readme(l));
@@ -163,5 +180,14 @@ describe.each(LESSONS.map((l) => ({ id: l.id, l })))("lesson $id", ({ l }) => {
     const r = trace(applyLessonEdit(l).text, c);
     expect(r.error).toBeUndefined();
     expect(observed(r, c)).toEqual(expected(c));
+  });
+});
+
+describe("lesson 16's edit applied over the running Service (issue 22: patchAllocatedValues)", () => {
+  it("removing clusterIP: None is accepted and keeps the Service headless: the edit's notes say so", () => {
+    const r = applyLessonEdit(lessonById("16-resolve-headless-and-externalname")!);
+    expect(r.notes?.join(" ")).toMatch(
+      /keeps the stored value None \(patchAllocatedValues\).*stays headless/,
+    );
   });
 });

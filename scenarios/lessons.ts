@@ -68,6 +68,8 @@ export interface Lesson {
   answer: string;
   checks: LessonCheck[];
   edit: LessonEdit;
+  /** Where the answer comes from upstream: a file and function, a KEP, or a docs page; shown after the reveal. */
+  sources: string[];
   /** Tags for the menu. */
   topics: string[];
   file: string;
@@ -87,7 +89,12 @@ const DATA: [string, LessonData][] = [
       question:
         "storefront runs 3 replicas: 2 on node-a, 1 on node-b, none on node-c. An external client's packets can arrive at any node. Which nodes does the load balancer send traffic to, and what share of it does each pod get?",
       answer:
-        "Only node-a and node-b. kube-proxy answers the load balancer's health check on healthCheckNodePort 32100 with 200 where a ready local pod runs and 503 on node-c, so the load balancer leaves node-c out (and a packet that lands there anyway is dropped: no local endpoint). Each node forwards only to its own pods and keeps the client's address 203.0.113.10. Load balancers split traffic per node, not per pod: node-b's single pod takes half of all traffic, node-a's two pods a quarter each.",
+        "Only node-a and node-b. kube-proxy answers the load balancer's health check on healthCheckNodePort 32100 with 200 where a ready local pod runs and 503 on node-c, so the load balancer leaves node-c out (and a packet that lands there anyway is dropped: no local endpoint). Each node forwards only to its own pods and keeps the client's address 203.0.113.10. A load balancer that weights healthy nodes equally splits traffic per node, not per pod: node-b's single pod takes half of all traffic, node-a's two pods a quarter each. That split is the load balancer's choice, not kube-proxy's: the health check also reports the node's local endpoint count in its X-Load-Balancing-Endpoint-Weight header, which some load balancers use to weight nodes, and load balancers that target pods directly skip nodes altogether.",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/healthcheck/service_health.go (200/503 on healthCheckNodePort, X-Load-Balancing-Endpoint-Weight)",
+        "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints (externalTrafficPolicy Local: local endpoints only)",
+        "https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/#preserving-the-client-source-ip",
+      ],
       checks: [
         { from: "external:203.0.113.10@node-a", to: "service:shop/storefront:80", verdict: "allow", nodes: ["node-a"], count: 2, sourceIPPreserved: true, hops: ["load balancer health check"] },
         { from: "external:203.0.113.10@node-b", to: "service:shop/storefront:80", verdict: "allow", nodes: ["node-b"], count: 1, sourceIPPreserved: true },
@@ -112,6 +119,10 @@ const DATA: [string, LessonData][] = [
       question: "node-cache runs one pod per node and its Service has internalTrafficPolicy: Local. shop/api-1 runs on node-b. Which cache pod answers when it calls node-cache:6379?",
       answer:
         "Only the cache pod on node-b, with probability 1: for a Local Service kube-proxy on node-b keeps the node's own endpoints, and the call never leaves the node. api-0 (node-a) and api-2 (node-c) likewise reach only their own node's cache pod.",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints (internalTrafficPolicy Local)",
+        "https://kubernetes.io/docs/concepts/services-networking/service-traffic-policy/",
+      ],
       checks: [
         { from: "pod:shop/api-1", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-b"], count: 1, sourceIPPreserved: true },
         { from: "pod:shop/api-0", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-a"], count: 1 },
@@ -134,7 +145,12 @@ const DATA: [string, LessonData][] = [
       goal: "Read the DROP rule of a real node's iptables-save dump: internalTrafficPolicy: Local with no endpoint on the client's node drops the packet, silently.",
       question: "nginx-sample runs one pod, on vmss000000. The client pod on vmss000002 calls nginx-sample-svc:80, which has internalTrafficPolicy: Local. What happens to the connection?",
       answer:
-        'It is dropped on the client\'s own node. kube-proxy on vmss000002 has no local endpoint for the Service, so it writes `-A KUBE-SERVICES -d <clusterIP>/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -j DROP` (see `ktl iptables --node aks-nodepool1-23236778-vmss000002`). DROP, not REJECT: the client waits for a timeout instead of getting "connection refused", although a ready pod runs one node away.',
+        'It is dropped on the client\'s own node. kube-proxy on vmss000002 has no local endpoint for the Service, so it writes a DROP rule of the same shape as the seed\'s AKS dump; kube-proxy 1.35 prints it as `-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP` (see `ktl iptables --node aks-nodepool1-23236778-vmss000002`). DROP, not REJECT: the client waits for a timeout instead of getting "connection refused", although a ready pod runs one node away.',
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (\"has no local endpoints\" DROP, \"has no endpoints\" REJECT)",
+        "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints",
+        "https://kubernetes.io/docs/concepts/services-networking/service-traffic-policy/",
+      ],
       checks: [{ from: "pod:default/client", to: "service:default/nginx-sample-svc:80", verdict: "drop", count: 0, kubeProxy: "drop" }],
       edit: {
         description: "Switch nginx-sample-svc's internalTrafficPolicy to Cluster.",
@@ -156,6 +172,10 @@ const DATA: [string, LessonData][] = [
         "In shop, default-deny-ingress isolates every pod, and payments-from-orders lets orders reach payments on its http port. Which of shop/frontend, shop/orders and tools/toolbox can call payments:80?",
       answer:
         "Only shop/orders. frontend and toolbox match no ingress rule of the policies that select payments, so payments drops them. The Service's port 80 plays no part in the policy: it is checked after DNAT, against the pod's port 8080 (named http).",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#default-policies",
+        "kubernetes/kubernetes test/e2e/network/netpol/network_policy.go (default deny, then allow)",
+      ],
       checks: [
         { from: "pod:shop/orders", to: "service:shop/payments:80", verdict: "allow", endpoints: ["shop/payments:8080"] },
         { from: "pod:shop/frontend", to: "service:shop/payments:80", verdict: "drop", count: 1 },
@@ -184,6 +204,10 @@ const DATA: [string, LessonData][] = [
         "postgres-from-app-clients has ONE peer with namespaceSelector team=app and podSelector role=client. Which of app/client, app/worker, db/migrator and other/client may connect to db/postgres on 5432?",
       answer:
         "Only app/client. A peer with both selectors needs both at once: a pod labelled role=client in a namespace labelled team=app. app/worker has the wrong label; db/migrator and other/client are in namespaces without team=app.",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#behavior-of-to-and-from-selectors",
+        "kubernetes/api networking/v1/types.go NetworkPolicyPeer",
+      ],
       checks: [
         { from: "pod:app/client", to: "pod:db/postgres:5432", verdict: "allow" },
         { from: "pod:app/worker", to: "pod:db/postgres:5432", verdict: "drop" },
@@ -212,7 +236,12 @@ const DATA: [string, LessonData][] = [
       goal: "See why a default deny for egress breaks name lookups, even for calls that an allow rule permits.",
       question: "default-deny-egress isolates every pod in shop for egress, and web-to-api lets web reach the api pods on 8080. Can shop/web resolve a name (UDP 53 to kube-dns)? Can it call api?",
       answer:
-        "The lookup is dropped: web is isolated for egress and no rule allows UDP/53 to the CoreDNS pods (egress rules are checked after DNAT, against each CoreDNS pod). A call to api's ClusterIP is allowed by web-to-api, but `curl http://api` never gets that far: the name does not resolve.",
+        "The lookup is dropped: web is isolated for egress and no rule allows UDP/53 to the CoreDNS pods (egress rules are checked after DNAT, against each CoreDNS pod). A call to api's ClusterIP is allowed by web-to-api, but `curl http://api` never gets that far: the name does not resolve. With NodeLocal DNSCache the pod asks its node's link-local address 169.254.20.10 instead, which a podSelector cannot match: allow it with an ipBlock too.",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/ (egress isolation)",
+        "https://kubernetes.io/docs/tasks/administer-cluster/nodelocaldns/ (169.254.20.10)",
+        "https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/",
+      ],
       checks: [
         { from: "pod:shop/web", to: "service:kube-system/kube-dns:53", protocol: "UDP", verdict: "drop", count: 2 },
         { from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow", endpoints: ["shop/api:8080"] },
@@ -243,7 +272,12 @@ const DATA: [string, LessonData][] = [
       question:
         "api-from-partners admits only 203.0.113.0/24 on 8443. A partner at 203.0.113.10 connects to the LoadBalancer, which hands the packet to node-a; the only api pod runs on node-b. Is the connection admitted?",
       answer:
-        "No. With externalTrafficPolicy: Cluster, kube-proxy on node-a forwards the packet to the pod on node-b and masquerades it to node-a's address 192.168.10.11, so that the reply comes back through node-a. The pod sees 192.168.10.11, which is not in 203.0.113.0/24: the ipBlock rule does not match and the NetworkPolicy drops the connection.",
+        "No. With externalTrafficPolicy: Cluster, kube-proxy on node-a forwards the packet to the pod on node-b and masquerades it, so that the reply comes back through node-a. With kube-proxy and a routed CNI the packet then carries node-a's address 192.168.10.11 (an overlay CNI may give it node-a's tunnel address instead). The pod sees 192.168.10.11, which is not in 203.0.113.0/24: the ipBlock rule does not match and the NetworkPolicy drops the connection.",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-EXT chain: KUBE-MARK-MASQ for externalTrafficPolicy Cluster; KUBE-POSTROUTING MASQUERADE)",
+        "https://kubernetes.io/docs/tutorials/services/source-ip/",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#ipblock",
+      ],
       checks: [{ from: "external:203.0.113.10@node-a", to: "service:partners/partner-api:443", verdict: "drop", count: 1, sourceIPPreserved: false, kubeProxy: "forward" }],
       edit: {
         description: "Switch partner-api's externalTrafficPolicy to Local.",
@@ -267,6 +301,11 @@ const DATA: [string, LessonData][] = [
       question: "catalog has service.kubernetes.io/topology-mode: Auto and 4 replicas, 2 in each zone; both zones have 4 CPUs. Which endpoints can shop/client-a (zone-a) reach?",
       answer:
         "Only the two catalog pods in zone-a, each with chance 1/2. The EndpointSlice controller hints every endpoint for its own zone, because each zone's share of endpoints (2 of 4) matches its share of CPU (4 of 8), and kube-proxy on node-a keeps the endpoints hinted for zone-a. client-b likewise stays in zone-b.",
+      sources: [
+        "kubernetes/kubernetes staging/src/k8s.io/endpointslice/topologycache/topologycache.go AddHints, getAllocations (overloadThreshold 0.2)",
+        "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints (topology hints)",
+        "https://kubernetes.io/docs/concepts/services-networking/topology-aware-routing/",
+      ],
       checks: [
         { from: "pod:shop/client-a", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-a"], count: 2 },
         { from: "pod:shop/client-b", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-b"], count: 2 },
@@ -274,7 +313,7 @@ const DATA: [string, LessonData][] = [
       edit: {
         description: "Scale catalog to 3 replicas.",
         lookFor:
-          "With 3 endpoints for 2 equal zones, each zone would need at least 2 (its share is 1.5 and may be exceeded by 20% at most), more than the 3 there are: the controller drops every hint, and both clients fall back to all 3 endpoints, across zones.",
+          "With 3 endpoints for 2 equal zones, each zone's share is 1.5 endpoints and its minimum is ceil(1.5 / 1.2) = 2 (a zone may be overloaded by 20% at most), so the two zones need 4, more than the 3 there are: the controller drops every hint, and both clients fall back to all 3 endpoints, across zones.",
         change: { whatIf: { kind: "scale", workload: "shop/Deployment/catalog", replicas: 3 } },
         checks: [
           { from: "pod:shop/client-a", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 3 },
@@ -287,12 +326,18 @@ const DATA: [string, LessonData][] = [
     preferClose,
     {
       id: "10-prefer-close-endpoints",
-      title: "Prefer close endpoints with trafficDistribution",
-      topics: ["trafficDistribution", "PreferClose", "zones"],
-      goal: "Use trafficDistribution: PreferClose to keep traffic in its zone, and see the fallback for a zone without endpoints.",
-      question: "search runs one pod in zone-a and one in zone-b, none in zone-c, with trafficDistribution: PreferClose. Which endpoints do client-a (zone-a) and client-c (zone-c) reach?",
+      title: "Prefer same-zone endpoints with trafficDistribution",
+      topics: ["trafficDistribution", "PreferSameZone", "zones"],
+      goal: "Use trafficDistribution: PreferSameZone to keep traffic in its zone, and see the fallback for a zone without endpoints.",
+      question: "search runs one pod in zone-a and one in zone-b, none in zone-c, with trafficDistribution: PreferSameZone. Which endpoints do client-a (zone-a) and client-c (zone-c) reach?",
       answer:
-        "client-a reaches only the search pod in zone-a. client-c reaches both: no endpoint is hinted for zone-c, so kube-proxy on node-c ignores the hints and uses every ready endpoint, each with chance 1/2.",
+        "client-a reaches only the search pod in zone-a. client-c reaches both: no endpoint is hinted for zone-c, so kube-proxy on node-c ignores the hints and uses every ready endpoint, each with chance 1/2. (Older manifests write PreferClose: in 1.35 it is the deprecated alias of PreferSameZone and behaves the same.)",
+      sources: [
+        "KEP-3015 (PreferSameZone and PreferSameNode; PreferClose its deprecated alias, gate PreferSameTrafficDistribution GA in 1.35)",
+        "kubernetes/kubernetes staging/src/k8s.io/endpointslice/trafficdist/trafficdist.go preferCloseHeuristic",
+        "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints",
+        "https://kubernetes.io/docs/concepts/services-networking/service/#traffic-distribution",
+      ],
       checks: [
         { from: "pod:shop/client-a", to: "service:shop/search:80", verdict: "allow", nodes: ["node-a"], count: 1 },
         { from: "pod:shop/client-c", to: "service:shop/search:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 2 },
@@ -300,7 +345,7 @@ const DATA: [string, LessonData][] = [
       edit: {
         description: "Delete the trafficDistribution line.",
         lookFor: "Without it, client-a spreads over both pods: half of its calls cross to zone-b.",
-        change: { replace: { find: "  trafficDistribution: PreferClose\n", with: "" } },
+        change: { replace: { find: "  trafficDistribution: PreferSameZone\n", with: "" } },
         checks: [{ from: "pod:shop/client-a", to: "service:shop/search:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 2 }],
       },
     },
@@ -315,6 +360,11 @@ const DATA: [string, LessonData][] = [
       question: "otel-agent runs on node-a1 and node-b1 only (node-a2 has no agent yet), with trafficDistribution: PreferSameNode. Which agent pod answers client-a1, and which answers client-a2?",
       answer:
         "client-a1 reaches only the agent on its own node-a1. client-a2 has no agent on its node, so kube-proxy falls back to the zone hints and reaches the agent on node-a1, in its own zone, and never the one in zone-b.",
+      sources: [
+        "KEP-3015 (PreferSameNode)",
+        "kubernetes/kubernetes staging/src/k8s.io/endpointslice/trafficdist/trafficdist.go preferCloseHeuristic (node and zone hints)",
+        "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints (node hints, then zone hints)",
+      ],
       checks: [
         { from: "pod:observability/client-a1", to: "service:observability/otel-agent:4317", verdict: "allow", nodes: ["node-a1"], count: 1 },
         { from: "pod:observability/client-a2", to: "service:observability/otel-agent:4317", verdict: "allow", nodes: ["node-a1"], count: 1 },
@@ -340,7 +390,12 @@ const DATA: [string, LessonData][] = [
       question:
         "Mid-rollout: the new pod runs on node-a; the old pod on node-b is terminating but still passes its readiness probe. (1) A packet from the load balancer lands on node-b (externalTrafficPolicy: Local). (2) checkout, on node-b, calls the ClusterIP. Which pod gets each?",
       answer:
-        "(1) The old pod web-7d4b9c6f5-x2v8q. node-b has no ready local endpoint, but the old pod is still serving, and kube-proxy falls back to serving terminating endpoints on the node instead of dropping the packet. The health check already answers 503 on node-b (terminating pods do not count), so the load balancer stops sending new traffic there; the fallback catches what is in flight. (2) Only the new pod web-5f6c8d9b7-k4m2n: cluster-wide, terminating endpoints are used only when no ready endpoint exists anywhere.",
+        "(1) The old pod web-7d4b9c6f5-x2v8q. node-b has no ready local endpoint, but the old pod is still serving, and kube-proxy falls back to serving terminating endpoints on the node instead of dropping the packet. The health check already answers 503 on node-b (terminating pods do not count), so the load balancer stops sending new connections there once it notices; established connections keep flowing through conntrack whatever the rules say, and the fallback serves the new connections the load balancer still sends until then. (2) Only the new pod web-5f6c8d9b7-k4m2n: cluster-wide, terminating endpoints are used only when no ready endpoint exists anywhere.",
+      sources: [
+        "KEP-1669 (proxy terminating endpoints)",
+        "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints (serving-terminating fallback)",
+        "kubernetes/kubernetes pkg/proxy/healthcheck/service_health.go (only ready local endpoints count)",
+      ],
       checks: [
         { from: "external:203.0.113.10@node-b", to: "service:shop/web:80", verdict: "allow", endpoints: ["shop/web-7d4b9c6f5-x2v8q"] },
         { from: "pod:shop/checkout", to: "service:shop/web:80", verdict: "allow", endpoints: ["shop/web-5f6c8d9b7-k4m2n"] },
@@ -366,6 +421,10 @@ const DATA: [string, LessonData][] = [
       question: "sessions has sessionAffinity: ClientIP. The web pod opens ten connections to sessions:80 within a minute. Which backends can the first one reach, and where do the other nine go?",
       answer:
         "The first connection goes to any of the 3 sessions pods, each with chance 1/3, as without affinity. kube-proxy then remembers web's address and sends the other nine to the same pod, as long as web keeps calling within timeoutSeconds (600 s) of its last connection. Affinity is per client address: all clients behind one NAT address share one backend.",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go writeServiceToEndpointRules (-m recent --rcheck --seconds)",
+        "https://kubernetes.io/docs/reference/networking/virtual-ips/#session-affinity",
+      ],
       checks: [{ from: "pod:shop/web", to: "service:shop/sessions:80", verdict: "allow", endpoints: ["shop/sessions-0", "shop/sessions-1", "shop/sessions-2"], hops: ["session affinity"] }],
       edit: {
         description: "Scale sessions to 2 replicas.",
@@ -384,7 +443,12 @@ const DATA: [string, LessonData][] = [
       goal: "See a named targetPort resolve to a different number in each pod, and leave out a pod that lacks the name.",
       question: "api's targetPort is the name http. api-v1 names 8080 http, api-v2 names 9090 http, api-legacy names its port web. On which pod and port does each connection to api:80 land?",
       answer:
-        "On api-v1 port 8080 or on api-v2 port 9090, each with chance 1/2: the EndpointSlice controller looks the name http up in each pod, so one Service port maps to different numbers. api-legacy has no port named http, so it is left out of the Service (ktl reports KTL303).",
+        "On api-v1 port 8080 or on api-v2 port 9090, each with chance 1/2: the EndpointSlice controller looks the name http up in each pod, so one Service port maps to different numbers. api-legacy has no port named http, so it gets no endpoint for port http: the EndpointSlice controller puts it in a slice of its own with ports: [], which kube-proxy has nothing to forward to (ktl reports KTL603).",
+      sources: [
+        "kubernetes/kubernetes staging/src/k8s.io/endpointslice/utils.go getEndpointPorts (podutil.FindPort per pod)",
+        "kubernetes/kubernetes pkg/api/v1/pod/util.go FindPort",
+        "https://kubernetes.io/docs/concepts/services-networking/service/#field-spec-ports",
+      ],
       checks: [{ from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow", endpoints: ["shop/api-v1:8080", "shop/api-v2:9090"] }],
       edit: {
         description: "Rename api-legacy's port from web to http.",
@@ -403,7 +467,11 @@ const DATA: [string, LessonData][] = [
       goal: "Recognise a Service whose selector matches no pod, and tell kube-proxy's REJECT from a silent drop.",
       question: "The web pod calls checkout:80. What does it get back, and how does that differ from a NetworkPolicy drop?",
       answer:
-        'Connection refused, at once. The selector app=checkout matches no pod (the pods are labelled app=check-out), so the Service has no endpoints and kube-proxy REJECTs the packet: the client gets an ICMP "port unreachable". A NetworkPolicy drop, like kube-proxy\'s DROP for a Local policy, is silent: the client waits for a timeout.',
+        'Connection refused, at once. The selector app=checkout matches no pod (the pods are labelled app=check-out), so the Service has no endpoints and kube-proxy REJECTs the packet: the client gets an ICMP "port unreachable". With most CNIs a NetworkPolicy drop, like kube-proxy\'s DROP for a Local policy, is silent: the client waits for a timeout (some CNIs reject instead).',
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (\"has no endpoints\" REJECT)",
+        "https://kubernetes.io/docs/concepts/services-networking/service/#services-without-selectors",
+      ],
       checks: [{ from: "pod:shop/web", to: "service:shop/checkout:80", verdict: "drop", count: 0, kubeProxy: "reject" }],
       edit: {
         description: "Fix the Service's selector to app: check-out.",
@@ -420,9 +488,15 @@ const DATA: [string, LessonData][] = [
       title: "Resolve headless and ExternalName Services",
       topics: ["headless", "ExternalName", "DNS"],
       goal: "See the two kinds of Service that kube-proxy programs nothing for, and what answers instead: DNS.",
-      question: "app/client connects to postgres:5432 (headless) and to billing:80 (ExternalName). Which addresses does it reach, and where does kube-proxy come in?",
+      question: "app/client connects to postgres.data:5432 (headless; a short name resolves in the client's own namespace app first, so it must say .data) and to billing:80 (ExternalName, in app). Which addresses does it reach, and where does kube-proxy come in?",
       answer:
         "postgres: DNS answers postgres.data.svc.cluster.local with the two pod IPs and the client connects to one of them directly, on 5432. kube-proxy is not involved: no load balancing beyond the client's own pick, no port translation. billing: DNS answers with a CNAME to billing.finance.svc.cluster.local; that name's ClusterIP is an ordinary Service, which kube-proxy forwards to billing-0 on 8080. The client's port (80) must be a port of the target Service, since ExternalName translates none.",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/ (headless records, search path)",
+        "https://kubernetes.io/docs/concepts/services-networking/service/#externalname",
+        "kubernetes/kubernetes pkg/registry/core/service/storage/storage.go patchAllocatedValues",
+        "kubernetes/kubernetes pkg/apis/core/validation/validation.go ValidateServiceUpdate (validateUpgradeDowngradeClusterIPs)",
+      ],
       checks: [
         { from: "pod:app/client", to: "service:data/postgres:5432", verdict: "allow", endpoints: ["data/postgres-0:5432", "data/postgres-1:5432"], kubeProxy: "none", hops: ["dns"] },
         { from: "pod:app/client", to: "service:app/billing:80", verdict: "allow", endpoints: ["finance/billing-0:8080"], kubeProxy: "forward", hops: ["dns", "kube-proxy"] },
@@ -430,7 +504,7 @@ const DATA: [string, LessonData][] = [
       edit: {
         description: "Delete postgres's clusterIP: None line.",
         lookFor:
-          "postgres gets a ClusterIP, and kube-proxy load-balances it like any other Service: a kube-proxy hop appears, 1/2 each. A real cluster refuses this change in place (clusterIP is immutable): the Service has to be deleted and created again.",
+          "Read as a new cluster, the text now gives postgres a ClusterIP and kube-proxy load-balances it: a kube-proxy hop appears, 1/2 each. Applied to the running Service it does not: the apiserver keeps the stored clusterIP None when the new one is empty (patchAllocatedValues), so the Service silently stays headless (`ktl validate --old` says KTL620); an explicit new clusterIP would be rejected as immutable. To change it, delete and recreate the Service.",
         change: { replace: { find: "  clusterIP: None\n", with: "" } },
         checks: [{ from: "pod:app/client", to: "service:data/postgres:5432", verdict: "allow", count: 2, kubeProxy: "forward" }],
       },

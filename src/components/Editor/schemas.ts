@@ -181,7 +181,7 @@ const definitions: Record<string, Schema> = {
         { enum: ["Cluster", "Local"] },
       ),
       trafficDistribution: str(
-        "Prefer endpoints close to the client: PreferClose/PreferSameZone (same zone), PreferSameNode (same node), falling back to all.",
+        "Prefer endpoints close to the client: PreferSameZone (same zone), PreferSameNode (same node, then zone), falling back to all. PreferClose is the deprecated alias of PreferSameZone in 1.35 (KEP-3015) and behaves the same.",
         {
           enum: ["PreferClose", "PreferSameZone", "PreferSameNode"],
         },

@@ -83,6 +83,11 @@ export function LessonBar() {
               <strong>Answer.</strong> {lesson.answer}
             </p>
           ) : null}
+          {answerShown ? (
+            <p className="muted ws-sources" data-testid="lesson-sources">
+              <strong>Sources:</strong> {lesson.sources.join("; ")}.
+            </p>
+          ) : null}
           <div className="ws-row ws-try">
             <strong>Try:</strong> <span>{lesson.edit.description}</span>
             <button type="button" className="btn small" data-testid="lesson-edit" onClick={() => applyEdit(store, lesson)}>

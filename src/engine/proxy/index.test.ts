@@ -224,3 +224,18 @@ describe("loadBalancerSourceRanges (iptables proxier_test.go TestLoadBalancer)",
     expect(checkSourceRanges(m.services[0]!, "1.2.3.4", m.nodesByName.get("test-node"))?.allowed).toBe(false);
   });
 });
+
+describe("trafficDistribution PreferClose is PreferSameZone's deprecated alias (KEP-3015, PreferSameTrafficDistribution locked on in 1.35)", () => {
+  it("the decision is the same and the reason says so", () => {
+    const svc = (td: string) => makeService("ns1", "svc1", { clusterIP: "172.30.1.1", trafficDistribution: td, ports: p80 });
+    const slice = makeSlice("ns1", "svc1", "svc1-1", p80, [
+      { ip: "10.0.1.1", node: "test-node", zone: "zone-a", forZones: ["zone-a"] },
+      { ip: "10.0.1.2", node: "host1", zone: "zone-b", forZones: ["zone-b"] },
+    ]);
+    const close = decide([svc("PreferClose"), slice], { service: "ns1/svc1" });
+    const same = decide([svc("PreferSameZone"), slice], { service: "ns1/svc1" });
+    expect(keys(close)).toEqual(keys(same));
+    expect(close.reason).toMatch(/deprecated alias of PreferSameZone in 1\.35 \(KEP-3015\)/);
+    expect(same.reason).not.toMatch(/alias/);
+  });
+});

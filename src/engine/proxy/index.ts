@@ -188,6 +188,9 @@ export interface ProxyRequest {
 
 export type ProxyMode = "iptables" | "nftables" | "ipvs";
 
+/** KEP-3015: in 1.35 PreferClose is the deprecated alias of PreferSameZone (PreferSameTrafficDistribution, GA and locked on). */
+export const PREFER_CLOSE_ALIAS = "trafficDistribution PreferClose is the deprecated alias of PreferSameZone in 1.35 (KEP-3015) and behaves the same: write PreferSameZone";
+
 /** KubeProxyConfiguration `mode` as written in the input (empty: iptables on Linux). */
 export function proxyModeOf(model: Model): ProxyMode {
   const m = model.proxyConfiguration?.mode;
@@ -430,6 +433,7 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
     } else if (cat.topology.mode === "PreferSameZone" || cat.topology.mode === "PreferSameNode") {
       category = cat.topology.mode === "PreferSameZone" ? "topology-zone" : "topology-node";
       reason = `topology hints (${cat.topology.mode}): ${cat.topology.note}, so ${req.node} uses ${chosen.length === 1 ? "only that endpoint" : `only those ${chosen.length}`}`;
+      if (s.trafficDistribution === "PreferClose" && !s.topologyMode) reason += `; ${PREFER_CLOSE_ALIAS}`;
       decidedBy = hintsRef(s, chosen[0]!);
     } else {
       category = "cluster";
