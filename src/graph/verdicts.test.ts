@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { distance, VISIONS } from "./colourVision.ts";
+import { CATEGORIES, PALETTE, categoryOf } from "./verdicts.ts";
+
+// Minimum OKLab distances between any two verdict colours (0.02 is about one just-noticeable step).
+const MIN_COLOUR = 0.1;
+const MIN_GREY = 0.06;
+const BACKGROUND = { light: "#ffffff", dark: "#0d1117" };
+
+describe("verdict palette under colour-vision simulations (Machado 2009, OKLab)", () => {
+  for (const theme of ["light", "dark"] as const) {
+    for (const vision of VISIONS) {
+      it(`${theme} theme, ${vision}: every pair of verdict colours stays apart`, () => {
+        const p = PALETTE[theme];
+        for (let i = 0; i < CATEGORIES.length; i++)
+          for (let j = i + 1; j < CATEGORIES.length; j++) {
+            const a = CATEGORIES[i]!;
+            const b = CATEGORIES[j]!;
+            const d = distance(p[a.colour]!, p[b.colour]!, vision);
+            expect(d, `${a.id} vs ${b.id}`).toBeGreaterThanOrEqual(vision === "achromatopsia" ? MIN_GREY : MIN_COLOUR);
+          }
+      });
+    }
+    it(`${theme} theme: every verdict colour stands off the background`, () => {
+      for (const c of CATEGORIES)
+        for (const vision of VISIONS)
+          expect(distance(PALETTE[theme][c.colour]!, BACKGROUND[theme], vision), `${c.id} ${vision}`).toBeGreaterThan(0.3);
+    });
+  }
+
+  it("the simulation is not a no-op: the old red/green pair collapses under deuteranopia", () => {
+    expect(distance("#1a8a4a", "#cf2b1c", "normal")).toBeGreaterThan(0.2);
+    expect(distance("#cf2b1c", "#8a6d00", "deuteranopia")).toBeLessThan(0.03);
+  });
+
+  it("the stylesheet carries the same colours as the table", () => {
+    const css = readFileSync(new URL("../app/styles.css", import.meta.url), "utf8");
+    for (const theme of ["light", "dark"] as const) {
+      const block = css.split(`:root[data-theme="${theme}"]`)[1]!.split("}")[0]!;
+      for (const [name, value] of Object.entries(PALETTE[theme])) expect(block).toContain(`${name}: ${value};`);
+    }
+  });
+});
+
+describe("not colour alone", () => {
+  it("every category differs from every other in line style, arrowhead or glyph as well as colour", () => {
+    for (let i = 0; i < CATEGORIES.length; i++)
+      for (let j = i + 1; j < CATEGORIES.length; j++) {
+        const a = CATEGORIES[i]!;
+        const b = CATEGORIES[j]!;
+        expect(a.dash !== b.dash, `${a.id}/${b.id} dash`).toBe(true);
+        expect(a.glyph !== b.glyph, `${a.id}/${b.id} glyph`).toBe(true);
+      }
+  });
+  it.each([
+    ["allow", undefined, "allow"],
+    ["drop", "policy", "drop"],
+    ["drop", "traffic-policy", "traffic"],
+    ["partial", undefined, "partial"],
+  ] as const)("%s (%s) is drawn as %s", (verdict, cause, id) => {
+    expect(categoryOf(verdict, cause).id).toBe(id);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * Edge categories: how each engine verdict is drawn. Colour is never alone:
+ * every category has its own colour (checked under colour-blindness
+ * simulations in verdicts.test.ts), line style, arrowhead and glyph, and the
+ * legend is drawn from this same table.
+ *
+ * A new category (a drop by a cluster policy tier, by a CNI policy, an L7
+ * weighted route) is one entry here plus the rule in `categoryOf` that picks it.
+ */
+import type { DropCause, Verdict } from "../engine/analysis/index.ts";
+
+export type Glyph = "check" | "cross" | "bar" | "half";
+export type Arrow = "triangle" | "tee" | "open";
+
+export interface EdgeCategory {
+  id: string;
+  verdict: Verdict;
+  label: string;
+  /** CSS variable holding the colour; the values per theme are in `PALETTE`. */
+  colour: string;
+  /** SVG stroke-dasharray, "" for solid. */
+  dash: string;
+  arrow: Arrow;
+  glyph: Glyph;
+}
+
+export const CATEGORIES: readonly EdgeCategory[] = [
+  { id: "allow", verdict: "allow", label: "allowed", colour: "--allow", dash: "", arrow: "triangle", glyph: "check" },
+  { id: "drop", verdict: "drop", label: "dropped by NetworkPolicy", colour: "--drop", dash: "9 4", arrow: "tee", glyph: "cross" },
+  { id: "traffic", verdict: "drop", label: "dropped by traffic policy", colour: "--traffic", dash: "2 4", arrow: "tee", glyph: "bar" },
+  { id: "partial", verdict: "partial", label: "partly allowed", colour: "--partial", dash: "14 4 2 4", arrow: "open", glyph: "half" },
+];
+
+/** Colours per theme (the CSS variables of styles.css carry the same values). */
+export const PALETTE: Record<"light" | "dark", Record<string, string>> = {
+  light: { "--allow": "#0c69c2", "--drop": "#8f3304", "--traffic": "#5c0b5b", "--partial": "#928b18" },
+  dark: { "--allow": "#7cc4f2", "--drop": "#fd5e17", "--traffic": "#b43fd0", "--partial": "#fff484" },
+};
+
+const BY_ID = new Map(CATEGORIES.map((c) => [c.id, c]));
+
+export function categoryOf(verdict: Verdict, dropCause?: DropCause): EdgeCategory {
+  if (verdict === "drop") return BY_ID.get(dropCause === "traffic-policy" ? "traffic" : "drop")!;
+  return BY_ID.get(verdict)!;
+}
+
+/** SVG path data of each glyph, drawn in a 12x12 box centred on (0, 0). */
+export const GLYPH_PATHS: Record<Glyph, string> = {
+  check: "M -3.5 0 L -1 2.8 L 3.8 -2.8",
+  cross: "M -3 -3 L 3 3 M 3 -3 L -3 3",
+  bar: "M -3.6 0 L 3.6 0",
+  half: "M 0 -4.2 A 4.2 4.2 0 0 1 0 4.2 Z",
+};
