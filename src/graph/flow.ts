@@ -25,6 +25,8 @@ export interface EdgeData extends Record<string, unknown> {
   dimmed: boolean;
   lit: boolean;
   showLabel: boolean;
+  /** Stroke width: grows with the connections behind an aggregated edge. */
+  width: number;
 }
 
 export type FlowNode = Node<NodeData>;
@@ -40,6 +42,16 @@ function handles(
   if (s === "external") return { sourceHandle: "out-left", targetHandle: "in-right" };
   if (s === "service") return { sourceHandle: "out-left", targetHandle: "in-right" };
   if (t === "service") return { sourceHandle: "out-right", targetHandle: "in-left" };
+  return { sourceHandle: "out-right", targetHandle: "in-right" };
+}
+
+/** Paths lens: an edge leaves the side facing its target and enters the side facing its source. */
+function pathHandles(
+  s: { x: number; width: number } | undefined,
+  t: { x: number; width: number } | undefined,
+): { sourceHandle: string; targetHandle: string } {
+  if (!s || !t || s.x + s.width <= t.x) return { sourceHandle: "out-right", targetHandle: "in-left" };
+  if (t.x + t.width <= s.x) return { sourceHandle: "out-left", targetHandle: "in-right" };
   return { sourceHandle: "out-right", targetHandle: "in-right" };
 }
 
@@ -89,6 +101,10 @@ export function questionEdges(
 export interface FlowOptions {
   trace?: TraceView | undefined;
   selectedEdge?: string | undefined;
+  /** A selected element: what is not connected to it is dimmed. */
+  selectedNode?: string | undefined;
+  /** The edge under the pointer or keyboard focus: its label shows. */
+  hoveredEdge?: string | undefined;
   /** Show every edge's label (small graphs); otherwise only drops, partials and lit edges. */
   allLabels?: boolean;
 }
@@ -108,15 +124,31 @@ export function toFlowElements(
       litNodes.add(e.target);
     }
   }
+  // Paths lens: a selected element dims everything it is not connected to (when no trace is lit).
+  const paths = g.lens === "paths";
+  const focus = paths && !tracing && options.selectedNode && g.nodes.some((n) => n.id === options.selectedNode) ? options.selectedNode : undefined;
+  const near = new Set<string>();
+  if (focus) {
+    near.add(focus);
+    for (const e of all)
+      if (e.source === focus || e.target === focus) {
+        near.add(e.source);
+        near.add(e.target);
+      }
+  }
   const kinds = new Map(g.nodes.map((n) => [n.id, n.kind]));
   const nodes: FlowNode[] = g.nodes.map((n) => {
     const p = positions?.[n.id];
     const container = CONTAINER_KINDS.has(n.kind);
     const rf: FlowNode = {
       id: n.id,
-      type: n.kind,
+      type: paths ? `p-${n.kind}` : n.kind,
       position: { x: p?.x ?? 0, y: p?.y ?? 0 },
-      data: { node: n, dimmed: tracing && !container && !litNodes.has(n.id), lit: litNodes.has(n.id) },
+      data: {
+        node: n,
+        dimmed: (tracing && !container && !litNodes.has(n.id)) || (focus !== undefined && !near.has(n.id)),
+        lit: litNodes.has(n.id),
+      },
       width: p?.width ?? n.width,
       height: p?.height ?? n.height,
       draggable: false,
@@ -132,26 +164,31 @@ export function toFlowElements(
     if (container) rf.zIndex = n.kind === "bucket" ? -3 : n.kind === "zone" ? -2 : -1;
     return rf;
   });
-  const allLabels = options.allLabels ?? all.length <= 12;
+  // Paths lens: labels on demand (hover, focus, selection, a trace); the glyph and line style carry the verdict meanwhile.
+  const allLabels = paths ? false : (options.allLabels ?? all.length <= 12);
+  const position = (id: string) => positions?.[id];
   // One label per target and deciding object: ten edges dropped by one policy into one Service show it once.
   const labelled = new Set<string>();
   const edges: FlowEdge[] = all.map((e) => {
     const isLit = lit.has(e.id);
     const selected = options.selectedEdge === e.id;
     const key = `${e.target}|${e.verdict}|${e.dropCause ?? ""}|${e.label}`;
-    const first = !labelled.has(key);
+    const first = !paths && !labelled.has(key);
     if (first && (allLabels || e.verdict !== "allow")) labelled.add(key);
+    const hovered = options.hoveredEdge === e.id;
+    const touchesFocus = focus !== undefined && (e.source === focus || e.target === focus);
     return {
       id: e.id,
       source: e.source,
       target: e.target,
       type: "verdict",
-      ...handles(e, (id) => kinds.get(id)),
+      ...(paths ? pathHandles(position(e.source), position(e.target)) : handles(e, (id) => kinds.get(id))),
       data: {
         edge: e,
-        dimmed: tracing && !isLit,
+        dimmed: (tracing && !isLit) || (focus !== undefined && !touchesFocus),
         lit: isLit,
-        showLabel: isLit || selected || (first && (allLabels || e.verdict !== "allow")),
+        showLabel: isLit || selected || hovered || (first && (allLabels || e.verdict !== "allow")),
+        width: e.count && e.count > 1 ? Math.min(6, 1.8 + Math.log2(e.count) * 0.7) : 1.8,
       },
       selected,
       zIndex: isLit || selected ? 10 : e.verdict === "allow" ? 1 : 2,
@@ -167,7 +204,9 @@ function ariaLabelOf(n: GraphNode): string {
     case "pod":
       return `Pod ${n.namespace}/${n.label}`;
     case "group":
-      return `${n.count} pods of ${n.label}`;
+      return `Workload ${n.namespace}/${n.label}, ${n.count} pods`;
+    case "namespace":
+      return `Namespace ${n.label}: ${n.sublabel ?? ""}`;
     case "service":
       return `Service ${n.namespace}/${n.label}`;
     case "external":
@@ -184,13 +223,13 @@ function ariaLabelOf(n: GraphNode): string {
 /** Signatures of what a node or edge renders: equal signature, equal picture. */
 export function nodeSignature(n: FlowNode): string {
   const g = n.data.node;
-  return `${n.id}|${n.parentId ?? ""}|${n.position.x},${n.position.y},${n.width},${n.height}|${n.selected ? 1 : 0}${n.data.dimmed ? 1 : 0}${n.data.lit ? 1 : 0}|${g.label}|${g.sublabel ?? ""}|${g.warning ?? ""}|${g.count ?? ""}`;
+  return `${n.id}|${n.parentId ?? ""}|${n.position.x},${n.position.y},${n.width},${n.height}|${n.selected ? 1 : 0}${n.data.dimmed ? 1 : 0}${n.data.lit ? 1 : 0}|${g.label}|${g.sublabel ?? ""}|${g.warning ?? ""}|${g.count ?? ""}|${g.toggle ?? ""}|${g.fold ?? ""}|${JSON.stringify(g.inbound ?? "")}`;
 }
 
 export function edgeSignature(e: FlowEdge): string {
   const d = e.data!;
   const g = d.edge;
-  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${g.verdict}|${g.dropCause ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}`;
+  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}`;
 }
 
 /**

@@ -14,10 +14,12 @@ import type {
   RefView,
   Verdict,
 } from "../engine/analysis/index.ts";
-import type { Filters, Grouping } from "../store/types.ts";
+import type { Filters, GraphLens, Grouping } from "../store/types.ts";
+import { buildPathGraph } from "./paths.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
-export type GraphNodeKind = "bucket" | "zone" | "node" | "pod" | "group" | "service" | "external";
+export type GraphNodeKind = "bucket" | "zone" | "node" | "pod" | "group" | "namespace" | "service" | "external";
+export type Lens = "topology" | "paths";
 
 /** Kinds that hold other nodes. A bucket packs many zones, nodes or Services into one block in large graphs. */
 export const CONTAINER_KINDS: ReadonlySet<GraphNodeKind> = new Set(["bucket", "zone", "node"]);
@@ -39,6 +41,13 @@ export interface GraphNode {
   /** A pod that is not ready, or a node that is not ready. */
   warning?: string;
   ref?: RefView;
+  /** Paths lens: the level this element opens (a collapsed namespace or workload), and the level it folds back into. */
+  toggle?: string;
+  fold?: string;
+  /** Paths lens: inbound connections by verdict, for the node's summary line. */
+  inbound?: { allow: number; drop: number; partial: number };
+  /** Services merged into a workload element (the workload is their only backend). */
+  services?: string[];
   /** Leaf size for the layout; containers are sized by their children. */
   width: number;
   height: number;
@@ -68,12 +77,21 @@ export interface GraphEdge {
   title: string;
   decidedBy: RefView[];
   flows: EdgeFlow[];
+  /** Paths lens: pod-level connections behind the edge, by verdict, and their ports. */
+  count?: number;
+  mix?: { allow: number; drop: number; partial: number };
+  ports?: string[];
 }
 
 export interface GraphModel {
+  lens: Lens;
   level: GraphLevel;
   nodes: GraphNode[];
   edges: GraphEdge[];
+  /** Paths lens: the element budget it was built for. */
+  budget?: number;
+  /** Paths lens: every "source>target" pair whatever the filters, for a layout that filters do not move. */
+  links?: string[];
   /** Changes only when the layout must: the set of nodes, their parents and sizes, and the top-level edges. */
   structureKey: string;
   /** Pods and Services hidden by the namespace filter. */
@@ -125,7 +143,7 @@ function merge(verdicts: Set<Verdict>): Verdict {
   return "partial";
 }
 
-function shortRef(r: RefView | undefined, kind: FlowKind): string {
+export function shortRef(r: RefView | undefined, kind: FlowKind): string {
   if (!r) return kind === "endpoint" ? "endpoint" : "no policy";
   return r.name;
 }
@@ -133,9 +151,32 @@ function shortRef(r: RefView | undefined, kind: FlowKind): string {
 export interface GraphOptions {
   filters: Filters;
   grouping: Grouping;
+  lens?: GraphLens;
+  /** Namespaces ("ns:NAME") and workloads (their id) opened (true) or closed (false) by the user. */
+  open?: Record<string, boolean>;
+  /** How many elements the pane shows legibly. */
+  budget?: number;
+}
+
+/** Zones and nodes decide something when a flow is dropped by a traffic policy or a Service keeps traffic on its node. */
+export function topologyDecides(a: Analysis): boolean {
+  return (
+    a.flows.some((f) => f.dropCause === "traffic-policy") ||
+    a.services.some((s) => s.internalTrafficPolicy === "Local" || (s.external && s.externalTrafficPolicy === "Local"))
+  );
+}
+
+export function lensOf(a: Analysis, lens: GraphLens | undefined): Lens {
+  if (lens === "topology" || lens === "paths") return lens;
+  return topologyDecides(a) ? "topology" : "paths";
 }
 
 export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
+  return lensOf(a, options.lens) === "paths" ? buildPathGraph(a, options) : buildTopologyGraph(a, options);
+}
+
+/** The topology lens: pods (or their groups) inside cluster nodes inside zones. */
+export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphModel {
   const { filters } = options;
   const level = chooseLevel(a, options.grouping);
   const hiddenNs = new Set(filters.hiddenNamespaces);
@@ -381,7 +422,7 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
   );
   kept = pack(kept);
 
-  return { level, nodes: kept, edges, structureKey: structureKey(kept, edges), hidden };
+  return { lens: "topology", level, nodes: kept, edges, structureKey: structureKey(kept, edges), hidden };
 }
 
 /** Large graphs: the cluster's top containers and the Services each go into one block (ELK packs it), parents first. */

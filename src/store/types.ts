@@ -104,6 +104,8 @@ export type Selection =
   | { kind: "question" };
 
 export type Grouping = "auto" | "pod" | "workload" | "namespace";
+/** The graph's frame: cluster zones and nodes as containers ("topology"), or layered request paths ("paths"); "auto" picks topology when zones or nodes decide something. */
+export type GraphLens = "auto" | "topology" | "paths";
 export type Theme = "light" | "dark";
 export type MainTab = "graph" | "matrix" | "rules";
 export type SideTab = "details" | "problems";
@@ -138,6 +140,11 @@ export interface ViewSlice {
   selection: Selection | undefined;
   filters: Filters;
   grouping: Grouping;
+  graphLens: GraphLens;
+  /** Namespaces ("ns:NAME") and workloads (their id) the user opened (true) or closed (false) in the graph. */
+  graphOpen: Record<string, boolean>;
+  /** How many elements the graph pane shows legibly at fit view (from its size); the automatic grouping stays within it. */
+  graphBudget: number;
   /** The question being asked (Ask a question, an edge or a matrix cell): the engine sync traces it. */
   question: TraceQuery | undefined;
   matrixQuery: MatrixQuery;
@@ -160,6 +167,9 @@ export interface ViewSlice {
   setFilters(f: Partial<Filters>): void;
   toggleNamespace(ns: string): void;
   setGrouping(g: Grouping): void;
+  setGraphLens(l: GraphLens): void;
+  setGraphOpen(key: string, open: boolean): void;
+  setGraphBudget(n: number): void;
   ask(q: TraceQuery, selection?: Selection): void;
   clearQuestion(): void;
   setMatrixQuery(q: Partial<MatrixQuery>): void;

@@ -37,6 +37,9 @@ export const createViewSlice =
     selection: undefined,
     filters: { hiddenNamespaces: [], port: "all", onlyDrops: false },
     grouping: "auto",
+    graphLens: "auto",
+    graphOpen: {},
+    graphBudget: 30,
     question: undefined,
     matrixQuery: { port: 80, protocol: "TCP", by: "pod" },
     matrixChosen: false,
@@ -72,7 +75,10 @@ export const createViewSlice =
           },
         };
       }),
-    setGrouping: (grouping) => set({ grouping }),
+    setGrouping: (grouping) => set({ grouping, graphOpen: {} }),
+    setGraphLens: (graphLens) => set({ graphLens }),
+    setGraphOpen: (key, open) => set((s) => ({ graphOpen: { ...s.graphOpen, [key]: open } })),
+    setGraphBudget: (graphBudget) => set((s) => (s.graphBudget === graphBudget ? {} : { graphBudget })),
     // Asking the same question again keeps its object, so the answer already on its way still counts.
     ask: (question, selection = { kind: "question" }) =>
       set((s) =>

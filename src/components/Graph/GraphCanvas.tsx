@@ -17,7 +17,23 @@ import { ElementStabilizer, toFlowElements, type FlowEdge, type FlowNode } from 
 import type { AppStore } from "../../store/createAppStore.ts";
 import type { Selection } from "../../store/types.ts";
 import { sameQuestion } from "../../store/viewSlice.ts";
-import { nodeTypes } from "./nodes.tsx";
+import { allNodeTypes, NODE_FONT } from "./nodes.tsx";
+import { graphKeyAction, nextByArrow } from "../../graph/keyboard.ts";
+import { PATH_SIZES } from "../../graph/paths.ts";
+import { LAYERED } from "../../graph/layered.ts";
+import "./graph.css";
+
+/** The smallest zoom at which the paths lens's smallest text is still 11 px on screen: "fit view" never goes below it. */
+export const LEGIBLE_ZOOM = 11 / NODE_FONT.sub;
+
+/** How many elements a pane of this size shows at a legible zoom (the automatic grouping stays within it). */
+export function capacityOf(width: number, height: number): { budget: number; rows: number } {
+  const w = width / LEGIBLE_ZOOM - 2 * LAYERED.padding;
+  const h = height / LEGIBLE_ZOOM - 2 * LAYERED.padding - 24;
+  const rows = Math.max(1, Math.floor((h + LAYERED.rowGap) / (PATH_SIZES.leaf.height + LAYERED.rowGap)));
+  const cols = Math.max(1, Math.floor((w + LAYERED.columnGap) / (PATH_SIZES.leaf.width + LAYERED.columnGap)));
+  return { budget: Math.max(6, Math.floor(rows * cols * 0.7)), rows };
+}
 import { edgeTypes, EdgeMarkers } from "./VerdictEdge.tsx";
 import { Legend } from "./Legend.tsx";
 import { useLayout } from "./useLayout.ts";
@@ -38,6 +54,8 @@ function selectionOf(kind: string | undefined, id: string): Selection | undefine
     case "group":
     case "external":
       return { kind, id };
+    case "namespace":
+      return { kind: "group", id };
     case "node":
       // A cluster node (not the "unscheduled" bucket) selects it, and picks it for the Node rules tab.
       return id === "node:(unscheduled)" ? undefined : { kind, id };
@@ -48,16 +66,35 @@ function selectionOf(kind: string | undefined, id: string): Selection | undefine
 
 export function useGraph(): GraphModel | undefined {
   const result = useApp((s) => s.analysis.result);
-  const { filters, grouping } = useApp(useShallow((s) => ({ filters: s.filters, grouping: s.grouping })));
+  const { filters, grouping, graphLens, graphOpen, graphBudget } = useApp(
+    useShallow((s) => ({ filters: s.filters, grouping: s.grouping, graphLens: s.graphLens, graphOpen: s.graphOpen, graphBudget: s.graphBudget })),
+  );
   return useMemo(
-    () => (result ? buildGraph(result, { filters, grouping }) : undefined),
-    [result, filters, grouping],
+    () => (result ? buildGraph(result, { filters, grouping, lens: graphLens, open: graphOpen, budget: graphBudget }) : undefined),
+    [result, filters, grouping, graphLens, graphOpen, graphBudget],
   );
 }
 
 export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const store = useAppStore();
-  const { displayed, error } = useLayout(graph);
+  // The pane's size sets the layout's shape and how many elements the automatic grouping may show.
+  const wrapRef = useRef<HTMLDivElement>(null);
+  const [shape, setShape] = useState({ aspect: 1.5, rows: 8 });
+  useEffect(() => {
+    const el = wrapRef.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver(() => {
+      const r = el.getBoundingClientRect();
+      if (r.width < 50 || r.height < 50) return;
+      const c = capacityOf(r.width, r.height);
+      setShape((s) => (s.rows === c.rows && Math.abs(s.aspect - r.width / r.height) < 0.01 ? s : { aspect: r.width / r.height, rows: c.rows }));
+      store.getState().setGraphBudget(c.budget);
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [store, graph === undefined]);
+  const { displayed, error } = useLayout(graph, shape.aspect, shape.rows);
+  const [hoveredEdge, setHoveredEdge] = useState<string | undefined>(undefined);
   const theme = useApp((s) => s.theme);
   const revision = useApp((s) => s.analysis.revision);
   const selection = useApp((s) => s.selection);
@@ -65,7 +102,9 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const trace = useApp((s) =>
     s.trace.status === "ready" && s.question && sameQuestion(s.trace.query, s.question) ? s.trace.result : undefined,
   );
-  const { fitView } = useReactFlow();
+  const { fitView, getViewport, setCenter } = useReactFlow();
+  const paths = displayed?.graph.lens === "paths";
+  const fitOptions = useMemo(() => ({ padding: 0.06, minZoom: paths ? LEGIBLE_ZOOM : 0.05, maxZoom: 1.25 }), [paths]);
   // The minimap helps in large graphs; in small ones it would hide part of the picture. The user can toggle it.
   const leaves = displayed
     ? displayed.graph.nodes.filter((n) => !CONTAINER_KINDS.has(n.kind)).length
@@ -76,15 +115,17 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const elements = useMemo(() => {
     if (!displayed) return { nodes: [] as FlowNode[], edges: [] as FlowEdge[] };
     const selectedEdge = selection?.kind === "edge" ? selection.id : undefined;
+    const selectedNode =
+      selection && selection.kind !== "edge" && selection.kind !== "question" ? selection.id : undefined;
     const el = toFlowElements(displayed.graph, displayed.positions, {
       trace: question ? trace : undefined,
       selectedEdge,
+      selectedNode,
+      hoveredEdge,
     });
-    const selectedNode =
-      selection && selection.kind !== "edge" && selection.kind !== "question" ? selection.id : undefined;
     if (selectedNode) for (const n of el.nodes) if (n.id === selectedNode) n.selected = true;
     return el;
-  }, [displayed, selection, trace, question]);
+  }, [displayed, selection, trace, question, hoveredEdge]);
 
   // Unchanged elements keep their objects, so only what an edit changed re-renders.
   const [stabilizer] = useState(() => new ElementStabilizer());
@@ -103,8 +144,70 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   useEffect(() => {
     if (!displayed || fitted.current === displayed.graph.structureKey) return;
     fitted.current = displayed.graph.structureKey;
-    requestAnimationFrame(() => void fitView({ padding: 0.08, duration: 0 }));
-  }, [displayed, fitView]);
+    requestAnimationFrame(() => void fitView({ ...fitOptions, duration: 0 }));
+  }, [displayed, fitView, fitOptions]);
+
+  // The graph is one tab stop: arrow keys move between elements, + and − open and fold, [ and ] step through the selected element's edges.
+  const onKeyDown = useCallback(
+    (ev: React.KeyboardEvent) => {
+      if (!displayed || (ev.target as HTMLElement).closest("input, select, textarea")) return;
+      const action = graphKeyAction(ev.key);
+      if (!action) return;
+      const g = displayed.graph;
+      const cur = store.getState().selection;
+      const curId = cur && cur.kind !== "question" ? cur.id : undefined;
+      const leaves = g.nodes.filter((n) => !CONTAINER_KINDS.has(n.kind));
+      const absolute = (id: string) => {
+        let x = 0;
+        let y = 0;
+        const byId = new Map(g.nodes.map((n) => [n.id, n]));
+        for (let n = byId.get(id); n; n = n.parent ? byId.get(n.parent) : undefined) {
+          const p = displayed.positions[n.id];
+          x += p?.x ?? 0;
+          y += p?.y ?? 0;
+        }
+        const p = displayed.positions[id];
+        return { x, y, width: p?.width ?? 0, height: p?.height ?? 0 };
+      };
+      ev.preventDefault();
+      if (action.kind === "clear") {
+        store.getState().select(undefined);
+        return;
+      }
+      const node = curId ? g.nodes.find((n) => n.id === curId) : undefined;
+      if (action.kind === "move") {
+        const boxes = leaves.map((n) => ({ id: n.id, ...absolute(n.id) }));
+        const next = nextByArrow(boxes, node?.id, action.dir);
+        if (!next) return;
+        const sel = selectionOf(g.nodes.find((n) => n.id === next)?.kind, next);
+        if (sel) store.getState().select(sel);
+        const b = absolute(next);
+        const vp = getViewport();
+        const r = wrapRef.current?.getBoundingClientRect();
+        const sx = b.x * vp.zoom + vp.x;
+        const sy = b.y * vp.zoom + vp.y;
+        if (r && (sx < 0 || sy < 0 || sx + b.width * vp.zoom > r.width || sy + b.height * vp.zoom > r.height - 40))
+          void setCenter(b.x + b.width / 2, b.y + b.height / 2, { zoom: vp.zoom, duration: 150 });
+        return;
+      }
+      if (action.kind === "open" || action.kind === "fold" || action.kind === "toggle") {
+        if (!node) return;
+        const key = action.kind === "fold" ? node.fold : action.kind === "open" ? node.toggle : (node.toggle ?? node.fold);
+        if (key) store.getState().setGraphOpen(key, key === node.toggle);
+        return;
+      }
+      if (action.kind === "edge" && node) {
+        const own = g.edges.filter((e) => e.source === node.id || e.target === node.id);
+        if (!own.length) return;
+        const at = cur?.kind === "edge" ? own.findIndex((e) => e.id === cur.id) : -1;
+        const e = own[(at + action.step + own.length) % own.length]!;
+        askEdge(store, e);
+        store.getState().select({ kind: "edge", id: e.id });
+        setHoveredEdge(e.id);
+      }
+    },
+    [displayed, store, getViewport, setCenter],
+  );
 
   const onNodeClick: NodeMouseHandler<FlowNode> = useCallback(
     (_, node) => {
@@ -157,8 +260,10 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   if (!graph) return <div className="graph-empty">Analysing…</div>;
   return (
     <div
+      ref={wrapRef}
       className="graph-wrap"
       onClick={onLabelClick}
+      data-lens={displayed?.graph.lens ?? ""}
       data-testid="graph"
       data-level={displayed?.graph.level ?? ""}
       data-edges={elements.edges.length}
@@ -166,14 +271,27 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       data-revision={drawnRevision ?? ""}
     >
       <EdgeMarkers />
-      <div className="graph-canvas">
+      <div
+        className="graph-canvas"
+        tabIndex={0}
+        role="group"
+        aria-roledescription="traffic graph"
+        aria-label="Traffic graph: arrow keys move between elements, plus and minus open and fold, brackets step through the selected element's edges, Escape clears"
+        aria-keyshortcuts="ArrowUp ArrowDown ArrowLeft ArrowRight + - [ ] Escape"
+        onKeyDown={onKeyDown}
+      >
+        <div className="graph-kbd-hint" aria-hidden="true">
+          ← ↑ → ↓ move · + − open/fold · [ ] edges · Esc clear
+        </div>
         <ReactFlow<FlowNode, FlowEdge>
           nodes={stable.nodes}
           edges={stable.edges}
-          nodeTypes={nodeTypes}
+          nodeTypes={allNodeTypes}
           edgeTypes={edgeTypes}
           onNodeClick={onNodeClick}
           onEdgeClick={onEdgeClick}
+          onEdgeMouseEnter={(_, e) => setHoveredEdge(e.id)}
+          onEdgeMouseLeave={() => setHoveredEdge(undefined)}
           onNodesChange={onNodesChange}
           onEdgesChange={onEdgesChange}
           onPaneClick={() => store.getState().select(undefined)}
@@ -183,11 +301,12 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
           nodesDraggable={false}
           nodesConnectable={false}
           elementsSelectable
-          nodesFocusable
-          edgesFocusable
+          nodesFocusable={false}
+          edgesFocusable={false}
+          disableKeyboardA11y
           onlyRenderVisibleElements={elements.nodes.length > 600}
           fitView
-          fitViewOptions={{ padding: 0.08 }}
+          fitViewOptions={fitOptions}
           aria-label="Traffic graph"
         >
           {showMiniMap ? (
@@ -200,7 +319,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
               maskColor={theme === "dark" ? "rgba(0,0,0,0.55)" : "rgba(240,242,246,0.6)"}
             />
           ) : null}
-          <Controls showInteractive={false} fitViewOptions={{ padding: 0.08 }}>
+          <Controls showInteractive={false} fitViewOptions={fitOptions}>
             <ControlButton
               onClick={() => setMiniMap(!showMiniMap)}
               title={showMiniMap ? "Hide the minimap" : "Show the minimap"}
@@ -224,7 +343,15 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
           </Controls>
         </ReactFlow>
       </div>
-      <Legend note={displayed && displayed.graph.level !== "pod" ? `Pods grouped by ${displayed.graph.level} (large scenario): choose “Group by: pod” to see each one.` : undefined} />
+      <Legend
+        note={
+          displayed && displayed.graph.level !== "pod"
+            ? paths
+              ? "Namespaces and workloads folded to fit: + opens one, or choose “Group by: pod”."
+              : `Pods grouped by ${displayed.graph.level} (large scenario): choose “Group by: pod” to see each one.`
+            : undefined
+        }
+      />
       {error ? (
         <div className="graph-info" role="alert">
           {error}

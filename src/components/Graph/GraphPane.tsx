@@ -2,7 +2,7 @@ import { ReactFlowProvider } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { portKey } from "../../graph/model.ts";
-import type { Grouping } from "../../store/types.ts";
+import type { GraphLens, Grouping } from "../../store/types.ts";
 import { GraphCanvas, useGraph } from "./GraphCanvas.tsx";
 import { QuestionBar } from "./QuestionBar.tsx";
 import { MatrixPane } from "../Matrix/MatrixPane.tsx";
@@ -12,7 +12,7 @@ import { ErrorBoundary } from "../ErrorBoundary.tsx";
 function Filters() {
   const store = useAppStore();
   const result = useApp((s) => s.analysis.result);
-  const { filters, grouping } = useApp(useShallow((s) => ({ filters: s.filters, grouping: s.grouping })));
+  const { filters, grouping, graphLens } = useApp(useShallow((s) => ({ filters: s.filters, grouping: s.grouping, graphLens: s.graphLens })));
   const namespaces = result ? [...new Set([...result.pods.map((p) => p.namespace), ...result.services.map((s) => s.namespace)])].sort() : [];
   const flowPorts = result ? [...new Map(result.flows.map((f) => [portKey(f.port, f.protocol), f])).values()].sort((a, b) => a.port - b.port) : [];
   return (
@@ -64,6 +64,14 @@ function Filters() {
           <option value="pod">pod</option>
           <option value="workload">workload</option>
           <option value="namespace">namespace</option>
+        </select>
+      </label>
+      <label title="Topology draws zones and nodes around the pods; paths draws clients, Services and backends left to right. Auto shows topology when a zone or node decides a verdict.">
+        View
+        <select value={graphLens} onChange={(e) => store.getState().setGraphLens(e.target.value as GraphLens)}>
+          <option value="auto">auto</option>
+          <option value="paths">paths</option>
+          <option value="topology">topology</option>
         </select>
       </label>
     </div>

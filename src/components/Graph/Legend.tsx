@@ -1,20 +1,20 @@
-const LINES: { cls: string; label: string; dash?: string; color: string }[] = [
-  { cls: "allow", label: "allowed", color: "var(--allow)" },
-  { cls: "drop", label: "dropped by NetworkPolicy", color: "var(--drop)" },
-  { cls: "traffic", label: "dropped by traffic policy", dash: "2 4", color: "var(--traffic)" },
-  { cls: "partial", label: "partly allowed", dash: "7 4", color: "var(--partial)" },
-];
+import { CATEGORIES, GLYPH_PATHS } from "../../graph/verdicts.ts";
 
+/** The legend is drawn from the same table as the edges: colour, dash and glyph. */
 export function Legend({ note }: { note?: string | undefined }) {
   return (
     <div className="legend" role="group" aria-label="Legend">
       <span className="legend-title">Edges</span>
-      {LINES.map((l) => (
-        <span key={l.cls} className="item">
-          <svg width="26" height="10" aria-hidden="true">
-            <line x1="1" y1="5" x2="25" y2="5" stroke={l.color} strokeWidth="2.2" strokeDasharray={l.dash} strokeLinecap="round" />
+      {CATEGORIES.map((c) => (
+        <span key={c.id} className="item" data-category={c.id}>
+          <svg width="44" height="16" viewBox="0 0 44 16" aria-hidden="true">
+            <line x1="1" y1="8" x2="43" y2="8" style={{ stroke: `var(${c.colour})` }} strokeWidth="2.2" strokeDasharray={c.dash || undefined} />
+            <g transform="translate(22 8)">
+              <circle r="6.5" className="edge-glyph-bg" style={{ stroke: `var(${c.colour})` }} />
+              <path d={GLYPH_PATHS[c.glyph]} transform="scale(0.85)" style={{ stroke: `var(${c.colour})`, fill: c.glyph === "half" ? `var(${c.colour})` : "none", strokeWidth: 1.8 }} />
+            </g>
           </svg>
-          <span>{l.label}</span>
+          <span>{c.label}</span>
         </span>
       ))}
       {note ? (

@@ -1,45 +1,61 @@
 /**
- * One edge, coloured by the engine's verdict. The element carries the
- * playground's stable test hooks: data-verdict (allow|drop|partial),
- * data-source and data-target (pod:NS/NAME, service:NS/NAME, node:NAME,
- * external:IP).
+ * One edge, drawn from its verdict category (src/graph/verdicts.ts): colour,
+ * dash pattern, arrowhead and a glyph at its middle, so colour is never the
+ * only cue. The element carries the playground's stable test hooks:
+ * data-verdict (allow|drop|partial), data-source and data-target
+ * (pod:NS/NAME, service:NS/NAME, node:NAME, external:IP, group:...).
  */
 import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
 import type { FlowEdge } from "../../graph/flow.ts";
+import { CATEGORIES, GLYPH_PATHS, categoryOf, type Arrow } from "../../graph/verdicts.ts";
 import { useApp } from "../../store/StoreProvider.tsx";
 import { marksOf } from "../WhatIf/useDiffMarks.ts";
 import { edgeKey } from "../WhatIf/marks.ts";
 import { focusOf } from "../Presenter/usePresenter.ts";
 
+function edgeText(e: FlowEdge["data"] & object): string {
+  const g = e.edge;
+  const parts = [g.label];
+  if (g.count && g.count > 1) {
+    const m = g.mix;
+    parts.push(m && g.verdict === "partial" ? `${m.allow}/${g.count} allowed` : `${g.count} connections`);
+  }
+  if (g.ports?.length) parts.push(g.ports.length > 2 ? `${g.ports.slice(0, 2).join(", ")} +${g.ports.length - 2}` : g.ports.join(", "));
+  return parts.filter(Boolean).join(" · ");
+}
+
 export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>) {
   const { id, source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data } = props;
-  const [path] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition, curvature: 0.3 });
+  const [path, midX, midY] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition, curvature: 0.3 });
   // Workshop marks: what a what-if changed on this edge, and whether presenter mode's current hop is about it.
   const diff = useApp((st) => marksOf(st)?.edges.get(edgeKey(source, target)));
   const focus = useApp((st) => focusOf(st, source) === true && focusOf(st, target) === true);
-  // Labels sit near the target, where edges into one Service or pod meet and share a label.
-  const labelX = sourceX + (targetX - sourceX) * 0.7;
-  const labelY = sourceY + (targetY - sourceY) * 0.7;
   if (!data) return null;
   const e = data.edge;
+  const cat = categoryOf(e.verdict, e.dropCause);
   const cls = ["ktl-edge", e.verdict, e.dropCause ?? "", e.kind === "question" ? "question" : "", data.dimmed ? "dimmed" : "", data.lit ? "lit" : "", diff ? `diff-${diff}` : "", focus ? "focus" : ""].filter(Boolean).join(" ");
-  const marker = `url(#ktl-arrow-${e.verdict === "drop" && e.dropCause === "traffic-policy" ? "traffic" : e.verdict})`;
+  const colour = `var(${cat.colour})`;
+  const width = data.lit || focus ? Math.max(3.2, data.width + 1) : data.width;
   return (
     <>
-      <g className={cls} data-testid="flow-edge" data-edge-id={id} data-verdict={e.verdict} data-source={source} data-target={target} data-cause={e.dropCause ?? ""} data-kind={e.kind} data-diff={diff ?? ""} data-focus={focus ? "true" : "false"}>
-        <title>{`${source} → ${target}\n${e.title}`}</title>
-        <BaseEdge id={id} path={path} markerEnd={marker} className="edge-line" interactionWidth={14} />
+      <g className={cls} data-testid="flow-edge" data-edge-id={id} data-verdict={e.verdict} data-category={cat.id} data-source={source} data-target={target} data-cause={e.dropCause ?? ""} data-kind={e.kind} data-diff={diff ?? ""} data-focus={focus ? "true" : "false"}>
+        <title>{`${source} → ${target}\n${cat.label}${e.count && e.count > 1 ? ` (${e.count} connections)` : ""}\n${e.title}`}</title>
+        <BaseEdge id={id} path={path} markerEnd={`url(#ktl-arrow-${cat.id})`} className="edge-line" interactionWidth={14} style={{ stroke: colour, strokeDasharray: cat.dash || undefined, strokeWidth: width }} />
+        <g className="edge-glyph" transform={`translate(${midX} ${midY})`} aria-hidden="true">
+          <circle r="7.5" className="edge-glyph-bg" style={{ stroke: colour }} />
+          <path d={GLYPH_PATHS[cat.glyph]} className={`glyph-${cat.glyph}`} style={{ stroke: colour, fill: cat.glyph === "half" ? colour : "none" }} />
+        </g>
       </g>
       {data.showLabel && e.label ? (
         <EdgeLabelRenderer>
           <div
             className={`ktl-edge-label nodrag nopan ${e.verdict} ${e.dropCause ?? ""} ${data.dimmed ? "dimmed" : ""}`}
-            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
+            style={{ transform: `translate(-50%, 0) translate(${midX}px, ${midY + 10}px)`, borderColor: colour }}
             data-edge-label={id}
             title={e.title}
           >
-            {e.label}
+            {edgeText(data)}
           </div>
         </EdgeLabelRenderer>
       ) : null}
@@ -49,20 +65,25 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
 
 export const edgeTypes = { verdict: VerdictEdge };
 
-/** Arrowheads for each verdict, referenced by the edges. */
+const ARROWS: Record<Arrow, { d: string; fill: boolean }> = {
+  triangle: { d: "M 0 0 L 10 5 L 0 10 z", fill: true },
+  tee: { d: "M 9 0 L 9 10 M 0 5 L 9 5", fill: false },
+  open: { d: "M 0 0 L 10 5 L 0 10", fill: false },
+};
+
+/** Arrowheads for each category, referenced by the edges: a triangle for allowed, a bar (blocked) for drops, an open head for partial. */
 export function EdgeMarkers() {
-  const marker = (name: string, color: string) => (
-    <marker key={name} id={`ktl-arrow-${name}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-      <path d="M 0 0 L 10 5 L 0 10 z" style={{ fill: color }} />
-    </marker>
-  );
   return (
     <svg width="0" height="0" style={{ position: "absolute" }} aria-hidden="true">
       <defs>
-        {marker("allow", "var(--allow)")}
-        {marker("drop", "var(--drop)")}
-        {marker("traffic", "var(--traffic)")}
-        {marker("partial", "var(--partial)")}
+        {CATEGORIES.map((c) => {
+          const a = ARROWS[c.arrow];
+          return (
+            <marker key={c.id} id={`ktl-arrow-${c.id}`} viewBox="-1 -1 12 12" refX="9" refY="5" markerWidth="13" markerHeight="13" markerUnits="userSpaceOnUse" orient="auto-start-reverse">
+              <path d={a.d} style={{ fill: a.fill ? `var(${c.colour})` : "none", stroke: `var(${c.colour})`, strokeWidth: 2 }} />
+            </marker>
+          );
+        })}
       </defs>
     </svg>
   );

@@ -2,6 +2,78 @@
 import { memo } from "react";
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import type { FlowNode } from "../../graph/flow.ts";
+import type { GraphNode } from "../../graph/model.ts";
+import { charsFor, middleEllipsis } from "../../graph/text.ts";
+import { useAppStore } from "../../store/StoreProvider.tsx";
+
+/** Font sizes of the paths lens's elements (graph units), kept in step with graph.css. */
+export const NODE_FONT = { name: 15, sub: 13.5 };
+
+function summaryOf(n: GraphNode): string {
+  const i = n.inbound;
+  if (!i) return "";
+  const parts = [i.allow ? `${i.allow} allowed` : "", i.drop ? `${i.drop} dropped` : "", i.partial ? `${i.partial} partly allowed` : ""];
+  return `inbound: ${parts.filter(Boolean).join(", ")}`;
+}
+
+/** A thin bar of inbound connections by verdict (the counts are in the element's title). */
+function InboundBar({ n }: { n: GraphNode }) {
+  const i = n.inbound;
+  if (!i) return null;
+  const total = i.allow + i.drop + i.partial;
+  if (!total) return null;
+  return (
+    <div className="inbound" aria-hidden="true">
+      {(["allow", "partial", "drop"] as const).map((v) => (i[v] ? <span key={v} className={`seg ${v}`} style={{ flexGrow: i[v] }} /> : null))}
+    </div>
+  );
+}
+
+const KIND_WORD: Record<string, string> = { Deployment: "deploy", StatefulSet: "sts", DaemonSet: "ds", ReplicaSet: "rs", Job: "job", CronJob: "cronjob", Pod: "pod" };
+
+/** The paths lens's element: a namespace, workload, pod, Service or external client, with its open/close toggle. */
+export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
+  const store = useAppStore();
+  const n = data.node;
+  const classes = ["rf-path", n.kind, n.warning ? "warn" : "", data.dimmed ? "dimmed" : "", data.lit ? "lit" : ""].filter(Boolean).join(" ");
+  const toggleW = n.toggle || n.fold ? 26 : 0;
+  const countText = n.kind === "group" || n.kind === "namespace" ? `${n.count}×` : "";
+  const nameRoom = n.width - 22 - toggleW - (countText ? countText.length * 9 + 4 : 0);
+  const name = middleEllipsis(n.label, charsFor(nameRoom, NODE_FONT.name, true));
+  const kindWord = n.kind === "group" ? (KIND_WORD[n.sublabel?.split(" · ")[0] ?? ""] ?? "") : "";
+  const subText = n.warning ?? (n.kind === "group" ? `${kindWord} · ${n.namespace ?? ""}${n.services?.length ? " · svc" : ""}` : n.kind === "namespace" ? (n.sublabel ?? "").replace(/ · \d+ Services?$/, "") : n.kind === "service" ? `svc · ${n.sublabel ?? ""}` : (n.sublabel ?? ""));
+  const sub = middleEllipsis(subText, charsFor(n.width - 22, NODE_FONT.sub));
+  const full = [n.kind === "namespace" ? `Namespace ${n.label}` : n.label, n.sublabel, n.warning, summaryOf(n)].filter(Boolean).join("\n");
+  const key = n.toggle ?? n.fold;
+  const opening = n.toggle !== undefined;
+  return (
+    <div className={classes} data-testid={`${n.kind}-node`} data-id={n.id} title={full}>
+      <Handles />
+      <div className="name">
+        {countText ? <span className="count">{countText} </span> : null}
+        {name}
+      </div>
+      <div className={n.warning ? "sub warn-text" : "sub"}>{sub}</div>
+      <InboundBar n={n} />
+      {key ? (
+        <button
+          type="button"
+          className="toggle nodrag"
+          tabIndex={-1}
+          data-toggle={key}
+          aria-label={opening ? `Open ${n.label}` : `Close ${n.fold?.startsWith("ns:") ? `namespace ${n.namespace}` : "the workload"}`}
+          title={opening ? (n.kind === "namespace" ? "Show its workloads (+)" : "Show its pods (+)") : "Fold back (−)"}
+          onClick={(ev) => {
+            ev.stopPropagation();
+            store.getState().setGraphOpen(key, opening);
+          }}
+        >
+          {opening ? "+" : "−"}
+        </button>
+      ) : null}
+    </div>
+  );
+});
 
 function Handles() {
   return (
@@ -68,3 +140,4 @@ export const BucketNode = memo(function BucketNode({ data }: NodeProps<FlowNode>
 });
 
 export const nodeTypes = { bucket: BucketNode, zone: ZoneNode, node: ClusterNode, pod: LeafNode, group: LeafNode, service: LeafNode, external: LeafNode };
+export const allNodeTypes = { ...nodeTypes, "p-pod": PathNode, "p-group": PathNode, "p-namespace": PathNode, "p-service": PathNode, "p-external": PathNode };

@@ -4,7 +4,8 @@
  * positions at once; a new structure keeps the previous picture on screen
  * until its layout arrives, so nodes never jump through an empty frame.
  */
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { layeredLayout } from "../../graph/layered.ts";
 import LayoutWorker from "../../graph/layout.worker.ts?worker";
 import { createLayoutClient, type LayoutClient } from "../../graph/layoutClient.ts";
 import { toElkGraph, type Positions } from "../../graph/layout.ts";
@@ -35,12 +36,32 @@ export interface Displayed {
   positions: Positions;
 }
 
-export function useLayout(graph: GraphModel | undefined): { displayed: Displayed | undefined; error: string | undefined; pending: boolean } {
+/**
+ * The paths lens lays out synchronously (a few elements, by budget), keeping
+ * the previous picture's places; the topology lens asks ELK in its worker.
+ */
+export function useLayout(graph: GraphModel | undefined, aspect = 1.5, maxRows?: number): { displayed: Displayed | undefined; error: string | undefined; pending: boolean } {
   const [state, setState] = useState<{ displayed: Displayed | undefined; error: string | undefined }>({ displayed: undefined, error: undefined });
-  const cached = graph ? cache.get(graph.structureKey) : undefined;
+  const paths = graph?.lens === "paths" ? graph : undefined;
+  const last = useRef<{ key: string; positions: Positions; budget: number | undefined } | undefined>(undefined);
+  const shape = useRef({ aspect, maxRows });
+  shape.current = { aspect, maxRows };
+  const pathKey = paths?.structureKey;
+  const pathPositions = useMemo(() => {
+    if (!paths) return undefined;
+    if (last.current?.key === paths.structureKey) return last.current.positions;
+    // Places are kept across edits, not across a new pane size (a new budget): then the picture is laid out afresh.
+    const previous = last.current?.budget === paths.budget ? last.current?.positions : undefined;
+    const positions = layeredLayout(paths, { ...shape.current, previous });
+    last.current = { key: paths.structureKey, positions, budget: paths.budget };
+    return positions;
+    // Only a new structure lays out again; verdicts and filters keep the places.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [pathKey]);
+  const cached = graph ? (paths ? pathPositions : cache.get(graph.structureKey)) : undefined;
 
   useEffect(() => {
-    if (!graph || cache.has(graph.structureKey)) return;
+    if (!graph || graph.lens === "paths" || cache.has(graph.structureKey)) return;
     let live = true;
     layoutClient()
       .layout(toElkGraph(graph))

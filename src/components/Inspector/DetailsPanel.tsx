@@ -10,7 +10,13 @@ function useEdge(id: string): GraphEdge | undefined {
   const result = useApp((s) => s.analysis.result);
   const filters = useApp((s) => s.filters);
   const grouping = useApp((s) => s.grouping);
-  return useMemo(() => (result ? buildGraph(result, { filters, grouping }).edges.find((e) => e.id === id) : undefined), [result, filters, grouping, id]);
+  const lens = useApp((s) => s.graphLens);
+  const open = useApp((s) => s.graphOpen);
+  const budget = useApp((s) => s.graphBudget);
+  return useMemo(
+    () => (result ? buildGraph(result, { filters, grouping, lens, open, budget }).edges.find((e) => e.id === id) : undefined),
+    [result, filters, grouping, lens, open, budget, id],
+  );
 }
 
 function EdgeDetails({ id }: { id: string }) {

@@ -31,6 +31,7 @@ import { validateModel, validationDiagnostics } from "../validate/index.ts";
 import { computeConnlist, type ConnList } from "../connlist/index.ts";
 import { formatConnlist } from "../connlist/format.ts";
 import { openRules } from "./rules.ts";
+import { workloadFlows } from "./workloadFlows.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import {
   podId,
@@ -86,6 +87,8 @@ export interface AnalyzeOptions {
   maxMatrixRows?: number;
   /** The CNI that enforces policy (the toolbar's profile); otherwise read from the input, else generic. */
   cni?: CniName;
+  /** Most traces the drawn flows may cost (FLOW_BUDGET); beyond it the graph shows workload flows. */
+  flowBudget?: number;
 }
 
 export interface AnalysisSession {
@@ -100,7 +103,7 @@ export interface AnalysisSession {
   connlist(format: ConnlistDownload): string;
 }
 
-const DEFAULTS: Required<Omit<AnalyzeOptions, "cni">> = { maxDirectFlowPods: 60, maxMatrixRows: 400 };
+const DEFAULTS: Required<Omit<AnalyzeOptions, "cni">> = { maxDirectFlowPods: 60, maxMatrixRows: 400, flowBudget: FLOW_BUDGET };
 
 const clock = (globalThis as { performance?: { now(): number } }).performance;
 const now = (): number => (clock ? clock.now() : Date.now());
@@ -450,22 +453,25 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   const services = servicesOf(model);
   let flows: Flow[] = [];
   const notes: string[] = [];
+  let reach: Analysis["reach"];
   if (model.services.length === 0) {
     if (model.pods.length <= opts.maxDirectFlowPods)
       flows = guarded("pod flows", file, extra, [], () => directFlows(model, index));
     else notes.push(`${model.pods.length} pods and no Service: pod-to-pod flows are in the matrix view`);
   } else if (proxy) {
-    const budget = { left: FLOW_BUDGET };
+    const budget = { left: opts.flowBudget };
     const ext = guarded("external flows", file, extra, [], () => externalFlows(model, proxy, budget));
     const svc = guarded("service flows", file, extra, { flows: [], skipped: false }, () =>
       serviceFlows(model, index, proxy, budget),
     );
     const eps = guarded("endpoint flows", file, extra, [], () => endpointFlows(model, index, proxy));
     flows = [...svc.flows, ...eps, ...ext];
-    if (svc.skipped)
+    if (svc.skipped) {
       notes.push(
-        "Pod-to-Service flows are drawn for small scenarios only: ask a question, or click an edge, to trace one",
+        "Pod-to-Service flows are traced for small scenarios only: the graph shows who can connect (workload to Service); ask a question, or click an edge, to trace one",
       );
+      reach = guarded("workload flows", file, extra, undefined, () => workloadFlows(model, index, proxy));
+    }
   }
   const analysis: Analysis = {
     file,
@@ -495,6 +501,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
       millis: 0,
     },
   };
+  if (reach) analysis.reach = reach;
   if (notes.length) analysis.truncated = notes.join(". ");
   analysis.stats.millis = Math.round(now() - t0);
   let rules: ReturnType<typeof openRules> | undefined;

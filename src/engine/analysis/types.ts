@@ -181,6 +181,8 @@ export interface Analysis {
   policies: PolicyView[];
   externalClients: ExternalClientView[];
   flows: Flow[];
+  /** Inputs too large to trace every pod-to-Service pair: who can connect, workload to Service (workloadFlows.ts). */
+  reach?: { flows: Flow[]; dropped: number; omitted: number };
   /** Port and protocol pairs worth offering in the matrix and the filters, most common first. */
   ports: PortView[];
   /** What the engine can answer: service flows need the kube-proxy and trace parts. */

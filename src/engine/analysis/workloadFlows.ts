@@ -1,0 +1,104 @@
+/**
+ * Who can connect, workload to Service, for inputs too large to trace every
+ * pod-to-Service pair (the graph's "paths" view at scale).
+ *
+ * Sources are the pods of one workload that share a NetworkPolicy class;
+ * destinations are each Service port's ready endpoints (kube-proxy's list).
+ * A pair is judged by the class matrices of the endpoint's target port
+ * (`pairAllowed`: egress at the source, ingress at the endpoint, and the
+ * rule that a host-network pod reaches pods on its own node), the same
+ * decision as the matrix view and `ktl reach`. The flow's verdict is allow
+ * when every endpoint admits the sources, partial when some do. Pairs no
+ * endpoint admits are counted, not listed: at scale they are most pairs
+ * (default deny), and a question traces any one of them.
+ */
+import type { Model, Pod, Protocol } from "../model/types.ts";
+import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
+import type { ProxyIndex } from "../proxy/index.ts";
+import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
+import type { Flow, RefView } from "./types.ts";
+
+/** Most flow records listed; beyond, the rest are counted. */
+export const WORKLOAD_FLOW_LIMIT = 20_000;
+
+export interface WorkloadFlows {
+  flows: Flow[];
+  /** (source group, Service port) pairs that no endpoint admits. */
+  dropped: number;
+  /** Allowed pairs beyond the limit, not listed. */
+  omitted: number;
+}
+
+export function workloadFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex, limit = WORKLOAD_FLOW_LIMIT): WorkloadFlows {
+  const groups = new Map<string, Pod[]>();
+  for (const p of model.pods) {
+    if (!p.nodeName || p.ips.length === 0) continue;
+    const k = `${workloadId(p.workload)}#${index.classOf[p.index]}`;
+    const g = groups.get(k);
+    if (g) g.push(p);
+    else groups.set(k, [p]);
+  }
+  const sources = [...groups.values()];
+  const matrices = new Map<string, ClassMatrix>();
+  const matrixOf = (port: number, protocol: Protocol) => {
+    const k = `${port}/${protocol}`;
+    let m = matrices.get(k);
+    if (!m) matrices.set(k, (m = classMatrix(index, port, protocol)));
+    return m;
+  };
+  const out: WorkloadFlows = { flows: [], dropped: 0, omitted: 0 };
+  for (const s of model.services) {
+    const sp = proxy.services.get(s.key);
+    if (!sp) continue;
+    s.ports.forEach((p, i) => {
+      const eps = sp.ports[i];
+      if (!eps) return;
+      const endpoints: { pod: Pod; port: number }[] = [];
+      const seen = new Set<string>();
+      for (const ep of [...eps.v4, ...eps.v6]) {
+        if (!ep.pod || !ep.ready || seen.has(ep.pod)) continue;
+        seen.add(ep.pod);
+        const pod = model.podsByKey.get(ep.pod);
+        if (pod) endpoints.push({ pod, port: ep.port });
+      }
+      if (endpoints.length === 0) return;
+      for (const g of sources) {
+        const src = g[0]!;
+        let admitted = 0;
+        for (const ep of endpoints) if (pairAllowed(index, matrixOf(ep.port, p.protocol), src, ep.pod)) admitted++;
+        if (admitted === 0) {
+          out.dropped++;
+          continue;
+        }
+        if (out.flows.length >= limit) {
+          out.omitted++;
+          continue;
+        }
+        const decidedBy: RefView[] = [];
+        const cls = index.classOf[src.index]!;
+        for (const pol of index.egressPolicies[cls] ?? []) if (decidedBy.length < 3) decidedBy.push(refOfPolicy(pol));
+        const dst = index.classOf[endpoints[0]!.pod.index]!;
+        for (const pol of index.ingressPolicies[dst] ?? []) if (decidedBy.length < 6) decidedBy.push(refOfPolicy(pol));
+        const all = admitted === endpoints.length;
+        const flow: Flow = {
+          id: `workload|${podId(src.key)}|${serviceId(s.key)}|${p.port}/${p.protocol}`,
+          kind: "service",
+          from: g.map((x) => podId(x.key)),
+          to: serviceId(s.key),
+          port: p.port,
+          protocol: p.protocol,
+          verdict: all ? "allow" : "partial",
+          reason: all
+            ? `NetworkPolicy admits ${src.workload.name}'s pods at every ready endpoint (${endpoints.length})`
+            : `NetworkPolicy admits ${src.workload.name}'s pods at ${admitted} of ${endpoints.length} ready endpoints`,
+          decidedBy,
+          traceTo: `service:${s.key}:${p.port}`,
+        };
+        if (p.name) flow.portName = p.name;
+        if (!all) flow.dropCause = "policy";
+        out.flows.push(flow);
+      }
+    });
+  }
+  return out;
+}

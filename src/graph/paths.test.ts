@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import { analyzeText, type Analysis } from "../engine/analysis/index.ts";
+import { defaultScenario } from "../../scenarios/index.ts";
+import { buildGraph, lensOf, type GraphModel } from "./model.ts";
+import { layeredLayout, columnOf } from "./layered.ts";
+import { namespaceNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
+import { toFlowElements } from "./flow.ts";
+import type { Filters, Grouping } from "../store/types.ts";
+// @ts-expect-error: the bench generator is plain JavaScript
+import { generate } from "../../bench/generate.mjs";
+
+const all: Filters = { hiddenNamespaces: [], port: "all", onlyDrops: false };
+const shop = analyzeText(defaultScenario().manifests);
+const S: Analysis = analyzeText((generate("S") as { text: string }).text);
+const paths = (a: Analysis, o: { grouping?: Grouping; open?: Record<string, boolean>; budget?: number; filters?: Partial<Filters> } = {}): GraphModel =>
+  buildGraph(a, { filters: { ...all, ...o.filters }, grouping: o.grouping ?? "auto", lens: "paths", open: o.open ?? {}, budget: o.budget ?? 30 });
+const ids = (g: GraphModel, kind?: string) => g.nodes.filter((n) => !kind || n.kind === kind).map((n) => n.id);
+
+describe("lens", () => {
+  it("auto: topology where a zone or node decides (the default scenario's Local traffic policy), paths elsewhere", () => {
+    expect(lensOf(shop, "auto")).toBe("topology");
+    expect(lensOf(S, "auto")).toBe("paths");
+    expect(lensOf(S, "topology")).toBe("topology");
+  });
+});
+
+describe("paths lens: namespace -> workload -> pods", () => {
+  it(`a small cluster (at most ${POD_LEVEL} pods) shows every pod and Service, keeping the pod-level test hooks`, () => {
+    const g = paths(shop);
+    expect(ids(g, "pod")).toContain("pod:shop/frontend-0");
+    expect(g.edges.find((e) => e.source === "pod:tools/toolbox" && e.target === "service:shop/backend")?.verdict).toBe("drop");
+    expect(g.edges.find((e) => e.source === "service:shop/backend" && e.target === "pod:shop/backend-0")?.verdict).toBe("partial");
+    expect(g.nodes.every((n) => n.parent === undefined)).toBe(true);
+  });
+
+  it("grouping by workload: one element per workload cluster-wide (not per node), its pods counted", () => {
+    const g = paths(shop, { grouping: "workload" });
+    const backend = g.nodes.filter((n) => n.label === "backend" && n.kind === "group");
+    expect(backend).toHaveLength(1);
+    expect(backend[0]!.count).toBe(2);
+    expect(backend[0]!.toggle).toMatch(/^workload:shop\//);
+  });
+
+  it("a Service whose endpoints all belong to one folded workload is drawn inside it", () => {
+    const g = paths(shop, { grouping: "workload" });
+    const backend = g.nodes.find((n) => n.label === "backend" && n.kind === "group")!;
+    expect(backend.services).toEqual(["service:shop/backend"]);
+    expect(ids(g)).not.toContain("service:shop/backend");
+  });
+
+  it("opening a workload shows its pods; folding a namespace shows one element", () => {
+    const wl = paths(shop, { grouping: "workload" });
+    const backend = wl.nodes.find((n) => n.label === "backend" && n.kind === "group")!;
+    const opened = paths(shop, { grouping: "workload", open: { [backend.toggle!]: true } });
+    expect(ids(opened)).toEqual(expect.arrayContaining(["pod:shop/backend-0", "pod:shop/backend-1", "service:shop/backend"]));
+    const folded = paths(shop, { open: { [nsKey("shop")]: false } });
+    expect(ids(folded)).toContain(namespaceNodeId("shop"));
+    expect(ids(folded).filter((id) => id.startsWith("pod:shop/"))).toEqual([]);
+  });
+
+  it("auto at S (189 pods): namespaces fold, largest first, until the elements fit the budget", () => {
+    for (const budget of [12, 20, 30]) {
+      const g = paths(S, { budget });
+      expect(g.nodes.length, `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(g.nodes.some((n) => n.kind === "namespace")).toBe(true);
+    }
+  });
+
+  it("the user's choice wins over the budget", () => {
+    const g = paths(S, { budget: 12, open: { [nsKey("kube-system")]: true, [nsKey("search-prod")]: true } });
+    expect(ids(g)).not.toContain(namespaceNodeId("search-prod"));
+    expect(g.nodes.some((n) => n.namespace === "search-prod" && n.kind === "group")).toBe(true);
+  });
+});
+
+describe("paths lens: aggregated edges", () => {
+  const g = paths(S, { budget: 20 });
+  it("one edge per (source element, destination element), counting the pod-level connections by verdict", () => {
+    const keys = g.edges.map((e) => `${e.source}>${e.target}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const e of g.edges) {
+      const m = e.mix!;
+      expect(m.allow + m.drop + m.partial).toBe(e.count);
+      const mixed = [m.allow, m.drop, m.partial].filter((n) => n > 0).length > 1;
+      if (mixed) expect(e.verdict).toBe("partial");
+    }
+    expect(g.edges.length).toBeGreaterThan(5);
+  });
+  it("edges at scale come from the engine's workload flows (who can connect), so a large graph is not empty", () => {
+    expect(S.reach?.flows.length).toBeGreaterThan(0);
+    expect(g.edges.some((e) => e.flows.some((f) => f.flowId.startsWith("workload|")))).toBe(true);
+  });
+  it("filters do not change the layout's links: a port filter keeps every place", () => {
+    const filtered = paths(S, { budget: 20, filters: { port: "5432/TCP" } });
+    expect(filtered.links).toEqual(g.links);
+    expect(filtered.structureKey).toBe(g.structureKey);
+    expect(filtered.edges.length).toBeLessThan(g.edges.length);
+  });
+});
+
+describe("layered layout", () => {
+  const g = paths(shop);
+  const pos = layeredLayout(g, { aspect: 1.6 });
+  it("clients left, Services next, then pods that call on, then backends", () => {
+    const x = (id: string) => pos[id]!.x;
+    expect(x("external:203.0.113.10")).toBeLessThan(x("service:shop/frontend"));
+    expect(x("pod:tools/toolbox")).toBeLessThan(x("service:shop/backend"));
+    expect(x("service:shop/backend")).toBeLessThan(x("pod:shop/backend-0"));
+    expect(x("service:shop/frontend")).toBeLessThan(x("pod:shop/frontend-0"));
+  });
+  it("no two elements overlap", () => {
+    const boxes = Object.entries(pos);
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [, a] = boxes[i]!;
+        const [, b] = boxes[j]!;
+        const overlap = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+        expect(overlap, `${boxes[i]![0]} / ${boxes[j]![0]}`).toBe(false);
+      }
+  });
+  it("is stable: after an edit removes a pod, every other element keeps its place", () => {
+    const text = defaultScenario().manifests;
+    const edited = analyzeText(text.replace(/---\n# A debugging pod[\s\S]*?(?=---)/, ""));
+    const g2 = paths(edited);
+    expect(ids(g2)).not.toContain("pod:tools/toolbox");
+    const pos2 = layeredLayout(g2, { aspect: 1.6, previous: pos });
+    for (const id of ids(g2)) if (pos[id]) expect(pos2[id], id).toEqual(pos[id]);
+  });
+  it("a new element moves down past the elements already placed", () => {
+    const g2 = paths(shop, { grouping: "workload" });
+    const pos2 = layeredLayout(paths(shop), { previous: layeredLayout(g2) });
+    const boxes = Object.values(pos2);
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i]!;
+        const b = boxes[j]!;
+        expect(a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height).toBe(false);
+      }
+  });
+  it.each([
+    ["external", 0, 1, 0],
+    ["service", 1, 1, 1],
+    ["group", 0, 2, 0],
+    ["group", 2, 1, 2],
+    ["group", 2, 0, 3],
+    ["group", 0, 0, 4],
+  ] as const)("a %s with %i in and %i out goes to column %i", (kind, ins, outs, col) => {
+    expect(columnOf({ id: "x", kind, label: "x", width: 1, height: 1 }, ins, outs)).toBe(col);
+  });
+});
+
+describe("selecting an element dims what is not connected to it", () => {
+  it("keeps its neighbours and their edges, dims the rest", () => {
+    const g = paths(shop);
+    const el = toFlowElements(g, layeredLayout(g), { selectedNode: "pod:tools/toolbox" });
+    const dim = new Map(el.nodes.map((n) => [n.id, n.data.dimmed]));
+    expect(dim.get("pod:tools/toolbox")).toBe(false);
+    expect(dim.get("service:shop/backend")).toBe(false);
+    expect(dim.get("pod:shop/cache-0")).toBe(true);
+    for (const e of el.edges) expect(e.data!.dimmed).toBe(!(e.source === "pod:tools/toolbox" || e.target === "pod:tools/toolbox"));
+  });
+  it("labels stay hidden until hover, selection or a trace", () => {
+    const g = paths(shop);
+    const el = toFlowElements(g, layeredLayout(g), {});
+    expect(el.edges.filter((e) => e.data!.showLabel)).toEqual([]);
+    const hovered = toFlowElements(g, layeredLayout(g), { hoveredEdge: el.edges[0]!.id });
+    expect(hovered.edges.filter((e) => e.data!.showLabel).map((e) => e.id)).toEqual([el.edges[0]!.id]);
+  });
+  it("workload element ids name the workload", () => {
+    expect(workloadNodeId("workload:shop/Deployment/backend")).toBe("group:workload:shop/Deployment/backend");
+  });
+});

@@ -1,0 +1,369 @@
+/**
+ * The paths lens: the cluster as namespaces -> workloads -> pods, each level
+ * collapsible, with one aggregated edge per (source element, destination
+ * element) that counts the pod-level connections behind it by verdict.
+ *
+ * What is open: the user's choices (`open`), else the grouping's rule; in
+ * "auto" every workload shows its pods while the cluster is small
+ * (POD_LEVEL), and namespaces close, largest first, until the elements fit
+ * the pane's budget. A Service whose every endpoint belongs to one closed
+ * workload is drawn inside that workload (Kiali's workload graph).
+ * Pure: edges only merge the flows the engine judged.
+ */
+import type { Analysis, DropCause, FlowKind, PodView, RefView, Verdict } from "../engine/analysis/index.ts";
+import {
+  shortRef,
+  type EdgeFlow,
+  type GraphEdge,
+  type GraphModel,
+  type GraphNode,
+  type GraphOptions,
+} from "./model.ts";
+
+/** Up to this many pods, every workload shows its pods. */
+export const POD_LEVEL = 30;
+
+export const PATH_SIZES = {
+  leaf: { width: 196, height: 58 },
+} as const;
+
+export const nsKey = (ns: string) => `ns:${ns}`;
+export const namespaceNodeId = (ns: string) => `group:namespace:${ns}`;
+export const workloadNodeId = (workloadId: string) => `group:${workloadId}`;
+
+type Mix = { allow: number; drop: number; partial: number };
+const emptyMix = (): Mix => ({ allow: 0, drop: 0, partial: 0 });
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
+  const { filters, grouping } = options;
+  const open = options.open ?? {};
+  const budget = options.budget ?? 30;
+  const hiddenNs = new Set(filters.hiddenNamespaces);
+  let hidden = 0;
+
+  // The hierarchy: namespace -> workload -> pods, and each namespace's Services.
+  interface Wl {
+    id: string;
+    kind: string;
+    name: string;
+    namespace: string;
+    pods: PodView[];
+  }
+  interface Ns {
+    name: string;
+    workloads: Map<string, Wl>;
+    services: string[];
+    pods: number;
+  }
+  const namespaces = new Map<string, Ns>();
+  const nsOf = (name: string) => {
+    let n = namespaces.get(name);
+    if (!n) namespaces.set(name, (n = { name, workloads: new Map(), services: [], pods: 0 }));
+    return n;
+  };
+  let totalPods = 0;
+  for (const p of a.pods) {
+    if (hiddenNs.has(p.namespace)) {
+      hidden++;
+      continue;
+    }
+    const ns = nsOf(p.namespace);
+    let w = ns.workloads.get(p.workload.id);
+    if (!w)
+      ns.workloads.set(
+        p.workload.id,
+        (w = {
+          id: p.workload.id,
+          kind: p.workload.kind,
+          name: p.workload.name,
+          namespace: p.namespace,
+          pods: [],
+        }),
+      );
+    w.pods.push(p);
+    ns.pods++;
+    totalPods++;
+  }
+  const serviceById = new Map(a.services.map((s) => [s.id, s]));
+  for (const s of a.services) {
+    if (hiddenNs.has(s.namespace)) {
+      hidden++;
+      continue;
+    }
+    nsOf(s.namespace).services.push(s.id);
+  }
+
+  // Which workload serves each Service: the one owning all its endpoints, if there is one.
+  const workloadOfPod = new Map<string, string>();
+  for (const p of a.pods) workloadOfPod.set(p.id, p.workload.id);
+  const backendOf = new Map<string, string | null>();
+  for (const f of a.flows) {
+    if (f.kind !== "endpoint") continue;
+    const svc = f.from[0]!;
+    const w = workloadOfPod.get(f.to) ?? null;
+    const cur = backendOf.get(svc);
+    if (cur === undefined) backendOf.set(svc, w);
+    else if (cur !== w) backendOf.set(svc, null);
+  }
+
+  // What is open.
+  const podLevel = grouping === "pod" || (grouping === "auto" && totalPods <= POD_LEVEL);
+  const workloadOpen = (w: Wl) => open[w.id] ?? (podLevel || (w.pods.length === 1 && w.kind === "Pod"));
+  const servicesMerged = (ns: Ns) => {
+    let n = 0;
+    for (const id of ns.services) {
+      const b = backendOf.get(id);
+      const w = b ? ns.workloads.get(b) : undefined;
+      if (w && !workloadOpen(w)) n++;
+    }
+    return n;
+  };
+  const leavesOpen = (ns: Ns) => {
+    let n = ns.services.length - servicesMerged(ns);
+    for (const w of ns.workloads.values()) n += workloadOpen(w) ? w.pods.length : 1;
+    return n;
+  };
+  const nsOpen = new Map<string, boolean>();
+  const sortedNs = [...namespaces.values()].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  for (const ns of sortedNs) nsOpen.set(ns.name, open[nsKey(ns.name)] ?? grouping !== "namespace");
+  if (grouping === "auto") {
+    // Close namespaces the user did not choose, largest first, until the picture fits the budget.
+    const size = new Map(sortedNs.map((ns) => [ns.name, leavesOpen(ns)]));
+    let total =
+      sortedNs.reduce((n, ns) => n + (nsOpen.get(ns.name) ? size.get(ns.name)! : 1), 0) +
+      a.externalClients.length;
+    const closable = sortedNs
+      .filter((ns) => open[nsKey(ns.name)] === undefined && size.get(ns.name)! > 1)
+      .sort((x, y) => size.get(y.name)! - size.get(x.name)! || (x.name < y.name ? -1 : 1));
+    for (const ns of closable) {
+      if (total <= budget) break;
+      nsOpen.set(ns.name, false);
+      total -= size.get(ns.name)! - 1;
+    }
+  }
+
+  // Elements.
+  const nodes: GraphNode[] = [];
+  const leafOf = new Map<string, string>();
+  const leaf = { ...PATH_SIZES.leaf };
+  let level: GraphModel["level"] = "pod";
+  for (const ns of sortedNs) {
+    if (!nsOpen.get(ns.name)) {
+      const id = namespaceNodeId(ns.name);
+      level = "namespace";
+      const members: string[] = [];
+      for (const w of ns.workloads.values()) for (const p of w.pods) members.push(p.id);
+      nodes.push({
+        id,
+        kind: "namespace",
+        label: ns.name,
+        sublabel: `${plural(ns.workloads.size, "workload")} · ${plural(ns.pods, "pod")} · ${plural(ns.services.length, "Service")}`,
+        namespace: ns.name,
+        count: ns.pods,
+        members: [...members, ...ns.services],
+        toggle: nsKey(ns.name),
+        ...leaf,
+      });
+      for (const m of members) leafOf.set(m, id);
+      for (const s of ns.services) leafOf.set(s, id);
+      continue;
+    }
+    for (const w of ns.workloads.values()) {
+      if (workloadOpen(w)) {
+        for (const p of w.pods) {
+          const n: GraphNode = {
+            id: p.id,
+            kind: "pod",
+            label: p.name,
+            sublabel: `${p.namespace} · ${p.ips[0] ?? "no IP"}`,
+            namespace: p.namespace,
+            ref: p.ref,
+            fold: w.pods.length > 1 || w.kind !== "Pod" ? w.id : nsKey(ns.name),
+            ...leaf,
+          };
+          if (!p.ready) n.warning = p.terminating ? "terminating" : `not ready (${p.phase})`;
+          else if (p.terminating) n.warning = "terminating";
+          nodes.push(n);
+          leafOf.set(p.id, p.id);
+        }
+        continue;
+      }
+      if (level === "pod") level = "workload";
+      const id = workloadNodeId(w.id);
+      const services = ns.services.filter((s) => backendOf.get(s) === w.id);
+      const n: GraphNode = {
+        id,
+        kind: "group",
+        label: w.name,
+        sublabel: `${w.kind} · ${ns.name}${services.length ? ` · Service ${services.map((s) => serviceById.get(s)!.name).join(", ")}` : ""}`,
+        namespace: ns.name,
+        count: w.pods.length,
+        members: w.pods.map((p) => p.id),
+        toggle: w.id,
+        fold: nsKey(ns.name),
+        ...leaf,
+      };
+      if (services.length) n.services = services;
+      const notReady = w.pods.filter((p) => !p.ready).length;
+      if (notReady) n.warning = `${notReady} of ${w.pods.length} not ready`;
+      nodes.push(n);
+      for (const p of w.pods) leafOf.set(p.id, id);
+      for (const s of services) leafOf.set(s, id);
+    }
+    for (const sid of ns.services) {
+      if (leafOf.has(sid)) continue;
+      const s = serviceById.get(sid)!;
+      const ports = s.ports.map((p) => `${p.port}/${p.protocol}`).join(", ");
+      nodes.push({
+        id: s.id,
+        kind: "service",
+        label: s.name,
+        sublabel: `${s.namespace} · ${s.type}${ports ? ` · ${ports}` : ""}`,
+        namespace: s.namespace,
+        ref: s.ref,
+        fold: nsKey(ns.name),
+        ...leaf,
+      });
+      leafOf.set(s.id, s.id);
+    }
+  }
+  const resolve = (id: string): string | undefined => {
+    if (id.startsWith("external:")) return id.split("@")[0];
+    return leafOf.get(id);
+  };
+
+  // Edges: every flow merged by (source element, destination element); links (for the layout) ignore the filters.
+  interface Acc {
+    source: string;
+    target: string;
+    kind: FlowKind;
+    mix: Mix;
+    causes: Set<DropCause>;
+    refs: RefView[];
+    dropRefs: RefView[];
+    reasons: Set<string>;
+    ports: Set<string>;
+    flows: EdgeFlow[];
+    flowIds: Set<string>;
+  }
+  const acc = new Map<string, Acc>();
+  const links = new Set<string>();
+  const externals = new Set<string>();
+  const seen = (list: RefView[], r: RefView) =>
+    list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
+  const flowLists = a.reach ? [a.flows, a.reach.flows] : [a.flows];
+  for (const list of flowLists)
+    for (const f of list) {
+      const target = resolve(f.to);
+      if (!target) continue;
+      const passes =
+        (filters.port === "all" || `${f.port}/${f.protocol}` === filters.port) &&
+        !(filters.onlyDrops && f.verdict === "allow");
+      for (const from of f.from) {
+        const source = resolve(from);
+        if (!source || source === target) continue;
+        if (from.startsWith("external:")) externals.add(source);
+        links.add(`${source}>${target}`);
+        if (!passes) continue;
+        const key = `${source}->${target}`;
+        let e = acc.get(key);
+        if (!e) {
+          e = {
+            source,
+            target,
+            kind: f.kind,
+            mix: emptyMix(),
+            causes: new Set(),
+            refs: [],
+            dropRefs: [],
+            reasons: new Set(),
+            ports: new Set(),
+            flows: [],
+            flowIds: new Set(),
+          };
+          acc.set(key, e);
+        }
+        e.mix[f.verdict]++;
+        if (f.dropCause) e.causes.add(f.dropCause);
+        e.ports.add(`${f.port}/${f.protocol}`);
+        if (e.flowIds.has(f.id)) continue;
+        e.flowIds.add(f.id);
+        for (const r of f.decidedBy) {
+          if (!seen(e.refs, r)) e.refs.push(r);
+          if (f.verdict !== "allow" && !seen(e.dropRefs, r)) e.dropRefs.push(r);
+        }
+        if (e.reasons.size < 12) e.reasons.add(`${f.port}/${f.protocol}: ${f.reason}`);
+        e.flows.push({
+          flowId: f.id,
+          from: f.client ?? from,
+          traceTo: f.traceTo,
+          port: f.port,
+          protocol: f.protocol,
+          verdict: f.verdict,
+          reason: f.reason,
+        });
+      }
+    }
+  for (const x of a.externalClients)
+    if (externals.has(x.id))
+      nodes.push({
+        id: x.id,
+        kind: "external",
+        label: x.ip,
+        sublabel: "client outside the cluster",
+        ...leaf,
+      });
+
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const edges: GraphEdge[] = [];
+  for (const e of acc.values()) {
+    if (!byId.has(e.source) || !byId.has(e.target)) continue;
+    const kinds = (["allow", "drop", "partial"] as const).filter((v) => e.mix[v] > 0);
+    const verdict: Verdict = kinds.length === 1 ? kinds[0]! : "partial";
+    const refs = verdict === "allow" ? e.refs : e.dropRefs.length ? e.dropRefs : e.refs;
+    const first = refs[0];
+    const count = e.mix.allow + e.mix.drop + e.mix.partial;
+    const label =
+      refs.length > 1 ? `${shortRef(first, e.kind)} +${refs.length - 1}` : shortRef(first, e.kind);
+    const edge: GraphEdge = {
+      id: `e:${e.source}->${e.target}`,
+      source: e.source,
+      target: e.target,
+      kind: e.kind,
+      verdict,
+      label,
+      title: [...e.reasons].join("\n"),
+      decidedBy: refs,
+      flows: e.flows,
+      count,
+      mix: e.mix,
+      ports: [...e.ports].sort(),
+    };
+    if (verdict !== "allow") {
+      const cause: DropCause | undefined = e.causes.has("policy")
+        ? "policy"
+        : e.causes.has("traffic-policy")
+          ? "traffic-policy"
+          : undefined;
+      if (cause) edge.dropCause = cause;
+    }
+    edges.push(edge);
+    const t = byId.get(e.target)!;
+    t.inbound ??= emptyMix();
+    t.inbound.allow += e.mix.allow;
+    t.inbound.drop += e.mix.drop;
+    t.inbound.partial += e.mix.partial;
+  }
+  edges.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  const sortedLinks = [...links].filter((l) => {
+    const [s, t] = l.split(">");
+    return byId.has(s!) && byId.has(t!);
+  });
+  sortedLinks.sort();
+  const structureKey = `paths#${nodes.map((n) => n.id).join("|")}#${sortedLinks.join("|")}`;
+  return { lens: "paths", level, nodes, edges, links: sortedLinks, structureKey, hidden, budget };
+}
