@@ -126,7 +126,10 @@ export function toFlowElements(
   }
   // Paths lens: a selected element dims everything it is not connected to (when no trace is lit).
   const paths = g.lens === "paths";
-  const focus = paths && !tracing && options.selectedNode && g.nodes.some((n) => n.id === options.selectedNode) ? options.selectedNode : undefined;
+  const focus =
+    paths && !tracing && options.selectedNode && g.nodes.some((n) => n.id === options.selectedNode)
+      ? options.selectedNode
+      : undefined;
   const near = new Set<string>();
   if (focus) {
     near.add(focus);

@@ -107,7 +107,12 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
       const top = LAYERED.padding + (height - (part.length * rowH - LAYERED.rowGap)) / 2;
       part.forEach((i, r) => {
         const n = nodes[i]!;
-        out[n.id] = { x: x + s * (w + LAYERED.subColumnGap), y: top + r * rowH, width: n.width, height: n.height };
+        out[n.id] = {
+          x: x + s * (w + LAYERED.subColumnGap),
+          y: top + r * rowH,
+          width: n.width,
+          height: n.height,
+        };
       });
     }
     x += subs * w + (subs - 1) * LAYERED.subColumnGap + LAYERED.columnGap;
@@ -129,10 +134,15 @@ function keepPlaces(nodes: readonly GraphNode[], fresh: Positions, previous: Pos
   for (const n of nodes) {
     if (out[n.id]) continue;
     const p = { ...fresh[n.id]! };
-    for (let moved = true; moved; ) {
+    for (let moved = true; moved;) {
       moved = false;
       for (const b of boxes)
-        if (p.x < b.x + b.width && b.x < p.x + p.width && p.y < b.y + b.height + LAYERED.rowGap && b.y < p.y + p.height + LAYERED.rowGap) {
+        if (
+          p.x < b.x + b.width &&
+          b.x < p.x + p.width &&
+          p.y < b.y + b.height + LAYERED.rowGap &&
+          b.y < p.y + p.height + LAYERED.rowGap
+        ) {
           p.y = b.y + b.height + LAYERED.rowGap;
           moved = true;
         }

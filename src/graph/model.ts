@@ -18,7 +18,8 @@ import type { Filters, GraphLens, Grouping } from "../store/types.ts";
 import { buildPathGraph } from "./paths.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
-export type GraphNodeKind = "bucket" | "zone" | "node" | "pod" | "group" | "namespace" | "service" | "external";
+export type GraphNodeKind =
+  "bucket" | "zone" | "node" | "pod" | "group" | "namespace" | "service" | "external";
 export type Lens = "topology" | "paths";
 
 /** Kinds that hold other nodes. A bucket packs many zones, nodes or Services into one block in large graphs. */
@@ -162,7 +163,9 @@ export interface GraphOptions {
 export function topologyDecides(a: Analysis): boolean {
   return (
     a.flows.some((f) => f.dropCause === "traffic-policy") ||
-    a.services.some((s) => s.internalTrafficPolicy === "Local" || (s.external && s.externalTrafficPolicy === "Local"))
+    a.services.some(
+      (s) => s.internalTrafficPolicy === "Local" || (s.external && s.externalTrafficPolicy === "Local"),
+    )
   );
 }
 

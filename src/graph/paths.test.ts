@@ -12,9 +12,24 @@ import { generate } from "../../bench/generate.mjs";
 const all: Filters = { hiddenNamespaces: [], port: "all", onlyDrops: false };
 const shop = analyzeText(defaultScenario().manifests);
 const S: Analysis = analyzeText((generate("S") as { text: string }).text);
-const paths = (a: Analysis, o: { grouping?: Grouping; open?: Record<string, boolean>; budget?: number; filters?: Partial<Filters> } = {}): GraphModel =>
-  buildGraph(a, { filters: { ...all, ...o.filters }, grouping: o.grouping ?? "auto", lens: "paths", open: o.open ?? {}, budget: o.budget ?? 30 });
-const ids = (g: GraphModel, kind?: string) => g.nodes.filter((n) => !kind || n.kind === kind).map((n) => n.id);
+const paths = (
+  a: Analysis,
+  o: {
+    grouping?: Grouping;
+    open?: Record<string, boolean>;
+    budget?: number;
+    filters?: Partial<Filters>;
+  } = {},
+): GraphModel =>
+  buildGraph(a, {
+    filters: { ...all, ...o.filters },
+    grouping: o.grouping ?? "auto",
+    lens: "paths",
+    open: o.open ?? {},
+    budget: o.budget ?? 30,
+  });
+const ids = (g: GraphModel, kind?: string) =>
+  g.nodes.filter((n) => !kind || n.kind === kind).map((n) => n.id);
 
 describe("lens", () => {
   it("auto: topology where a zone or node decides (the default scenario's Local traffic policy), paths elsewhere", () => {
@@ -28,8 +43,12 @@ describe("paths lens: namespace -> workload -> pods", () => {
   it(`a small cluster (at most ${POD_LEVEL} pods) shows every pod and Service, keeping the pod-level test hooks`, () => {
     const g = paths(shop);
     expect(ids(g, "pod")).toContain("pod:shop/frontend-0");
-    expect(g.edges.find((e) => e.source === "pod:tools/toolbox" && e.target === "service:shop/backend")?.verdict).toBe("drop");
-    expect(g.edges.find((e) => e.source === "service:shop/backend" && e.target === "pod:shop/backend-0")?.verdict).toBe("partial");
+    expect(
+      g.edges.find((e) => e.source === "pod:tools/toolbox" && e.target === "service:shop/backend")?.verdict,
+    ).toBe("drop");
+    expect(
+      g.edges.find((e) => e.source === "service:shop/backend" && e.target === "pod:shop/backend-0")?.verdict,
+    ).toBe("partial");
     expect(g.nodes.every((n) => n.parent === undefined)).toBe(true);
   });
 
@@ -52,7 +71,9 @@ describe("paths lens: namespace -> workload -> pods", () => {
     const wl = paths(shop, { grouping: "workload" });
     const backend = wl.nodes.find((n) => n.label === "backend" && n.kind === "group")!;
     const opened = paths(shop, { grouping: "workload", open: { [backend.toggle!]: true } });
-    expect(ids(opened)).toEqual(expect.arrayContaining(["pod:shop/backend-0", "pod:shop/backend-1", "service:shop/backend"]));
+    expect(ids(opened)).toEqual(
+      expect.arrayContaining(["pod:shop/backend-0", "pod:shop/backend-1", "service:shop/backend"]),
+    );
     const folded = paths(shop, { open: { [nsKey("shop")]: false } });
     expect(ids(folded)).toContain(namespaceNodeId("shop"));
     expect(ids(folded).filter((id) => id.startsWith("pod:shop/"))).toEqual([]);
@@ -114,7 +135,8 @@ describe("layered layout", () => {
       for (let j = i + 1; j < boxes.length; j++) {
         const [, a] = boxes[i]!;
         const [, b] = boxes[j]!;
-        const overlap = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+        const overlap =
+          a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
         expect(overlap, `${boxes[i]![0]} / ${boxes[j]![0]}`).toBe(false);
       }
   });
@@ -134,7 +156,9 @@ describe("layered layout", () => {
       for (let j = i + 1; j < boxes.length; j++) {
         const a = boxes[i]!;
         const b = boxes[j]!;
-        expect(a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height).toBe(false);
+        expect(
+          a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height,
+        ).toBe(false);
       }
   });
   it.each([
@@ -157,7 +181,8 @@ describe("selecting an element dims what is not connected to it", () => {
     expect(dim.get("pod:tools/toolbox")).toBe(false);
     expect(dim.get("service:shop/backend")).toBe(false);
     expect(dim.get("pod:shop/cache-0")).toBe(true);
-    for (const e of el.edges) expect(e.data!.dimmed).toBe(!(e.source === "pod:tools/toolbox" || e.target === "pod:tools/toolbox"));
+    for (const e of el.edges)
+      expect(e.data!.dimmed).toBe(!(e.source === "pod:tools/toolbox" || e.target === "pod:tools/toolbox"));
   });
   it("labels stay hidden until hover, selection or a trace", () => {
     const g = paths(shop);

@@ -18,14 +18,19 @@ describe("verdict palette under colour-vision simulations (Machado 2009, OKLab)"
             const a = CATEGORIES[i]!;
             const b = CATEGORIES[j]!;
             const d = distance(p[a.colour]!, p[b.colour]!, vision);
-            expect(d, `${a.id} vs ${b.id}`).toBeGreaterThanOrEqual(vision === "achromatopsia" ? MIN_GREY : MIN_COLOUR);
+            expect(d, `${a.id} vs ${b.id}`).toBeGreaterThanOrEqual(
+              vision === "achromatopsia" ? MIN_GREY : MIN_COLOUR,
+            );
           }
       });
     }
     it(`${theme} theme: every verdict colour stands off the background`, () => {
       for (const c of CATEGORIES)
         for (const vision of VISIONS)
-          expect(distance(PALETTE[theme][c.colour]!, BACKGROUND[theme], vision), `${c.id} ${vision}`).toBeGreaterThan(0.3);
+          expect(
+            distance(PALETTE[theme][c.colour]!, BACKGROUND[theme], vision),
+            `${c.id} ${vision}`,
+          ).toBeGreaterThan(0.3);
     });
   }
 
@@ -38,7 +43,8 @@ describe("verdict palette under colour-vision simulations (Machado 2009, OKLab)"
     const css = readFileSync(new URL("../app/styles.css", import.meta.url), "utf8");
     for (const theme of ["light", "dark"] as const) {
       const block = css.split(`:root[data-theme="${theme}"]`)[1]!.split("}")[0]!;
-      for (const [name, value] of Object.entries(PALETTE[theme])) expect(block).toContain(`${name}: ${value};`);
+      for (const [name, value] of Object.entries(PALETTE[theme]))
+        expect(block).toContain(`${name}: ${value};`);
     }
   });
 });

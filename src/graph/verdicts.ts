@@ -25,10 +25,42 @@ export interface EdgeCategory {
 }
 
 export const CATEGORIES: readonly EdgeCategory[] = [
-  { id: "allow", verdict: "allow", label: "allowed", colour: "--allow", dash: "", arrow: "triangle", glyph: "check" },
-  { id: "drop", verdict: "drop", label: "dropped by NetworkPolicy", colour: "--drop", dash: "9 4", arrow: "tee", glyph: "cross" },
-  { id: "traffic", verdict: "drop", label: "dropped by traffic policy", colour: "--traffic", dash: "2 4", arrow: "tee", glyph: "bar" },
-  { id: "partial", verdict: "partial", label: "partly allowed", colour: "--partial", dash: "14 4 2 4", arrow: "open", glyph: "half" },
+  {
+    id: "allow",
+    verdict: "allow",
+    label: "allowed",
+    colour: "--allow",
+    dash: "",
+    arrow: "triangle",
+    glyph: "check",
+  },
+  {
+    id: "drop",
+    verdict: "drop",
+    label: "dropped by NetworkPolicy",
+    colour: "--drop",
+    dash: "9 4",
+    arrow: "tee",
+    glyph: "cross",
+  },
+  {
+    id: "traffic",
+    verdict: "drop",
+    label: "dropped by traffic policy",
+    colour: "--traffic",
+    dash: "2 4",
+    arrow: "tee",
+    glyph: "bar",
+  },
+  {
+    id: "partial",
+    verdict: "partial",
+    label: "partly allowed",
+    colour: "--partial",
+    dash: "14 4 2 4",
+    arrow: "open",
+    glyph: "half",
+  },
 ];
 
 /** Colours per theme (the CSS variables of styles.css carry the same values). */

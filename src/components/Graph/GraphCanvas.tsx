@@ -67,10 +67,19 @@ function selectionOf(kind: string | undefined, id: string): Selection | undefine
 export function useGraph(): GraphModel | undefined {
   const result = useApp((s) => s.analysis.result);
   const { filters, grouping, graphLens, graphOpen, graphBudget } = useApp(
-    useShallow((s) => ({ filters: s.filters, grouping: s.grouping, graphLens: s.graphLens, graphOpen: s.graphOpen, graphBudget: s.graphBudget })),
+    useShallow((s) => ({
+      filters: s.filters,
+      grouping: s.grouping,
+      graphLens: s.graphLens,
+      graphOpen: s.graphOpen,
+      graphBudget: s.graphBudget,
+    })),
   );
   return useMemo(
-    () => (result ? buildGraph(result, { filters, grouping, lens: graphLens, open: graphOpen, budget: graphBudget }) : undefined),
+    () =>
+      result
+        ? buildGraph(result, { filters, grouping, lens: graphLens, open: graphOpen, budget: graphBudget })
+        : undefined,
     [result, filters, grouping, graphLens, graphOpen, graphBudget],
   );
 }
@@ -79,6 +88,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const store = useAppStore();
   // The pane's size sets the layout's shape and how many elements the automatic grouping may show.
   const wrapRef = useRef<HTMLDivElement>(null);
+  const hasGraph = graph !== undefined;
   const [shape, setShape] = useState({ aspect: 1.5, rows: 8 });
   useEffect(() => {
     const el = wrapRef.current;
@@ -87,12 +97,16 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       const r = el.getBoundingClientRect();
       if (r.width < 50 || r.height < 50) return;
       const c = capacityOf(r.width, r.height);
-      setShape((s) => (s.rows === c.rows && Math.abs(s.aspect - r.width / r.height) < 0.01 ? s : { aspect: r.width / r.height, rows: c.rows }));
+      setShape((s) =>
+        s.rows === c.rows && Math.abs(s.aspect - r.width / r.height) < 0.01
+          ? s
+          : { aspect: r.width / r.height, rows: c.rows },
+      );
       store.getState().setGraphBudget(c.budget);
     });
     ro.observe(el);
     return () => ro.disconnect();
-  }, [store, graph === undefined]);
+  }, [store, hasGraph]);
   const { displayed, error } = useLayout(graph, shape.aspect, shape.rows);
   const [hoveredEdge, setHoveredEdge] = useState<string | undefined>(undefined);
   const theme = useApp((s) => s.theme);
@@ -100,15 +114,18 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const selection = useApp((s) => s.selection);
   const question = useApp((s) => s.question);
   const trace = useApp((s) =>
-    s.trace.status === "ready" && s.question && sameQuestion(s.trace.query, s.question) ? s.trace.result : undefined,
+    s.trace.status === "ready" && s.question && sameQuestion(s.trace.query, s.question)
+      ? s.trace.result
+      : undefined,
   );
   const { fitView, getViewport, setCenter } = useReactFlow();
   const paths = displayed?.graph.lens === "paths";
-  const fitOptions = useMemo(() => ({ padding: 0.06, minZoom: paths ? LEGIBLE_ZOOM : 0.05, maxZoom: 1.25 }), [paths]);
+  const fitOptions = useMemo(
+    () => ({ padding: 0.06, minZoom: paths ? LEGIBLE_ZOOM : 0.05, maxZoom: 1.25 }),
+    [paths],
+  );
   // The minimap helps in large graphs; in small ones it would hide part of the picture. The user can toggle it.
-  const leaves = displayed
-    ? displayed.graph.nodes.filter((n) => !CONTAINER_KINDS.has(n.kind)).length
-    : 0;
+  const leaves = displayed ? displayed.graph.nodes.filter((n) => !CONTAINER_KINDS.has(n.kind)).length : 0;
   const [miniMapChoice, setMiniMap] = useState<boolean | undefined>(undefined);
   const showMiniMap = miniMapChoice ?? leaves > 30;
 
@@ -186,13 +203,21 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
         const r = wrapRef.current?.getBoundingClientRect();
         const sx = b.x * vp.zoom + vp.x;
         const sy = b.y * vp.zoom + vp.y;
-        if (r && (sx < 0 || sy < 0 || sx + b.width * vp.zoom > r.width || sy + b.height * vp.zoom > r.height - 40))
+        if (
+          r &&
+          (sx < 0 || sy < 0 || sx + b.width * vp.zoom > r.width || sy + b.height * vp.zoom > r.height - 40)
+        )
           void setCenter(b.x + b.width / 2, b.y + b.height / 2, { zoom: vp.zoom, duration: 150 });
         return;
       }
       if (action.kind === "open" || action.kind === "fold" || action.kind === "toggle") {
         if (!node) return;
-        const key = action.kind === "fold" ? node.fold : action.kind === "open" ? node.toggle : (node.toggle ?? node.fold);
+        const key =
+          action.kind === "fold"
+            ? node.fold
+            : action.kind === "open"
+              ? node.toggle
+              : (node.toggle ?? node.fold);
         if (key) store.getState().setGraphOpen(key, key === node.toggle);
         return;
       }

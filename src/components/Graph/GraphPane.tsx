@@ -12,9 +12,19 @@ import { ErrorBoundary } from "../ErrorBoundary.tsx";
 function Filters() {
   const store = useAppStore();
   const result = useApp((s) => s.analysis.result);
-  const { filters, grouping, graphLens } = useApp(useShallow((s) => ({ filters: s.filters, grouping: s.grouping, graphLens: s.graphLens })));
-  const namespaces = result ? [...new Set([...result.pods.map((p) => p.namespace), ...result.services.map((s) => s.namespace)])].sort() : [];
-  const flowPorts = result ? [...new Map(result.flows.map((f) => [portKey(f.port, f.protocol), f])).values()].sort((a, b) => a.port - b.port) : [];
+  const { filters, grouping, graphLens } = useApp(
+    useShallow((s) => ({ filters: s.filters, grouping: s.grouping, graphLens: s.graphLens })),
+  );
+  const namespaces = result
+    ? [
+        ...new Set([...result.pods.map((p) => p.namespace), ...result.services.map((s) => s.namespace)]),
+      ].sort()
+    : [];
+  const flowPorts = result
+    ? [...new Map(result.flows.map((f) => [portKey(f.port, f.protocol), f])).values()].sort(
+        (a, b) => a.port - b.port,
+      )
+    : [];
   return (
     <div className="filters" role="group" aria-label="Graph filters">
       {namespaces.length > 1 && namespaces.length <= 6 ? (
@@ -22,7 +32,14 @@ function Filters() {
           {namespaces.map((ns) => {
             const shown = !filters.hiddenNamespaces.includes(ns);
             return (
-              <button key={ns} type="button" className="btn small ns-chip" aria-pressed={shown} title={shown ? `Hide namespace ${ns}` : `Show namespace ${ns}`} onClick={() => store.getState().toggleNamespace(ns)}>
+              <button
+                key={ns}
+                type="button"
+                className="btn small ns-chip"
+                aria-pressed={shown}
+                title={shown ? `Hide namespace ${ns}` : `Show namespace ${ns}`}
+                onClick={() => store.getState().toggleNamespace(ns)}
+              >
                 {ns}
               </button>
             );
@@ -32,8 +49,13 @@ function Filters() {
       {namespaces.length > 6 ? (
         <label>
           Hide namespace
-          <select value="" onChange={(e) => e.target.value && store.getState().toggleNamespace(e.target.value)}>
-            <option value="">{filters.hiddenNamespaces.length ? `${filters.hiddenNamespaces.length} hidden…` : "choose…"}</option>
+          <select
+            value=""
+            onChange={(e) => e.target.value && store.getState().toggleNamespace(e.target.value)}
+          >
+            <option value="">
+              {filters.hiddenNamespaces.length ? `${filters.hiddenNamespaces.length} hidden…` : "choose…"}
+            </option>
             {namespaces.map((ns) => (
               <option key={ns} value={ns}>
                 {filters.hiddenNamespaces.includes(ns) ? `show ${ns}` : ns}
@@ -54,7 +76,11 @@ function Filters() {
         </select>
       </label>
       <label>
-        <input type="checkbox" checked={filters.onlyDrops} onChange={(e) => store.getState().setFilters({ onlyDrops: e.target.checked })} />
+        <input
+          type="checkbox"
+          checked={filters.onlyDrops}
+          onChange={(e) => store.getState().setFilters({ onlyDrops: e.target.checked })}
+        />
         Only drops
       </label>
       <label>
@@ -68,7 +94,10 @@ function Filters() {
       </label>
       <label title="Topology draws zones and nodes around the pods; paths draws clients, Services and backends left to right. Auto shows topology when a zone or node decides a verdict.">
         View
-        <select value={graphLens} onChange={(e) => store.getState().setGraphLens(e.target.value as GraphLens)}>
+        <select
+          value={graphLens}
+          onChange={(e) => store.getState().setGraphLens(e.target.value as GraphLens)}
+        >
           <option value="auto">auto</option>
           <option value="paths">paths</option>
           <option value="topology">topology</option>
@@ -86,20 +115,49 @@ export function GraphPane() {
     <div className="panel" aria-label="Traffic">
       <div className="panel-head">
         <div className="tabs" role="tablist" aria-label="View">
-          <button type="button" role="tab" id="tab-graph" className="tab" aria-selected={tab === "graph"} aria-controls="view-main" onClick={() => store.getState().setTab("graph")}>
+          <button
+            type="button"
+            role="tab"
+            id="tab-graph"
+            className="tab"
+            aria-selected={tab === "graph"}
+            aria-controls="view-main"
+            onClick={() => store.getState().setTab("graph")}
+          >
             Graph
           </button>
-          <button type="button" role="tab" id="tab-matrix" className="tab" aria-selected={tab === "matrix"} aria-controls="view-main" onClick={() => store.getState().setTab("matrix")}>
+          <button
+            type="button"
+            role="tab"
+            id="tab-matrix"
+            className="tab"
+            aria-selected={tab === "matrix"}
+            aria-controls="view-main"
+            onClick={() => store.getState().setTab("matrix")}
+          >
             Matrix
           </button>
-          <button type="button" role="tab" id="tab-rules" className="tab" aria-selected={tab === "rules"} aria-controls="view-main" onClick={() => store.getState().setTab("rules")}>
+          <button
+            type="button"
+            role="tab"
+            id="tab-rules"
+            className="tab"
+            aria-selected={tab === "rules"}
+            aria-controls="view-main"
+            onClick={() => store.getState().setTab("rules")}
+          >
             Node rules
           </button>
         </div>
         {tab === "graph" ? <Filters /> : null}
       </div>
       <QuestionBar />
-      <div id="view-main" role="tabpanel" aria-labelledby={`tab-${tab}`} style={{ flex: 1, minHeight: 0, display: "flex", flexDirection: "column" }}>
+      <div
+        id="view-main"
+        role="tabpanel"
+        aria-labelledby={`tab-${tab}`}
+        style={{ flex: 1, minHeight: 0, display: "flex", flexDirection: "column" }}
+      >
         {tab === "graph" ? (
           <ErrorBoundary area="the graph">
             <ReactFlowProvider>

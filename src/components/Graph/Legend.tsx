@@ -8,10 +8,26 @@ export function Legend({ note }: { note?: string | undefined }) {
       {CATEGORIES.map((c) => (
         <span key={c.id} className="item" data-category={c.id}>
           <svg width="44" height="16" viewBox="0 0 44 16" aria-hidden="true">
-            <line x1="1" y1="8" x2="43" y2="8" style={{ stroke: `var(${c.colour})` }} strokeWidth="2.2" strokeDasharray={c.dash || undefined} />
+            <line
+              x1="1"
+              y1="8"
+              x2="43"
+              y2="8"
+              style={{ stroke: `var(${c.colour})` }}
+              strokeWidth="2.2"
+              strokeDasharray={c.dash || undefined}
+            />
             <g transform="translate(22 8)">
               <circle r="6.5" className="edge-glyph-bg" style={{ stroke: `var(${c.colour})` }} />
-              <path d={GLYPH_PATHS[c.glyph]} transform="scale(0.85)" style={{ stroke: `var(${c.colour})`, fill: c.glyph === "half" ? `var(${c.colour})` : "none", strokeWidth: 1.8 }} />
+              <path
+                d={GLYPH_PATHS[c.glyph]}
+                transform="scale(0.85)"
+                style={{
+                  stroke: `var(${c.colour})`,
+                  fill: c.glyph === "half" ? `var(${c.colour})` : "none",
+                  strokeWidth: 1.8,
+                }}
+              />
             </g>
           </svg>
           <span>{c.label}</span>

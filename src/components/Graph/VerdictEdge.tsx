@@ -21,37 +21,86 @@ function edgeText(e: FlowEdge["data"] & object): string {
     const m = g.mix;
     parts.push(m && g.verdict === "partial" ? `${m.allow}/${g.count} allowed` : `${g.count} connections`);
   }
-  if (g.ports?.length) parts.push(g.ports.length > 2 ? `${g.ports.slice(0, 2).join(", ")} +${g.ports.length - 2}` : g.ports.join(", "));
+  if (g.ports?.length)
+    parts.push(
+      g.ports.length > 2 ? `${g.ports.slice(0, 2).join(", ")} +${g.ports.length - 2}` : g.ports.join(", "),
+    );
   return parts.filter(Boolean).join(" · ");
 }
 
 export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>) {
-  const { id, source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data } = props;
-  const [path, midX, midY] = getBezierPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition, curvature: 0.3 });
+  const { id, source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data } =
+    props;
+  const [path, midX, midY] = getBezierPath({
+    sourceX,
+    sourceY,
+    sourcePosition,
+    targetX,
+    targetY,
+    targetPosition,
+    curvature: 0.3,
+  });
   // Workshop marks: what a what-if changed on this edge, and whether presenter mode's current hop is about it.
   const diff = useApp((st) => marksOf(st)?.edges.get(edgeKey(source, target)));
   const focus = useApp((st) => focusOf(st, source) === true && focusOf(st, target) === true);
   if (!data) return null;
   const e = data.edge;
   const cat = categoryOf(e.verdict, e.dropCause);
-  const cls = ["ktl-edge", e.verdict, e.dropCause ?? "", e.kind === "question" ? "question" : "", data.dimmed ? "dimmed" : "", data.lit ? "lit" : "", diff ? `diff-${diff}` : "", focus ? "focus" : ""].filter(Boolean).join(" ");
+  const cls = [
+    "ktl-edge",
+    e.verdict,
+    e.dropCause ?? "",
+    e.kind === "question" ? "question" : "",
+    data.dimmed ? "dimmed" : "",
+    data.lit ? "lit" : "",
+    diff ? `diff-${diff}` : "",
+    focus ? "focus" : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
   const colour = `var(${cat.colour})`;
   const width = data.lit || focus ? Math.max(3.2, data.width + 1) : data.width;
   return (
     <>
-      <g className={cls} data-testid="flow-edge" data-edge-id={id} data-verdict={e.verdict} data-category={cat.id} data-source={source} data-target={target} data-cause={e.dropCause ?? ""} data-kind={e.kind} data-diff={diff ?? ""} data-focus={focus ? "true" : "false"}>
+      <g
+        className={cls}
+        data-testid="flow-edge"
+        data-edge-id={id}
+        data-verdict={e.verdict}
+        data-category={cat.id}
+        data-source={source}
+        data-target={target}
+        data-cause={e.dropCause ?? ""}
+        data-kind={e.kind}
+        data-diff={diff ?? ""}
+        data-focus={focus ? "true" : "false"}
+      >
         <title>{`${source} → ${target}\n${cat.label}${e.count && e.count > 1 ? ` (${e.count} connections)` : ""}\n${e.title}`}</title>
-        <BaseEdge id={id} path={path} markerEnd={`url(#ktl-arrow-${cat.id})`} className="edge-line" interactionWidth={14} style={{ stroke: colour, strokeDasharray: cat.dash || undefined, strokeWidth: width }} />
+        <BaseEdge
+          id={id}
+          path={path}
+          markerEnd={`url(#ktl-arrow-${cat.id})`}
+          className="edge-line"
+          interactionWidth={14}
+          style={{ stroke: colour, strokeDasharray: cat.dash || undefined, strokeWidth: width }}
+        />
         <g className="edge-glyph" transform={`translate(${midX} ${midY})`} aria-hidden="true">
           <circle r="7.5" className="edge-glyph-bg" style={{ stroke: colour }} />
-          <path d={GLYPH_PATHS[cat.glyph]} className={`glyph-${cat.glyph}`} style={{ stroke: colour, fill: cat.glyph === "half" ? colour : "none" }} />
+          <path
+            d={GLYPH_PATHS[cat.glyph]}
+            className={`glyph-${cat.glyph}`}
+            style={{ stroke: colour, fill: cat.glyph === "half" ? colour : "none" }}
+          />
         </g>
       </g>
       {data.showLabel && e.label ? (
         <EdgeLabelRenderer>
           <div
             className={`ktl-edge-label nodrag nopan ${e.verdict} ${e.dropCause ?? ""} ${data.dimmed ? "dimmed" : ""}`}
-            style={{ transform: `translate(-50%, 0) translate(${midX}px, ${midY + 10}px)`, borderColor: colour }}
+            style={{
+              transform: `translate(-50%, 0) translate(${midX}px, ${midY + 10}px)`,
+              borderColor: colour,
+            }}
             data-edge-label={id}
             title={e.title}
           >
@@ -79,8 +128,25 @@ export function EdgeMarkers() {
         {CATEGORIES.map((c) => {
           const a = ARROWS[c.arrow];
           return (
-            <marker key={c.id} id={`ktl-arrow-${c.id}`} viewBox="-1 -1 12 12" refX="9" refY="5" markerWidth="13" markerHeight="13" markerUnits="userSpaceOnUse" orient="auto-start-reverse">
-              <path d={a.d} style={{ fill: a.fill ? `var(${c.colour})` : "none", stroke: `var(${c.colour})`, strokeWidth: 2 }} />
+            <marker
+              key={c.id}
+              id={`ktl-arrow-${c.id}`}
+              viewBox="-1 -1 12 12"
+              refX="9"
+              refY="5"
+              markerWidth="13"
+              markerHeight="13"
+              markerUnits="userSpaceOnUse"
+              orient="auto-start-reverse"
+            >
+              <path
+                d={a.d}
+                style={{
+                  fill: a.fill ? `var(${c.colour})` : "none",
+                  stroke: `var(${c.colour})`,
+                  strokeWidth: 2,
+                }}
+              />
             </marker>
           );
         })}

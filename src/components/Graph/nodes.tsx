@@ -12,7 +12,11 @@ export const NODE_FONT = { name: 15, sub: 13.5 };
 function summaryOf(n: GraphNode): string {
   const i = n.inbound;
   if (!i) return "";
-  const parts = [i.allow ? `${i.allow} allowed` : "", i.drop ? `${i.drop} dropped` : "", i.partial ? `${i.partial} partly allowed` : ""];
+  const parts = [
+    i.allow ? `${i.allow} allowed` : "",
+    i.drop ? `${i.drop} dropped` : "",
+    i.partial ? `${i.partial} partly allowed` : "",
+  ];
   return `inbound: ${parts.filter(Boolean).join(", ")}`;
 }
 
@@ -24,26 +28,59 @@ function InboundBar({ n }: { n: GraphNode }) {
   if (!total) return null;
   return (
     <div className="inbound" aria-hidden="true">
-      {(["allow", "partial", "drop"] as const).map((v) => (i[v] ? <span key={v} className={`seg ${v}`} style={{ flexGrow: i[v] }} /> : null))}
+      {(["allow", "partial", "drop"] as const).map((v) =>
+        i[v] ? <span key={v} className={`seg ${v}`} style={{ flexGrow: i[v] }} /> : null,
+      )}
     </div>
   );
 }
 
-const KIND_WORD: Record<string, string> = { Deployment: "deploy", StatefulSet: "sts", DaemonSet: "ds", ReplicaSet: "rs", Job: "job", CronJob: "cronjob", Pod: "pod" };
+const KIND_WORD: Record<string, string> = {
+  Deployment: "deploy",
+  StatefulSet: "sts",
+  DaemonSet: "ds",
+  ReplicaSet: "rs",
+  Job: "job",
+  CronJob: "cronjob",
+  Pod: "pod",
+};
 
 /** The paths lens's element: a namespace, workload, pod, Service or external client, with its open/close toggle. */
 export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
   const store = useAppStore();
   const n = data.node;
-  const classes = ["rf-path", n.kind, n.warning ? "warn" : "", data.dimmed ? "dimmed" : "", data.lit ? "lit" : ""].filter(Boolean).join(" ");
+  const classes = [
+    "rf-path",
+    n.kind,
+    n.warning ? "warn" : "",
+    data.dimmed ? "dimmed" : "",
+    data.lit ? "lit" : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
   const toggleW = n.toggle || n.fold ? 26 : 0;
   const countText = n.kind === "group" || n.kind === "namespace" ? `${n.count}×` : "";
   const nameRoom = n.width - 22 - toggleW - (countText ? countText.length * 9 + 4 : 0);
   const name = middleEllipsis(n.label, charsFor(nameRoom, NODE_FONT.name, true));
   const kindWord = n.kind === "group" ? (KIND_WORD[n.sublabel?.split(" · ")[0] ?? ""] ?? "") : "";
-  const subText = n.warning ?? (n.kind === "group" ? `${kindWord} · ${n.namespace ?? ""}${n.services?.length ? " · svc" : ""}` : n.kind === "namespace" ? (n.sublabel ?? "").replace(/ · \d+ Services?$/, "") : n.kind === "service" ? `svc · ${n.sublabel ?? ""}` : (n.sublabel ?? ""));
+  const subText =
+    n.warning ??
+    (n.kind === "group"
+      ? `${kindWord} · ${n.namespace ?? ""}${n.services?.length ? " · svc" : ""}`
+      : n.kind === "namespace"
+        ? (n.sublabel ?? "").replace(/ · \d+ Services?$/, "")
+        : n.kind === "service"
+          ? `svc · ${n.sublabel ?? ""}`
+          : (n.sublabel ?? ""));
   const sub = middleEllipsis(subText, charsFor(n.width - 22, NODE_FONT.sub));
-  const full = [n.kind === "namespace" ? `Namespace ${n.label}` : n.label, n.sublabel, n.warning, summaryOf(n)].filter(Boolean).join("\n");
+  const full = [
+    n.kind === "namespace" ? `Namespace ${n.label}` : n.label,
+    n.sublabel,
+    n.warning,
+    summaryOf(n),
+  ]
+    .filter(Boolean)
+    .join("\n");
   const key = n.toggle ?? n.fold;
   const opening = n.toggle !== undefined;
   return (
@@ -61,8 +98,18 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
           className="toggle nodrag"
           tabIndex={-1}
           data-toggle={key}
-          aria-label={opening ? `Open ${n.label}` : `Close ${n.fold?.startsWith("ns:") ? `namespace ${n.namespace}` : "the workload"}`}
-          title={opening ? (n.kind === "namespace" ? "Show its workloads (+)" : "Show its pods (+)") : "Fold back (−)"}
+          aria-label={
+            opening
+              ? `Open ${n.label}`
+              : `Close ${n.fold?.startsWith("ns:") ? `namespace ${n.namespace}` : "the workload"}`
+          }
+          title={
+            opening
+              ? n.kind === "namespace"
+                ? "Show its workloads (+)"
+                : "Show its pods (+)"
+              : "Fold back (−)"
+          }
           onClick={(ev) => {
             ev.stopPropagation();
             store.getState().setGraphOpen(key, opening);
@@ -115,9 +162,22 @@ export const ClusterNode = memo(function ClusterNode({ data }: NodeProps<FlowNod
 
 export const LeafNode = memo(function LeafNode({ data }: NodeProps<FlowNode>) {
   const n = data.node;
-  const classes = ["rf-leaf", n.kind, n.warning ? "warn" : "", data.dimmed ? "dimmed" : "", data.lit ? "lit" : ""].filter(Boolean).join(" ");
+  const classes = [
+    "rf-leaf",
+    n.kind,
+    n.warning ? "warn" : "",
+    data.dimmed ? "dimmed" : "",
+    data.lit ? "lit" : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
   return (
-    <div className={classes} data-testid={`${n.kind}-node`} data-id={n.id} title={n.warning ? `${n.label}: ${n.warning}` : n.label}>
+    <div
+      className={classes}
+      data-testid={`${n.kind}-node`}
+      data-id={n.id}
+      title={n.warning ? `${n.label}: ${n.warning}` : n.label}
+    >
       <Handles />
       <div className="name">
         {n.kind === "group" ? <span className="count">{n.count}× </span> : null}
@@ -139,5 +199,20 @@ export const BucketNode = memo(function BucketNode({ data }: NodeProps<FlowNode>
   );
 });
 
-export const nodeTypes = { bucket: BucketNode, zone: ZoneNode, node: ClusterNode, pod: LeafNode, group: LeafNode, service: LeafNode, external: LeafNode };
-export const allNodeTypes = { ...nodeTypes, "p-pod": PathNode, "p-group": PathNode, "p-namespace": PathNode, "p-service": PathNode, "p-external": PathNode };
+export const nodeTypes = {
+  bucket: BucketNode,
+  zone: ZoneNode,
+  node: ClusterNode,
+  pod: LeafNode,
+  group: LeafNode,
+  service: LeafNode,
+  external: LeafNode,
+};
+export const allNodeTypes = {
+  ...nodeTypes,
+  "p-pod": PathNode,
+  "p-group": PathNode,
+  "p-namespace": PathNode,
+  "p-service": PathNode,
+  "p-external": PathNode,
+};

@@ -4,7 +4,7 @@
  * positions at once; a new structure keeps the previous picture on screen
  * until its layout arrives, so nodes never jump through an empty frame.
  */
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { layeredLayout } from "../../graph/layered.ts";
 import LayoutWorker from "../../graph/layout.worker.ts?worker";
 import { createLayoutClient, type LayoutClient } from "../../graph/layoutClient.ts";
@@ -31,6 +31,20 @@ function remember(key: string, p: Positions) {
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
 }
 
+/** The paths lens's last places: a new structure is laid out keeping them; the same structure (a verdict edit, a resize) keeps the picture as it is. */
+class PathPlaces {
+  private last: { key: string; positions: Positions; budget: number | undefined } | undefined;
+
+  layout(g: GraphModel, aspect: number, maxRows: number | undefined): Positions {
+    if (this.last?.key === g.structureKey) return this.last.positions;
+    // Places are kept across edits, not across a new pane size (a new budget): then the picture is laid out afresh.
+    const previous = this.last?.budget === g.budget ? this.last?.positions : undefined;
+    const positions = layeredLayout(g, { aspect, maxRows, previous });
+    this.last = { key: g.structureKey, positions, budget: g.budget };
+    return positions;
+  }
+}
+
 export interface Displayed {
   graph: GraphModel;
   positions: Positions;
@@ -40,24 +54,21 @@ export interface Displayed {
  * The paths lens lays out synchronously (a few elements, by budget), keeping
  * the previous picture's places; the topology lens asks ELK in its worker.
  */
-export function useLayout(graph: GraphModel | undefined, aspect = 1.5, maxRows?: number): { displayed: Displayed | undefined; error: string | undefined; pending: boolean } {
-  const [state, setState] = useState<{ displayed: Displayed | undefined; error: string | undefined }>({ displayed: undefined, error: undefined });
+export function useLayout(
+  graph: GraphModel | undefined,
+  aspect = 1.5,
+  maxRows?: number,
+): { displayed: Displayed | undefined; error: string | undefined; pending: boolean } {
+  const [state, setState] = useState<{ displayed: Displayed | undefined; error: string | undefined }>({
+    displayed: undefined,
+    error: undefined,
+  });
   const paths = graph?.lens === "paths" ? graph : undefined;
-  const last = useRef<{ key: string; positions: Positions; budget: number | undefined } | undefined>(undefined);
-  const shape = useRef({ aspect, maxRows });
-  shape.current = { aspect, maxRows };
-  const pathKey = paths?.structureKey;
-  const pathPositions = useMemo(() => {
-    if (!paths) return undefined;
-    if (last.current?.key === paths.structureKey) return last.current.positions;
-    // Places are kept across edits, not across a new pane size (a new budget): then the picture is laid out afresh.
-    const previous = last.current?.budget === paths.budget ? last.current?.positions : undefined;
-    const positions = layeredLayout(paths, { ...shape.current, previous });
-    last.current = { key: paths.structureKey, positions, budget: paths.budget };
-    return positions;
-    // Only a new structure lays out again; verdicts and filters keep the places.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [pathKey]);
+  const [memory] = useState(() => new PathPlaces());
+  const pathPositions = useMemo(
+    () => (paths ? memory.layout(paths, aspect, maxRows) : undefined),
+    [memory, paths, aspect, maxRows],
+  );
   const cached = graph ? (paths ? pathPositions : cache.get(graph.structureKey)) : undefined;
 
   useEffect(() => {
@@ -72,7 +83,11 @@ export function useLayout(graph: GraphModel | undefined, aspect = 1.5, maxRows?:
           if (live) setState({ displayed: { graph, positions }, error: undefined });
         },
         (e: unknown) => {
-          if (live) setState((s) => ({ ...s, error: `The graph layout failed: ${e instanceof Error ? e.message : String(e)}` }));
+          if (live)
+            setState((s) => ({
+              ...s,
+              error: `The graph layout failed: ${e instanceof Error ? e.message : String(e)}`,
+            }));
         },
       );
     return () => {

@@ -16,7 +16,11 @@ describe("workloadFlows agrees with the traced flows (pairAllowed vs traceReques
   it("every workload flow's verdict matches the traced NetworkPolicy verdict of its pods", () => {
     const byPair = new Map<string, string[]>();
     for (const f of traced.flows.filter((x) => x.kind === "service"))
-      for (const from of f.from) byPair.set(`${from}>${f.to}:${f.port}`, [...(byPair.get(`${from}>${f.to}:${f.port}`) ?? []), f.dropCause === "traffic-policy" ? "allow" : f.verdict]);
+      for (const from of f.from)
+        byPair.set(`${from}>${f.to}:${f.port}`, [
+          ...(byPair.get(`${from}>${f.to}:${f.port}`) ?? []),
+          f.dropCause === "traffic-policy" ? "allow" : f.verdict,
+        ]);
     let compared = 0;
     for (const f of big.reach!.flows)
       for (const from of f.from) {
@@ -24,11 +28,16 @@ describe("workloadFlows agrees with the traced flows (pairAllowed vs traceReques
         if (!t) continue;
         compared++;
         // A traced drop at some endpoints is partial for the workload; a traced allow is allow or partial (some endpoints refuse).
-        expect(t.some((v) => v === f.verdict || v === "partial" || f.verdict === "partial"), `${from} -> ${f.to}:${f.port}: ${t} vs ${f.verdict}`).toBe(true);
+        expect(
+          t.some((v) => v === f.verdict || v === "partial" || f.verdict === "partial"),
+          `${from} -> ${f.to}:${f.port}: ${t} vs ${f.verdict}`,
+        ).toBe(true);
       }
     expect(compared).toBeGreaterThan(5);
     // Pairs no endpoint admits are counted, not listed: toolbox -> backend is dropped by policy.
-    expect(big.reach!.flows.some((f) => f.from.includes("pod:tools/toolbox") && f.to === "service:shop/backend")).toBe(false);
+    expect(
+      big.reach!.flows.some((f) => f.from.includes("pod:tools/toolbox") && f.to === "service:shop/backend"),
+    ).toBe(false);
     expect(big.reach!.dropped).toBeGreaterThan(0);
   });
 });

@@ -29,7 +29,12 @@ export interface WorkloadFlows {
   omitted: number;
 }
 
-export function workloadFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex, limit = WORKLOAD_FLOW_LIMIT): WorkloadFlows {
+export function workloadFlows(
+  model: Model,
+  index: PolicyIndex,
+  proxy: ProxyIndex,
+  limit = WORKLOAD_FLOW_LIMIT,
+): WorkloadFlows {
   const groups = new Map<string, Pod[]>();
   for (const p of model.pods) {
     if (!p.nodeName || p.ips.length === 0) continue;
@@ -65,7 +70,8 @@ export function workloadFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
       for (const g of sources) {
         const src = g[0]!;
         let admitted = 0;
-        for (const ep of endpoints) if (pairAllowed(index, matrixOf(ep.port, p.protocol), src, ep.pod)) admitted++;
+        for (const ep of endpoints)
+          if (pairAllowed(index, matrixOf(ep.port, p.protocol), src, ep.pod)) admitted++;
         if (admitted === 0) {
           out.dropped++;
           continue;
@@ -76,9 +82,11 @@ export function workloadFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
         }
         const decidedBy: RefView[] = [];
         const cls = index.classOf[src.index]!;
-        for (const pol of index.egressPolicies[cls] ?? []) if (decidedBy.length < 3) decidedBy.push(refOfPolicy(pol));
+        for (const pol of index.egressPolicies[cls] ?? [])
+          if (decidedBy.length < 3) decidedBy.push(refOfPolicy(pol));
         const dst = index.classOf[endpoints[0]!.pod.index]!;
-        for (const pol of index.ingressPolicies[dst] ?? []) if (decidedBy.length < 6) decidedBy.push(refOfPolicy(pol));
+        for (const pol of index.ingressPolicies[dst] ?? [])
+          if (decidedBy.length < 6) decidedBy.push(refOfPolicy(pol));
         const all = admitted === endpoints.length;
         const flow: Flow = {
           id: `workload|${podId(src.key)}|${serviceId(s.key)}|${p.port}/${p.protocol}`,
