@@ -6,6 +6,8 @@ test.describe("the playground on the default scenario", () => {
   }) => {
     await playground.goto();
     const g = playground.graph;
+    // Zones and nodes are a lens: the default scenario's Local traffic policy makes them matter, so turn it on.
+    await playground.page.getByRole("combobox", { name: "View" }).selectOption("topology");
     for (const id of [
       "zone:zone-a",
       "zone:zone-b",

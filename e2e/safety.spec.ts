@@ -36,6 +36,15 @@ test("names and labels that look like HTML are shown as text, never run as marku
   await playground.goto();
   await playground.pasteText(HOSTILE);
   const graph = playground.graph.root;
+  // The paths lens shortens long names in the middle and carries the full name in the element's title.
+  await expect(
+    playground.graph
+      .node("pod:<script>window.__pwned=2</script>/<img src=x onerror=window.__pwned=1>")
+      .locator("[title]")
+      .first(),
+  ).toHaveAttribute("title", /^<img src=x onerror=window.__pwned=1>\n/);
+  // The topology lens shows cluster nodes and full names.
+  await page.getByRole("combobox", { name: "View" }).selectOption("topology");
   await expect(graph.getByText("<img src=x onerror=window.__pwned=1>", { exact: true })).toBeVisible();
   await expect(graph.getByText("<b>node</b>", { exact: true })).toBeVisible();
   await playground.graph

@@ -165,6 +165,8 @@ export function toFlowElements(
       rf.extent = "parent";
     }
     if (container) rf.zIndex = n.kind === "bucket" ? -3 : n.kind === "zone" ? -2 : -1;
+    // Paths lens: elements sit above the edges, so a line never runs through a name.
+    else if (paths) rf.zIndex = 20;
     return rf;
   });
   // Paths lens: labels on demand (hover, focus, selection, a trace); the glyph and line style carry the verdict meanwhile.

@@ -19,7 +19,7 @@ const graph = (
   a: Analysis = shop,
   filters: Partial<Filters> = {},
   grouping: "auto" | "pod" | "workload" | "namespace" = "auto",
-) => buildGraph(a, { filters: { ...all, ...filters }, grouping });
+) => buildGraph(a, { filters: { ...all, ...filters }, grouping, lens: "topology" });
 const edge = (g: GraphModel, source: string, target: string) =>
   g.edges.find((e) => e.source === source && e.target === target);
 

@@ -169,9 +169,9 @@ export function topologyDecides(a: Analysis): boolean {
   );
 }
 
-export function lensOf(a: Analysis, lens: GraphLens | undefined): Lens {
-  if (lens === "topology" || lens === "paths") return lens;
-  return topologyDecides(a) ? "topology" : "paths";
+/** "auto" is the paths lens: zones and nodes are a lens the user turns on (the legend says when they decide something). */
+export function lensOf(_a: Analysis, lens: GraphLens | undefined): Lens {
+  return lens === "topology" ? "topology" : "paths";
 }
 
 export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyzeText, type Analysis } from "../engine/analysis/index.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
-import { buildGraph, lensOf, type GraphModel } from "./model.ts";
+import { buildGraph, lensOf, topologyDecides, type GraphModel } from "./model.ts";
 import { layeredLayout, columnOf } from "./layered.ts";
 import { namespaceNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
 import { toFlowElements } from "./flow.ts";
@@ -32,10 +32,11 @@ const ids = (g: GraphModel, kind?: string) =>
   g.nodes.filter((n) => !kind || n.kind === kind).map((n) => n.id);
 
 describe("lens", () => {
-  it("auto: topology where a zone or node decides (the default scenario's Local traffic policy), paths elsewhere", () => {
-    expect(lensOf(shop, "auto")).toBe("topology");
-    expect(lensOf(S, "auto")).toBe("paths");
+  it("auto is the paths lens; topology is turned on, and the scenario says when zones or nodes decide", () => {
+    expect(lensOf(shop, "auto")).toBe("paths");
     expect(lensOf(S, "topology")).toBe("topology");
+    expect(topologyDecides(shop)).toBe(true);
+    expect(topologyDecides(S)).toBe(false);
   });
 });
 

@@ -130,8 +130,8 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   const nsOpen = new Map<string, boolean>();
   const sortedNs = [...namespaces.values()].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
   for (const ns of sortedNs) nsOpen.set(ns.name, open[nsKey(ns.name)] ?? grouping !== "namespace");
-  if (grouping === "auto") {
-    // Close namespaces the user did not choose, largest first, until the picture fits the budget.
+  if (grouping === "auto" && !podLevel) {
+    // A small cluster keeps every pod (pod identity is what its lessons are about); a larger one closes namespaces the user did not choose, largest first, until the picture fits the budget.
     const size = new Map(sortedNs.map((ns) => [ns.name, leavesOpen(ns)]));
     let total =
       sortedNs.reduce((n, ns) => n + (nsOpen.get(ns.name) ? size.get(ns.name)! : 1), 0) +

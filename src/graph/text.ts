@@ -8,5 +8,5 @@ export function middleEllipsis(text: string, max: number): string {
 
 /** Characters that fit a width at a font size (an average glyph is a little over half the font size wide). */
 export function charsFor(width: number, fontSize: number, bold = false): number {
-  return Math.max(5, Math.floor(width / (fontSize * (bold ? 0.64 : 0.58))));
+  return Math.max(5, Math.floor(width / (fontSize * (bold ? 0.7 : 0.6))));
 }

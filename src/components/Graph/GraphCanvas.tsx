@@ -12,7 +12,13 @@ import {
 } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { buildGraph, CONTAINER_KINDS, type GraphEdge, type GraphModel } from "../../graph/model.ts";
+import {
+  buildGraph,
+  topologyDecides,
+  CONTAINER_KINDS,
+  type GraphEdge,
+  type GraphModel,
+} from "../../graph/model.ts";
 import { ElementStabilizer, toFlowElements, type FlowEdge, type FlowNode } from "../../graph/flow.ts";
 import type { AppStore } from "../../store/createAppStore.ts";
 import type { Selection } from "../../store/types.ts";
@@ -120,6 +126,8 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   );
   const { fitView, getViewport, setCenter } = useReactFlow();
   const paths = displayed?.graph.lens === "paths";
+  const result = useApp((s) => s.analysis.result);
+  const decides = useMemo(() => (result ? topologyDecides(result) : false), [result]);
   const fitOptions = useMemo(
     () => ({ padding: 0.06, minZoom: paths ? LEGIBLE_ZOOM : 0.05, maxZoom: 1.25 }),
     [paths],
@@ -374,7 +382,9 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
             ? paths
               ? "Namespaces and workloads folded to fit: + opens one, or choose “Group by: pod”."
               : `Pods grouped by ${displayed.graph.level} (large scenario): choose “Group by: pod” to see each one.`
-            : undefined
+            : paths && decides
+              ? "Zones or nodes decide some verdicts here (a Local traffic policy): View → topology shows them."
+              : undefined
         }
       />
       {error ? (

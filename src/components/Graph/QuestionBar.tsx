@@ -8,7 +8,6 @@ import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { EXTERNAL_CLIENT_IP } from "../../engine/analysis/constants.ts";
 import type { Analysis, Protocol } from "../../engine/analysis/index.ts";
 
-
 interface Choice {
   value: string;
   label: string;
@@ -16,22 +15,56 @@ interface Choice {
   disabled?: boolean;
 }
 
-function choices(a: Analysis | undefined): { sources: [string, Choice[]][]; destinations: [string, Choice[]][] } {
+function choices(a: Analysis | undefined): {
+  sources: [string, Choice[]][];
+  destinations: [string, Choice[]][];
+} {
   if (!a) return { sources: [], destinations: [] };
   const beyondPods = !a.capabilities.serviceTraces;
   const sources: [string, Choice[]][] = [
-    ["Pods", a.pods.filter((p) => p.ips.length > 0).map((p) => ({ value: p.id, label: `${p.namespace}/${p.name}` }))],
+    [
+      "Pods",
+      a.pods.filter((p) => p.ips.length > 0).map((p) => ({ value: p.id, label: `${p.namespace}/${p.name}` })),
+    ],
     ["Nodes (host network)", a.nodes.map((n) => ({ value: n.id, label: n.name, disabled: beyondPods }))],
-    ["External client", a.nodes.map((n) => ({ value: `external:${EXTERNAL_CLIENT_IP}@${n.name}`, label: `${EXTERNAL_CLIENT_IP} arriving at ${n.name}`, disabled: beyondPods }))],
+    [
+      "External client",
+      a.nodes.map((n) => ({
+        value: `external:${EXTERNAL_CLIENT_IP}@${n.name}`,
+        label: `${EXTERNAL_CLIENT_IP} arriving at ${n.name}`,
+        disabled: beyondPods,
+      })),
+    ],
   ];
   const destinations: [string, Choice[]][] = [
     [
       "Service ports",
-      a.services.flatMap((s) => s.ports.map((p) => ({ value: `${s.id}:${p.port}`, label: `${s.namespace}/${s.name} :${p.port}${p.name ? ` (${p.name})` : ""} ${p.protocol}`, protocol: p.protocol, disabled: beyondPods }))),
+      a.services.flatMap((s) =>
+        s.ports.map((p) => ({
+          value: `${s.id}:${p.port}`,
+          label: `${s.namespace}/${s.name} :${p.port}${p.name ? ` (${p.name})` : ""} ${p.protocol}`,
+          protocol: p.protocol,
+          disabled: beyondPods,
+        })),
+      ),
     ],
-    ["Pod ports", a.pods.filter((p) => p.ips.length > 0).flatMap((p) => p.ports.map((cp) => ({ value: `${p.id}:${cp.port}`, label: `${p.namespace}/${p.name} :${cp.port}${cp.name ? ` (${cp.name})` : ""} ${cp.protocol}`, protocol: cp.protocol })))],
+    [
+      "Pod ports",
+      a.pods
+        .filter((p) => p.ips.length > 0)
+        .flatMap((p) =>
+          p.ports.map((cp) => ({
+            value: `${p.id}:${cp.port}`,
+            label: `${p.namespace}/${p.name} :${cp.port}${cp.name ? ` (${cp.name})` : ""} ${cp.protocol}`,
+            protocol: cp.protocol,
+          })),
+        ),
+    ],
   ];
-  return { sources: sources.filter(([, l]) => l.length > 0), destinations: destinations.filter(([, l]) => l.length > 0) };
+  return {
+    sources: sources.filter(([, l]) => l.length > 0),
+    destinations: destinations.filter(([, l]) => l.length > 0),
+  };
 }
 
 function Options({ groups }: { groups: [string, Choice[]][] }) {
@@ -54,7 +87,19 @@ function Options({ groups }: { groups: [string, Choice[]][] }) {
 /** Above this many choices a select is too heavy to rebuild on every edit: a text box with suggestions takes its place. */
 const MAX_SELECT = 300;
 
-function Picker({ label, groups, value, onChange, empty }: { label: string; groups: [string, Choice[]][]; value: string; onChange(v: string): void; empty: string }) {
+function Picker({
+  label,
+  groups,
+  value,
+  onChange,
+  empty,
+}: {
+  label: string;
+  groups: [string, Choice[]][];
+  value: string;
+  onChange(v: string): void;
+  empty: string;
+}) {
   const all = useMemo(() => groups.flatMap(([, l]) => l), [groups]);
   const [draft, setDraft] = useState<string | undefined>(undefined);
   const id = `pick-${label.toLowerCase()}`;
@@ -69,7 +114,12 @@ function Picker({ label, groups, value, onChange, empty }: { label: string; grou
   // Large clusters: type part of a name (or the trace syntax itself); the first matches are suggested.
   const text = draft ?? value;
   const needle = text.toLowerCase();
-  const matches = all.filter((c) => !c.disabled && (c.value.toLowerCase().includes(needle) || c.label.toLowerCase().includes(needle))).slice(0, 60);
+  const matches = all
+    .filter(
+      (c) =>
+        !c.disabled && (c.value.toLowerCase().includes(needle) || c.label.toLowerCase().includes(needle)),
+    )
+    .slice(0, 60);
   return (
     <>
       <input
@@ -145,11 +195,21 @@ export function QuestionBar() {
       <span aria-hidden="true">→</span>
       <label>
         <span className="visually-hidden">Destination</span>
-        <Picker label="Destination" groups={destinations} value={toValue} onChange={onTo} empty="no destination" />
+        <Picker
+          label="Destination"
+          groups={destinations}
+          value={toValue}
+          onChange={onTo}
+          empty="no destination"
+        />
       </label>
       <label>
         <span className="visually-hidden">Protocol</span>
-        <select aria-label="Protocol" value={protocol} onChange={(e) => setProtocol(e.target.value as Protocol)}>
+        <select
+          aria-label="Protocol"
+          value={protocol}
+          onChange={(e) => setProtocol(e.target.value as Protocol)}
+        >
           <option>TCP</option>
           <option>UDP</option>
           <option>SCTP</option>

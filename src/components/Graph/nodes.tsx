@@ -60,7 +60,7 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
     .join(" ");
   const toggleW = n.toggle || n.fold ? 26 : 0;
   const countText = n.kind === "group" || n.kind === "namespace" ? `${n.count}×` : "";
-  const nameRoom = n.width - 22 - toggleW - (countText ? countText.length * 9 + 4 : 0);
+  const nameRoom = n.width - 14 - toggleW - (countText ? (countText.length + 1) * 10 : 0);
   const name = middleEllipsis(n.label, charsFor(nameRoom, NODE_FONT.name, true));
   const kindWord = n.kind === "group" ? (KIND_WORD[n.sublabel?.split(" · ")[0] ?? ""] ?? "") : "";
   const subText =
@@ -72,7 +72,7 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
         : n.kind === "service"
           ? `svc · ${n.sublabel ?? ""}`
           : (n.sublabel ?? ""));
-  const sub = middleEllipsis(subText, charsFor(n.width - 22, NODE_FONT.sub));
+  const sub = middleEllipsis(subText, charsFor(n.width - 14 - toggleW, NODE_FONT.sub));
   const full = [
     n.kind === "namespace" ? `Namespace ${n.label}` : n.label,
     n.sublabel,
