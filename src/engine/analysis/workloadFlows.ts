@@ -7,13 +7,15 @@
  * A pair is judged by the class matrices of the endpoint's target port
  * (`pairAllowed`: egress at the source, ingress at the endpoint, and the
  * rule that a host-network pod reaches pods on its own node), the same
- * decision as the matrix view and `ktl reach`. The flow's verdict is allow
+ * decision as the matrix view and `ktl reach` (Cilium or Calico policies,
+ * when the input has them, decide through their class matrix). The flow's verdict is allow
  * when every endpoint admits the sources, partial when some do. Pairs no
  * endpoint admits are counted, not listed: at scale they are most pairs
  * (default deny), and a question traces any one of them.
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
+import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, RefView } from "./types.ts";
@@ -50,6 +52,16 @@ export function workloadFlows(
     let m = matrices.get(k);
     if (!m) matrices.set(k, (m = classMatrix(index, port, protocol)));
     return m;
+  };
+  // With Cilium or Calico policies in the input, their dialect decides (with NetworkPolicy inside), as in the matrix view.
+  const cni = hasCniPolicies(model.cni) ? model.cni : undefined;
+  const cniMatrices = new Map<string, ReturnType<typeof cniClassMatrix>>();
+  const allowed = (src: Pod, dst: Pod, port: number, protocol: Protocol): boolean => {
+    if (!cni) return pairAllowed(index, matrixOf(port, protocol), src, dst);
+    const k = `${port}/${protocol}`;
+    let m = cniMatrices.get(k);
+    if (!m) cniMatrices.set(k, (m = cniClassMatrix(model, cni, port, protocol)));
+    return m.allowed[m.classOf[src.index]!]![m.classOf[dst.index]!] === 1;
   };
   const out: WorkloadFlows = { flows: [], dropped: 0, omitted: 0 };
   for (const s of model.services) {
