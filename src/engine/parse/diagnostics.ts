@@ -9,7 +9,8 @@ export type Severity = "error" | "warning" | "info";
  * front ends print it (src/cli/report.ts formatDiagnostic, the problems panel).
  */
 export interface Diagnostic {
-  code: string;
+  /** One of DIAGNOSTIC_CODES: a code that is not documented there does not compile. */
+  code: DiagnosticCode;
   severity: Severity;
   message: string;
   /** Input file name as given (or "<stdin>", "editor"). */
@@ -68,8 +69,10 @@ export const DIAGNOSTIC_CODES = {
   KTL607: "Lint: an ingress ipBlock for external clients that kube-proxy masquerades (externalTrafficPolicy Cluster)",
   KTL608: "Lint: topology-aware routing or trafficDistribution that cannot apply",
   KTL609: "Lint: a static ClusterIP or nodePort in the allocator's dynamic band",
+  KTL610: "Lint: a policy rule's podSelector or namespaceSelector that selects nothing in the input, with the nearest label that exists",
   KTL620: "Update: a field left out keeps the stored value (patchAllocatedValues), e.g. a Service stays headless",
   KTL699: "Lint failed on this input (a ktl bug)",
+  KTL901: "A part of the analysis failed on this input (a ktl bug): named, and the rest of the analysis is shown",
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

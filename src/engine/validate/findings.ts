@@ -1,6 +1,7 @@
 /** Findings in the `ktl validate --json` shape (contract/ktl-cli.md), with their source lines. */
 import type { KObject } from "../parse/manifests.ts";
 import { lineOfPath } from "../parse/yaml.ts";
+import type { DiagnosticCode } from "../parse/diagnostics.ts";
 import { formatPath, rawPath, type FieldError, type PathSegment } from "./errors.ts";
 
 /** One finding, in the `ktl validate --json` shape (see contract/ktl-cli.md) with extras. */
@@ -23,7 +24,7 @@ export interface Finding {
 
 export interface Warning extends Finding {
   /** Stable lint code (KTL6xx). */
-  code: string;
+  code: DiagnosticCode;
   /** A suggested fix. */
   hint: string;
 }
@@ -49,8 +50,15 @@ export function finding(o: KObject, e: FieldError): Finding {
 }
 
 /** Warning built from an object and a field path; used by lint.ts too. */
-export function warning(o: KObject, path: PathSegment[], code: string, detail: string, hint: string, upstream: string, at?: (string | number)[]): Warning {
+export function warning(
+  o: KObject,
+  path: PathSegment[],
+  code: DiagnosticCode,
+  detail: string,
+  hint: string,
+  upstream: string,
+  at?: (string | number)[],
+): Warning {
   const f = finding(o, { path, type: "Invalid value", detail, upstream, ...(at ? { at } : {}) });
   return { ...f, type: "Warning", code, hint };
 }
-

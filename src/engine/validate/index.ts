@@ -6,7 +6,7 @@
  */
 import { isCniObject } from "../cni/index.ts";
 import type { KObject } from "../parse/manifests.ts";
-import type { Diagnostic } from "../parse/diagnostics.ts";
+import type { Diagnostic, DiagnosticCode } from "../parse/diagnostics.ts";
 import { str, type Json } from "../parse/values.ts";
 import type { Model } from "../model/types.ts";
 import { formatPath, invalid, required, type FieldError } from "./errors.ts";
@@ -61,7 +61,11 @@ const NAME_RULES: Record<string, [NameFunc, string]> = {
   Ingress: [nameIsDNSSubdomain, "ValidateIngressName (NameIsDNSSubdomain)"],
 };
 
-const SCHEMAS: Record<string, Schema> = { Service: SERVICE, NetworkPolicy: NETWORK_POLICY, EndpointSlice: ENDPOINT_SLICE };
+const SCHEMAS: Record<string, Schema> = {
+  Service: SERVICE,
+  NetworkPolicy: NETWORK_POLICY,
+  EndpointSlice: ENDPOINT_SLICE,
+};
 
 function checkApiVersion(o: KObject): FieldError | undefined {
   const served = SERVED[o.kind];
@@ -69,7 +73,13 @@ function checkApiVersion(o: KObject): FieldError | undefined {
   const apiVersion = str(o.raw.apiVersion) ?? "";
   const up = "kubectl RESTMapper (resource mapping, before the request is sent)";
   if (apiVersion === "") return required(["apiVersion"], "apiVersion not set", up);
-  if (apiVersion !== served) return invalid(["apiVersion"], apiVersion, `no matches for kind "${o.kind}" in version "${apiVersion}"`, up);
+  if (apiVersion !== served)
+    return invalid(
+      ["apiVersion"],
+      apiVersion,
+      `no matches for kind "${o.kind}" in version "${apiVersion}"`,
+      up,
+    );
   return undefined;
 }
 
@@ -104,7 +114,14 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
       for (const u of decoded.unknown) {
         const field = formatPath(u);
         warnings.push(
-          warning(o, u, "KTL510", `unknown field "${field}": kubectl (server-side field validation Strict, its default) rejects the object; other clients drop the field`, `Remove "${field}" or fix its spelling.`, "sigs.k8s.io/json strict decoding (fieldValidation=Strict)"),
+          warning(
+            o,
+            u,
+            "KTL510",
+            `unknown field "${field}": kubectl (server-side field validation Strict, its default) rejects the object; other clients drop the field`,
+            `Remove "${field}" or fix its spelling.`,
+            "sigs.k8s.io/json strict decoding (fieldValidation=Strict)",
+          ),
         );
       }
       if (decoded.errors.length) {
@@ -134,7 +151,14 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
       errors.push(...errs.map((e) => finding(o, e)));
     } catch (e) {
       // A rule that throws is a bug; the user still gets every other finding.
-      errors.push(finding(o, { path: [], type: "Internal error", detail: `ktl could not validate this object: ${(e as Error).message}`, upstream: "ktl" }));
+      errors.push(
+        finding(o, {
+          path: [],
+          type: "Internal error",
+          detail: `ktl could not validate this object: ${(e as Error).message}`,
+          upstream: "ktl",
+        }),
+      );
     }
   }
   if (options.lint !== false) {
@@ -142,7 +166,17 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
       warnings.push(...lintModel(model, services, allocations));
     } catch (e) {
       const o = model.objects[0];
-      if (o) warnings.push(warning(o, [], "KTL699", `lint failed: ${(e as Error).message}`, "Report this input to the ktl authors.", "ktl"));
+      if (o)
+        warnings.push(
+          warning(
+            o,
+            [],
+            "KTL699",
+            `lint failed: ${(e as Error).message}`,
+            "Report this input to the ktl authors.",
+            "ktl",
+          ),
+        );
     }
   }
   return { errors, warnings };
@@ -150,7 +184,12 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
 
 /** Findings as editor markers. */
 export function validationDiagnostics(r: ValidationResult): Diagnostic[] {
-  const toDiag = (f: Finding, severity: "error" | "warning", code: string, hint?: string): Diagnostic => {
+  const toDiag = (
+    f: Finding,
+    severity: "error" | "warning",
+    code: DiagnosticCode,
+    hint?: string,
+  ): Diagnostic => {
     const d: Diagnostic = {
       code,
       severity,
@@ -167,7 +206,10 @@ export function validationDiagnostics(r: ValidationResult): Diagnostic[] {
     if (hint) d.hint = hint;
     return d;
   };
-  return [...r.errors.map((e) => toDiag(e, "error", "KTL501")), ...r.warnings.map((w) => toDiag(w, "warning", w.code, w.hint))];
+  return [
+    ...r.errors.map((e) => toDiag(e, "error", "KTL501")),
+    ...r.warnings.map((w) => toDiag(w, "warning", w.code, w.hint)),
+  ];
 }
 
 export { formatFieldError } from "./errors.ts";
