@@ -19,6 +19,19 @@ export default tseslint.config(
     },
   },
   {
+    // Typed lint: a switch over a union (a trace step, a cause's layer, a diagnostic code) that misses a
+    // member fails, so a new layer or step that nobody renders fails the build (trace/render.ts).
+    files: ["src/**/*.tsx", "src/**/*.ts"],
+    ignores: ["src/**/*.test.ts", "src/**/*.test.tsx"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/switch-exhaustiveness-check": [
+        "error",
+        { allowDefaultCaseForExhaustiveSwitch: true, considerDefaultExhaustiveForUnions: true },
+      ],
+    },
+  },
+  {
     files: ["src/**/*.tsx", "src/**/*.ts"],
     ignores: ["src/engine/**"],
     plugins: { "react-hooks": reactHooks },
