@@ -9,6 +9,7 @@ import { LessonBar } from "../components/Lessons/LessonBar.tsx";
 import { WhatIfBar } from "../components/WhatIf/WhatIfBar.tsx";
 import { PresenterPanel } from "../components/Presenter/PresenterPanel.tsx";
 import { PresenterStyles } from "../components/Presenter/PresenterStyles.tsx";
+import { UrlImportPrompt } from "../components/UrlImport/UrlImportPrompt.tsx";
 
 export function App() {
   const presenting = useApp((s) => s.presenting);
@@ -16,6 +17,7 @@ export function App() {
     <div className={presenting ? "app presenting" : "app"}>
       <Toolbar />
       <NoticeBar />
+      <UrlImportPrompt />
       <LessonBar />
       <WhatIfBar />
       <PresenterStyles />
