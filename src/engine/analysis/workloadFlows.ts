@@ -83,7 +83,7 @@ export function workloadFlows(
         const src = g[0]!;
         let admitted = 0;
         for (const ep of endpoints)
-          if (pairAllowed(index, matrixOf(ep.port, p.protocol), src, ep.pod)) admitted++;
+          if (allowed(src, ep.pod, ep.port, p.protocol)) admitted++;
         if (admitted === 0) {
           out.dropped++;
           continue;
