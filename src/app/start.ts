@@ -7,7 +7,7 @@ import EngineWorker from "../worker/engine.worker.ts?worker";
 import { createEngineClient, type WorkerLike } from "../worker/engineClient.ts";
 import { createAppStore, type AppStore } from "../store/createAppStore.ts";
 import { bootstrap } from "../store/bootstrap.ts";
-import { persistWork, type StorageLike } from "../store/persistence.ts";
+import { keepPrevious, persistWork, type StorageLike } from "../store/persistence.ts";
 import { connectEngine } from "../store/engineSync.ts";
 import { decodeShare, payloadFromHash } from "../share/codec.ts";
 
@@ -61,9 +61,15 @@ export function startPlayground(): AppStore {
       return;
     }
     persistence.flush();
+    keepPrevious(storage, previous);
     store.getState().replaceText(r.input.text, "share", r.input.scenario);
     if (r.input.view) store.getState().restoreView(r.input.view);
-    store.getState().notify({ kind: "info", text: "Opened the scenario from the link.", undoText: previous });
+    store.getState().notify({
+      kind: "info",
+      text: "Opened the scenario from the link. Your text is kept: Restore previous text brings it back.",
+      undoText: previous,
+      undoLabel: "Restore previous text",
+    });
   });
 
   store.subscribe(

@@ -6,7 +6,7 @@
 import { decodeShare, payloadFromHash } from "../share/codec.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
 import type { InitialState } from "./createAppStore.ts";
-import { loadTheme, loadView, loadWork, type StorageLike } from "./persistence.ts";
+import { keepPrevious, loadTheme, loadView, loadWork, type StorageLike } from "./persistence.ts";
 import type { Notice, Theme } from "./types.ts";
 
 export interface Bootstrap {
@@ -40,14 +40,19 @@ export function bootstrap(hash: string, storage: StorageLike | undefined, prefer
     const kept = saved ? "Your own text is open as you left it." : "The default scenario is open instead.";
     return { initial: fallback(), notice: { kind: "error", text: `${r.error} ${kept}` }, consumedHash: true };
   }
-  const notice: Notice =
-    saved && saved.text !== r.input.text
-      ? {
-          kind: "info",
-          text: "Opened the scenario from the link. It replaced the text you had in this browser.",
-          undoText: saved.text,
-        }
-      : { kind: "info", text: "Opened the scenario from the link." };
+  // The text in this browser is kept before the link's text can be saved over it (and before it is analysed).
+  const replaced = saved !== undefined && saved.text !== r.input.text;
+  const kept = replaced && keepPrevious(storage, saved.text);
+  const notice: Notice = replaced
+    ? {
+        kind: "info",
+        text: kept
+          ? "Opened the scenario from the link. The text you had in this browser is kept: Restore previous text brings it back."
+          : "Opened the scenario from the link. It replaced the text you had in this browser.",
+        undoText: saved.text,
+        undoLabel: "Restore previous text",
+      }
+    : { kind: "info", text: "Opened the scenario from the link." };
   const initial = {
     text: r.input.text,
     scenarioId: r.input.scenario,

@@ -20,6 +20,37 @@ export const THEME_KEY = "ktl.theme";
 /** The view (question, filters, tabs, lesson step) beside the saved work, so a reload keeps it; small, so saved apart from the text. */
 export const VIEW_KEY = "ktl.view.v1";
 
+/**
+ * The text a link (or a pasted link) replaced, kept before the link's text is
+ * saved over it: "Restore previous text" brings it back even after the notice
+ * is gone, a reload, or a crash of the tab.
+ */
+export const PREVIOUS_KEY = "ktl.previous.v1";
+
+export function keepPrevious(storage: StorageLike | undefined, text: string): boolean {
+  try {
+    const body =
+      text.length > COMPRESS_ABOVE ? { deflated: toBase64Url(deflateSync(strToU8(text))) } : { text };
+    storage?.setItem(PREVIOUS_KEY, JSON.stringify(body));
+    return storage !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+export function loadPrevious(storage: StorageLike | undefined): string | undefined {
+  try {
+    const raw = storage?.getItem(PREVIOUS_KEY);
+    if (!raw) return undefined;
+    const v = JSON.parse(raw) as StoredWork;
+    if (typeof v.text === "string") return v.text;
+    const bytes = typeof v.deflated === "string" ? fromBase64Url(v.deflated) : undefined;
+    return bytes ? strFromU8(inflateSync(bytes)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function loadView(storage: StorageLike | undefined): SharedView | undefined {
   try {
     const raw = storage?.getItem(VIEW_KEY);

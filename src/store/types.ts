@@ -123,6 +123,8 @@ export interface Notice {
   text: string;
   /** An undo for the change the notice reports (e.g. the text a share link replaced). */
   undoText?: string;
+  /** The undo button's label ("Undo" when absent). */
+  undoLabel?: string;
   /** Offer to download the editor text as a file (a share link too long to send). */
   offerDownload?: boolean;
 }

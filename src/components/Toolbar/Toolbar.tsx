@@ -190,7 +190,7 @@ export function NoticeBar() {
             store.getState().notify({ kind: "info", text: "Your previous text is back." });
           }}
         >
-          Undo
+          {notice.undoLabel ?? "Undo"}
         </button>
       ) : null}
       <button
