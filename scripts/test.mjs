@@ -13,8 +13,8 @@ const steps = [
 if (existsSync(`${shared}/conformance/run`)) {
   steps.push({ name: "conformance with upstream Kubernetes", cmd: "node", args: [`${shared}/conformance/run`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
 }
-// conformance-next suites that pass, run with the same runner.
-const next = ["cilium", "calico"].map((s) => `${shared}/conformance-next/${s}`).filter((d) => existsSync(d));
+// conformance-next suites that pass, run with the same runner (each added when its layer landed).
+const next = ["cilium", "calico", "gateway", "ingress", "mesh"].map((s) => `${shared}/conformance-next/${s}`).filter((d) => existsSync(d));
 if (next.length && existsSync(`${shared}/conformance/run`)) {
   steps.push({ name: `conformance-next (${next.map((d) => d.split("/").pop()).join(", ")})`, cmd: "node", args: [`${shared}/conformance/run`, ...next], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
 }

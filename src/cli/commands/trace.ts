@@ -3,13 +3,13 @@ import {
   buildProxyIndex,
   formatProbability,
   loadModel,
-  parseTraceDestination,
+  parseAnyDestination,
   parseTraceSource,
   stepTitle,
-  traceRequest,
+  traceL7,
   verdictMark,
+  type L7TraceResult,
   type TraceRef,
-  type TraceResult,
 } from "../../engine/index.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, flagStrings, isOn, parseArgs } from "../args.ts";
@@ -34,6 +34,14 @@ DST:  service:NAMESPACE/NAME:PORT   the Service port (for an external SRC: the
       pod:NAMESPACE/NAME:PORT       the pod's IP directly
       ip:ADDRESS:PORT               any address: a ClusterIP, external IP,
                                     LoadBalancer IP, node IP (NodePort), pod IP
+      gateway:NAMESPACE/NAME:PORT   a Gateway API Gateway's listener: its data
+                                    plane's Service, the attached HTTPRoutes'
+                                    choice, then the gateway pods to the backends
+      ingress:NAMESPACE/NAME:PORT   an Ingress, through its controller (ingress-nginx
+                                    conventions: pods app.kubernetes.io/name=ingress-nginx)
+      host:NAME:PORT                a DNS name as the cluster resolves it (a Service,
+                                    a mesh ServiceEntry host, or outside the cluster);
+                                    an Istio sidecar on the source routes it
 
   --protocol  TCP (default), UDP or SCTP
   --http      make it an HTTP request, such as --http 'GET /api?x=1': L7
@@ -54,7 +62,7 @@ function where(ref: TraceRef | undefined): string {
   return `${obj}${ref.field ? ` ${ref.field}` : ""}, ${ref.file}:${ref.line}`;
 }
 
-function printHuman(t: TraceResult, from: string, to: string, protocol: string, io: Output): void {
+function printHuman(t: L7TraceResult, from: string, to: string, protocol: string, io: Output): void {
   io.out(`Trace ${from} -> ${to} (${protocol})${t.profile ? `, CNI: ${t.profile}` : ""}`);
   io.out("");
   t.hops.forEach((h, i) => {
@@ -68,6 +76,21 @@ function printHuman(t: TraceResult, from: string, to: string, protocol: string, 
   io.out(
     `${t.verdict.toUpperCase()}${rejected ? " (kube-proxy REJECT)" : ""}${t.httpStatus ? ` (HTTP ${t.httpStatus})` : ""}: ${t.reason.replace(/^(dropped|rejected): /, "")}`,
   );
+  if (t.decidedBy)
+    io.out(
+      `Decided by: ${t.decidedBy.layer}${t.decidedBy.kind ? ` (${t.decidedBy.kind} ${t.decidedBy.namespace ? `${t.decidedBy.namespace}/` : ""}${t.decidedBy.name}${t.decidedBy.line ? `, line ${t.decidedBy.line}` : ""})` : ""}`,
+    );
+  if (t.redirect)
+    io.out(`Redirect: ${t.redirect.scheme}://${t.redirect.host}:${t.redirect.port}${t.redirect.path}`);
+  if (t.backends?.length) {
+    io.out("");
+    io.out(
+      table([
+        ["BACKEND", "SUBSET", "SHARE"],
+        ...t.backends.map((b) => [`${b.service}:${b.port}`, b.subset ?? "-", formatProbability(b.weight)]),
+      ]),
+    );
+  }
   if (t.endpoints.length) {
     const seen = t.sourceIP
       ? `${t.sourceIP} (${t.sourceIPPreserved ? "the client's own address" : "masqueraded: not the client's address"})`
@@ -121,12 +144,12 @@ export function run(argv: string[], io: Output): number {
     throw new UsageError("--from SRC is required (pod:NAMESPACE/NAME, node:NAME or external:IP@NODE)");
   if (!toText)
     throw new UsageError(
-      "--to DST is required (service:NAMESPACE/NAME:PORT, pod:NAMESPACE/NAME:PORT or ip:ADDRESS:PORT)",
+      "--to DST is required (service:, pod:, ip:, gateway:, ingress: or host:; see ktl trace --help)",
     );
   const { protocol } = parsePortProtocol(undefined, flagString(args, "protocol"));
   const src = parseTraceSource(fromText);
   if ("error" in src) throw new UsageError(src.error);
-  const dst = parseTraceDestination(toText);
+  const dst = parseAnyDestination(toText);
   if ("error" in dst) throw new UsageError(dst.error);
   const cni = cniOption(flagString(args, "cni"));
   const model = loadModel(readInputs(args.positional), cni ? { cni } : {});
@@ -134,7 +157,7 @@ export function run(argv: string[], io: Output): number {
   reportDiagnostics(model.diagnostics, io, json);
   const index = buildProxyIndex(model);
   const http = httpOf(flagString(args, "http"), flagStrings(args, "header"));
-  const t = traceRequest(model, index, src, dst, protocol, http ? { http } : {});
+  const t = traceL7(model, index, src, dst, protocol, http);
   if (t.error) throw new UsageError(t.error);
   if (json) io.out(JSON.stringify(t, null, 2));
   else printHuman(t, fromText, toText, protocol, io);

@@ -112,7 +112,19 @@ export function presenterSteps(
         focus = [source];
         break;
       case "ingress policy at backend":
+      case "proxy to backend":
+      case "server sidecar":
         focus = backendsOf(h);
+        break;
+      case "router":
+      case "listener":
+      case "route":
+      case "filter":
+      case "outbound traffic policy":
+        focus = [destination, refId(h.ref)];
+        break;
+      case "backend":
+        focus = [refId(h.ref), ...backendsOf(h)];
         break;
     }
     const step: PresenterStep = {

@@ -1,21 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { buildHttpRequest, hostOf, parseHeader, parseHttpRequest } from "./request.ts";
+import { addHttpHeader, parseHttpRequestLine } from "../http/request.ts";
+import { hostOf, toL7Request } from "./request.ts";
 
-// shared/contract/ktl-cli.md: --http 'METHOD PATH?query', --header 'Name: value'.
-describe("parseHttpRequest", () => {
-  it.each<[string, string | null, string, string, string[]]>([
+// shared/contract/ktl-cli.md: --http 'METHOD PATH?query' (PATH may carry a query string), --header 'Name: value'.
+describe("toL7Request", () => {
+  it.each<[string, string, string, string, string[]]>([
     ["GET /cart?id=7", "GET", "/cart", "id=7", ["id=7"]],
     ["POST /", "POST", "/", "", []],
-    ["/only-path", "GET", "/only-path", "", []],
-    ["get /lower", "get", "/lower", "", []], // RFC 9110 9.1: methods are case-sensitive, kept as written
     ["GET /a?x=1&y&z=", "GET", "/a", "x=1&y&z=", ["x=1", "y=", "z="]],
-    ["GET cart", null, "", "", []],
-    ["G ET /", null, "", "", []],
-    ["", null, "", "", []],
+    ["GET /a?x=%2F+b", "GET", "/a", "x=%2F+b", ["x=%2F+b"]], // exact values: no decoding guessed
   ])("%j", (text, method, path, query, params) => {
-    const r = parseHttpRequest(text);
-    if (method === null) return expect("error" in r).toBe(true);
-    if ("error" in r) throw new Error(r.error);
+    const w = parseHttpRequestLine(text);
+    if ("error" in w) throw new Error(w.error);
+    const r = toL7Request(w);
     expect([r.method, r.path, r.query, r.params.map((p) => `${p.name}=${p.value}`)]).toEqual([
       method,
       path,
@@ -23,17 +20,16 @@ describe("parseHttpRequest", () => {
       params,
     ]);
   });
-});
-
-describe("headers", () => {
-  // RFC 9110 5.1: field names are case-insensitive; 5.3: repeated fields combine with ", ".
-  it("lower-cases names, keeps values, joins repeats", () => {
-    const r = buildHttpRequest("GET /", ["Version: One", "version: two", "Host: Example.COM:8080"]);
-    if ("error" in r) throw new Error(r.error);
+  // RFC 9110 5.1 / 5.3; the Host header compares without its port and case-insensitively.
+  it("headers and Host", () => {
+    let w = parseHttpRequestLine("GET /");
+    for (const h of ["Version: One", "version: two", "Host: Example.COM:8080"]) {
+      if ("error" in w) throw new Error(w.error);
+      w = addHttpHeader(w, h);
+    }
+    if ("error" in w) throw new Error(w.error);
+    const r = toL7Request(w);
     expect(r.headers).toEqual({ version: "One, two", host: "Example.COM:8080" });
     expect(hostOf(r)).toBe("example.com");
   });
-  it.each(["no colon", ": empty name", "bad name: x"])("rejects %j", (h) =>
-    expect("error" in parseHeader(h)).toBe(true),
-  );
 });

@@ -703,5 +703,5 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
 
   const workloads = buildWorkloads(objects, pods);
 
-  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, diagnostics, config, proxyConfiguration, cni, profile };
+  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, others: parsed.ignored, diagnostics, config, proxyConfiguration, cni, profile };
 }

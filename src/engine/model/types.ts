@@ -147,6 +147,8 @@ export interface Model {
   policies: NetworkPolicy[];
   /** Every modelled object as parsed, for validation and lookups. */
   objects: KObject[];
+  /** The input's other objects (ParseResult.ignored): the L7 routers read Gateway API, Ingress classes and Istio kinds from them. */
+  others?: KObject[];
   diagnostics: Diagnostic[];
   /** Cluster-wide settings (service CIDR, cluster CIDR, node port range). */
   config: ClusterConfig;

@@ -51,6 +51,17 @@ export interface ParseResult {
 /** Component configuration kinds, read for cluster settings (cluster CIDR, proxy mode). */
 export const CONFIG_KINDS = new Set(["KubeProxyConfiguration", "ClusterConfiguration"]);
 
+/**
+ * Kinds the L7 routers (src/engine/l7) read from `ignored`: not part of the
+ * cluster model (validation has no schema for them), but not ignored either,
+ * so they raise no KTL104. The mesh's ConfigMap istio-system/istio is read
+ * there too.
+ */
+export const ROUTER_KINDS = new Set([
+  "Gateway", "GatewayClass", "HTTPRoute", "ReferenceGrant", "IngressClass",
+  "VirtualService", "DestinationRule", "ServiceEntry", "Sidecar", "AuthorizationPolicy", "PeerAuthentication",
+]);
+
 /** Kinds the engine reads. Everything else is reported as ignored. */
 export const MODELED_KINDS = new Set([
   "Namespace", "Node", "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
@@ -137,6 +148,7 @@ export function parseManifests(files: readonly InputFile[]): ParseResult {
       if (MODELED_KINDS.has(o.kind)) objects.push(o);
       else if (CONFIG_KINDS.has(o.kind)) configs.push(o);
       else if (embedded.length) configs.push(...embedded);
+      else if (ROUTER_KINDS.has(o.kind)) ignored.push(o);
       else {
         ignored.push(o);
         diagnostics.push({

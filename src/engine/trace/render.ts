@@ -33,6 +33,22 @@ export function stepTitle(step: HopStep): string {
       return "egress policy at source";
     case "ingress policy at backend":
       return "ingress policy at backend";
+    case "router":
+      return "router";
+    case "listener":
+      return "listener";
+    case "route":
+      return "route";
+    case "filter":
+      return "filter";
+    case "backend":
+      return "backend";
+    case "proxy to backend":
+      return "proxy to backend";
+    case "outbound traffic policy":
+      return "outbound traffic policy";
+    case "server sidecar":
+      return "server sidecar";
   }
 }
 

@@ -73,7 +73,18 @@ export type HopStep =
   | "session affinity"
   | "source address"
   | "egress policy at source"
-  | "ingress policy at backend";
+  | "ingress policy at backend"
+  // L7 routers (engine/l7): the router that takes the request, its listener, the route that matched,
+  // a filter, the backends it chose, the proxy's own connection to each backend pod, the mesh's
+  // outbound traffic policy, and the server's sidecar (mTLS, AuthorizationPolicy).
+  | "router"
+  | "listener"
+  | "route"
+  | "filter"
+  | "backend"
+  | "proxy to backend"
+  | "outbound traffic policy"
+  | "server sidecar";
 
 export type HopVerdict = "pass" | "drop" | "info";
 
@@ -183,7 +194,17 @@ export type HopCause =
   | {
       layer: "Gateway" | "Ingress" | "Istio";
       category:
-        "listener" | "route" | "no-route" | "filter" | "backend" | "invalid-backend" | "authorization";
+        | "router"
+        | "listener"
+        | "route"
+        | "no-route"
+        | "filter"
+        | "redirect"
+        | "backend"
+        | "invalid-backend"
+        | "outbound"
+        | "mtls"
+        | "authorization";
       object?: ObjectRef;
       rule?: RuleRef;
     };

@@ -1,0 +1,679 @@
+/**
+ * Gateway API v1 (kubernetes-sigs/gateway-api apis/v1): which HTTPRoute rule
+ * of a Gateway's listener answers a request, and where it sends it.
+ *
+ * Rules (each from the API's own field docs, named in gateway.test.ts):
+ * 1. Listeners: a request on PORT is served by the Gateway's HTTP listeners on
+ *    that port; the listener whose hostname matches the Host most
+ *    specifically wins (exact, then the longest wildcard, then none)
+ *    (gateway_types.go Listener.Hostname; conformance
+ *    HTTPRouteListenerHostnameMatching).
+ * 2. Attachment: a parentRef names the Gateway (namespace defaults to the
+ *    route's), optionally a listener (sectionName) or port; the listener must
+ *    admit the route's namespace (allowedRoutes.namespaces.from Same (the
+ *    default), All, or Selector on the Namespace's labels) and kind
+ *    (HTTPRoute for HTTP/HTTPS listeners); route and listener hostnames must
+ *    intersect (HTTPRouteSpec.Hostnames).
+ * 3. Matching: a rule without matches matches every request (PathPrefix /);
+ *    a match is an AND of path (Exact, PathPrefix element-wise, so /v2 does
+ *    not match /v2example), headers (names case-insensitive, values exact),
+ *    query params (exact) and method; a rule's matches are ORed.
+ * 4. Precedence across every rule of every attached route (HTTPRouteRule
+ *    doc): Exact path, then the longest PathPrefix, then a method match, then
+ *    the most header matches, then the most query param matches; ties: the
+ *    oldest route (creationTimestamp), then "namespace/name" alphabetically,
+ *    then rule order. Routes on the most specific matching hostname come
+ *    first (Envoy-based implementations pick the virtual host by domain).
+ * 5. Backends: weights are proportional (default 1, 0 gets nothing); a
+ *    backendRef to another namespace needs a ReferenceGrant there (from
+ *    HTTPRoute in the route's namespace to that Service, or to every
+ *    Service); an unknown or unpermitted backend's share is answered 500
+ *    (HTTPBackendRef doc). A RequestRedirect filter answers itself (302 by
+ *    default) with scheme, hostname, port and path.
+ */
+import type { KObject } from "../parse/manifests.ts";
+import type { Namespace } from "../model/types.ts";
+import { lineOf } from "../parse/yaml.ts";
+import { arr, isObj, num, obj, str, strList } from "../parse/values.ts";
+import { matchesSelector, parseLabelSelector } from "../model/labels.ts";
+import type { TraceRef } from "../trace/index.ts";
+import { header, hostOf, type HttpRequest } from "./request.ts";
+import {
+  decidedAt,
+  gatewayHostMatches,
+  hostSpecificity,
+  pct,
+  refAt,
+  type ChosenBackend,
+  type RawHop,
+  type Redirect,
+  type RouteChoice,
+} from "./common.ts";
+
+export const GATEWAY_GROUP = "gateway.networking.k8s.io";
+export const GATEWAY_NAME_LABEL = "gateway.networking.k8s.io/gateway-name";
+
+export interface Listener {
+  name: string;
+  port: number;
+  protocol: string;
+  hostname?: string;
+  from: string;
+  selector?: ReturnType<typeof parseLabelSelector>;
+  kinds: string[];
+  ref: TraceRef;
+}
+
+export interface Gateway {
+  namespace: string;
+  name: string;
+  className: string;
+  listeners: Listener[];
+  addresses: string[];
+  obj: KObject;
+}
+
+interface PathMatch {
+  type: string;
+  value: string;
+}
+
+interface RouteMatch {
+  index: number;
+  path: PathMatch;
+  headers: { type: string; name: string; value: string }[];
+  query: { type: string; name: string; value: string }[];
+  method?: string;
+  line: number;
+}
+
+interface RouteBackendRef {
+  group: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  port?: number;
+  weight: number;
+  line: number;
+}
+
+interface RouteRule {
+  index: number;
+  name?: string;
+  matches: RouteMatch[];
+  backendRefs: RouteBackendRef[];
+  filters: { type: string; raw: Record<string, unknown>; line: number }[];
+  line: number;
+}
+
+interface ParentRef {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  sectionName?: string;
+  port?: number;
+}
+
+export interface HTTPRoute {
+  namespace: string;
+  name: string;
+  hostnames: string[];
+  parentRefs: ParentRef[];
+  rules: RouteRule[];
+  created: string;
+  obj: KObject;
+}
+
+export function parseGateway(o: KObject): Gateway {
+  const ns = o.namespace ?? "default";
+  const spec = obj(o.raw.spec) ?? {};
+  const listeners: Listener[] = [];
+  arr(spec.listeners).forEach((l, i) => {
+    if (!isObj(l)) return;
+    const nsSpec = obj(obj(l.allowedRoutes)?.namespaces);
+    const from = str(nsSpec?.from) ?? "Same";
+    const protocol = str(l.protocol) ?? "HTTP";
+    const kinds = arr(obj(l.allowedRoutes)?.kinds)
+      .map((k) => str(obj(k)?.kind))
+      .filter((k): k is string => !!k);
+    const listener: Listener = {
+      name: str(l.name) ?? `listener-${i}`,
+      port: num(l.port) ?? 0,
+      protocol,
+      from,
+      kinds: kinds.length
+        ? kinds
+        : protocol === "HTTP" || protocol === "HTTPS"
+          ? ["HTTPRoute", "GRPCRoute"]
+          : [],
+      ref: refAt(o, lineOf(l), `spec.listeners[${i}]`),
+    };
+    const h = str(l.hostname);
+    if (h) listener.hostname = h.toLowerCase();
+    if (from === "Selector") listener.selector = parseLabelSelector(nsSpec?.selector);
+    listeners.push(listener);
+  });
+  const addresses = arr(obj(o.raw.status)?.addresses)
+    .map((a) => str(obj(a)?.value))
+    .filter((a): a is string => !!a);
+  return {
+    namespace: ns,
+    name: o.name,
+    className: str(spec.gatewayClassName) ?? "",
+    listeners,
+    addresses,
+    obj: o,
+  };
+}
+
+function parseMatch(m: unknown, index: number): RouteMatch {
+  const mo = obj(m) ?? {};
+  const path = obj(mo.path);
+  const out: RouteMatch = {
+    index,
+    path: { type: str(path?.type) ?? "PathPrefix", value: str(path?.value) ?? "/" },
+    headers: arr(mo.headers)
+      .filter(isObj)
+      .map((h) => ({
+        type: str(h.type) ?? "Exact",
+        name: (str(h.name) ?? "").toLowerCase(),
+        value: str(h.value) ?? "",
+      })),
+    query: arr(mo.queryParams)
+      .filter(isObj)
+      .map((q) => ({ type: str(q.type) ?? "Exact", name: str(q.name) ?? "", value: str(q.value) ?? "" })),
+    line: lineOf(m),
+  };
+  const method = str(mo.method);
+  if (method) out.method = method;
+  return out;
+}
+
+export function parseHTTPRoute(o: KObject): HTTPRoute {
+  const ns = o.namespace ?? "default";
+  const spec = obj(o.raw.spec) ?? {};
+  const parentRefs: ParentRef[] = arr(spec.parentRefs)
+    .filter(isObj)
+    .map((p) => {
+      const r: ParentRef = {
+        group: str(p.group) ?? GATEWAY_GROUP,
+        kind: str(p.kind) ?? "Gateway",
+        namespace: str(p.namespace) ?? ns,
+        name: str(p.name) ?? "",
+      };
+      const s = str(p.sectionName);
+      if (s) r.sectionName = s;
+      const port = num(p.port);
+      if (port !== undefined) r.port = port;
+      return r;
+    });
+  const rules: RouteRule[] = arr(spec.rules).map((r, index) => {
+    const ro = obj(r) ?? {};
+    const ms = arr(ro.matches);
+    const rule: RouteRule = {
+      index,
+      matches: ms.length
+        ? ms.map(parseMatch)
+        : [{ index: 0, path: { type: "PathPrefix", value: "/" }, headers: [], query: [], line: lineOf(r) }],
+      backendRefs: arr(ro.backendRefs)
+        .filter(isObj)
+        .map((b) => {
+          const ref: RouteBackendRef = {
+            group: str(b.group) ?? "",
+            kind: str(b.kind) ?? "Service",
+            name: str(b.name) ?? "",
+            namespace: str(b.namespace) ?? ns,
+            weight: num(b.weight) ?? 1,
+            line: lineOf(b),
+          };
+          const port = num(b.port);
+          if (port !== undefined) ref.port = port;
+          return ref;
+        }),
+      filters: arr(ro.filters)
+        .filter(isObj)
+        .map((f) => ({ type: str(f.type) ?? "", raw: f, line: lineOf(f) })),
+      line: lineOf(r),
+    };
+    const name = str(ro.name);
+    if (name) rule.name = name;
+    return rule;
+  });
+  const created = str(obj(o.raw.metadata)?.creationTimestamp) ?? "";
+  return {
+    namespace: ns,
+    name: o.name,
+    hostnames: strList(spec.hostnames).map((h) => h.toLowerCase()),
+    parentRefs,
+    rules,
+    created,
+    obj: o,
+  };
+}
+
+interface Grant {
+  namespace: string;
+  from: { group: string; kind: string; namespace: string }[];
+  to: { group: string; kind: string; name?: string }[];
+  obj: KObject;
+}
+
+export function parseReferenceGrant(o: KObject): Grant {
+  const spec = obj(o.raw.spec) ?? {};
+  return {
+    namespace: o.namespace ?? "default",
+    from: arr(spec.from)
+      .filter(isObj)
+      .map((f) => ({
+        group: str(f.group) ?? "",
+        kind: str(f.kind) ?? "",
+        namespace: str(f.namespace) ?? "",
+      })),
+    to: arr(spec.to)
+      .filter(isObj)
+      .map((t) => {
+        const x: { group: string; kind: string; name?: string } = {
+          group: str(t.group) ?? "",
+          kind: str(t.kind) ?? "",
+        };
+        const n = str(t.name);
+        if (n) x.name = n;
+        return x;
+      }),
+    obj: o,
+  };
+}
+
+/** The hostnames a route serves on a listener (rule 2): undefined = any; empty = the two do not intersect. */
+export function effectiveHostnames(
+  listener: string | undefined,
+  route: readonly string[],
+): string[] | undefined {
+  if (route.length === 0) return listener ? [listener] : undefined;
+  if (!listener) return [...route];
+  const out: string[] = [];
+  for (const h of route) {
+    if (!h.startsWith("*.")) {
+      if (gatewayHostMatches(listener, h)) out.push(h);
+    } else if (listener.startsWith("*.")) {
+      if (h.endsWith(listener.slice(1))) out.push(h);
+      else if (listener.endsWith(h.slice(1))) out.push(listener);
+    } else if (gatewayHostMatches(h, listener)) out.push(listener);
+  }
+  return out;
+}
+
+export interface GatewayInput {
+  gateways: Gateway[];
+  routes: HTTPRoute[];
+  grants: Grant[];
+  namespaces: Map<string, Namespace>;
+}
+
+export function gatewayInput(objects: readonly KObject[], namespaces: Map<string, Namespace>): GatewayInput {
+  const isGw = (o: KObject) => o.apiVersion.startsWith(`${GATEWAY_GROUP}/`);
+  return {
+    gateways: objects.filter((o) => o.kind === "Gateway" && isGw(o)).map(parseGateway),
+    routes: objects.filter((o) => o.kind === "HTTPRoute" && isGw(o)).map(parseHTTPRoute),
+    grants: objects.filter((o) => o.kind === "ReferenceGrant" && isGw(o)).map(parseReferenceGrant),
+    namespaces,
+  };
+}
+
+function admits(
+  l: Listener,
+  gw: Gateway,
+  routeNs: string,
+  namespaces: Map<string, Namespace>,
+): string | undefined {
+  if (!l.kinds.includes("HTTPRoute"))
+    return `listener ${l.name} does not admit HTTPRoutes (allowedRoutes.kinds: ${l.kinds.join(", ") || "none"})`;
+  if (l.from === "All") return undefined;
+  if (l.from === "Same")
+    return routeNs === gw.namespace
+      ? undefined
+      : `listener ${l.name} admits routes from its own namespace ${gw.namespace} only (allowedRoutes.namespaces.from Same)`;
+  if (l.from === "Selector") {
+    const labels = namespaces.get(routeNs)?.labels ?? { "kubernetes.io/metadata.name": routeNs };
+    return l.selector && matchesSelector(l.selector, labels)
+      ? undefined
+      : `namespace ${routeNs} is not selected by listener ${l.name}'s allowedRoutes.namespaces.selector`;
+  }
+  return `listener ${l.name}: allowedRoutes.namespaces.from ${l.from} is not a known value`;
+}
+
+/** Path matching (rule 3). */
+export function pathMatches(m: PathMatch, path: string): boolean {
+  if (m.type === "Exact") return path === m.value;
+  if (m.type === "PathPrefix") {
+    const v = m.value.length > 1 && m.value.endsWith("/") ? m.value.slice(0, -1) : m.value;
+    if (v === "/") return true;
+    return path === v || path.startsWith(`${v}/`);
+  }
+  if (m.type === "RegularExpression") {
+    try {
+      return new RegExp(`^(?:${m.value})$`).test(path);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+function valueMatches(type: string, want: string, got: string | undefined): boolean {
+  if (got === undefined) return false;
+  if (type === "RegularExpression") {
+    try {
+      return new RegExp(`^(?:${want})$`).test(got);
+    } catch {
+      return false;
+    }
+  }
+  return got === want;
+}
+
+export function matchRequest(m: RouteMatch, req: HttpRequest): boolean {
+  if (!pathMatches(m.path, req.path)) return false;
+  if (m.method && m.method !== req.method) return false;
+  for (const h of m.headers) if (!valueMatches(h.type, h.value, header(req, h.name))) return false;
+  for (const q of m.query)
+    if (!valueMatches(q.type, q.value, req.params.find((p) => p.name === q.name)?.value)) return false;
+  return true;
+}
+
+interface Candidate {
+  route: HTTPRoute;
+  rule: RouteRule;
+  match: RouteMatch;
+  hostScore: number;
+}
+
+/** Rule 4: negative when `a` takes precedence. */
+export function comparePrecedence(a: Candidate, b: Candidate): number {
+  if (a.hostScore !== b.hostScore) return b.hostScore - a.hostScore;
+  const exact = (c: Candidate) => (c.match.path.type === "Exact" ? 1 : 0);
+  if (exact(a) !== exact(b)) return exact(b) - exact(a);
+  const prefixLen = (c: Candidate) => (c.match.path.type === "PathPrefix" ? c.match.path.value.length : 0);
+  if (prefixLen(a) !== prefixLen(b)) return prefixLen(b) - prefixLen(a);
+  const method = (c: Candidate) => (c.match.method ? 1 : 0);
+  if (method(a) !== method(b)) return method(b) - method(a);
+  if (a.match.headers.length !== b.match.headers.length)
+    return b.match.headers.length - a.match.headers.length;
+  if (a.match.query.length !== b.match.query.length) return b.match.query.length - a.match.query.length;
+  if (a.route !== b.route) {
+    if (a.route.created !== b.route.created && a.route.created && b.route.created)
+      return a.route.created < b.route.created ? -1 : 1;
+    const ka = `${a.route.namespace}/${a.route.name}`;
+    const kb = `${b.route.namespace}/${b.route.name}`;
+    if (ka !== kb) return ka < kb ? -1 : 1;
+  }
+  if (a.rule.index !== b.rule.index) return a.rule.index - b.rule.index;
+  return a.match.index - b.match.index;
+}
+
+function describeMatch(m: RouteMatch): string {
+  const parts = [`path ${m.path.type} ${m.path.value}`];
+  if (m.method) parts.push(`method ${m.method}`);
+  for (const h of m.headers)
+    parts.push(`header ${h.name}${h.type === "Exact" ? "" : ` (${h.type})`} = ${h.value}`);
+  for (const q of m.query) parts.push(`query ${q.name} = ${q.value}`);
+  return parts.join(", ");
+}
+
+function granted(input: GatewayInput, routeNs: string, b: RouteBackendRef): boolean {
+  if (b.namespace === routeNs) return true;
+  return input.grants.some(
+    (g) =>
+      g.namespace === b.namespace &&
+      g.from.some((f) => f.group === GATEWAY_GROUP && f.kind === "HTTPRoute" && f.namespace === routeNs) &&
+      g.to.some((t) => t.group === b.group && t.kind === b.kind && (!t.name || t.name === b.name)),
+  );
+}
+
+function redirectOf(
+  f: { raw: Record<string, unknown> },
+  req: HttpRequest,
+  host: string,
+  listenerPort: number,
+  match: RouteMatch,
+): { status: number; redirect: Redirect } {
+  const r = obj(f.raw.requestRedirect) ?? {};
+  const scheme = str(r.scheme) ?? "http";
+  const explicitScheme = str(r.scheme) !== undefined;
+  const port =
+    num(r.port) ??
+    (explicitScheme ? (scheme === "https" ? 443 : scheme === "http" ? 80 : listenerPort) : listenerPort);
+  let path = req.path;
+  const p = obj(r.path);
+  if (str(p?.type) === "ReplaceFullPath") path = str(p?.replaceFullPath) ?? path;
+  else if (str(p?.type) === "ReplacePrefixMatch" && match.path.type === "PathPrefix") {
+    const prefix = match.path.value.replace(/\/$/, "");
+    const rest = req.path.slice(prefix.length);
+    const repl = str(p?.replacePrefixMatch) ?? "/";
+    path = (repl.endsWith("/") && rest.startsWith("/") ? repl.slice(0, -1) : repl) + rest || "/";
+  }
+  return {
+    status: num(r.statusCode) ?? 302,
+    redirect: { scheme, host: str(r.hostname) ?? host, port, path },
+  };
+}
+
+/**
+ * Rules 1-5 for one request arriving at `gateway` on `port`. `defaultHost`
+ * is the Host when the request has none (the address the client connects to).
+ */
+export function routeGateway(
+  input: GatewayInput,
+  gw: Gateway,
+  port: number,
+  req: HttpRequest,
+  defaultHost: string,
+): RouteChoice {
+  const hops: RawHop[] = [];
+  const gwRef = refAt(gw.obj, lineOf(gw.obj.raw.spec) || gw.obj.line);
+  const host = hostOf(req) ?? defaultHost.toLowerCase();
+  const onPort = gw.listeners.filter((l) => l.port === port);
+  if (onPort.length === 0) {
+    const d = `Gateway ${gw.namespace}/${gw.name} has no listener on port ${port} (listeners: ${gw.listeners.map((l) => `${l.name} ${l.protocol}/${l.port}`).join(", ") || "none"}): the connection is refused`;
+    hops.push({ step: "gateway listener", verdict: "drop", detail: d, ref: gwRef });
+    return { layer: "Gateway", hops, backends: [], decidedBy: decidedAt("Gateway", gwRef) };
+  }
+  const http = onPort.filter((l) => l.protocol === "HTTP");
+  if (http.length === 0) {
+    const l = onPort[0]!;
+    const d = `listener ${l.name} on port ${port} speaks ${l.protocol}: ktl models plain-HTTP listeners only (TLS termination and other route kinds are not evaluated)`;
+    hops.push({ step: "gateway listener", verdict: "drop", detail: d, ref: l.ref });
+    return { layer: "Gateway", hops, backends: [], decidedBy: decidedAt("Gateway", l.ref) };
+  }
+  const matching = http.filter((l) => !l.hostname || gatewayHostMatches(l.hostname, host));
+  if (matching.length === 0) {
+    const d = `no listener of Gateway ${gw.namespace}/${gw.name} on port ${port} serves host ${host} (${http.map((l) => `${l.name}: ${l.hostname ?? "any host"}`).join(", ")}): 404`;
+    hops.push({ step: "gateway listener", verdict: "drop", detail: d, ref: http[0]!.ref });
+    return { layer: "Gateway", hops, status: 404, backends: [], decidedBy: decidedAt("Gateway", gwRef) };
+  }
+  matching.sort((a, b) => hostSpecificity(b.hostname) - hostSpecificity(a.hostname));
+  const listenerScore = hostSpecificity(matching[0]!.hostname);
+  const listeners = matching.filter((l) => hostSpecificity(l.hostname) === listenerScore);
+  hops.push({
+    step: "gateway listener",
+    verdict: "pass",
+    detail: `Host ${host} on port ${port}: listener ${listeners.map((l) => `${l.name} (${l.hostname ?? "any host"})`).join(", ")}${matching.length > listeners.length ? `, the most specific of ${matching.length} listeners that match` : ""}`,
+    ref: listeners[0]!.ref,
+  });
+
+  // Rule 2: routes attached to the chosen listeners.
+  const candidates: Candidate[] = [];
+  const attachedNames: string[] = [];
+  for (const route of input.routes) {
+    for (const pr of route.parentRefs) {
+      if (
+        pr.group !== GATEWAY_GROUP ||
+        pr.kind !== "Gateway" ||
+        pr.namespace !== gw.namespace ||
+        pr.name !== gw.name
+      )
+        continue;
+      for (const l of listeners) {
+        if (pr.sectionName && pr.sectionName !== l.name) continue;
+        if (pr.port !== undefined && pr.port !== l.port) continue;
+        const refused = admits(l, gw, route.namespace, input.namespaces);
+        const routeRef = refAt(route.obj, lineOf(route.obj.raw.spec) || route.obj.line, "spec.parentRefs");
+        if (refused) {
+          hops.push({
+            step: "route",
+            verdict: "info",
+            detail: `HTTPRoute ${route.namespace}/${route.name} does not attach: ${refused}`,
+            ref: routeRef,
+          });
+          continue;
+        }
+        const eff = effectiveHostnames(l.hostname, route.hostnames);
+        if (eff && eff.length === 0) {
+          hops.push({
+            step: "route",
+            verdict: "info",
+            detail: `HTTPRoute ${route.namespace}/${route.name} does not attach to listener ${l.name}: its hostnames (${route.hostnames.join(", ")}) do not intersect ${l.hostname}`,
+            ref: routeRef,
+          });
+          continue;
+        }
+        let hostScore = 0;
+        if (eff) {
+          const hit = eff.filter((h) => gatewayHostMatches(h, host));
+          if (hit.length === 0) continue;
+          hostScore = Math.max(...hit.map(hostSpecificity));
+        }
+        if (!attachedNames.includes(`${route.namespace}/${route.name}`))
+          attachedNames.push(`${route.namespace}/${route.name}`);
+        for (const rule of route.rules)
+          for (const match of rule.matches)
+            if (!candidates.some((c) => c.route === route && c.rule === rule && c.match === match))
+              candidates.push({ route, rule, match, hostScore });
+      }
+    }
+  }
+  const hits = candidates.filter((c) => matchRequest(c.match, req)).sort(comparePrecedence);
+  const best = hits[0];
+  if (!best) {
+    const d = attachedNames.length
+      ? `no rule of ${attachedNames.map((n) => `HTTPRoute ${n}`).join(", ")} matches ${req.method} ${req.path}${req.query ? `?${req.query}` : ""} (Host ${host}): 404`
+      : `no HTTPRoute attached to listener ${listeners.map((l) => l.name).join(", ")} serves host ${host}: 404`;
+    hops.push({ step: "route", verdict: "drop", detail: d, ref: listeners[0]!.ref });
+    return {
+      layer: "Gateway",
+      hops,
+      status: 404,
+      backends: [],
+      decidedBy: decidedAt("Gateway", listeners[0]!.ref),
+    };
+  }
+  const { route, rule, match } = best;
+  const ruleRef = refAt(route.obj, match.line || rule.line, `spec.rules[${rule.index}]`);
+  const others = hits.length - 1;
+  hops.push({
+    step: "route rule",
+    verdict: "pass",
+    detail: `HTTPRoute ${route.namespace}/${route.name} rule ${rule.index + 1}${rule.name ? ` (${rule.name})` : ""} matches (${describeMatch(match)})${others ? `; it takes precedence over ${others} other matching rule${others === 1 ? "" : "s"} (exact path, then longest prefix, then method, then most headers, then most query params)` : ""}`,
+    ref: ruleRef,
+  });
+  const ruleName = `rules[${rule.index}]`;
+
+  for (const f of rule.filters) {
+    const fRef = refAt(route.obj, f.line, `spec.rules[${rule.index}].filters`);
+    if (f.type === "RequestRedirect") {
+      const { status, redirect } = redirectOf(f, req, host, port, match);
+      hops.push({
+        step: "filter",
+        verdict: "info",
+        detail: `RequestRedirect answers ${status} to ${redirect.scheme}://${redirect.host}:${redirect.port}${redirect.path}`,
+        ref: fRef,
+      });
+      return { layer: "Gateway", hops, status, redirect, backends: [] };
+    }
+    if (f.type === "URLRewrite") {
+      const u = obj(f.raw.urlRewrite) ?? {};
+      hops.push({
+        step: "filter",
+        verdict: "info",
+        detail: `URLRewrite: the backend sees ${str(u.hostname) ? `Host ${str(u.hostname)}` : "the same Host"} and ${obj(u.path) ? "a rewritten path" : "the same path"}; where the request goes is unchanged`,
+        ref: fRef,
+      });
+    } else
+      hops.push({
+        step: "filter",
+        verdict: "info",
+        detail: `${f.type} filter: changes what the backend receives, not where the request goes (not evaluated further)`,
+        ref: fRef,
+      });
+  }
+
+  const refs = rule.backendRefs.filter((b) => b.weight > 0);
+  const total = refs.reduce((s, b) => s + b.weight, 0);
+  if (refs.length === 0 || total === 0) {
+    hops.push({
+      step: "backend",
+      verdict: "drop",
+      detail: `the rule has no backendRef with a weight above 0: every matching request is answered 500`,
+      ref: ruleRef,
+    });
+    return {
+      layer: "Gateway",
+      hops,
+      status: 500,
+      backends: [],
+      decidedBy: decidedAt("Gateway", ruleRef, ruleName),
+    };
+  }
+  const backends: ChosenBackend[] = refs.map((b) => {
+    const ref = refAt(route.obj, b.line, `spec.rules[${rule.index}].backendRefs`);
+    const chosen: ChosenBackend = {
+      namespace: b.namespace,
+      service: b.name,
+      port: b.port ?? 0,
+      weight: b.weight / total,
+      ref,
+      missingStatus: 500,
+    };
+    if (b.group !== "" || b.kind !== "Service")
+      chosen.invalid = {
+        status: 500,
+        reason: `backendRef ${b.group ? `${b.group}/` : ""}${b.kind} ${b.name} is not a Service: not modelled, answered 500`,
+        ref,
+      };
+    else if (b.port === undefined)
+      chosen.invalid = {
+        status: 500,
+        reason: `backendRef ${b.name} has no port (required for a Service): 500`,
+        ref,
+      };
+    else if (!granted(input, route.namespace, b))
+      chosen.invalid = {
+        status: 500,
+        reason: `backendRef ${b.namespace}/${b.name} is in another namespace and no ReferenceGrant in ${b.namespace} permits HTTPRoutes from ${route.namespace}: 500 (RefNotPermitted)`,
+        ref,
+      };
+    return chosen;
+  });
+  const crossNs = backends.filter((b) => b.namespace !== route.namespace && !b.invalid);
+  for (const b of crossNs) {
+    const g = input.grants.find((x) => x.namespace === b.namespace);
+    if (g)
+      hops.push({
+        step: "reference grant",
+        verdict: "pass",
+        detail: `ReferenceGrant ${g.namespace}/${g.obj.name} lets HTTPRoutes in ${route.namespace} use Service ${b.namespace}/${b.service}`,
+        ref: refAt(g.obj),
+      });
+  }
+  hops.push({
+    step: "backend",
+    verdict: "info",
+    detail:
+      backends.length === 1
+        ? `every matching request goes to Service ${backends[0]!.namespace}/${backends[0]!.service}:${backends[0]!.port}`
+        : `weighted split: ${backends.map((b) => `${b.namespace}/${b.service}:${b.port} ${pct(b.weight)}`).join(", ")}`,
+    ref: backends[0]!.ref ?? ruleRef,
+  });
+  return { layer: "Gateway", hops, backends };
+}

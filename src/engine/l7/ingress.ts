@@ -1,0 +1,240 @@
+/**
+ * Ingress networking.k8s.io/v1 through its controller: which path of which
+ * rule answers a request, with the conventions of ingress-nginx (the assumed
+ * controller, as its cloud deploy.yaml installs it) where the API leaves the
+ * choice to the controller.
+ *
+ * Rules (kubernetes.io Ingress page, named in ingress.test.ts):
+ * 1. The controller serves every Ingress of its class (spec.ingressClassName,
+ *    else the kubernetes.io/ingress.class annotation, else the IngressClass
+ *    annotated ingressclass.kubernetes.io/is-default-class), merged by host
+ *    as ingress-nginx does.
+ * 2. Host: an exact host beats a wildcard; `*.foo.com` covers exactly one
+ *    label ("Hostname wildcards"); a rule without host serves every host.
+ *    Hosts compare case-insensitively.
+ * 3. Paths: Exact matches the path exactly, case-sensitively; Prefix matches
+ *    element by element split by `/`, a trailing slash ignored (/foo matches
+ *    /foo and /foo/bar, not /foobar). The longest matching path wins; on a
+ *    tie Exact beats Prefix ("Multiple matches"). ImplementationSpecific is
+ *    treated as Prefix (ingress-nginx without the regex annotation).
+ * 4. No rule matches: the Ingress's spec.defaultBackend, else the controller's
+ *    own default backend answers 404. A backend Service that is missing or
+ *    has no ready endpoint: 503 (ingress-nginx).
+ */
+import type { KObject } from "../parse/manifests.ts";
+import { lineOf } from "../parse/yaml.ts";
+import { arr, isObj, num, obj, str, strMap } from "../parse/values.ts";
+import { hostOf, type HttpRequest } from "./request.ts";
+import {
+  decidedAt,
+  ingressHostMatches,
+  refAt,
+  type ChosenBackend,
+  type RawHop,
+  type RouteChoice,
+} from "./common.ts";
+
+export const INGRESS_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
+export const DEFAULT_CLASS_ANNOTATION = "ingressclass.kubernetes.io/is-default-class";
+
+export interface IngressPath {
+  host?: string;
+  path: string;
+  pathType: string;
+  backend: { service: string; port: number | string } | { resource: string };
+  line: number;
+  ingress: KObject;
+  field: string;
+}
+
+export interface IngressClass {
+  name: string;
+  controller: string;
+  isDefault: boolean;
+  obj: KObject;
+}
+
+export function parseIngressClasses(objects: readonly KObject[]): IngressClass[] {
+  return objects
+    .filter((o) => o.kind === "IngressClass")
+    .map((o) => ({
+      name: o.name,
+      controller: str(obj(o.raw.spec)?.controller) ?? "",
+      isDefault: strMap(obj(o.raw.metadata)?.annotations)[DEFAULT_CLASS_ANNOTATION] === "true",
+      obj: o,
+    }));
+}
+
+/** The class an Ingress belongs to (rule 1), or undefined. */
+export function classOf(ing: KObject, classes: readonly IngressClass[]): string | undefined {
+  const c =
+    str(obj(ing.raw.spec)?.ingressClassName) ??
+    strMap(obj(ing.raw.metadata)?.annotations)[INGRESS_CLASS_ANNOTATION];
+  if (c) return c;
+  return classes.find((k) => k.isDefault)?.name;
+}
+
+function backendOf(b: unknown): IngressPath["backend"] | undefined {
+  const svc = obj(obj(b)?.service);
+  if (svc) {
+    const port = obj(svc.port);
+    return { service: str(svc.name) ?? "", port: num(port?.number) ?? str(port?.name) ?? 0 };
+  }
+  const res = obj(obj(b)?.resource);
+  if (res) return { resource: `${str(res.kind) ?? "?"} ${str(res.name) ?? "?"}` };
+  return undefined;
+}
+
+export function ingressPaths(ing: KObject): IngressPath[] {
+  const out: IngressPath[] = [];
+  arr(obj(ing.raw.spec)?.rules).forEach((r, ri) => {
+    if (!isObj(r)) return;
+    const host = str(r.host)?.toLowerCase();
+    arr(obj(r.http)?.paths).forEach((p, pi) => {
+      if (!isObj(p)) return;
+      const backend = backendOf(p.backend);
+      if (!backend) return;
+      const ip: IngressPath = {
+        path: str(p.path) ?? "/",
+        pathType: str(p.pathType) ?? "ImplementationSpecific",
+        backend,
+        line: lineOf(p),
+        ingress: ing,
+        field: `spec.rules[${ri}].http.paths[${pi}]`,
+      };
+      if (host) ip.host = host;
+      out.push(ip);
+    });
+  });
+  return out;
+}
+
+/** Rule 3. */
+export function ingressPathMatches(pathType: string, rule: string, path: string): boolean {
+  if (pathType === "Exact") return path === rule;
+  const elems = (p: string) => p.split("/").filter((e) => e !== "");
+  const want = elems(rule);
+  const got = elems(path);
+  if (want.length > got.length) return false;
+  return want.every((e, i) => got[i] === e);
+}
+
+function hostScore(host: string | undefined): number {
+  if (!host) return 0;
+  return host.startsWith("*.") ? 1 : 2;
+}
+
+/** Rules 1-4 for a request entering the controller that serves `ingress`. */
+export function routeIngress(
+  objects: readonly KObject[],
+  ingress: KObject,
+  req: HttpRequest,
+  defaultHost: string,
+): RouteChoice & { className?: string; controller?: string } {
+  const hops: RawHop[] = [];
+  const classes = parseIngressClasses(objects);
+  const className = classOf(ingress, classes);
+  const klass = classes.find((c) => c.name === className);
+  const ingRef = refAt(ingress, lineOf(ingress.raw.spec) || ingress.line);
+  const served = objects.filter(
+    (o) =>
+      o.kind === "Ingress" &&
+      o.apiVersion.startsWith("networking.k8s.io/") &&
+      classOf(o, classes) === className,
+  );
+  if (!served.includes(ingress)) served.unshift(ingress);
+  hops.push({
+    step: "ingress class",
+    verdict: "info",
+    detail: className
+      ? `Ingress ${ingress.namespace ?? "default"}/${ingress.name} has class ${className}${klass ? ` (controller ${klass.controller})` : " (no IngressClass object of that name in the input)"}; the controller serves ${served.length === 1 ? "this Ingress" : `${served.length} Ingresses of that class, merged by host`}`
+      : `Ingress ${ingress.namespace ?? "default"}/${ingress.name} has no class and no IngressClass is the default: assumed served by the ingress controller in the input`,
+    ref: klass ? refAt(klass.obj) : ingRef,
+  });
+  const host = hostOf(req) ?? defaultHost.toLowerCase();
+  const paths = served.flatMap(ingressPaths);
+  const hostHits = paths.filter((p) => !p.host || ingressHostMatches(p.host, host));
+  const bestHost = Math.max(-1, ...hostHits.map((p) => hostScore(p.host)));
+  const sameHost = hostHits.filter((p) => hostScore(p.host) === bestHost);
+  const hits = sameHost.filter((p) => ingressPathMatches(p.pathType, p.path, req.path));
+  hits.sort((a, b) => {
+    const la = a.path.replace(/\/$/, "").length;
+    const lb = b.path.replace(/\/$/, "").length;
+    if (la !== lb) return lb - la;
+    return (b.pathType === "Exact" ? 1 : 0) - (a.pathType === "Exact" ? 1 : 0);
+  });
+  const best = hits[0];
+  const out: RouteChoice & { className?: string; controller?: string } = {
+    layer: "Ingress",
+    hops,
+    backends: [],
+  };
+  if (className) out.className = className;
+  if (klass) out.controller = klass.controller;
+  let backend: IngressPath["backend"] | undefined;
+  let bRef = ingRef;
+  if (best) {
+    bRef = refAt(best.ingress, best.line, best.field);
+    hops.push({
+      step: "ingress rule",
+      verdict: "pass",
+      detail: `Ingress ${best.ingress.namespace ?? "default"}/${best.ingress.name}: host ${best.host ?? "(any)"} path ${best.pathType} ${best.path} matches ${req.path}${hits.length > 1 ? ` (the longest of ${hits.length} matching paths; Exact wins a tie)` : ""}`,
+      ref: bRef,
+    });
+    backend = best.backend;
+  } else {
+    const withDefault = served.find(
+      (o) => obj(obj(o.raw.spec)?.defaultBackend) && (o === ingress || sameHost.some((p) => p.ingress === o)),
+    );
+    if (withDefault) {
+      backend = backendOf(obj(withDefault.raw.spec)?.defaultBackend);
+      bRef = refAt(
+        withDefault,
+        lineOf(obj(withDefault.raw.spec), "defaultBackend") || withDefault.line,
+        "spec.defaultBackend",
+      );
+      hops.push({
+        step: "ingress rule",
+        verdict: "pass",
+        detail: `no rule matches host ${host} path ${req.path}: Ingress ${withDefault.namespace ?? "default"}/${withDefault.name}'s defaultBackend serves it`,
+        ref: bRef,
+      });
+    } else {
+      hops.push({
+        step: "ingress rule",
+        verdict: "drop",
+        detail: sameHost.length
+          ? `no path of host ${sameHost[0]!.host ?? "(any)"} matches ${req.path} and no defaultBackend: the controller's default backend answers 404`
+          : `no rule serves host ${host} and no defaultBackend: the controller's default backend answers 404`,
+        ref: ingRef,
+      });
+      return { ...out, status: 404, decidedBy: decidedAt("Ingress", ingRef) };
+    }
+  }
+  if (!backend || "resource" in backend) {
+    hops.push({
+      step: "backend",
+      verdict: "drop",
+      detail: `the backend is a resource (${backend && "resource" in backend ? backend.resource : "?"}), which ingress-nginx does not serve: 503`,
+      ref: bRef,
+    });
+    return { ...out, status: 503, decidedBy: decidedAt("Ingress", bRef) };
+  }
+  const ns = (best ? best.ingress.namespace : ingress.namespace) ?? "default";
+  const chosen: ChosenBackend = {
+    namespace: ns,
+    service: backend.service,
+    port: backend.port,
+    weight: 1,
+    ref: bRef,
+    missingStatus: 503,
+  };
+  out.backends = [chosen];
+  hops.push({
+    step: "backend",
+    verdict: "info",
+    detail: `every matching request goes to Service ${ns}/${backend.service}:${backend.port}`,
+    ref: bRef,
+  });
+  return out;
+}

@@ -1,0 +1,197 @@
+import { describe, expect, it } from "vitest";
+import { backend, client, endpointsOf, l7, nodes, ns, type Obj } from "./test-fixtures.ts";
+import { makePolicy } from "../proxy/test-fixtures.ts";
+
+const istio = (
+  kind: string,
+  name: string,
+  namespace: string,
+  spec: Obj,
+  group = "networking.istio.io",
+): Obj => ({ apiVersion: `${group}/v1`, kind, metadata: { name, namespace }, spec });
+const authz = (name: string, namespace: string, spec: Obj) =>
+  istio("AuthorizationPolicy", name, namespace, spec, "security.istio.io");
+const meshConfig = (mode: string): Obj => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "istio", namespace: "istio-system" },
+  data: { mesh: `outboundTrafficPolicy:\n  mode: ${mode}\n` },
+});
+const INJECTED = { "istio-injection": "enabled" };
+const reviews = backend("default", "reviews", 101, 3, {
+  port: 9080,
+  labels: [{ version: "v1" }, { version: "v1" }, { version: "v2" }],
+  sa: "bookinfo-reviews",
+});
+const base: Obj[] = [
+  ...nodes,
+  ns("default", INJECTED),
+  ns("legacy"),
+  ns("istio-system"),
+  client("default", "productpage", "10.244.1.100", "node-1", "bookinfo-productpage"),
+  client("legacy", "sleep", "10.244.2.150", "node-2"),
+  ...reviews,
+];
+const subsets = istio("DestinationRule", "reviews", "default", {
+  host: "reviews",
+  subsets: [
+    { name: "v1", labels: { version: "v1" } },
+    { name: "v2", labels: { version: "v2" } },
+    { name: "v3", labels: { version: "v3" } },
+  ],
+});
+
+// istio/istio samples/bookinfo virtual-service-reviews-90-10.yaml: route weights x 1/pods of the subset.
+describe("VirtualService routes (client sidecar)", () => {
+  const vs = istio("VirtualService", "reviews", "default", {
+    hosts: ["reviews"],
+    http: [
+      {
+        match: [{ headers: { "end-user": { exact: "jason" } } }],
+        route: [{ destination: { host: "reviews", subset: "v2" } }],
+      },
+      { match: [{ uri: { prefix: "/v3" } }], route: [{ destination: { host: "reviews", subset: "v3" } }] },
+      {
+        match: [{ uri: { prefix: "/reviews" } }],
+        route: [
+          { destination: { host: "reviews", subset: "v1" }, weight: 90 },
+          { destination: { host: "reviews", subset: "v2" }, weight: 10 },
+        ],
+      },
+    ],
+  });
+  const t = l7([...base, subsets, vs]);
+  it.each<[string, string, string[], number | undefined, string]>([
+    [
+      "90/10 split",
+      "GET /reviews/0",
+      [],
+      200,
+      "10.244.1.101:3000=0.45 10.244.1.201:3000=0.1 10.244.2.101:3000=0.45",
+    ],
+    ["header match first", "GET /reviews/0", ["end-user: jason"], 200, "10.244.1.201:3000=1"],
+    [
+      "header values are case-sensitive",
+      "GET /reviews/0",
+      ["end-user: Jason"],
+      200,
+      "10.244.1.101:3000=0.45 10.244.1.201:3000=0.1 10.244.2.101:3000=0.45",
+    ],
+    ["empty subset: 503", "GET /v3", [], 503, ""],
+    ["no route: 404", "GET /other", [], 404, ""],
+  ])("%s", (_, http, headers, status, eps) => {
+    const r = t("pod:default/productpage", "host:reviews:9080", http, headers);
+    expect([r.httpStatus, endpointsOf(r)]).toEqual([status, eps]);
+  });
+  it("a client without sidecar ignores the VirtualService (kube-proxy picks among every pod)", () => {
+    const r = t("pod:legacy/sleep", "host:reviews.default.svc.cluster.local:9080", "GET /reviews/0");
+    expect([r.verdict, r.endpoints.length]).toEqual(["allow", 3]);
+  });
+});
+
+// istio.io egress-control task; pkg/config/mesh/mesh.go DefaultMeshConfig: ALLOW_ANY.
+describe("outboundTrafficPolicy", () => {
+  const se = istio("ServiceEntry", "httpbin-ext", "default", {
+    hosts: ["httpbin.org"],
+    ports: [{ number: 80, name: "http", protocol: "HTTP" }],
+    resolution: "DNS",
+    location: "MESH_EXTERNAL",
+  });
+  const sidecar = istio("Sidecar", "default", "default", { outboundTrafficPolicy: { mode: "ALLOW_ANY" } });
+  it.each<[string, Obj[], string, string | undefined]>([
+    ["default ALLOW_ANY", [], "allow", undefined],
+    ["MeshConfig REGISTRY_ONLY", [meshConfig("REGISTRY_ONLY")], "drop", "Istio"],
+    ["REGISTRY_ONLY with a ServiceEntry", [meshConfig("REGISTRY_ONLY"), se], "allow", undefined],
+    ["a namespace Sidecar overrides MeshConfig", [meshConfig("REGISTRY_ONLY"), sidecar], "allow", undefined],
+  ])("%s", (_, extra, verdict, layer) => {
+    const r = l7([...base, ...extra])("pod:default/productpage", "host:httpbin.org:80", "GET /headers");
+    expect([r.verdict, r.decidedBy?.layer]).toEqual([verdict, layer]);
+  });
+});
+
+// istio.io authz-http and authz-deny tasks; security/v1 AuthorizationPolicy doc: DENY first, then ALLOW.
+describe("AuthorizationPolicy and PeerAuthentication on the server's sidecar", () => {
+  const allowGet = authz("reviews-viewer", "default", {
+    selector: { matchLabels: { app: "reviews" } },
+    action: "ALLOW",
+    rules: [
+      {
+        from: [{ source: { principals: ["cluster.local/ns/default/sa/bookinfo-productpage"] } }],
+        to: [{ operation: { methods: ["GET"], paths: ["/reviews/*"] } }],
+      },
+    ],
+  });
+  const denyDelete = authz("no-delete", "istio-system", {
+    action: "DENY",
+    rules: [{ to: [{ operation: { methods: ["DELETE"] } }] }],
+  });
+  const strict = istio(
+    "PeerAuthentication",
+    "default",
+    "default",
+    { mtls: { mode: "STRICT" } },
+    "security.istio.io",
+  );
+  it.each<[string, Obj[], string, string, string, number | undefined]>([
+    ["no policy: allowed", [], "pod:default/productpage", "GET /x", "allow", 200],
+    [
+      "ALLOW matches principal, method and path",
+      [allowGet],
+      "pod:default/productpage",
+      "GET /reviews/1",
+      "allow",
+      200,
+    ],
+    ["wrong method: 403", [allowGet], "pod:default/productpage", "POST /reviews/1", "drop", 403],
+    ["path outside the prefix: 403", [allowGet], "pod:default/productpage", "GET /other", "drop", 403],
+    ["no sidecar, no principal: 403", [allowGet], "pod:legacy/sleep", "GET /reviews/1", "drop", 403],
+    [
+      "root-namespace DENY beats ALLOW",
+      [allowGet, denyDelete],
+      "pod:default/productpage",
+      "DELETE /reviews/1",
+      "drop",
+      403,
+    ],
+    [
+      "allow-nothing (spec: {})",
+      [authz("allow-nothing", "default", {})],
+      "pod:default/productpage",
+      "GET /",
+      "drop",
+      403,
+    ],
+    ["STRICT refuses plaintext: no status", [strict], "pod:legacy/sleep", "GET /", "drop", undefined],
+    ["STRICT admits a sidecar client", [strict], "pod:default/productpage", "GET /", "allow", 200],
+  ])("%s", (_, extra, from, http, verdict, status) => {
+    const r = l7([...base, ...extra])(from, "host:reviews.default.svc.cluster.local:9080", http);
+    expect([r.verdict, r.httpStatus]).toEqual([verdict, status]);
+    if (verdict === "drop") expect(r.decidedBy?.layer).toBe("Istio");
+  });
+});
+
+// The mesh README's rule: NetworkPolicy still applies beneath the VirtualService (sidecar to pod IP).
+describe("NetworkPolicy beneath the mesh", () => {
+  it("judges the sidecar's connection to each chosen pod", () => {
+    const pol = makePolicy("default", "only-v1-from-nowhere", {
+      podSelector: { matchLabels: { version: "v2" } },
+      policyTypes: ["Ingress"],
+    });
+    const vs = istio("VirtualService", "reviews", "default", {
+      hosts: ["reviews"],
+      http: [
+        {
+          route: [
+            { destination: { host: "reviews", subset: "v1" }, weight: 50 },
+            { destination: { host: "reviews", subset: "v2" }, weight: 50 },
+          ],
+        },
+      ],
+    });
+    const r = l7([...base, subsets, vs, pol])("pod:default/productpage", "host:reviews:9080", "GET /");
+    expect([r.verdict, endpointsOf(r)]).toEqual([
+      "partial",
+      "10.244.1.101:3000=0.25 10.244.1.201:3000=0.5! 10.244.2.101:3000=0.25",
+    ]);
+  });
+});

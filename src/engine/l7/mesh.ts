@@ -1,0 +1,684 @@
+/**
+ * Istio in sidecar mode: which pods have a sidecar, how the client's sidecar
+ * routes a request (VirtualService, DestinationRule subsets, ServiceEntry,
+ * outboundTrafficPolicy), and what the server's sidecar admits
+ * (PeerAuthentication, AuthorizationPolicy).
+ *
+ * Rules (istio/api field docs and istio/istio, named in mesh.test.ts):
+ * 1. Sidecar: a pod has one when its namespace is labelled
+ *    istio-injection=enabled (or istio.io/rev), or the pod is labelled
+ *    sidecar.istio.io/inject=true, or it already lists an istio-proxy
+ *    container; the label or annotation sidecar.istio.io/inject=false and
+ *    hostNetwork turn it off; istio-injection=disabled wins over the pod
+ *    label (the webhook's namespaceSelector).
+ * 2. Hosts: a short name in a VirtualService, DestinationRule or a client's
+ *    request is relative to the object's (client's) namespace:
+ *    NAME -> NAME.NS.svc.cluster.local, NAME.NS -> NAME.NS.svc.cluster.local.
+ * 3. VirtualService http routes are tried in order; the first whose match
+ *    list (ORed; each match an AND of uri, method, headers, queryParams,
+ *    port, sourceLabels, sourceNamespace) fits wins; no route: 404. Route
+ *    weights are shares of 100 (one destination alone: 100). A subset is the
+ *    DestinationRule's labels over the Service's pods; an unknown subset or
+ *    one without ready pods: 503.
+ * 4. A host that is neither a Service nor a ServiceEntry host passes through
+ *    under ALLOW_ANY (the default, pkg/config/mesh/mesh.go) and is blocked
+ *    under REGISTRY_ONLY; a Sidecar resource's outboundTrafficPolicy (the
+ *    workload's, then the namespace's, then the root namespace's) overrides
+ *    MeshConfig (ConfigMap istio in istio-system, key mesh).
+ * 5. PeerAuthentication: the workload's policy, then the namespace's, then
+ *    the root namespace's; PERMISSIVE by default. STRICT refuses a client
+ *    without a sidecar (plaintext): the connection is reset, no HTTP status.
+ * 6. AuthorizationPolicy on the server: any matching DENY -> 403; else if
+ *    ALLOW policies apply, one must match, else 403; else allowed. Policies
+ *    in the root namespace apply mesh-wide. `spec: {}` is an ALLOW policy
+ *    matching nothing (allow-nothing). The client's principal
+ *    (cluster.local/ns/NS/sa/SA) and namespace are known only over mTLS.
+ */
+import type { KObject } from "../parse/manifests.ts";
+import type { Model, Namespace, Pod } from "../model/types.ts";
+import type { Service } from "../model/services.ts";
+import { lineOf } from "../parse/yaml.ts";
+import { arr, isObj, num, obj, str, strList, strMap } from "../parse/values.ts";
+import { parseYamlFile } from "../parse/yaml.ts";
+import type { TraceRef } from "../trace/index.ts";
+import { header, type HttpRequest } from "./request.ts";
+import {
+  decidedAt,
+  pct,
+  refAt,
+  type ChosenBackend,
+  type RawHop,
+  type DecidedBy,
+  type RouteChoice,
+} from "./common.ts";
+
+export const ROOT_NAMESPACE = "istio-system";
+export const DOMAIN = "svc.cluster.local";
+
+export interface MeshInput {
+  model: Model;
+  virtualServices: KObject[];
+  destinationRules: KObject[];
+  serviceEntries: KObject[];
+  authorizationPolicies: KObject[];
+  peerAuthentications: KObject[];
+  sidecars: KObject[];
+  meshConfig?: { outbound?: string; ref: TraceRef };
+  /** Any Istio object is in the input (else a request is not a mesh request). */
+  present: boolean;
+}
+
+const ISTIO = (o: KObject) =>
+  o.apiVersion.startsWith("networking.istio.io/") || o.apiVersion.startsWith("security.istio.io/");
+
+export function meshInput(model: Model, objects: readonly KObject[]): MeshInput {
+  const of = (k: string) => objects.filter((o) => o.kind === k && ISTIO(o));
+  const input: MeshInput = {
+    model,
+    virtualServices: of("VirtualService"),
+    destinationRules: of("DestinationRule"),
+    serviceEntries: of("ServiceEntry"),
+    authorizationPolicies: of("AuthorizationPolicy"),
+    peerAuthentications: of("PeerAuthentication"),
+    sidecars: of("Sidecar"),
+    present: false,
+  };
+  const cm = objects.find(
+    (o) => o.kind === "ConfigMap" && o.name === "istio" && o.namespace === ROOT_NAMESPACE,
+  );
+  const meshText = cm ? str(obj(cm.raw.data)?.mesh) : undefined;
+  if (cm && meshText !== undefined) {
+    const parsed = parseYamlFile(`${cm.file} (ConfigMap istio-system/istio, mesh)`, meshText);
+    const v = parsed.documents[0]?.value;
+    const mode = str(obj(obj(v)?.outboundTrafficPolicy)?.mode);
+    input.meshConfig = { ref: refAt(cm, lineOf(obj(cm.raw.data), "mesh") || cm.line, "data.mesh") };
+    if (mode) input.meshConfig.outbound = mode;
+  }
+  const nsInjected = [...model.namespaces.values()].some(
+    (n) => n.labels["istio-injection"] === "enabled" || n.labels["istio.io/rev"] !== undefined,
+  );
+  input.present = nsInjected || !!cm || Object.values(input).some((v) => Array.isArray(v) && v.length > 0);
+  return input;
+}
+
+// ---------- rule 1: sidecars ----------
+
+export function sidecarOf(pod: Pod, namespaces: Map<string, Namespace>): { on: boolean; why: string } {
+  const ns = namespaces.get(pod.namespace);
+  const nsLabel = ns?.labels["istio-injection"];
+  const podLabel = pod.labels["sidecar.istio.io/inject"] ?? pod.annotations["sidecar.istio.io/inject"];
+  const containers = arr(obj(pod.raw.spec)?.containers).map((c) => str(obj(c)?.name));
+  if (pod.hostNetwork) return { on: false, why: `${pod.key} uses the host network: no sidecar` };
+  if (podLabel === "false") return { on: false, why: `${pod.key} is labelled sidecar.istio.io/inject=false` };
+  if (nsLabel === "disabled")
+    return { on: false, why: `namespace ${pod.namespace} is labelled istio-injection=disabled` };
+  if (nsLabel === "enabled")
+    return { on: true, why: `namespace ${pod.namespace} is labelled istio-injection=enabled` };
+  if (ns?.labels["istio.io/rev"] !== undefined)
+    return {
+      on: true,
+      why: `namespace ${pod.namespace} is labelled istio.io/rev=${ns.labels["istio.io/rev"]}`,
+    };
+  if (podLabel === "true") return { on: true, why: `${pod.key} is labelled sidecar.istio.io/inject=true` };
+  if (containers.includes("istio-proxy"))
+    return { on: true, why: `${pod.key} already runs an istio-proxy container` };
+  return {
+    on: false,
+    why: `namespace ${pod.namespace} has no istio-injection=enabled label: ${pod.key} has no sidecar`,
+  };
+}
+
+function serviceAccount(pod: Pod): string {
+  const spec = obj(pod.raw.spec);
+  return str(spec?.serviceAccountName) ?? str(spec?.serviceAccount) ?? "default";
+}
+
+export function principalOf(pod: Pod): string {
+  return `cluster.local/ns/${pod.namespace}/sa/${serviceAccount(pod)}`;
+}
+
+// ---------- rule 2: hosts ----------
+
+/** NAME, NAME.NS, NAME.NS.svc, NAME.NS.svc.cluster.local -> FQDN relative to `ns`; other names as written. */
+export function fqdn(name: string, ns: string, model: Model): string {
+  const n = name.toLowerCase().replace(/\.$/, "");
+  if (n.endsWith(`.${DOMAIN}`) || n.startsWith("*")) return n;
+  const parts = n.split(".");
+  if (parts.length === 1) return `${n}.${ns}.${DOMAIN}`;
+  if (parts.length === 2 && model.namespaces.has(parts[1]!)) return `${n}.${DOMAIN}`;
+  if (parts.length === 3 && parts[2] === "svc") return `${n}.cluster.local`;
+  return n;
+}
+
+export function serviceOfHost(host: string, model: Model): Service | undefined {
+  const m = /^([^.]+)\.([^.]+)\.svc\.cluster\.local$/.exec(host);
+  if (!m) return undefined;
+  return model.services.find((s) => s.namespace === m[2] && s.name === m[1]);
+}
+
+function hostMatch(pattern: string, host: string): boolean {
+  if (pattern === "*") return true;
+  if (pattern.startsWith("*.")) return host.endsWith(pattern.slice(1));
+  return pattern === host;
+}
+
+// ---------- rule 3: VirtualService ----------
+
+function stringMatch(m: unknown, value: string | undefined, ignoreCase = false): boolean {
+  const mo = obj(m);
+  if (!mo || value === undefined) return !mo ? true : false;
+  const v = ignoreCase ? value.toLowerCase() : value;
+  const lc = (s: string) => (ignoreCase ? s.toLowerCase() : s);
+  const exact = str(mo.exact);
+  if (exact !== undefined) return v === lc(exact);
+  const prefix = str(mo.prefix);
+  if (prefix !== undefined) return v.startsWith(lc(prefix));
+  const regex = str(mo.regex);
+  if (regex !== undefined) {
+    try {
+      return new RegExp(`^(?:${regex})$`).test(value);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+function vsMatch(m: unknown, req: HttpRequest, port: number, client: Pod): boolean {
+  const mo = obj(m) ?? {};
+  if (mo.uri !== undefined && !stringMatch(mo.uri, req.path, mo.ignoreUriCase === true)) return false;
+  if (mo.method !== undefined && !stringMatch(mo.method, req.method)) return false;
+  for (const [name, sm] of Object.entries(obj(mo.headers) ?? {})) {
+    const v = header(req, name);
+    if (isObj(sm) && Object.keys(sm).length === 0) {
+      if (v === undefined) return false;
+    } else if (!stringMatch(sm, v)) return false;
+  }
+  for (const [name, sm] of Object.entries(obj(mo.queryParams) ?? {}))
+    if (!stringMatch(sm, req.params.find((p) => p.name === name)?.value)) return false;
+  const p = num(mo.port);
+  if (p !== undefined && p !== port) return false;
+  const sl = strMap(mo.sourceLabels);
+  for (const [k, v] of Object.entries(sl)) if (client.labels[k] !== v) return false;
+  const sn = str(mo.sourceNamespace);
+  if (sn !== undefined && sn !== client.namespace) return false;
+  for (const [name, sm] of Object.entries(obj(mo.withoutHeaders) ?? {}))
+    if (stringMatch(sm, header(req, name))) return false;
+  return true;
+}
+
+function vsAppliesToSidecars(vs: KObject): boolean {
+  const gws = strList(obj(vs.raw.spec)?.gateways);
+  return gws.length === 0 || gws.includes("mesh");
+}
+
+export function subsetLabels(
+  input: MeshInput,
+  host: string,
+  subset: string,
+): { labels: Record<string, string>; ref: TraceRef } | undefined {
+  for (const dr of input.destinationRules) {
+    const spec = obj(dr.raw.spec) ?? {};
+    const h = fqdn(str(spec.host) ?? "", dr.namespace ?? "default", input.model);
+    if (!hostMatch(h, host)) continue;
+    const s = arr(spec.subsets).find((x) => str(obj(x)?.name) === subset);
+    if (s) return { labels: strMap(obj(s)?.labels), ref: refAt(dr, lineOf(s), "spec.subsets") };
+  }
+  return undefined;
+}
+
+export interface OutboundPolicy {
+  mode: string;
+  ref?: TraceRef;
+  from: string;
+}
+
+/** Rule 4. */
+export function outboundPolicy(input: MeshInput, client: Pod): OutboundPolicy {
+  const applies = (sc: KObject) => {
+    const sel = obj(obj(sc.raw.spec)?.workloadSelector);
+    return !sel || Object.entries(strMap(sel.labels)).every(([k, v]) => client.labels[k] === v);
+  };
+  const withSel = (sc: KObject) => !!obj(obj(sc.raw.spec)?.workloadSelector);
+  const inNs = input.sidecars.filter((s) => (s.namespace ?? "default") === client.namespace && applies(s));
+  const chosen =
+    inNs.find(withSel) ??
+    inNs.find((s) => !withSel(s)) ??
+    input.sidecars.find((s) => s.namespace === ROOT_NAMESPACE && !withSel(s));
+  if (chosen) {
+    const otp = obj(obj(chosen.raw.spec)?.outboundTrafficPolicy);
+    const mode = str(otp?.mode);
+    if (mode)
+      return {
+        mode,
+        ref: refAt(chosen, lineOf(otp) || chosen.line, "spec.outboundTrafficPolicy"),
+        from: `Sidecar ${chosen.namespace ?? "default"}/${chosen.name}`,
+      };
+  }
+  if (input.meshConfig?.outbound)
+    return {
+      mode: input.meshConfig.outbound,
+      ref: input.meshConfig.ref,
+      from: "MeshConfig (ConfigMap istio-system/istio)",
+    };
+  return { mode: "ALLOW_ANY", from: "the default MeshConfig" };
+}
+
+export interface MeshRoute extends RouteChoice {
+  /** The request leaves the cluster to a host the model does not know (passthrough or a ServiceEntry). */
+  external?: string;
+}
+
+/**
+ * The client sidecar's choice for `host:PORT` (rules 2-4). `service` is the
+ * Service the name resolves to, when it does.
+ */
+export function routeMesh(
+  input: MeshInput,
+  client: Pod,
+  hostName: string,
+  port: number,
+  req: HttpRequest,
+  service: Service | undefined,
+): MeshRoute {
+  const hops: RawHop[] = [];
+  const host = service
+    ? `${service.name}.${service.namespace}.${DOMAIN}`
+    : fqdn(hostName, client.namespace, input.model);
+  const vs = input.virtualServices.find(
+    (v) =>
+      vsAppliesToSidecars(v) &&
+      strList(obj(v.raw.spec)?.hosts).some((h) =>
+        hostMatch(fqdn(h, v.namespace ?? "default", input.model), host),
+      ),
+  );
+  const se = !service
+    ? input.serviceEntries.find((s) =>
+        strList(obj(s.raw.spec)?.hosts).some((h) => hostMatch(h.toLowerCase(), host)),
+      )
+    : undefined;
+  if (!service && !se && !vs) {
+    const pol = outboundPolicy(input, client);
+    if (pol.mode === "REGISTRY_ONLY") {
+      const hop: RawHop = {
+        step: "outbound traffic policy",
+        verdict: "drop",
+        detail: `${host} is neither a Service nor a ServiceEntry host, and the outbound traffic policy is REGISTRY_ONLY (from ${pol.from}): the sidecar sends it to the BlackHoleCluster (a 502 on an HTTP port, a closed connection otherwise)`,
+      };
+      if (pol.ref) hop.ref = pol.ref;
+      hops.push(hop);
+      const d: DecidedBy = pol.ref ? decidedAt("Istio", pol.ref) : { layer: "Istio" };
+      return { layer: "Istio", hops, backends: [], decidedBy: d };
+    }
+    const hop: RawHop = {
+      step: "outbound traffic policy",
+      verdict: "pass",
+      detail: `${host} is not in the mesh registry; outbound traffic policy ${pol.mode} (from ${pol.from}) passes it through to the address DNS gives, outside the model`,
+    };
+    if (pol.ref) hop.ref = pol.ref;
+    hops.push(hop);
+    return { layer: "Istio", hops, backends: [], external: host };
+  }
+  if (se && !vs) {
+    hops.push({
+      step: "service entry",
+      verdict: "pass",
+      detail: `ServiceEntry ${se.namespace ?? "default"}/${se.name} registers ${host}: the sidecar sends the request out to it (outside the model)`,
+      ref: refAt(se),
+    });
+    return { layer: "Istio", hops, backends: [], external: host };
+  }
+  if (!vs) {
+    hops.push({
+      step: "mesh route",
+      verdict: "info",
+      detail: `no VirtualService for ${host}: the sidecar sends to Service ${service!.key}'s ready endpoints directly (round robin)`,
+    });
+    return {
+      layer: "Istio",
+      hops,
+      backends: [
+        { namespace: service!.namespace, service: service!.name, port, weight: 1, missingStatus: 503 },
+      ],
+    };
+  }
+  const vsNs = vs.namespace ?? "default";
+  const routes = arr(obj(vs.raw.spec)?.http);
+  for (let i = 0; i < routes.length; i++) {
+    const r = obj(routes[i]) ?? {};
+    const matches = arr(r.match);
+    const mi = matches.length === 0 ? 0 : matches.findIndex((m) => vsMatch(m, req, port, client));
+    if (mi < 0) continue;
+    const rRef = refAt(vs, lineOf(matches[mi] ?? routes[i]) || lineOf(routes[i]), `spec.http[${i}]`);
+    const name = str(r.name);
+    hops.push({
+      step: "mesh route",
+      verdict: "pass",
+      detail: `VirtualService ${vsNs}/${vs.name} http route ${i + 1}${name ? ` (${name})` : ""} ${matches.length ? `matches (match ${mi + 1})` : "has no match: it takes every request that reaches it"}${i > 0 ? `, after ${i} earlier route${i === 1 ? "" : "s"} did not match` : ""}`,
+      ref: rRef,
+    });
+    const redirect = obj(r.redirect);
+    if (redirect) {
+      const status = num(redirect.redirectCode) ?? 301;
+      const rd = {
+        scheme: str(redirect.scheme) ?? "http",
+        host: str(redirect.authority) ?? hostName,
+        port: num(redirect.port) ?? port,
+        path: str(redirect.uri) ?? req.path,
+      };
+      hops.push({
+        step: "mesh route",
+        verdict: "info",
+        detail: `the route redirects with ${status}`,
+        ref: rRef,
+      });
+      return { layer: "Istio", hops, status, redirect: rd, backends: [] };
+    }
+    const dr = obj(r.directResponse);
+    if (dr) {
+      const status = num(dr.status) ?? 200;
+      hops.push({
+        step: "mesh route",
+        verdict: status < 400 ? "info" : "drop",
+        detail: `the route answers ${status} itself (directResponse)`,
+        ref: rRef,
+      });
+      return {
+        layer: "Istio",
+        hops,
+        status,
+        backends: [],
+        ...(status >= 400 ? { decidedBy: decidedAt("Istio", rRef, `http[${i}]`) } : {}),
+      };
+    }
+    const dests = arr(r.route).filter(isObj);
+    const weights = dests.map((d) => num(d.weight));
+    const anyWeight = weights.some((w) => w !== undefined);
+    const raw = dests.map((_, k) => (dests.length === 1 ? 1 : anyWeight ? (weights[k] ?? 0) : 1));
+    const total = raw.reduce((a, b) => a + b, 0) || 1;
+    const backends: ChosenBackend[] = [];
+    dests.forEach((d, k) => {
+      const w = raw[k]! / total;
+      if (w <= 0) return;
+      const dest = obj(d.destination) ?? {};
+      const dHost = fqdn(str(dest.host) ?? "", vsNs, input.model);
+      const dPort = num(obj(dest.port)?.number) ?? port;
+      const subset = str(dest.subset);
+      const dRef = refAt(vs, lineOf(d), `spec.http[${i}].route[${k}]`);
+      const svc = serviceOfHost(dHost, input.model);
+      const [svcName, svcNs] = svc
+        ? [svc.name, svc.namespace]
+        : [dHost.split(".")[0]!, dHost.split(".")[1] ?? vsNs];
+      const b: ChosenBackend = {
+        namespace: svcNs,
+        service: svcName,
+        port: dPort,
+        weight: w,
+        ref: dRef,
+        missingStatus: 503,
+      };
+      if (subset) {
+        b.subset = subset;
+        const s = subsetLabels(input, dHost, subset);
+        if (!s)
+          b.invalid = {
+            status: 503,
+            reason: `no DestinationRule defines subset ${subset} for ${dHost}: 503 (no cluster)`,
+            ref: dRef,
+          };
+        else {
+          b.subsetLabels = s.labels;
+          hops.push({
+            step: "destination rule",
+            verdict: "info",
+            detail: `subset ${subset} of ${dHost}: pods labelled ${
+              Object.entries(s.labels)
+                .map(([a, v]) => `${a}=${v}`)
+                .join(", ") || "(any)"
+            }`,
+            ref: s.ref,
+          });
+        }
+      }
+      if (!svc && !b.invalid)
+        b.invalid = {
+          status: 503,
+          reason: `destination ${dHost} is not a Service in the input: 503`,
+          ref: dRef,
+        };
+      backends.push(b);
+    });
+    if (backends.length === 0) {
+      hops.push({
+        step: "mesh route",
+        verdict: "drop",
+        detail: `the route has no destination with a weight: 503`,
+        ref: rRef,
+      });
+      return {
+        layer: "Istio",
+        hops,
+        status: 503,
+        backends: [],
+        decidedBy: decidedAt("Istio", rRef, `http[${i}]`),
+      };
+    }
+    hops.push({
+      step: "backend",
+      verdict: "info",
+      detail:
+        backends.length === 1
+          ? `every matching request goes to ${backends[0]!.service}${backends[0]!.subset ? ` subset ${backends[0]!.subset}` : ""}`
+          : `weighted split: ${backends.map((b) => `${b.service}${b.subset ? `/${b.subset}` : ""} ${pct(b.weight)}`).join(", ")}`,
+      ref: rRef,
+    });
+    return { layer: "Istio", hops, backends };
+  }
+  const vRef = refAt(vs, lineOf(obj(vs.raw.spec), "http") || vs.line, "spec.http");
+  hops.push({
+    step: "mesh route",
+    verdict: "drop",
+    detail: `no http route of VirtualService ${vsNs}/${vs.name} matches ${req.method} ${req.path}: the sidecar answers 404`,
+    ref: vRef,
+  });
+  return { layer: "Istio", hops, status: 404, backends: [], decidedBy: decidedAt("Istio", vRef) };
+}
+
+// ---------- rules 5 and 6: the server's sidecar ----------
+
+function selects(o: KObject, pod: Pod, key = "selector"): boolean | "none" {
+  const sel = obj(obj(o.raw.spec)?.[key]);
+  if (!sel) return "none";
+  return Object.entries(strMap(sel.matchLabels)).every(([k, v]) => pod.labels[k] === v);
+}
+
+export interface ServerVerdict {
+  verdict: "allow" | "drop";
+  status?: number;
+  reason: string;
+  ref?: TraceRef;
+  decidedBy?: DecidedBy;
+}
+
+/** The client as the server's sidecar sees it: its identity only over mTLS. */
+export interface MeshClient {
+  pod?: Pod;
+  mtls: boolean;
+}
+
+function peerMode(
+  input: MeshInput,
+  pod: Pod,
+  targetPort: number,
+): { mode: string; ref?: TraceRef; from: string } {
+  const pas = input.peerAuthentications;
+  const pick = (o: KObject | undefined) => {
+    if (!o) return undefined;
+    const spec = obj(o.raw.spec) ?? {};
+    const portLevel = obj(obj(spec.portLevelMtls)?.[String(targetPort)]);
+    const mode = str(portLevel?.mode) ?? str(obj(spec.mtls)?.mode);
+    if (!mode || mode === "UNSET") return undefined;
+    return {
+      mode,
+      ref: refAt(o, lineOf(obj(spec.mtls)) || o.line, "spec.mtls"),
+      from: `PeerAuthentication ${o.namespace ?? "default"}/${o.name}`,
+    };
+  };
+  return (
+    pick(pas.find((p) => (p.namespace ?? "default") === pod.namespace && selects(p, pod) === true)) ??
+    pick(pas.find((p) => (p.namespace ?? "default") === pod.namespace && selects(p, pod) === "none")) ??
+    pick(pas.find((p) => p.namespace === ROOT_NAMESPACE && selects(p, pod) === "none")) ?? {
+      mode: "PERMISSIVE",
+      from: "the default (no PeerAuthentication)",
+    }
+  );
+}
+
+function strMatches(patterns: string[], value: string | undefined): boolean {
+  if (value === undefined) return false;
+  return patterns.some(
+    (p) =>
+      p === "*" ||
+      p === value ||
+      (p.endsWith("*") && value.startsWith(p.slice(0, -1))) ||
+      (p.startsWith("*") && value.endsWith(p.slice(1))),
+  );
+}
+
+function fieldOk(o: Json, key: string, value: string | undefined): boolean {
+  const pos = strList(o[key]);
+  const neg = strList(o[`not${key[0]!.toUpperCase()}${key.slice(1)}`]);
+  if (o[key] !== undefined && !strMatches(pos, value)) return false;
+  if (neg.length && value !== undefined && strMatches(neg, value)) return false;
+  return true;
+}
+
+type Json = Record<string, unknown>;
+
+function ruleMatches(rule: Json, client: MeshClient, req: HttpRequest, targetPort: number): boolean {
+  const from = arr(rule.from);
+  if (from.length) {
+    const ok = from.some((f) => {
+      const s = obj(obj(f)?.source) ?? {};
+      const principal = client.mtls && client.pod ? principalOf(client.pod) : undefined;
+      const ns = client.mtls && client.pod ? client.pod.namespace : undefined;
+      return (
+        fieldOk(s, "principals", principal) &&
+        fieldOk(s, "namespaces", ns) &&
+        (s.requestPrincipals === undefined || false)
+      );
+    });
+    if (!ok) return false;
+  }
+  const to = arr(rule.to);
+  if (to.length) {
+    const ok = to.some((t) => {
+      const op = obj(obj(t)?.operation) ?? {};
+      return (
+        fieldOk(op, "methods", req.method) &&
+        fieldOk(op, "paths", req.path) &&
+        fieldOk(op, "ports", String(targetPort)) &&
+        fieldOk(op, "hosts", header(req, "host"))
+      );
+    });
+    if (!ok) return false;
+  }
+  for (const w of arr(rule.when)) {
+    const c = obj(w) ?? {};
+    const key = str(c.key) ?? "";
+    let v: string | undefined;
+    const hm = /^request\.headers\[(.+)\]$/.exec(key);
+    if (hm) v = header(req, hm[1]!);
+    else if (key === "source.namespace") v = client.mtls ? client.pod?.namespace : undefined;
+    else if (key === "source.principal") v = client.mtls && client.pod ? principalOf(client.pod) : undefined;
+    else if (key === "destination.port") v = String(targetPort);
+    else return false;
+    const values = strList(c.values);
+    const nots = strList(c.notValues);
+    if (c.values !== undefined && !strMatches(values, v)) return false;
+    if (nots.length && v !== undefined && strMatches(nots, v)) return false;
+  }
+  return true;
+}
+
+/** Rules 5 and 6 for one server pod. `hops` receives the decisions worth showing. */
+export function serverSidecar(
+  input: MeshInput,
+  server: Pod,
+  client: MeshClient,
+  targetPort: number,
+  req: HttpRequest | undefined,
+): ServerVerdict & { sidecar: boolean; mtls: boolean } {
+  const sc = sidecarOf(server, input.model.namespaces);
+  if (!sc.on) return { verdict: "allow", reason: sc.why, sidecar: false, mtls: false };
+  const pm = peerMode(input, server, targetPort);
+  const mtls = client.mtls && pm.mode !== "DISABLE";
+  if (pm.mode === "STRICT" && !client.mtls) {
+    const v: ServerVerdict & { sidecar: boolean; mtls: boolean } = {
+      verdict: "drop",
+      reason: `mTLS STRICT on ${server.key} (${pm.from}) and the client has no sidecar, so it speaks plaintext: the server's sidecar resets the connection`,
+      sidecar: true,
+      mtls: false,
+      decidedBy: pm.ref ? decidedAt("Istio", pm.ref) : { layer: "Istio" },
+    };
+    if (pm.ref) v.ref = pm.ref;
+    return v;
+  }
+  const who = { ...client, mtls };
+  const applicable = input.authorizationPolicies.filter((p) => {
+    const ns = p.namespace ?? "default";
+    if (ns !== server.namespace && ns !== ROOT_NAMESPACE) return false;
+    const s = selects(p, server);
+    return s === true || s === "none";
+  });
+  const action = (p: KObject) => str(obj(p.raw.spec)?.action) ?? "ALLOW";
+  const rq = req ?? { method: "", path: "", query: "", params: [], headers: {} };
+  const idText = mtls && client.pod ? `principal ${principalOf(client.pod)}` : "no principal (plaintext)";
+  for (const p of applicable.filter((x) => action(x) === "DENY")) {
+    const idx = arr(obj(p.raw.spec)?.rules).findIndex((r) => ruleMatches(obj(r) ?? {}, who, rq, targetPort));
+    if (idx >= 0) {
+      const ref = refAt(p, lineOf(arr(obj(p.raw.spec)?.rules)[idx]) || p.line, `spec.rules[${idx}]`);
+      return {
+        verdict: "drop",
+        status: 403,
+        reason: `AuthorizationPolicy ${p.namespace ?? "default"}/${p.name} (DENY) rule ${idx + 1} matches ${rq.method} ${rq.path} from ${idText}: 403`,
+        ref,
+        decidedBy: decidedAt("Istio", ref, `rules[${idx}]`),
+        sidecar: true,
+        mtls,
+      };
+    }
+  }
+  const allows = applicable.filter((x) => action(x) === "ALLOW");
+  if (allows.length === 0)
+    return {
+      verdict: "allow",
+      reason: `no ALLOW AuthorizationPolicy applies to ${server.key}${applicable.length ? " and no DENY rule matches" : ""}: allowed${mtls ? " over mTLS" : ""}`,
+      sidecar: true,
+      mtls,
+    };
+  for (const p of allows) {
+    const idx = arr(obj(p.raw.spec)?.rules).findIndex((r) => ruleMatches(obj(r) ?? {}, who, rq, targetPort));
+    if (idx >= 0) {
+      const ref = refAt(p, lineOf(arr(obj(p.raw.spec)?.rules)[idx]) || p.line, `spec.rules[${idx}]`);
+      return {
+        verdict: "allow",
+        reason: `AuthorizationPolicy ${p.namespace ?? "default"}/${p.name} (ALLOW) rule ${idx + 1} admits ${rq.method} ${rq.path} from ${idText}`,
+        ref,
+        sidecar: true,
+        mtls,
+      };
+    }
+  }
+  const first = allows[0]!;
+  const ref = refAt(first, lineOf(obj(first.raw.spec)) || first.line, "spec");
+  return {
+    verdict: "drop",
+    status: 403,
+    reason: `ALLOW policies apply to ${server.key} (${allows.map((p) => `${p.namespace ?? "default"}/${p.name}`).join(", ")}) and none admits ${rq.method} ${rq.path} from ${idText}: 403`,
+    ref,
+    decidedBy: decidedAt("Istio", ref),
+    sidecar: true,
+    mtls,
+  };
+}
