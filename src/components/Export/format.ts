@@ -43,9 +43,23 @@ export interface MatrixLike {
   tooLarge?: string;
 }
 
-/** Markdown table cells: pipes escaped, newlines folded. */
+/**
+ * Text from the input (names, labels, reasons) as inert Markdown: HTML is
+ * written as entities, so a name like <img onerror=...> stays text in any
+ * renderer, and Markdown's own marks are escaped.
+ */
+export function md(s: string): string {
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/([\\`*_[\]])/g, "\\$1")
+    .replace(/\r?\n/g, " ");
+}
+
+/** Markdown table cells: inert text, pipes escaped. */
 function cell(s: string): string {
-  return s.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return md(s).replace(/\|/g, "\\|");
 }
 
 function probability(p: number): string {
@@ -55,12 +69,12 @@ function probability(p: number): string {
 }
 
 export function traceMarkdown(q: TraceQueryLike, t: TraceLike): string {
-  const out = [`# Trace ${q.from} → ${q.to} (${q.protocol})`, ""];
+  const out = [`# Trace ${md(q.from)} → ${md(q.to)} (${q.protocol})`, ""];
   if (t.error) {
-    out.push(`The question cannot be asked: ${t.error}`);
+    out.push(`The question cannot be asked: ${md(t.error)}`);
     return out.join("\n") + "\n";
   }
-  out.push(`**${t.verdict.toUpperCase()}**: ${t.reason}`, "");
+  out.push(`**${t.verdict.toUpperCase()}**: ${md(t.reason)}`, "");
   out.push(
     `Source address at the backends: ${t.sourceIPPreserved ? "the client's own" : "rewritten (masquerade)"}.`,
     "",
@@ -68,9 +82,9 @@ export function traceMarkdown(q: TraceQueryLike, t: TraceLike): string {
   out.push("## Hops", "");
   t.hops.forEach((h, i) => {
     const at = h.ref
-      ? ` _(${h.ref.kind} ${h.ref.namespace !== undefined ? `${h.ref.namespace}/` : ""}${h.ref.name}${h.ref.line ? `, line ${h.ref.line}` : ""})_`
+      ? ` _(${md(h.ref.kind)} ${h.ref.namespace !== undefined ? `${md(h.ref.namespace)}/` : ""}${md(h.ref.name)}${h.ref.line ? `, line ${h.ref.line}` : ""})_`
       : "";
-    out.push(`${i + 1}. **${stepTitle(h.step)}** [${verdictMark(h.verdict)}]: ${h.detail}${at}`);
+    out.push(`${i + 1}. **${stepTitle(h.step)}** [${verdictMark(h.verdict)}]: ${md(h.detail)}${at}`);
   });
   if (t.endpoints.length) {
     out.push(
