@@ -20,11 +20,23 @@ import {
 } from "../src/engine/index.ts";
 import { LESSONS, LESSON_SCENARIOS, lessonById, type Lesson, type LessonCheck } from "./lessons.ts";
 import { applyLessonEdit } from "./lessonEdit.ts";
+import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../src/engine/http/request.ts";
 import { SCENARIOS, scenarioById } from "./index.ts";
 
 function trace(text: string, c: LessonCheck): TraceResult {
-  const model = loadModel([{ name: "manifests.yaml", text }]);
-  return traceRequest(model, buildProxyIndex(model), c.from, c.to, c.protocol ?? "TCP");
+  const model = loadModel([{ name: "manifests.yaml", text }], c.cni ? { cni: c.cni } : {});
+  let http: HttpRequest | undefined;
+  if (c.http) {
+    const line = parseHttpRequestLine(c.http);
+    if ("error" in line) throw new Error(line.error);
+    http = line;
+    for (const h of c.headers ?? []) {
+      const next = addHttpHeader(http, h);
+      if ("error" in next) throw new Error(next.error);
+      http = next;
+    }
+  }
+  return traceRequest(model, buildProxyIndex(model), c.from, c.to, c.protocol ?? "TCP", http ? { http } : {});
 }
 
 /** The check's fields, read off the trace, in the check's own terms (unset fields left out). */
@@ -44,6 +56,11 @@ function observed(r: TraceResult, c: LessonCheck): LessonCheck {
   if (c.sourceIPPreserved !== undefined) o.sourceIPPreserved = r.sourceIPPreserved;
   if (c.kubeProxy) o.kubeProxy = r.kubeProxy ? r.kubeProxy.action : "none";
   if (c.hops) o.hops = c.hops.filter((h) => r.hops.some((x) => x.step === h));
+  if (c.http) o.http = c.http;
+  if (c.headers) o.headers = c.headers;
+  if (c.httpStatus !== undefined && r.httpStatus !== undefined) o.httpStatus = r.httpStatus;
+  if (c.cni) o.cni = c.cni;
+  if (c.says && r.hops.some((h) => h.detail.includes(c.says!))) o.says = c.says;
   return o;
 }
 

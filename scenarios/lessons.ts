@@ -7,6 +7,10 @@
  */
 import type { Protocol } from "../src/engine/model/types.ts";
 import type { WhatIf } from "../src/engine/whatif/index.ts";
+import type { CniName } from "../src/engine/cni/profile.ts";
+import ciliumL7 from "./17-refuse-a-path-with-a-cilium-l7-rule/manifests.yaml";
+import calicoTiers from "./18-order-calico-tiers-with-pass/manifests.yaml";
+import compareCnis from "./19-compare-cnis-on-a-masqueraded-nodeport/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./index.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -43,6 +47,15 @@ export interface LessonCheck {
   kubeProxy?: "forward" | "drop" | "reject" | "none";
   /** Steps that the trace must show (`ktl trace` hop names). */
   hops?: string[];
+  /** An HTTP request, `METHOD PATH` as `ktl trace --http` takes it; `headers` as `Name: value`. */
+  http?: string;
+  headers?: string[];
+  /** What the client gets back (`ktl trace --json` httpStatus): 200, or 403 when an L7 policy refuses. */
+  httpStatus?: number;
+  /** The cluster profile the check runs under (`ktl trace --cni`); generic when unset. */
+  cni?: CniName;
+  /** Words the trace must say (a hop's detail), for answers that depend on the CNI. */
+  says?: string;
 }
 
 /** The suggested edit: a what-if control, or a text replacement of the manifests. */
@@ -510,6 +523,88 @@ const DATA: [string, LessonData][] = [
       },
     },
   ],
+  [
+    ciliumL7,
+    {
+      id: "17-refuse-a-path-with-a-cilium-l7-rule",
+      title: "Refuse a path with a Cilium L7 rule",
+      topics: ["CiliumNetworkPolicy", "L7", "HTTP"],
+      goal: "See that a Cilium HTTP rule works above the connection: the connection opens, and each request is judged by method and path as whole-value regexes; one that no rule matches gets 403 from Cilium's proxy.",
+      question: "api-read-only lets frontend reach api on 8080 with one HTTP rule: GET /api/.*. What do GET /api/orders, POST /api/orders and GET /health from frontend get, and what happens to batch?",
+      answer:
+        "GET /api/orders reaches api (200). POST /api/orders and GET /health open a connection, but Cilium's proxy answers 403: the method is not GET, or the path does not match /api/.* as a whole. batch is not selected by fromEndpoints, so its connection is dropped at L4 with no HTTP answer at all: api is in default deny for ingress once a rule selects it.",
+      checks: [
+        { from: "pod:shop/frontend", to: "service:shop/api:80", http: "GET /api/orders", verdict: "allow", httpStatus: 200 },
+        { from: "pod:shop/frontend", to: "service:shop/api:80", http: "POST /api/orders", verdict: "drop", httpStatus: 403 },
+        { from: "pod:shop/frontend", to: "service:shop/api:80", http: "GET /health", verdict: "drop", httpStatus: 403 },
+        { from: "pod:shop/batch", to: "service:shop/api:80", verdict: "drop" },
+      ],
+      edit: {
+        description: "Let the rule take POST too: change method: GET to method: GET|POST.",
+        lookFor: "POST /api/orders now reaches api (200); GET /health still gets 403, because the path must match /api/.* from its first character to its last.",
+        change: { replace: { find: "- method: GET", with: "- method: GET|POST" } },
+        checks: [
+          { from: "pod:shop/frontend", to: "service:shop/api:80", http: "POST /api/orders", verdict: "allow", httpStatus: 200 },
+          { from: "pod:shop/frontend", to: "service:shop/api:80", http: "GET /health", verdict: "drop", httpStatus: 403 },
+        ],
+      },
+    },
+  ],
+  [
+    calicoTiers,
+    {
+      id: "18-order-calico-tiers-with-pass",
+      title: "Order Calico tiers with Pass",
+      topics: ["Calico", "Tier", "GlobalNetworkPolicy", "order"],
+      goal: "Follow Calico's order: tiers first (security at 100 before default), policies by order within a tier, the first Allow or Deny final, Pass handing over to the next tier, where Kubernetes NetworkPolicies sit at order 1000.",
+      question: "The security tier denies quarantined pods and passes everything else. In the default tier, db-deny-reports (order 100) denies reports, and the NetworkPolicy db-allow-shop admits every pod of shop. Who may call db on 8080: api, api-quarantined, reports?",
+      answer:
+        "Only api. api-quarantined meets the security tier's Deny first. reports is passed on to the default tier, where db-deny-reports at order 100 denies it before the NetworkPolicy (order 1000) could allow it. api is passed on too, matches no Calico rule, and db-allow-shop allows it.",
+      checks: [
+        { from: "pod:shop/api", to: "pod:shop/db:8080", verdict: "allow" },
+        { from: "pod:shop/api-quarantined", to: "pod:shop/db:8080", verdict: "drop" },
+        { from: "pod:shop/reports", to: "pod:shop/db:8080", verdict: "drop" },
+      ],
+      edit: {
+        description: "In security.quarantine, turn the last rule's Pass into Allow.",
+        lookFor: "reports now reaches db: an Allow in the security tier is final, so the default tier, db-deny-reports included, is never consulted. Quarantined pods are still denied: their Deny comes first.",
+        change: { replace: { find: "    - action: Pass", with: "    - action: Allow" } },
+        checks: [
+          { from: "pod:shop/reports", to: "pod:shop/db:8080", verdict: "allow" },
+          { from: "pod:shop/api-quarantined", to: "pod:shop/db:8080", verdict: "drop" },
+        ],
+      },
+    },
+  ],
+  [
+    compareCnis,
+    {
+      id: "19-compare-cnis-on-a-masqueraded-nodeport",
+      title: "Compare CNIs on a masqueraded NodePort",
+      topics: ["cluster profile", "masquerade", "NodePort", "NetworkPolicy"],
+      goal: "See an answer that Kubernetes leaves to the CNI: does ingress policy see the client's address, or the address kube-proxy masqueraded it to? Compare the profiles side by side.",
+      question: "web's only pod runs on node-a, behind a NodePort with externalTrafficPolicy Cluster, and default-deny-ingress isolates it. An outside client, 203.0.113.10, lands on node-a. Is it let in?",
+      answer:
+        "It depends on the CNI. kube-proxy masquerades the packet to node-a's own address. With Calico, Felix filters before that masquerade, sees 203.0.113.10 and drops it. With Cilium and kube-proxy, the pod's policy sees the local host, which Cilium always admits. With Cilium's kube-proxy replacement there is no masquerade toward a local backend, so the policy sees the client and drops it. The generic profile keeps Kubernetes' own-node rule and says that the answer depends on the CNI.",
+      checks: [
+        { from: "external:203.0.113.10@node-a", to: "service:shop/web:80", verdict: "allow", says: "this depends on the CNI" },
+        { from: "external:203.0.113.10@node-a", to: "service:shop/web:80", cni: "calico", verdict: "drop" },
+        { from: "external:203.0.113.10@node-a", to: "service:shop/web:80", cni: "cilium", verdict: "allow" },
+        { from: "external:203.0.113.10@node-a", to: "service:shop/web:80", cni: "cilium-kpr", verdict: "drop" },
+      ],
+      edit: {
+        description: "Say which CNI runs: add Cilium's cilium-config ConfigMap with kube-proxy-replacement: \"true\" (ktl reads the profile from it).",
+        lookFor: "Without choosing a profile, the trace now follows Cilium's kube-proxy replacement: the client's own address meets default-deny-ingress and is dropped.",
+        change: {
+          replace: {
+            find: "apiVersion: networking.k8s.io/v1",
+            with: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n  kube-proxy-replacement: \"true\"\n---\napiVersion: networking.k8s.io/v1",
+          },
+        },
+        checks: [{ from: "external:203.0.113.10@node-a", to: "service:shop/web:80", verdict: "drop" }],
+      },
+    },
+  ],
 ];
 
 export const LESSONS: readonly Lesson[] = DATA.map(([manifests, d]) => ({ ...d, number: Number(d.id.slice(0, 2)), file: "manifests.yaml", manifests }));
@@ -526,7 +621,10 @@ export function replaceInText(change: { find: string; with: string }, text: stri
 }
 
 function expectationsOf(l: Lesson): ScenarioExpectation[] {
-  return l.checks.filter((c) => (c.protocol ?? "TCP") === "TCP").map((c) => ({ from: c.from, to: c.to, verdict: c.verdict }));
+  // Expectations are plain TCP connections under the generic profile: HTTP and profile checks stay in lessons.test.ts.
+  return l.checks
+    .filter((c) => (c.protocol ?? "TCP") === "TCP" && !c.http && !c.cni)
+    .map((c) => ({ from: c.from, to: c.to, verdict: c.verdict }));
 }
 
 /** The lessons as catalogue entries (scenarios/index.ts). */
