@@ -528,6 +528,10 @@ const DATA: [string, LessonData][] = [
     {
       id: "17-refuse-a-path-with-a-cilium-l7-rule",
       title: "Refuse a path with a Cilium L7 rule",
+      sources: [
+        "https://github.com/cilium/cilium/blob/main/Documentation/security/policy/language.rst Layer 7 Examples (a request that violates the HTTP rules gets 403)",
+        "https://github.com/cilium/cilium/blob/main/pkg/policy/api/http.go PortRuleHTTP (Method, Path, Host: regexes matched against the whole value)",
+      ],
       topics: ["CiliumNetworkPolicy", "L7", "HTTP"],
       goal: "See that a Cilium HTTP rule works above the connection: the connection opens, and each request is judged by method and path as whole-value regexes; one that no rule matches gets 403 from Cilium's proxy.",
       question: "api-read-only lets frontend reach api on 8080 with one HTTP rule: GET /api/.*. What do GET /api/orders, POST /api/orders and GET /health from frontend get, and what happens to batch?",
@@ -555,6 +559,10 @@ const DATA: [string, LessonData][] = [
     {
       id: "18-order-calico-tiers-with-pass",
       title: "Order Calico tiers with Pass",
+      sources: [
+        "https://github.com/tigera/docs/blob/main/calico/reference/resources/tier.mdx How policy is evaluated (tiers by order; Pass goes to the next tier)",
+        "https://github.com/projectcalico/calico/blob/master/libcalico-go/lib/backend/k8s/conversion/conversion.go K8sNetworkPolicyToCalico (NetworkPolicies at order 1000 in the default tier)",
+      ],
       topics: ["Calico", "Tier", "GlobalNetworkPolicy", "order"],
       goal: "Follow Calico's order: tiers first (security at 100 before default), policies by order within a tier, the first Allow or Deny final, Pass handing over to the next tier, where Kubernetes NetworkPolicies sit at order 1000.",
       question: "The security tier denies quarantined pods and passes everything else. In the default tier, db-deny-reports (order 100) denies reports, and the NetworkPolicy db-allow-shop admits every pod of shop. Who may call db on 8080: api, api-quarantined, reports?",
@@ -581,6 +589,11 @@ const DATA: [string, LessonData][] = [
     {
       id: "19-compare-cnis-on-a-masqueraded-nodeport",
       title: "Compare CNIs on a masqueraded NodePort",
+      sources: [
+        "kubernetes/kubernetes staging/src/k8s.io/api/networking/v1/types.go NetworkPolicySpec.ingress (the pod's local node; policy before or after SNAT is left to the implementation)",
+        "https://github.com/projectcalico/calico/tree/master/felix/rules Felix renders policy in the filter FORWARD chain, before nat POSTROUTING MASQUERADE",
+        "https://github.com/cilium/cilium/blob/main/Documentation/network/kubernetes/kubeproxy-free.rst kube-proxy replacement (no SNAT toward a local backend; allow-localhost admits the host)",
+      ],
       topics: ["cluster profile", "masquerade", "NodePort", "NetworkPolicy"],
       goal: "See an answer that Kubernetes leaves to the CNI: does ingress policy see the client's address, or the address kube-proxy masqueraded it to? Compare the profiles side by side.",
       question: "web's only pod runs on node-a, behind a NodePort with externalTrafficPolicy Cluster, and default-deny-ingress isolates it. An outside client, 203.0.113.10, lands on node-a. Is it let in?",
