@@ -62,6 +62,8 @@ export const SCENARIOS: readonly Scenario[] = [
         to: "service:payments/payments:8443",
         verdict: "allow",
       },
+      // The DNS mistake: payments cannot look up checkout's name (trace/dns.ts), though its egress rule 2 allows the call itself.
+      { from: "pod:payments/payments-k79vf8n2xv-2nps5", to: "service:checkout/checkout:80", verdict: "drop" },
     ],
   },
 ];

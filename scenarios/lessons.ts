@@ -257,7 +257,9 @@ const DATA: [string, LessonData][] = [
       ],
       checks: [
         { from: "pod:shop/web", to: "service:kube-system/kube-dns:53", protocol: "UDP", verdict: "drop", count: 2 },
-        { from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow", endpoints: ["shop/api:8080"] },
+        // By name, the lookup comes first and fails (trace/dns.ts); by its ClusterIP (allocated: 10.109.48.10), web-to-api allows the call.
+        { from: "pod:shop/web", to: "service:shop/api:80", verdict: "drop", hops: ["dns"] },
+        { from: "pod:shop/web", to: "ip:10.109.48.10:80", verdict: "allow", endpoints: ["shop/api:8080"] },
       ],
       edit: {
         description: "Give default-deny-egress one egress rule: UDP and TCP 53 to the kube-dns pods in kube-system.",

@@ -2,8 +2,8 @@ import { useEffect, useRef } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { sameQuestion } from "../../store/viewSlice.ts";
-import { RefLink } from "./RefLink.tsx";
-import { stepTitle, type Verdict } from "../../engine/analysis/index.ts";
+import { LineLink, RefLink } from "./RefLink.tsx";
+import { stepTitle, type TraceHopView, type Verdict } from "../../engine/analysis/index.ts";
 
 const VERDICT_WORDS: Record<Verdict, string> = {
   allow: "Allowed",
@@ -15,6 +15,53 @@ export function VerdictBadge({ verdict }: { verdict: string }) {
   const word =
     verdict in VERDICT_WORDS ? VERDICT_WORDS[verdict as Verdict] : verdict === "pass" ? "pass" : verdict;
   return <span className={`verdict ${verdict}`}>{word}</span>;
+}
+
+/** The rules that would allow a dropped connection but for one condition, first on the panel, each with its two lines. */
+function NearMisses({ hops }: { hops: TraceHopView[] }) {
+  const seen = new Set<string>();
+  const misses = hops
+    .flatMap((h) =>
+      h.verdict === "drop" && h.cause.layer === "NetworkPolicy" ? (h.cause.nearMisses ?? []) : [],
+    )
+    .filter((m) => {
+      const k = `${m.direction}|${m.policy}|${m.rule}|${m.peer ?? ""}|${m.condition}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  if (!misses.length) return null;
+  return (
+    <div className="near-misses" data-testid="near-misses">
+      <h4>Closest rules that would allow it</h4>
+      <ul>
+        {misses.map((m, i) => (
+          <li key={i} data-testid="near-miss" data-condition={m.condition}>
+            <span>{m.text}.</span> <LineLink line={m.ruleRef.line}>the rule, line {m.ruleRef.line}</LineLink>
+            {m.objectRef ? (
+              <>
+                {" · "}
+                <LineLink line={m.objectRef.line}>
+                  {m.objectRef.kind} {m.objectRef.namespace ? `${m.objectRef.namespace}/` : ""}
+                  {m.objectRef.name}, line {m.objectRef.line}
+                </LineLink>
+              </>
+            ) : null}
+            {m.edit ? (
+              <span className="muted">
+                {" "}
+                · smallest edit: label {m.edit.target.kind} {m.edit.target.name} with{" "}
+                <span className="mono">
+                  {m.edit.key}: {m.edit.value}
+                </span>{" "}
+                (or change the selector)
+              </span>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 /** The answer to the current question, hop by hop, each decision linked to its YAML line. */
@@ -50,8 +97,10 @@ export function TraceDetails() {
       {current && status === "ready" && result && !result.error ? (
         <>
           <p className="lead" data-testid="trace-verdict" data-verdict={result.verdict}>
-            <VerdictBadge verdict={result.verdict} /> {result.reason}
+            {/* The badge says the verdict: the engine's reason without its own leading "dropped:" (no "Dropped dropped:"). */}
+            <VerdictBadge verdict={result.verdict} /> {result.reason.replace(/^dropped: /, "")}
           </p>
+          <NearMisses hops={result.hops} />
           {!result.sourceIPPreserved ? (
             <p className="muted">
               The backend sees the node's address, not the client's (kube-proxy masquerades).

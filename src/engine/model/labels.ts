@@ -45,12 +45,16 @@ export function parseLabelSelector(v: unknown): LabelSelector {
     }
   }
   const parts = [
-    ...Object.keys(matchLabels).sort().map((k) => `${k}=${matchLabels[k]}`),
-    ...matchExpressions
-      .map((e) => `${e.key} ${e.operator} (${[...e.values].sort().join(",")})`)
-      .sort(),
+    ...Object.keys(matchLabels)
+      .sort()
+      .map((k) => `${k}=${matchLabels[k]}`),
+    ...matchExpressions.map((e) => `${e.key} ${e.operator} (${[...e.values].sort().join(",")})`).sort(),
   ];
-  const sel: LabelSelector = { matchLabels, matchExpressions, key: invalid ? `!invalid:${invalid}` : parts.join(";") };
+  const sel: LabelSelector = {
+    matchLabels,
+    matchExpressions,
+    key: invalid ? `!invalid:${invalid}` : parts.join(";"),
+  };
   if (invalid) sel.invalid = invalid;
   return sel;
 }
@@ -88,7 +92,11 @@ export function formatSelector(s: LabelSelector): string {
   const parts = [
     ...Object.entries(s.matchLabels).map(([k, v]) => `${k}=${v}`),
     ...s.matchExpressions.map((e) =>
-      e.operator === "Exists" ? e.key : e.operator === "DoesNotExist" ? `!${e.key}` : `${e.key} ${e.operator.toLowerCase()} (${e.values.join(",")})`,
+      e.operator === "Exists"
+        ? e.key
+        : e.operator === "DoesNotExist"
+          ? `!${e.key}`
+          : `${e.key} ${e.operator.toLowerCase()} (${e.values.join(",")})`,
     ),
   ];
   return parts.length ? parts.join(",") : "<all>";
@@ -100,4 +108,34 @@ export function labelsKey(labels: Record<string, string>): string {
     .sort()
     .map((k) => `${k}=${labels[k]}`)
     .join("\n");
+}
+
+/** The requirements of a selector one object's labels fail, each worded as what it asks and what the object has. */
+export function failedRequirements(sel: LabelSelector, labels: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(sel.matchLabels)) {
+    if (labels[k] === v) continue;
+    const same = Object.keys(labels).find((o) => labels[o] === v);
+    out.push(
+      k in labels
+        ? `\`${k}=${v}\`; it has \`${k}=${labels[k]}\`${same !== undefined ? ` (and \`${same}=${v}\`)` : ""}`
+        : same !== undefined
+          ? `\`${k}=${v}\`; it has no label \`${k}\` but has \`${same}=${v}\``
+          : `\`${k}=${v}\`; it has no label \`${k}\``,
+    );
+  }
+  for (const e of sel.matchExpressions) {
+    const has = Object.hasOwn(labels, e.key);
+    const got = has ? `it has \`${e.key}=${labels[e.key]}\`` : `it has no label \`${e.key}\``;
+    const ok =
+      e.operator === "In"
+        ? has && e.values.includes(labels[e.key]!)
+        : e.operator === "NotIn"
+          ? !(has && e.values.includes(labels[e.key]!))
+          : e.operator === "Exists"
+            ? has
+            : !has;
+    if (!ok) out.push(`\`${formatSelector({ matchLabels: {}, matchExpressions: [e], key: "" })}\`; ${got}`);
+  }
+  return out;
 }

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadModel } from "../index.ts";
 import { buildProxyIndex } from "../proxy/index.ts";
 import { makeNode, makePod, makePolicy, makeService, makeSlice, modelOf } from "../proxy/test-fixtures.ts";
 import { parseTraceDestination, parseTraceSource, traceRequest, type TraceResult } from "./index.ts";
@@ -805,6 +808,74 @@ describe("trace query syntax (shared/contract/ktl-cli.md)", () => {
   it("an unknown pod is an error, not a verdict", () => {
     expect(tracer([makeNode("n", "192.168.0.2")])("pod:x/y", "ip:10.0.0.1:80").error).toBe(
       "--from pod:x/y: no pod x/y in the input",
+    );
+  });
+});
+
+describe("DNS is part of the path (trace/dns.ts): a pod asking for a Service by name looks it up through the cluster DNS Service first", () => {
+  const fixture = readFileSync(
+    join(
+      import.meta.dirname,
+      "../../../scenarios/fixtures/why-frontend-cannot-reach-payments/manifests.yaml",
+    ),
+    "utf8",
+  );
+  const m = loadModel([{ name: "manifests.yaml", text: fixture }]);
+  const px = buildProxyIndex(m);
+  it("a lookup that egress policy drops is the verdict, with the policy's cause and its near miss", () => {
+    const t = traceRequest(m, px, "pod:payments/payments-k79vf8n2xv-2nps5", "service:checkout/checkout:80");
+    expect(t.verdict).toBe("drop");
+    expect(t.reason).toMatch(
+      /^dropped at DNS: the lookup of checkout\.checkout\.svc\.cluster\.local through kube-system\/kube-dns fails/,
+    );
+    const dns = t.hops.find((h) => h.step === "dns")!;
+    expect(dns.verdict).toBe("drop");
+    expect(dns.cause).toMatchObject({ layer: "NetworkPolicy", direction: "egress", category: "denied" });
+    expect(dns.cause.layer === "NetworkPolicy" && dns.cause.nearMisses?.[0]?.text).toContain(
+      "namespace kube-system has label `name=kube-system`",
+    );
+    expect(t.endpoints).toEqual([]);
+    // By address there is no lookup: egress rule 2 allows the call itself.
+    const ip = t.to.ip || traceRequest(m, px, "node:node-a", "service:checkout/checkout:80").to.ip;
+    expect(traceRequest(m, px, "pod:payments/payments-k79vf8n2xv-2nps5", `ip:${ip}:80`).verdict).toBe(
+      "allow",
+    );
+  });
+  it("a lookup that passes is a hop; hostNetwork senders, nodes and the DNS Service itself do no lookup", () => {
+    const t = traceRequest(m, px, "pod:checkout/checkout-clhttt4lm4-z2gp8", "service:payments/payments:8443");
+    expect(t.verdict).toBe("allow");
+    expect(t.hops.map((h) => `${h.step}:${h.verdict}`).slice(0, 3)).toEqual([
+      "source:info",
+      "dns:pass",
+      "destination:pass",
+    ]);
+    expect(
+      traceRequest(m, px, "node:node-a", "service:payments/payments:8443").hops.some((h) => h.step === "dns"),
+    ).toBe(false);
+    expect(
+      traceRequest(
+        m,
+        px,
+        "pod:web/frontend-5z9smncpq2-prk7w",
+        "service:kube-system/kube-dns:53",
+        "UDP",
+      ).hops.some((h) => h.step === "dns"),
+    ).toBe(false);
+  });
+  it("an input without a DNS Service says which DNS was assumed", () => {
+    const shop = loadModel([
+      {
+        name: "m.yaml",
+        text: readFileSync(
+          join(import.meta.dirname, "../../../scenarios/01-trace-a-shop-across-zones/manifests.yaml"),
+          "utf8",
+        ),
+      },
+    ]);
+    const t = traceRequest(shop, buildProxyIndex(shop), "pod:shop/frontend-0", "service:shop/backend:80");
+    expect(t.hops.some((h) => h.step === "dns")).toBe(false);
+    expect(t.hops.find((h) => h.step === "destination")!.detail).toContain(
+      "the input has no cluster DNS Service: kube-system/kube-dns is assumed to answer, not evaluated",
     );
   });
 });

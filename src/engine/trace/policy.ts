@@ -3,6 +3,7 @@ import type { SourceRef } from "../parse/manifests.ts";
 import type { Pod, Protocol } from "../model/types.ts";
 import type { Family } from "../model/ip.ts";
 import { explainEgress, explainIngress, type DirectionVerdict } from "../netpol/index.ts";
+import { nearMisses, type NearMiss } from "../netpol/nearmiss.ts";
 import { hasCniPolicies, type CniPolicies } from "../cni/index.ts";
 import { describeProfile, GENERIC } from "../cni/profile.ts";
 import type {
@@ -83,6 +84,13 @@ function check(
   const r = policyRef(v);
   if (r) c.ref = r;
   return c;
+}
+
+/** Puts the near misses on a denied check's cause; the words for its detail ("; nearest: ..."). */
+function withNearMisses(c: PolicyCheck, misses: NearMiss[]): string {
+  if (!misses.length || c.cause.layer !== "NetworkPolicy") return "";
+  c.cause = { ...c.cause, nearMisses: misses };
+  return `; nearest: ${misses[0]!.text}`;
 }
 
 const NOT_APPLICABLE = (reason: string, direction: PolicyDirection): PolicyCheck => ({
@@ -275,17 +283,21 @@ export function evaluate(
       const toName = b.egressTo ? `${b.egressTo.ip} (${b.egressTo.note})` : "{who}";
       const v = explainEgress(model, client.pod, { ip: to.ip, pod: to.pod }, to.port, protocol);
       egress = check(v, client.pod.key, b.egressTo ? b.egressTo.ip : target, to.port, protocol);
+      const misses = v.allowed
+        ? []
+        : nearMisses(model, "egress", client.pod, { ip: to.ip, pod: to.pod }, to.port, protocol, v.selecting);
+      const nearest = withNearMisses(egress, misses);
       const m = v.allowedBy[0];
       const key = v.allowed
         ? m
           ? `a|${m.policy.key}|${m.rule.index}|${to.port}`
           : "a|open"
-        : `d|${v.selecting.map((p) => p.key).join(",")}|${to.port}|${b.egressTo?.ip ?? ""}`;
+        : `d|${v.selecting.map((p) => p.key).join(",")}|${to.port}|${b.egressTo?.ip ?? ""}|${nearest}`;
       const detail = v.allowed
         ? m
           ? `${client.pod.key} may send ${protocol}/${to.port} to ${toName}: ${egress.reason}`
           : `${client.pod.key} is not isolated for egress (no NetworkPolicy selects it for egress)`
-        : `${client.pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol}/${to.port} to ${toName}${b.egressTo ? "" : " (the backend after DNAT, on its target port)"}`;
+        : `${client.pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol}/${to.port} to ${toName}${b.egressTo ? "" : " (the backend after DNAT, on its target port)"}${nearest}`;
       group(
         egressGroups,
         key,
@@ -376,18 +388,30 @@ export function evaluate(
             trap = `; ${m.policy.key} ingress rule ${m.rule.index + 1} would admit the client's own address ${clientIP}, but the packet arrives from ${b.sourceIP} (${b.snatNote ?? "masqueraded"})`;
           }
         }
+        const misses = v.allowed
+          ? []
+          : nearMisses(
+              model,
+              "ingress",
+              b.pod,
+              { ip: b.sourceIP, pod: seenPod },
+              b.port,
+              protocol,
+              v.selecting,
+            );
+        const nearest = withNearMisses(ingress, misses);
         const m = v.allowedBy[0];
         const key = v.allowed
           ? m
             ? `a|${m.policy.key}|${m.rule.index}|${b.sourceIP}`
             : "a|open"
-          : `d|${names}|${b.sourceIP}|${b.port}|${trap}`;
+          : `d|${names}|${b.sourceIP}|${b.port}|${trap}|${nearest}`;
         const detail = v.allowed
           ? m
             ? `{who} admit${"{s}"} ${seenName}: ${ingress.reason}`
             : `{who} ${"{is}"} not isolated for ingress (no NetworkPolicy selects ${"{it}"} for ingress)`
-          : `{who} ${"{is}"} isolated for ingress by ${names} and no rule allows ${protocol}/${b.port} from ${seenName}${trap}`;
-        ingress.reason += trap;
+          : `{who} ${"{is}"} isolated for ingress by ${names} and no rule allows ${protocol}/${b.port} from ${seenName}${trap}${nearest}`;
+        ingress.reason += trap + nearest;
         group(
           ingressGroups,
           key,

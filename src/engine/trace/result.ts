@@ -35,6 +35,8 @@ export interface Ctx {
   http?: HttpRequest | undefined;
   hops: TraceHop[];
   result: TraceResult;
+  /** The trace is itself a DNS lookup: no lookup of its own (dns.ts). */
+  noDNS?: boolean;
 }
 
 export function emptyResult(protocol: Protocol, port: number): TraceResult {

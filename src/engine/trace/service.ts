@@ -5,6 +5,7 @@ import type { Family } from "../model/ip.ts";
 import { findServicePort, nodeAddress, portLabel } from "../proxy/index.ts";
 import type { TraceResult } from "./types.ts";
 import { finish, type Ctx } from "./result.ts";
+import { lookUp } from "./dns.ts";
 import { evaluate, type Backend } from "./policy.ts";
 import { viaKubeProxy } from "./kubeproxy.ts";
 import { cloudSourceRanges, healthCheckHop, viaLoadBalancer } from "./loadbalancer.ts";
@@ -197,10 +198,21 @@ export function toService(ctx: Ctx, s: Service, port: number | string, depth = 0
     const vip = s.clusterIPs.find((ip) => familyOf(ip) === family) ?? s.clusterIPs[0]!;
     r.to.ip = vip;
     r.service = serviceInfo(s, sp, "clusterIP", hostPort(vip, sp.port, family), sp.port);
+    // DNS first: the name resolves through the cluster DNS Service, or the request never leaves (dns.ts).
+    const lookup = lookUp(ctx, s, (sub, dns) => toService(sub, dns, 53));
+    if (lookup.kind === "failed") {
+      ctx.hops.push(lookup.hop);
+      return finish(ctx, [], [], lookup.reason);
+    }
+    if (lookup.kind === "ok") ctx.hops.push(lookup.hop);
+    const assumed =
+      lookup.kind === "assumed"
+        ? " (the input has no cluster DNS Service: kube-system/kube-dns is assumed to answer, not evaluated)"
+        : "";
     ctx.hops.push({
       step: "destination",
       verdict: "pass",
-      detail: `Service ${s.key} port ${portLabel(sp)}: the client resolves ${s.name}.${s.namespace}.svc.${CLUSTER_DOMAIN} to ClusterIP ${vip}${s.clusterIPsAllocated ? " (allocated by ktl: the input leaves it out)" : ""}`,
+      detail: `Service ${s.key} port ${portLabel(sp)}: the client resolves ${s.name}.${s.namespace}.svc.${CLUSTER_DOMAIN} to ClusterIP ${vip}${s.clusterIPsAllocated ? " (allocated by ktl: the input leaves it out)" : ""}${assumed}`,
       cause: destinationCause("clusterIP", serviceObject(s), sp.index),
       ref: serviceRef(s, `spec.ports[${sp.index}]`, sp.line),
     });

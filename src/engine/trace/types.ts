@@ -44,6 +44,9 @@
  */
 import type { Protocol } from "../model/types.ts";
 import type { Frontend, ProxyDecision } from "../proxy/index.ts";
+import type { NearMiss } from "../netpol/nearmiss.ts";
+
+export type { NearMiss } from "../netpol/nearmiss.ts";
 
 export type TraceVerdict = "allow" | "drop" | "partial";
 
@@ -137,7 +140,7 @@ export type HopCause =
   /** A name resolved by cluster DNS: a headless Service's endpoints, an ExternalName's CNAME. */
   | {
       layer: "DNS";
-      category: "headless" | "externalName-in-cluster" | "externalName-outside";
+      category: "headless" | "externalName-in-cluster" | "externalName-outside" | "lookup";
       object: ObjectRef;
       answers?: number;
       target?: string;
@@ -173,6 +176,8 @@ export type HopCause =
       object?: ObjectRef;
       rule?: RuleRef;
       policies?: string[];
+      /** For "denied": the rules that miss the connection by one condition, and the edit that would allow it (netpol/nearmiss.ts). */
+      nearMisses?: NearMiss[];
     }
   /** The cluster policy tiers (ClusterNetworkPolicy, AdminNetworkPolicy, BaselineAdminNetworkPolicy): the action of the first matching rule. */
   | {

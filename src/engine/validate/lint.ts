@@ -24,7 +24,7 @@ import { isCniObject } from "../cni/index.ts";
 import type { KObject } from "../parse/manifests.ts";
 import { isObj, obj, str } from "../parse/values.ts";
 import type { Model, Node, Pod, Protocol } from "../model/types.ts";
-import { formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
+import { failedRequirements, formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { buildPolicyIndex, peerMatches, portMatches, type PolicyIndex } from "../netpol/index.ts";
 import type { NetworkPolicy, PolicyPort } from "../model/networkpolicy.ts";
 import type { Endpoint, EndpointSlice } from "../model/services.ts";
@@ -165,36 +165,6 @@ function lintPolicySelectsNothing(ctx: Ctx, selected: Map<NetworkPolicy, number[
       ),
     );
   }
-}
-
-/** The requirements of a selector one object's labels fail, each worded as what it asks and what the object has. */
-export function failedRequirements(sel: LabelSelector, labels: Record<string, string>): string[] {
-  const out: string[] = [];
-  for (const [k, v] of Object.entries(sel.matchLabels)) {
-    if (labels[k] === v) continue;
-    const same = Object.keys(labels).find((o) => labels[o] === v);
-    out.push(
-      k in labels
-        ? `\`${k}=${v}\`; it has \`${k}=${labels[k]}\`${same !== undefined ? ` (and \`${same}=${v}\`)` : ""}`
-        : same !== undefined
-          ? `\`${k}=${v}\`; it has no label \`${k}\` but has \`${same}=${v}\``
-          : `\`${k}=${v}\`; it has no label \`${k}\``,
-    );
-  }
-  for (const e of sel.matchExpressions) {
-    const has = Object.hasOwn(labels, e.key);
-    const got = has ? `it has \`${e.key}=${labels[e.key]}\`` : `it has no label \`${e.key}\``;
-    const ok =
-      e.operator === "In"
-        ? has && e.values.includes(labels[e.key]!)
-        : e.operator === "NotIn"
-          ? !(has && e.values.includes(labels[e.key]!))
-          : e.operator === "Exists"
-            ? has
-            : !has;
-    if (!ok) out.push(`\`${formatSelector({ matchLabels: {}, matchExpressions: [e], key: "" })}\`; ${got}`);
-  }
-  return out;
 }
 
 /**

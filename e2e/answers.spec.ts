@@ -1,0 +1,51 @@
+import { test, expect } from "./fixtures.ts";
+
+/** Issue 14's scenario (scenarios/fixtures/why-frontend-cannot-reach-payments): answers that point at the cause. */
+test.describe("answers that point at the cause", () => {
+  test("why can't frontend reach payments: two actions, and the answer names team: web versus team: storefront", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto();
+    // 1: open the scenario; 2: click the dropped edge.
+    await page
+      .getByLabel("Scenario", { exact: true })
+      .selectOption("fixture-why-frontend-cannot-reach-payments");
+    const from = "pod:web/frontend-5z9smncpq2-prk7w";
+    await playground.graph.expectEdge(from, "service:payments/payments", "drop");
+    await playground.graph.clickEdge(from, "service:payments/payments");
+    await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+    const miss = page.getByTestId("near-miss").first();
+    await expect(miss).toContainText(
+      "rule 1 of payments/allow-checkout-and-web matches if namespace web has label `team=web`; it has `team=storefront`",
+    );
+    await miss.scrollIntoViewIfNeeded();
+    await expect(miss).toBeVisible();
+    // Its two lines: the rule's namespaceSelector, and the namespace's labels.
+    await miss.getByRole("button", { name: /the rule, line/ }).click();
+    await expect(playground.cursorLine()).toHaveText(/^Line 211,/);
+    await miss.getByRole("button", { name: /Namespace web, line/ }).click();
+    await expect(playground.cursorLine()).toHaveText(/^Line 15,/);
+  });
+
+  test("the DNS mistake: payments' call to checkout fails at DNS, first hop after the source", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto();
+    await page
+      .getByLabel("Scenario", { exact: true })
+      .selectOption("fixture-why-frontend-cannot-reach-payments");
+    const from = "pod:payments/payments-k79vf8n2xv-2nps5";
+    await playground.graph.expectEdge(from, "service:checkout/checkout", "drop");
+    await playground.graph.clickEdge(from, "service:checkout/checkout");
+    await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+    await expect(playground.traceVerdict()).toContainText("dropped at DNS");
+    const hops = playground.traceHops();
+    await expect(hops.nth(1)).toHaveAttribute("data-verdict", "drop");
+    await expect(hops.nth(1)).toContainText("dns");
+    await expect(page.getByTestId("near-miss").first()).toContainText(
+      "namespace kube-system has label `name=kube-system`; it has no label `name` but has `kubernetes.io/metadata.name=kube-system`",
+    );
+  });
+});
