@@ -13,8 +13,8 @@
 import { lineOfPath } from "../parse/yaml.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { failedRequirements, matchesSelector, type LabelSelector } from "../model/labels.ts";
-import { peerMatches, portMatches, type Direction, type PeerEndpoint } from "./index.ts";
-import type { NetworkPolicy, PolicyPeer, PolicyPort } from "./types.ts";
+import { peerMatches, portMatches, type Direction, type PeerEndpoint } from "./explain.ts";
+import type { NetworkPolicy, PolicyPeer, PolicyPort } from "../model/networkpolicy.ts";
 
 /** Where something is written (the trace's TraceRef shape). */
 export interface NearMissRef {
