@@ -42,6 +42,47 @@ export type {
 } from "./netpol/index.ts";
 
 export {
+  buildStack,
+  explainStack,
+  explainStackPair,
+  explainStackIngress,
+  explainStackEgress,
+  stackMatrix,
+  stackPairAllowed,
+  stackPodMatrix,
+  stackReachSummary,
+  decideStack,
+  stackRow,
+  LAYER_FACTORIES,
+} from "./policy/index.ts";
+export type {
+  PolicyStack,
+  StackMatrix,
+  StackPairDecision,
+  LayerFactory,
+  PolicyLayer,
+  LayerStep,
+  LayerCause,
+  LayerName,
+  LayerAction,
+  DirectionDecision,
+  ClassEntry,
+  ClassQuery,
+  DirectionQuery,
+  StackPeer,
+} from "./policy/index.ts";
+export {
+  unmodelledFor,
+  unmodelledHeadline,
+  unmodelledTiers,
+  describeUnmodelled,
+  couldSelect,
+} from "./policy/unmodelled.ts";
+export type { UnmodelledEntry } from "./policy/unmodelled.ts";
+export type { ClusterPolicy, TierRule, TierPeer, TierPort, Tier, TierAction } from "./tiers/types.ts";
+export { isModelled, unmodelledScope, groupOf } from "./parse/kinds.ts";
+
+export {
   computeConnlist,
   connlistView,
   probeStarts,

@@ -4,6 +4,8 @@ import {
   computeConnlist,
   formatConnlist,
   loadModel,
+  unmodelledFor,
+  unmodelledHeadline,
   type ConnlistFormat,
 } from "../../engine/index.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
@@ -44,6 +46,14 @@ Two conventions, on purpose:
   --format md    a Markdown table (src | dst | conn)
   --format dot   a Graphviz digraph, workloads grouped by namespace
 
+Every policy layer counts: NetworkPolicy and the cluster tiers
+(ClusterNetworkPolicy v1alpha2, AdminNetworkPolicy and
+BaselineAdminNetworkPolicy v1alpha1, as netpol-analyzer reads them). A
+policy object that ktl does not evaluate (a CiliumNetworkPolicy, Calico or
+Antrea policy, ...) is named on the first line of the output; with
+--format json the output is then {"connections": [...], "unmodelled": [...]}
+instead of the bare array, so that no consumer takes it for a full answer.
+
 Warnings (unresolved Ingress backends, blocked ingress-controller targets,
 bad documents) go to stderr, never to stdout. Exit 0 on success, 2 on bad usage
 or unreadable input.`;
@@ -67,6 +77,15 @@ export function run(argv: string[], io: Output): number {
     io,
     true,
   );
+  const unmodelled = unmodelledFor(model, "pod");
+  const headline = unmodelledHeadline(unmodelled);
+  if (headline && format === "json") {
+    // Not netpol-analyzer's bare array: a consumer that expects it fails instead of trusting an answer that ignores a policy.
+    const connections = list.lines.map((l) => ({ src: l.src, dst: l.dst, conn: l.conn }));
+    io.out(JSON.stringify({ connections, unmodelled }, null, 2));
+    return 0;
+  }
+  if (headline) io.out(format === "dot" ? `// ${headline}` : format === "md" ? `> ${headline}\n` : headline);
   const text = formatConnlist(list, format as ConnlistFormat);
   if (text) io.out(text.endsWith("\n") ? text.slice(0, -1) : text);
   return 0;

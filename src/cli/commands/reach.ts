@@ -1,11 +1,15 @@
 /** `ktl reach`: pod-to-pod reachability under every NetworkPolicy, for one port and protocol. */
 import {
   buildPolicyIndex,
-  classMatrix,
+  buildStack,
   loadModel,
-  podMatrix,
-  reachSummary,
   type Model,
+  stackMatrix,
+  stackPodMatrix,
+  stackReachSummary,
+  unmodelledFor,
+  unmodelledHeadline,
+  unmodelledTiers,
   type Protocol,
 } from "../../engine/index.ts";
 import {
@@ -22,10 +26,13 @@ import { reportDiagnostics } from "../report.ts";
 
 export const help = `ktl reach [--port N] [--protocol TCP|UDP|SCTP] [--summary] [--json] INPUT...
 
-Pod-to-pod reachability under every NetworkPolicy in the input, for one
-destination port (default 80) and protocol (default TCP), by pod IP (no
-Service involved). Follows upstream Kubernetes: a pod's traffic to its own IP
-is judged like any other pair; ipBlock rules match pod IPs.
+Pod-to-pod reachability under every policy layer in the input (the Admin
+tier, NetworkPolicy, the Baseline tier), for one destination port (default
+80) and protocol (default TCP), by pod IP (no Service involved). Follows
+upstream Kubernetes: a pod's traffic to its own IP is judged by
+NetworkPolicy like any other pair (the cluster-scoped tiers do not apply to
+it); ipBlock rules match pod IPs. A policy object that ktl does not evaluate
+is named on the first line (and in "unmodelled" with --json).
 
   --summary   counts instead of the matrix (for large clusters)
   --cni NAME  the CNI that enforces policy: generic (default), calico,
@@ -80,6 +87,10 @@ function runWithCni(
   io: Output,
 ): number {
   const m = cniClassMatrix(model, cni, port, protocol);
+  // The CNI path does not stack the cluster tiers yet: they are named, not ignored.
+  const unmodelled = [...unmodelledFor(model, "pod"), ...unmodelledTiers(model)];
+  const headline = unmodelledHeadline(unmodelled);
+  if (headline && !json) io.out(headline);
   const pods = model.pods.map((p) => p.key);
   const allowed = cniPodMatrix(m);
   if (summary) {
@@ -94,7 +105,7 @@ function runWithCni(
       isolatedEgress: m.isolatedEgress,
       classes: m.classes.length,
     };
-    if (json) io.out(JSON.stringify(s));
+    if (json) io.out(JSON.stringify({ ...s, unmodelled }));
     else {
       io.out(`${s.pods} pods in ${s.classes} classes (${cniName(cni)}), ${protocol}/${port}`);
       io.out(`allowed pairs: ${s.allowedPairs} of ${s.pods * s.pods}`);
@@ -103,7 +114,7 @@ function runWithCni(
     return 0;
   }
   if (json) {
-    io.out(JSON.stringify({ port, protocol, pods, allowed }));
+    io.out(JSON.stringify({ port, protocol, pods, allowed, unmodelled }));
     return 0;
   }
   io.out(`Judged by ${cniName(cni)}, with the NetworkPolicies inside it`);
@@ -133,10 +144,14 @@ export function run(argv: string[], io: Output): number {
   if (hasCniPolicies(model.cni))
     return runWithCni(model, model.cni, port, protocol, json, isOn(args, "summary"), io);
   const index = buildPolicyIndex(model);
-  const m = classMatrix(index, port, protocol);
+  const stack = buildStack(model, index);
+  const m = stackMatrix(stack, port, protocol);
+  const unmodelled = unmodelledFor(model, "pod");
+  const headline = unmodelledHeadline(unmodelled);
+  if (headline && !json) io.out(headline);
   if (isOn(args, "summary")) {
-    const s = reachSummary(index, m);
-    if (json) io.out(JSON.stringify(s));
+    const s = stackReachSummary(stack, m);
+    if (json) io.out(JSON.stringify({ ...s, unmodelled }));
     else {
       io.out(`${s.pods} pods in ${s.classes} equivalence classes, ${protocol}/${port}`);
       io.out(`allowed pairs: ${s.allowedPairs} of ${s.pods * s.pods}`);
@@ -145,9 +160,9 @@ export function run(argv: string[], io: Output): number {
     return 0;
   }
   const pods = model.pods.map((p) => p.key);
-  const allowed = podMatrix(index, m);
+  const allowed = stackPodMatrix(stack, m);
   if (json) {
-    io.out(JSON.stringify({ port, protocol, pods, allowed }));
+    io.out(JSON.stringify({ port, protocol, pods, allowed, unmodelled }));
     return 0;
   }
   printMatrix(pods, allowed, port, protocol, io);

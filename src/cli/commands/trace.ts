@@ -10,6 +10,8 @@ import {
   verdictMark,
   type L7TraceResult,
   type TraceRef,
+  unmodelledFor,
+  unmodelledHeadline,
 } from "../../engine/index.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, flagStrings, isOn, parseArgs } from "../args.ts";
@@ -159,7 +161,12 @@ export function run(argv: string[], io: Output): number {
   const http = httpOf(flagString(args, "http"), flagStrings(args, "header"));
   const t = traceL7(model, index, src, dst, protocol, http);
   if (t.error) throw new UsageError(t.error);
-  if (json) io.out(JSON.stringify(t, null, 2));
-  else printHuman(t, fromText, toText, protocol, io);
+  const unmodelled = unmodelledFor(model, "all");
+  if (json) io.out(JSON.stringify({ ...t, unmodelled }, null, 2));
+  else {
+    const headline = unmodelledHeadline(unmodelled);
+    if (headline) io.out(headline);
+    printHuman(t, fromText, toText, protocol, io);
+  }
   return 0;
 }

@@ -24,7 +24,9 @@ import type { Model, Pod, Protocol, Workload, WorkloadRef } from "../model/types
 import { PROTOCOLS } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
-import { buildPolicyIndex, classAllowed, classMatrix, explainEgress, explainIngress } from "../netpol/index.ts";
+import { buildPolicyIndex, classAllowed, explainEgress, explainIngress } from "../netpol/index.ts";
+import { buildStack, explainStackEgress, explainStackIngress, stackMatrix, type PolicyStack } from "../policy/index.ts";
+import type { ClusterPolicy } from "../tiers/types.ts";
 import { backendPodPorts, backendService, parseIngressBackends, type BackendService } from "../model/ingress.ts";
 import { ipRangeNodes, type IPRangeNode } from "./ipnodes.ts";
 import { addRange, emptyPortSet, formatPortSet, isEmptyPortSet, MAX_PORT, MIN_PORT, type PortSet } from "./ports.ts";
@@ -87,11 +89,48 @@ function standInController(index: number): Pod {
   return representative(w, index);
 }
 
-/** The model as netpol-analyzer sees it: one IP-less, pod-network pod per workload. */
+/**
+ * The model as netpol-analyzer sees it: one IP-less, pod-network pod per
+ * workload; the tiers' `nodes` peers match nothing (the analyzer ignores them).
+ */
 export function connlistView(model: Model): { view: Model; reprs: Pod[] } {
   const reprs = model.workloads.map(representative);
-  const view: Model = { ...model, pods: reprs, podsByKey: new Map(reprs.map((p) => [p.key, p])), podsByIP: new Map() };
+  const withoutNodes = (rules: ClusterPolicy["egress"]) => rules.map((r) => ({ ...r, peers: r.peers.filter((p) => !p.nodes) }));
+  const clusterPolicies = model.clusterPolicies.map((p) => ({ ...p, egress: withoutNodes(p.egress) }));
+  const view: Model = { ...model, pods: reprs, podsByKey: new Map(reprs.map((p) => [p.key, p])), podsByIP: new Map(), clusterPolicies };
   return { view, reprs };
+}
+
+/** probeStarts' cuts for the cluster tiers' ports: numbers, ranges, and named ports as the pods resolve them (with the container port's protocol). */
+function tierProbeCuts(policies: readonly ClusterPolicy[], pods: readonly Pod[], starts: Record<Protocol, number[]>): Record<Protocol, number[]> {
+  const cuts: Record<Protocol, Set<number>> = { TCP: new Set(starts.TCP), UDP: new Set(starts.UDP), SCTP: new Set(starts.SCTP) };
+  for (const policy of policies) {
+    for (const rule of [...policy.ingress, ...policy.egress]) {
+      for (const p of rule.ports ?? []) {
+        if (p.name !== undefined) {
+          for (const pod of pods) for (const cp of pod.ports) if (cp.name === p.name) {
+            cuts[cp.protocol].add(cp.containerPort);
+            cuts[cp.protocol].add(cp.containerPort + 1);
+          }
+        } else if (p.protocol && p.port !== undefined) {
+          cuts[p.protocol].add(p.port);
+          cuts[p.protocol].add((p.endPort ?? p.port) + 1);
+        }
+      }
+    }
+  }
+  const out = {} as Record<Protocol, number[]>;
+  for (const proto of PROTOCOLS) out[proto] = [...cuts[proto]].filter((n) => n >= MIN_PORT && n <= MAX_PORT).sort((a, b) => a - b);
+  return out;
+}
+
+/** The tiers' egress `networks` as IPv4 ranges (IPv6 entries are skipped, as the analyzer does). */
+function tierNetworkRanges(policies: readonly ClusterPolicy[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const p of policies) for (const r of p.egress) for (const peer of r.peers) for (const n of peer.networks ?? []) {
+    if (n.parsed && n.parsed.family === 4) out.push([Number(n.parsed.first), Number(n.parsed.last)]);
+  }
+  return out;
 }
 
 /**
@@ -156,7 +195,7 @@ function checkOwnerLabels(model: Model, diagnostics: Diagnostic[]): void {
 }
 
 /** Ingress and Route backends -> the TCP ports the ingress controller may open to each workload (items 14-18 of the peer README). */
-function ingressControllerLines(model: Model, view: Model, reprs: readonly Pod[], diagnostics: Diagnostic[]): ConnLine[] {
+function ingressControllerLines(model: Model, view: Model, reprs: readonly Pod[], diagnostics: Diagnostic[], stack: PolicyStack): ConnLine[] {
   const backends = parseIngressBackends(model.objects, diagnostics);
   if (backends.length === 0) return [];
   const services = new Map<string, BackendService>();
@@ -189,7 +228,9 @@ function ingressControllerLines(model: Model, view: Model, reprs: readonly Pod[]
     const dst = reprs[i]!;
     const conns = emptyPortSet();
     for (const port of [...set].sort((a, b) => a - b)) {
-      const ok = explainEgress(view, controller, { ip: "", pod: dst }, port, "TCP").allowed && explainIngress(view, dst, { ip: "", pod: controller }, port, "TCP").allowed;
+      const ok = stack.layered
+        ? explainStackEgress(stack, controller, { ip: "", pod: dst }, port, "TCP").allowed && explainStackIngress(stack, dst, { ip: "", pod: controller }, port, "TCP").allowed
+        : explainEgress(view, controller, { ip: "", pod: dst }, port, "TCP").allowed && explainIngress(view, dst, { ip: "", pod: controller }, port, "TCP").allowed;
       if (ok) addRange(conns, "TCP", port, port);
     }
     if (isEmptyPortSet(conns)) {
@@ -212,15 +253,16 @@ export function computeConnlist(model: Model): ConnList {
   checkOwnerLabels(model, diagnostics);
   const { view, reprs } = connlistView(model);
   const index = buildPolicyIndex(view);
+  const stack = buildStack(view, index);
   const { classes, classOf } = index;
   const C = classes.length;
-  const starts = probeStarts(view.policies, reprs);
+  const starts = tierProbeCuts(view.clusterPolicies, reprs, probeStarts(view.policies, reprs));
 
   // Class pairs: one class matrix per probe.
   const pairSets: (PortSet | undefined)[] = new Array<PortSet | undefined>(C * C);
   for (const proto of PROTOCOLS) {
     for (const [first, last] of probeIntervals(starts[proto])) {
-      const m = classMatrix(index, first, proto);
+      const m = stackMatrix(stack, first, proto);
       for (let a = 0; a < C; a++) {
         for (let b = 0; b < C; b++) {
           if (!classAllowed(m, a, b)) continue;
@@ -243,21 +285,24 @@ export function computeConnlist(model: Model): ConnList {
   // IP nodes: only the workload's side of the connection decides, and only
   // through the policies that select it for that direction; classes with the
   // same policies (and, for ingress, the same named ports) share the answer.
-  const ipNodes = ipRangeNodes(view.policies);
+  const ipNodes = ipRangeNodes(view.policies, tierNetworkRanges(view.clusterPolicies));
   const sideSets = (nodes: IPRangeNode[], direction: "ingress" | "egress") => {
     const out = new Map<string, PortSet>();
     const memo = new Map<string, PortSet[]>();
     for (const c of classes) {
       const policies = direction === "ingress" ? index.ingressPolicies[c.index]! : index.egressPolicies[c.index]!;
-      const key = `${policies.map((p) => p.key).join(",")}|${direction === "ingress" ? c.repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).join(",") : ""}`;
+      // With cluster tiers, their subjects decide too: such classes get their own answer, probed at every bound.
+      const key = stack.layered ? `c${c.index}` : `${policies.map((p) => p.key).join(",")}|${direction === "ingress" ? c.repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).join(",") : ""}`;
       let sets = memo.get(key);
       if (!sets) {
-        const local = probeStarts(policies, direction === "ingress" ? [c.repr] : []);
+        const local = stack.layered ? starts : probeStarts(policies, direction === "ingress" ? [c.repr] : []);
         sets = nodes.map((n) => {
           const conns = emptyPortSet();
           for (const proto of PROTOCOLS) {
             for (const [first, last] of probeIntervals(local[proto])) {
-              const v = direction === "ingress" ? explainIngress(view, c.repr, { ip: n.probe }, first, proto) : explainEgress(view, c.repr, { ip: n.probe }, first, proto);
+              const v = !stack.layered
+                ? direction === "ingress" ? explainIngress(view, c.repr, { ip: n.probe }, first, proto) : explainEgress(view, c.repr, { ip: n.probe }, first, proto)
+                : direction === "ingress" ? explainStackIngress(stack, c.repr, { ip: n.probe }, first, proto) : explainStackEgress(stack, c.repr, { ip: n.probe }, first, proto);
               if (v.allowed) addRange(conns, proto, first, last);
             }
           }
@@ -283,7 +328,7 @@ export function computeConnlist(model: Model): ConnList {
       if (!isEmptyPortSet(conns)) lines.push({ src: src.key, dst: externalName(n), conns, conn: formatPortSet(conns) });
     }
   }
-  if (reprs.length > 0) lines.push(...ingressControllerLines(model, view, reprs, diagnostics));
+  if (reprs.length > 0) lines.push(...ingressControllerLines(model, view, reprs, diagnostics, stack));
 
   const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   lines.sort((x, y) => byteOrder(x.src, y.src) || byteOrder(x.dst, y.dst));

@@ -73,9 +73,13 @@ export interface IPRangeNodes {
   destinations: IPRangeNode[];
 }
 
-/** Every policy counts, whatever its namespace and whether it selects anything. */
-export function ipRangeNodes(policies: readonly NetworkPolicy[]): IPRangeNodes {
+/**
+ * Every policy counts, whatever its namespace and whether it selects anything.
+ * `extraDestinations`: the cluster tiers' egress `networks` (IPv4), which cut
+ * the destinations as well (the peer README's `anp/` section).
+ */
+export function ipRangeNodes(policies: readonly NetworkPolicy[], extraDestinations: readonly AddressRange[] = []): IPRangeNodes {
   const collect = (rules: (p: NetworkPolicy) => NetworkPolicy["ingress"]) =>
     policies.flatMap((p) => rules(p).flatMap((r) => (r.peers ?? []).flatMap((peer) => (peer.ipBlock ? blockRanges(peer.ipBlock) : []))));
-  return { sources: partitionIPv4(collect((p) => p.ingress)), destinations: partitionIPv4(collect((p) => p.egress)) };
+  return { sources: partitionIPv4(collect((p) => p.ingress)), destinations: partitionIPv4([...collect((p) => p.egress), ...extraDestinations]) };
 }

@@ -28,6 +28,8 @@ import { lineOf } from "../parse/yaml.ts";
 import { parseNetworkPolicy } from "./networkpolicy.ts";
 import { buildCniPolicies, isCniObject, type CniPolicies } from "../cni/index.ts";
 import { GENERIC, profileFromInput, type ClusterProfile, type CniName } from "../cni/profile.ts";
+import { CLUSTER_POLICY_KINDS, parseClusterPolicy, sortClusterPolicies } from "../tiers/parse.ts";
+import { unmodelledObjects } from "../policy/unmodelled.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
@@ -699,9 +701,11 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   const cni = buildCniPolicies(objects, policies, diagnostics);
   const profile: ClusterProfile = options.cni ? { cni: options.cni, source: "chosen" } : (profileFromInput([...objects, ...(parsed.ignored ?? [])]) ?? GENERIC);
   enforcedBy(profile, cni, diagnostics);
+  const clusterPolicies = sortClusterPolicies(objects.filter((o) => CLUSTER_POLICY_KINDS.has(o.kind)).map(parseClusterPolicy));
+  const unmodelled = unmodelledObjects(parsed.ignored);
   const { services, endpointSlices } = buildServices(objects, pods, nodes, config, diagnostics);
 
   const workloads = buildWorkloads(objects, pods);
 
-  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, objects, others: parsed.ignored, diagnostics, config, proxyConfiguration, cni, profile };
+  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, clusterPolicies, unmodelled, objects, others: parsed.ignored, diagnostics, config, proxyConfiguration, cni, profile };
 }

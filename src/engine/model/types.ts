@@ -11,6 +11,7 @@ import type { Service, EndpointSlice } from "./services.ts";
 import type { NetworkPolicy } from "./networkpolicy.ts";
 import type { CniPolicies } from "../cni/index.ts";
 import type { ClusterProfile } from "../cni/profile.ts";
+import type { ClusterPolicy } from "../tiers/types.ts";
 
 export type Protocol = "TCP" | "UDP" | "SCTP";
 export const PROTOCOLS: readonly Protocol[] = ["TCP", "UDP", "SCTP"];
@@ -145,6 +146,10 @@ export interface Model {
   services: Service[];
   endpointSlices: EndpointSlice[];
   policies: NetworkPolicy[];
+  /** ClusterNetworkPolicy, AdminNetworkPolicy, BaselineAdminNetworkPolicy, in the tiers' evaluation order (tiers/parse.ts). */
+  clusterPolicies: ClusterPolicy[];
+  /** Objects that could change a traffic answer and that the engine does not evaluate (never ignored in silence). */
+  unmodelled: UnmodelledObject[];
   /** Every modelled object as parsed, for validation and lookups. */
   objects: KObject[];
   /** The input's other objects (ParseResult.ignored): the L7 routers read Gateway API, Ingress classes and Istio kinds from them. */
@@ -158,6 +163,19 @@ export interface Model {
   cni?: CniPolicies;
   /** Which CNI enforces policy: chosen (BuildOptions.cni), read from the input, or generic. */
   profile?: ClusterProfile;
+}
+
+/** An object the engine does not evaluate although it could change a verdict (the CLI contract's `unmodelled`). */
+export interface UnmodelledObject {
+  kind: string;
+  apiVersion: string;
+  namespace?: string;
+  name: string;
+  file: string;
+  doc: number;
+  line: number;
+  /** `pod`: it can change pod-to-pod verdicts; `route`: only where a request goes through a router or a Service name. */
+  scope: "pod" | "route" | "reach";
 }
 
 export interface ClusterConfig {

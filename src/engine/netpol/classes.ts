@@ -5,7 +5,8 @@
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { labelsKey, matchesSelector, type LabelSelector } from "../model/labels.ts";
-import { ipv4Number, parseIP, type IP } from "../model/ip.ts";
+import { ipv4Number, parseIP, type Cidr, type IP } from "../model/ip.ts";
+import { tierCidrs } from "../tiers/parse.ts";
 import { SetBuilder, type ClassSet } from "./bitset.ts";
 import type { NetworkPolicy, PolicyPeer, PolicyRule } from "../model/networkpolicy.ts";
 import { inBlock, namespaceLabels, portMatches } from "./explain.ts";
@@ -71,8 +72,9 @@ export interface RowGroups {
 }
 
 /** Cuts each IP family at every ipBlock boundary: addresses in one atom match exactly the same blocks. */
-function ipAtoms(policies: readonly NetworkPolicy[]): (ip: string | undefined) => string {
+function ipAtoms(policies: readonly NetworkPolicy[], extra: readonly Cidr[]): (ip: string | undefined) => string {
   const cuts: Record<4 | 6, bigint[]> = { 4: [], 6: [] };
+  for (const c of extra) cuts[c.family].push(c.first, c.last + 1n);
   for (const p of policies) {
     for (const r of [...p.ingress, ...p.egress]) {
       for (const peer of r.peers ?? []) {
@@ -113,7 +115,8 @@ function ipAtoms(policies: readonly NetworkPolicy[]): (ip: string | undefined) =
 }
 
 export function buildPolicyIndex(model: Model): PolicyIndex {
-  const atom = ipAtoms(model.policies);
+  // The policy stack's other layers cut the address space too (the tiers' networks and nodes peers).
+  const atom = ipAtoms(model.policies, tierCidrs(model));
   const byKey = new Map<string, PodClass>();
   const classes: PodClass[] = [];
   const classOf = new Int32Array(model.pods.length);

@@ -38,6 +38,7 @@ export const DIAGNOSTIC_CODES = {
   KTL106: "Duplicate key in a mapping: the last one wins",
   KTL107: "Input too large",
   KTL108: "A plain scalar kubectl reads otherwise (YAML 1.1: yes/no/on/off/y/n booleans, 010 octal, 1_000) than YAML 1.2 tools: quote it",
+  KTL109: "A policy-like object of an API group and kind that ktl does not evaluate: answers list it in `unmodelled`",
   KTL201: "Duplicate object: the later definition replaces the earlier",
   KTL202: "A pod names a node that the input does not define: the node is synthesised",
   KTL203: "No node can run a pod (nodeSelector or affinity): the pod stays unscheduled",

@@ -7,6 +7,7 @@
 import type { Diagnostic } from "./diagnostics.ts";
 import { lineOf, parseYamlFile } from "./yaml.ts";
 import { isObj, str, type Json } from "./values.ts";
+import { isModelled, isRouterObject, MODELLED_KIND_NAMES, unmodelledScope } from "./kinds.ts";
 
 export interface InputFile {
   name: string;
@@ -57,19 +58,13 @@ export const CONFIG_KINDS = new Set(["KubeProxyConfiguration", "ClusterConfigura
  * so they raise no KTL104. The mesh's ConfigMap istio-system/istio is read
  * there too.
  */
-export const ROUTER_KINDS = new Set([
+export const ROUTER_KINDS: ReadonlySet<string> = new Set([
   "Gateway", "GatewayClass", "HTTPRoute", "ReferenceGrant", "IngressClass",
   "VirtualService", "DestinationRule", "ServiceEntry", "Sidecar", "AuthorizationPolicy", "PeerAuthentication",
 ]);
 
-/** Kinds the engine reads. Everything else is reported as ignored. */
-export const MODELED_KINDS = new Set([
-  "Namespace", "Node", "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
-  "ReplicationController", "Service", "EndpointSlice", "Endpoints", "NetworkPolicy", "Ingress", "Route",
-  "AdminNetworkPolicy", "BaselineAdminNetworkPolicy",
-  // The CNI dialects (engine/cni): Cilium's and Calico's own policies; Calico's NetworkPolicy shares the kind above.
-  "CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy", "GlobalNetworkPolicy", "Tier",
-]);
+/** Kinds the engine reads (in some API group: `isModelled` decides by group and kind). Everything else is reported as ignored. */
+export const MODELED_KINDS = MODELLED_KIND_NAMES;
 
 export function refOf(o: KObject, line = o.line): SourceRef {
   const ref: SourceRef = { kind: o.kind, name: o.name, file: o.file, doc: o.doc, line };
@@ -138,23 +133,33 @@ export function parseManifests(files: readonly InputFile[]): ParseResult {
         for (const item of items) {
           if (!isObj(item)) continue;
           const o = toObject(item, f.name, d.index, diagnostics, inherited);
-          if (o) (MODELED_KINDS.has(o.kind) ? objects : ignored).push(o);
+          if (o) (isModelled(o.apiVersion, o.kind) ? objects : ignored).push(o);
         }
         continue;
       }
       const o = toObject(raw, f.name, d.index, diagnostics);
       if (!o) continue;
       const embedded = embeddedProxyConfig(o, diagnostics);
-      if (MODELED_KINDS.has(o.kind)) objects.push(o);
+      if (isModelled(o.apiVersion, o.kind)) objects.push(o);
       else if (CONFIG_KINDS.has(o.kind)) configs.push(o);
       else if (embedded.length) configs.push(...embedded);
-      else if (ROUTER_KINDS.has(o.kind)) ignored.push(o);
+      else if (isRouterObject(o.apiVersion, o.kind)) ignored.push(o);
       else {
         ignored.push(o);
-        diagnostics.push({
-          code: "KTL104", severity: "info", file: f.name, doc: d.index, line: o.line, column: 1, kind: o.kind, name: o.name,
-          message: `${o.kind} ${o.name} is not modelled by the engine and is ignored`,
-        });
+        const scope = unmodelledScope(o.apiVersion, o.kind);
+        diagnostics.push(
+          scope
+            ? {
+                code: "KTL109", severity: "warning", file: f.name, doc: d.index, line: o.line, column: 1, kind: o.kind, name: o.name,
+                ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+                message: `${o.kind} ${o.name} (${o.apiVersion}) could change traffic verdicts, but ktl does not evaluate it: ${scope === "pod" ? "every verdict" : "every routed request"} that it could affect ignores it`,
+                hint: "Answers name it in `unmodelled`; do not take them as the cluster's until the layer is modelled.",
+              }
+            : {
+                code: "KTL104", severity: "info", file: f.name, doc: d.index, line: o.line, column: 1, kind: o.kind, name: o.name,
+                message: `${o.kind} ${o.name} (${o.apiVersion || "no apiVersion"}) is not modelled by the engine and is ignored`,
+              },
+        );
       }
     }
   }

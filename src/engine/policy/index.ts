@@ -1,0 +1,246 @@
+/**
+ * The policy stack over a model: which layers there are, one connection
+ * exactly (`explainStackPair`), and all pairs over pod classes
+ * (`stackMatrix`, then `stackPairAllowed` / `stackPodMatrix` /
+ * `stackReachSummary`). See stack.ts for the semantics and CONTEXT.md for how
+ * a layer plugs in.
+ */
+import type { Model, Pod, Protocol } from "../model/types.ts";
+import {
+  classAllowed,
+  classMatrix,
+  pairAllowed,
+  reachSummary,
+  type ClassMatrix,
+  type PolicyIndex,
+  type ReachSummary,
+} from "../netpol/index.ts";
+import type { ClassSet } from "../netpol/bitset.ts";
+import { tierLayer } from "../tiers/layer.ts";
+import { netpolLayer } from "./netpol-layer.ts";
+import {
+  decideStack,
+  sortLayers,
+  stackRow,
+  type ClassEntry,
+  type Direction,
+  type DirectionDecision,
+  type PolicyLayer,
+  type StackPeer,
+} from "./stack.ts";
+
+export type {
+  PolicyLayer,
+  LayerStep,
+  LayerCause,
+  LayerName,
+  LayerAction,
+  DirectionDecision,
+  ClassEntry,
+  ClassQuery,
+  DirectionQuery,
+  StackPeer,
+} from "./stack.ts";
+export { decideStack, stackRow, sortLayers } from "./stack.ts";
+
+/**
+ * Further layers (the CNI dialects) register a factory here; each returns
+ * undefined when the model has nothing of its kind.
+ */
+export type LayerFactory = (model: Model, index?: PolicyIndex) => PolicyLayer | undefined;
+export const LAYER_FACTORIES: LayerFactory[] = [];
+
+export interface PolicyStack {
+  model: Model;
+  index: PolicyIndex | undefined;
+  layers: PolicyLayer[];
+  /** True when some layer besides NetworkPolicy has policies: otherwise the stack is NetworkPolicy alone. */
+  layered: boolean;
+  /** NetworkPolicy-only class matrices by `port/protocol`. */
+  netpolMatrices: Map<string, ClassMatrix>;
+}
+
+export function buildStack(model: Model, index?: PolicyIndex): PolicyStack {
+  const netpolMatrices = new Map<string, ClassMatrix>();
+  const layers: PolicyLayer[] = [netpolLayer(index, netpolMatrices)];
+  const tiers = model.clusterPolicies.length > 0;
+  if (tiers) layers.push(tierLayer(model, "Admin", index), tierLayer(model, "Baseline", index));
+  for (const f of LAYER_FACTORIES) {
+    const l = f(model, index);
+    if (l) layers.push(l);
+  }
+  return { model, index, layers: sortLayers(layers), layered: layers.length > 1, netpolMatrices };
+}
+
+export interface StackPairDecision {
+  allowed: boolean;
+  egress: DirectionDecision;
+  ingress: DirectionDecision;
+}
+
+/** One connection from a pod to an endpoint (a pod's IP, or any IP), every layer's step per direction. */
+export function explainStack(
+  stack: PolicyStack,
+  src: Pod,
+  dst: StackPeer,
+  port: number,
+  protocol: Protocol,
+  srcIP = src.ips[0] ?? "",
+): StackPairDecision {
+  const hairpin = !!dst.pod && dst.pod === src && dst.ip === srcIP;
+  const egress = decideStack(stack.layers, {
+    model: stack.model,
+    direction: "egress",
+    self: src,
+    other: dst,
+    port,
+    protocol,
+    dst: dst.pod,
+    hairpin,
+  });
+  const ingress: DirectionDecision = dst.pod
+    ? decideStack(stack.layers, {
+        model: stack.model,
+        direction: "ingress",
+        self: dst.pod,
+        other: { ip: srcIP, pod: src },
+        port,
+        protocol,
+        dst: dst.pod,
+        hairpin,
+      })
+    : { direction: "ingress", allowed: true, steps: [] };
+  return { allowed: egress.allowed && ingress.allowed, egress, ingress };
+}
+
+/** Ingress at a pod from any peer (a pod or an IP), through the stack. */
+export function explainStackIngress(
+  stack: PolicyStack,
+  dst: Pod,
+  src: StackPeer,
+  port: number,
+  protocol: Protocol,
+): DirectionDecision {
+  const hairpin = !!src.pod && src.pod === dst;
+  return decideStack(stack.layers, {
+    model: stack.model,
+    direction: "ingress",
+    self: dst,
+    other: src,
+    port,
+    protocol,
+    dst,
+    hairpin,
+  });
+}
+
+/** Egress at a pod to any peer, through the stack. */
+export function explainStackEgress(
+  stack: PolicyStack,
+  src: Pod,
+  dst: StackPeer,
+  port: number,
+  protocol: Protocol,
+): DirectionDecision {
+  const hairpin = !!dst.pod && dst.pod === src;
+  return decideStack(stack.layers, {
+    model: stack.model,
+    direction: "egress",
+    self: src,
+    other: dst,
+    port,
+    protocol,
+    dst: dst.pod,
+    hairpin,
+  });
+}
+
+export function explainStackPair(
+  stack: PolicyStack,
+  src: Pod,
+  dst: Pod,
+  port: number,
+  protocol: Protocol,
+): StackPairDecision {
+  return explainStack(stack, src, { ip: dst.ips[0] ?? "", pod: dst }, port, protocol);
+}
+
+/** The stack's class matrix, with the NetworkPolicy-only one it was built on (for a pod's traffic to itself). */
+export interface StackMatrix extends ClassMatrix {
+  netpol: ClassMatrix;
+}
+
+function netpolMatrix(stack: PolicyStack, index: PolicyIndex, port: number, protocol: Protocol): ClassMatrix {
+  const k = `${port}/${protocol}`;
+  let m = stack.netpolMatrices.get(k);
+  if (!m) stack.netpolMatrices.set(k, (m = classMatrix(index, port, protocol)));
+  return m;
+}
+
+/**
+ * Every class's ingress and egress row under the whole stack. Classes whose
+ * only deciding layer is NetworkPolicy keep its rows (shared, unchanged);
+ * the others get `stackRow` over their layers' entries, once per group of
+ * classes with the same entries.
+ */
+export function stackMatrix(stack: PolicyStack, port: number, protocol: Protocol): StackMatrix {
+  const index = stack.index;
+  if (!index) throw new Error("stackMatrix needs a policy index");
+  const np = netpolMatrix(stack, index, port, protocol);
+  if (!stack.layered) return { ...np, netpol: np };
+  const n = index.classes.length;
+  const rows = (direction: Direction): (ClassSet | null)[] => {
+    const base = direction === "ingress" ? np.ingressFrom : np.egressTo;
+    const out = base.slice();
+    const cache = new Map<string, ClassSet | null>();
+    for (let c = 0; c < n; c++) {
+      const lists: ClassEntry[][] = [];
+      let key = "";
+      let others = false;
+      for (const l of stack.layers) {
+        const e = l.classEntries({ direction, subject: c, port, protocol });
+        lists.push(e.entries);
+        key += `${e.key};`;
+        if (l.layer !== "NetworkPolicy" && e.entries.length > 0) others = true;
+      }
+      if (!others) continue;
+      let row = cache.get(key);
+      if (row === undefined) cache.set(key, (row = stackRow(n, lists)));
+      out[c] = row;
+    }
+    return out;
+  };
+  return { port, protocol, ingressFrom: rows("ingress"), egressTo: rows("egress"), netpol: np };
+}
+
+/**
+ * Pod to pod by the destination's IP, as `explainStackPair` decides it: a
+ * pod's traffic to itself by NetworkPolicy alone (the tiers do not apply to
+ * it), and a host-network sender to a pod on its node exactly (NetworkPolicy
+ * admits a pod's own node).
+ */
+export function stackPairAllowed(stack: PolicyStack, m: StackMatrix, src: Pod, dst: Pod): boolean {
+  const index = stack.index!;
+  if (src === dst) return pairAllowed(index, m.netpol, src, dst);
+  return pairAllowed(index, m, src, dst);
+}
+
+export function stackPodMatrix(stack: PolicyStack, m: StackMatrix): boolean[][] {
+  const pods = stack.model.pods;
+  return pods.map((src) => pods.map((dst) => stackPairAllowed(stack, m, src, dst)));
+}
+
+/** Counts as `reachSummary` does, with each pod's pair to itself judged by NetworkPolicy alone. */
+export function stackReachSummary(stack: PolicyStack, m: StackMatrix): ReachSummary {
+  const index = stack.index!;
+  const s = reachSummary(index, m);
+  if (!stack.layered) return s;
+  let fix = 0;
+  for (const c of index.classes) {
+    const a = c.index;
+    const combined = classAllowed(m, a, a);
+    const own = classAllowed(m.netpol, a, a);
+    if (combined !== own) fix += (own ? 1 : -1) * c.pods.length;
+  }
+  return { ...s, allowedPairs: s.allowedPairs + fix };
+}
