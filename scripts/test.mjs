@@ -10,8 +10,11 @@ const steps = [
   { name: "lint", cmd: "npm", args: ["run", "-s", "lint"] },
   { name: "unit tests", cmd: "npx", args: ["vitest", "run"], counts: /Tests\s+(?:(\d+) failed \| )?(\d+) passed/ },
 ];
+// The conformance-next suites that pass, run with the main suite (the runner takes several folders).
+const NEXT = ["tiers"];
 if (existsSync(`${shared}/conformance/run`)) {
-  steps.push({ name: "conformance with upstream Kubernetes", cmd: "node", args: [`${shared}/conformance/run`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
+  const next = NEXT.map((s) => `${shared}/conformance-next/${s}`).filter((d) => existsSync(d));
+  steps.push({ name: "conformance with upstream Kubernetes", cmd: "node", args: [`${shared}/conformance/run`, `${shared}/conformance`, ...next], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
 }
 // conformance-next suites that pass, run with the same runner (each added when its layer landed).
 const next = ["cilium", "calico", "gateway", "ingress", "mesh"].map((s) => `${shared}/conformance-next/${s}`).filter((d) => existsSync(d));
@@ -19,7 +22,8 @@ if (next.length && existsSync(`${shared}/conformance/run`)) {
   steps.push({ name: `conformance-next (${next.map((d) => d.split("/").pop()).join(", ")})`, cmd: "node", args: [`${shared}/conformance/run`, ...next], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
 }
 if (existsSync(`${shared}/conformance-peer/run`)) {
-  steps.push({ name: "netpol-analyzer's own suite", cmd: "node", args: [`${shared}/conformance-peer/run`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
+  // Its core cases and its anp/ cases (AdminNetworkPolicy / BaselineAdminNetworkPolicy).
+  steps.push({ name: "netpol-analyzer's own suite", cmd: "node", args: [`${shared}/conformance-peer/run`, `${shared}/conformance-peer/netpol-analyzer`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
 }
 if (!existsSync(shared)) console.log(`(no ${shared} beside the project: conformance suites skipped)`);
 if (!process.argv.includes("--no-e2e")) {

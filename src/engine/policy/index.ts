@@ -222,7 +222,14 @@ export function stackMatrix(stack: PolicyStack, port: number, protocol: Protocol
 export function stackPairAllowed(stack: PolicyStack, m: StackMatrix, src: Pod, dst: Pod): boolean {
   const index = stack.index!;
   if (src === dst) return pairAllowed(index, m.netpol, src, dst);
+  if (stack.layered && ownNodeSender(src, dst))
+    return explainStackPair(stack, src, dst, m.port, m.protocol).allowed;
   return pairAllowed(index, m, src, dst);
+}
+
+/** A host-network sender to another pod on its node: NetworkPolicy admits it, unless a layer above decides first. */
+function ownNodeSender(src: Pod, dst: Pod): boolean {
+  return src.hostNetwork && !!src.nodeName && src.nodeName === dst.nodeName && src !== dst;
 }
 
 export function stackPodMatrix(stack: PolicyStack, m: StackMatrix): boolean[][] {
@@ -236,6 +243,17 @@ export function stackReachSummary(stack: PolicyStack, m: StackMatrix): ReachSumm
   const s = reachSummary(index, m);
   if (!stack.layered) return s;
   let fix = 0;
+  // reachSummary adds NetworkPolicy's own-node rule over the stack's rows; a layer above NetworkPolicy may have decided first.
+  const byNode = new Map<string, Pod[]>();
+  for (const p of stack.model.pods)
+    if (p.nodeName) (byNode.get(p.nodeName) ?? byNode.set(p.nodeName, []).get(p.nodeName)!).push(p);
+  for (const src of stack.model.pods) {
+    if (!src.hostNetwork || !src.nodeName) continue;
+    for (const dst of byNode.get(src.nodeName) ?? []) {
+      if (dst === src) continue;
+      fix += Number(stackPairAllowed(stack, m, src, dst)) - Number(pairAllowed(index, m, src, dst));
+    }
+  }
   for (const c of index.classes) {
     const a = c.index;
     const combined = classAllowed(m, a, a);
