@@ -10,14 +10,11 @@ const steps = [
   { name: "lint", cmd: "npm", args: ["run", "-s", "lint"] },
   { name: "unit tests", cmd: "npx", args: ["vitest", "run"], counts: /Tests\s+(?:(\d+) failed \| )?(\d+) passed/ },
 ];
-// The conformance-next suites that pass, run with the main suite (the runner takes several folders).
-const NEXT = ["tiers"];
 if (existsSync(`${shared}/conformance/run`)) {
-  const next = NEXT.map((s) => `${shared}/conformance-next/${s}`).filter((d) => existsSync(d));
-  steps.push({ name: "conformance with upstream Kubernetes", cmd: "node", args: [`${shared}/conformance/run`, `${shared}/conformance`, ...next], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
+  steps.push({ name: "conformance with upstream Kubernetes", cmd: "node", args: [`${shared}/conformance/run`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
 }
 // conformance-next suites that pass, run with the same runner (each added when its layer landed).
-const next = ["cilium", "calico", "gateway", "ingress", "mesh"].map((s) => `${shared}/conformance-next/${s}`).filter((d) => existsSync(d));
+const next = ["cilium", "calico", "gateway", "ingress", "mesh", "tiers"].map((s) => `${shared}/conformance-next/${s}`).filter((d) => existsSync(d));
 if (next.length && existsSync(`${shared}/conformance/run`)) {
   steps.push({ name: `conformance-next (${next.map((d) => d.split("/").pop()).join(", ")})`, cmd: "node", args: [`${shared}/conformance/run`, ...next], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
 }
