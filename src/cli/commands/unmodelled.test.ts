@@ -45,18 +45,18 @@ metadata: {name: b, namespace: x}
 spec: {containers: [{name: c, image: i}]}
 `;
 
-const CILIUM = `---
-apiVersion: cilium.io/v2
-kind: CiliumNetworkPolicy
-metadata: {name: deny-all, namespace: x}
-spec: {endpointSelector: {}, ingressDeny: [{fromEntities: [all]}]}
+const EGRESS_FIREWALL = `---
+apiVersion: k8s.ovn.org/v1
+kind: EgressFirewall
+metadata: {name: default, namespace: x}
+spec: {egress: [{type: Deny, to: {cidrSelector: 0.0.0.0/0}}]}
 `;
 
-const CALICO_NP = `---
-apiVersion: projectcalico.org/v3
+const ANTREA_NP = `---
+apiVersion: crd.antrea.io/v1beta1
 kind: NetworkPolicy
-metadata: {name: calico-deny, namespace: x}
-spec: {selector: all(), types: [Ingress]}
+metadata: {name: antrea-deny, namespace: x}
+spec: {priority: 5, appliedTo: [{podSelector: {}}], ingress: [{action: Drop, from: [{podSelector: {}}]}]}
 `;
 
 const ANTREA_CNP = `---
