@@ -69,14 +69,14 @@ spec: {priority: 1, appliedTo: [{podSelector: {}}], ingress: [{action: Drop, fro
 describe("unmodelled policy objects are named by every answer", () => {
   it.each([
     {
-      name: "a CiliumNetworkPolicy",
-      text: CILIUM,
-      want: { kind: "CiliumNetworkPolicy", namespace: "x", name: "deny-all", line: 11 },
+      name: "OVN-Kubernetes' EgressFirewall",
+      text: EGRESS_FIREWALL,
+      want: { kind: "EgressFirewall", namespace: "x", name: "default", line: 11 },
     },
     {
-      name: "Calico's projectcalico.org NetworkPolicy (not networking.k8s.io's)",
-      text: CALICO_NP,
-      want: { kind: "NetworkPolicy", namespace: "x", name: "calico-deny", line: 11 },
+      name: "Antrea's crd.antrea.io NetworkPolicy (not networking.k8s.io's)",
+      text: ANTREA_NP,
+      want: { kind: "NetworkPolicy", namespace: "x", name: "antrea-deny", line: 11 },
     },
     {
       name: "Antrea's crd.antrea.io ClusterNetworkPolicy (not network-policy-api's)",
@@ -130,11 +130,11 @@ describe("unmodelled policy objects are named by every answer", () => {
     ).toEqual([expect.objectContaining({ kind: "HTTPRoute", name: "r" })]);
   });
 
-  it("ktl validate warns (KTL108) instead of saying the input is valid without a word", async () => {
-    const f = file("validate.yaml", PODS + CILIUM);
+  it("ktl validate warns (KTL109) instead of saying the input is valid without a word", async () => {
+    const f = file("validate.yaml", PODS + EGRESS_FIREWALL);
     const r = await ktl("validate", f);
     expect(r.out).toMatch(
-      /warning KTL108: CiliumNetworkPolicy deny-all \(cilium\.io\/v2\) could change traffic verdicts/,
+      /warning KTL109: EgressFirewall default \(k8s\.ovn\.org\/v1\) could change traffic verdicts/,
     );
     expect(r.out).not.toMatch(/valid, no warnings/);
   });
