@@ -122,12 +122,12 @@ describe("unmodelled policy objects are named by every answer", () => {
     const f = file(
       "route.yaml",
       PODS +
-        "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: x}\nspec: {}\n",
+        "---\napiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\nmetadata: {name: r, namespace: x}\nspec: {}\n",
     );
     expect(JSON.parse((await ktl("reach", "--json", f)).out).unmodelled).toEqual([]);
     expect(
       JSON.parse((await ktl("trace", "--json", "--from", "pod:x/a", "--to", "pod:x/b:80", f)).out).unmodelled,
-    ).toEqual([expect.objectContaining({ kind: "HTTPRoute", name: "r" })]);
+    ).toEqual([expect.objectContaining({ kind: "GRPCRoute", name: "r" })]);
   });
 
   it("ktl validate warns (KTL109) instead of saying the input is valid without a word", async () => {
