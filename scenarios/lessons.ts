@@ -11,6 +11,11 @@ import type { CniName } from "../src/engine/cni/profile.ts";
 import ciliumL7 from "./17-refuse-a-path-with-a-cilium-l7-rule/manifests.yaml";
 import calicoTiers from "./18-order-calico-tiers-with-pass/manifests.yaml";
 import compareCnis from "./19-compare-cnis-on-a-masqueraded-nodeport/manifests.yaml";
+import cascade from "./20-read-the-probability-cascade/manifests.yaml";
+import hairpin from "./21-call-your-own-service-hairpin/manifests.yaml";
+import sourceRanges from "./22-filter-clients-with-source-ranges/manifests.yaml";
+import crossZone from "./23-watch-hints-cross-zones/manifests.yaml";
+import lbInside from "./24-call-a-load-balancer-from-inside/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./index.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -109,16 +114,54 @@ const DATA: [string, LessonData][] = [
         "https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/#preserving-the-client-source-ip",
       ],
       checks: [
-        { from: "external:203.0.113.10@node-a", to: "service:shop/storefront:80", verdict: "allow", nodes: ["node-a"], count: 2, sourceIPPreserved: true, hops: ["load balancer health check"] },
-        { from: "external:203.0.113.10@node-b", to: "service:shop/storefront:80", verdict: "allow", nodes: ["node-b"], count: 1, sourceIPPreserved: true },
-        { from: "external:203.0.113.10@node-c", to: "service:shop/storefront:80", verdict: "drop", count: 0, kubeProxy: "drop" },
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "service:shop/storefront:80",
+          verdict: "allow",
+          nodes: ["node-a"],
+          count: 2,
+          sourceIPPreserved: true,
+          hops: ["load balancer health check"],
+        },
+        {
+          from: "external:203.0.113.10@node-b",
+          to: "service:shop/storefront:80",
+          verdict: "allow",
+          nodes: ["node-b"],
+          count: 1,
+          sourceIPPreserved: true,
+        },
+        {
+          from: "external:203.0.113.10@node-c",
+          to: "service:shop/storefront:80",
+          verdict: "drop",
+          count: 0,
+          kubeProxy: "drop",
+        },
       ],
       edit: {
-        description: "Switch storefront's externalTrafficPolicy to Cluster (the what-if also drops healthCheckNodePort, as the apiserver does on this change).",
+        description:
+          "Switch storefront's externalTrafficPolicy to Cluster (the what-if also drops healthCheckNodePort, as the apiserver does on this change).",
         lookFor:
           "Every node serves now, node-c included, and each picks any of the 3 pods with chance 1/3: the load evens out per pod. The price: the packet is masqueraded, so the pods see the node's address instead of 203.0.113.10.",
-        change: { whatIf: { kind: "trafficPolicy", service: "shop/storefront", field: "externalTrafficPolicy", value: "Cluster" } },
-        checks: [{ from: "external:203.0.113.10@node-c", to: "service:shop/storefront:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 3, sourceIPPreserved: false }],
+        change: {
+          whatIf: {
+            kind: "trafficPolicy",
+            service: "shop/storefront",
+            field: "externalTrafficPolicy",
+            value: "Cluster",
+          },
+        },
+        checks: [
+          {
+            from: "external:203.0.113.10@node-c",
+            to: "service:shop/storefront:80",
+            verdict: "allow",
+            nodes: ["node-a", "node-b"],
+            count: 3,
+            sourceIPPreserved: false,
+          },
+        ],
       },
     },
   ],
@@ -129,7 +172,8 @@ const DATA: [string, LessonData][] = [
       title: "Keep cache calls on the node",
       topics: ["internalTrafficPolicy", "DaemonSet"],
       goal: "Pair internalTrafficPolicy: Local with a DaemonSet so that every client talks to the cache on its own node.",
-      question: "node-cache runs one pod per node and its Service has internalTrafficPolicy: Local. shop/api-1 runs on node-b. Which cache pod answers when it calls node-cache:6379?",
+      question:
+        "node-cache runs one pod per node and its Service has internalTrafficPolicy: Local. shop/api-1 runs on node-b. Which cache pod answers when it calls node-cache:6379?",
       answer:
         "Only the cache pod on node-b, with probability 1: for a Local Service kube-proxy on node-b keeps the node's own endpoints, and the call never leaves the node. api-0 (node-a) and api-2 (node-c) likewise reach only their own node's cache pod.",
       sources: [
@@ -137,15 +181,50 @@ const DATA: [string, LessonData][] = [
         "https://kubernetes.io/docs/concepts/services-networking/service-traffic-policy/",
       ],
       checks: [
-        { from: "pod:shop/api-1", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-b"], count: 1, sourceIPPreserved: true },
-        { from: "pod:shop/api-0", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-a"], count: 1 },
-        { from: "pod:shop/api-2", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-c"], count: 1 },
+        {
+          from: "pod:shop/api-1",
+          to: "service:cache/node-cache:6379",
+          verdict: "allow",
+          nodes: ["node-b"],
+          count: 1,
+          sourceIPPreserved: true,
+        },
+        {
+          from: "pod:shop/api-0",
+          to: "service:cache/node-cache:6379",
+          verdict: "allow",
+          nodes: ["node-a"],
+          count: 1,
+        },
+        {
+          from: "pod:shop/api-2",
+          to: "service:cache/node-cache:6379",
+          verdict: "allow",
+          nodes: ["node-c"],
+          count: 1,
+        },
       ],
       edit: {
         description: "Switch node-cache's internalTrafficPolicy to Cluster.",
-        lookFor: "api-1 now reaches all three cache pods, each with chance 1/3: two calls in three cross to another node. That is the hop Local saves; the next lesson shows its price.",
-        change: { whatIf: { kind: "trafficPolicy", service: "cache/node-cache", field: "internalTrafficPolicy", value: "Cluster" } },
-        checks: [{ from: "pod:shop/api-1", to: "service:cache/node-cache:6379", verdict: "allow", nodes: ["node-a", "node-b", "node-c"], count: 3 }],
+        lookFor:
+          "api-1 now reaches all three cache pods, each with chance 1/3: two calls in three cross to another node. That is the hop Local saves; the next lesson shows its price.",
+        change: {
+          whatIf: {
+            kind: "trafficPolicy",
+            service: "cache/node-cache",
+            field: "internalTrafficPolicy",
+            value: "Cluster",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/api-1",
+            to: "service:cache/node-cache:6379",
+            verdict: "allow",
+            nodes: ["node-a", "node-b", "node-c"],
+            count: 3,
+          },
+        ],
       },
     },
   ],
@@ -156,21 +235,46 @@ const DATA: [string, LessonData][] = [
       title: "Drop calls that find no local endpoint",
       topics: ["internalTrafficPolicy", "iptables"],
       goal: "Read the DROP rule of a real node's iptables-save dump: internalTrafficPolicy: Local with no endpoint on the client's node drops the packet, silently.",
-      question: "nginx-sample runs one pod, on vmss000000. The client pod on vmss000002 calls nginx-sample-svc:80, which has internalTrafficPolicy: Local. What happens to the connection?",
+      question:
+        "nginx-sample runs one pod, on vmss000000. The client pod on vmss000002 calls nginx-sample-svc:80, which has internalTrafficPolicy: Local. What happens to the connection?",
       answer:
         'It is dropped on the client\'s own node. kube-proxy on vmss000002 has no local endpoint for the Service, so it writes a DROP rule of the same shape as the seed\'s AKS dump; kube-proxy 1.35 prints it as `-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP` (see `ktl iptables --node aks-nodepool1-23236778-vmss000002`). DROP, not REJECT: the client waits for a timeout instead of getting "connection refused", although a ready pod runs one node away.',
       sources: [
-        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (\"has no local endpoints\" DROP, \"has no endpoints\" REJECT)",
+        'kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules ("has no local endpoints" DROP, "has no endpoints" REJECT)',
         "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints",
         "https://kubernetes.io/docs/concepts/services-networking/service-traffic-policy/",
       ],
-      checks: [{ from: "pod:default/client", to: "service:default/nginx-sample-svc:80", verdict: "drop", count: 0, kubeProxy: "drop" }],
+      checks: [
+        {
+          from: "pod:default/client",
+          to: "service:default/nginx-sample-svc:80",
+          verdict: "drop",
+          count: 0,
+          kubeProxy: "drop",
+        },
+      ],
       edit: {
         description: "Switch nginx-sample-svc's internalTrafficPolicy to Cluster.",
         lookFor:
           "The client reaches the pod on vmss000000. The rules turn into the second half of the seed dump: a KUBE-SVC chain that marks traffic from outside the pod network for masquerade and jumps to the one KUBE-SEP endpoint chain.",
-        change: { whatIf: { kind: "trafficPolicy", service: "default/nginx-sample-svc", field: "internalTrafficPolicy", value: "Cluster" } },
-        checks: [{ from: "pod:default/client", to: "service:default/nginx-sample-svc:80", verdict: "allow", nodes: ["aks-nodepool1-23236778-vmss000000"], count: 1, kubeProxy: "forward" }],
+        change: {
+          whatIf: {
+            kind: "trafficPolicy",
+            service: "default/nginx-sample-svc",
+            field: "internalTrafficPolicy",
+            value: "Cluster",
+          },
+        },
+        checks: [
+          {
+            from: "pod:default/client",
+            to: "service:default/nginx-sample-svc:80",
+            verdict: "allow",
+            nodes: ["aks-nodepool1-23236778-vmss000000"],
+            count: 1,
+            kubeProxy: "forward",
+          },
+        ],
       },
     },
   ],
@@ -190,7 +294,12 @@ const DATA: [string, LessonData][] = [
         "kubernetes/kubernetes test/e2e/network/netpol/network_policy.go (default deny, then allow)",
       ],
       checks: [
-        { from: "pod:shop/orders", to: "service:shop/payments:80", verdict: "allow", endpoints: ["shop/payments:8080"] },
+        {
+          from: "pod:shop/orders",
+          to: "service:shop/payments:80",
+          verdict: "allow",
+          endpoints: ["shop/payments:8080"],
+        },
         { from: "pod:shop/frontend", to: "service:shop/payments:80", verdict: "drop", count: 1 },
         { from: "pod:tools/toolbox", to: "service:shop/payments:80", verdict: "drop", count: 1 },
       ],
@@ -231,7 +340,12 @@ const DATA: [string, LessonData][] = [
         description: "Put a dash in front of podSelector, so that the peer becomes two peers.",
         lookFor:
           "Now every pod in a team=app namespace (app/client and app/worker) OR every role=client pod in the policy's own namespace db (db/migrator) gets in. other/client is still dropped: a podSelector alone selects pods in the policy's namespace only.",
-        change: { replace: { find: "              team: app\n          podSelector:", with: "              team: app\n        - podSelector:" } },
+        change: {
+          replace: {
+            find: "              team: app\n          podSelector:",
+            with: "              team: app\n        - podSelector:",
+          },
+        },
         checks: [
           { from: "pod:app/worker", to: "pod:db/postgres:5432", verdict: "allow" },
           { from: "pod:db/migrator", to: "pod:db/postgres:5432", verdict: "allow" },
@@ -247,7 +361,8 @@ const DATA: [string, LessonData][] = [
       title: "Break DNS with an egress default deny",
       topics: ["NetworkPolicy", "egress", "DNS"],
       goal: "See why a default deny for egress breaks name lookups, even for calls that an allow rule permits.",
-      question: "default-deny-egress isolates every pod in shop for egress, and web-to-api lets web reach the api pods on 8080. Can shop/web resolve a name (UDP 53 to kube-dns)? Can it call api?",
+      question:
+        "default-deny-egress isolates every pod in shop for egress, and web-to-api lets web reach the api pods on 8080. Can shop/web resolve a name (UDP 53 to kube-dns)? Can it call api?",
       answer:
         "The lookup is dropped: web is isolated for egress and no rule allows UDP/53 to the CoreDNS pods (egress rules are checked after DNAT, against each CoreDNS pod). A call to api's ClusterIP is allowed by web-to-api, but `curl http://api` never gets that far: the name does not resolve. With NodeLocal DNSCache the pod asks its node's link-local address 169.254.20.10 instead, which a podSelector cannot match: allow it with an ipBlock too.",
       sources: [
@@ -262,8 +377,10 @@ const DATA: [string, LessonData][] = [
         { from: "pod:shop/web", to: "ip:10.109.48.10:80", verdict: "allow", endpoints: ["shop/api:8080"] },
       ],
       edit: {
-        description: "Give default-deny-egress one egress rule: UDP and TCP 53 to the kube-dns pods in kube-system.",
-        lookFor: "UDP 53 to both CoreDNS pods is allowed now, for every pod in shop, and TCP 53 (large answers) too. Calls to api are still allowed only from web.",
+        description:
+          "Give default-deny-egress one egress rule: UDP and TCP 53 to the kube-dns pods in kube-system.",
+        lookFor:
+          "UDP 53 to both CoreDNS pods is allowed now, for every pod in shop, and TCP 53 (large answers) too. Calls to api are still allowed only from web.",
         change: {
           replace: {
             find: "  name: default-deny-egress\n  namespace: shop\nspec:\n  podSelector: {}\n  policyTypes:\n    - Egress\n",
@@ -271,8 +388,20 @@ const DATA: [string, LessonData][] = [
           },
         },
         checks: [
-          { from: "pod:shop/web", to: "service:kube-system/kube-dns:53", protocol: "UDP", verdict: "allow", count: 2 },
-          { from: "pod:shop/api", to: "service:kube-system/kube-dns:53", protocol: "TCP", verdict: "allow", count: 2 },
+          {
+            from: "pod:shop/web",
+            to: "service:kube-system/kube-dns:53",
+            protocol: "UDP",
+            verdict: "allow",
+            count: 2,
+          },
+          {
+            from: "pod:shop/api",
+            to: "service:kube-system/kube-dns:53",
+            protocol: "TCP",
+            verdict: "allow",
+            count: 2,
+          },
         ],
       },
     },
@@ -293,15 +422,42 @@ const DATA: [string, LessonData][] = [
         "https://kubernetes.io/docs/tutorials/services/source-ip/",
         "https://kubernetes.io/docs/concepts/services-networking/network-policies/#ipblock",
       ],
-      checks: [{ from: "external:203.0.113.10@node-a", to: "service:partners/partner-api:443", verdict: "drop", count: 1, sourceIPPreserved: false, kubeProxy: "forward" }],
+      checks: [
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "service:partners/partner-api:443",
+          verdict: "drop",
+          count: 1,
+          sourceIPPreserved: false,
+          kubeProxy: "forward",
+        },
+      ],
       edit: {
         description: "Switch partner-api's externalTrafficPolicy to Local.",
         lookFor:
           "node-a has no api pod, so it fails the health check and the load balancer stops sending to it (what lands there anyway is dropped). Packets that arrive at node-b stay on node-b, keep 203.0.113.10, and the ipBlock rule admits them.",
-        change: { whatIf: { kind: "trafficPolicy", service: "partners/partner-api", field: "externalTrafficPolicy", value: "Local" } },
+        change: {
+          whatIf: {
+            kind: "trafficPolicy",
+            service: "partners/partner-api",
+            field: "externalTrafficPolicy",
+            value: "Local",
+          },
+        },
         checks: [
-          { from: "external:203.0.113.10@node-b", to: "service:partners/partner-api:443", verdict: "allow", count: 1, sourceIPPreserved: true },
-          { from: "external:203.0.113.10@node-a", to: "service:partners/partner-api:443", verdict: "drop", kubeProxy: "drop" },
+          {
+            from: "external:203.0.113.10@node-b",
+            to: "service:partners/partner-api:443",
+            verdict: "allow",
+            count: 1,
+            sourceIPPreserved: true,
+          },
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "service:partners/partner-api:443",
+            verdict: "drop",
+            kubeProxy: "drop",
+          },
         ],
       },
     },
@@ -313,7 +469,8 @@ const DATA: [string, LessonData][] = [
       title: "Keep traffic in its zone with topology hints",
       topics: ["topology-mode", "hints", "zones"],
       goal: "Watch Topology Aware Routing keep traffic in its zone, and see when the EndpointSlice controller gives up on hints.",
-      question: "catalog has service.kubernetes.io/topology-mode: Auto and 4 replicas, 2 in each zone; both zones have 4 CPUs. Which endpoints can shop/client-a (zone-a) reach?",
+      question:
+        "catalog has service.kubernetes.io/topology-mode: Auto and 4 replicas, 2 in each zone; both zones have 4 CPUs. Which endpoints can shop/client-a (zone-a) reach?",
       answer:
         "Only the two catalog pods in zone-a, each with chance 1/2. The EndpointSlice controller hints every endpoint for its own zone, because each zone's share of endpoints (2 of 4) matches its share of CPU (4 of 8), and kube-proxy on node-a keeps the endpoints hinted for zone-a. client-b likewise stays in zone-b.",
       sources: [
@@ -322,8 +479,20 @@ const DATA: [string, LessonData][] = [
         "https://kubernetes.io/docs/concepts/services-networking/topology-aware-routing/",
       ],
       checks: [
-        { from: "pod:shop/client-a", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-a"], count: 2 },
-        { from: "pod:shop/client-b", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-b"], count: 2 },
+        {
+          from: "pod:shop/client-a",
+          to: "service:shop/catalog:80",
+          verdict: "allow",
+          nodes: ["node-a"],
+          count: 2,
+        },
+        {
+          from: "pod:shop/client-b",
+          to: "service:shop/catalog:80",
+          verdict: "allow",
+          nodes: ["node-b"],
+          count: 2,
+        },
       ],
       edit: {
         description: "Scale catalog to 3 replicas.",
@@ -331,8 +500,20 @@ const DATA: [string, LessonData][] = [
           "With 3 endpoints for 2 equal zones, each zone's share is 1.5 endpoints and its minimum is ceil(1.5 / 1.2) = 2 (a zone may be overloaded by 20% at most), so the two zones need 4, more than the 3 there are: the controller drops every hint, and both clients fall back to all 3 endpoints, across zones.",
         change: { whatIf: { kind: "scale", workload: "shop/Deployment/catalog", replicas: 3 } },
         checks: [
-          { from: "pod:shop/client-a", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 3 },
-          { from: "pod:shop/client-b", to: "service:shop/catalog:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 3 },
+          {
+            from: "pod:shop/client-a",
+            to: "service:shop/catalog:80",
+            verdict: "allow",
+            nodes: ["node-a", "node-b"],
+            count: 3,
+          },
+          {
+            from: "pod:shop/client-b",
+            to: "service:shop/catalog:80",
+            verdict: "allow",
+            nodes: ["node-a", "node-b"],
+            count: 3,
+          },
         ],
       },
     },
@@ -344,7 +525,8 @@ const DATA: [string, LessonData][] = [
       title: "Prefer same-zone endpoints with trafficDistribution",
       topics: ["trafficDistribution", "PreferSameZone", "zones"],
       goal: "Use trafficDistribution: PreferSameZone to keep traffic in its zone, and see the fallback for a zone without endpoints.",
-      question: "search runs one pod in zone-a and one in zone-b, none in zone-c, with trafficDistribution: PreferSameZone. Which endpoints do client-a (zone-a) and client-c (zone-c) reach?",
+      question:
+        "search runs one pod in zone-a and one in zone-b, none in zone-c, with trafficDistribution: PreferSameZone. Which endpoints do client-a (zone-a) and client-c (zone-c) reach?",
       answer:
         "client-a reaches only the search pod in zone-a. client-c reaches both: no endpoint is hinted for zone-c, so kube-proxy on node-c ignores the hints and uses every ready endpoint, each with chance 1/2. (Older manifests write PreferClose: in 1.35 it is the deprecated alias of PreferSameZone and behaves the same.)",
       sources: [
@@ -354,14 +536,34 @@ const DATA: [string, LessonData][] = [
         "https://kubernetes.io/docs/concepts/services-networking/service/#traffic-distribution",
       ],
       checks: [
-        { from: "pod:shop/client-a", to: "service:shop/search:80", verdict: "allow", nodes: ["node-a"], count: 1 },
-        { from: "pod:shop/client-c", to: "service:shop/search:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 2 },
+        {
+          from: "pod:shop/client-a",
+          to: "service:shop/search:80",
+          verdict: "allow",
+          nodes: ["node-a"],
+          count: 1,
+        },
+        {
+          from: "pod:shop/client-c",
+          to: "service:shop/search:80",
+          verdict: "allow",
+          nodes: ["node-a", "node-b"],
+          count: 2,
+        },
       ],
       edit: {
         description: "Delete the trafficDistribution line.",
         lookFor: "Without it, client-a spreads over both pods: half of its calls cross to zone-b.",
         change: { replace: { find: "  trafficDistribution: PreferSameZone\n", with: "" } },
-        checks: [{ from: "pod:shop/client-a", to: "service:shop/search:80", verdict: "allow", nodes: ["node-a", "node-b"], count: 2 }],
+        checks: [
+          {
+            from: "pod:shop/client-a",
+            to: "service:shop/search:80",
+            verdict: "allow",
+            nodes: ["node-a", "node-b"],
+            count: 2,
+          },
+        ],
       },
     },
   ],
@@ -372,7 +574,8 @@ const DATA: [string, LessonData][] = [
       title: "Prefer the same node, fall back to the zone",
       topics: ["trafficDistribution", "PreferSameNode", "internalTrafficPolicy"],
       goal: "Use trafficDistribution: PreferSameNode for a node agent, and compare its fallback with internalTrafficPolicy: Local.",
-      question: "otel-agent runs on node-a1 and node-b1 only (node-a2 has no agent yet), with trafficDistribution: PreferSameNode. Which agent pod answers client-a1, and which answers client-a2?",
+      question:
+        "otel-agent runs on node-a1 and node-b1 only (node-a2 has no agent yet), with trafficDistribution: PreferSameNode. Which agent pod answers client-a1, and which answers client-a2?",
       answer:
         "client-a1 reaches only the agent on its own node-a1. client-a2 has no agent on its node, so kube-proxy falls back to the zone hints and reaches the agent on node-a1, in its own zone, and never the one in zone-b.",
       sources: [
@@ -381,16 +584,45 @@ const DATA: [string, LessonData][] = [
         "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints (node hints, then zone hints)",
       ],
       checks: [
-        { from: "pod:observability/client-a1", to: "service:observability/otel-agent:4317", verdict: "allow", nodes: ["node-a1"], count: 1 },
-        { from: "pod:observability/client-a2", to: "service:observability/otel-agent:4317", verdict: "allow", nodes: ["node-a1"], count: 1 },
+        {
+          from: "pod:observability/client-a1",
+          to: "service:observability/otel-agent:4317",
+          verdict: "allow",
+          nodes: ["node-a1"],
+          count: 1,
+        },
+        {
+          from: "pod:observability/client-a2",
+          to: "service:observability/otel-agent:4317",
+          verdict: "allow",
+          nodes: ["node-a1"],
+          count: 1,
+        },
       ],
       edit: {
         description: "Replace trafficDistribution: PreferSameNode by internalTrafficPolicy: Local.",
-        lookFor: "client-a1 still reaches its own node's agent, but client-a2 is now dropped: Local never leaves the node, where PreferSameNode only prefers it.",
-        change: { replace: { find: "  trafficDistribution: PreferSameNode\n", with: "  internalTrafficPolicy: Local\n" } },
+        lookFor:
+          "client-a1 still reaches its own node's agent, but client-a2 is now dropped: Local never leaves the node, where PreferSameNode only prefers it.",
+        change: {
+          replace: {
+            find: "  trafficDistribution: PreferSameNode\n",
+            with: "  internalTrafficPolicy: Local\n",
+          },
+        },
         checks: [
-          { from: "pod:observability/client-a1", to: "service:observability/otel-agent:4317", verdict: "allow", nodes: ["node-a1"], count: 1 },
-          { from: "pod:observability/client-a2", to: "service:observability/otel-agent:4317", verdict: "drop", kubeProxy: "drop" },
+          {
+            from: "pod:observability/client-a1",
+            to: "service:observability/otel-agent:4317",
+            verdict: "allow",
+            nodes: ["node-a1"],
+            count: 1,
+          },
+          {
+            from: "pod:observability/client-a2",
+            to: "service:observability/otel-agent:4317",
+            verdict: "drop",
+            kubeProxy: "drop",
+          },
         ],
       },
     },
@@ -412,16 +644,38 @@ const DATA: [string, LessonData][] = [
         "kubernetes/kubernetes pkg/proxy/healthcheck/service_health.go (only ready local endpoints count)",
       ],
       checks: [
-        { from: "external:203.0.113.10@node-b", to: "service:shop/web:80", verdict: "allow", endpoints: ["shop/web-7d4b9c6f5-x2v8q"] },
-        { from: "pod:shop/checkout", to: "service:shop/web:80", verdict: "allow", endpoints: ["shop/web-5f6c8d9b7-k4m2n"] },
+        {
+          from: "external:203.0.113.10@node-b",
+          to: "service:shop/web:80",
+          verdict: "allow",
+          endpoints: ["shop/web-7d4b9c6f5-x2v8q"],
+        },
+        {
+          from: "pod:shop/checkout",
+          to: "service:shop/web:80",
+          verdict: "allow",
+          endpoints: ["shop/web-5f6c8d9b7-k4m2n"],
+        },
       ],
       edit: {
-        description: "Make the old pod web-7d4b9c6f5-x2v8q not ready (its readiness probe fails as it shuts down).",
-        lookFor: "The old pod no longer serves: node-b has nothing left to fall back to, and kube-proxy drops the packet. The ClusterIP call is unchanged.",
+        description:
+          "Make the old pod web-7d4b9c6f5-x2v8q not ready (its readiness probe fails as it shuts down).",
+        lookFor:
+          "The old pod no longer serves: node-b has nothing left to fall back to, and kube-proxy drops the packet. The ClusterIP call is unchanged.",
         change: { whatIf: { kind: "notReady", pod: "shop/web-7d4b9c6f5-x2v8q" } },
         checks: [
-          { from: "external:203.0.113.10@node-b", to: "service:shop/web:80", verdict: "drop", kubeProxy: "drop" },
-          { from: "pod:shop/checkout", to: "service:shop/web:80", verdict: "allow", endpoints: ["shop/web-5f6c8d9b7-k4m2n"] },
+          {
+            from: "external:203.0.113.10@node-b",
+            to: "service:shop/web:80",
+            verdict: "drop",
+            kubeProxy: "drop",
+          },
+          {
+            from: "pod:shop/checkout",
+            to: "service:shop/web:80",
+            verdict: "allow",
+            endpoints: ["shop/web-5f6c8d9b7-k4m2n"],
+          },
         ],
       },
     },
@@ -433,19 +687,36 @@ const DATA: [string, LessonData][] = [
       title: "Pin clients with session affinity",
       topics: ["sessionAffinity", "ClientIP"],
       goal: "See what sessionAffinity: ClientIP changes, and what it does not.",
-      question: "sessions has sessionAffinity: ClientIP. The web pod opens ten connections to sessions:80 within a minute. Which backends can the first one reach, and where do the other nine go?",
+      question:
+        "sessions has sessionAffinity: ClientIP. The web pod opens ten connections to sessions:80 within a minute. Which backends can the first one reach, and where do the other nine go?",
       answer:
         "The first connection goes to any of the 3 sessions pods, each with chance 1/3, as without affinity. kube-proxy then remembers web's address and sends the other nine to the same pod, as long as web keeps calling within timeoutSeconds (600 s) of its last connection. Affinity is per client address: all clients behind one NAT address share one backend.",
       sources: [
         "kubernetes/kubernetes pkg/proxy/iptables/proxier.go writeServiceToEndpointRules (-m recent --rcheck --seconds)",
         "https://kubernetes.io/docs/reference/networking/virtual-ips/#session-affinity",
       ],
-      checks: [{ from: "pod:shop/web", to: "service:shop/sessions:80", verdict: "allow", endpoints: ["shop/sessions-0", "shop/sessions-1", "shop/sessions-2"], hops: ["session affinity"] }],
+      checks: [
+        {
+          from: "pod:shop/web",
+          to: "service:shop/sessions:80",
+          verdict: "allow",
+          endpoints: ["shop/sessions-0", "shop/sessions-1", "shop/sessions-2"],
+          hops: ["session affinity"],
+        },
+      ],
       edit: {
         description: "Scale sessions to 2 replicas.",
-        lookFor: "sessions-2 is gone: the clients pinned to it lose their affinity and pick again between the two that remain, 1/2 each.",
+        lookFor:
+          "sessions-2 is gone: the clients pinned to it lose their affinity and pick again between the two that remain, 1/2 each.",
         change: { whatIf: { kind: "scale", workload: "shop/StatefulSet/sessions", replicas: 2 } },
-        checks: [{ from: "pod:shop/web", to: "service:shop/sessions:80", verdict: "allow", endpoints: ["shop/sessions-0", "shop/sessions-1"] }],
+        checks: [
+          {
+            from: "pod:shop/web",
+            to: "service:shop/sessions:80",
+            verdict: "allow",
+            endpoints: ["shop/sessions-0", "shop/sessions-1"],
+          },
+        ],
       },
     },
   ],
@@ -456,7 +727,8 @@ const DATA: [string, LessonData][] = [
       title: "Resolve a named targetPort pod by pod",
       topics: ["targetPort", "EndpointSlice"],
       goal: "See a named targetPort resolve to a different number in each pod, and leave out a pod that lacks the name.",
-      question: "api's targetPort is the name http. api-v1 names 8080 http, api-v2 names 9090 http, api-legacy names its port web. On which pod and port does each connection to api:80 land?",
+      question:
+        "api's targetPort is the name http. api-v1 names 8080 http, api-v2 names 9090 http, api-legacy names its port web. On which pod and port does each connection to api:80 land?",
       answer:
         "On api-v1 port 8080 or on api-v2 port 9090, each with chance 1/2: the EndpointSlice controller looks the name http up in each pod, so one Service port maps to different numbers. api-legacy has no port named http, so it gets no endpoint for port http: the EndpointSlice controller puts it in a slice of its own with ports: [], which kube-proxy has nothing to forward to (ktl reports KTL603).",
       sources: [
@@ -464,12 +736,31 @@ const DATA: [string, LessonData][] = [
         "kubernetes/kubernetes pkg/api/v1/pod/util.go FindPort",
         "https://kubernetes.io/docs/concepts/services-networking/service/#field-spec-ports",
       ],
-      checks: [{ from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow", endpoints: ["shop/api-v1:8080", "shop/api-v2:9090"] }],
+      checks: [
+        {
+          from: "pod:shop/web",
+          to: "service:shop/api:80",
+          verdict: "allow",
+          endpoints: ["shop/api-v1:8080", "shop/api-v2:9090"],
+        },
+      ],
       edit: {
         description: "Rename api-legacy's port from web to http.",
         lookFor: "api-legacy joins the endpoints on 8080, and each pod now has chance 1/3.",
-        change: { replace: { find: "        - name: web\n          containerPort: 8080", with: "        - name: http\n          containerPort: 8080" } },
-        checks: [{ from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow", endpoints: ["shop/api-legacy:8080", "shop/api-v1:8080", "shop/api-v2:9090"] }],
+        change: {
+          replace: {
+            find: "        - name: web\n          containerPort: 8080",
+            with: "        - name: http\n          containerPort: 8080",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/web",
+            to: "service:shop/api:80",
+            verdict: "allow",
+            endpoints: ["shop/api-legacy:8080", "shop/api-v1:8080", "shop/api-v2:9090"],
+          },
+        ],
       },
     },
   ],
@@ -480,19 +771,36 @@ const DATA: [string, LessonData][] = [
       title: "Find a selector that matches nothing",
       topics: ["selector", "REJECT"],
       goal: "Recognise a Service whose selector matches no pod, and tell kube-proxy's REJECT from a silent drop.",
-      question: "The web pod calls checkout:80. What does it get back, and how does that differ from a NetworkPolicy drop?",
+      question:
+        "The web pod calls checkout:80. What does it get back, and how does that differ from a NetworkPolicy drop?",
       answer:
         'Connection refused, at once. The selector app=checkout matches no pod (the pods are labelled app=check-out), so the Service has no endpoints and kube-proxy REJECTs the packet: the client gets an ICMP "port unreachable". With most CNIs a NetworkPolicy drop, like kube-proxy\'s DROP for a Local policy, is silent: the client waits for a timeout (some CNIs reject instead).',
       sources: [
-        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (\"has no endpoints\" REJECT)",
+        'kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules ("has no endpoints" REJECT)',
         "https://kubernetes.io/docs/concepts/services-networking/service/#services-without-selectors",
       ],
-      checks: [{ from: "pod:shop/web", to: "service:shop/checkout:80", verdict: "drop", count: 0, kubeProxy: "reject" }],
+      checks: [
+        {
+          from: "pod:shop/web",
+          to: "service:shop/checkout:80",
+          verdict: "drop",
+          count: 0,
+          kubeProxy: "reject",
+        },
+      ],
       edit: {
         description: "Fix the Service's selector to app: check-out.",
         lookFor: "Both checkout pods become endpoints, 1/2 each.",
         change: { replace: { find: "    app: checkout\n  ports:", with: "    app: check-out\n  ports:" } },
-        checks: [{ from: "pod:shop/web", to: "service:shop/checkout:80", verdict: "allow", count: 2, kubeProxy: "forward" }],
+        checks: [
+          {
+            from: "pod:shop/web",
+            to: "service:shop/checkout:80",
+            verdict: "allow",
+            count: 2,
+            kubeProxy: "forward",
+          },
+        ],
       },
     },
   ],
@@ -503,7 +811,8 @@ const DATA: [string, LessonData][] = [
       title: "Resolve headless and ExternalName Services",
       topics: ["headless", "ExternalName", "DNS"],
       goal: "See the two kinds of Service that kube-proxy programs nothing for, and what answers instead: DNS.",
-      question: "app/client connects to postgres.data:5432 (headless; a short name resolves in the client's own namespace app first, so it must say .data) and to billing:80 (ExternalName, in app). Which addresses does it reach, and where does kube-proxy come in?",
+      question:
+        "app/client connects to postgres.data:5432 (headless; a short name resolves in the client's own namespace app first, so it must say .data) and to billing:80 (ExternalName, in app). Which addresses does it reach, and where does kube-proxy come in?",
       answer:
         "postgres: DNS answers postgres.data.svc.cluster.local with the two pod IPs and the client connects to one of them directly, on 5432. kube-proxy is not involved: no load balancing beyond the client's own pick, no port translation. billing: DNS answers with a CNAME to billing.finance.svc.cluster.local; that name's ClusterIP is an ordinary Service, which kube-proxy forwards to billing-0 on 8080. The client's port (80) must be a port of the target Service, since ExternalName translates none.",
       sources: [
@@ -513,15 +822,37 @@ const DATA: [string, LessonData][] = [
         "kubernetes/kubernetes pkg/apis/core/validation/validation.go ValidateServiceUpdate (validateUpgradeDowngradeClusterIPs)",
       ],
       checks: [
-        { from: "pod:app/client", to: "service:data/postgres:5432", verdict: "allow", endpoints: ["data/postgres-0:5432", "data/postgres-1:5432"], kubeProxy: "none", hops: ["dns"] },
-        { from: "pod:app/client", to: "service:app/billing:80", verdict: "allow", endpoints: ["finance/billing-0:8080"], kubeProxy: "forward", hops: ["dns", "kube-proxy"] },
+        {
+          from: "pod:app/client",
+          to: "service:data/postgres:5432",
+          verdict: "allow",
+          endpoints: ["data/postgres-0:5432", "data/postgres-1:5432"],
+          kubeProxy: "none",
+          hops: ["dns"],
+        },
+        {
+          from: "pod:app/client",
+          to: "service:app/billing:80",
+          verdict: "allow",
+          endpoints: ["finance/billing-0:8080"],
+          kubeProxy: "forward",
+          hops: ["dns", "kube-proxy"],
+        },
       ],
       edit: {
         description: "Delete postgres's clusterIP: None line.",
         lookFor:
           "Read as a new cluster, the text now gives postgres a ClusterIP and kube-proxy load-balances it: a kube-proxy hop appears, 1/2 each. Applied to the running Service it does not: the apiserver keeps the stored clusterIP None when the new one is empty (patchAllocatedValues), so the Service silently stays headless (`ktl validate --old` says KTL620); an explicit new clusterIP would be rejected as immutable. To change it, delete and recreate the Service.",
         change: { replace: { find: "  clusterIP: None\n", with: "" } },
-        checks: [{ from: "pod:app/client", to: "service:data/postgres:5432", verdict: "allow", count: 2, kubeProxy: "forward" }],
+        checks: [
+          {
+            from: "pod:app/client",
+            to: "service:data/postgres:5432",
+            verdict: "allow",
+            count: 2,
+            kubeProxy: "forward",
+          },
+        ],
       },
     },
   ],
@@ -536,22 +867,54 @@ const DATA: [string, LessonData][] = [
       ],
       topics: ["CiliumNetworkPolicy", "L7", "HTTP"],
       goal: "See that a Cilium HTTP rule works above the connection: the connection opens, and each request is judged by method and path as whole-value regexes; one that no rule matches gets 403 from Cilium's proxy.",
-      question: "api-read-only lets frontend reach api on 8080 with one HTTP rule: GET /api/.*. What do GET /api/orders, POST /api/orders and GET /health from frontend get, and what happens to batch?",
+      question:
+        "api-read-only lets frontend reach api on 8080 with one HTTP rule: GET /api/.*. What do GET /api/orders, POST /api/orders and GET /health from frontend get, and what happens to batch?",
       answer:
         "GET /api/orders reaches api (200). POST /api/orders and GET /health open a connection, but Cilium's proxy answers 403: the method is not GET, or the path does not match /api/.* as a whole. batch is not selected by fromEndpoints, so its connection is dropped at L4 with no HTTP answer at all: api is in default deny for ingress once a rule selects it.",
       checks: [
-        { from: "pod:shop/frontend", to: "service:shop/api:80", http: "GET /api/orders", verdict: "allow", httpStatus: 200 },
-        { from: "pod:shop/frontend", to: "service:shop/api:80", http: "POST /api/orders", verdict: "drop", httpStatus: 403 },
-        { from: "pod:shop/frontend", to: "service:shop/api:80", http: "GET /health", verdict: "drop", httpStatus: 403 },
+        {
+          from: "pod:shop/frontend",
+          to: "service:shop/api:80",
+          http: "GET /api/orders",
+          verdict: "allow",
+          httpStatus: 200,
+        },
+        {
+          from: "pod:shop/frontend",
+          to: "service:shop/api:80",
+          http: "POST /api/orders",
+          verdict: "drop",
+          httpStatus: 403,
+        },
+        {
+          from: "pod:shop/frontend",
+          to: "service:shop/api:80",
+          http: "GET /health",
+          verdict: "drop",
+          httpStatus: 403,
+        },
         { from: "pod:shop/batch", to: "service:shop/api:80", verdict: "drop" },
       ],
       edit: {
         description: "Let the rule take POST too: change method: GET to method: GET|POST.",
-        lookFor: "POST /api/orders now reaches api (200); GET /health still gets 403, because the path must match /api/.* from its first character to its last.",
+        lookFor:
+          "POST /api/orders now reaches api (200); GET /health still gets 403, because the path must match /api/.* from its first character to its last.",
         change: { replace: { find: "- method: GET", with: "- method: GET|POST" } },
         checks: [
-          { from: "pod:shop/frontend", to: "service:shop/api:80", http: "POST /api/orders", verdict: "allow", httpStatus: 200 },
-          { from: "pod:shop/frontend", to: "service:shop/api:80", http: "GET /health", verdict: "drop", httpStatus: 403 },
+          {
+            from: "pod:shop/frontend",
+            to: "service:shop/api:80",
+            http: "POST /api/orders",
+            verdict: "allow",
+            httpStatus: 200,
+          },
+          {
+            from: "pod:shop/frontend",
+            to: "service:shop/api:80",
+            http: "GET /health",
+            verdict: "drop",
+            httpStatus: 403,
+          },
         ],
       },
     },
@@ -567,7 +930,8 @@ const DATA: [string, LessonData][] = [
       ],
       topics: ["Calico", "Tier", "GlobalNetworkPolicy", "order"],
       goal: "Follow Calico's order: tiers first (security at 100 before default), policies by order within a tier, the first Allow or Deny final, Pass handing over to the next tier, where Kubernetes NetworkPolicies sit at order 1000.",
-      question: "The security tier denies quarantined pods and passes everything else. In the default tier, db-deny-reports (order 100) denies reports, and the NetworkPolicy db-allow-shop admits every pod of shop. Who may call db on 8080: api, api-quarantined, reports?",
+      question:
+        "The security tier denies quarantined pods and passes everything else. In the default tier, db-deny-reports (order 100) denies reports, and the NetworkPolicy db-allow-shop admits every pod of shop. Who may call db on 8080: api, api-quarantined, reports?",
       answer:
         "Only api. api-quarantined meets the security tier's Deny first. reports is passed on to the default tier, where db-deny-reports at order 100 denies it before the NetworkPolicy (order 1000) could allow it. api is passed on too, matches no Calico rule, and db-allow-shop allows it.",
       checks: [
@@ -577,7 +941,8 @@ const DATA: [string, LessonData][] = [
       ],
       edit: {
         description: "In security.quarantine, turn the last rule's Pass into Allow.",
-        lookFor: "reports now reaches db: an Allow in the security tier is final, so the default tier, db-deny-reports included, is never consulted. Quarantined pods are still denied: their Deny comes first.",
+        lookFor:
+          "reports now reaches db: an Allow in the security tier is final, so the default tier, db-deny-reports included, is never consulted. Quarantined pods are still denied: their Deny comes first.",
         change: { replace: { find: "    - action: Pass", with: "    - action: Allow" } },
         checks: [
           { from: "pod:shop/reports", to: "pod:shop/db:8080", verdict: "allow" },
@@ -598,40 +963,318 @@ const DATA: [string, LessonData][] = [
       ],
       topics: ["cluster profile", "masquerade", "NodePort", "NetworkPolicy"],
       goal: "See an answer that Kubernetes leaves to the CNI: does ingress policy see the client's address, or the address kube-proxy masqueraded it to? Compare the profiles side by side.",
-      question: "web's only pod runs on node-a, behind a NodePort with externalTrafficPolicy Cluster, and default-deny-ingress isolates it. An outside client, 203.0.113.10, lands on node-a. Is it let in?",
+      question:
+        "web's only pod runs on node-a, behind a NodePort with externalTrafficPolicy Cluster, and default-deny-ingress isolates it. An outside client, 203.0.113.10, lands on node-a. Is it let in?",
       answer:
         "It depends on the CNI. kube-proxy masquerades the packet to node-a's own address. With Calico, Felix filters before that masquerade, sees 203.0.113.10 and drops it. With Cilium and kube-proxy, the pod's policy sees the local host, which Cilium always admits. With Cilium's kube-proxy replacement there is no masquerade toward a local backend, so the policy sees the client and drops it. The generic profile keeps Kubernetes' own-node rule and says that the answer depends on the CNI.",
       checks: [
-        { from: "external:203.0.113.10@node-a", to: "service:shop/web:80", verdict: "allow", says: "this depends on the CNI" },
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "service:shop/web:80",
+          verdict: "allow",
+          says: "this depends on the CNI",
+        },
         { from: "external:203.0.113.10@node-a", to: "service:shop/web:80", cni: "calico", verdict: "drop" },
         { from: "external:203.0.113.10@node-a", to: "service:shop/web:80", cni: "cilium", verdict: "allow" },
-        { from: "external:203.0.113.10@node-a", to: "service:shop/web:80", cni: "cilium-kpr", verdict: "drop" },
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "service:shop/web:80",
+          cni: "cilium-kpr",
+          verdict: "drop",
+        },
       ],
       edit: {
-        description: "Say which CNI runs: add Cilium's cilium-config ConfigMap with kube-proxy-replacement: \"true\" (ktl reads the profile from it).",
-        lookFor: "Without choosing a profile, the trace now follows Cilium's kube-proxy replacement: the client's own address meets default-deny-ingress and is dropped.",
+        description:
+          'Say which CNI runs: add Cilium\'s cilium-config ConfigMap with kube-proxy-replacement: "true" (ktl reads the profile from it).',
+        lookFor:
+          "Without choosing a profile, the trace now follows Cilium's kube-proxy replacement: the client's own address meets default-deny-ingress and is dropped.",
         change: {
           replace: {
             find: "apiVersion: networking.k8s.io/v1",
-            with: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n  kube-proxy-replacement: \"true\"\n---\napiVersion: networking.k8s.io/v1",
+            with: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cilium-config\n  namespace: kube-system\ndata:\n  kube-proxy-replacement: "true"\n---\napiVersion: networking.k8s.io/v1',
           },
         },
         checks: [{ from: "external:203.0.113.10@node-a", to: "service:shop/web:80", verdict: "drop" }],
       },
     },
   ],
+  [
+    cascade,
+    {
+      id: "20-read-the-probability-cascade",
+      title: "Read the probability cascade",
+      topics: ["iptables", "statistic", "load balancing"],
+      goal: "Read kube-proxy's chain of statistic rules (0.25, 0.333, 0.5, then the rest) as what it is: an even split, with no preference for the client's node.",
+      question:
+        "web has 4 pods, 2 on node-a and 2 on node-b. `ktl iptables --node node-a` shows the KUBE-SVC chain with --probability 0.25000000000, 0.33333333349, 0.50000000000 and a last rule with none. The client on node-a calls web:80: what chance does each pod get, and do node-a's pods get more?",
+      answer:
+        "Each pod gets exactly 1/4. The rules are tried in order: the first takes 1/4 of all packets; the second takes 1/3 of the remaining 3/4 (= 1/4); the third 1/2 of the remaining 1/2 (= 1/4); the last takes what is left (1/4). The cascade is how iptables draws one of n evenly (probability 1/(n-i) for rule i); it prefers nothing, node-a's own pods included. nftables mode draws the same way with one numgen random mod 4.",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go writeServiceToEndpointRules (probability 1/(n-i), computeProbability)",
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go (numgen random mod n)",
+        "https://kubernetes.io/docs/reference/networking/virtual-ips/#proxy-mode-iptables",
+      ],
+      checks: [
+        {
+          from: "pod:shop/client",
+          to: "service:shop/web:80",
+          verdict: "allow",
+          nodes: ["node-a", "node-b"],
+          count: 4,
+          kubeProxy: "forward",
+        },
+      ],
+      edit: {
+        description: "Scale web to 2 replicas.",
+        lookFor:
+          "The chain shrinks to --probability 0.50000000000 and a last rule: each of the 2 pods gets 1/2. One rule fewer per pod: the cascade always has n-1 statistic rules.",
+        change: { whatIf: { kind: "scale", workload: "shop/Deployment/web", replicas: 2 } },
+        checks: [
+          {
+            from: "pod:shop/client",
+            to: "service:shop/web:80",
+            verdict: "allow",
+            count: 2,
+            kubeProxy: "forward",
+          },
+        ],
+      },
+    },
+  ],
+  [
+    hairpin,
+    {
+      id: "21-call-your-own-service-hairpin",
+      title: "Call your own Service: hairpin",
+      topics: ["hairpin", "masquerade", "iptables"],
+      goal: "See a pod reach itself through its Service, and why kube-proxy masquerades that one case.",
+      question:
+        "web-0 is the only endpoint of web. web-0 calls web:80. Does the call come back to web-0, and which source address does it see?",
+      answer:
+        "It comes back to web-0, masqueraded: the endpoint chain's first rule `-s <pod IP> -j KUBE-MARK-MASQ` marks a packet whose source is the endpoint itself, so it leaves with its node's address. Without it web-0 would answer itself directly, from its own address to its own address, and the reply would bypass the DNAT the client expects. The bridge must also send the packet back out of the port it came from (hairpin mode, which the CNI sets).",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go writeServiceToEndpointRules (KUBE-SEP: -s endpoint IP -j KUBE-MARK-MASQ)",
+        "https://kubernetes.io/docs/tasks/debug/debug-application/debug-service/#a-pod-fails-to-reach-itself-via-the-service-ip",
+      ],
+      checks: [
+        {
+          from: "pod:shop/web-0",
+          to: "service:shop/web:80",
+          verdict: "allow",
+          endpoints: ["shop/web-0"],
+          sourceIPPreserved: false,
+          kubeProxy: "forward",
+        },
+      ],
+      edit: {
+        description: "Scale web to 2 replicas.",
+        lookFor:
+          "web-0 now lands on itself (masqueraded) or on web-1 (keeping its own address), each with chance 1/2: the masquerade applies to the hairpin branch only.",
+        change: { whatIf: { kind: "scale", workload: "shop/StatefulSet/web", replicas: 2 } },
+        checks: [
+          {
+            from: "pod:shop/web-0",
+            to: "service:shop/web:80",
+            verdict: "allow",
+            endpoints: ["shop/web-0", "shop/web-1"],
+            kubeProxy: "forward",
+          },
+        ],
+      },
+    },
+  ],
+  [
+    sourceRanges,
+    {
+      id: "22-filter-clients-with-source-ranges",
+      title: "Filter clients with loadBalancerSourceRanges",
+      topics: ["loadBalancerSourceRanges", "externalTrafficPolicy", "masquerade"],
+      goal: "Admit only some client networks to a LoadBalancer that masquerades (externalTrafficPolicy: Cluster), where an ipBlock rule would see the node's address.",
+      question:
+        "partner-api admits 203.0.113.0/24 through loadBalancerSourceRanges; externalTrafficPolicy is Cluster. Which of 203.0.113.10 and 198.51.100.99 gets through when its packet reaches node-a?",
+      answer:
+        "Only 203.0.113.10. The ranges are checked on the client's own address: by the cloud load balancer where it supports them, and on every node by kube-proxy's firewall chain (KUBE-FW, KUBE-PROXY-FIREWALL), which runs before the masquerade. 198.51.100.99 is dropped there. 203.0.113.10 is admitted, then masqueraded to node-a's address on its way to the pod on node-b: a NetworkPolicy ipBlock for 203.0.113.0/24 at the pod would not have matched (lesson 08).",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-FW-* firewall chain, loadBalancerSourceRanges)",
+        "kubernetes/kubernetes pkg/proxy/serviceport.go newBaseServiceInfo (spec.loadBalancerSourceRanges)",
+        "https://kubernetes.io/docs/tasks/access-application-cluster/configure-cloud-provider-firewall/",
+      ],
+      checks: [
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "service:shop/partner-api:443",
+          verdict: "allow",
+          count: 1,
+          sourceIPPreserved: false,
+          hops: ["loadBalancerSourceRanges"],
+        },
+        {
+          from: "external:198.51.100.99@node-a",
+          to: "service:shop/partner-api:443",
+          verdict: "drop",
+          hops: ["loadBalancerSourceRanges"],
+        },
+      ],
+      edit: {
+        description: "Delete partner-api's loadBalancerSourceRanges.",
+        lookFor:
+          "198.51.100.99 gets through too: with no ranges, kube-proxy writes no firewall chain and the load balancer admits anyone.",
+        change: { replace: { find: "  loadBalancerSourceRanges:\n    - 203.0.113.0/24\n", with: "" } },
+        checks: [
+          {
+            from: "external:198.51.100.99@node-a",
+            to: "service:shop/partner-api:443",
+            verdict: "allow",
+            count: 1,
+          },
+        ],
+      },
+    },
+  ],
+  [
+    crossZone,
+    {
+      id: "23-watch-hints-cross-zones",
+      title: "Watch topology hints cross zones",
+      topics: ["topology-mode", "hints", "PreferSameZone", "zones"],
+      goal: "See topology-mode Auto hint an endpoint of one zone for another, following CPU rather than pods, and PreferSameZone never do so.",
+      question:
+        "catalog has topology-mode: Auto. zone-a has 8 CPUs and 1 catalog pod, zone-b 4 CPUs and 2 pods. Which endpoints do client-a (zone-a) and client-b (zone-b) reach?",
+      answer:
+        "client-a reaches catalog-a1 and one zone-b pod, catalog-b1; client-b reaches only catalog-b2. The EndpointSlice controller gives each zone a share of the 3 endpoints in proportion to its CPU: zone-a 2, zone-b 1. zone-b has one pod too many, so the controller hints catalog-b1 for zone-a: half of client-a's calls cross zones, on purpose, so that zone-b's pods are not overloaded by zone-a's clients.",
+      sources: [
+        "kubernetes/kubernetes staging/src/k8s.io/endpointslice/topologycache/topologycache.go AddHints, getAllocations, redistributeHints",
+        "https://kubernetes.io/docs/concepts/services-networking/topology-aware-routing/",
+        "KEP-2433 (topology aware hints)",
+      ],
+      checks: [
+        {
+          from: "pod:shop/client-a",
+          to: "service:shop/catalog:80",
+          verdict: "allow",
+          endpoints: ["shop/catalog-a1", "shop/catalog-b1"],
+        },
+        {
+          from: "pod:shop/client-b",
+          to: "service:shop/catalog:80",
+          verdict: "allow",
+          endpoints: ["shop/catalog-b2"],
+        },
+      ],
+      edit: {
+        description: "Replace the topology-mode annotation by trafficDistribution: PreferSameZone.",
+        lookFor:
+          "Now every endpoint is hinted for its own zone: client-a reaches only catalog-a1, client-b both zone-b pods. PreferSameZone never sends a client across zones while its zone has an endpoint, whatever the CPU: one zone-a pod takes all of zone-a's traffic.",
+        change: {
+          replace: {
+            find: "  annotations:\n    service.kubernetes.io/topology-mode: Auto\nspec:\n",
+            with: "spec:\n  trafficDistribution: PreferSameZone\n",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/client-a",
+            to: "service:shop/catalog:80",
+            verdict: "allow",
+            endpoints: ["shop/catalog-a1"],
+          },
+          {
+            from: "pod:shop/client-b",
+            to: "service:shop/catalog:80",
+            verdict: "allow",
+            endpoints: ["shop/catalog-b1", "shop/catalog-b2"],
+          },
+        ],
+      },
+    },
+  ],
+  [
+    lbInside,
+    {
+      id: "24-call-a-load-balancer-from-inside",
+      title: "Call a load balancer's IP from inside the cluster",
+      topics: ["LoadBalancer", "externalTrafficPolicy", "short-circuit"],
+      goal: "See kube-proxy short-circuit pod traffic to a LoadBalancer IP, so that an externalTrafficPolicy: Local node without endpoints still serves its own pods.",
+      question:
+        "web (externalTrafficPolicy: Local) runs only on node-a. The client pod on node-b calls the load balancer's IP 198.51.100.50:80, and an external client's packet lands on node-b. Which reaches web?",
+      answer:
+        "The pod's call does; the external packet does not. kube-proxy on node-b captures traffic to the LB IP itself, and pod traffic to it is short-circuited to all the Service's endpoints, unmasqueraded, as if it had gone out to the load balancer and come back (kubernetes#77523): it reaches web on node-a. The external packet gets the Local policy: node-b has no local endpoint, so kube-proxy drops it (and the load balancer's health check, 503 on node-b, keeps such packets away).",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-EXT chain: short-circuit pod traffic to KUBE-SVC)",
+        "https://github.com/kubernetes/kubernetes/pull/77523",
+        "kubernetes/kubernetes pkg/proxy/healthcheck/service_health.go",
+      ],
+      checks: [
+        {
+          from: "pod:shop/client",
+          to: "ip:198.51.100.50:80",
+          verdict: "allow",
+          nodes: ["node-a"],
+          count: 1,
+          sourceIPPreserved: true,
+        },
+        {
+          from: "external:203.0.113.10@node-b",
+          to: "service:shop/web:80",
+          verdict: "drop",
+          kubeProxy: "drop",
+        },
+      ],
+      edit: {
+        description: "Switch web's externalTrafficPolicy to Cluster.",
+        lookFor:
+          "The external packet on node-b is forwarded to web on node-a now, masqueraded to node-b's address. The pod's call is unchanged.",
+        change: {
+          whatIf: {
+            kind: "trafficPolicy",
+            service: "shop/web",
+            field: "externalTrafficPolicy",
+            value: "Cluster",
+          },
+        },
+        checks: [
+          {
+            from: "external:203.0.113.10@node-b",
+            to: "service:shop/web:80",
+            verdict: "allow",
+            nodes: ["node-a"],
+            sourceIPPreserved: false,
+          },
+          {
+            from: "pod:shop/client",
+            to: "ip:198.51.100.50:80",
+            verdict: "allow",
+            nodes: ["node-a"],
+            count: 1,
+          },
+        ],
+      },
+    },
+  ],
 ];
 
-export const LESSONS: readonly Lesson[] = DATA.map(([manifests, d]) => ({ ...d, number: Number(d.id.slice(0, 2)), file: "manifests.yaml", manifests }));
+export const LESSONS: readonly Lesson[] = DATA.map(([manifests, d]) => ({
+  ...d,
+  number: Number(d.id.slice(0, 2)),
+  file: "manifests.yaml",
+  manifests,
+}));
 
 export function lessonById(id: string): Lesson | undefined {
   return LESSONS.find((l) => l.id === id);
 }
 
 /** A text replacement of a lesson's edit applied to `text`; an error when the text no longer has what it changes. Pure (the UI bundle imports it): what-if changes run through the engine (scenarios/lessonEdit.ts, the what-if worker). */
-export function replaceInText(change: { find: string; with: string }, text: string): { text: string; error?: string } {
+export function replaceInText(
+  change: { find: string; with: string },
+  text: string,
+): { text: string; error?: string } {
   const at = text.indexOf(change.find);
-  if (at < 0) return { text, error: "the manifests no longer contain the text this edit changes: reset the lesson first" };
+  if (at < 0)
+    return {
+      text,
+      error: "the manifests no longer contain the text this edit changes: reset the lesson first",
+    };
   return { text: text.slice(0, at) + change.with + text.slice(at + change.find.length) };
 }
 
