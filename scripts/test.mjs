@@ -1,5 +1,5 @@
 // `npm test`: every check, in order, stopping at the first failure:
-// type-check -> lint -> unit tests (vitest) -> conformance (../shared, when present) -> browser tests (Playwright).
+// type-check -> lint -> format (prettier --check) -> unit tests (vitest) -> conformance (../shared, when present) -> browser tests (Playwright).
 // Each runner's own counts are added up into one closing line: "tests: N passed, N failed".
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -8,6 +8,7 @@ const shared = "../shared";
 const steps = [
   { name: "type-check", cmd: "npm", args: ["run", "-s", "typecheck"] },
   { name: "lint", cmd: "npm", args: ["run", "-s", "lint"] },
+  { name: "format", cmd: "npx", args: ["prettier", "--check", "."] },
   { name: "unit tests", cmd: "npx", args: ["vitest", "run"], counts: /Tests\s+(?:(\d+) failed \| )?(\d+) passed/ },
 ];
 if (existsSync(`${shared}/conformance/run`)) {
