@@ -3,11 +3,23 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 
-const engineWhy = "src/engine must stay pure: it runs in Node behind bin/ktl and in a Web Worker, so it may not import UI code.";
-const domWhy = "src/engine runs in Node and in a Worker: there is no DOM there. Pass data in, return plain data out.";
+const engineWhy =
+  "src/engine must stay pure: it runs in Node behind bin/ktl and in a Web Worker, so it may not import UI code.";
+const domWhy =
+  "src/engine runs in Node and in a Worker: there is no DOM there. Pass data in, return plain data out.";
 
 export default tseslint.config(
-  { ignores: ["dist/", "lib/", "node_modules/", ".cache/", "test-results/", "playwright-report/", "bin/*.mjs"] },
+  {
+    ignores: [
+      "dist/",
+      "lib/",
+      "node_modules/",
+      ".cache/",
+      "test-results/",
+      "playwright-report/",
+      "bin/*.mjs",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
@@ -44,19 +56,34 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         {
-          paths: ["react", "react-dom", "zustand", "@xyflow/react", "monaco-editor", "monaco-yaml", "elkjs"].map((name) => ({
+          paths: [
+            "react",
+            "react-dom",
+            "zustand",
+            "@xyflow/react",
+            "monaco-editor",
+            "monaco-yaml",
+            "elkjs",
+          ].map((name) => ({
             name,
             message: engineWhy,
           })),
-          patterns: [{ group: ["**/components/**", "**/store/**", "**/app/**", "**/graph/**", "node:*"], message: engineWhy }],
+          patterns: [
+            {
+              group: ["**/components/**", "**/store/**", "**/app/**", "**/graph/**", "node:*"],
+              message: engineWhy,
+            },
+          ],
         },
       ],
       "no-restricted-globals": [
         "error",
-        ...["window", "document", "localStorage", "sessionStorage", "fetch", "navigator", "location"].map((name) => ({
-          name,
-          message: domWhy,
-        })),
+        ...["window", "document", "localStorage", "sessionStorage", "fetch", "navigator", "location"].map(
+          (name) => ({
+            name,
+            message: domWhy,
+          }),
+        ),
       ],
     },
   },

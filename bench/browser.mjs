@@ -18,7 +18,15 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const WORK_KEY = "ktl.work.v1";
 const LOADS = 5;
 const EDITS = 5;
@@ -51,16 +59,26 @@ async function waitForServer(url, ms) {
 function bundleSizes(dist, record) {
   const html = readFileSync(join(dist, "index.html"), "utf8");
   const entry = /<script type="module"[^>]*src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
-  const preloads = [...html.matchAll(/<link rel="modulepreload"[^>]*href="\.\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+  const preloads = [...html.matchAll(/<link rel="modulepreload"[^>]*href="\.\/(assets\/[^"]+\.js)"/g)].map(
+    (m) => m[1],
+  );
   const assets = readdirSync(join(dist, "assets")).filter((f) => f.endsWith(".js"));
   const sizes = assets.map((f) => {
     const bytes = readFileSync(join(dist, "assets", f));
-    return { file: `assets/${f}`, raw: bytes.length / 1000, gzip: gzipSync(bytes, { level: 9 }).length / 1000 };
+    return {
+      file: `assets/${f}`,
+      raw: bytes.length / 1000,
+      gzip: gzipSync(bytes, { level: 9 }).length / 1000,
+    };
   });
   const main = sizes.filter((s) => s.file === entry || preloads.includes(s.file));
   const mainGzip = main.reduce((n, s) => n + s.gzip, 0);
   const mainRaw = main.reduce((n, s) => n + s.raw, 0);
-  record("-", "main bundle without Monaco (gzip)", "kB", [mainGzip], { browser: true, raw: Math.round(mainRaw), files: main.map((s) => s.file) });
+  record("-", "main bundle without Monaco (gzip)", "kB", [mainGzip], {
+    browser: true,
+    raw: Math.round(mainRaw),
+    files: main.map((s) => s.file),
+  });
   for (const s of sizes.sort((a, b) => b.gzip - a.gzip)) {
     if (main.includes(s)) continue;
     const name = s.file.replace(/^assets\//, "").replace(/-[\w-]{8}\.js$/, ".js");
@@ -80,7 +98,8 @@ function pageProbe() {
       const sent = new Map();
       const post = this.postMessage.bind(this);
       this.postMessage = (m, ...rest) => {
-        if (m && typeof m === "object" && "id" in m) sent.set(m.id, { t: performance.now(), nodes: m.graph ? count(m.graph) : 0 });
+        if (m && typeof m === "object" && "id" in m)
+          sent.set(m.id, { t: performance.now(), nodes: m.graph ? count(m.graph) : 0 });
         post(m, ...rest);
       };
       this.addEventListener("message", (e) => {
@@ -124,13 +143,22 @@ export async function measureBrowser({ root, record, log, clusterFile }) {
   }
   const dist = join(root, ".cache", "bench", "dist");
   log("browser: vite build ...");
-  const build = spawnSync("npx", ["vite", "build", "--outDir", dist, "--emptyOutDir", "--logLevel", "error"], { cwd: root, encoding: "utf8" });
-  if (build.status !== 0 || !existsSync(join(dist, "index.html"))) return { skipped: `vite build failed: ${(build.stderr || build.stdout).trim().slice(-500)}` };
+  const build = spawnSync(
+    "npx",
+    ["vite", "build", "--outDir", dist, "--emptyOutDir", "--logLevel", "error"],
+    { cwd: root, encoding: "utf8" },
+  );
+  if (build.status !== 0 || !existsSync(join(dist, "index.html")))
+    return { skipped: `vite build failed: ${(build.stderr || build.stdout).trim().slice(-500)}` };
   bundleSizes(dist, record);
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}/`;
-  const server = spawn("npx", ["vite", "preview", "--outDir", dist, "--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: root, stdio: "ignore", detached: true });
+  const server = spawn(
+    "npx",
+    ["vite", "preview", "--outDir", dist, "--host", "127.0.0.1", "--port", String(port), "--strictPort"],
+    { cwd: root, stdio: "ignore", detached: true },
+  );
   let browser;
   try {
     await waitForServer(base, 60_000);
@@ -139,7 +167,11 @@ export async function measureBrowser({ root, record, log, clusterFile }) {
       const ctx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
       await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(base).origin });
       await ctx.addInitScript(pageProbe);
-      if (work !== undefined) await ctx.addInitScript(([k, v]) => localStorage.setItem(k, v), [WORK_KEY, JSON.stringify({ text: work })]);
+      if (work !== undefined)
+        await ctx.addInitScript(
+          ([k, v]) => localStorage.setItem(k, v),
+          [WORK_KEY, JSON.stringify({ text: work })],
+        );
       return ctx;
     };
 
@@ -157,7 +189,9 @@ export async function measureBrowser({ root, record, log, clusterFile }) {
     for (const tier of ["S", "M"]) {
       const { path, stats } = clusterFile(tier);
       const text = readFileSync(path, "utf8");
-      const namespace = /\nkind: Namespace\nmetadata:\n {2}name: ([\w-]+)\n {2}labels:\n {4}team:/.exec(text)?.[1] ?? "default";
+      const namespace =
+        /\nkind: Namespace\nmetadata:\n {2}name: ([\w-]+)\n {2}labels:\n {4}team:/.exec(text)?.[1] ??
+        "default";
       log(`browser: ${tier} (${stats.pods} pods): load, layout, ${EDITS} edits ...`);
       const loads = [];
       const layouts = [];
@@ -204,4 +238,3 @@ export async function measureBrowser({ root, record, log, clusterFile }) {
     }
   }
 }
-

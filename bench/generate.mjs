@@ -27,23 +27,80 @@ export const DEFAULT_SEED = 20240601;
 
 /** Cluster tiers. Pod counts are approximate; `describe` prints the exact ones. */
 export const TIERS = {
-  S: { layout: "workloads", teams: 4, nsPerTeam: 2, appsPerNs: 8, replicas: [1, 5], servicesPerNs: 5, policiesPerNs: 8, nodes: 4 },
-  M: { layout: "workloads", teams: 10, nsPerTeam: 4, appsPerNs: 10, replicas: [2, 8], servicesPerNs: 8, policiesPerNs: 20, nodes: 24 },
-  L: { layout: "pods", teams: 25, nsPerTeam: 4, appsPerNs: 20, replicas: [2, 8], servicesPerNs: 14, policiesPerNs: 30, nodes: 100 },
-  XL: { layout: "workloads", teams: 100, nsPerTeam: 10, appsPerNs: 15, replicas: [10, 10], servicesPerNs: 10, policiesPerNs: 75, nodes: 1500 },
+  S: {
+    layout: "workloads",
+    teams: 4,
+    nsPerTeam: 2,
+    appsPerNs: 8,
+    replicas: [1, 5],
+    servicesPerNs: 5,
+    policiesPerNs: 8,
+    nodes: 4,
+  },
+  M: {
+    layout: "workloads",
+    teams: 10,
+    nsPerTeam: 4,
+    appsPerNs: 10,
+    replicas: [2, 8],
+    servicesPerNs: 8,
+    policiesPerNs: 20,
+    nodes: 24,
+  },
+  L: {
+    layout: "pods",
+    teams: 25,
+    nsPerTeam: 4,
+    appsPerNs: 20,
+    replicas: [2, 8],
+    servicesPerNs: 14,
+    policiesPerNs: 30,
+    nodes: 100,
+  },
+  XL: {
+    layout: "workloads",
+    teams: 100,
+    nsPerTeam: 10,
+    appsPerNs: 15,
+    replicas: [10, 10],
+    servicesPerNs: 10,
+    policiesPerNs: 75,
+    nodes: 1500,
+  },
 };
 
 /** Inputs built to hurt: each isolates one cost. */
 export const ADVERSARIAL = {
   // 10,000 policies in one namespace, every one with an empty podSelector: each selects every pod.
-  "adv-select-all": { layout: "workloads", teams: 1, nsPerTeam: 1, appsPerNs: 200, replicas: [10, 10], servicesPerNs: 50, policiesPerNs: 10000, nodes: 24, selectAll: true, noPlatform: true },
+  "adv-select-all": {
+    layout: "workloads",
+    teams: 1,
+    nsPerTeam: 1,
+    appsPerNs: 200,
+    replicas: [10, 10],
+    servicesPerNs: 50,
+    policiesPerNs: 10000,
+    nodes: 24,
+    selectAll: true,
+    noPlatform: true,
+  },
   // The XL cluster with ingress rules only: nothing isolates egress, so every source reaches every open destination.
   "adv-ingress-only": { ...TIERS.XL, ingressOnly: true },
   // The L cluster without a single policy: nothing is isolated, every pair is allowed.
   "adv-no-policy": { ...TIERS.L, policiesPerNs: 0 },
   // 100-port Services, policies with endPort ranges and named ports, and named ports whose numbers differ per pod:
   // no two pods share a port set, so every pod is its own class.
-  "adv-ports": { layout: "pods", teams: 5, nsPerTeam: 2, appsPerNs: 10, replicas: [20, 20], servicesPerNs: 10, policiesPerNs: 20, nodes: 24, manyPorts: 100 },
+  "adv-ports": {
+    layout: "pods",
+    teams: 5,
+    nsPerTeam: 2,
+    appsPerNs: 10,
+    replicas: [20, 20],
+    servicesPerNs: 10,
+    policiesPerNs: 20,
+    nodes: 24,
+    manyPorts: 100,
+  },
 };
 
 export const ALL = { ...TIERS, ...ADVERSARIAL };
@@ -63,19 +120,62 @@ function mulberry32(seed) {
 
 const SAFE = "bcdfghjklmnpqrstvwxz2456789";
 const WORDS = [
-  "payments", "checkout", "search", "catalog", "orders", "billing", "identity", "shipping", "inventory", "reviews",
-  "pricing", "ledger", "fraud", "notify", "media", "profile", "cart", "loyalty", "reports", "gateway",
-  "auth", "ads", "feeds", "chat", "maps", "quotes", "wallet", "tickets", "audit", "export",
+  "payments",
+  "checkout",
+  "search",
+  "catalog",
+  "orders",
+  "billing",
+  "identity",
+  "shipping",
+  "inventory",
+  "reviews",
+  "pricing",
+  "ledger",
+  "fraud",
+  "notify",
+  "media",
+  "profile",
+  "cart",
+  "loyalty",
+  "reports",
+  "gateway",
+  "auth",
+  "ads",
+  "feeds",
+  "chat",
+  "maps",
+  "quotes",
+  "wallet",
+  "tickets",
+  "audit",
+  "export",
 ];
 const TIER_CYCLE = ["web", "api", "api", "worker", "db", "cache", "api", "worker"];
 const ENVS = ["prod", "staging", "dev", "prod", "qa", "perf", "prod", "sandbox", "canary", "prod"];
 
 const PORTS = {
-  web: [["http", 8080, "TCP"], ["metrics", 9090, "TCP"]],
-  api: [["http", 8080, "TCP"], ["grpc", 9000, "TCP"], ["metrics", 9090, "TCP"]],
-  worker: [["admin", 8000, "TCP"], ["metrics", 9090, "TCP"]],
-  db: [["postgres", 5432, "TCP"], ["metrics", 9187, "TCP"]],
-  cache: [["redis", 6379, "TCP"], ["metrics", 9121, "TCP"]],
+  web: [
+    ["http", 8080, "TCP"],
+    ["metrics", 9090, "TCP"],
+  ],
+  api: [
+    ["http", 8080, "TCP"],
+    ["grpc", 9000, "TCP"],
+    ["metrics", 9090, "TCP"],
+  ],
+  worker: [
+    ["admin", 8000, "TCP"],
+    ["metrics", 9090, "TCP"],
+  ],
+  db: [
+    ["postgres", 5432, "TCP"],
+    ["metrics", 9187, "TCP"],
+  ],
+  cache: [
+    ["redis", 6379, "TCP"],
+    ["metrics", 9121, "TCP"],
+  ],
 };
 
 // ---------- the cluster plan ----------
@@ -92,22 +192,30 @@ function plan(spec, seed) {
   };
   const teams = [];
   for (let t = 0; t < spec.teams; t++) {
-    const team = spec.teams <= WORDS.length ? WORDS[t] : `${WORDS[t % WORDS.length]}-${Math.floor(t / WORDS.length) + 1}`;
+    const team =
+      spec.teams <= WORDS.length
+        ? WORDS[t]
+        : `${WORDS[t % WORDS.length]}-${Math.floor(t / WORDS.length) + 1}`;
     teams.push(team);
   }
   const namespaces = [];
   for (const [ti, team] of teams.entries()) {
     for (let e = 0; e < spec.nsPerTeam; e++) {
       const env = ENVS[e % ENVS.length];
-      const name = spec.nsPerTeam === 1 ? team : ENVS.indexOf(env) === e ? `${team}-${env}` : `${team}-${env}-${e}`;
+      const name =
+        spec.nsPerTeam === 1 ? team : ENVS.indexOf(env) === e ? `${team}-${env}` : `${team}-${env}-${e}`;
       const apps = [];
       for (let a = 0; a < spec.appsPerNs; a++) {
         const tier = TIER_CYCLE[a % TIER_CYCLE.length];
         const word = WORDS[(ti * 7 + a * 3) % WORDS.length];
         const app = `${word}-${tier}${a >= TIER_CYCLE.length ? `-${Math.floor(a / TIER_CYCLE.length)}` : ""}`;
         apps.push({
-          name: app, tier, replicas: between(spec.replicas), version: `v${1 + Math.floor(rand() * 3)}`,
-          hash: suffix(10), kind: tier === "db" ? "StatefulSet" : "Deployment",
+          name: app,
+          tier,
+          replicas: between(spec.replicas),
+          version: `v${1 + Math.floor(rand() * 3)}`,
+          hash: suffix(10),
+          kind: tier === "db" ? "StatefulSet" : "Deployment",
         });
       }
       namespaces.push({ name, team, env, apps, teamIndex: ti });
@@ -128,16 +236,26 @@ function plan(spec, seed) {
 
 // ---------- YAML writers ----------
 
-const q = (s) => (/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(s) && !/^(true|false|null|yes|no|on|off|\d.*)$/i.test(s) ? s : JSON.stringify(s));
+const q = (s) =>
+  /^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(s) && !/^(true|false|null|yes|no|on|off|\d.*)$/i.test(s)
+    ? s
+    : JSON.stringify(s);
 
 function labelsBlock(labels, indent) {
   const pad = " ".repeat(indent);
-  return Object.entries(labels).map(([k, v]) => `${pad}${q(k)}: ${q(v)}\n`).join("");
+  return Object.entries(labels)
+    .map(([k, v]) => `${pad}${q(k)}: ${q(v)}\n`)
+    .join("");
 }
 
 function portsBlock(ports, indent) {
   const pad = " ".repeat(indent);
-  return ports.map(([name, port, proto]) => `${pad}- name: ${name}\n${pad}  containerPort: ${port}\n${proto !== "TCP" ? `${pad}  protocol: ${proto}\n` : ""}`).join("");
+  return ports
+    .map(
+      ([name, port, proto]) =>
+        `${pad}- name: ${name}\n${pad}  containerPort: ${port}\n${proto !== "TCP" ? `${pad}  protocol: ${proto}\n` : ""}`,
+    )
+    .join("");
 }
 
 function podLabels(ns, app) {
@@ -152,8 +270,10 @@ function podLabels(ns, app) {
 
 function containerBlock(name, image, ports, indent) {
   const pad = " ".repeat(indent);
-  return `${pad}- name: ${name}\n${pad}  image: ${image}\n${pad}  resources:\n${pad}    requests: {cpu: 100m, memory: 128Mi}\n` +
-    (ports.length ? `${pad}  ports:\n${portsBlock(ports, indent + 2)}` : "");
+  return (
+    `${pad}- name: ${name}\n${pad}  image: ${image}\n${pad}  resources:\n${pad}    requests: {cpu: 100m, memory: 128Mi}\n` +
+    (ports.length ? `${pad}  ports:\n${portsBlock(ports, indent + 2)}` : "")
+  );
 }
 
 function workloadDoc(kind, ns, name, labels, replicas, ports, extra = {}) {
@@ -168,7 +288,9 @@ function workloadDoc(kind, ns, name, labels, replicas, ports, extra = {}) {
 }
 
 function flowMap(labels) {
-  return `{${Object.entries(labels).map(([k, v]) => `${q(k)}: ${q(v)}`).join(", ")}}`;
+  return `{${Object.entries(labels)
+    .map(([k, v]) => `${q(k)}: ${q(v)}`)
+    .join(", ")}}`;
 }
 
 /** A pod as `kubectl get pods -o yaml` would list it, trimmed to what the engine reads, in compact flow style. */
@@ -178,7 +300,8 @@ function podDoc(ns, name, labels, ports, node, ip, owner, hostNetwork = false) {
   s += `spec:\n  nodeName: ${node.name}\n`;
   if (hostNetwork) s += `  hostNetwork: true\n`;
   s += `  containers:\n  - name: app\n    image: registry.example.com/${labels.app ?? "app"}:1.0\n`;
-  if (ports.length) s += `    ports: [${ports.map(([n, port, proto]) => `{name: ${n}, containerPort: ${port}${proto !== "TCP" ? `, protocol: ${proto}` : ""}}`).join(", ")}]\n`;
+  if (ports.length)
+    s += `    ports: [${ports.map(([n, port, proto]) => `{name: ${n}, containerPort: ${port}${proto !== "TCP" ? `, protocol: ${proto}` : ""}}`).join(", ")}]\n`;
   s += `status: {phase: Running, podIP: ${ip}, conditions: [{type: Ready, status: "True"}]}\n`;
   return s;
 }
@@ -193,7 +316,16 @@ function serviceDoc(ns, name, selector, ports) {
 
 // ---------- policies ----------
 
-const EXTERNAL = ["203.0.113.0/24", "198.51.100.0/24", "192.0.2.0/24", "100.64.0.0/10", "151.101.0.0/16", "140.82.112.0/20", "52.0.0.0/8", "35.190.0.0/16"];
+const EXTERNAL = [
+  "203.0.113.0/24",
+  "198.51.100.0/24",
+  "192.0.2.0/24",
+  "100.64.0.0/10",
+  "151.101.0.0/16",
+  "140.82.112.0/20",
+  "52.0.0.0/8",
+  "35.190.0.0/16",
+];
 
 function matchLabelsYaml(labels, indent) {
   return `${" ".repeat(indent)}matchLabels:\n${labelsBlock(labels, indent + 2)}`;
@@ -211,7 +343,9 @@ function namespacePolicies(p, ns, count, spec) {
     if (spec.ingressOnly) {
       // Ingress-only clusters (many are): no policy isolates egress.
       if (body.includes("policyTypes: [Egress]")) return;
-      body = body.replace("policyTypes: [Ingress, Egress]", "policyTypes: [Ingress]").replace(/\n {2}egress:\n[\s\S]*$/, "\n");
+      body = body
+        .replace("policyTypes: [Ingress, Egress]", "policyTypes: [Ingress]")
+        .replace(/\n {2}egress:\n[\s\S]*$/, "\n");
     }
     out.push(policyDoc(ns.name, name, body));
   };
@@ -225,25 +359,59 @@ function namespacePolicies(p, ns, count, spec) {
       const port = 8000 + (i % 50) * 10;
       const kind = i % 4;
       let body = `  podSelector: {}\n`;
-      if (kind === 0) body += `  ingress:\n  - from:\n    - podSelector:\n${matchLabelsYaml({ app: a.name }, 8)}    ports:\n    - port: ${port}\n`;
-      else if (kind === 1) body += `  policyTypes: [Ingress, Egress]\n  egress:\n  - to:\n    - podSelector:\n${matchLabelsYaml({ app: b.name }, 8)}    ports:\n    - {port: ${port}, endPort: ${port + 9}}\n`;
-      else if (kind === 2) body += `  ingress:\n  - from:\n    - podSelector:\n        matchExpressions:\n        - {key: tier, operator: In, values: [${a.tier}, ${b.tier}]}\n        - {key: version, operator: NotIn, values: [v${1 + (i % 3)}]}\n    ports:\n    - port: ${pick(["http", "metrics", "grpc"])}\n`;
-      else body += `  ingress:\n  - from:\n    - ipBlock:\n        cidr: ${EXTERNAL[i % EXTERNAL.length]}\n        except: [${EXTERNAL[i % EXTERNAL.length].replace(/\.0\/\d+$/, ".128/25")}]\n`;
+      if (kind === 0)
+        body += `  ingress:\n  - from:\n    - podSelector:\n${matchLabelsYaml({ app: a.name }, 8)}    ports:\n    - port: ${port}\n`;
+      else if (kind === 1)
+        body += `  policyTypes: [Ingress, Egress]\n  egress:\n  - to:\n    - podSelector:\n${matchLabelsYaml({ app: b.name }, 8)}    ports:\n    - {port: ${port}, endPort: ${port + 9}}\n`;
+      else if (kind === 2)
+        body += `  ingress:\n  - from:\n    - podSelector:\n        matchExpressions:\n        - {key: tier, operator: In, values: [${a.tier}, ${b.tier}]}\n        - {key: version, operator: NotIn, values: [v${1 + (i % 3)}]}\n    ports:\n    - port: ${pick(["http", "metrics", "grpc"])}\n`;
+      else
+        body += `  ingress:\n  - from:\n    - ipBlock:\n        cidr: ${EXTERNAL[i % EXTERNAL.length]}\n        except: [${EXTERNAL[i % EXTERNAL.length].replace(/\.0\/\d+$/, ".128/25")}]\n`;
       push(`all-${String(i).padStart(5, "0")}`, body);
     }
     return out;
   }
   push("default-deny", `  podSelector: {}\n  policyTypes: [Ingress, Egress]\n`);
-  push("allow-dns", `  podSelector: {}\n  policyTypes: [Egress]\n  egress:\n  - to:\n    - namespaceSelector:\n${matchLabelsYaml({ "kubernetes.io/metadata.name": "kube-system" }, 8)}      podSelector:\n${matchLabelsYaml({ "k8s-app": "kube-dns" }, 8)}    ports:\n    - {port: 53, protocol: UDP}\n    - {port: 53, protocol: TCP}\n`);
-  push("allow-ingress-controller", `  podSelector:\n${matchLabelsYaml({ tier: "web" }, 4)}  ingress:\n  - from:\n    - namespaceSelector:\n${matchLabelsYaml({ "kubernetes.io/metadata.name": "ingress-nginx" }, 8)}      podSelector:\n${matchLabelsYaml({ app: "ingress-nginx" }, 8)}    ports:\n    - port: http\n`);
-  push("allow-monitoring", `  podSelector:\n    matchExpressions:\n    - {key: app, operator: Exists}\n  ingress:\n  - from:\n    - namespaceSelector:\n        matchExpressions:\n        - {key: kubernetes.io/metadata.name, operator: In, values: [monitoring]}\n      podSelector:\n${matchLabelsYaml({ app: "prometheus" }, 8)}    ports:\n    - port: metrics\n`);
-  push("web-to-api", `  podSelector:\n${matchLabelsYaml({ tier: "web" }, 4)}  policyTypes: [Egress]\n  egress:\n  - to:\n    - podSelector:\n${matchLabelsYaml({ tier: "api" }, 8)}    ports:\n    - port: 8080\n    - port: grpc\n`);
-  push("api-from-web", `  podSelector:\n${matchLabelsYaml({ tier: "api" }, 4)}  policyTypes: [Ingress]\n  ingress:\n  - from:\n    - podSelector:\n${matchLabelsYaml({ tier: "web" }, 8)}    - podSelector:\n        matchExpressions:\n        - {key: tier, operator: In, values: [api, worker]}\n        - {key: env, operator: NotIn, values: [dev]}\n    ports:\n    - port: http\n    - port: 9000\n`);
-  push("data-from-backends", `  podSelector:\n    matchExpressions:\n    - {key: tier, operator: In, values: [db, cache]}\n  ingress:\n  - from:\n    - podSelector:\n        matchExpressions:\n        - {key: tier, operator: In, values: [api, worker]}\n    ports:\n    - port: 5432\n    - port: 6379\n`);
-  push("backends-to-data", `  podSelector:\n    matchExpressions:\n    - {key: tier, operator: In, values: [api, worker]}\n  policyTypes: [Egress]\n  egress:\n  - to:\n    - podSelector:\n        matchExpressions:\n        - {key: tier, operator: In, values: [db, cache]}\n    ports:\n    - port: postgres\n    - port: redis\n`);
-  push("egress-internet", `  podSelector:\n    matchExpressions:\n    - {key: tier, operator: In, values: [api, worker]}\n    - {key: team, operator: Exists}\n  policyTypes: [Egress]\n  egress:\n  - to:\n    - ipBlock:\n        cidr: 0.0.0.0/0\n        except: [10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16]\n    ports:\n    - port: 443\n`);
-  push("cross-team-api", `  podSelector:\n${matchLabelsYaml({ tier: "api" }, 4)}  ingress:\n  - from:\n    - namespaceSelector:\n${matchLabelsYaml({ team: p.teams[(ns.teamIndex + 1) % p.teams.length], env: ns.env }, 8)}      podSelector:\n${matchLabelsYaml({ tier: "api" }, 8)}    ports:\n    - port: http\n`);
-  push("worker-port-range", `  podSelector:\n${matchLabelsYaml({ tier: "worker" }, 4)}  policyTypes: [Egress]\n  egress:\n  - to:\n    - namespaceSelector:\n        matchExpressions:\n        - {key: env, operator: In, values: [${ns.env}]}\n    ports:\n    - {port: 8000, endPort: 8999}\n    - {port: 30000, endPort: 32767, protocol: UDP}\n`);
+  push(
+    "allow-dns",
+    `  podSelector: {}\n  policyTypes: [Egress]\n  egress:\n  - to:\n    - namespaceSelector:\n${matchLabelsYaml({ "kubernetes.io/metadata.name": "kube-system" }, 8)}      podSelector:\n${matchLabelsYaml({ "k8s-app": "kube-dns" }, 8)}    ports:\n    - {port: 53, protocol: UDP}\n    - {port: 53, protocol: TCP}\n`,
+  );
+  push(
+    "allow-ingress-controller",
+    `  podSelector:\n${matchLabelsYaml({ tier: "web" }, 4)}  ingress:\n  - from:\n    - namespaceSelector:\n${matchLabelsYaml({ "kubernetes.io/metadata.name": "ingress-nginx" }, 8)}      podSelector:\n${matchLabelsYaml({ app: "ingress-nginx" }, 8)}    ports:\n    - port: http\n`,
+  );
+  push(
+    "allow-monitoring",
+    `  podSelector:\n    matchExpressions:\n    - {key: app, operator: Exists}\n  ingress:\n  - from:\n    - namespaceSelector:\n        matchExpressions:\n        - {key: kubernetes.io/metadata.name, operator: In, values: [monitoring]}\n      podSelector:\n${matchLabelsYaml({ app: "prometheus" }, 8)}    ports:\n    - port: metrics\n`,
+  );
+  push(
+    "web-to-api",
+    `  podSelector:\n${matchLabelsYaml({ tier: "web" }, 4)}  policyTypes: [Egress]\n  egress:\n  - to:\n    - podSelector:\n${matchLabelsYaml({ tier: "api" }, 8)}    ports:\n    - port: 8080\n    - port: grpc\n`,
+  );
+  push(
+    "api-from-web",
+    `  podSelector:\n${matchLabelsYaml({ tier: "api" }, 4)}  policyTypes: [Ingress]\n  ingress:\n  - from:\n    - podSelector:\n${matchLabelsYaml({ tier: "web" }, 8)}    - podSelector:\n        matchExpressions:\n        - {key: tier, operator: In, values: [api, worker]}\n        - {key: env, operator: NotIn, values: [dev]}\n    ports:\n    - port: http\n    - port: 9000\n`,
+  );
+  push(
+    "data-from-backends",
+    `  podSelector:\n    matchExpressions:\n    - {key: tier, operator: In, values: [db, cache]}\n  ingress:\n  - from:\n    - podSelector:\n        matchExpressions:\n        - {key: tier, operator: In, values: [api, worker]}\n    ports:\n    - port: 5432\n    - port: 6379\n`,
+  );
+  push(
+    "backends-to-data",
+    `  podSelector:\n    matchExpressions:\n    - {key: tier, operator: In, values: [api, worker]}\n  policyTypes: [Egress]\n  egress:\n  - to:\n    - podSelector:\n        matchExpressions:\n        - {key: tier, operator: In, values: [db, cache]}\n    ports:\n    - port: postgres\n    - port: redis\n`,
+  );
+  push(
+    "egress-internet",
+    `  podSelector:\n    matchExpressions:\n    - {key: tier, operator: In, values: [api, worker]}\n    - {key: team, operator: Exists}\n  policyTypes: [Egress]\n  egress:\n  - to:\n    - ipBlock:\n        cidr: 0.0.0.0/0\n        except: [10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16]\n    ports:\n    - port: 443\n`,
+  );
+  push(
+    "cross-team-api",
+    `  podSelector:\n${matchLabelsYaml({ tier: "api" }, 4)}  ingress:\n  - from:\n    - namespaceSelector:\n${matchLabelsYaml({ team: p.teams[(ns.teamIndex + 1) % p.teams.length], env: ns.env }, 8)}      podSelector:\n${matchLabelsYaml({ tier: "api" }, 8)}    ports:\n    - port: http\n`,
+  );
+  push(
+    "worker-port-range",
+    `  podSelector:\n${matchLabelsYaml({ tier: "worker" }, 4)}  policyTypes: [Egress]\n  egress:\n  - to:\n    - namespaceSelector:\n        matchExpressions:\n        - {key: env, operator: In, values: [${ns.env}]}\n    ports:\n    - {port: 8000, endPort: 8999}\n    - {port: 30000, endPort: 32767, protocol: UDP}\n`,
+  );
   push("kubelet-probes", `  podSelector: {}\n  ingress:\n  - from:\n    - ipBlock: {cidr: 172.20.0.0/16}\n`);
   // Per-app rules until the count is reached.
   let i = 0;
@@ -288,7 +456,9 @@ export function generate(tier, seed = DEFAULT_SEED) {
   const parts = [];
   const stats = { pods: 0, workloads: 0, services: 0, policies: 0, namespaces: 0, nodes: p.nodes.length };
   for (const n of p.nodes) {
-    parts.push(`---\napiVersion: v1\nkind: Node\nmetadata:\n  name: ${n.name}\n  labels:\n    kubernetes.io/hostname: ${n.name}\n    kubernetes.io/os: linux\n    topology.kubernetes.io/zone: ${n.zone}\nspec:\n  podCIDR: ${n.cidr}\nstatus:\n  addresses:\n  - {type: InternalIP, address: ${n.ip}}\n  conditions:\n  - {type: Ready, status: "True"}\n`);
+    parts.push(
+      `---\napiVersion: v1\nkind: Node\nmetadata:\n  name: ${n.name}\n  labels:\n    kubernetes.io/hostname: ${n.name}\n    kubernetes.io/os: linux\n    topology.kubernetes.io/zone: ${n.zone}\nspec:\n  podCIDR: ${n.cidr}\nstatus:\n  addresses:\n  - {type: InternalIP, address: ${n.ip}}\n  conditions:\n  - {type: Ready, status: "True"}\n`,
+    );
   }
   let nodeCursor = 0;
   const nextNode = () => p.nodes[nodeCursor++ % p.nodes.length];
@@ -323,26 +493,81 @@ export function generate(tier, seed = DEFAULT_SEED) {
         owner = { kind: "ReplicaSet", name: `${name}-${hash}` };
       }
       const podPorts = extra.portsOf ? extra.portsOf(i) : ports;
-      parts.push(podDoc(ns, podName, podLabels, podPorts, node, extra.hostNetwork ? node.ip : allocIP(node), owner, extra.hostNetwork));
+      parts.push(
+        podDoc(
+          ns,
+          podName,
+          podLabels,
+          podPorts,
+          node,
+          extra.hostNetwork ? node.ip : allocIP(node),
+          owner,
+          extra.hostNetwork,
+        ),
+      );
       stats.pods++;
     });
   };
 
   const nsDoc = (name, labels) => {
     stats.namespaces++;
-    parts.push(`---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n  labels:\n${labelsBlock(labels, 4)}`);
+    parts.push(
+      `---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n  labels:\n${labelsBlock(labels, 4)}`,
+    );
   };
 
   if (!spec.noPlatform) {
     nsDoc("kube-system", { "pod-security.kubernetes.io/enforce": "privileged" });
-    emit("Deployment", "kube-system", "coredns", { "k8s-app": "kube-dns" }, 2, [["dns", 53, "UDP"], ["dns-tcp", 53, "TCP"], ["metrics", 9153, "TCP"]], { selectorLabels: { "k8s-app": "kube-dns" } });
-    parts.push(serviceDoc("kube-system", "kube-dns", { "k8s-app": "kube-dns" }, [["dns", 53, "UDP"], ["dns-tcp", 53, "TCP"], ["metrics", 9153, "TCP"]]));
+    emit(
+      "Deployment",
+      "kube-system",
+      "coredns",
+      { "k8s-app": "kube-dns" },
+      2,
+      [
+        ["dns", 53, "UDP"],
+        ["dns-tcp", 53, "TCP"],
+        ["metrics", 9153, "TCP"],
+      ],
+      { selectorLabels: { "k8s-app": "kube-dns" } },
+    );
+    parts.push(
+      serviceDoc("kube-system", "kube-dns", { "k8s-app": "kube-dns" }, [
+        ["dns", 53, "UDP"],
+        ["dns-tcp", 53, "TCP"],
+        ["metrics", 9153, "TCP"],
+      ]),
+    );
     nsDoc("ingress-nginx", { "app.kubernetes.io/part-of": "platform" });
-    emit("Deployment", "ingress-nginx", "ingress-nginx-controller", { app: "ingress-nginx", "app.kubernetes.io/component": "controller" }, 3, [["http", 80, "TCP"], ["https", 443, "TCP"], ["metrics", 10254, "TCP"]]);
-    parts.push(serviceDoc("ingress-nginx", "ingress-nginx-controller", { app: "ingress-nginx" }, [["http", 80, "TCP"], ["https", 443, "TCP"]]));
+    emit(
+      "Deployment",
+      "ingress-nginx",
+      "ingress-nginx-controller",
+      { app: "ingress-nginx", "app.kubernetes.io/component": "controller" },
+      3,
+      [
+        ["http", 80, "TCP"],
+        ["https", 443, "TCP"],
+        ["metrics", 10254, "TCP"],
+      ],
+    );
+    parts.push(
+      serviceDoc("ingress-nginx", "ingress-nginx-controller", { app: "ingress-nginx" }, [
+        ["http", 80, "TCP"],
+        ["https", 443, "TCP"],
+      ]),
+    );
     nsDoc("monitoring", { "app.kubernetes.io/part-of": "platform" });
     emit("StatefulSet", "monitoring", "prometheus", { app: "prometheus" }, 2, [["web", 9090, "TCP"]]);
-    emit("DaemonSet", "monitoring", "node-exporter", { app: "node-exporter" }, 0, [["metrics", 9100, "TCP"]], { hostNetwork: true });
+    emit(
+      "DaemonSet",
+      "monitoring",
+      "node-exporter",
+      { app: "node-exporter" },
+      0,
+      [["metrics", 9100, "TCP"]],
+      { hostNetwork: true },
+    );
     stats.services += 2;
   }
 
@@ -356,7 +581,14 @@ export function generate(tier, seed = DEFAULT_SEED) {
       if (spec.manyPorts) {
         // Named ports p0..pN-1 whose numbers differ per pod: pods of one app no longer share a class.
         const base = PORTS[app.tier];
-        extra.portsOf = (i) => [...base, ...Array.from({ length: spec.manyPorts - base.length }, (_, k) => [`p${k}`, 20000 + k * 7 + (i % 5) + (k % 3) * i, "TCP"])];
+        extra.portsOf = (i) => [
+          ...base,
+          ...Array.from({ length: spec.manyPorts - base.length }, (_, k) => [
+            `p${k}`,
+            20000 + k * 7 + (i % 5) + (k % 3) * i,
+            "TCP",
+          ]),
+        ];
         ports = extra.portsOf(0);
       }
       emit(app.kind, ns.name, app.name, labels, app.replicas, ports, extra);
@@ -373,7 +605,13 @@ export function generate(tier, seed = DEFAULT_SEED) {
     if (spec.manyPorts) {
       // Wide ranges and named ports on top: rules that every port query has to resolve per destination.
       for (let k = 0; k < 5; k++) {
-        pols.push(policyDoc(ns.name, `ports-${k}`, `  podSelector: {}\n  ingress:\n  - ports:\n    - {port: ${20000 + k * 100}, endPort: ${20000 + k * 100 + 150}}\n    - port: p${k * 9}\n    - port: p${k * 9 + 1}\n      protocol: TCP\n`));
+        pols.push(
+          policyDoc(
+            ns.name,
+            `ports-${k}`,
+            `  podSelector: {}\n  ingress:\n  - ports:\n    - {port: ${20000 + k * 100}, endPort: ${20000 + k * 100 + 150}}\n    - port: p${k * 9}\n    - port: p${k * 9 + 1}\n      protocol: TCP\n`,
+          ),
+        );
       }
     }
     stats.policies += pols.length;

@@ -73,7 +73,15 @@ for (let r = 0; r < runs; r++) {
     times.trace.push(tr.perTrace);
     times.traceIndex.push(tr.index);
   }
-  last = { summary: s, pods: model.pods.length, policies: model.policies.length, services: model.services.length, classes: index.classes.length, diagnostics: model.diagnostics.length, traceStats };
+  last = {
+    summary: s,
+    pods: model.pods.length,
+    policies: model.policies.length,
+    services: model.services.length,
+    classes: index.classes.length,
+    diagnostics: model.diagnostics.length,
+    traceStats,
+  };
 }
 
 /**
@@ -83,7 +91,8 @@ for (let r = 0; r < runs; r++) {
  */
 function traceTimes(model, n) {
   const { traceRequest, buildProxyIndex } = engine;
-  if (typeof traceRequest !== "function" || typeof buildProxyIndex !== "function") return { perTrace: NaN, index: NaN };
+  if (typeof traceRequest !== "function" || typeof buildProxyIndex !== "function")
+    return { perTrace: NaN, index: NaN };
   let t = performance.now();
   const index = buildProxyIndex(model);
   const indexMs = performance.now() - t;
@@ -121,5 +130,13 @@ function traceTimes(model, n) {
 
 const mem = process.memoryUsage();
 process.stdout.write(
-  JSON.stringify({ file, runs, times, last, heapPeakMB: heapPeak / 2 ** 20, rssMB: mem.rss / 2 ** 20, maxRssMB: process.resourceUsage().maxRSS / 1024 }) + "\n",
+  JSON.stringify({
+    file,
+    runs,
+    times,
+    last,
+    heapPeakMB: heapPeak / 2 ** 20,
+    rssMB: mem.rss / 2 ** 20,
+    maxRssMB: process.resourceUsage().maxRSS / 1024,
+  }) + "\n",
 );

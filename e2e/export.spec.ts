@@ -3,10 +3,16 @@ import { join } from "node:path";
 import { test, expect } from "./fixtures.ts";
 import { WorkshopPanel } from "./pages/WorkshopPanel.ts";
 
-const lesson14 = readFileSync(join(import.meta.dirname, "../scenarios/14-resolve-a-named-target-port/manifests.yaml"), "utf8");
+const lesson14 = readFileSync(
+  join(import.meta.dirname, "../scenarios/14-resolve-a-named-target-port/manifests.yaml"),
+  "utf8",
+);
 
 test.describe("exports and imports", () => {
-  test("the graph as SVG and PNG, the trace and the matrix as Markdown and JSON, the scenario as YAML", async ({ playground, page }) => {
+  test("the graph as SVG and PNG, the trace and the matrix as Markdown and JSON, the scenario as YAML", async ({
+    playground,
+    page,
+  }) => {
     await playground.goto();
     const w = new WorkshopPanel(page);
 
@@ -26,7 +32,9 @@ test.describe("exports and imports", () => {
     await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
     const md = await w.export("Trace as Markdown");
     expect(md.name).toBe("trace_pod-tools-toolbox_service-shop-backend-80.md");
-    expect(md.bytes.toString("utf8")).toMatch(/^# Trace pod:tools\/toolbox → service:shop\/backend:80 \(TCP\)\n\n\*\*DROP\*\*/);
+    expect(md.bytes.toString("utf8")).toMatch(
+      /^# Trace pod:tools\/toolbox → service:shop\/backend:80 \(TCP\)\n\n\*\*DROP\*\*/,
+    );
     const json = JSON.parse((await w.export("Trace as JSON")).bytes.toString("utf8"));
     expect(json.query).toEqual({ from: "pod:tools/toolbox", to: "service:shop/backend:80", protocol: "TCP" });
     expect(json.trace.verdict).toBe("drop");
@@ -42,7 +50,10 @@ test.describe("exports and imports", () => {
     expect(yaml.bytes.toString("utf8")).toBe(await playground.editorText());
   });
 
-  test("a file opens from the picker and by drag and drop, and the notice undoes it", async ({ playground, page }) => {
+  test("a file opens from the picker and by drag and drop, and the notice undoes it", async ({
+    playground,
+    page,
+  }) => {
     await playground.goto();
     const w = new WorkshopPanel(page);
     await w.openFile("named-ports.yaml", lesson14);

@@ -17,7 +17,10 @@ const CASES: { file: string; code: string }[] = [
 ];
 
 for (const { file, code } of CASES) {
-  test(`pasting ${file} keeps the page, reports ${code} on a line and keeps the text`, async ({ playground, page }) => {
+  test(`pasting ${file} keeps the page, reports ${code} on a line and keeps the text`, async ({
+    playground,
+    page,
+  }) => {
     await playground.goto();
     const text = readFileSync(join(DIR, file), "utf8");
     await playground.pasteText(text);

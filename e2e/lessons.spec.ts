@@ -14,7 +14,14 @@ const lessons = readdirSync(dir)
     const question = /## Question\n\n(.+)\n/.exec(md)![1]!;
     const answer = /<summary>Answer<\/summary>\n\n(.+)\n/.exec(md)![1]!;
     const first = /^- `(.+?)` → `(.+?)`(?: \((\w+)\))?: (allow|drop|partial)$/m.exec(md)!;
-    return { id, number: Number(id.slice(0, 2)), title, question, answer, check: { from: first[1]!, to: first[2]!, verdict: first[4]! } };
+    return {
+      id,
+      number: Number(id.slice(0, 2)),
+      title,
+      question,
+      answer,
+      check: { from: first[1]!, to: first[2]!, verdict: first[4]! },
+    };
   });
 
 test.describe("lessons", () => {
@@ -32,7 +39,10 @@ test.describe("lessons", () => {
   });
 
   for (const l of lessons) {
-    test(`#lesson=${l.number} opens “${l.title}”, reveals its answer, and traces its question`, async ({ playground, page }) => {
+    test(`#lesson=${l.number} opens “${l.title}”, reveals its answer, and traces its question`, async ({
+      playground,
+      page,
+    }) => {
       await playground.goto(`./#lesson=${l.number}`);
       const w = new WorkshopPanel(page);
       await expect(w.lesson).toHaveAttribute("data-lesson", l.id);

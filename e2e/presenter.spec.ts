@@ -2,7 +2,10 @@ import { test, expect } from "./fixtures.ts";
 import { WorkshopPanel } from "./pages/WorkshopPanel.ts";
 
 test.describe("presenter mode", () => {
-  test("steps through a trace hop by hop with the keyboard, lighting each hop, and resets between questions", async ({ playground, page }) => {
+  test("steps through a trace hop by hop with the keyboard, lighting each hop, and resets between questions", async ({
+    playground,
+    page,
+  }) => {
     await playground.goto("./#lesson=12");
     const w = new WorkshopPanel(page);
     await w.present();
@@ -42,14 +45,20 @@ test.describe("presenter mode", () => {
     await expect(page.getByTestId("editor")).toBeVisible();
   });
 
-  test("the kube-proxy hop lights the Service, the handling node and the chosen pod on the graph", async ({ playground, page }) => {
+  test("the kube-proxy hop lights the Service, the handling node and the chosen pod on the graph", async ({
+    playground,
+    page,
+  }) => {
     await playground.goto("./#lesson=4");
     const w = new WorkshopPanel(page);
     await w.present();
     await w.presenter.getByTestId("presenter-question").first().click();
     await w.presenter.getByRole("button", { name: /kube-proxy/ }).click();
     await expect(w.hop()).toHaveAttribute("data-verdict", "drop");
-    await expect(w.focus()).toHaveAttribute("data-focus", "service:default/nginx-sample-svc node:aks-nodepool1-23236778-vmss000002");
+    await expect(w.focus()).toHaveAttribute(
+      "data-focus",
+      "service:default/nginx-sample-svc node:aks-nodepool1-23236778-vmss000002",
+    );
     await expect(w.hop()).toContainText("DROPs the packet");
   });
 });

@@ -9,15 +9,28 @@ import { replaceInText, type Lesson } from "./lessons.ts";
  * `notes`: what the apiserver does with the edit applied over the running
  * objects (the update path: values it keeps, fields it rejects as immutable).
  */
-export function applyLessonEdit(lesson: Lesson, text: string = lesson.manifests): { text: string; error?: string; notes?: string[] } {
+export function applyLessonEdit(
+  lesson: Lesson,
+  text: string = lesson.manifests,
+): { text: string; error?: string; notes?: string[] } {
   const c = lesson.edit.change;
   if ("replace" in c) {
     const r = replaceInText(c.replace, text);
     if (r.error) return r;
-    const u = updateFindings(loadModel([{ name: "manifests.yaml", text }]), loadModel([{ name: "manifests.yaml", text: r.text }]));
-    const notes = [...u.errors.map((e) => `the apiserver rejects this update: ${e.field}: ${e.detail}`), ...u.warnings.map((w) => w.detail)];
+    const u = updateFindings(
+      loadModel([{ name: "manifests.yaml", text }]),
+      loadModel([{ name: "manifests.yaml", text: r.text }]),
+    );
+    const notes = [
+      ...u.errors.map((e) => `the apiserver rejects this update: ${e.field}: ${e.detail}`),
+      ...u.warnings.map((w) => w.detail),
+    ];
     return notes.length ? { ...r, notes } : r;
   }
   const r = applyWhatIf(text, c.whatIf);
-  return r.error ? { text, error: r.error } : r.notes.length ? { text: r.text, notes: r.notes } : { text: r.text };
+  return r.error
+    ? { text, error: r.error }
+    : r.notes.length
+      ? { text: r.text, notes: r.notes }
+      : { text: r.text };
 }

@@ -371,7 +371,13 @@ const DATA: [string, LessonData][] = [
         "https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/",
       ],
       checks: [
-        { from: "pod:shop/web", to: "service:kube-system/kube-dns:53", protocol: "UDP", verdict: "drop", count: 2 },
+        {
+          from: "pod:shop/web",
+          to: "service:kube-system/kube-dns:53",
+          protocol: "UDP",
+          verdict: "drop",
+          count: 2,
+        },
         // By name, the lookup comes first and fails (trace/dns.ts); by its ClusterIP (allocated: 10.109.48.10), web-to-api allows the call.
         { from: "pod:shop/web", to: "service:shop/api:80", verdict: "drop", hops: ["dns"] },
         { from: "pod:shop/web", to: "ip:10.109.48.10:80", verdict: "allow", endpoints: ["shop/api:8080"] },

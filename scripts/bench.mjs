@@ -20,7 +20,9 @@ import { performance } from "node:perf_hooks";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const cacheDir = join(root, ".cache", "bench");
-const { generate, ALL, TIERS, GENERATOR_VERSION, DEFAULT_SEED } = await import(pathToFileURL(join(root, "bench", "generate.mjs")).href);
+const { generate, ALL, TIERS, GENERATOR_VERSION, DEFAULT_SEED } = await import(
+  pathToFileURL(join(root, "bench", "generate.mjs")).href
+);
 
 // ---------- arguments ----------
 
@@ -32,11 +34,20 @@ const option = (name) => {
   return argv[i].includes("=") ? argv[i].slice(argv[i].indexOf("=") + 1) : argv[i + 1];
 };
 if (flag("help") || flag("h")) {
-  console.log(readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(0, 13).map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+  console.log(
+    readFileSync(fileURLToPath(import.meta.url), "utf8")
+      .split("\n")
+      .slice(0, 13)
+      .map((l) => l.replace(/^\/\/ ?/, ""))
+      .join("\n"),
+  );
   process.exit(0);
 }
 const json = flag("json");
-const tierNames = (option("tier") ?? Object.keys(ALL).join(",")).split(",").map((s) => s.trim()).filter(Boolean);
+const tierNames = (option("tier") ?? Object.keys(ALL).join(","))
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 for (const t of tierNames) {
   if (!ALL[t]) {
     console.error(`bench: unknown tier "${t}"; one of ${Object.keys(ALL).join(", ")}`);
@@ -83,7 +94,8 @@ function clusterFile(tier) {
   mkdirSync(cacheDir, { recursive: true });
   const path = join(cacheDir, `${tier}-${seed}-v${GENERATOR_VERSION}.yaml`);
   const statsPath = path.replace(/\.yaml$/, ".json");
-  if (existsSync(path) && existsSync(statsPath)) return { path, stats: JSON.parse(readFileSync(statsPath, "utf8")) };
+  if (existsSync(path) && existsSync(statsPath))
+    return { path, stats: JSON.parse(readFileSync(statsPath, "utf8")) };
   log(`generating ${tier} ...`);
   const { text, stats } = generate(tier, seed);
   writeFileSync(path, text);
@@ -97,9 +109,16 @@ async function bundleRunner() {
   mkdirSync(cacheDir, { recursive: true });
   await esbuild.build({
     entryPoints: [join(root, "bench", "runner.mjs")],
-    bundle: true, platform: "node", format: "esm", target: "node20", outfile: out, logLevel: "error",
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    outfile: out,
+    logLevel: "error",
     loader: { ".yaml": "text", ".md": "text" },
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
   });
   return out;
 }
@@ -107,9 +126,17 @@ async function bundleRunner() {
 function runNode(args, { env = {}, timeout = 600_000 } = {}) {
   const rss = join(tmpdir(), `ktl-bench-rss-${process.pid}-${Math.random().toString(36).slice(2)}`);
   const t = performance.now();
-  const r = spawnSync(process.execPath, ["--import", pathToFileURL(join(root, "bench", "rss-hook.mjs")).href, ...args], {
-    cwd: root, encoding: "utf8", maxBuffer: 1 << 30, timeout, env: { ...process.env, ...env, KTL_BENCH_RSS: rss },
-  });
+  const r = spawnSync(
+    process.execPath,
+    ["--import", pathToFileURL(join(root, "bench", "rss-hook.mjs")).href, ...args],
+    {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 1 << 30,
+      timeout,
+      env: { ...process.env, ...env, KTL_BENCH_RSS: rss },
+    },
+  );
   const ms = performance.now() - t;
   let maxRssMB = NaN;
   if (existsSync(rss)) {
@@ -129,7 +156,9 @@ async function engineFigures(runner) {
   for (const tier of tierNames) {
     const { path, stats } = clusterFile(tier);
     const [inRuns, wholeRuns] = runsOf(tier);
-    log(`${tier}: ${stats.pods} pods, ${stats.policies} policies, ${(stats.bytes / 1e6).toFixed(1)} MB; ${inRuns} in-process runs ...`);
+    log(
+      `${tier}: ${stats.pods} pods, ${stats.policies} policies, ${(stats.bytes / 1e6).toFixed(1)} MB; ${inRuns} in-process runs ...`,
+    );
     const args = ["--expose-gc", runner, "--file", path, "--runs", String(inRuns), "--port", "80"];
     if (tier === "M") args.push("--matrix");
     if (tier in TIERS) args.push("--traces", String(TRACES));
@@ -140,7 +169,12 @@ async function engineFigures(runner) {
     }
     const out = JSON.parse(r.stdout.trim().split("\n").pop());
     const row = { tier, stats, last: out.last, figures: {} };
-    const at = { pods: out.last.pods, policies: out.last.policies, classes: out.last.classes, yamlMB: round(stats.bytes / 1e6) };
+    const at = {
+      pods: out.last.pods,
+      policies: out.last.policies,
+      classes: out.last.classes,
+      yamlMB: round(stats.bytes / 1e6),
+    };
     for (const [phase, values] of Object.entries(out.times)) {
       if (values.every((v) => !Number.isFinite(v))) continue;
       row.figures[phase] = record(tier, phase, "ms", values, at);
@@ -162,7 +196,10 @@ async function engineFigures(runner) {
       rss.push(w.maxRssMB);
     }
     if (whole.length) {
-      row.figures.whole = record(tier, "ktl reach --summary (whole process)", "ms", whole, { ...at, allowedPairs: answer.allowedPairs });
+      row.figures.whole = record(tier, "ktl reach --summary (whole process)", "ms", whole, {
+        ...at,
+        allowedPairs: answer.allowedPairs,
+      });
       row.figures.wholeRSS = record(tier, "ktl reach --summary peak RSS", "MB", rss, at);
     }
     rows.push(row);
@@ -182,15 +219,51 @@ async function browserFigures() {
 // ---------- targets ----------
 
 const TARGETS = [
-  { tier: "L", figure: "ktl reach --summary (whole process)", limit: 2000, unit: "ms", label: "L `ktl reach --summary`, whole process" },
-  { tier: "L", figure: "ktl reach --summary peak RSS", limit: 1024, unit: "MB", label: "L `ktl reach --summary`, peak memory" },
-  { tier: "XL", figure: "ktl reach --summary (whole process)", limit: 15000, unit: "ms", label: "XL `ktl reach --summary`, whole process" },
-  { tier: "XL", figure: "ktl reach --summary peak RSS", limit: 3072, unit: "MB", label: "XL `ktl reach --summary`, peak memory" },
+  {
+    tier: "L",
+    figure: "ktl reach --summary (whole process)",
+    limit: 2000,
+    unit: "ms",
+    label: "L `ktl reach --summary`, whole process",
+  },
+  {
+    tier: "L",
+    figure: "ktl reach --summary peak RSS",
+    limit: 1024,
+    unit: "MB",
+    label: "L `ktl reach --summary`, peak memory",
+  },
+  {
+    tier: "XL",
+    figure: "ktl reach --summary (whole process)",
+    limit: 15000,
+    unit: "ms",
+    label: "XL `ktl reach --summary`, whole process",
+  },
+  {
+    tier: "XL",
+    figure: "ktl reach --summary peak RSS",
+    limit: 3072,
+    unit: "MB",
+    label: "XL `ktl reach --summary`, peak memory",
+  },
   { tier: "L", figure: "trace", limit: 5, unit: "ms", label: "L trace, per trace after the model is built" },
   { tier: "S", figure: "edit to redrawn graph", limit: 100, unit: "ms", label: "S edit to redrawn graph" },
   { tier: "M", figure: "edit to redrawn graph", limit: 300, unit: "ms", label: "M edit to redrawn graph" },
-  { tier: "default", figure: "first load to drawn scenario", limit: 2000, unit: "ms", label: "first load to drawn default scenario" },
-  { tier: "-", figure: "main bundle without Monaco (gzip)", limit: 300, unit: "kB", label: "main bundle without Monaco, gzip" },
+  {
+    tier: "default",
+    figure: "first load to drawn scenario",
+    limit: 2000,
+    unit: "ms",
+    label: "first load to drawn default scenario",
+  },
+  {
+    tier: "-",
+    figure: "main bundle without Monaco (gzip)",
+    limit: 300,
+    unit: "kB",
+    label: "main bundle without Monaco, gzip",
+  },
 ];
 
 function targetRows() {
@@ -205,7 +278,10 @@ function targetRows() {
 
 function fmt(f, unit = "ms") {
   if (!f || f.median === null) return "–";
-  if (unit === "ms") return f.median >= 1000 ? `${(f.median / 1000).toFixed(2)} s` : `${f.median < 10 ? f.median.toFixed(2) : Math.round(f.median)} ms`;
+  if (unit === "ms")
+    return f.median >= 1000
+      ? `${(f.median / 1000).toFixed(2)} s`
+      : `${f.median < 10 ? f.median.toFixed(2) : Math.round(f.median)} ms`;
   return `${Math.round(f.median)} ${unit}`;
 }
 
@@ -231,35 +307,64 @@ function markdown(rows, browserResult, m) {
   L.push("# Benchmarks", "");
   L.push("Written by `npm run bench` (scripts/bench.mjs); do not edit by hand. Medians over several runs;");
   L.push("clusters from bench/generate.mjs with the seed below. Reachability is for TCP port 80.", "");
-  L.push(`Machine: ${m.cpu}, ${m.memoryGB} GB RAM, ${m.os}, Node ${m.node}. Commit ${m.commit}, ${m.date}, seed ${m.seed}.`);
-  L.push(`Load average (1 min) at start and end: ${m.loadStart} and ${m.loadEnd}: the machine is shared, so figures carry that noise.`, "");
+  L.push(
+    `Machine: ${m.cpu}, ${m.memoryGB} GB RAM, ${m.os}, Node ${m.node}. Commit ${m.commit}, ${m.date}, seed ${m.seed}.`,
+  );
+  L.push(
+    `Load average (1 min) at start and end: ${m.loadStart} and ${m.loadEnd}: the machine is shared, so figures carry that noise.`,
+    "",
+  );
   L.push("## Engine", "");
-  L.push("| tier | pods | policies | classes | YAML | parse | model build | policy index | summary (1 port) | full matrix | trace | `ktl reach --summary` whole process | its peak RSS |");
+  L.push(
+    "| tier | pods | policies | classes | YAML | parse | model build | policy index | summary (1 port) | full matrix | trace | `ktl reach --summary` whole process | its peak RSS |",
+  );
   L.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     const f = r.figures;
-    L.push(`| ${r.tier} | ${r.last.pods} | ${r.last.policies} | ${r.last.classes} | ${(r.stats.bytes / 1e6).toFixed(1)} MB | ${fmt(f.parse)} | ${fmt(f.build)} | ${fmt(f.index)} | ${fmt(f.summary)} | ${fmt(f.matrix)} | ${fmt(f.trace)} | ${fmt(f.whole)} | ${fmt(f.wholeRSS, "MB")} |`);
+    L.push(
+      `| ${r.tier} | ${r.last.pods} | ${r.last.policies} | ${r.last.classes} | ${(r.stats.bytes / 1e6).toFixed(1)} MB | ${fmt(f.parse)} | ${fmt(f.build)} | ${fmt(f.index)} | ${fmt(f.summary)} | ${fmt(f.matrix)} | ${fmt(f.trace)} | ${fmt(f.whole)} | ${fmt(f.wholeRSS, "MB")} |`,
+    );
   }
   L.push("");
-  L.push("Tiers: S, M and XL write Deployments, StatefulSets and a DaemonSet that the model expands; L writes every pod");
-  L.push("explicitly (node and IP given). Adversarial inputs: `adv-select-all` (10,000 policies, each selecting every pod),");
-  L.push("`adv-ingress-only` (the XL cluster with policies that isolate ingress only), `adv-no-policy` (the L cluster without");
-  L.push("policies), `adv-ports` (100-port Services, endPort ranges, named ports whose numbers differ per pod, so every pod is");
-  L.push("its own class). Parse, model build, policy index (pod classes, selected policies), summary (class matrix for one port");
-  L.push("and the pair count) and trace are in-process, after the first run warmed the JIT; `ktl reach --summary` is a fresh");
-  L.push("process as a user runs it (JIT cold, parse included). Trace is per trace (1,000 per run: pod to Service port, pod to");
-  L.push("pod) after buildProxyIndex; the full matrix (class matrix to the pod-by-pod boolean matrix) is measured for M.", "");
+  L.push(
+    "Tiers: S, M and XL write Deployments, StatefulSets and a DaemonSet that the model expands; L writes every pod",
+  );
+  L.push(
+    "explicitly (node and IP given). Adversarial inputs: `adv-select-all` (10,000 policies, each selecting every pod),",
+  );
+  L.push(
+    "`adv-ingress-only` (the XL cluster with policies that isolate ingress only), `adv-no-policy` (the L cluster without",
+  );
+  L.push(
+    "policies), `adv-ports` (100-port Services, endPort ranges, named ports whose numbers differ per pod, so every pod is",
+  );
+  L.push(
+    "its own class). Parse, model build, policy index (pod classes, selected policies), summary (class matrix for one port",
+  );
+  L.push(
+    "and the pair count) and trace are in-process, after the first run warmed the JIT; `ktl reach --summary` is a fresh",
+  );
+  L.push(
+    "process as a user runs it (JIT cold, parse included). Trace is per trace (1,000 per run: pod to Service port, pod to",
+  );
+  L.push(
+    "pod) after buildProxyIndex; the full matrix (class matrix to the pod-by-pod boolean matrix) is measured for M.",
+    "",
+  );
   L.push("## Browser", "");
   if (browserResult.skipped) L.push(`Not measured: ${browserResult.skipped}.`, "");
   else {
     L.push("| figure | tier | median |", "|---|---|---:|");
-    for (const f of figures.filter((x) => x.browser)) L.push(`| ${f.figure} | ${f.tier} | ${f.median} ${f.unit} |`);
+    for (const f of figures.filter((x) => x.browser))
+      L.push(`| ${f.figure} | ${f.tier} | ${f.median} ${f.unit} |`);
     L.push("");
   }
   L.push("## Targets", "");
   L.push("| target | limit | measured | ratio (measured / limit) | met |", "|---|---:|---:|---:|---|");
   for (const t of targetRows()) {
-    L.push(`| ${t.label} | ${t.limit} ${t.unit} | ${t.value === null ? "not measured" : `${t.value} ${t.unit}`} | ${t.ratio === null ? "–" : t.ratio.toFixed(2)} | ${t.met === null ? "–" : t.met ? "yes" : "**no**"} |`);
+    L.push(
+      `| ${t.label} | ${t.limit} ${t.unit} | ${t.value === null ? "not measured" : `${t.value} ${t.unit}`} | ${t.ratio === null ? "–" : t.ratio.toFixed(2)} | ${t.met === null ? "–" : t.met ? "yes" : "**no**"} |`,
+    );
   }
   L.push("");
   return L.join("\n");
@@ -271,9 +376,23 @@ const started = performance.now();
 const loadStart = loadavg()[0];
 const runner = await bundleRunner();
 const rows = await engineFigures(runner);
-const browserResult = browser ? await browserFigures() : { skipped: flag("no-browser") ? "--no-browser" : "only with every tier, or with --browser" };
+const browserResult = browser
+  ? await browserFigures()
+  : { skipped: flag("no-browser") ? "--no-browser" : "only with every tier, or with --browser" };
 if (json) {
-  for (const t of targetRows()) process.stdout.write(JSON.stringify({ target: t.label, tier: t.tier, figure: t.figure, limit: t.limit, unit: t.unit, value: t.value, ratio: t.ratio === null ? null : round(t.ratio), met: t.met }) + "\n");
+  for (const t of targetRows())
+    process.stdout.write(
+      JSON.stringify({
+        target: t.label,
+        tier: t.tier,
+        figure: t.figure,
+        limit: t.limit,
+        unit: t.unit,
+        value: t.value,
+        ratio: t.ratio === null ? null : round(t.ratio),
+        met: t.met,
+      }) + "\n",
+    );
 } else {
   const md = markdown(rows, browserResult, machine());
   process.stdout.write(md + "\n");

@@ -8,11 +8,16 @@ export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 if (!existsSync(CHROMIUM)) {
   const root = typeof process.getuid === "function" && process.getuid() === 0;
   if (!root) {
-    console.error(`Chromium is missing at ${CHROMIUM}: install Debian's package (sudo apt-get install -y chromium) or set CHROMIUM_PATH, then run npm test again.`);
+    console.error(
+      `Chromium is missing at ${CHROMIUM}: install Debian's package (sudo apt-get install -y chromium) or set CHROMIUM_PATH, then run npm test again.`,
+    );
     process.exit(1);
   }
   console.log("Installing Debian's chromium for the browser tests (apt-get)...");
-  execSync("apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null", { stdio: "inherit", shell: "/bin/bash" });
+  execSync(
+    "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null",
+    { stdio: "inherit", shell: "/bin/bash" },
+  );
   if (!existsSync(CHROMIUM)) {
     console.error(`apt-get finished but ${CHROMIUM} is still missing.`);
     process.exit(1);

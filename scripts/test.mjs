@@ -9,23 +9,53 @@ const steps = [
   { name: "type-check", cmd: "npm", args: ["run", "-s", "typecheck"] },
   { name: "lint", cmd: "npm", args: ["run", "-s", "lint"] },
   { name: "format", cmd: "npx", args: ["prettier", "--check", "."] },
-  { name: "unit tests", cmd: "npx", args: ["vitest", "run"], counts: /Tests\s+(?:(\d+) failed \| )?(\d+) passed/ },
+  {
+    name: "unit tests",
+    cmd: "npx",
+    args: ["vitest", "run"],
+    counts: /Tests\s+(?:(\d+) failed \| )?(\d+) passed/,
+  },
 ];
 if (existsSync(`${shared}/conformance/run`)) {
-  steps.push({ name: "conformance with upstream Kubernetes", cmd: "node", args: [`${shared}/conformance/run`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
+  steps.push({
+    name: "conformance with upstream Kubernetes",
+    cmd: "node",
+    args: [`${shared}/conformance/run`],
+    counts: /^(\d+) passed, (\d+) failed$/m,
+    order: "pf",
+  });
 }
 // conformance-next suites that pass, run with the same runner (each added when its layer landed).
-const next = ["cilium", "calico", "gateway", "ingress", "mesh", "tiers"].map((s) => `${shared}/conformance-next/${s}`).filter((d) => existsSync(d));
+const next = ["cilium", "calico", "gateway", "ingress", "mesh", "tiers"]
+  .map((s) => `${shared}/conformance-next/${s}`)
+  .filter((d) => existsSync(d));
 if (next.length && existsSync(`${shared}/conformance/run`)) {
-  steps.push({ name: `conformance-next (${next.map((d) => d.split("/").pop()).join(", ")})`, cmd: "node", args: [`${shared}/conformance/run`, ...next], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
+  steps.push({
+    name: `conformance-next (${next.map((d) => d.split("/").pop()).join(", ")})`,
+    cmd: "node",
+    args: [`${shared}/conformance/run`, ...next],
+    counts: /^(\d+) passed, (\d+) failed$/m,
+    order: "pf",
+  });
 }
 if (existsSync(`${shared}/conformance-peer/run`)) {
   // Its core cases and its anp/ cases (AdminNetworkPolicy / BaselineAdminNetworkPolicy).
-  steps.push({ name: "netpol-analyzer's own suite", cmd: "node", args: [`${shared}/conformance-peer/run`, `${shared}/conformance-peer/netpol-analyzer`], counts: /^(\d+) passed, (\d+) failed$/m, order: "pf" });
+  steps.push({
+    name: "netpol-analyzer's own suite",
+    cmd: "node",
+    args: [`${shared}/conformance-peer/run`, `${shared}/conformance-peer/netpol-analyzer`],
+    counts: /^(\d+) passed, (\d+) failed$/m,
+    order: "pf",
+  });
 }
 if (!existsSync(shared)) console.log(`(no ${shared} beside the project: conformance suites skipped)`);
 if (!process.argv.includes("--no-e2e")) {
-  steps.push({ name: "browser tests", cmd: "npm", args: ["run", "-s", "test:e2e"], counts: /(?:(\d+) failed[\s\S]*?)?(\d+) passed \(/ });
+  steps.push({
+    name: "browser tests",
+    cmd: "npm",
+    args: ["run", "-s", "test:e2e"],
+    counts: /(?:(\d+) failed[\s\S]*?)?(\d+) passed \(/,
+  });
 }
 
 let passed = 0;
@@ -33,10 +63,19 @@ let failed = 0;
 for (const step of steps) {
   console.log(`\n== ${step.name}: ${step.cmd} ${step.args.join(" ")}`);
   const { code, output } = await new Promise((resolve) => {
-    const child = spawn(step.cmd, step.args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" } });
+    const child = spawn(step.cmd, step.args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" },
+    });
     let output = "";
-    child.stdout.on("data", (d) => { output += d; process.stdout.write(d); });
-    child.stderr.on("data", (d) => { output += d; process.stderr.write(d); });
+    child.stdout.on("data", (d) => {
+      output += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on("data", (d) => {
+      output += d;
+      process.stderr.write(d);
+    });
     child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
   });
   if (step.counts) {

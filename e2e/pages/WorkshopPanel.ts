@@ -44,13 +44,18 @@ export class WorkshopPanel {
 
   // ---------- what-if ----------
 
-  async applyWhatIf(action: string, target: string, options: { replicas?: number; field?: string } = {}): Promise<void> {
+  async applyWhatIf(
+    action: string,
+    target: string,
+    options: { replicas?: number; field?: string } = {},
+  ): Promise<void> {
     await this.page.getByRole("button", { name: "What if…" }).click();
     const dialog = this.page.getByRole("dialog", { name: "What if" });
     await dialog.getByLabel("What-if action").selectOption({ label: action });
     await dialog.getByLabel("What-if target").selectOption(target);
     if (options.replicas !== undefined) await dialog.getByLabel("Replicas").fill(String(options.replicas));
-    if (options.field !== undefined) await dialog.getByLabel("Traffic policy field").selectOption(options.field);
+    if (options.field !== undefined)
+      await dialog.getByLabel("Traffic policy field").selectOption(options.field);
     await dialog.getByRole("button", { name: "Apply what-if" }).click();
   }
 
@@ -92,7 +97,10 @@ export class WorkshopPanel {
 
   async export(item: string): Promise<{ name: string; bytes: Buffer }> {
     await this.page.getByRole("button", { name: "Export" }).click();
-    const [download] = await Promise.all([this.page.waitForEvent("download"), this.page.getByRole("menuitem", { name: item }).click()]);
+    const [download] = await Promise.all([
+      this.page.waitForEvent("download"),
+      this.page.getByRole("menuitem", { name: item }).click(),
+    ]);
     return this.read(download);
   }
 
@@ -101,7 +109,9 @@ export class WorkshopPanel {
   }
 
   async openFile(name: string, text: string): Promise<void> {
-    await this.page.getByTestId("open-file").setInputFiles({ name, mimeType: "application/yaml", buffer: Buffer.from(text) });
+    await this.page
+      .getByTestId("open-file")
+      .setInputFiles({ name, mimeType: "application/yaml", buffer: Buffer.from(text) });
   }
 
   async dropFile(name: string, text: string): Promise<void> {

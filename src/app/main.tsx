@@ -26,7 +26,9 @@ try {
   root.render(
     <div className="crash" role="alert">
       <h2>Kube Traffic Lab could not start.</h2>
-      <p>Reload the page. If this keeps happening, your browser may block storage or workers for this site.</p>
+      <p>
+        Reload the page. If this keeps happening, your browser may block storage or workers for this site.
+      </p>
     </div>,
   );
 }

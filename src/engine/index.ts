@@ -220,5 +220,22 @@ export function loadModel(files: readonly InputFile[], options: BuildOptions = {
 
 export { parseExpectations, runExpectations, NETASSERT_FIELDS, MAX_PAIRS } from "./expect/index.ts";
 export type { Expectation, ExpectationResult, ExpectationCase } from "./expect/index.ts";
-export { toL7Request, header as httpHeader, hostOf, formatRequest, traceL7, parseL7Destination, parseAnyDestination, decidedByOf } from "./l7/index.ts";
-export type { HttpRequest as L7Request, L7Destination, L7TraceResult, L7Backend, DecidedBy, Redirect, L7Layer } from "./l7/index.ts";
+export {
+  toL7Request,
+  header as httpHeader,
+  hostOf,
+  formatRequest,
+  traceL7,
+  parseL7Destination,
+  parseAnyDestination,
+  decidedByOf,
+} from "./l7/index.ts";
+export type {
+  HttpRequest as L7Request,
+  L7Destination,
+  L7TraceResult,
+  L7Backend,
+  DecidedBy,
+  Redirect,
+  L7Layer,
+} from "./l7/index.ts";

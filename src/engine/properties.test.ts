@@ -55,7 +55,10 @@ const podArb = fc.record({
   labels: labelSet,
   ports: containerPorts,
   node: fc.constantFrom("node-1", "node-2"),
-  hostNetwork: fc.oneof({ arbitrary: fc.constant(false), weight: 6 }, { arbitrary: fc.constant(true), weight: 1 }),
+  hostNetwork: fc.oneof(
+    { arbitrary: fc.constant(false), weight: 6 },
+    { arbitrary: fc.constant(true), weight: 1 },
+  ),
 });
 
 const selectorArb: fc.Arbitrary<Obj> = fc.oneof(
@@ -64,8 +67,15 @@ const selectorArb: fc.Arbitrary<Obj> = fc.oneof(
   fc.record({
     matchExpressions: fc.array(
       fc.oneof(
-        fc.record({ key: fc.constantFrom("app", "tier"), operator: fc.constantFrom("In", "NotIn"), values: fc.subarray(["a", "b", "c", "front", "back"], { minLength: 1 }) }),
-        fc.record({ key: fc.constantFrom("app", "tier", "other"), operator: fc.constantFrom("Exists", "DoesNotExist") }),
+        fc.record({
+          key: fc.constantFrom("app", "tier"),
+          operator: fc.constantFrom("In", "NotIn"),
+          values: fc.subarray(["a", "b", "c", "front", "back"], { minLength: 1 }),
+        }),
+        fc.record({
+          key: fc.constantFrom("app", "tier", "other"),
+          operator: fc.constantFrom("Exists", "DoesNotExist"),
+        }),
       ),
       { minLength: 1, maxLength: 2 },
     ),
@@ -84,20 +94,31 @@ const ipBlockArb = fc.oneof(
 
 const peerArb: fc.Arbitrary<Obj> = fc.oneof(
   selectorArb.map((s) => ({ podSelector: s })),
-  fc.constantFrom(...NAMESPACES).map((n) => ({ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": n } } })),
+  fc
+    .constantFrom(...NAMESPACES)
+    .map((n) => ({ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": n } } })),
   fc.record({ namespaceSelector: selectorArb, podSelector: selectorArb }),
   ipBlockArb.map((b) => ({ ipBlock: b })),
 );
 
 const portArb: fc.Arbitrary<Obj> = fc.oneof(
-  fc.record({ protocol: fc.constantFrom("TCP", "UDP", "SCTP"), port: fc.constantFrom(53, 80, 81, 8080) }, { requiredKeys: ["port"] }),
-  fc.record({ protocol: fc.constantFrom("TCP", "UDP"), port: fc.constantFrom("http", "dns", "alt", "web") }, { requiredKeys: ["port"] }),
+  fc.record(
+    { protocol: fc.constantFrom("TCP", "UDP", "SCTP"), port: fc.constantFrom(53, 80, 81, 8080) },
+    { requiredKeys: ["port"] },
+  ),
+  fc.record(
+    { protocol: fc.constantFrom("TCP", "UDP"), port: fc.constantFrom("http", "dns", "alt", "web") },
+    { requiredKeys: ["port"] },
+  ),
   fc.record({ port: fc.constantFrom(53, 80), endPort: fc.constantFrom(81, 100, 8080) }),
   fc.record({ protocol: fc.constantFrom("TCP", "UDP") }),
 );
 
 const ruleArb = (peerKey: "from" | "to"): fc.Arbitrary<Obj> =>
-  fc.record({ [peerKey]: fc.array(peerArb, { maxLength: 2 }), ports: fc.array(portArb, { maxLength: 2 }) }, { requiredKeys: [] });
+  fc.record(
+    { [peerKey]: fc.array(peerArb, { maxLength: 2 }), ports: fc.array(portArb, { maxLength: 2 }) },
+    { requiredKeys: [] },
+  );
 
 const policyArb = fc.record({
   namespace: fc.constantFrom(...NAMESPACES),
@@ -116,7 +137,11 @@ function podDoc(p: PodSpec, i: number): Obj {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: `p${i}`, namespace: p.namespace, labels: p.labels },
-    spec: { nodeName: p.node, hostNetwork: p.hostNetwork, containers: [{ name: "c", image: "x", ports: p.ports }] },
+    spec: {
+      nodeName: p.node,
+      hostNetwork: p.hostNetwork,
+      containers: [{ name: "c", image: "x", ports: p.ports }],
+    },
   };
 }
 
@@ -125,14 +150,23 @@ function policyDoc(p: PolicySpec, i: number): Obj {
   if (p.policyTypes) spec.policyTypes = p.policyTypes;
   if (p.ingress) spec.ingress = p.ingress;
   if (p.egress) spec.egress = p.egress;
-  return { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name: `np${i}`, namespace: p.namespace }, spec };
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name: `np${i}`, namespace: p.namespace },
+    spec,
+  };
 }
 
 function cluster(pods: PodSpec[], policies: PolicySpec[], extra: unknown[] = []): string {
   const docs: unknown[] = [
     { apiVersion: "v1", kind: "Node", metadata: { name: "node-1" }, spec: { podCIDR: "10.244.1.0/24" } },
     { apiVersion: "v1", kind: "Node", metadata: { name: "node-2" }, spec: { podCIDR: "10.244.2.0/24" } },
-    ...NAMESPACES.map((n, i) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name: n, labels: { team: `t${i % 2}` } } })),
+    ...NAMESPACES.map((n, i) => ({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: n, labels: { team: `t${i % 2}` } },
+    })),
     ...pods.map(podDoc),
     ...policies.map(policyDoc),
     ...extra,
@@ -152,15 +186,26 @@ describe("engine properties", () => {
   it("never throws on generated manifests, broken ones included", () => {
     const junk = fc.oneof(
       fc.anything({ maxDepth: 3 }),
-      fc.record({ apiVersion: fc.constantFrom("v1", "networking.k8s.io/v1", "discovery.k8s.io/v1"), kind: fc.constantFrom("Service", "NetworkPolicy", "EndpointSlice", "Pod", "Node"), metadata: fc.anything({ maxDepth: 2 }), spec: fc.anything({ maxDepth: 3 }) }),
+      fc.record({
+        apiVersion: fc.constantFrom("v1", "networking.k8s.io/v1", "discovery.k8s.io/v1"),
+        kind: fc.constantFrom("Service", "NetworkPolicy", "EndpointSlice", "Pod", "Node"),
+        metadata: fc.anything({ maxDepth: 2 }),
+        spec: fc.anything({ maxDepth: 3 }),
+      }),
     );
     fc.assert(
-      fc.property(podsArb, policiesArb, fc.array(junk, { maxLength: 3 }), fc.string({ maxLength: 40 }), (pods, policies, extra, tail) => {
-        const model = load(`${cluster(pods, policies, extra)}\n---\n${tail}`);
-        const index = buildPolicyIndex(model);
-        for (const [port, protocol] of PROBES) podMatrix(index, classMatrix(index, port, protocol));
-        JSON.stringify(validateModel(model));
-      }),
+      fc.property(
+        podsArb,
+        policiesArb,
+        fc.array(junk, { maxLength: 3 }),
+        fc.string({ maxLength: 40 }),
+        (pods, policies, extra, tail) => {
+          const model = load(`${cluster(pods, policies, extra)}\n---\n${tail}`);
+          const index = buildPolicyIndex(model);
+          for (const [port, protocol] of PROBES) podMatrix(index, classMatrix(index, port, protocol));
+          JSON.stringify(validateModel(model));
+        },
+      ),
       params,
     );
   });
@@ -171,8 +216,13 @@ describe("engine properties", () => {
         const model = load(cluster(pods, []));
         const index = buildPolicyIndex(model);
         for (const [port, protocol] of PROBES) {
-          expect(podMatrix(index, classMatrix(index, port, protocol)).flat().every(Boolean)).toBe(true);
-          for (const a of model.pods) for (const b of model.pods) expect(explainPair(model, a, b, port, protocol).allowed).toBe(true);
+          expect(
+            podMatrix(index, classMatrix(index, port, protocol))
+              .flat()
+              .every(Boolean),
+          ).toBe(true);
+          for (const a of model.pods)
+            for (const b of model.pods) expect(explainPair(model, a, b, port, protocol).allowed).toBe(true);
         }
       }),
       params,
@@ -225,7 +275,9 @@ describe("engine properties", () => {
             for (const b of model.pods) {
               const fast = pairAllowed(index, m, a, b);
               seen[fast ? "allowed" : "denied"]++;
-              expect(fast, `${a.key} -> ${b.key} ${protocol}/${port}`).toBe(explainPair(model, a, b, port, protocol).allowed);
+              expect(fast, `${a.key} -> ${b.key} ${protocol}/${port}`).toBe(
+                explainPair(model, a, b, port, protocol).allowed,
+              );
             }
           }
         }
@@ -250,7 +302,9 @@ describe("engine properties", () => {
               if (a.hostNetwork || b.hostNetwork) continue;
               const t = traceRequest(model, proxy, `pod:${a.key}`, `pod:${b.key}:${port}`, protocol);
               expect(t.error, `${a.key} -> ${b.key}`).toBeUndefined();
-              expect(t.verdict, `${a.key} -> ${b.key} ${protocol}/${port}`).toBe(allowed[i]![j] ? "allow" : "drop");
+              expect(t.verdict, `${a.key} -> ${b.key} ${protocol}/${port}`).toBe(
+                allowed[i]![j] ? "allow" : "drop",
+              );
             }
           }
         }

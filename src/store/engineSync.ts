@@ -19,8 +19,10 @@ export interface SyncOptions {
 // Small texts analyse in tens of milliseconds: a short pause keeps edit-to-redraw fast; large ones wait for the typing to stop.
 const defaultDebounce = (n: number) => (n > 1_000_000 ? 400 : n > 200_000 ? 120 : 16);
 
-const sameTrace = (a: TraceQuery | undefined, b: TraceQuery | undefined) => a?.from === b?.from && a?.to === b?.to && a?.protocol === b?.protocol;
-const sameMatrix = (a: MatrixQuery | undefined, b: MatrixQuery | undefined) => a?.port === b?.port && a?.protocol === b?.protocol && a?.by === b?.by;
+const sameTrace = (a: TraceQuery | undefined, b: TraceQuery | undefined) =>
+  a?.from === b?.from && a?.to === b?.to && a?.protocol === b?.protocol;
+const sameMatrix = (a: MatrixQuery | undefined, b: MatrixQuery | undefined) =>
+  a?.port === b?.port && a?.protocol === b?.protocol && a?.by === b?.by;
 
 /** A User Timing mark, for benchmarks (no-op where the Performance API is missing). */
 function mark(name: string) {
@@ -48,7 +50,8 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
         store.getState().analysisReceived(revision, o.value);
         client.validate().then(
           (v) => {
-            if (!disposed && !v.stale && store.getState().analysis.revision === revision) store.getState().validationReceived(revision, v.value);
+            if (!disposed && !v.stale && store.getState().analysis.revision === revision)
+              store.getState().validationReceived(revision, v.value);
           },
           () => {
             /* validation is extra: the analysis already shows */
@@ -57,7 +60,12 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
       },
       (e: unknown) => {
         if (disposed || store.getState().revision !== revision) return;
-        store.getState().analysisFailed(revision, `The engine could not analyse this text: ${message(e)}. Your text is kept; the graph shows the last good result.`);
+        store
+          .getState()
+          .analysisFailed(
+            revision,
+            `The engine could not analyse this text: ${message(e)}. Your text is kept; the graph shows the last good result.`,
+          );
       },
     );
   };
@@ -83,7 +91,8 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
         store.getState().matrixReceived(q, o.value);
       },
       (e: unknown) => {
-        if (!disposed && sameMatrix(store.getState().matrixQuery, q)) store.getState().matrixFailed(q, message(e));
+        if (!disposed && sameMatrix(store.getState().matrixQuery, q))
+          store.getState().matrixFailed(q, message(e));
       },
     );
   };
@@ -96,7 +105,8 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
         store.getState().rulesReceived(q, o.value);
       },
       (e: unknown) => {
-        if (!disposed && sameRulesQuery(rulesQueryOf(store.getState()), q)) store.getState().rulesFailed(q, message(e));
+        if (!disposed && sameRulesQuery(rulesQueryOf(store.getState()), q))
+          store.getState().rulesFailed(q, message(e));
       },
     );
   };
@@ -109,7 +119,8 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
         store.getState().connlistReceived(q, o.value);
       },
       (e: unknown) => {
-        if (!disposed && store.getState().connlistRequest === q) store.getState().connlistFailed(q, message(e));
+        if (!disposed && store.getState().connlistRequest === q)
+          store.getState().connlistFailed(q, message(e));
       },
     );
   };

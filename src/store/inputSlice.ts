@@ -3,7 +3,11 @@ import type { SliceCreator, InputSlice } from "./types.ts";
 export const EDITOR_FILE = "manifests.yaml";
 
 export const createInputSlice =
-  (initial: { text: string; scenarioId: string | undefined; origin: InputSlice["origin"] }): SliceCreator<InputSlice> =>
+  (initial: {
+    text: string;
+    scenarioId: string | undefined;
+    origin: InputSlice["origin"];
+  }): SliceCreator<InputSlice> =>
   (set) => ({
     text: initial.text,
     file: EDITOR_FILE,
@@ -13,5 +17,12 @@ export const createInputSlice =
     editText: (text) =>
       set((s) => (s.text === text ? {} : { text, origin: "edit", revision: s.revision + 1 })),
     replaceText: (text, origin, scenarioId) =>
-      set((s) => ({ text, origin, scenarioId, revision: s.revision + 1, selection: undefined, question: undefined })),
+      set((s) => ({
+        text,
+        origin,
+        scenarioId,
+        revision: s.revision + 1,
+        selection: undefined,
+        question: undefined,
+      })),
   });

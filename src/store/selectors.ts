@@ -14,6 +14,8 @@ export function selectDiagnostics(s: AppState): DiagnosticView[] | undefined {
   if (result === lastResult && validation === lastValidation) return lastMerged;
   lastResult = result;
   lastValidation = validation;
-  lastMerged = validation?.length ? [...result.diagnostics, ...validation].sort((a, b) => a.line - b.line || a.column - b.column) : result.diagnostics;
+  lastMerged = validation?.length
+    ? [...result.diagnostics, ...validation].sort((a, b) => a.line - b.line || a.column - b.column)
+    : result.diagnostics;
   return lastMerged;
 }

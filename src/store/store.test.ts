@@ -247,9 +247,21 @@ describe("the view (question, filters, tabs, lesson step) survives a reload and 
     store.getState().showAnswer(true);
     p.dispose();
     const b = bootstrap("", storage, "light");
-    expect(b.initial.view).toMatchObject({ question: q, tab: "matrix", side: "problems", filters: { onlyDrops: true }, lesson: { revealed: true } });
+    expect(b.initial.view).toMatchObject({
+      question: q,
+      tab: "matrix",
+      side: "problems",
+      filters: { onlyDrops: true },
+      lesson: { revealed: true },
+    });
     const again = createAppStore(b.initial).getState();
-    expect([again.question, again.tab, again.side, again.filters.onlyDrops, again.answerShown]).toEqual([q, "matrix", "problems", true, true]);
+    expect([again.question, again.tab, again.side, again.filters.onlyDrops, again.answerShown]).toEqual([
+      q,
+      "matrix",
+      "problems",
+      true,
+      true,
+    ]);
   });
 
   it("a link's view wins over the saved one; the theme is never in it", () => {
@@ -293,7 +305,11 @@ describe("engine sync", () => {
       },
       rules(q) {
         calls.push(`rules:${q.mode}:${q.node ?? "-"}:${q.trace ? `${q.trace.from}->${q.trace.to}` : "-"}`);
-        return Promise.resolve({ stale: false, value: { node: q.node ?? "n1", mode: q.mode } as NodeRulesView, generation: 1 });
+        return Promise.resolve({
+          stale: false,
+          value: { node: q.node ?? "n1", mode: q.mode } as NodeRulesView,
+          generation: 1,
+        });
       },
       connlist(format) {
         calls.push(`connlist:${format}`);
@@ -364,7 +380,11 @@ describe("engine sync", () => {
     await tick();
     s.getState().ask({ from: "pod:a/b", to: "service:a/s:80", protocol: "TCP" });
     await tick();
-    expect(calls.filter((c) => c.startsWith("rules"))).toEqual(["rules:iptables:node-b:-", "rules:nftables:node-b:-", "rules:nftables:-:pod:a/b->service:a/s:80"]);
+    expect(calls.filter((c) => c.startsWith("rules"))).toEqual([
+      "rules:iptables:node-b:-",
+      "rules:nftables:node-b:-",
+      "rules:nftables:-:pod:a/b->service:a/s:80",
+    ]);
     expect(s.getState().rules).toMatchObject({ status: "ready", result: { mode: "nftables", node: "n1" } });
     s.getState().setTab("graph");
     s.getState().setRulesMode("ipvs");

@@ -36,7 +36,15 @@ export interface WorkshopSlice {
   setPresenterStep(step: number): void;
 }
 
-export const NO_WHAT_IF: WhatIfState = { status: "idle", label: "", before: "", after: "", notes: [], diff: undefined, error: undefined };
+export const NO_WHAT_IF: WhatIfState = {
+  status: "idle",
+  label: "",
+  before: "",
+  after: "",
+  notes: [],
+  diff: undefined,
+  error: undefined,
+};
 
 export const createWorkshopSlice: SliceCreator<WorkshopSlice> = (set) => ({
   answerShown: false,
@@ -46,7 +54,8 @@ export const createWorkshopSlice: SliceCreator<WorkshopSlice> = (set) => ({
   showAnswer: (answerShown) => set({ answerShown }),
   whatIfStarted: (label, before) => set({ whatIf: { ...NO_WHAT_IF, status: "running", label, before } }),
   whatIfApplied: (after, notes) => set((s) => ({ whatIf: { ...s.whatIf, after, notes } })),
-  whatIfCompared: (after, diff) => set((s) => (s.whatIf.after === after ? { whatIf: { ...s.whatIf, status: "ready", diff } } : {})),
+  whatIfCompared: (after, diff) =>
+    set((s) => (s.whatIf.after === after ? { whatIf: { ...s.whatIf, status: "ready", diff } } : {})),
   whatIfFailed: (error) => set((s) => ({ whatIf: { ...s.whatIf, status: "error", error } })),
   clearWhatIf: () => set({ whatIf: NO_WHAT_IF }),
   setPresenting: (presenting) => set({ presenting, presenterStep: -1 }),

@@ -126,7 +126,9 @@ export function run(argv: string[], io: Output): number {
       io.out(`${where(w)}: warning ${w.code}: ${who(w)}: ${w.field}: ${w.detail}\n    fix: ${w.hint}`);
     const n = result.errors.length;
     const m = result.warnings.length + notes.length;
-    const skipped = model.unmodelled.length ? `; ${model.unmodelled.length} policy object(s) not evaluated (KTL109)` : "";
+    const skipped = model.unmodelled.length
+      ? `; ${model.unmodelled.length} policy object(s) not evaluated (KTL109)`
+      : "";
     io.out(
       n === 0 && m === 0 && unreadable.length === 0
         ? `${model.objects.length} object(s) valid, no warnings`

@@ -50,12 +50,10 @@ function readyMatrix(s: AppState) {
 
 async function openFile(store: AppStore, file: File) {
   if (file.size > MAX_IMPORT) {
-    store
-      .getState()
-      .notify({
-        kind: "error",
-        text: `${file.name} is ${Math.round(file.size / 1048576)} MB: files up to 50 MB can be opened.`,
-      });
+    store.getState().notify({
+      kind: "error",
+      text: `${file.name} is ${Math.round(file.size / 1048576)} MB: files up to 50 MB can be opened.`,
+    });
     return;
   }
   let body: string;

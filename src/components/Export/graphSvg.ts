@@ -3,7 +3,8 @@
  * view: node boxes and labels, edge paths with their verdict colours, edge
  * labels. Colours are the computed ones, so the export matches the theme.
  */
-const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const esc = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 function translateOf(el: HTMLElement): { x: number; y: number } {
   const m = /translate\(\s*(-?[\d.]+)px,\s*(-?[\d.]+)px\)/.exec(el.style.transform);
@@ -19,11 +20,19 @@ export function graphSvg(root: HTMLElement): string | undefined {
   const edges = [...root.querySelectorAll<SVGGElement>('[data-testid="flow-edge"]')];
   if (nodes.length === 0) return undefined;
   const parts: string[] = [];
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  let minX = Infinity,
+    minY = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity;
   const bg = color(getComputedStyle(document.body).backgroundColor, "#ffffff");
   const text = color(getComputedStyle(document.body).color, "#1b2230");
   // Containers first (zones, then nodes), leaves on top, as on screen.
-  const rank = (el: HTMLElement) => (el.classList.contains("react-flow__node-zone") ? 0 : el.classList.contains("react-flow__node-node") ? 1 : 2);
+  const rank = (el: HTMLElement) =>
+    el.classList.contains("react-flow__node-zone")
+      ? 0
+      : el.classList.contains("react-flow__node-node")
+        ? 1
+        : 2;
   nodes.sort((a, b) => rank(a) - rank(b));
   for (const el of nodes) {
     const { x, y } = translateOf(el);
@@ -39,12 +48,20 @@ export function graphSvg(root: HTMLElement): string | undefined {
     const stroke = color(cs.borderTopColor, "#999999");
     const dashed = cs.borderTopStyle === "dashed" ? ' stroke-dasharray="4 3"' : "";
     const id = inner.dataset.id ?? el.dataset.id ?? "";
-    parts.push(`<g data-id="${esc(id)}"><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="6" fill="${fill}" stroke="${stroke}"${dashed}/>`);
+    parts.push(
+      `<g data-id="${esc(id)}"><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="6" fill="${fill}" stroke="${stroke}"${dashed}/>`,
+    );
     const title = (inner.querySelector(".name, .title")?.textContent ?? "").trim();
     const sub = (inner.querySelector(".sub")?.textContent ?? "").trim();
     const container = rank(el) < 2;
-    if (title) parts.push(`<text x="${x + 8}" y="${y + (container ? 14 : 17)}" font-size="${container ? 11 : 12}" font-weight="600" fill="${color(cs.color, text)}">${esc(title)}</text>`);
-    if (sub && !container) parts.push(`<text x="${x + 8}" y="${y + 31}" font-size="10" fill="${color(cs.color, text)}" opacity="0.75">${esc(sub)}</text>`);
+    if (title)
+      parts.push(
+        `<text x="${x + 8}" y="${y + (container ? 14 : 17)}" font-size="${container ? 11 : 12}" font-weight="600" fill="${color(cs.color, text)}">${esc(title)}</text>`,
+      );
+    if (sub && !container)
+      parts.push(
+        `<text x="${x + 8}" y="${y + 31}" font-size="10" fill="${color(cs.color, text)}" opacity="0.75">${esc(sub)}</text>`,
+      );
     parts.push("</g>");
   }
   const markers = new Map<string, string>();
@@ -58,7 +75,10 @@ export function graphSvg(root: HTMLElement): string | undefined {
     const key = `m${markers.size}`;
     if (![...markers.values()].includes(stroke)) markers.set(key, stroke);
     const markerId = [...markers.entries()].find(([, c]) => c === stroke)![0];
-    const dash = cs.strokeDasharray && cs.strokeDasharray !== "none" ? ` stroke-dasharray="${esc(cs.strokeDasharray)}"` : "";
+    const dash =
+      cs.strokeDasharray && cs.strokeDasharray !== "none"
+        ? ` stroke-dasharray="${esc(cs.strokeDasharray)}"`
+        : "";
     edgeParts.push(
       `<path d="${esc(d)}" fill="none" stroke="${stroke}" stroke-width="${Number.parseFloat(cs.strokeWidth) || 1.5}"${dash} marker-end="url(#${markerId})" data-verdict="${esc(g.dataset.verdict ?? "")}" data-source="${esc(g.dataset.source ?? "")}" data-target="${esc(g.dataset.target ?? "")}"/>`,
     );
@@ -67,11 +87,21 @@ export function graphSvg(root: HTMLElement): string | undefined {
     const m = /translate\(\s*(-?[\d.]+)px,\s*(-?[\d.]+)px\)\s*$/.exec(label.style.transform);
     if (!m) continue;
     const cs = getComputedStyle(label);
-    edgeParts.push(`<text x="${m[1]}" y="${m[2]}" font-size="10" text-anchor="middle" dominant-baseline="middle" fill="${color(cs.color, text)}" stroke="${bg}" stroke-width="3" paint-order="stroke">${esc((label.textContent ?? "").trim())}</text>`);
+    edgeParts.push(
+      `<text x="${m[1]}" y="${m[2]}" font-size="10" text-anchor="middle" dominant-baseline="middle" fill="${color(cs.color, text)}" stroke="${bg}" stroke-width="3" paint-order="stroke">${esc((label.textContent ?? "").trim())}</text>`,
+    );
   }
   const pad = 24;
-  const vx = minX - pad, vy = minY - pad, vw = maxX - minX + 2 * pad, vh = maxY - minY + 2 * pad;
-  const defs = [...markers.entries()].map(([id, c]) => `<marker id="${id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="${c}"/></marker>`).join("");
+  const vx = minX - pad,
+    vy = minY - pad,
+    vw = maxX - minX + 2 * pad,
+    vh = maxY - minY + 2 * pad;
+  const defs = [...markers.entries()]
+    .map(
+      ([id, c]) =>
+        `<marker id="${id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="${c}"/></marker>`,
+    )
+    .join("");
   return `<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" viewBox="${vx} ${vy} ${vw} ${vh}" width="${Math.round(vw)}" height="${Math.round(vh)}" font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif">
 <title>Kube Traffic Lab graph</title>

@@ -14,7 +14,10 @@ function useEdge(id: string): GraphEdge | undefined {
   const open = useApp((s) => s.graphOpen);
   const budget = useApp((s) => s.graphBudget);
   return useMemo(
-    () => (result ? buildGraph(result, { filters, grouping, lens, open, budget }).edges.find((e) => e.id === id) : undefined),
+    () =>
+      result
+        ? buildGraph(result, { filters, grouping, lens, open, budget }).edges.find((e) => e.id === id)
+        : undefined,
     [result, filters, grouping, lens, open, budget, id],
   );
 }
@@ -27,7 +30,8 @@ function EdgeDetails({ id }: { id: string }) {
   return (
     <section aria-label="Edge">
       <h3>
-        <span className="mono">{edge.source}</span> → <span className="mono">{edge.target}</span> <VerdictBadge verdict={edge.verdict} />
+        <span className="mono">{edge.source}</span> → <span className="mono">{edge.target}</span>{" "}
+        <VerdictBadge verdict={edge.verdict} />
       </h3>
       {edge.decidedBy.length ? (
         <p className="lead">
@@ -48,11 +52,20 @@ function EdgeDetails({ id }: { id: string }) {
               const asked = question?.from === f.from && question.to === f.traceTo;
               return (
                 <li key={f.flowId}>
-                  <VerdictBadge verdict={f.verdict} /> <span className="mono">{f.from}</span> → <span className="mono">{f.traceTo}</span> {f.protocol}{" "}
+                  <VerdictBadge verdict={f.verdict} /> <span className="mono">{f.from}</span> →{" "}
+                  <span className="mono">{f.traceTo}</span> {f.protocol}{" "}
                   {asked ? (
                     <span className="muted">(explained below)</span>
                   ) : (
-                    <button type="button" className="link" onClick={() => store.getState().ask({ from: f.from, to: f.traceTo, protocol: f.protocol }, { kind: "edge", id })}>
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() =>
+                        store
+                          .getState()
+                          .ask({ from: f.from, to: f.traceTo, protocol: f.protocol }, { kind: "edge", id })
+                      }
+                    >
                       explain
                     </button>
                   )}
@@ -80,7 +93,11 @@ function FlowList({ flows, from }: { flows: Flow[]; from: string | undefined }) 
         return (
           <li key={f.id}>
             <VerdictBadge verdict={f.verdict} /> <span className="mono">{from ? f.traceTo : `${src}`}</span>{" "}
-            <button type="button" className="link" onClick={() => store.getState().ask({ from: src, to: f.traceTo, protocol: f.protocol })}>
+            <button
+              type="button"
+              className="link"
+              onClick={() => store.getState().ask({ from: src, to: f.traceTo, protocol: f.protocol })}
+            >
               explain
             </button>
           </li>
@@ -96,7 +113,10 @@ function PodDetails({ pod, a }: { pod: PodView; a: Analysis }) {
   return (
     <section aria-label="Pod">
       <h3>
-        Pod <span className="mono">{pod.namespace}/{pod.name}</span>
+        Pod{" "}
+        <span className="mono">
+          {pod.namespace}/{pod.name}
+        </span>
       </h3>
       <dl>
         <dt>Defined at</dt>
@@ -112,7 +132,10 @@ function PodDetails({ pod, a }: { pod: PodView; a: Analysis }) {
             <span className="mono">{pod.ips.join(", ")}</span>
           ) : (
             <span data-testid="pod-no-ip">
-              no IP yet{pod.node ? " (it has a status but no podIP: not started, so no Service lists it)" : " (not scheduled)"}
+              no IP yet
+              {pod.node
+                ? " (it has a status but no podIP: not started, so no Service lists it)"
+                : " (not scheduled)"}
             </span>
           )}
           {pod.ipsSynthesized ? (
@@ -127,9 +150,16 @@ function PodDetails({ pod, a }: { pod: PodView; a: Analysis }) {
           {pod.hostNetwork ? ", host network (outside NetworkPolicy)" : ""}
         </dd>
         <dt>Labels</dt>
-        <dd className="mono">{Object.entries(pod.labels).map(([k, v]) => `${k}=${v}`).join(", ") || "none"}</dd>
+        <dd className="mono">
+          {Object.entries(pod.labels)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(", ") || "none"}
+        </dd>
         <dt>Ports</dt>
-        <dd className="mono">{pod.ports.map((p) => `${p.port}/${p.protocol}${p.name ? ` (${p.name})` : ""}`).join(", ") || "none declared"}</dd>
+        <dd className="mono">
+          {pod.ports.map((p) => `${p.port}/${p.protocol}${p.name ? ` (${p.name})` : ""}`).join(", ") ||
+            "none declared"}
+        </dd>
         <dt>Ingress</dt>
         <dd>
           {pod.isolatedBy.ingress.length
@@ -182,7 +212,13 @@ function NodeDetails({
       </h3>
       <dl>
         <dt>Defined at</dt>
-        <dd>{refView ? <RefLink refView={refView} /> : <span className="muted">not in the input (assumed)</span>}</dd>
+        <dd>
+          {refView ? (
+            <RefLink refView={refView} />
+          ) : (
+            <span className="muted">not in the input (assumed)</span>
+          )}
+        </dd>
         <dt>Zone</dt>
         <dd>{zone ?? "no zone label"}</dd>
         <dt>Internal IP</dt>
@@ -211,14 +247,21 @@ function Intro({ a }: { a: Analysis | undefined }) {
     <section aria-label="Getting started">
       <h3>Where does this request go, and why is it dropped?</h3>
       <p>
-        Click an edge or a pod in the graph, or ask a question above it: the path lights up and each decision is explained here, with links to the YAML lines that made it.
-        Edit the manifests on the left and the graph follows.
+        Click an edge or a pod in the graph, or ask a question above it: the path lights up and each decision
+        is explained here, with links to the YAML lines that made it. Edit the manifests on the left and the
+        graph follows.
       </p>
-      <p className="muted">Runs in your browser: nothing leaves it. The engine works in this tab, your text is saved only here, and a share link carries the scenario inside the link itself.</p>
+      <p className="muted">
+        Runs in your browser: nothing leaves it. The engine works in this tab, your text is saved only here,
+        and a share link carries the scenario inside the link itself.
+      </p>
       {a ? (
         <p className="muted">
-          {a.stats.pods} pods, {a.stats.services} Services, {a.stats.policies} NetworkPolicies, {a.nodes.length} nodes
-          {a.zones.length ? ` in ${a.zones.length} zones` : ""}. {a.flows.filter((f) => f.verdict !== "allow").length} of {a.flows.length} drawn flows are dropped or partial.
+          {a.stats.pods} pods, {a.stats.services} Services, {a.stats.policies} NetworkPolicies,{" "}
+          {a.nodes.length} nodes
+          {a.zones.length ? ` in ${a.zones.length} zones` : ""}.{" "}
+          {a.flows.filter((f) => f.verdict !== "allow").length} of {a.flows.length} drawn flows are dropped or
+          partial.
         </p>
       ) : null}
       {a?.truncated ? <p className="muted">{a.truncated}</p> : null}
@@ -245,7 +288,11 @@ export function DetailsPanel() {
         body = s ? (
           <section aria-label="Service">
             <h3>
-              Service <span className="mono">{s.namespace}/{s.name}</span> <span className="muted">{s.type}</span>
+              Service{" "}
+              <span className="mono">
+                {s.namespace}/{s.name}
+              </span>{" "}
+              <span className="muted">{s.type}</span>
             </h3>
             <dl>
               <dt>Defined at</dt>
@@ -255,7 +302,14 @@ export function DetailsPanel() {
               <dt>Cluster IPs</dt>
               <dd className="mono">{s.clusterIPs.join(", ") || (s.headless ? "None (headless)" : "—")}</dd>
               <dt>Ports</dt>
-              <dd className="mono">{s.ports.map((p) => `${p.port}/${p.protocol} → ${p.targetPort}${p.nodePort ? ` (node port ${p.nodePort})` : ""}`).join(", ")}</dd>
+              <dd className="mono">
+                {s.ports
+                  .map(
+                    (p) =>
+                      `${p.port}/${p.protocol} → ${p.targetPort}${p.nodePort ? ` (node port ${p.nodePort})` : ""}`,
+                  )
+                  .join(", ")}
+              </dd>
               <dt>Traffic policy</dt>
               <dd>
                 internal: {s.internalTrafficPolicy}
@@ -281,7 +335,11 @@ export function DetailsPanel() {
         break;
       case "node": {
         const n = a.nodes.find((x) => x.id === selection.id);
-        body = n ? <NodeDetails name={n.name} zone={n.zone} ip={n.internalIP} refView={n.ref} taints={n.taints} /> : <Intro a={a} />;
+        body = n ? (
+          <NodeDetails name={n.name} zone={n.zone} ip={n.internalIP} refView={n.ref} taints={n.taints} />
+        ) : (
+          <Intro a={a} />
+        );
         break;
       }
       case "external":
@@ -302,7 +360,9 @@ export function DetailsPanel() {
       <TraceDetails />
       {a && a.diagnostics.some((d) => d.severity === "error") && !selection ? (
         <p className="muted">
-          Some documents have errors: see <LineLink line={a.diagnostics.find((d) => d.severity === "error")!.line}>the first one</LineLink> or the Problems tab.
+          Some documents have errors: see{" "}
+          <LineLink line={a.diagnostics.find((d) => d.severity === "error")!.line}>the first one</LineLink> or
+          the Problems tab.
         </p>
       ) : null}
     </div>

@@ -8,7 +8,8 @@ export function ProblemsPanel() {
   const store = useAppStore();
   const diagnostics = useApp(selectDiagnostics);
   if (!diagnostics) return <p className="empty">Analysing…</p>;
-  if (diagnostics.length === 0) return <p className="empty">No problems: every document parsed and passed the checks.</p>;
+  if (diagnostics.length === 0)
+    return <p className="empty">No problems: every document parsed and passed the checks.</p>;
   return (
     <ul className="problems" data-testid="problems">
       {diagnostics.map((d, i) => (
@@ -16,13 +17,19 @@ export function ProblemsPanel() {
           <span className={`sev-${d.severity}`} aria-label={d.severity}>
             {ICON[d.severity]}
           </span>
-          <button type="button" className="link mono" onClick={() => store.getState().revealLine(d.line)} disabled={!d.line}>
+          <button
+            type="button"
+            className="link mono"
+            onClick={() => store.getState().revealLine(d.line)}
+            disabled={!d.line}
+          >
             {d.line ? `line ${d.line}` : "—"}
           </button>
           <span>
             {d.object ? <strong>{d.object}: </strong> : null}
             {d.message}
-            {d.hint ? <span className="muted"> {d.hint}</span> : null} <span className="muted mono">{d.code}</span>
+            {d.hint ? <span className="muted"> {d.hint}</span> : null}{" "}
+            <span className="muted mono">{d.code}</span>
           </span>
         </li>
       ))}

@@ -10,7 +10,13 @@ export function RefLink({ refView }: { refView: RefView }) {
   const store = useAppStore();
   if (!refView.line) return <span>{refText(refView)}</span>;
   return (
-    <button type="button" className="link" data-line={refView.line} onClick={() => store.getState().revealLine(refView.line)} title={`Show line ${refView.line} in the editor`}>
+    <button
+      type="button"
+      className="link"
+      data-line={refView.line}
+      onClick={() => store.getState().revealLine(refView.line)}
+      title={`Show line ${refView.line} in the editor`}
+    >
       {refText(refView)} · line {refView.line}
     </button>
   );

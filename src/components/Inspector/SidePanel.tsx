@@ -13,16 +13,39 @@ export function SidePanel() {
     <div className="panel">
       <div className="panel-head">
         <div className="tabs" role="tablist" aria-label="Details and problems">
-          <button type="button" role="tab" id="tab-details" className="tab" aria-selected={side === "details"} aria-controls="side-panel" onClick={() => store.getState().setSide("details")}>
+          <button
+            type="button"
+            role="tab"
+            id="tab-details"
+            className="tab"
+            aria-selected={side === "details"}
+            aria-controls="side-panel"
+            onClick={() => store.getState().setSide("details")}
+          >
             Details
           </button>
-          <button type="button" role="tab" id="tab-problems" className="tab" aria-selected={side === "problems"} aria-controls="side-panel" onClick={() => store.getState().setSide("problems")}>
+          <button
+            type="button"
+            role="tab"
+            id="tab-problems"
+            className="tab"
+            aria-selected={side === "problems"}
+            aria-controls="side-panel"
+            onClick={() => store.getState().setSide("problems")}
+          >
             Problems <span className={`badge ${errors ? "error" : ""}`}>{problems}</span>
           </button>
         </div>
       </div>
-      <div className="panel-body" id="side-panel" role="tabpanel" aria-labelledby={side === "details" ? "tab-details" : "tab-problems"}>
-        <ErrorBoundary area="the details panel">{side === "details" ? <DetailsPanel /> : <ProblemsPanel />}</ErrorBoundary>
+      <div
+        className="panel-body"
+        id="side-panel"
+        role="tabpanel"
+        aria-labelledby={side === "details" ? "tab-details" : "tab-problems"}
+      >
+        <ErrorBoundary area="the details panel">
+          {side === "details" ? <DetailsPanel /> : <ProblemsPanel />}
+        </ErrorBoundary>
       </div>
     </div>
   );

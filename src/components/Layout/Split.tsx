@@ -24,7 +24,16 @@ function stored(key: string | undefined, fallback: number): number {
 }
 
 /** Two panes and a separator that a mouse drags and the keyboard moves (arrows, Home, End). */
-export function Split({ direction, initial, min = 0.15, max = 0.85, label, storageKey, first, second }: Props) {
+export function Split({
+  direction,
+  initial,
+  min = 0.15,
+  max = 0.85,
+  label,
+  storageKey,
+  first,
+  second,
+}: Props) {
   const [fraction, setFraction] = useState(() => stored(storageKey, initial));
   const box = useRef<HTMLDivElement>(null);
   const horizontal = direction === "horizontal";
@@ -49,7 +58,8 @@ export function Split({ direction, initial, min = 0.15, max = 0.85, label, stora
     const target = e.currentTarget;
     target.setPointerCapture(e.pointerId);
     const rect = el.getBoundingClientRect();
-    const move = (ev: globalThis.PointerEvent) => commit(horizontal ? (ev.clientX - rect.left) / rect.width : (ev.clientY - rect.top) / rect.height);
+    const move = (ev: globalThis.PointerEvent) =>
+      commit(horizontal ? (ev.clientX - rect.left) / rect.width : (ev.clientY - rect.top) / rect.height);
     const up = () => {
       target.removeEventListener("pointermove", move);
       target.removeEventListener("pointerup", up);

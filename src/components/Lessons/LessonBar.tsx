@@ -18,7 +18,8 @@ function applyEdit(store: ReturnType<typeof useAppStore>, l: Lesson) {
     return;
   }
   const r = replaceInText(c.replace, store.getState().text);
-  if (r.error) store.getState().notify({ kind: "error", text: `The suggested edit does not apply: ${r.error}.` });
+  if (r.error)
+    store.getState().notify({ kind: "error", text: `The suggested edit does not apply: ${r.error}.` });
   else void runTextChange(store, whatIfClient, label, r.text);
 }
 
@@ -40,13 +41,30 @@ export function LessonBar() {
           Lesson {String(lesson.number).padStart(2, "0")} · {lesson.title}
         </strong>
         <span className="spacer" />
-        <button type="button" className="btn small" disabled={!prev} onClick={() => prev && openLesson(store, prev)} aria-label="Previous lesson">
+        <button
+          type="button"
+          className="btn small"
+          disabled={!prev}
+          onClick={() => prev && openLesson(store, prev)}
+          aria-label="Previous lesson"
+        >
           ‹
         </button>
-        <button type="button" className="btn small" disabled={!next} onClick={() => next && openLesson(store, next)} aria-label="Next lesson">
+        <button
+          type="button"
+          className="btn small"
+          disabled={!next}
+          onClick={() => next && openLesson(store, next)}
+          aria-label="Next lesson"
+        >
           ›
         </button>
-        <button type="button" className="btn small" aria-expanded={!collapsed} onClick={() => setCollapsed(!collapsed)}>
+        <button
+          type="button"
+          className="btn small"
+          aria-expanded={!collapsed}
+          onClick={() => setCollapsed(!collapsed)}
+        >
           {collapsed ? "Show lesson" : "Hide lesson"}
         </button>
       </div>
@@ -57,12 +75,20 @@ export function LessonBar() {
             <strong>Question.</strong> {lesson.question}
           </p>
           <div className="ws-row">
-            <button type="button" className="btn small primary" aria-expanded={answerShown} onClick={() => store.getState().showAnswer(!answerShown)}>
+            <button
+              type="button"
+              className="btn small primary"
+              aria-expanded={answerShown}
+              onClick={() => store.getState().showAnswer(!answerShown)}
+            >
               {answerShown ? "Hide the answer" : "Reveal the answer"}
             </button>
             <span className="muted">Trace it:</span>
             {lesson.checks.map((c, k) => {
-              const asked = question?.from === c.from && question.to === c.to && question.protocol === (c.protocol ?? "TCP");
+              const asked =
+                question?.from === c.from &&
+                question.to === c.to &&
+                question.protocol === (c.protocol ?? "TCP");
               return (
                 <button
                   key={k}
@@ -70,7 +96,9 @@ export function LessonBar() {
                   className="btn small mono"
                   aria-pressed={asked}
                   data-testid="lesson-trace"
-                  onClick={() => store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })}
+                  onClick={() =>
+                    store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })
+                  }
                 >
                   {c.from.replace(/^(pod|external):/, "")} → {c.to.replace(/^(service|pod):/, "")}
                   {c.protocol && c.protocol !== "TCP" ? ` ${c.protocol}` : ""}
@@ -90,7 +118,12 @@ export function LessonBar() {
           ) : null}
           <div className="ws-row ws-try">
             <strong>Try:</strong> <span>{lesson.edit.description}</span>
-            <button type="button" className="btn small" data-testid="lesson-edit" onClick={() => applyEdit(store, lesson)}>
+            <button
+              type="button"
+              className="btn small"
+              data-testid="lesson-edit"
+              onClick={() => applyEdit(store, lesson)}
+            >
               Apply the suggested edit
             </button>
           </div>

@@ -18,7 +18,10 @@ function useLessonRoute() {
         const s = store.getState();
         if (s.scenarioId !== r.lesson.id || s.text !== r.lesson.manifests) openLesson(store, r.lesson);
       } else if (r.kind === "unknown") {
-        store.getState().notify({ kind: "error", text: `There is no lesson “${r.value}”. Open one from the Lessons menu.` });
+        store.getState().notify({
+          kind: "error",
+          text: `There is no lesson “${r.value}”. Open one from the Lessons menu.`,
+        });
       }
     };
     if (!started.current) {
@@ -40,16 +43,29 @@ export function LessonMenu() {
   const scenarioId = useApp((s) => s.scenarioId);
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
-  useDismiss(open, useCallback(() => setOpen(false), []), box);
+  useDismiss(
+    open,
+    useCallback(() => setOpen(false), []),
+    box,
+  );
   useLessonRoute();
   return (
     <div className="ws-menu" ref={box}>
-      <button type="button" className="btn small" aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="btn small"
+        aria-expanded={open}
+        aria-haspopup="dialog"
+        onClick={() => setOpen(!open)}
+      >
         Lessons
       </button>
       {open ? (
         <div className="ws-popover lessons" role="dialog" aria-label="Lessons">
-          <p className="muted">Each lesson makes one idea visible: predict the answer to its question, reveal it, then try its edit.</p>
+          <p className="muted">
+            Each lesson makes one idea visible: predict the answer to its question, reveal it, then try its
+            edit.
+          </p>
           <ol className="ws-lessons">
             {LESSONS.map((l) => (
               <li key={l.id}>

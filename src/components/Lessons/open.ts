@@ -20,5 +20,10 @@ export function openLesson(store: AppStore, lesson: Lesson): void {
   s.clearWhatIf();
   s.setPresenterStep(-1);
   syncLessonHash(lesson.id);
-  if (previous !== lesson.manifests) s.notify({ kind: "info", text: `Opened lesson ${String(lesson.number).padStart(2, "0")}: “${lesson.title}”.`, undoText: previous });
+  if (previous !== lesson.manifests)
+    s.notify({
+      kind: "info",
+      text: `Opened lesson ${String(lesson.number).padStart(2, "0")}: “${lesson.title}”.`,
+      undoText: previous,
+    });
 }

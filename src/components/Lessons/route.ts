@@ -16,7 +16,8 @@ export function lessonParam(hash: string): string | undefined {
   return undefined;
 }
 
-export type LessonRoute = { kind: "none" } | { kind: "lesson"; lesson: Lesson } | { kind: "unknown"; value: string };
+export type LessonRoute =
+  { kind: "none" } | { kind: "lesson"; lesson: Lesson } | { kind: "unknown"; value: string };
 
 /** The lesson a hash names. */
 export function lessonFromHash(hash: string, lessons: readonly Lesson[] = LESSONS): LessonRoute {

@@ -12,10 +12,15 @@ export function MatrixPane() {
   const store = useAppStore();
   const mq = useApp((s) => s.matrixQuery);
   const ports = useApp((s) => s.analysis.result?.ports);
-  const { status, result, error } = useApp(useShallow((s) => ({ status: s.matrix.status, result: s.matrix.result, error: s.matrix.error })));
+  const { status, result, error } = useApp(
+    useShallow((s) => ({ status: s.matrix.status, result: s.matrix.result, error: s.matrix.error })),
+  );
   const question = useApp((s) => s.question);
   const marks = useDiffMarks();
-  const m = result && result.port === mq.port && result.protocol === mq.protocol && result.by === mq.by ? result : undefined;
+  const m =
+    result && result.port === mq.port && result.protocol === mq.protocol && result.by === mq.by
+      ? result
+      : undefined;
 
   const open = (pair: [string, string]) => {
     store.getState().ask({ from: pair[0], to: `${pair[1]}:${mq.port}`, protocol: mq.protocol });
@@ -25,7 +30,10 @@ export function MatrixPane() {
     try {
       await downloadConnlist(store, format);
     } catch (e) {
-      store.getState().notify({ kind: "error", text: `The download failed: ${e instanceof Error ? e.message : String(e)}.` });
+      store.getState().notify({
+        kind: "error",
+        text: `The download failed: ${e instanceof Error ? e.message : String(e)}.`,
+      });
     }
   };
 
@@ -65,7 +73,11 @@ export function MatrixPane() {
         ) : null}
         <label className="filters">
           Protocol
-          <select aria-label="Matrix protocol" value={mq.protocol} onChange={(e) => store.getState().setMatrixQuery({ protocol: e.target.value as Protocol })}>
+          <select
+            aria-label="Matrix protocol"
+            value={mq.protocol}
+            onChange={(e) => store.getState().setMatrixQuery({ protocol: e.target.value as Protocol })}
+          >
             <option>TCP</option>
             <option>UDP</option>
             <option>SCTP</option>
@@ -73,20 +85,37 @@ export function MatrixPane() {
         </label>
         <label className="filters">
           By
-          <select aria-label="Matrix rows" value={mq.by} onChange={(e) => store.getState().setMatrixQuery({ by: e.target.value as MatrixGranularity })}>
+          <select
+            aria-label="Matrix rows"
+            value={mq.by}
+            onChange={(e) => store.getState().setMatrixQuery({ by: e.target.value as MatrixGranularity })}
+          >
             <option value="pod">pod</option>
             <option value="workload">workload</option>
           </select>
         </label>
         {mq.by === "workload" ? (
           <span className="filters" role="group" aria-label="Download the connectivity list">
-            <span className="muted" title="Every pair of workloads with the ports they may use, as ktl connlist and netpol-analyzer print it">
+            <span
+              className="muted"
+              title="Every pair of workloads with the ports they may use, as ktl connlist and netpol-analyzer print it"
+            >
               Download connectivity list
             </span>
-            <button type="button" className="btn small" aria-label="Download the connectivity list as text" onClick={() => void download("txt")}>
+            <button
+              type="button"
+              className="btn small"
+              aria-label="Download the connectivity list as text"
+              onClick={() => void download("txt")}
+            >
               .txt
             </button>
-            <button type="button" className="btn small" aria-label="Download the connectivity list as JSON" onClick={() => void download("json")}>
+            <button
+              type="button"
+              className="btn small"
+              aria-label="Download the connectivity list as JSON"
+              onClick={() => void download("json")}
+            >
               .json
             </button>
           </span>

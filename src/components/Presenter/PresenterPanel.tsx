@@ -12,7 +12,14 @@ import { currentTrace, stepsOf } from "./usePresenter.ts";
 const WORD: Record<string, string> = { pass: "passes", drop: "drops", info: "note" };
 
 function typing(el: Element | null): boolean {
-  return !!el && (el.tagName === "INPUT" || el.tagName === "SELECT" || el.tagName === "TEXTAREA" || (el as HTMLElement).isContentEditable || !!el.closest(".monaco-editor"));
+  return (
+    !!el &&
+    (el.tagName === "INPUT" ||
+      el.tagName === "SELECT" ||
+      el.tagName === "TEXTAREA" ||
+      (el as HTMLElement).isContentEditable ||
+      !!el.closest(".monaco-editor"))
+  );
 }
 
 export function PresenterPanel() {
@@ -60,18 +67,33 @@ export function PresenterPanel() {
         >
           Reset
         </button>
-        <button type="button" className="btn small" onClick={() => store.getState().setPresenting(false)} title="Leave presenter mode (Esc)">
+        <button
+          type="button"
+          className="btn small"
+          onClick={() => store.getState().setPresenting(false)}
+          title="Leave presenter mode (Esc)"
+        >
           Leave
         </button>
       </div>
       {!question ? (
         <div className="presenter-empty">
-          <p>Ask a question to step through it: use the question bar, click an edge{lesson ? ", or pick one of the lesson's questions:" : "."}</p>
+          <p>
+            Ask a question to step through it: use the question bar, click an edge
+            {lesson ? ", or pick one of the lesson's questions:" : "."}
+          </p>
           {lesson ? (
             <ul>
               {lesson.checks.map((c, i) => (
                 <li key={i}>
-                  <button type="button" className="btn mono" data-testid="presenter-question" onClick={() => store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })}>
+                  <button
+                    type="button"
+                    className="btn mono"
+                    data-testid="presenter-question"
+                    onClick={() =>
+                      store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })
+                    }
+                  >
                     {c.from} → {c.to}
                   </button>
                 </li>
@@ -84,7 +106,9 @@ export function PresenterPanel() {
           <p className="presenter-q mono">
             {question.from} → {question.to} <span className="muted">{question.protocol}</span>
           </p>
-          {!trace ? <p className="muted">{status === "error" ? "The engine could not trace this." : "Tracing…"}</p> : null}
+          {!trace ? (
+            <p className="muted">{status === "error" ? "The engine could not trace this." : "Tracing…"}</p>
+          ) : null}
           {trace?.error ? <p role="alert">{trace.error}</p> : null}
           {trace && !trace.error ? (
             <>
@@ -98,21 +122,33 @@ export function PresenterPanel() {
                 ))}
               </ol>
               {shown ? (
-                <div className="presenter-hop" data-testid="presenter-hop" data-verdict={shown.verdict} aria-live="polite">
+                <div
+                  className="presenter-hop"
+                  data-testid="presenter-hop"
+                  data-verdict={shown.verdict}
+                  aria-live="polite"
+                >
                   <p className="presenter-count">
-                    Hop {shown.number} of {steps.length}: <strong>{shown.title}</strong> <span className={`verdict ${shown.verdict}`}>{WORD[shown.verdict]}</span>
+                    Hop {shown.number} of {steps.length}: <strong>{shown.title}</strong>{" "}
+                    <span className={`verdict ${shown.verdict}`}>{WORD[shown.verdict]}</span>
                   </p>
                   <p className="presenter-detail">{shown.detail}</p>
                   {shown.ref ? (
                     <p className="muted">
-                      decided by {shown.ref.kind} {shown.ref.namespace !== undefined ? `${shown.ref.namespace}/` : ""}
+                      decided by {shown.ref.kind}{" "}
+                      {shown.ref.namespace !== undefined ? `${shown.ref.namespace}/` : ""}
                       {shown.ref.name}
                       {shown.ref.line ? `, line ${shown.ref.line}` : ""}
                     </p>
                   ) : null}
                 </div>
               ) : (
-                <div className="presenter-hop" data-testid="presenter-hop" data-verdict={trace.verdict} aria-live="polite">
+                <div
+                  className="presenter-hop"
+                  data-testid="presenter-hop"
+                  data-verdict={trace.verdict}
+                  aria-live="polite"
+                >
                   <p className="presenter-count">{steps.length} hops. Press → to step through them.</p>
                 </div>
               )}
@@ -122,10 +158,22 @@ export function PresenterPanel() {
                 </p>
               ) : null}
               <div className="ws-row">
-                <button type="button" className="btn" onClick={() => store.getState().setPresenterStep(Math.max(-1, step - 1))} disabled={step < 0} aria-label="Previous hop">
+                <button
+                  type="button"
+                  className="btn"
+                  onClick={() => store.getState().setPresenterStep(Math.max(-1, step - 1))}
+                  disabled={step < 0}
+                  aria-label="Previous hop"
+                >
                   ← Back
                 </button>
-                <button type="button" className="btn primary" onClick={() => store.getState().setPresenterStep(Math.min(steps.length - 1, step + 1))} disabled={step >= steps.length - 1} aria-label="Next hop">
+                <button
+                  type="button"
+                  className="btn primary"
+                  onClick={() => store.getState().setPresenterStep(Math.min(steps.length - 1, step + 1))}
+                  disabled={step >= steps.length - 1}
+                  aria-label="Next hop"
+                >
                   Next →
                 </button>
               </div>
@@ -140,7 +188,13 @@ export function PresenterPanel() {
 
 /** Fits the graph to its new size once the layout around it has changed (React Flow's own fit-view control). */
 function refitGraph() {
-  requestAnimationFrame(() => requestAnimationFrame(() => document.querySelector<HTMLButtonElement>('[data-testid="graph"] .react-flow__controls-fitview')?.click()));
+  requestAnimationFrame(() =>
+    requestAnimationFrame(() =>
+      document
+        .querySelector<HTMLButtonElement>('[data-testid="graph"] .react-flow__controls-fitview')
+        ?.click(),
+    ),
+  );
 }
 
 export function PresentButton() {
@@ -148,7 +202,13 @@ export function PresentButton() {
   const presenting = useApp((s) => s.presenting);
   useEffect(refitGraph, [presenting]);
   return (
-    <button type="button" className="btn small" aria-pressed={presenting} onClick={() => store.getState().setPresenting(!presenting)} title="Presenter mode: larger type, one trace stepped hop by hop">
+    <button
+      type="button"
+      className="btn small"
+      aria-pressed={presenting}
+      onClick={() => store.getState().setPresenting(!presenting)}
+      title="Presenter mode: larger type, one trace stepped hop by hop"
+    >
       Present
     </button>
   );

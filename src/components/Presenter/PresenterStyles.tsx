@@ -18,9 +18,19 @@ export function PresenterStyles() {
   const focus = presenting && step >= 0 ? steps[step]?.focus : undefined;
   if (focus) {
     rules.push(".app.presenting .react-flow__node .rf-leaf { opacity: 0.3; }");
-    for (const id of focus) rules.push(`.app.presenting ${sel(id)} .rf-leaf { opacity: 1; outline: 3px solid var(--accent); outline-offset: 3px; }`, `.app.presenting ${sel(id)} .rf-node { outline: 3px solid var(--accent); }`);
+    for (const id of focus)
+      rules.push(
+        `.app.presenting ${sel(id)} .rf-leaf { opacity: 1; outline: 3px solid var(--accent); outline-offset: 3px; }`,
+        `.app.presenting ${sel(id)} .rf-node { outline: 3px solid var(--accent); }`,
+      );
   }
-  if (marks) for (const [id, kind] of marks.nodes) if (kind === "added") rules.push(`${sel(id)} .rf-leaf { box-shadow: 0 0 0 3px var(--allow); }`);
+  if (marks)
+    for (const [id, kind] of marks.nodes)
+      if (kind === "added") rules.push(`${sel(id)} .rf-leaf { box-shadow: 0 0 0 3px var(--allow); }`);
   if (rules.length === 0) return null;
-  return <style data-testid="workshop-styles" data-focus={focus ? focus.join(" ") : ""}>{rules.join("\n")}</style>;
+  return (
+    <style data-testid="workshop-styles" data-focus={focus ? focus.join(" ") : ""}>
+      {rules.join("\n")}
+    </style>
+  );
 }

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { graphIdOf, presenterKey, presenterSteps } from "./steps.ts";
 import { buildProxyIndex, loadModel, traceRequest } from "../../engine/index.ts";
 
-const scenario = (id: string) => readFileSync(join(import.meta.dirname, "../../../scenarios", id, "manifests.yaml"), "utf8");
+const scenario = (id: string) =>
+  readFileSync(join(import.meta.dirname, "../../../scenarios", id, "manifests.yaml"), "utf8");
 function traced(id: string, from: string, to: string) {
   const model = loadModel([{ name: "m.yaml", text: scenario(id) }]);
   return traceRequest(model, buildProxyIndex(model), from, to, "TCP");
@@ -18,8 +19,16 @@ describe("presenter steps", () => {
     expect(steps.map((s) => s.title)).toEqual(t.hops.map((h) => h.step));
     const by = (title: string) => steps.find((s) => s.title === title)!;
     expect(by("source").focus).toEqual(["external:203.0.113.10", "node:node-b"]);
-    expect(by("load balancer health check").focus).toEqual(["external:203.0.113.10", "node:node-b", "service:shop/web"]);
-    expect(by("kube-proxy").focus).toEqual(["service:shop/web", "node:node-b", "pod:shop/web-7d4b9c6f5-x2v8q"]);
+    expect(by("load balancer health check").focus).toEqual([
+      "external:203.0.113.10",
+      "node:node-b",
+      "service:shop/web",
+    ]);
+    expect(by("kube-proxy").focus).toEqual([
+      "service:shop/web",
+      "node:node-b",
+      "pod:shop/web-7d4b9c6f5-x2v8q",
+    ]);
     expect(by("ingress policy at backend").focus).toEqual(["pod:shop/web-7d4b9c6f5-x2v8q"]);
     expect(steps.map((s) => s.number)).toEqual(steps.map((_, i) => i + 1));
   });

@@ -11,7 +11,9 @@ const NONE: PresenterStep[] = [];
 
 /** The current answer to the current question, when there is one. */
 export function currentTrace(s: AppState): TraceView | undefined {
-  return s.trace.status === "ready" && s.question && sameQuestion(s.trace.query, s.question) ? s.trace.result : undefined;
+  return s.trace.status === "ready" && s.question && sameQuestion(s.trace.query, s.question)
+    ? s.trace.result
+    : undefined;
 }
 
 export function stepsOf(s: AppState): PresenterStep[] {
@@ -19,7 +21,9 @@ export function stepsOf(s: AppState): PresenterStep[] {
   if (!t || t.error || !s.question) return NONE;
   let steps = cache.get(t);
   if (!steps) {
-    const src = s.question.from.startsWith("pod:") ? s.analysis.result?.pods.find((p) => p.id === s.question!.from)?.node?.replace(/^node:/, "") : undefined;
+    const src = s.question.from.startsWith("pod:")
+      ? s.analysis.result?.pods.find((p) => p.id === s.question!.from)?.node?.replace(/^node:/, "")
+      : undefined;
     cache.set(t, (steps = presenterSteps(s.question, t, src)));
   }
   return steps;

@@ -24,12 +24,10 @@ export function UrlImportPrompt() {
       const checked = checkImportUrl(text);
       if (!checked.ok) {
         clearUrlFromHash();
-        store
-          .getState()
-          .notify({
-            kind: "error",
-            text: `The link asks to open a scenario from a URL, but ${checked.error}`,
-          });
+        store.getState().notify({
+          kind: "error",
+          text: `The link asks to open a scenario from a URL, but ${checked.error}`,
+        });
         return;
       }
       setUrl(checked.url);
@@ -58,13 +56,11 @@ export function UrlImportPrompt() {
     const previous = store.getState().text;
     store.getState().replaceText(r.text, "file", undefined);
     store.getState().clearWhatIf();
-    store
-      .getState()
-      .notify({
-        kind: "info",
-        text: `Opened ${r.name} from ${url.host}. It stays in this browser.`,
-        undoText: previous,
-      });
+    store.getState().notify({
+      kind: "info",
+      text: `Opened ${r.name} from ${url.host}. It stays in this browser.`,
+      undoText: previous,
+    });
   };
 
   return (

@@ -11,7 +11,12 @@ export function WhatIfBar() {
   const stale = whatIf.status === "ready" && text !== whatIf.after;
   const d = whatIf.diff;
   return (
-    <section className="ws-bar whatif" aria-label="What changed" data-testid="whatif" data-status={stale ? "stale" : whatIf.status}>
+    <section
+      className="ws-bar whatif"
+      aria-label="What changed"
+      data-testid="whatif"
+      data-status={stale ? "stale" : whatIf.status}
+    >
       <strong>What if:</strong> <span>{whatIf.label}</span>
       {whatIf.status === "running" ? <span className="muted"> · comparing…</span> : null}
       {whatIf.status === "error" ? (
@@ -26,12 +31,25 @@ export function WhatIfBar() {
           <span data-testid="diff-summary" className={stale ? "muted" : "ws-summary"}>
             {d.summary}
           </span>
-          {stale ? <span className="muted"> (the text has changed since; the graph no longer marks it)</span> : null}
+          {stale ? (
+            <span className="muted"> (the text has changed since; the graph no longer marks it)</span>
+          ) : null}
         </>
       ) : null}
       <span className="spacer" />
-      {whatIf.status === "ready" && d && (d.flows.length || d.endpoints.length || d.pods.added.length || d.pods.removed.length || d.pods.moved.length) ? (
-        <button type="button" className="btn small" aria-expanded={details} onClick={() => setDetails(!details)}>
+      {whatIf.status === "ready" &&
+      d &&
+      (d.flows.length ||
+        d.endpoints.length ||
+        d.pods.added.length ||
+        d.pods.removed.length ||
+        d.pods.moved.length) ? (
+        <button
+          type="button"
+          className="btn small"
+          aria-expanded={details}
+          onClick={() => setDetails(!details)}
+        >
           {details ? "Hide changes" : "Show changes"}
         </button>
       ) : null}
@@ -47,7 +65,12 @@ export function WhatIfBar() {
           Undo what-if
         </button>
       ) : null}
-      <button type="button" className="btn small" aria-label="Dismiss the comparison" onClick={() => store.getState().clearWhatIf()}>
+      <button
+        type="button"
+        className="btn small"
+        aria-label="Dismiss the comparison"
+        onClick={() => store.getState().clearWhatIf()}
+      >
         ✕
       </button>
       {whatIf.notes.length ? (
@@ -61,7 +84,13 @@ export function WhatIfBar() {
         <div className="ws-changes" data-testid="diff-details">
           {d.pods.added.length || d.pods.removed.length || d.pods.moved.length ? (
             <p>
-              {d.pods.added.map((p) => `added ${p}`).concat(d.pods.removed.map((p) => `removed ${p}`), d.pods.moved.map((m) => `${m.pod} moved ${m.from} → ${m.to}`)).join("; ")}
+              {d.pods.added
+                .map((p) => `added ${p}`)
+                .concat(
+                  d.pods.removed.map((p) => `removed ${p}`),
+                  d.pods.moved.map((m) => `${m.pod} moved ${m.from} → ${m.to}`),
+                )
+                .join("; ")}
             </p>
           ) : null}
           {d.flows.length ? (
@@ -98,7 +127,8 @@ export function WhatIfBar() {
             <ul>
               {d.endpoints.slice(0, 200).map((e, i) => (
                 <li key={i} data-change={e.change}>
-                  <span className={e.change === "appears" ? "ws-gained" : "ws-lost"}>{e.change}</span> {e.endpoint} behind {e.service}:{e.port} for {e.traffic} traffic on {e.node}
+                  <span className={e.change === "appears" ? "ws-gained" : "ws-lost"}>{e.change}</span>{" "}
+                  {e.endpoint} behind {e.service}:{e.port} for {e.traffic} traffic on {e.node}
                 </li>
               ))}
             </ul>

@@ -42,23 +42,42 @@ function targetsFor(kind: WhatIfKind, a: Analysis | undefined): Target[] {
         const value = `${p.namespace}/${p.workload.kind}/${p.workload.name}`;
         const t = counts.get(value);
         if (t) t.replicas = (t.replicas ?? 0) + 1;
-        else counts.set(value, { value, label: `${p.workload.kind} ${p.namespace}/${p.workload.name}`, replicas: 1 });
+        else
+          counts.set(value, {
+            value,
+            label: `${p.workload.kind} ${p.namespace}/${p.workload.name}`,
+            replicas: 1,
+          });
       }
       return [...counts.values()];
     }
     case "cordon":
     case "drain":
-      return a.nodes.filter((n) => !n.synthesized || a.nodes.every((x) => x.synthesized)).map((n) => ({ value: n.name, label: `${n.name}${n.unschedulable ? " (cordoned)" : ""}` }));
+      return a.nodes
+        .filter((n) => !n.synthesized || a.nodes.every((x) => x.synthesized))
+        .map((n) => ({ value: n.name, label: `${n.name}${n.unschedulable ? " (cordoned)" : ""}` }));
     case "notReady":
     case "terminating":
     case "deletePod":
-      return a.pods.map((p) => ({ value: `${p.namespace}/${p.name}`, label: `${p.namespace}/${p.name}${p.node ? ` on ${p.node.replace(/^node:/, "")}` : ""}${!p.ready ? " (not ready)" : ""}${p.terminating ? " (terminating)" : ""}` }));
+      return a.pods.map((p) => ({
+        value: `${p.namespace}/${p.name}`,
+        label: `${p.namespace}/${p.name}${p.node ? ` on ${p.node.replace(/^node:/, "")}` : ""}${!p.ready ? " (not ready)" : ""}${p.terminating ? " (terminating)" : ""}`,
+      }));
     case "policyOff":
-      return a.policies.map((p) => ({ value: `${p.namespace}/${p.name}`, label: `${p.namespace}/${p.name}` }));
+      return a.policies.map((p) => ({
+        value: `${p.namespace}/${p.name}`,
+        label: `${p.namespace}/${p.name}`,
+      }));
     case "trafficPolicy":
       return a.services
         .filter((s) => s.type !== "ExternalName" && !s.headless)
-        .map((s) => ({ value: `${s.namespace}/${s.name}`, label: `${s.namespace}/${s.name}`, external: s.external, itp: s.internalTrafficPolicy, etp: s.externalTrafficPolicy }));
+        .map((s) => ({
+          value: `${s.namespace}/${s.name}`,
+          label: `${s.namespace}/${s.name}`,
+          external: s.external,
+          itp: s.internalTrafficPolicy,
+          etp: s.externalTrafficPolicy,
+        }));
   }
 }
 
@@ -89,16 +108,24 @@ export function WhatIfMenu() {
   const running = useApp((s) => s.whatIf.status === "running");
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
-  useDismiss(open, useCallback(() => setOpen(false), []), box);
+  useDismiss(
+    open,
+    useCallback(() => setOpen(false), []),
+    box,
+  );
   const [kind, setKind] = useState<WhatIfKind>("scale");
   const [target, setTarget] = useState("");
   const [replicas, setReplicas] = useState<number | undefined>(undefined);
-  const [field, setField] = useState<"internalTrafficPolicy" | "externalTrafficPolicy">("internalTrafficPolicy");
+  const [field, setField] = useState<"internalTrafficPolicy" | "externalTrafficPolicy">(
+    "internalTrafficPolicy",
+  );
   const targets = useMemo(() => targetsFor(kind, analysis), [kind, analysis]);
   const chosen = targets.find((t) => t.value === target) ?? targets[0];
   const count = replicas ?? (chosen?.replicas !== undefined ? Math.max(0, chosen.replicas + 1) : 1);
   const current = chosen ? (field === "internalTrafficPolicy" ? chosen.itp : chosen.etp) : undefined;
-  const fields = chosen?.external ? (["internalTrafficPolicy", "externalTrafficPolicy"] as const) : (["internalTrafficPolicy"] as const);
+  const fields = chosen?.external
+    ? (["internalTrafficPolicy", "externalTrafficPolicy"] as const)
+    : (["internalTrafficPolicy"] as const);
   const policyField = fields.includes(field as never) ? field : "internalTrafficPolicy";
 
   const opOf = (): WhatIf | undefined => {
@@ -116,7 +143,15 @@ export function WhatIfMenu() {
       case "policyOff":
         return { kind, policy: chosen.value };
       case "trafficPolicy":
-        return { kind, service: chosen.value, field: policyField, value: (policyField === "internalTrafficPolicy" ? chosen.itp : chosen.etp) === "Local" ? "Cluster" : "Local" };
+        return {
+          kind,
+          service: chosen.value,
+          field: policyField,
+          value:
+            (policyField === "internalTrafficPolicy" ? chosen.itp : chosen.etp) === "Local"
+              ? "Cluster"
+              : "Local",
+        };
     }
   };
 
@@ -130,7 +165,14 @@ export function WhatIfMenu() {
 
   return (
     <div className="ws-menu" ref={box}>
-      <button type="button" className="btn small" aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)} disabled={!analysis || running}>
+      <button
+        type="button"
+        className="btn small"
+        aria-expanded={open}
+        aria-haspopup="dialog"
+        onClick={() => setOpen(!open)}
+        disabled={!analysis || running}
+      >
         What if…
       </button>
       {open ? (
@@ -174,14 +216,26 @@ export function WhatIfMenu() {
           {kind === "scale" ? (
             <label>
               Replicas
-              <input type="number" aria-label="Replicas" min={0} max={500} value={count} onChange={(e) => setReplicas(Math.max(0, Math.floor(Number(e.target.value) || 0)))} style={{ width: 70 }} />
+              <input
+                type="number"
+                aria-label="Replicas"
+                min={0}
+                max={500}
+                value={count}
+                onChange={(e) => setReplicas(Math.max(0, Math.floor(Number(e.target.value) || 0)))}
+                style={{ width: 70 }}
+              />
               <span className="muted">now {chosen?.replicas ?? 0}</span>
             </label>
           ) : null}
           {kind === "trafficPolicy" ? (
             <label>
               Field
-              <select aria-label="Traffic policy field" value={policyField} onChange={(e) => setField(e.target.value as typeof field)}>
+              <select
+                aria-label="Traffic policy field"
+                value={policyField}
+                onChange={(e) => setField(e.target.value as typeof field)}
+              >
                 {fields.map((f) => (
                   <option key={f} value={f}>
                     {f}
@@ -193,7 +247,10 @@ export function WhatIfMenu() {
               </span>
             </label>
           ) : null}
-          <p className="muted">The change is written into the editor (Ctrl+Z undoes it); the graph and the matrix then show what it changed.</p>
+          <p className="muted">
+            The change is written into the editor (Ctrl+Z undoes it); the graph and the matrix then show what
+            it changed.
+          </p>
           <div className="ws-row">
             <button type="submit" className="btn primary small" disabled={!chosen}>
               Apply what-if

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { cellKey, diffMarks, edgeKey } from "./marks.ts";
 import { applyWhatIf, diffTexts } from "../../engine/index.ts";
 
-const text = readFileSync(join(import.meta.dirname, "../../../scenarios/01-trace-a-shop-across-zones/manifests.yaml"), "utf8");
+const text = readFileSync(
+  join(import.meta.dirname, "../../../scenarios/01-trace-a-shop-across-zones/manifests.yaml"),
+  "utf8",
+);
 
 describe("diff marks", () => {
   it("a drain marks the lost external edge, the moved endpoint on both ends, the removed pod and its matrix cells", () => {

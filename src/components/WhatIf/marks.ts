@@ -19,7 +19,8 @@ export interface DiffMarks {
 }
 
 export const edgeKey = (source: string, target: string): string => `${source}>${target}`;
-export const cellKey = (port: number, protocol: string, source: string, target: string): string => `${port}/${protocol}|${source}|${target}`;
+export const cellKey = (port: number, protocol: string, source: string, target: string): string =>
+  `${port}/${protocol}|${source}|${target}`;
 
 function merge(m: Map<string, Mark>, key: string, mark: "gained" | "lost"): void {
   const prev = m.get(key);
@@ -37,7 +38,8 @@ export function diffMarks(d: InputDiff): DiffMarks {
     merge(edges, edgeKey(graphId(f.from), f.to), f.change);
     if (f.kind === "pod") cells.set(cellKey(f.port, f.protocol, f.from, f.to), f.change);
   }
-  for (const e of d.endpoints) merge(edges, edgeKey(e.service, e.endpoint), e.change === "appears" ? "gained" : "lost");
+  for (const e of d.endpoints)
+    merge(edges, edgeKey(e.service, e.endpoint), e.change === "appears" ? "gained" : "lost");
   for (const p of d.pods.added) nodes.set(p, "added");
   for (const p of d.pods.removed) nodes.set(p, "removed");
   return { edges, nodes, cells, summary: d.summary };

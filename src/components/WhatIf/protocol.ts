@@ -1,7 +1,9 @@
 /** Messages between the playground and the what-if worker. */
 import type { InputDiff, WhatIf, WhatIfResult } from "../../engine/index.ts";
 
-export type WhatIfRequest = { id: number; method: "apply"; text: string; op: WhatIf } | { id: number; method: "diff"; before: string; after: string };
+export type WhatIfRequest =
+  | { id: number; method: "apply"; text: string; op: WhatIf }
+  | { id: number; method: "diff"; before: string; after: string };
 
 export type WhatIfResponse =
   | { id: number; ok: true; method: "apply"; result: WhatIfResult; diff?: InputDiff }

@@ -18,7 +18,8 @@ export function createWhatIfClient(makeWorker: () => WhatIfWorkerLike): WhatIfCl
   let worker: WhatIfWorkerLike | undefined;
   let next = 1;
   const pending = new Map<number, Pending>();
-  type Body = { method: "apply"; text: string; op: WhatIf } | { method: "diff"; before: string; after: string };
+  type Body =
+    { method: "apply"; text: string; op: WhatIf } | { method: "diff"; before: string; after: string };
   const send = (req: Body): Promise<WhatIfResponse> =>
     new Promise((resolve) => {
       if (!worker) {
@@ -55,7 +56,12 @@ export function createWhatIfClient(makeWorker: () => WhatIfWorkerLike): WhatIfCl
 }
 
 /** Applies a what-if control to the editor text. */
-export async function runWhatIf(store: AppStore, client: WhatIfClient, label: string, op: WhatIf): Promise<void> {
+export async function runWhatIf(
+  store: AppStore,
+  client: WhatIfClient,
+  label: string,
+  op: WhatIf,
+): Promise<void> {
   const before = store.getState().text;
   store.getState().whatIfStarted(label, before);
   try {
@@ -74,7 +80,12 @@ export async function runWhatIf(store: AppStore, client: WhatIfClient, label: st
 }
 
 /** Applies a text change made elsewhere (a lesson's suggested edit) and compares it the same way. */
-export async function runTextChange(store: AppStore, client: WhatIfClient, label: string, after: string): Promise<void> {
+export async function runTextChange(
+  store: AppStore,
+  client: WhatIfClient,
+  label: string,
+  after: string,
+): Promise<void> {
   const before = store.getState().text;
   store.getState().whatIfStarted(label, before);
   store.getState().whatIfApplied(after, []);

@@ -6,7 +6,10 @@
 import { applyWhatIf, diffTexts } from "../../engine/index.ts";
 import type { WhatIfRequest, WhatIfResponse } from "./protocol.ts";
 
-const scope = self as unknown as { onmessage: ((e: MessageEvent<WhatIfRequest>) => void) | null; postMessage(m: WhatIfResponse): void };
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<WhatIfRequest>) => void) | null;
+  postMessage(m: WhatIfResponse): void;
+};
 
 scope.onmessage = (e: MessageEvent<WhatIfRequest>) => {
   const r = e.data;

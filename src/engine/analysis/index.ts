@@ -103,7 +103,11 @@ export interface AnalysisSession {
   connlist(format: ConnlistDownload): string;
 }
 
-const DEFAULTS: Required<Omit<AnalyzeOptions, "cni">> = { maxDirectFlowPods: 60, maxMatrixRows: 400, flowBudget: FLOW_BUDGET };
+const DEFAULTS: Required<Omit<AnalyzeOptions, "cni">> = {
+  maxDirectFlowPods: 60,
+  maxMatrixRows: 400,
+  flowBudget: FLOW_BUDGET,
+};
 
 const clock = (globalThis as { performance?: { now(): number } }).performance;
 const now = (): number => (clock ? clock.now() : Date.now());

@@ -104,7 +104,9 @@ describe("the Node rules view prints exactly what ktl iptables|nft|ipvs --node N
 
   it("IPVS mode says it is deprecated in 1.35 (KEP-5495); iptables and nftables do not", () => {
     const { session } = open("01-trace-a-shop-across-zones");
-    expect(session.rules({ node: "node-a", mode: "ipvs" }).deprecated).toMatch(/deprecated in Kubernetes 1\.35 \(KEP-5495\).*nftables/);
+    expect(session.rules({ node: "node-a", mode: "ipvs" }).deprecated).toMatch(
+      /deprecated in Kubernetes 1\.35 \(KEP-5495\).*nftables/,
+    );
     expect(session.rules({ node: "node-a", mode: "nftables" }).deprecated).toBeUndefined();
   });
 

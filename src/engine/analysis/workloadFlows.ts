@@ -82,8 +82,7 @@ export function workloadFlows(
       for (const g of sources) {
         const src = g[0]!;
         let admitted = 0;
-        for (const ep of endpoints)
-          if (allowed(src, ep.pod, ep.port, p.protocol)) admitted++;
+        for (const ep of endpoints) if (allowed(src, ep.pod, ep.port, p.protocol)) admitted++;
         if (admitted === 0) {
           out.dropped++;
           continue;

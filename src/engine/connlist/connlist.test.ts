@@ -76,7 +76,8 @@ spec:
     expect(lines).toContain("0.0.0.0-255.255.255.255[External] => default/b[Deployment] : TCP 8080");
     expect(lines.some((l) => l.startsWith("default/a[Deployment] => default/b"))).toBe(false);
     const m = loadModel([{ name: "in.yaml", text }]);
-    const a = m.pods.find((p) => p.workload.name === "a")!, b = m.pods.find((p) => p.workload.name === "b")!;
+    const a = m.pods.find((p) => p.workload.name === "a")!,
+      b = m.pods.find((p) => p.workload.name === "b")!;
     expect(explainPair(m, a, b, 8080, "TCP").allowed).toBe(true);
   });
 
@@ -92,14 +93,18 @@ spec: {podSelector: {matchLabels: {app: host}}, policyTypes: [Ingress]}
     const lines = txt(text);
     expect(lines.filter((l) => l.includes("=> default/host"))).toEqual([]);
     const m = loadModel([{ name: "in.yaml", text }]);
-    const host = m.pods.find((p) => p.workload.name === "host")!, b = m.pods.find((p) => p.workload.name === "b")!;
+    const host = m.pods.find((p) => p.workload.name === "host")!,
+      b = m.pods.find((p) => p.workload.name === "b")!;
     expect(explainPair(m, b, host, 8080, "TCP").allowed).toBe(true);
   });
 
   it("test_with_named_ports: a named port resolves on the destination with its protocol; other workloads get nothing", () => {
     const lines = txt(
       deploy("dns", "{app: dns}") +
-        deploy("other", "{app: other}").replace("ports: [{containerPort: 8080, name: http}, {containerPort: 53, protocol: UDP, name: dns}]", "ports: []") +
+        deploy("other", "{app: other}").replace(
+          "ports: [{containerPort: 8080, name: http}, {containerPort: 53, protocol: UDP, name: dns}]",
+          "ports: []",
+        ) +
         `apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata: {name: named}
@@ -149,7 +154,11 @@ spec:
     const pods = m.pods.slice(0, 1);
     const starts = probeStarts(m.policies, pods);
     expect(starts).toEqual({ TCP: [1, 80, 81, 1000, 2001, 8080, 8081], UDP: [1, 53, 54], SCTP: [1] });
-    expect(probeIntervals(starts.UDP)).toEqual([[1, 52], [53, 53], [54, 65535]]);
+    expect(probeIntervals(starts.UDP)).toEqual([
+      [1, 52],
+      [53, 53],
+      [54, 65535],
+    ]);
   });
 });
 
@@ -171,7 +180,9 @@ metadata: {name: webapp}
 spec: {to: {kind: Service, name: webapp-service}, port: {targetPort: http}}
 `,
     );
-    expect(lines.filter((l) => l.startsWith("{"))).toEqual(["{ingress-controller} => default/webapp[Deployment] : TCP 8080"]);
+    expect(lines.filter((l) => l.startsWith("{"))).toEqual([
+      "{ingress-controller} => default/webapp[Deployment] : TCP 8080",
+    ]);
   });
 
   it("multiple_ingress_objects_with_different_ports: ports from several Ingresses are unioned", () => {
@@ -182,9 +193,19 @@ spec:
   rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: ${port}}}}}]}}]
 ---
 `;
-    const d = deploy("web", "{app: web}").replace("[{containerPort: 8080, name: http}, {containerPort: 53, protocol: UDP, name: dns}]", "[{containerPort: 8000}, {containerPort: 8050}, {containerPort: 8090}]");
-    const lines = txt(d + svc("web", "{app: web}", "[{port: 8000}, {port: 8050}, {port: 8090}]") + ingress("i1", 8090) + ingress("i2", 8050));
-    expect(lines.filter((l) => l.startsWith("{"))).toEqual(["{ingress-controller} => default/web[Deployment] : TCP 8050,8090"]);
+    const d = deploy("web", "{app: web}").replace(
+      "[{containerPort: 8080, name: http}, {containerPort: 53, protocol: UDP, name: dns}]",
+      "[{containerPort: 8000}, {containerPort: 8050}, {containerPort: 8090}]",
+    );
+    const lines = txt(
+      d +
+        svc("web", "{app: web}", "[{port: 8000}, {port: 8050}, {port: 8090}]") +
+        ingress("i1", 8090) +
+        ingress("i2", 8050),
+    );
+    expect(lines.filter((l) => l.startsWith("{"))).toEqual([
+      "{ingress-controller} => default/web[Deployment] : TCP 8050,8090",
+    ]);
   });
 
   it("acs_security_frontend_demos: default deny removes the line, with a warning; a podSelector-only rule does not admit the controller", () => {
@@ -225,7 +246,9 @@ spec:
   ingress: [{from: [{namespaceSelector: {}}]}]
 `,
     );
-    expect(lines.filter((l) => l.startsWith("{"))).toEqual(["{ingress-controller} => default/webapp[Deployment] : TCP 8080"]);
+    expect(lines.filter((l) => l.startsWith("{"))).toEqual([
+      "{ingress-controller} => default/webapp[Deployment] : TCP 8080",
+    ]);
   });
 });
 
@@ -239,18 +262,30 @@ describe("connlist output formats (netpol-analyzer docs/connlist_output.md)", ()
   });
 
   it("json is an array of {src, dst, conn}", () => {
-    expect(JSON.parse(formatConnlist(r, "json"))[0]).toEqual({ src: "0.0.0.0-255.255.255.255[External]", dst: "default/a[Deployment]", conn: "All Connections" });
+    expect(JSON.parse(formatConnlist(r, "json"))[0]).toEqual({
+      src: "0.0.0.0-255.255.255.255[External]",
+      dst: "default/a[Deployment]",
+      conn: "All Connections",
+    });
   });
 
   it("md is a src | dst | conn table", () => {
     const md = formatConnlist(r, "md").split("\n");
-    expect(md.slice(0, 3)).toEqual(["| src | dst | conn |", "|-----|-----|------|", "| 0.0.0.0-255.255.255.255[External] | default/a[Deployment] | All Connections |"]);
+    expect(md.slice(0, 3)).toEqual([
+      "| src | dst | conn |",
+      "|-----|-----|------|",
+      "| 0.0.0.0-255.255.255.255[External] | default/a[Deployment] | All Connections |",
+    ]);
   });
 
   it("dot groups workloads by namespace and labels edges with the connections", () => {
     const dot = formatConnlist(r, "dot");
-    expect(dot).toMatch(/^digraph \{\n\tsubgraph "cluster_default" \{\n\t\t"default\/a\[Deployment\]" \[label="a\[Deployment\]"/);
-    expect(dot).toContain('\t"default/a[Deployment]" -> "other/b[Deployment]" [label="All Connections" color="gold2" fontcolor="darkgreen"]');
+    expect(dot).toMatch(
+      /^digraph \{\n\tsubgraph "cluster_default" \{\n\t\t"default\/a\[Deployment\]" \[label="a\[Deployment\]"/,
+    );
+    expect(dot).toContain(
+      '\t"default/a[Deployment]" -> "other/b[Deployment]" [label="All Connections" color="gold2" fontcolor="darkgreen"]',
+    );
     expect(dot.trimEnd().endsWith("}")).toBe(true);
   });
 

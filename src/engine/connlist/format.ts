@@ -15,11 +15,21 @@ export function formatTxt(list: ConnList): string {
 }
 
 export function formatJson(list: ConnList): string {
-  return JSON.stringify(list.lines.map((l) => ({ src: l.src, dst: l.dst, conn: l.conn })), null, 2) + "\n";
+  return (
+    JSON.stringify(
+      list.lines.map((l) => ({ src: l.src, dst: l.dst, conn: l.conn })),
+      null,
+      2,
+    ) + "\n"
+  );
 }
 
 export function formatMd(list: ConnList): string {
-  const rows = ["| src | dst | conn |", "|-----|-----|------|", ...list.lines.map((l) => `| ${l.src} | ${l.dst} | ${l.conn} |`)];
+  const rows = [
+    "| src | dst | conn |",
+    "|-----|-----|------|",
+    ...list.lines.map((l) => `| ${l.src} | ${l.dst} | ${l.conn} |`),
+  ];
   return rows.join("\n") + "\n";
 }
 
@@ -39,22 +49,38 @@ export function formatDot(list: ConnList): string {
     else byNamespace.set(n.workload.namespace, [line]);
   }
   for (const ns of [...byNamespace.keys()].sort()) {
-    out.push(`\tsubgraph ${quote(`cluster_${ns}`)} {`, ...byNamespace.get(ns)!, `\t\tlabel=${quote(ns)}`, "\t}");
+    out.push(
+      `\tsubgraph ${quote(`cluster_${ns}`)} {`,
+      ...byNamespace.get(ns)!,
+      `\t\tlabel=${quote(ns)}`,
+      "\t}",
+    );
   }
   for (const n of list.nodes) {
-    if (n.kind === "external" && used.has(n.name)) out.push(`\t${quote(n.name)} [label=${quote(n.name)} color="red2" fontcolor="red2"]`);
+    if (n.kind === "external" && used.has(n.name))
+      out.push(`\t${quote(n.name)} [label=${quote(n.name)} color="red2" fontcolor="red2"]`);
   }
-  if (used.has(INGRESS_CONTROLLER)) out.push(`\t${quote(INGRESS_CONTROLLER)} [label=${quote(INGRESS_CONTROLLER)} color="blue" fontcolor="blue"]`);
-  for (const l of list.lines) out.push(`\t${quote(l.src)} -> ${quote(l.dst)} [label=${quote(l.conn)} color="gold2" fontcolor="darkgreen"]`);
+  if (used.has(INGRESS_CONTROLLER))
+    out.push(
+      `\t${quote(INGRESS_CONTROLLER)} [label=${quote(INGRESS_CONTROLLER)} color="blue" fontcolor="blue"]`,
+    );
+  for (const l of list.lines)
+    out.push(
+      `\t${quote(l.src)} -> ${quote(l.dst)} [label=${quote(l.conn)} color="gold2" fontcolor="darkgreen"]`,
+    );
   out.push("}");
   return out.join("\n") + "\n";
 }
 
 export function formatConnlist(list: ConnList, format: ConnlistFormat): string {
   switch (format) {
-    case "txt": return formatTxt(list);
-    case "json": return formatJson(list);
-    case "md": return formatMd(list);
-    case "dot": return formatDot(list);
+    case "txt":
+      return formatTxt(list);
+    case "json":
+      return formatJson(list);
+    case "md":
+      return formatMd(list);
+    case "dot":
+      return formatDot(list);
   }
 }

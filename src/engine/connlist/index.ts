@@ -25,13 +25,39 @@ import { PROTOCOLS } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { buildPolicyIndex, classAllowed, explainEgress, explainIngress } from "../netpol/index.ts";
-import { buildStack, explainStackEgress, explainStackIngress, stackMatrix, type PolicyStack } from "../policy/index.ts";
+import {
+  buildStack,
+  explainStackEgress,
+  explainStackIngress,
+  stackMatrix,
+  type PolicyStack,
+} from "../policy/index.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
-import { backendPodPorts, backendService, parseIngressBackends, type BackendService } from "../model/ingress.ts";
+import {
+  backendPodPorts,
+  backendService,
+  parseIngressBackends,
+  type BackendService,
+} from "../model/ingress.ts";
 import { ipRangeNodes, type IPRangeNode } from "./ipnodes.ts";
-import { addRange, emptyPortSet, formatPortSet, isEmptyPortSet, MAX_PORT, MIN_PORT, type PortSet } from "./ports.ts";
+import {
+  addRange,
+  emptyPortSet,
+  formatPortSet,
+  isEmptyPortSet,
+  MAX_PORT,
+  MIN_PORT,
+  type PortSet,
+} from "./ports.ts";
 
-export { formatPortSet, parsePortSet, normalizeRanges, intersectPortSets, emptyPortSet, fullPortSet } from "./ports.ts";
+export {
+  formatPortSet,
+  parsePortSet,
+  normalizeRanges,
+  intersectPortSets,
+  emptyPortSet,
+  fullPortSet,
+} from "./ports.ts";
 export type { PortSet, PortRange } from "./ports.ts";
 export { blockRanges, partitionIPv4, ipRangeNodes } from "./ipnodes.ts";
 export type { IPRangeNode, IPRangeNodes } from "./ipnodes.ts";
@@ -75,16 +101,39 @@ const externalName = (n: IPRangeNode) => `${n.name}[External]`;
 /** A pod standing for a workload: its template's labels and ports, no IP, not host-network. */
 function representative(w: Workload, index: number): Pod {
   return {
-    index, namespace: w.namespace, name: w.name, key: w.key, labels: w.labels, annotations: {}, nodeName: undefined, ips: [], ipsSynthesized: false,
-    hostNetwork: false, phase: "Running", ready: true, terminating: false, ports: w.ports,
-    workload: { kind: w.kind, namespace: w.namespace, name: w.name }, generated: true, source: w.source, raw: {},
+    index,
+    namespace: w.namespace,
+    name: w.name,
+    key: w.key,
+    labels: w.labels,
+    annotations: {},
+    nodeName: undefined,
+    ips: [],
+    ipsSynthesized: false,
+    hostNetwork: false,
+    phase: "Running",
+    ready: true,
+    terminating: false,
+    ports: w.ports,
+    workload: { kind: w.kind, namespace: w.namespace, name: w.name },
+    generated: true,
+    source: w.source,
+    raw: {},
   };
 }
 
 function standInController(index: number): Pod {
   const w: Workload = {
-    kind: "Pod", namespace: INGRESS_CONTROLLER_NAMESPACE, name: "ingress-controller", key: INGRESS_CONTROLLER, labels: {}, ports: [],
-    hostNetwork: false, pods: [], given: false, source: { kind: "Pod", name: "ingress-controller", file: "", doc: 0, line: 0 },
+    kind: "Pod",
+    namespace: INGRESS_CONTROLLER_NAMESPACE,
+    name: "ingress-controller",
+    key: INGRESS_CONTROLLER,
+    labels: {},
+    ports: [],
+    hostNetwork: false,
+    pods: [],
+    given: false,
+    source: { kind: "Pod", name: "ingress-controller", file: "", doc: 0, line: 0 },
   };
   return representative(w, index);
 }
@@ -95,23 +144,40 @@ function standInController(index: number): Pod {
  */
 export function connlistView(model: Model): { view: Model; reprs: Pod[] } {
   const reprs = model.workloads.map(representative);
-  const withoutNodes = (rules: ClusterPolicy["egress"]) => rules.map((r) => ({ ...r, peers: r.peers.filter((p) => !p.nodes) }));
+  const withoutNodes = (rules: ClusterPolicy["egress"]) =>
+    rules.map((r) => ({ ...r, peers: r.peers.filter((p) => !p.nodes) }));
   const clusterPolicies = model.clusterPolicies.map((p) => ({ ...p, egress: withoutNodes(p.egress) }));
-  const view: Model = { ...model, pods: reprs, podsByKey: new Map(reprs.map((p) => [p.key, p])), podsByIP: new Map(), clusterPolicies };
+  const view: Model = {
+    ...model,
+    pods: reprs,
+    podsByKey: new Map(reprs.map((p) => [p.key, p])),
+    podsByIP: new Map(),
+    clusterPolicies,
+  };
   return { view, reprs };
 }
 
 /** probeStarts' cuts for the cluster tiers' ports: numbers, ranges, and named ports as the pods resolve them (with the container port's protocol). */
-function tierProbeCuts(policies: readonly ClusterPolicy[], pods: readonly Pod[], starts: Record<Protocol, number[]>): Record<Protocol, number[]> {
-  const cuts: Record<Protocol, Set<number>> = { TCP: new Set(starts.TCP), UDP: new Set(starts.UDP), SCTP: new Set(starts.SCTP) };
+function tierProbeCuts(
+  policies: readonly ClusterPolicy[],
+  pods: readonly Pod[],
+  starts: Record<Protocol, number[]>,
+): Record<Protocol, number[]> {
+  const cuts: Record<Protocol, Set<number>> = {
+    TCP: new Set(starts.TCP),
+    UDP: new Set(starts.UDP),
+    SCTP: new Set(starts.SCTP),
+  };
   for (const policy of policies) {
     for (const rule of [...policy.ingress, ...policy.egress]) {
       for (const p of rule.ports ?? []) {
         if (p.name !== undefined) {
-          for (const pod of pods) for (const cp of pod.ports) if (cp.name === p.name) {
-            cuts[cp.protocol].add(cp.containerPort);
-            cuts[cp.protocol].add(cp.containerPort + 1);
-          }
+          for (const pod of pods)
+            for (const cp of pod.ports)
+              if (cp.name === p.name) {
+                cuts[cp.protocol].add(cp.containerPort);
+                cuts[cp.protocol].add(cp.containerPort + 1);
+              }
         } else if (p.protocol && p.port !== undefined) {
           cuts[p.protocol].add(p.port);
           cuts[p.protocol].add((p.endPort ?? p.port) + 1);
@@ -120,16 +186,20 @@ function tierProbeCuts(policies: readonly ClusterPolicy[], pods: readonly Pod[],
     }
   }
   const out = {} as Record<Protocol, number[]>;
-  for (const proto of PROTOCOLS) out[proto] = [...cuts[proto]].filter((n) => n >= MIN_PORT && n <= MAX_PORT).sort((a, b) => a - b);
+  for (const proto of PROTOCOLS)
+    out[proto] = [...cuts[proto]].filter((n) => n >= MIN_PORT && n <= MAX_PORT).sort((a, b) => a - b);
   return out;
 }
 
 /** The tiers' egress `networks` as IPv4 ranges (IPv6 entries are skipped, as the analyzer does). */
 function tierNetworkRanges(policies: readonly ClusterPolicy[]): [number, number][] {
   const out: [number, number][] = [];
-  for (const p of policies) for (const r of p.egress) for (const peer of r.peers) for (const n of peer.networks ?? []) {
-    if (n.parsed && n.parsed.family === 4) out.push([Number(n.parsed.first), Number(n.parsed.last)]);
-  }
+  for (const p of policies)
+    for (const r of p.egress)
+      for (const peer of r.peers)
+        for (const n of peer.networks ?? []) {
+          if (n.parsed && n.parsed.family === 4) out.push([Number(n.parsed.first), Number(n.parsed.last)]);
+        }
   return out;
 }
 
@@ -138,8 +208,15 @@ function tierNetworkRanges(policies: readonly ClusterPolicy[]): [number, number]
  * change its verdict: 1, every port p and p+1, every endPort + 1, and named
  * ports as the workloads' container ports of that name resolve them.
  */
-export function probeStarts(policies: readonly NetworkPolicy[], pods: readonly Pod[]): Record<Protocol, number[]> {
-  const cuts: Record<Protocol, Set<number>> = { TCP: new Set([MIN_PORT]), UDP: new Set([MIN_PORT]), SCTP: new Set([MIN_PORT]) };
+export function probeStarts(
+  policies: readonly NetworkPolicy[],
+  pods: readonly Pod[],
+): Record<Protocol, number[]> {
+  const cuts: Record<Protocol, Set<number>> = {
+    TCP: new Set([MIN_PORT]),
+    UDP: new Set([MIN_PORT]),
+    SCTP: new Set([MIN_PORT]),
+  };
   for (const policy of policies) {
     for (const rule of [...policy.ingress, ...policy.egress]) {
       for (const p of rule.ports ?? []) {
@@ -148,16 +225,19 @@ export function probeStarts(policies: readonly NetworkPolicy[], pods: readonly P
           set.add(p.port);
           set.add((p.endPort ?? p.port) + 1);
         } else if (typeof p.port === "string") {
-          for (const pod of pods) for (const cp of pod.ports) if (cp.name === p.port && cp.protocol === p.protocol) {
-            set.add(cp.containerPort);
-            set.add(cp.containerPort + 1);
-          }
+          for (const pod of pods)
+            for (const cp of pod.ports)
+              if (cp.name === p.port && cp.protocol === p.protocol) {
+                set.add(cp.containerPort);
+                set.add(cp.containerPort + 1);
+              }
         }
       }
     }
   }
   const out = {} as Record<Protocol, number[]>;
-  for (const proto of PROTOCOLS) out[proto] = [...cuts[proto]].filter((n) => n >= MIN_PORT && n <= MAX_PORT).sort((a, b) => a - b);
+  for (const proto of PROTOCOLS)
+    out[proto] = [...cuts[proto]].filter((n) => n >= MIN_PORT && n <= MAX_PORT).sort((a, b) => a - b);
   return out;
 }
 
@@ -176,17 +256,27 @@ function checkOwnerLabels(model: Model, diagnostics: Diagnostic[]): void {
   const selectors: LabelSelector[] = [];
   for (const p of model.policies) {
     selectors.push(p.podSelector);
-    for (const r of [...p.ingress, ...p.egress]) for (const peer of r.peers ?? []) if (peer.podSelector) selectors.push(peer.podSelector);
+    for (const r of [...p.ingress, ...p.egress])
+      for (const peer of r.peers ?? []) if (peer.podSelector) selectors.push(peer.podSelector);
   }
   for (const w of model.workloads) {
     if (w.given || w.pods.length < 2) continue;
     const first = w.pods[0]!;
     for (const other of w.pods.slice(1)) {
-      const sel = selectors.find((s) => matchesSelector(s, first.labels) !== matchesSelector(s, other.labels));
+      const sel = selectors.find(
+        (s) => matchesSelector(s, first.labels) !== matchesSelector(s, other.labels),
+      );
       if (!sel) continue;
       diagnostics.push({
-        code: "KTL703", severity: "warning", file: other.source.file, doc: other.source.doc, line: other.source.line, column: 1,
-        kind: "Pod", namespace: other.namespace, name: other.name,
+        code: "KTL703",
+        severity: "warning",
+        file: other.source.file,
+        doc: other.source.doc,
+        line: other.source.line,
+        column: 1,
+        kind: "Pod",
+        namespace: other.namespace,
+        name: other.name,
         message: `pods ${first.key} and ${other.key} of ${w.key} differ in labels that the selector "${formatSelector(sel)}" tells apart; the workload is analysed with the labels of ${first.key}`,
       });
       break;
@@ -195,28 +285,46 @@ function checkOwnerLabels(model: Model, diagnostics: Diagnostic[]): void {
 }
 
 /** Ingress and Route backends -> the TCP ports the ingress controller may open to each workload (items 14-18 of the peer README). */
-function ingressControllerLines(model: Model, view: Model, reprs: readonly Pod[], diagnostics: Diagnostic[], stack: PolicyStack): ConnLine[] {
+function ingressControllerLines(
+  model: Model,
+  view: Model,
+  reprs: readonly Pod[],
+  diagnostics: Diagnostic[],
+  stack: PolicyStack,
+): ConnLine[] {
   const backends = parseIngressBackends(model.objects, diagnostics);
   if (backends.length === 0) return [];
   const services = new Map<string, BackendService>();
-  for (const o of model.objects) if (o.kind === "Service") {
-    const s = backendService(o);
-    services.set(`${s.namespace}/${s.name}`, s);
-  }
+  for (const o of model.objects)
+    if (o.kind === "Service") {
+      const s = backendService(o);
+      services.set(`${s.namespace}/${s.name}`, s);
+    }
   const ports = new Map<number, Set<number>>();
   for (const b of backends) {
     const svc = services.get(`${b.namespace}/${b.serviceName}`);
-    const where = { file: b.source.file, doc: b.source.doc, line: b.line, column: 1, kind: b.source.kind, namespace: b.namespace, name: b.source.name };
+    const where = {
+      file: b.source.file,
+      doc: b.source.doc,
+      line: b.line,
+      column: 1,
+      kind: b.source.kind,
+      namespace: b.namespace,
+      name: b.source.name,
+    };
     if (!svc || !svc.selector || Object.keys(svc.selector).length === 0) {
       diagnostics.push({
-        code: "KTL701", severity: "warning", ...where,
+        code: "KTL701",
+        severity: "warning",
+        ...where,
         message: `${b.source.kind} ${b.namespace}/${b.source.name} points at Service ${b.serviceName}, which ${svc ? "has no selector" : "the input does not define"}: no workload is reached through it`,
       });
       continue;
     }
     const selector = svc.selector;
     model.workloads.forEach((w, i) => {
-      if (w.namespace !== b.namespace || !Object.keys(selector).every((k) => w.labels[k] === selector[k])) return;
+      if (w.namespace !== b.namespace || !Object.keys(selector).every((k) => w.labels[k] === selector[k]))
+        return;
       let set = ports.get(i);
       if (!set) ports.set(i, (set = new Set()));
       for (const p of backendPodPorts(b, svc, w.ports)) set.add(p);
@@ -229,15 +337,25 @@ function ingressControllerLines(model: Model, view: Model, reprs: readonly Pod[]
     const conns = emptyPortSet();
     for (const port of [...set].sort((a, b) => a - b)) {
       const ok = stack.layered
-        ? explainStackEgress(stack, controller, { ip: "", pod: dst }, port, "TCP").allowed && explainStackIngress(stack, dst, { ip: "", pod: controller }, port, "TCP").allowed
-        : explainEgress(view, controller, { ip: "", pod: dst }, port, "TCP").allowed && explainIngress(view, dst, { ip: "", pod: controller }, port, "TCP").allowed;
+        ? explainStackEgress(stack, controller, { ip: "", pod: dst }, port, "TCP").allowed &&
+          explainStackIngress(stack, dst, { ip: "", pod: controller }, port, "TCP").allowed
+        : explainEgress(view, controller, { ip: "", pod: dst }, port, "TCP").allowed &&
+          explainIngress(view, dst, { ip: "", pod: controller }, port, "TCP").allowed;
       if (ok) addRange(conns, "TCP", port, port);
     }
     if (isEmptyPortSet(conns)) {
       if (set.size > 0) {
         const w = model.workloads[i]!;
         diagnostics.push({
-          code: "KTL702", severity: "warning", file: w.source.file, doc: w.source.doc, line: w.source.line, column: 1, kind: w.kind, namespace: w.namespace, name: w.name,
+          code: "KTL702",
+          severity: "warning",
+          file: w.source.file,
+          doc: w.source.doc,
+          line: w.source.line,
+          column: 1,
+          kind: w.kind,
+          namespace: w.namespace,
+          name: w.name,
           message: `an Ingress or Route reaches ${w.key}, but its NetworkPolicies block ingress from an arbitrary in-cluster source, so no {ingress-controller} line is listed`,
         });
       }
@@ -278,7 +396,8 @@ export function computeConnlist(model: Model): ConnList {
     for (const dst of reprs) {
       if (src === dst) continue;
       const conns = pairSets[classOf[src.index]! * C + classOf[dst.index]!];
-      if (conns && !isEmptyPortSet(conns)) lines.push({ src: src.key, dst: dst.key, conns, conn: formatPortSet(conns) });
+      if (conns && !isEmptyPortSet(conns))
+        lines.push({ src: src.key, dst: dst.key, conns, conn: formatPortSet(conns) });
     }
   }
 
@@ -290,9 +409,12 @@ export function computeConnlist(model: Model): ConnList {
     const out = new Map<string, PortSet>();
     const memo = new Map<string, PortSet[]>();
     for (const c of classes) {
-      const policies = direction === "ingress" ? index.ingressPolicies[c.index]! : index.egressPolicies[c.index]!;
+      const policies =
+        direction === "ingress" ? index.ingressPolicies[c.index]! : index.egressPolicies[c.index]!;
       // With cluster tiers, their subjects decide too: such classes get their own answer, probed at every bound.
-      const key = stack.layered ? `c${c.index}` : `${policies.map((p) => p.key).join(",")}|${direction === "ingress" ? c.repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).join(",") : ""}`;
+      const key = stack.layered
+        ? `c${c.index}`
+        : `${policies.map((p) => p.key).join(",")}|${direction === "ingress" ? c.repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).join(",") : ""}`;
       let sets = memo.get(key);
       if (!sets) {
         const local = stack.layered ? starts : probeStarts(policies, direction === "ingress" ? [c.repr] : []);
@@ -301,8 +423,12 @@ export function computeConnlist(model: Model): ConnList {
           for (const proto of PROTOCOLS) {
             for (const [first, last] of probeIntervals(local[proto])) {
               const v = !stack.layered
-                ? direction === "ingress" ? explainIngress(view, c.repr, { ip: n.probe }, first, proto) : explainEgress(view, c.repr, { ip: n.probe }, first, proto)
-                : direction === "ingress" ? explainStackIngress(stack, c.repr, { ip: n.probe }, first, proto) : explainStackEgress(stack, c.repr, { ip: n.probe }, first, proto);
+                ? direction === "ingress"
+                  ? explainIngress(view, c.repr, { ip: n.probe }, first, proto)
+                  : explainEgress(view, c.repr, { ip: n.probe }, first, proto)
+                : direction === "ingress"
+                  ? explainStackIngress(stack, c.repr, { ip: n.probe }, first, proto)
+                  : explainStackEgress(stack, c.repr, { ip: n.probe }, first, proto);
               if (v.allowed) addRange(conns, proto, first, last);
             }
           }
@@ -319,13 +445,15 @@ export function computeConnlist(model: Model): ConnList {
   for (const n of ipNodes.sources) {
     for (const dst of reprs) {
       const conns = fromIP.get(`${classOf[dst.index]}|${n.name}`)!;
-      if (!isEmptyPortSet(conns)) lines.push({ src: externalName(n), dst: dst.key, conns, conn: formatPortSet(conns) });
+      if (!isEmptyPortSet(conns))
+        lines.push({ src: externalName(n), dst: dst.key, conns, conn: formatPortSet(conns) });
     }
   }
   for (const src of reprs) {
     for (const n of ipNodes.destinations) {
       const conns = toIP.get(`${classOf[src.index]}|${n.name}`)!;
-      if (!isEmptyPortSet(conns)) lines.push({ src: src.key, dst: externalName(n), conns, conn: formatPortSet(conns) });
+      if (!isEmptyPortSet(conns))
+        lines.push({ src: src.key, dst: externalName(n), conns, conn: formatPortSet(conns) });
     }
   }
   if (reprs.length > 0) lines.push(...ingressControllerLines(model, view, reprs, diagnostics, stack));
@@ -334,7 +462,11 @@ export function computeConnlist(model: Model): ConnList {
   lines.sort((x, y) => byteOrder(x.src, y.src) || byteOrder(x.dst, y.dst));
 
   const nodes: ConnNode[] = model.workloads.map((w) => ({
-    name: w.key, kind: "workload", namespace: w.namespace, workload: { kind: w.kind, namespace: w.namespace, name: w.name }, pods: w.pods.map((p) => p.key),
+    name: w.key,
+    kind: "workload",
+    namespace: w.namespace,
+    workload: { kind: w.kind, namespace: w.namespace, name: w.name },
+    pods: w.pods.map((p) => p.key),
   }));
   const seen = new Set<string>();
   for (const n of [...ipNodes.sources, ...ipNodes.destinations]) {
@@ -344,6 +476,7 @@ export function computeConnlist(model: Model): ConnList {
     const [a, b] = n.name.split("-") as [string, string];
     nodes.push({ name, kind: "external", range: [a, b] });
   }
-  if (lines.some((l) => l.src === INGRESS_CONTROLLER)) nodes.push({ name: INGRESS_CONTROLLER, kind: "ingress-controller" });
+  if (lines.some((l) => l.src === INGRESS_CONTROLLER))
+    nodes.push({ name: INGRESS_CONTROLLER, kind: "ingress-controller" });
   return { nodes, lines, diagnostics };
 }

@@ -5,14 +5,31 @@ import { parseLabelSelector } from "../model/labels.ts";
 import { blockRanges, ipRangeNodes, partitionIPv4 } from "./ipnodes.ts";
 
 function block(cidr: string, except: string[] = []): IPBlock {
-  return { cidr, except, parsed: parseCidr(cidr).cidr, exceptParsed: except.map((e) => parseCidr(e).cidr).filter((c): c is Cidr => !!c) };
+  return {
+    cidr,
+    except,
+    parsed: parseCidr(cidr).cidr,
+    exceptParsed: except.map((e) => parseCidr(e).cidr).filter((c): c is Cidr => !!c),
+  };
 }
 
 function policy(name: string, ingress: IPBlock[], egress: IPBlock[] = []): NetworkPolicy {
-  const rule = (b: IPBlock, index: number): PolicyRule => ({ index, line: 0, peers: [{ index: 0, line: 0, ipBlock: b }], ports: null });
+  const rule = (b: IPBlock, index: number): PolicyRule => ({
+    index,
+    line: 0,
+    peers: [{ index: 0, line: 0, ipBlock: b }],
+    ports: null,
+  });
   return {
-    namespace: "default", name, key: `default/${name}`, podSelector: parseLabelSelector({}), ingressIsolation: true, egressIsolation: egress.length > 0,
-    ingress: ingress.map(rule), egress: egress.map(rule), source: { kind: "NetworkPolicy", name, file: "t.yaml", doc: 0, line: 1 },
+    namespace: "default",
+    name,
+    key: `default/${name}`,
+    podSelector: parseLabelSelector({}),
+    ingressIsolation: true,
+    egressIsolation: egress.length > 0,
+    ingress: ingress.map(rule),
+    egress: egress.map(rule),
+    source: { kind: "NetworkPolicy", name, file: "t.yaml", doc: 0, line: 1 },
     lines: { podSelector: 0, policyTypes: 0, ingress: 0, egress: 0 },
   };
 }
@@ -72,6 +89,10 @@ describe("IP-range cutting (netpol-analyzer README item 7)", () => {
   it("ipblockstest: sources come from ingress blocks, destinations from egress blocks, of every policy", () => {
     const nodes = ipRangeNodes([policy("a", [ipblockstest]), policy("b", [], [block("192.168.0.0/16")])]);
     expect(nodes.sources).toHaveLength(7);
-    expect(nodes.destinations.map((n) => n.name)).toEqual(["0.0.0.0-192.167.255.255", "192.168.0.0-192.168.255.255", "192.169.0.0-255.255.255.255"]);
+    expect(nodes.destinations.map((n) => n.name)).toEqual([
+      "0.0.0.0-192.167.255.255",
+      "192.168.0.0-192.168.255.255",
+      "192.169.0.0-255.255.255.255",
+    ]);
   });
 });

@@ -26,7 +26,9 @@ export interface IPRangeNode {
 export function blockRanges(b: IPBlock): AddressRange[] {
   if (!b.parsed || b.parsed.family !== 4) return [];
   let ranges: [number, number][] = [[Number(b.parsed.first), Number(b.parsed.last)]];
-  const holes = b.exceptParsed.filter((e) => e.family === 4).map((e) => [Number(e.first), Number(e.last)] as const);
+  const holes = b.exceptParsed
+    .filter((e) => e.family === 4)
+    .map((e) => [Number(e.first), Number(e.last)] as const);
   for (const [hs, he] of holes) {
     const next: [number, number][] = [];
     for (const [s, e] of ranges) {
@@ -59,7 +61,8 @@ export function partitionIPv4(ranges: readonly AddressRange[]): IPRangeNode[] {
   const sorted = [...cuts].sort((a, b) => a - b);
   const nodes: IPRangeNode[] = [];
   for (let i = 0; i + 1 < sorted.length; i++) {
-    const first = sorted[i]!, last = sorted[i + 1]! - 1;
+    const first = sorted[i]!,
+      last = sorted[i + 1]! - 1;
     const a = formatIP(4, BigInt(first));
     nodes.push({ first, last, name: `${a}-${formatIP(4, BigInt(last))}`, probe: a });
   }
@@ -78,8 +81,18 @@ export interface IPRangeNodes {
  * `extraDestinations`: the cluster tiers' egress `networks` (IPv4), which cut
  * the destinations as well (the peer README's `anp/` section).
  */
-export function ipRangeNodes(policies: readonly NetworkPolicy[], extraDestinations: readonly AddressRange[] = []): IPRangeNodes {
+export function ipRangeNodes(
+  policies: readonly NetworkPolicy[],
+  extraDestinations: readonly AddressRange[] = [],
+): IPRangeNodes {
   const collect = (rules: (p: NetworkPolicy) => NetworkPolicy["ingress"]) =>
-    policies.flatMap((p) => rules(p).flatMap((r) => (r.peers ?? []).flatMap((peer) => (peer.ipBlock ? blockRanges(peer.ipBlock) : []))));
-  return { sources: partitionIPv4(collect((p) => p.ingress)), destinations: partitionIPv4([...collect((p) => p.egress), ...extraDestinations]) };
+    policies.flatMap((p) =>
+      rules(p).flatMap((r) =>
+        (r.peers ?? []).flatMap((peer) => (peer.ipBlock ? blockRanges(peer.ipBlock) : [])),
+      ),
+    );
+  return {
+    sources: partitionIPv4(collect((p) => p.ingress)),
+    destinations: partitionIPv4([...collect((p) => p.egress), ...extraDestinations]),
+  };
 }

@@ -27,7 +27,10 @@ export function fullPortSet(): PortSet {
 
 /** Sorts and merges ranges that overlap or touch (8081 and 8082 become 8081-8082). */
 export function normalizeRanges(ranges: readonly PortRange[]): PortRange[] {
-  const sorted = ranges.filter(([a, b]) => a <= b).map(([a, b]): [number, number] => [a, b]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const sorted = ranges
+    .filter(([a, b]) => a <= b)
+    .map(([a, b]): [number, number] => [a, b])
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   const out: [number, number][] = [];
   for (const r of sorted) {
     const last = out[out.length - 1];
@@ -49,10 +52,13 @@ export function addRange(set: PortSet, protocol: Protocol, first: number, last: 
 
 function intersectRanges(a: readonly PortRange[], b: readonly PortRange[]): PortRange[] {
   const out: PortRange[] = [];
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < a.length && j < b.length) {
-    const x = a[i]!, y = b[j]!;
-    const lo = Math.max(x[0], y[0]), hi = Math.min(x[1], y[1]);
+    const x = a[i]!,
+      y = b[j]!;
+    const lo = Math.max(x[0], y[0]),
+      hi = Math.min(x[1], y[1]);
     if (lo <= hi) out.push([lo, hi]);
     if (x[1] < y[1]) i++;
     else j++;
@@ -61,7 +67,11 @@ function intersectRanges(a: readonly PortRange[], b: readonly PortRange[]): Port
 }
 
 export function intersectPortSets(a: PortSet, b: PortSet): PortSet {
-  return { TCP: intersectRanges(a.TCP, b.TCP), UDP: intersectRanges(a.UDP, b.UDP), SCTP: intersectRanges(a.SCTP, b.SCTP) };
+  return {
+    TCP: intersectRanges(a.TCP, b.TCP),
+    UDP: intersectRanges(a.UDP, b.UDP),
+    SCTP: intersectRanges(a.SCTP, b.SCTP),
+  };
 }
 
 export function isEmptyPortSet(s: PortSet): boolean {
@@ -100,7 +110,8 @@ export function parsePortSet(text: string): PortSet | undefined {
     if (!m) return undefined;
     if (m[1]) current = m[1] as Protocol;
     if (!current) return undefined;
-    const a = Number(m[2]), b = m[3] === undefined ? a : Number(m[3]);
+    const a = Number(m[2]),
+      b = m[3] === undefined ? a : Number(m[3]);
     if (a < MIN_PORT || b > MAX_PORT || b < a) return undefined;
     set[current].push([a, b]);
   }

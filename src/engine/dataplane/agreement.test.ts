@@ -32,7 +32,9 @@ function scenarioQueries(model: Model): Query[] {
     ...model.nodes.map((n) => `external:203.0.113.10@${n.name}`),
   ];
   const out: Query[] = [];
-  for (const s of model.services) for (const p of s.ports) for (const from of sources) out.push({ from, to: `service:${s.key}:${p.port}`, protocol: p.protocol });
+  for (const s of model.services)
+    for (const p of s.ports)
+      for (const from of sources) out.push({ from, to: `service:${s.key}:${p.port}`, protocol: p.protocol });
   return out;
 }
 
@@ -54,13 +56,27 @@ function cases(): Case[] {
       const file = join(conformance, d, "manifests.yaml");
       const expect = join(conformance, d, "expect.json");
       if (!existsSync(file) || !existsSync(expect)) continue;
-      const spec = JSON.parse(readFileSync(expect, "utf8")) as { queries?: { from: Record<string, string>; to: Record<string, string | number> }[] };
+      const spec = JSON.parse(readFileSync(expect, "utf8")) as {
+        queries?: { from: Record<string, string>; to: Record<string, string | number> }[];
+      };
       const qs = (spec.queries ?? []).map((q) => {
-        const from = q.from.pod ? `pod:${q.from.pod}` : q.from.external ? `external:${q.from.external}@${q.from.node}` : `node:${q.from.node}`;
-        const to = q.to.service ? `service:${q.to.service}:${q.to.port}` : q.to.pod ? `pod:${q.to.pod}:${q.to.port}` : `ip:${q.to.ip}:${q.to.port}`;
+        const from = q.from.pod
+          ? `pod:${q.from.pod}`
+          : q.from.external
+            ? `external:${q.from.external}@${q.from.node}`
+            : `node:${q.from.node}`;
+        const to = q.to.service
+          ? `service:${q.to.service}:${q.to.port}`
+          : q.to.pod
+            ? `pod:${q.to.pod}:${q.to.port}`
+            : `ip:${q.to.ip}:${q.to.port}`;
         return { from, to, protocol: (q.to.protocol as Query["protocol"]) ?? "TCP" };
       });
-      out.push({ name: `conformance traffic/${d}`, file, queries: (model) => [...qs, ...scenarioQueries(model)] });
+      out.push({
+        name: `conformance traffic/${d}`,
+        file,
+        queries: (model) => [...qs, ...scenarioQueries(model)],
+      });
     }
   }
   return out;
@@ -75,18 +91,22 @@ function disagreements(model: Model, trace: TraceResult, rules: ReturnType<typeo
   const kp = trace.kubeProxy;
   if (!kp) {
     // Dropped before kube-proxy's choice (loadBalancerSourceRanges): the firewall DROP.
-    if (!walk.branches.every((b) => b.verdict === "drop")) bad.push(`trace stops before kube-proxy (${trace.reason}) but rules give ${walk.note}`);
+    if (!walk.branches.every((b) => b.verdict === "drop"))
+      bad.push(`trace stops before kube-proxy (${trace.reason}) but rules give ${walk.note}`);
     return bad;
   }
   if (kp.action !== "forward") {
     const want = kp.action === "reject" ? "reject" : "drop";
-    if (!walk.branches.every((b) => b.verdict === want)) bad.push(`trace: kube-proxy ${kp.action}; rules: ${walk.note}`);
+    if (!walk.branches.every((b) => b.verdict === want))
+      bad.push(`trace: kube-proxy ${kp.action}; rules: ${walk.note}`);
     return bad;
   }
   const byEndpoint = new Map<string, { p: number; masq: Set<boolean> }>();
   for (const b of walk.branches) {
     if (b.verdict !== "accept" || !b.endpoint) {
-      bad.push(`branch ${b.verdict} without DNAT (${b.probability}): ${b.steps.map((s) => s.line).join(" | ")}`);
+      bad.push(
+        `branch ${b.verdict} without DNAT (${b.probability}): ${b.steps.map((s) => s.line).join(" | ")}`,
+      );
       continue;
     }
     const e = byEndpoint.get(b.endpoint) ?? { p: 0, masq: new Set<boolean>() };
@@ -94,15 +114,21 @@ function disagreements(model: Model, trace: TraceResult, rules: ReturnType<typeo
     e.masq.add(b.masquerade);
     byEndpoint.set(b.endpoint, e);
   }
-  const traced = new Map(trace.endpoints.map((e) => [e.ip.includes(":") ? `[${e.ip}]:${e.port}` : `${e.ip}:${e.port}`, e]));
+  const traced = new Map(
+    trace.endpoints.map((e) => [e.ip.includes(":") ? `[${e.ip}]:${e.port}` : `${e.ip}:${e.port}`, e]),
+  );
   const got = [...byEndpoint.keys()].sort();
   const want = [...traced.keys()].sort();
   if (got.join(",") !== want.join(",")) bad.push(`endpoints: rules [${got}] trace [${want}]`);
   for (const [k, e] of byEndpoint) {
     const t = traced.get(k);
     if (!t) continue;
-    if (chance(e.p) !== chance(t.probability)) bad.push(`${k}: chance ${e.p} in the rules, ${t.probability} in the trace`);
-    if (e.masq.size !== 1 || e.masq.has(t.sourceIPPreserved)) bad.push(`${k}: masquerade ${[...e.masq]} in the rules, sourceIPPreserved ${t.sourceIPPreserved} in the trace`);
+    if (chance(e.p) !== chance(t.probability))
+      bad.push(`${k}: chance ${e.p} in the rules, ${t.probability} in the trace`);
+    if (e.masq.size !== 1 || e.masq.has(t.sourceIPPreserved))
+      bad.push(
+        `${k}: masquerade ${[...e.masq]} in the rules, sourceIPPreserved ${t.sourceIPPreserved} in the trace`,
+      );
   }
   return bad;
 }
@@ -129,7 +155,8 @@ describe("iptables rules agree with the trace (same engine decisions)", () => {
       }
       expect(problems).toEqual([]);
       // A scenario with Services has traces that reach kube-proxy.
-      if (model.services.some((s) => !s.headless && s.type !== "ExternalName")) expect(walked).toBeGreaterThan(0);
+      if (model.services.some((s) => !s.headless && s.type !== "ExternalName"))
+        expect(walked).toBeGreaterThan(0);
     });
   }
 });
@@ -150,13 +177,18 @@ metadata: {name: web}
 spec: {selector: {app: web}, ports: [{port: 80}]}`;
   const model = loadModel([{ name: "w.yaml", text }]);
   const index = buildProxyIndex(model);
-  const walk = (from: string, to: string) => walkTrace(model, iptablesRules(model, index, "n1"), traceRequest(model, index, from, to, "TCP"));
+  const walk = (from: string, to: string) =>
+    walkTrace(model, iptablesRules(model, index, "n1"), traceRequest(model, index, from, to, "TCP"));
 
   it("an outside client calling a ClusterIP-only Service is told why, not that it goes to a pod directly", () => {
-    expect(walk("external:203.0.113.9@n1", "service:default/web:80").note).toMatch(/^no kube-proxy rule takes this packet: dropped: Service default\/web is type ClusterIP/);
+    expect(walk("external:203.0.113.9@n1", "service:default/web:80").note).toMatch(
+      /^no kube-proxy rule takes this packet: dropped: Service default\/web is type ClusterIP/,
+    );
   });
 
   it("a pod addressed by its own IP goes there with no kube-proxy rule", () => {
-    expect(walk("node:n1", "pod:default/web:80").note).toBe("this packet goes to a pod or an address directly: no kube-proxy rule rewrites it");
+    expect(walk("node:n1", "pod:default/web:80").note).toBe(
+      "this packet goes to a pod or an address directly: no kube-proxy rule rewrites it",
+    );
   });
 });

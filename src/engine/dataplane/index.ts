@@ -28,10 +28,26 @@ import {
 import type { IPFamily, ProxyConfig } from "./types.ts";
 
 export type { ProxyConfigOverrides } from "./input.ts";
-export type { ProxyConfig, IPFamily, LocalDetector, RuleOrigin, DataplaneServicePort, DataplaneEndpoint, NodeDataplaneInput } from "./types.ts";
+export type {
+  ProxyConfig,
+  IPFamily,
+  LocalDetector,
+  RuleOrigin,
+  DataplaneServicePort,
+  DataplaneEndpoint,
+  NodeDataplaneInput,
+} from "./types.ts";
 export type { Packet, WalkStep, WalkBranch, IptablesWalk } from "./iptables/walk.ts";
 export type { SavedLine } from "./iptables/save.ts";
-export { servicePortNameString, portProtoHash, serviceClusterChain, serviceLocalChain, serviceEndpointChain, nftServiceBase, nftEndpointBase } from "./names.ts";
+export {
+  servicePortNameString,
+  portProtoHash,
+  serviceClusterChain,
+  serviceLocalChain,
+  serviceEndpointChain,
+  nftServiceBase,
+  nftEndpointBase,
+} from "./names.ts";
 export { kubeProxyProbability, kernelProbability, savedProbability } from "./probability.ts";
 export { nodeDataplaneInput, resolveProxyConfig, kubeProxyConfigurationOverrides } from "./input.ts";
 export { buildIptables } from "./iptables/build.ts";
@@ -69,7 +85,13 @@ export interface NodeRules {
 export const IPVS_DEPRECATED =
   "IPVS mode is deprecated in Kubernetes 1.35 (KEP-5495): kube-proxy warns when it starts in it; nftables mode is the one to use next to iptables";
 
-function errorRules(node: string, mode: ProxyMode, family: IPFamily, config: ProxyConfig, error: string): NodeRules {
+function errorRules(
+  node: string,
+  mode: ProxyMode,
+  family: IPFamily,
+  config: ProxyConfig,
+  error: string,
+): NodeRules {
   return { node, mode, family, config, notes: [], text: "", lines: [], error };
 }
 
@@ -95,35 +117,86 @@ export interface IptablesRules extends NodeRules {
 }
 
 /** iptables mode: what `iptables-save` prints for the filter and nat tables on `node`. */
-export function iptablesRules(model: Model, index: ProxyIndex, node: string, options: DataplaneOptions = {}): IptablesRules {
+export function iptablesRules(
+  model: Model,
+  index: ProxyIndex,
+  node: string,
+  options: DataplaneOptions = {},
+): IptablesRules {
   const p = prepare(model, index, node, options);
   if (!p.input) return errorRules(node, "iptables", p.family, p.config, unknownNode(model, node));
   const ruleset = buildIptables(p.input, p.config);
   const saved = saveIptables(ruleset);
   const noteLines = p.notes.map((n) => ({ text: `# ktl: ${n}` }));
   const lines = [...noteLines, ...saved.lines];
-  return { node, mode: "iptables", family: p.family, config: p.config, notes: p.notes, text: lines.map((l) => l.text).join("\n") + "\n", lines, ruleset };
+  return {
+    node,
+    mode: "iptables",
+    family: p.family,
+    config: p.config,
+    notes: p.notes,
+    text: lines.map((l) => l.text).join("\n") + "\n",
+    lines,
+    ruleset,
+  };
 }
 
 /** nftables mode: what `nft list table ip kube-proxy` (ip6 for IPv6) prints on `node`. */
-export function nftablesRules(model: Model, index: ProxyIndex, node: string, options: DataplaneOptions = {}): NodeRules {
+export function nftablesRules(
+  model: Model,
+  index: ProxyIndex,
+  node: string,
+  options: DataplaneOptions = {},
+): NodeRules {
   const p = prepare(model, index, node, options);
   if (!p.input) return errorRules(node, "nftables", p.family, p.config, unknownNode(model, node));
   const listed = listNftables(buildNftables(p.input, p.config));
   const lines = [...p.notes.map((n) => ({ text: `# ktl: ${n}` })), ...listed.lines];
-  return { node, mode: "nftables", family: p.family, config: p.config, notes: p.notes, text: lines.map((l) => l.text).join("\n") + "\n", lines };
+  return {
+    node,
+    mode: "nftables",
+    family: p.family,
+    config: p.config,
+    notes: p.notes,
+    text: lines.map((l) => l.text).join("\n") + "\n",
+    lines,
+  };
 }
 
 /** IPVS mode: what `ipvsadm -Ln` prints on `node`. */
-export function ipvsRules(model: Model, index: ProxyIndex, node: string, options: DataplaneOptions = {}): NodeRules {
+export function ipvsRules(
+  model: Model,
+  index: ProxyIndex,
+  node: string,
+  options: DataplaneOptions = {},
+): NodeRules {
   const p = prepare(model, index, node, options);
   if (!p.input) return errorRules(node, "ipvs", p.family, p.config, unknownNode(model, node));
   const listed = listIpvs(p.input, p.config, model);
-  return { node, mode: "ipvs", family: p.family, config: p.config, notes: p.notes, text: listed.lines.map((l) => l.text).join("\n") + "\n", lines: listed.lines, deprecated: IPVS_DEPRECATED };
+  return {
+    node,
+    mode: "ipvs",
+    family: p.family,
+    config: p.config,
+    notes: p.notes,
+    text: listed.lines.map((l) => l.text).join("\n") + "\n",
+    lines: listed.lines,
+    deprecated: IPVS_DEPRECATED,
+  };
 }
 
-export function nodeRules(model: Model, index: ProxyIndex, node: string, mode: ProxyMode, options: DataplaneOptions = {}): NodeRules {
-  return mode === "iptables" ? iptablesRules(model, index, node, options) : mode === "nftables" ? nftablesRules(model, index, node, options) : ipvsRules(model, index, node, options);
+export function nodeRules(
+  model: Model,
+  index: ProxyIndex,
+  node: string,
+  mode: ProxyMode,
+  options: DataplaneOptions = {},
+): NodeRules {
+  return mode === "iptables"
+    ? iptablesRules(model, index, node, options)
+    : mode === "nftables"
+      ? nftablesRules(model, index, node, options)
+      : ipvsRules(model, index, node, options);
 }
 
 /** A walk step with the line of the printed rules it highlights. */
@@ -167,9 +240,18 @@ function splitHostPort(text: string): { ip: string; port: number } | undefined {
 }
 
 /** The first packet of a traced connection as it reaches `node` (the node whose kube-proxy handles it). */
-export function packetForTrace(model: Model, trace: TraceResult, node: string, config: ProxyConfig): Packet | null {
+export function packetForTrace(
+  model: Model,
+  trace: TraceResult,
+  node: string,
+  config: ProxyConfig,
+): Packet | null {
   if (trace.error || trace.handledBy !== node) return null;
-  const dest = (trace.service && trace.service.frontend !== "headless" && trace.service.frontend !== "externalName" ? splitHostPort(trace.service.address) : undefined) ?? { ip: trace.to.ip, port: trace.to.port ?? trace.port };
+  const dest = (trace.service &&
+  trace.service.frontend !== "headless" &&
+  trace.service.frontend !== "externalName"
+    ? splitHostPort(trace.service.address)
+    : undefined) ?? { ip: trace.to.ip, port: trace.to.port ?? trace.port };
   const fam = parseIP(dest.ip)?.family ?? 4;
   const from = trace.from;
   let src: string | undefined;
@@ -177,7 +259,9 @@ export function packetForTrace(model: Model, trace: TraceResult, node: string, c
   if (from.kind === "pod") {
     const pod = model.podsByKey.get(from.name);
     host = !!pod?.hostNetwork;
-    src = pod?.ips.find((ip) => parseIP(ip)?.family === fam) ?? (host ? nodeAddress(model.nodesByName.get(from.node ?? ""), fam) : undefined);
+    src =
+      pod?.ips.find((ip) => parseIP(ip)?.family === fam) ??
+      (host ? nodeAddress(model.nodesByName.get(from.node ?? ""), fam) : undefined);
   } else if (from.kind === "node") {
     host = true;
     src = nodeAddress(model.nodesByName.get(from.name), fam);
@@ -185,7 +269,8 @@ export function packetForTrace(model: Model, trace: TraceResult, node: string, c
   if (!src) return null;
   const fromHost = host && from.node === node;
   const packet: Packet = { src, dst: dest.ip, protocol: trace.protocol, dport: dest.port, fromHost };
-  if (!fromHost) packet.inIface = from.kind === "pod" && !host && from.node === node ? podInterface(config) : "eth0";
+  if (!fromHost)
+    packet.inIface = from.kind === "pod" && !host && from.node === node ? podInterface(config) : "eth0";
   return packet;
 }
 
@@ -221,7 +306,12 @@ export function walkTrace(model: Model, rules: IptablesRules, trace: TraceResult
   });
   const withLine = (s: WalkStep): TraceRuleStep => ({ ...s, lineIndex: lineOf.get(s.ruleId) ?? -1 });
   out.branches = walk.branches.map((b) => {
-    const br: TraceRuleBranch = { probability: b.probability, verdict: b.verdict, masquerade: b.masquerade, steps: b.steps.map(withLine) };
+    const br: TraceRuleBranch = {
+      probability: b.probability,
+      verdict: b.verdict,
+      masquerade: b.masquerade,
+      steps: b.steps.map(withLine),
+    };
     if (b.dnat) br.endpoint = b.dnat;
     if (b.stoppedBy) br.stoppedBy = withLine(b.stoppedBy);
     return br;
@@ -237,7 +327,13 @@ export function walkTrace(model: Model, rules: IptablesRules, trace: TraceResult
  * For a trace: the iptables rules of the node that handles its packet (or
  * `node`), and the rules the packet walks there, in order.
  */
-export function rulesWalkedByTrace(model: Model, index: ProxyIndex, trace: TraceResult, options: DataplaneOptions = {}, node?: string): { rules: IptablesRules; walk: TraceRuleWalk } {
+export function rulesWalkedByTrace(
+  model: Model,
+  index: ProxyIndex,
+  trace: TraceResult,
+  options: DataplaneOptions = {},
+  node?: string,
+): { rules: IptablesRules; walk: TraceRuleWalk } {
   const name = node ?? trace.handledBy ?? trace.from.node ?? model.nodes[0]?.name ?? "";
   const rules = iptablesRules(model, index, name, options);
   return { rules, walk: walkTrace(model, rules, trace) };

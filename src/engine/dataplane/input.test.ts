@@ -34,8 +34,18 @@ describe("kube-proxy configuration (KubeProxyConfiguration v1alpha1 defaults, pk
   });
   it("takes the interface-prefix and bridge detectors from the options", () => {
     const model = loadModel([{ name: "m.yaml", text: pods(["10.240.0.29"]) }]);
-    expect(resolveProxyConfig(model, "node-1", "IPv4", { detectLocalMode: "InterfaceNamePrefix", interfaceNamePrefix: "azv" }).config.localDetector).toEqual({ mode: "InterfaceNamePrefix", prefix: "azv" });
-    expect(resolveProxyConfig(model, "node-1", "IPv4", { detectLocalMode: "BridgeInterface", bridgeInterface: "cbr0" }).config.localDetector).toEqual({ mode: "BridgeInterface", interfaceName: "cbr0" });
+    expect(
+      resolveProxyConfig(model, "node-1", "IPv4", {
+        detectLocalMode: "InterfaceNamePrefix",
+        interfaceNamePrefix: "azv",
+      }).config.localDetector,
+    ).toEqual({ mode: "InterfaceNamePrefix", prefix: "azv" });
+    expect(
+      resolveProxyConfig(model, "node-1", "IPv4", {
+        detectLocalMode: "BridgeInterface",
+        bridgeInterface: "cbr0",
+      }).config.localDetector,
+    ).toEqual({ mode: "BridgeInterface", interfaceName: "cbr0" });
   });
   it("reads a KubeProxyConfiguration from kubeadm's kube-proxy ConfigMap", () => {
     const cm = `apiVersion: v1
@@ -55,12 +65,23 @@ data:
 `;
     const raw = loadModel([{ name: "cm.yaml", text: cm }]).proxyConfiguration;
     expect(raw?.kind).toBe("KubeProxyConfiguration");
-    expect(kubeProxyConfigurationOverrides(raw!)).toEqual({ mode: "ipvs", clusterCIDR: "192.168.0.0/16", detectLocalMode: "ClusterCIDR", ipvsScheduler: "lc", masqueradeBit: 15 });
-    const files = [{ name: "cm.yaml", text: cm }, { name: "m.yaml", text: pods(["192.168.3.4"]) }];
+    expect(kubeProxyConfigurationOverrides(raw!)).toEqual({
+      mode: "ipvs",
+      clusterCIDR: "192.168.0.0/16",
+      detectLocalMode: "ClusterCIDR",
+      ipvsScheduler: "lc",
+      masqueradeBit: 15,
+    });
+    const files = [
+      { name: "cm.yaml", text: cm },
+      { name: "m.yaml", text: pods(["192.168.3.4"]) },
+    ];
     const model = loadModel(files);
     const svc = `apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: default}\nspec: {clusterIP: 10.96.0.50, selector: {app: web}, ports: [{port: 80}]}\n`;
     const m2 = loadModel([...files, { name: "s.yaml", text: svc }]);
-    expect(ipvsRules(m2, buildProxyIndex(m2), "node-1", dataplaneOptions(m2)).text).toContain("TCP  10.96.0.50:80 lc");
+    expect(ipvsRules(m2, buildProxyIndex(m2), "node-1", dataplaneOptions(m2)).text).toContain(
+      "TCP  10.96.0.50:80 lc",
+    );
     expect(model.pods).toHaveLength(1);
     // The cluster CIDR comes from the configuration, so trace and rules agree on what is local traffic.
     expect(model.config.clusterCIDRs).toEqual(["192.168.0.0/16"]);

@@ -14,8 +14,23 @@
 import type { Model } from "../model/types.ts";
 import { cidrContains, formatIP, parseCidr, parseIP, type Family } from "../model/ip.ts";
 import { str, num, bool, arr, obj, type Json } from "../parse/values.ts";
-import { categorizeEndpoints, nodeAddress, portEndpoints, portTraits, skipped, type ProxyEndpoint, type ProxyIndex } from "../proxy/index.ts";
-import type { DataplaneEndpoint, DataplaneServicePort, IPFamily, LocalDetector, NodeDataplaneInput, ProxyConfig } from "./types.ts";
+import {
+  categorizeEndpoints,
+  nodeAddress,
+  portEndpoints,
+  portTraits,
+  skipped,
+  type ProxyEndpoint,
+  type ProxyIndex,
+} from "../proxy/index.ts";
+import type {
+  DataplaneEndpoint,
+  DataplaneServicePort,
+  IPFamily,
+  LocalDetector,
+  NodeDataplaneInput,
+  ProxyConfig,
+} from "./types.ts";
 
 const famNum = (f: IPFamily): Family => (f === "IPv4" ? 4 : 6);
 
@@ -24,14 +39,25 @@ function familyOf(ip: string): Family | undefined {
 }
 
 function toEndpoint(e: ProxyEndpoint, nodeName: string): DataplaneEndpoint {
-  const out: DataplaneEndpoint = { ip: e.ip, port: e.port, isLocal: !!e.nodeName && e.nodeName === nodeName, ready: e.ready, serving: e.serving, terminating: e.terminating };
+  const out: DataplaneEndpoint = {
+    ip: e.ip,
+    port: e.port,
+    isLocal: !!e.nodeName && e.nodeName === nodeName,
+    ready: e.ready,
+    serving: e.serving,
+    terminating: e.terminating,
+  };
   if (e.pod) out.pod = e.pod;
   if (e.nodeName) out.nodeName = e.nodeName;
   return out;
 }
 
 /** Every Service port kube-proxy on `nodeName` programs for `family`, with its endpoint categories. */
-export function nodeDataplaneInput(index: ProxyIndex, nodeName: string, family: IPFamily): NodeDataplaneInput {
+export function nodeDataplaneInput(
+  index: ProxyIndex,
+  nodeName: string,
+  family: IPFamily,
+): NodeDataplaneInput {
   const model = index.model;
   const f = famNum(family);
   const node = model.nodesByName.get(nodeName);
@@ -56,8 +82,11 @@ export function nodeDataplaneInput(index: ProxyIndex, nodeName: string, family: 
         nodePort: p.nodePort ?? 0,
         externalIPs: s.externalIPs.filter((ip) => familyOf(ip) === f),
         loadBalancerVIPs: s.loadBalancerIPs.filter((ip) => familyOf(ip) === f),
-        loadBalancerSourceRanges: s.loadBalancerSourceRanges.filter((r) => parseCidr(r.trim()).cidr?.family === f),
-        healthCheckNodePort: s.type === "LoadBalancer" && traits.externalPolicyLocal ? (s.healthCheckNodePort ?? 0) : 0,
+        loadBalancerSourceRanges: s.loadBalancerSourceRanges.filter(
+          (r) => parseCidr(r.trim()).cidr?.family === f,
+        ),
+        healthCheckNodePort:
+          s.type === "LoadBalancer" && traits.externalPolicyLocal ? (s.healthCheckNodePort ?? 0) : 0,
         internalPolicyLocal: traits.internalPolicyLocal,
         externalPolicyLocal: traits.externalPolicyLocal,
         externallyAccessible: traits.externallyAccessible,
@@ -101,10 +130,14 @@ export interface ResolvedProxyConfig {
 
 /** The smallest CIDR holding every address (for a cluster CIDR the input does not give). */
 function coveringCidr(ips: readonly string[], f: Family): string | undefined {
-  const vals = ips.map((ip) => parseIP(ip)).filter((p) => p && p.family === f).map((p) => p!.value);
+  const vals = ips
+    .map((ip) => parseIP(ip))
+    .filter((p) => p && p.family === f)
+    .map((p) => p!.value);
   if (vals.length === 0) return undefined;
   const width = f === 4 ? 32 : 128;
-  let lo = vals[0]!, hi = vals[0]!;
+  let lo = vals[0]!,
+    hi = vals[0]!;
   for (const v of vals) {
     if (v < lo) lo = v;
     if (v > hi) hi = v;
@@ -123,21 +156,36 @@ function coveringCidr(ips: readonly string[], f: Family): string | undefined {
  * Azure CNI's node subnet), so that pod traffic is recognised as the trace
  * assumes.
  */
-export function resolveProxyConfig(model: Model, nodeName: string, family: IPFamily, overrides: ProxyConfigOverrides = {}): ResolvedProxyConfig {
+export function resolveProxyConfig(
+  model: Model,
+  nodeName: string,
+  family: IPFamily,
+  overrides: ProxyConfigOverrides = {},
+): ResolvedProxyConfig {
   const f = famNum(family);
   const notes: string[] = [];
   let detector: LocalDetector;
   const mode = overrides.detectLocalMode ?? "ClusterCIDR";
-  const podIPs = model.pods.filter((p) => !p.hostNetwork).flatMap((p) => p.ips).filter((ip) => familyOf(ip) === f);
+  const podIPs = model.pods
+    .filter((p) => !p.hostNetwork)
+    .flatMap((p) => p.ips)
+    .filter((ip) => familyOf(ip) === f);
   if (mode === "BridgeInterface") detector = { mode, interfaceName: overrides.bridgeInterface ?? "cbr0" };
-  else if (mode === "InterfaceNamePrefix") detector = { mode, prefix: overrides.interfaceNamePrefix ?? "veth" };
+  else if (mode === "InterfaceNamePrefix")
+    detector = { mode, prefix: overrides.interfaceNamePrefix ?? "veth" };
   else if (mode === "NodeCIDR") {
     const node = model.nodesByName.get(nodeName);
     const cidr = node?.podCIDRs.find((c) => parseCidr(c).cidr?.family === f);
     detector = cidr ? { mode, cidr } : { mode: "None" };
-    if (!cidr) notes.push(`detectLocalMode NodeCIDR: node ${nodeName} has no ${family} podCIDR, so kube-proxy writes no local-traffic rule`);
+    if (!cidr)
+      notes.push(
+        `detectLocalMode NodeCIDR: node ${nodeName} has no ${family} podCIDR, so kube-proxy writes no local-traffic rule`,
+      );
   } else {
-    let cidr = overrides.clusterCIDR?.split(",").map((c) => c.trim()).find((c) => parseCidr(c).cidr?.family === f);
+    let cidr = overrides.clusterCIDR
+      ?.split(",")
+      .map((c) => c.trim())
+      .find((c) => parseCidr(c).cidr?.family === f);
     if (!cidr) {
       const configured = model.config.clusterCIDRs.find((c) => parseCidr(c).cidr?.family === f);
       const c = configured ? parseCidr(configured).cidr : undefined;
@@ -145,7 +193,10 @@ export function resolveProxyConfig(model: Model, nodeName: string, family: IPFam
       if (configured && outside.length === 0) cidr = configured;
       else {
         cidr = coveringCidr(podIPs, f) ?? configured;
-        if (cidr && cidr !== configured) notes.push(`clusterCIDR ${cidr} inferred from the pod IPs (${configured ?? "no default"} does not hold ${outside.slice(0, 3).join(", ")}${outside.length > 3 ? ", ..." : ""}); pass --cluster-cidr to set it`);
+        if (cidr && cidr !== configured)
+          notes.push(
+            `clusterCIDR ${cidr} inferred from the pod IPs (${configured ?? "no default"} does not hold ${outside.slice(0, 3).join(", ")}${outside.length > 3 ? ", ..." : ""}); pass --cluster-cidr to set it`,
+          );
       }
     }
     detector = cidr ? { mode: "ClusterCIDR", cidr } : { mode: "None" };
@@ -158,7 +209,9 @@ export function resolveProxyConfig(model: Model, nodeName: string, family: IPFam
     localhostNodePorts: overrides.localhostNodePorts ?? true,
     nfacct: overrides.nfacct ?? true,
     conntrackTCPBeLiberal: overrides.conntrackTCPBeLiberal ?? false,
-    nodePortAddresses: (overrides.nodePortAddresses ?? []).filter((c) => parseCidr(c).cidr?.family === f || c === "primary"),
+    nodePortAddresses: (overrides.nodePortAddresses ?? []).filter(
+      (c) => parseCidr(c).cidr?.family === f || c === "primary",
+    ),
     randomFully: true,
     ipvsScheduler: overrides.ipvsScheduler || "rr",
     serviceCIDRs: model.config.serviceCIDRs.filter((c) => parseCidr(c).cidr?.family === f),
@@ -182,7 +235,13 @@ export function kubeProxyConfigurationOverrides(raw: Json): ProxyConfigOverrides
   const mode = str(raw.mode);
   if (mode === "iptables" || mode === "nftables" || mode === "ipvs") out.mode = mode;
   const dlm = str(raw.detectLocalMode);
-  if (dlm === "ClusterCIDR" || dlm === "NodeCIDR" || dlm === "BridgeInterface" || dlm === "InterfaceNamePrefix") out.detectLocalMode = dlm;
+  if (
+    dlm === "ClusterCIDR" ||
+    dlm === "NodeCIDR" ||
+    dlm === "BridgeInterface" ||
+    dlm === "InterfaceNamePrefix"
+  )
+    out.detectLocalMode = dlm;
   const cc = str(raw.clusterCIDR);
   if (cc) out.clusterCIDR = cc;
   const dl = obj(raw.detectLocal);
@@ -197,7 +256,9 @@ export function kubeProxyConfigurationOverrides(raw: Json): ProxyConfigOverrides
   if (mb !== undefined) out.masqueradeBit = mb;
   const lnp = bool(obj(raw.iptables)?.localhostNodePorts);
   if (lnp !== undefined) out.localhostNodePorts = lnp;
-  const npa = arr(raw.nodePortAddresses).map((x) => str(x)).filter((x): x is string => !!x);
+  const npa = arr(raw.nodePortAddresses)
+    .map((x) => str(x))
+    .filter((x): x is string => !!x);
   if (npa.length) out.nodePortAddresses = npa;
   const sched = str(obj(raw.ipvs)?.scheduler);
   if (sched) out.ipvsScheduler = sched;

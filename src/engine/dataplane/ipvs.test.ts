@@ -3,11 +3,29 @@ import { buildIpvs, listIpvs } from "./ipvs.ts";
 import { ep, servicePort, upstreamTestConfig } from "./test-fixtures.ts";
 import type { NodeDataplaneInput } from "./types.ts";
 
-const node = (servicePorts: NodeDataplaneInput["servicePorts"]): NodeDataplaneInput => ({ nodeName: "test-node", nodeIP: "192.168.0.2", nodeIPs: ["192.168.0.2", "192.168.1.2"], servicePorts });
+const node = (servicePorts: NodeDataplaneInput["servicePorts"]): NodeDataplaneInput => ({
+  nodeName: "test-node",
+  nodeIP: "192.168.0.2",
+  nodeIPs: ["192.168.0.2", "192.168.1.2"],
+  servicePorts,
+});
 
 describe("IPVS virtual servers (pkg/proxy/ipvs/proxier.go syncService/syncEndpoint)", () => {
   it("makes one virtual server per ClusterIP, external IP, load-balancer IP and NodePort on each node address", () => {
-    const vs = buildIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, externalIPs: ["192.168.99.11"], lbIPs: ["1.2.3.4"], endpoints: [ep("10.180.0.1", 80)] })]), upstreamTestConfig);
+    const vs = buildIpvs(
+      node([
+        servicePort({
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          nodePort: 3001,
+          externalIPs: ["192.168.99.11"],
+          lbIPs: ["1.2.3.4"],
+          endpoints: [ep("10.180.0.1", 80)],
+        }),
+      ]),
+      upstreamTestConfig,
+    );
     expect(vs.map((v) => `${v.frontend} ${v.address}:${v.port}`)).toEqual([
       "loadBalancer 1.2.3.4:80",
       "clusterIP 172.30.0.41:80",
@@ -19,33 +37,122 @@ describe("IPVS virtual servers (pkg/proxy/ipvs/proxier.go syncService/syncEndpoi
   });
 
   it("uses internalTrafficPolicy's endpoints for the ClusterIP and externalTrafficPolicy's for the rest (CategorizeEndpoints)", () => {
-    const vs = buildIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, etpLocal: true, endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)] })]), upstreamTestConfig);
-    expect(vs.find((v) => v.frontend === "clusterIP")!.realServers.map((r) => r.address)).toEqual(["10.180.0.1", "10.180.2.1"]);
-    expect(vs.find((v) => v.frontend === "nodePort")!.realServers.map((r) => r.address)).toEqual(["10.180.2.1"]);
+    const vs = buildIpvs(
+      node([
+        servicePort({
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          nodePort: 3001,
+          etpLocal: true,
+          endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)],
+        }),
+      ]),
+      upstreamTestConfig,
+    );
+    expect(vs.find((v) => v.frontend === "clusterIP")!.realServers.map((r) => r.address)).toEqual([
+      "10.180.0.1",
+      "10.180.2.1",
+    ]);
+    expect(vs.find((v) => v.frontend === "nodePort")!.realServers.map((r) => r.address)).toEqual([
+      "10.180.2.1",
+    ]);
   });
 
   it("a Local policy with no local endpoint falls back to the cluster endpoints (proxier.go syncEndpoint, PR #97081)", () => {
-    const etp = buildIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, etpLocal: true, endpoints: [ep("10.180.0.1", 80)] })]), upstreamTestConfig);
-    expect(etp.find((v) => v.frontend === "nodePort")!.realServers.map((r) => r.address)).toEqual(["10.180.0.1"]);
+    const etp = buildIpvs(
+      node([
+        servicePort({
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          nodePort: 3001,
+          etpLocal: true,
+          endpoints: [ep("10.180.0.1", 80)],
+        }),
+      ]),
+      upstreamTestConfig,
+    );
+    expect(etp.find((v) => v.frontend === "nodePort")!.realServers.map((r) => r.address)).toEqual([
+      "10.180.0.1",
+    ]);
     // internalTrafficPolicy Local on an externally accessible Service: the cluster list exists (UsesClusterEndpoints), so the ClusterIP falls back too.
-    const itpNodePort = buildIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, itpLocal: true, endpoints: [ep("10.180.0.1", 80)] })]), upstreamTestConfig);
-    expect(itpNodePort.find((v) => v.frontend === "clusterIP")!.realServers.map((r) => r.address)).toEqual(["10.180.0.1"]);
+    const itpNodePort = buildIpvs(
+      node([
+        servicePort({
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          nodePort: 3001,
+          itpLocal: true,
+          endpoints: [ep("10.180.0.1", 80)],
+        }),
+      ]),
+      upstreamTestConfig,
+    );
+    expect(itpNodePort.find((v) => v.frontend === "clusterIP")!.realServers.map((r) => r.address)).toEqual([
+      "10.180.0.1",
+    ]);
     // ...but a ClusterIP-only Service with internalTrafficPolicy Local has no cluster list to fall back to (CategorizeEndpoints): no real server.
-    const itp = buildIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", itpLocal: true, endpoints: [ep("10.180.0.1", 80)] })]), upstreamTestConfig);
+    const itp = buildIpvs(
+      node([
+        servicePort({
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          itpLocal: true,
+          endpoints: [ep("10.180.0.1", 80)],
+        }),
+      ]),
+      upstreamTestConfig,
+    );
     expect(itp[0]!.realServers).toEqual([]);
   });
 
   it("takes the scheduler from ipvs.scheduler and prints ClientIP affinity as persistent", () => {
-    const { text } = listIpvs(node([servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", affinity: 10800, endpoints: [ep("10.180.0.1", 80)] })]), { ...upstreamTestConfig, ipvsScheduler: "lc" });
+    const { text } = listIpvs(
+      node([
+        servicePort({
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          affinity: 10800,
+          endpoints: [ep("10.180.0.1", 80)],
+        }),
+      ]),
+      { ...upstreamTestConfig, ipvsScheduler: "lc" },
+    );
     expect(text).toContain("TCP  172.30.0.41:80 lc persistent 10800\n");
   });
 
   it("prints ipvsadm -Ln's layout, services sorted by protocol, address, port (libipvs ipvs_cmp_services)", () => {
     const { text } = listIpvs(
       node([
-        servicePort({ ns: "kube-system", name: "kube-dns", portName: "dns", protocol: "UDP", clusterIP: "10.96.0.10", port: 53, endpoints: [ep("10.244.0.3", 53), ep("10.244.0.2", 53)] }),
-        servicePort({ ns: "kube-system", name: "kube-dns", portName: "dns-tcp", clusterIP: "10.96.0.10", port: 53, endpoints: [ep("10.244.0.2", 53)] }),
-        servicePort({ ns: "default", name: "kubernetes", portName: "https", clusterIP: "10.96.0.1", port: 443, endpoints: [ep("192.168.49.2", 8443)] }),
+        servicePort({
+          ns: "kube-system",
+          name: "kube-dns",
+          portName: "dns",
+          protocol: "UDP",
+          clusterIP: "10.96.0.10",
+          port: 53,
+          endpoints: [ep("10.244.0.3", 53), ep("10.244.0.2", 53)],
+        }),
+        servicePort({
+          ns: "kube-system",
+          name: "kube-dns",
+          portName: "dns-tcp",
+          clusterIP: "10.96.0.10",
+          port: 53,
+          endpoints: [ep("10.244.0.2", 53)],
+        }),
+        servicePort({
+          ns: "default",
+          name: "kubernetes",
+          portName: "https",
+          clusterIP: "10.96.0.1",
+          port: 443,
+          endpoints: [ep("192.168.49.2", 8443)],
+        }),
       ]),
       upstreamTestConfig,
     );

@@ -54,36 +54,66 @@ function familyOf(ip: string): "IPv4" | "IPv6" | undefined {
 
 export function buildIpvs(input: NodeDataplaneInput, config: ProxyConfig): IpvsVirtualServer[] {
   const out: IpvsVirtualServer[] = [];
-  const nodeIPs = config.nodePortAddresses.length === 0 ? input.nodeIPs.filter((ip) => familyOf(ip) === config.family) : nodePortIPs(input, config).filter((ip) => !ip.startsWith("127."));
+  const nodeIPs =
+    config.nodePortAddresses.length === 0
+      ? input.nodeIPs.filter((ip) => familyOf(ip) === config.family)
+      : nodePortIPs(input, config).filter((ip) => !ip.startsWith("127."));
   for (const s of input.servicePorts) {
     if (familyOf(s.clusterIP) !== config.family) continue;
     const spn = servicePortNameString(s.namespace, s.name, s.portName);
-    const rs = (eps: readonly DataplaneEndpoint[]) => eps.map((e) => ({ address: e.ip, port: e.port, weight: 1 }));
+    const rs = (eps: readonly DataplaneEndpoint[]) =>
+      eps.map((e) => ({ address: e.ip, port: e.port, weight: 1 }));
     // syncEndpoint: a Local policy uses the node's endpoints, and, when it has
     // none, the cluster's (PR #97081: local pods still reach the Service;
     // an external client's reply comes back from the pod's address and is lost).
-    const pick = (local: boolean) => rs(local && s.localEndpoints.length > 0 ? s.localEndpoints : s.clusterEndpoints);
+    const pick = (local: boolean) =>
+      rs(local && s.localEndpoints.length > 0 ? s.localEndpoints : s.clusterEndpoints);
     const internal = pick(s.internalPolicyLocal);
     const external = pick(s.externalPolicyLocal);
-    const vs = (address: string, port: number, frontend: IpvsVirtualServer["frontend"], realServers: IpvsVirtualServer["realServers"]) => {
-      const v: IpvsVirtualServer = { protocol: s.protocol, address, port, scheduler: config.ipvsScheduler, servicePort: spn, frontend, realServers };
+    const vs = (
+      address: string,
+      port: number,
+      frontend: IpvsVirtualServer["frontend"],
+      realServers: IpvsVirtualServer["realServers"],
+    ) => {
+      const v: IpvsVirtualServer = {
+        protocol: s.protocol,
+        address,
+        port,
+        scheduler: config.ipvsScheduler,
+        servicePort: spn,
+        frontend,
+        realServers,
+      };
       if (s.stickyMaxAgeSeconds !== undefined) v.persistentSeconds = s.stickyMaxAgeSeconds;
       out.push(v);
     };
     vs(s.clusterIP, s.port, "clusterIP", internal);
-    for (const ip of s.externalIPs) if (familyOf(ip) === config.family) vs(ip, s.port, "externalIP", external);
-    for (const ip of s.loadBalancerVIPs) if (familyOf(ip) === config.family) vs(ip, s.port, "loadBalancer", external);
+    for (const ip of s.externalIPs)
+      if (familyOf(ip) === config.family) vs(ip, s.port, "externalIP", external);
+    for (const ip of s.loadBalancerVIPs)
+      if (familyOf(ip) === config.family) vs(ip, s.port, "loadBalancer", external);
     if (s.nodePort) for (const ip of nodeIPs) vs(ip, s.nodePort, "nodePort", external);
   }
   const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
-  out.sort((a, b) => PROTO_NUMBER[a.protocol] - PROTO_NUMBER[b.protocol] || cmp(addrValue(a.address), addrValue(b.address)) || a.port - b.port);
-  for (const v of out) v.realServers.sort((a, b) => cmp(addrValue(a.address), addrValue(b.address)) || a.port - b.port);
+  out.sort(
+    (a, b) =>
+      PROTO_NUMBER[a.protocol] - PROTO_NUMBER[b.protocol] ||
+      cmp(addrValue(a.address), addrValue(b.address)) ||
+      a.port - b.port,
+  );
+  for (const v of out)
+    v.realServers.sort((a, b) => cmp(addrValue(a.address), addrValue(b.address)) || a.port - b.port);
   return out;
 }
 
 const pad = (s: string, n: number) => s.padEnd(n, " ");
 
-export function listIpvs(input: NodeDataplaneInput, config: ProxyConfig, _model?: Model): { text: string; lines: SavedLine[]; servers: IpvsVirtualServer[] } {
+export function listIpvs(
+  input: NodeDataplaneInput,
+  config: ProxyConfig,
+  _model?: Model,
+): { text: string; lines: SavedLine[]; servers: IpvsVirtualServer[] } {
   const servers = buildIpvs(input, config);
   const lines: SavedLine[] = [
     { text: "IP Virtual Server version 1.2.1 (size=4096)" },
@@ -91,9 +121,15 @@ export function listIpvs(input: NodeDataplaneInput, config: ProxyConfig, _model?
     { text: `  -> ${pad("RemoteAddress:Port", 28)} Forward Weight ActiveConn InActConn` },
   ];
   servers.forEach((v, i) => {
-    lines.push({ text: `${v.protocol}  ${hostPort(v.address, v.port)} ${v.scheduler}${v.persistentSeconds !== undefined ? ` persistent ${v.persistentSeconds}` : ""}`, ruleId: `ipvs/${i + 1}` });
+    lines.push({
+      text: `${v.protocol}  ${hostPort(v.address, v.port)} ${v.scheduler}${v.persistentSeconds !== undefined ? ` persistent ${v.persistentSeconds}` : ""}`,
+      ruleId: `ipvs/${i + 1}`,
+    });
     v.realServers.forEach((r, j) => {
-      lines.push({ text: `  -> ${pad(hostPort(r.address, r.port), 28)} ${pad("Masq", 7)} ${pad(String(r.weight), 6)} ${pad("0", 10)} ${pad("0", 10)}`.trimEnd(), ruleId: `ipvs/${i + 1}/${j + 1}` });
+      lines.push({
+        text: `  -> ${pad(hostPort(r.address, r.port), 28)} ${pad("Masq", 7)} ${pad(String(r.weight), 6)} ${pad("0", 10)} ${pad("0", 10)}`.trimEnd(),
+        ruleId: `ipvs/${i + 1}/${j + 1}`,
+      });
     });
   });
   return { text: lines.map((l) => l.text).join("\n") + "\n", lines, servers };

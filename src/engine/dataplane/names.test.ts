@@ -18,7 +18,10 @@ describe("sha256 (FIPS 180-4 test vectors)", () => {
   it.each([
     ["", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"],
     ["abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"],
-    ["abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"],
+    [
+      "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+    ],
     ["a".repeat(1_000_000), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"],
   ])("sha256(%#)", (input, digest) => {
     expect(hex(sha256(utf8Bytes(input)))).toBe(digest);
@@ -66,7 +69,15 @@ describe("iptables chain names (pkg/proxy/iptables/proxier.go portProtoHash, ser
     ["ns1", "svc1", "KUBE-SVC-XPGD46QRK7WJZT7O", [["10.180.0.1", "KUBE-SEP-SXIVWICOYRO3J4NJ"]]],
     ["ns2", "svc2", "KUBE-SVC-GNZBNJ2PO5MGZ6GT", [["10.180.0.2", "KUBE-SEP-RS4RBKLTHTF2IUXJ"]]],
     ["ns3", "svc3", "KUBE-SVC-X27LE4BHSL4DOUIK", [["10.180.0.3", "KUBE-SEP-OYPFS5VJICHGATKP"]]],
-    ["ns4", "svc4", "KUBE-SVC-4SW47YFZTEDKD3PK", [["10.180.0.4", "KUBE-SEP-UKSFD7AGPMPPLUHC"], ["10.180.0.5", "KUBE-SEP-C6EBXVWJJZMIWKLZ"]]],
+    [
+      "ns4",
+      "svc4",
+      "KUBE-SVC-4SW47YFZTEDKD3PK",
+      [
+        ["10.180.0.4", "KUBE-SEP-UKSFD7AGPMPPLUHC"],
+        ["10.180.0.5", "KUBE-SEP-C6EBXVWJJZMIWKLZ"],
+      ],
+    ],
     ["ns5", "svc5", "KUBE-SVC-NUKIZ6OKUXPJNT4C", [["10.180.0.3", "KUBE-SEP-I77PXRDZVX7PMWMN"]]],
   ] as const)("TestOverallIPTablesRules %s/%s:p80", (ns, name, svc, seps) => {
     const spn = servicePortNameString(ns, name, "p80");
@@ -96,11 +107,17 @@ describe("nftables chain names (pkg/proxy/nftables/proxier.go servicePortChainNa
     expect(nftEndpointBase(ns, name, "tcp", "p80", ip, 80)).toBe(epBase);
   });
   it("names the kubernetes and kube-dns Services as real nodes list them", () => {
-    expect(nftServiceBase("default", "kubernetes", "tcp", "https")).toBe("2QRHZV4L-default/kubernetes/tcp/https");
-    expect(nftServiceBase("kube-system", "kube-dns", "udp", "dns")).toBe("FY5PMXPG-kube-system/kube-dns/udp/dns");
+    expect(nftServiceBase("default", "kubernetes", "tcp", "https")).toBe(
+      "2QRHZV4L-default/kubernetes/tcp/https",
+    );
+    expect(nftServiceBase("kube-system", "kube-dns", "udp", "dns")).toBe(
+      "FY5PMXPG-kube-system/kube-dns/udp/dns",
+    );
   });
   it("replaces IPv6 colons with dots in endpoint chain names", () => {
-    expect(nftEndpointBase("ns", "s", "tcp", "p", "fd00:10::1", 80)).toMatch(/^[A-Z2-7]{8}-ns\/s\/tcp\/p__fd00\.10\.\.1\/80$/);
+    expect(nftEndpointBase("ns", "s", "tcp", "p", "fd00:10::1", 80)).toMatch(
+      /^[A-Z2-7]{8}-ns\/s\/tcp\/p__fd00\.10\.\.1\/80$/,
+    );
   });
 });
 

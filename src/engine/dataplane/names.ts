@@ -29,13 +29,17 @@ export function portProtoHash(servicePortName: string, protocol: string): string
 }
 
 /** servicePortPolicyClusterChain: KUBE-SVC-XXXX, endpoints for Cluster traffic policy. */
-export const serviceClusterChain = (spn: string, protocol: string): string => `KUBE-SVC-${portProtoHash(spn, protocol)}`;
+export const serviceClusterChain = (spn: string, protocol: string): string =>
+  `KUBE-SVC-${portProtoHash(spn, protocol)}`;
 /** servicePortPolicyLocalChainName: KUBE-SVL-XXXX, endpoints for Local traffic policy. */
-export const serviceLocalChain = (spn: string, protocol: string): string => `KUBE-SVL-${portProtoHash(spn, protocol)}`;
+export const serviceLocalChain = (spn: string, protocol: string): string =>
+  `KUBE-SVL-${portProtoHash(spn, protocol)}`;
 /** serviceFirewallChainName: KUBE-FW-XXXX, loadBalancerSourceRanges. */
-export const serviceFirewallChain = (spn: string, protocol: string): string => `KUBE-FW-${portProtoHash(spn, protocol)}`;
+export const serviceFirewallChain = (spn: string, protocol: string): string =>
+  `KUBE-FW-${portProtoHash(spn, protocol)}`;
 /** serviceExternalChainName: KUBE-EXT-XXXX, NodePort, external IP and load-balancer traffic. */
-export const serviceExternalChain = (spn: string, protocol: string): string => `KUBE-EXT-${portProtoHash(spn, protocol)}`;
+export const serviceExternalChain = (spn: string, protocol: string): string =>
+  `KUBE-EXT-${portProtoHash(spn, protocol)}`;
 
 /** servicePortEndpointChainName: KUBE-SEP-XXXX for one endpoint ("ip:port"). */
 export function serviceEndpointChain(spn: string, protocol: string, endpoint: string): string {
@@ -57,6 +61,13 @@ export function nftServiceBase(namespace: string, name: string, protocol: string
 }
 
 /** servicePortEndpointChainNameBase: "HASH-namespace/name/protocol/portName__ip/port" (IPv6 colons become dots). */
-export function nftEndpointBase(namespace: string, name: string, protocol: string, portName: string, ip: string, port: number): string {
+export function nftEndpointBase(
+  namespace: string,
+  name: string,
+  protocol: string,
+  portName: string,
+  ip: string,
+  port: number,
+): string {
   return hashAndTruncate(`${namespace}/${name}/${protocol}/${portName}__${ip.replaceAll(":", ".")}/${port}`);
 }

@@ -5,14 +5,49 @@ import type { ProxyConfig } from "./types.ts";
 
 // pkg/proxy/nftables/proxier_test.go NewFakeProxier: pod CIDR 10.0.0.0/8,
 // service CIDR 172.30.0.0/16, nodePortAddresses 192.168.0.2/32.
-const config: ProxyConfig = { ...upstreamTestConfig, nodePortAddresses: ["192.168.0.2/32"], serviceCIDRs: ["172.30.0.0/16"] };
+const config: ProxyConfig = {
+  ...upstreamTestConfig,
+  nodePortAddresses: ["192.168.0.2/32"],
+  serviceCIDRs: ["172.30.0.0/16"],
+};
 
 const ports = [
   servicePort({ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", endpoints: [ep("10.180.0.1", 80)] }),
-  servicePort({ ns: "ns2", name: "svc2", clusterIP: "172.30.0.42", nodePort: 3001, lbIPs: ["1.2.3.4"], externalIPs: ["192.168.99.22"], hcNodePort: 30000, etpLocal: true, endpoints: [ep("10.180.0.2", 80)] }),
-  servicePort({ ns: "ns3", name: "svc3", clusterIP: "172.30.0.43", nodePort: 3003, endpoints: [ep("10.180.0.3", 80)] }),
-  servicePort({ ns: "ns4", name: "svc4", clusterIP: "172.30.0.44", externalIPs: ["192.168.99.33"], endpoints: [ep("10.180.0.4", 80), ep("10.180.0.5", 80, true)] }),
-  servicePort({ ns: "ns5", name: "svc5", clusterIP: "172.30.0.45", nodePort: 3002, lbIPs: ["5.6.7.8"], sourceRanges: [" 203.0.113.0/25"], affinity: 10800, endpoints: [ep("10.180.0.3", 80)] }),
+  servicePort({
+    ns: "ns2",
+    name: "svc2",
+    clusterIP: "172.30.0.42",
+    nodePort: 3001,
+    lbIPs: ["1.2.3.4"],
+    externalIPs: ["192.168.99.22"],
+    hcNodePort: 30000,
+    etpLocal: true,
+    endpoints: [ep("10.180.0.2", 80)],
+  }),
+  servicePort({
+    ns: "ns3",
+    name: "svc3",
+    clusterIP: "172.30.0.43",
+    nodePort: 3003,
+    endpoints: [ep("10.180.0.3", 80)],
+  }),
+  servicePort({
+    ns: "ns4",
+    name: "svc4",
+    clusterIP: "172.30.0.44",
+    externalIPs: ["192.168.99.33"],
+    endpoints: [ep("10.180.0.4", 80), ep("10.180.0.5", 80, true)],
+  }),
+  servicePort({
+    ns: "ns5",
+    name: "svc5",
+    clusterIP: "172.30.0.45",
+    nodePort: 3002,
+    lbIPs: ["5.6.7.8"],
+    sourceRanges: [" 203.0.113.0/25"],
+    affinity: 10800,
+    endpoints: [ep("10.180.0.3", 80)],
+  }),
   servicePort({ ns: "ns6", name: "svc6", clusterIP: "172.30.0.46" }),
 ];
 
@@ -165,13 +200,26 @@ function parseExpected(text: string) {
 }
 
 function actual(t: NftTable) {
-  const chains = new Map(t.chains.map((c) => [c.name, c.rules.map((r) => `${r.text}${r.comment ? ` comment "${r.comment}"` : ""}`)]));
-  const elements = t.sets.flatMap((s) => s.elements.map((e) => `${s.name} ${e.key}${e.comment ? ` comment "${e.comment}"` : ""}${e.value !== undefined ? ` : ${e.value}` : ""}`));
+  const chains = new Map(
+    t.chains.map((c) => [
+      c.name,
+      c.rules.map((r) => `${r.text}${r.comment ? ` comment "${r.comment}"` : ""}`),
+    ]),
+  );
+  const elements = t.sets.flatMap((s) =>
+    s.elements.map(
+      (e) =>
+        `${s.name} ${e.key}${e.comment ? ` comment "${e.comment}"` : ""}${e.value !== undefined ? ` : ${e.value}` : ""}`,
+    ),
+  );
   return { chains, elements };
 }
 
 describe("nftables rules (pkg/proxy/nftables/proxier_test.go TestOverallNFTablesRules)", () => {
-  const table = buildNftables({ nodeName: "test-node", nodeIP: "192.168.0.2", nodeIPs: ["192.168.0.2"], servicePorts: ports }, config);
+  const table = buildNftables(
+    { nodeName: "test-node", nodeIP: "192.168.0.2", nodeIPs: ["192.168.0.2"], servicePorts: ports },
+    config,
+  );
   const want = parseExpected(expected);
   const got = actual(table);
 
@@ -186,29 +234,57 @@ describe("nftables rules (pkg/proxy/nftables/proxier_test.go TestOverallNFTables
   });
   it("declares the affinity set with its flags and timeout", () => {
     const s = table.sets.find((x) => x.name.startsWith("affinity-"))!;
-    expect(s).toMatchObject({ name: "affinity-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80", type: "ipv4_addr", timeoutSeconds: 10800 });
+    expect(s).toMatchObject({
+      name: "affinity-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80",
+      type: "ipv4_addr",
+      timeoutSeconds: 10800,
+    });
   });
 });
 
 describe("nft list table formatting (nft src/rule.c table_print, src/expression.c calculate_delim)", () => {
-  const text = listNftables(buildNftables({ nodeName: "test-node", nodeIP: "192.168.0.2", nodeIPs: ["192.168.0.2"], servicePorts: ports }, config)).text;
+  const text = listNftables(
+    buildNftables(
+      { nodeName: "test-node", nodeIP: "192.168.0.2", nodeIPs: ["192.168.0.2"], servicePorts: ports },
+      config,
+    ),
+  ).text;
   it("prints the table comment, sets before chains, and base chains with named priorities", () => {
-    expect(text.startsWith('table ip kube-proxy {\n\tcomment "rules for kube-proxy"\n\tset cluster-ips {\n\t\ttype ipv4_addr\n\t\tcomment "Active ClusterIPs"\n')).toBe(true);
-    expect(text).toContain("\tchain filter-prerouting-pre-dnat {\n\t\ttype filter hook prerouting priority dstnat - 10; policy accept;\n\t\tct state new jump firewall-check\n\t}");
-    expect(text).toContain("\tchain nat-postrouting {\n\t\ttype nat hook postrouting priority srcnat; policy accept;\n\t\tjump masquerading\n\t}");
+    expect(
+      text.startsWith(
+        'table ip kube-proxy {\n\tcomment "rules for kube-proxy"\n\tset cluster-ips {\n\t\ttype ipv4_addr\n\t\tcomment "Active ClusterIPs"\n',
+      ),
+    ).toBe(true);
+    expect(text).toContain(
+      "\tchain filter-prerouting-pre-dnat {\n\t\ttype filter hook prerouting priority dstnat - 10; policy accept;\n\t\tct state new jump firewall-check\n\t}",
+    );
+    expect(text).toContain(
+      "\tchain nat-postrouting {\n\t\ttype nat hook postrouting priority srcnat; policy accept;\n\t\tjump masquerading\n\t}",
+    );
     expect(text).toContain("\t\ttype filter hook forward priority filter; policy accept;");
     expect(text.indexOf("\tmap service-ips {")).toBeLessThan(text.indexOf("\tchain "));
   });
   it("wraps IPv4 set elements two per line and map elements one per line", () => {
-    expect(text).toContain("\t\telements = { 172.30.0.41, 172.30.0.42,\n\t\t\t     172.30.0.43, 172.30.0.44,\n\t\t\t     172.30.0.45, 172.30.0.46 }");
-    expect(text).toContain("\t\telements = { 172.30.0.41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80,\n\t\t\t     172.30.0.42 . tcp . 80 : goto service-42NFTM6N-ns2/svc2/tcp/p80,");
+    expect(text).toContain(
+      "\t\telements = { 172.30.0.41, 172.30.0.42,\n\t\t\t     172.30.0.43, 172.30.0.44,\n\t\t\t     172.30.0.45, 172.30.0.46 }",
+    );
+    expect(text).toContain(
+      "\t\telements = { 172.30.0.41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80,\n\t\t\t     172.30.0.42 . tcp . 80 : goto service-42NFTM6N-ns2/svc2/tcp/p80,",
+    );
     expect(text).toContain('\t\t\t     172.30.0.46 . tcp . 80 comment "ns6/svc6:p80" : goto reject-chain }');
   });
   it("prints the affinity set's flags in nft's order and its timeout in nft's units", () => {
-    expect(text).toContain("\tset affinity-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80 {\n\t\ttype ipv4_addr\n\t\tflags timeout,dynamic\n\t\ttimeout 3h\n\t}");
+    expect(text).toContain(
+      "\tset affinity-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80 {\n\t\ttype ipv4_addr\n\t\tflags timeout,dynamic\n\t\ttimeout 3h\n\t}",
+    );
   });
   it("uses the local-traffic detector's nft form (iifname for interface modes)", () => {
-    const prefix = listNftables(buildNftables({ nodeName: "n", nodeIP: "10.240.0.66", nodeIPs: ["10.240.0.66"], servicePorts: [ports[0]!] }, { ...config, localDetector: { mode: "InterfaceNamePrefix", prefix: "azv" } })).text;
+    const prefix = listNftables(
+      buildNftables(
+        { nodeName: "n", nodeIP: "10.240.0.66", nodeIPs: ["10.240.0.66"], servicePorts: [ports[0]!] },
+        { ...config, localDetector: { mode: "InterfaceNamePrefix", prefix: "azv" } },
+      ),
+    ).text;
     expect(prefix).toContain('ip daddr 172.30.0.41 iifname != "azv*" jump mark-for-masquerade');
   });
 });

@@ -120,7 +120,8 @@ function anonSet(values: readonly string[]): string {
   return values.length === 1 ? values[0]! : `{ ${values.join(", ")} }`;
 }
 
-const mark32 = (config: ProxyConfig) => `0x${((1 << config.masqueradeBit) >>> 0).toString(16).padStart(8, "0")}`;
+const mark32 = (config: ProxyConfig) =>
+  `0x${((1 << config.masqueradeBit) >>> 0).toString(16).padStart(8, "0")}`;
 
 class Table {
   readonly sets: NftSet[] = [];
@@ -183,38 +184,119 @@ export function buildNftables(input: NodeDataplaneInput, config: ProxyConfig): N
   t.rule("masquerading", "masquerade fully-random", { role: "masquerade" });
 
   t.set({ kind: "set", name: "cluster-ips", type: addrType, comment: "Active ClusterIPs", elements: [] });
-  t.rule("cluster-ips-check", `${ipX} daddr @cluster-ips reject`, { role: "no-endpoints" }, "Reject traffic to invalid ports of ClusterIPs");
-  if (config.serviceCIDRs.length) t.rule("cluster-ips-check", `${ipX} daddr ${anonSet(config.serviceCIDRs)} drop`, base, "Drop traffic to unallocated ClusterIPs");
+  t.rule(
+    "cluster-ips-check",
+    `${ipX} daddr @cluster-ips reject`,
+    { role: "no-endpoints" },
+    "Reject traffic to invalid ports of ClusterIPs",
+  );
+  if (config.serviceCIDRs.length)
+    t.rule(
+      "cluster-ips-check",
+      `${ipX} daddr ${anonSet(config.serviceCIDRs)} drop`,
+      base,
+      "Drop traffic to unallocated ClusterIPs",
+    );
 
   if (!matchAll) {
-    t.set({ kind: "set", name: "nodeport-ips", type: addrType, comment: "IPs that accept NodePort traffic", elements: [] });
+    t.set({
+      kind: "set",
+      name: "nodeport-ips",
+      type: addrType,
+      comment: "IPs that accept NodePort traffic",
+      elements: [],
+    });
     const cidrs = config.nodePortAddresses.map((c) => parseCidr(c).cidr).filter((c) => c !== undefined);
     for (const ip of input.nodeIPs) {
       const p = parseIP(ip);
-      if (p && familyOf(ip) === config.family && cidrs.some((c) => c.family === p.family && p.value >= c.first && p.value <= c.last)) t.elem("nodeport-ips", { key: ip });
+      if (
+        p &&
+        familyOf(ip) === config.family &&
+        cidrs.some((c) => c.family === p.family && p.value >= c.first && p.value <= c.last)
+      )
+        t.elem("nodeport-ips", { key: ip });
     }
   }
-  t.set({ kind: "map", name: "no-endpoint-services", type: `${addrType} . inet_proto . inet_service : verdict`, comment: "vmap to drop or reject packets to services with no endpoints", elements: [] });
-  t.set({ kind: "map", name: "no-endpoint-nodeports", type: "inet_proto . inet_service : verdict", comment: "vmap to drop or reject packets to service nodeports with no endpoints", elements: [] });
+  t.set({
+    kind: "map",
+    name: "no-endpoint-services",
+    type: `${addrType} . inet_proto . inet_service : verdict`,
+    comment: "vmap to drop or reject packets to services with no endpoints",
+    elements: [],
+  });
+  t.set({
+    kind: "map",
+    name: "no-endpoint-nodeports",
+    type: "inet_proto . inet_service : verdict",
+    comment: "vmap to drop or reject packets to service nodeports with no endpoints",
+    elements: [],
+  });
   t.chain("reject-chain", { comment: "helper for @no-endpoint-services / @no-endpoint-nodeports" });
   t.rule("reject-chain", "reject", { role: "no-endpoints" });
-  t.rule("service-endpoints-check", `${ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`, base);
-  t.rule("nodeport-endpoints-check", `${matchAll ? noLocalhost : `${ipX} daddr @nodeport-ips`} meta l4proto . th dport vmap @no-endpoint-nodeports`, base);
-  t.set({ kind: "map", name: "firewall-ips", type: `${addrType} . inet_proto . inet_service : verdict`, comment: "destinations that are subject to LoadBalancerSourceRanges", elements: [] });
+  t.rule(
+    "service-endpoints-check",
+    `${ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`,
+    base,
+  );
+  t.rule(
+    "nodeport-endpoints-check",
+    `${matchAll ? noLocalhost : `${ipX} daddr @nodeport-ips`} meta l4proto . th dport vmap @no-endpoint-nodeports`,
+    base,
+  );
+  t.set({
+    kind: "map",
+    name: "firewall-ips",
+    type: `${addrType} . inet_proto . inet_service : verdict`,
+    comment: "destinations that are subject to LoadBalancerSourceRanges",
+    elements: [],
+  });
   t.rule("firewall-check", `${ipX} daddr . meta l4proto . th dport vmap @firewall-ips`, base);
-  t.set({ kind: "map", name: "service-ips", type: `${addrType} . inet_proto . inet_service : verdict`, comment: "ClusterIP, ExternalIP and LoadBalancer IP traffic", elements: [] });
-  t.set({ kind: "map", name: "service-nodeports", type: "inet_proto . inet_service : verdict", comment: "NodePort traffic", elements: [] });
+  t.set({
+    kind: "map",
+    name: "service-ips",
+    type: `${addrType} . inet_proto . inet_service : verdict`,
+    comment: "ClusterIP, ExternalIP and LoadBalancer IP traffic",
+    elements: [],
+  });
+  t.set({
+    kind: "map",
+    name: "service-nodeports",
+    type: "inet_proto . inet_service : verdict",
+    comment: "NodePort traffic",
+    elements: [],
+  });
   t.rule("services", `${ipX} daddr . meta l4proto . th dport vmap @service-ips`, base);
-  t.rule("services", `${matchAll ? `fib daddr type local ${noLocalhost}` : `${ipX} daddr @nodeport-ips`} meta l4proto . th dport vmap @service-nodeports`, { role: "nodeport" });
+  t.rule(
+    "services",
+    `${matchAll ? `fib daddr type local ${noLocalhost}` : `${ipX} daddr @nodeport-ips`} meta l4proto . th dport vmap @service-nodeports`,
+    { role: "nodeport" },
+  );
 
-  const key = (s: DataplaneServicePort) => `${servicePortNameString(s.namespace, s.name, s.portName)}\u0000${s.protocol}`;
-  const ports = [...input.servicePorts].filter((s) => familyOf(s.clusterIP) === config.family).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  const key = (s: DataplaneServicePort) =>
+    `${servicePortNameString(s.namespace, s.name, s.portName)}\u0000${s.protocol}`;
+  const ports = [...input.servicePorts]
+    .filter((s) => familyOf(s.clusterIP) === config.family)
+    .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   for (const s of ports) addService(t, s, config, input, ipX, addrType);
 
-  return { family: v6 ? "ip6" : "ip", name: "kube-proxy", comment: "rules for kube-proxy", sets: t.sets, chains: t.chains, node: input.nodeName };
+  return {
+    family: v6 ? "ip6" : "ip",
+    name: "kube-proxy",
+    comment: "rules for kube-proxy",
+    sets: t.sets,
+    chains: t.chains,
+    node: input.nodeName,
+  };
 }
 
-function addService(t: Table, s: DataplaneServicePort, config: ProxyConfig, input: NodeDataplaneInput, ipX: string, addrType: string): void {
+function addService(
+  t: Table,
+  s: DataplaneServicePort,
+  config: ProxyConfig,
+  input: NodeDataplaneInput,
+  ipX: string,
+  addrType: string,
+): void {
   const plan = planServicePort(s);
   const protocol = plan.protocol;
   const spn = plan.spn;
@@ -223,9 +305,15 @@ function addService(t: Table, s: DataplaneServicePort, config: ProxyConfig, inpu
   const localChain = LOCAL_PREFIX + baseName;
   const externalChain = EXTERNAL_PREFIX + baseName;
   const fwChain = FIREWALL_PREFIX + baseName;
-  const epBase = (ip: string, port: number) => nftEndpointBase(s.namespace, s.name, protocol, s.portName, ip, port);
+  const epBase = (ip: string, port: number) =>
+    nftEndpointBase(s.namespace, s.name, protocol, s.portName, ip, port);
   const service = `${s.namespace}/${s.name}`;
-  const o = (role: string, endpoint?: string): RuleOrigin => ({ service, servicePort: spn, role, ...(endpoint ? { endpoint } : {}) });
+  const o = (role: string, endpoint?: string): RuleOrigin => ({
+    service,
+    servicePort: spn,
+    role,
+    ...(endpoint ? { endpoint } : {}),
+  });
   const ofFamily = (ips: readonly string[]) => ips.filter((ip) => familyOf(ip) === config.family);
   const sticky = s.stickyMaxAgeSeconds !== undefined;
   const epKey = (ip: string, port: number) => (ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`);
@@ -241,37 +329,86 @@ function addService(t: Table, s: DataplaneServicePort, config: ProxyConfig, inpu
   const usesFWChain = lbIPs.length > 0 && s.loadBalancerSourceRanges.length > 0;
   if (usesFWChain) t.chain(fwChain);
 
-  const verdict = (f: { target: "REJECT" | "DROP" } | undefined) => (f?.target === "REJECT" ? "goto reject-chain" : "drop");
+  const verdict = (f: { target: "REJECT" | "DROP" } | undefined) =>
+    f?.target === "REJECT" ? "goto reject-chain" : "drop";
   const port = String(s.port);
   t.elem("cluster-ips", { key: s.clusterIP });
-  if (plan.hasInternalEndpoints) t.elem("service-ips", { key: `${s.clusterIP} . ${protocol} . ${port}`, value: `goto ${internalChain}` });
-  else t.elem("no-endpoint-services", { key: `${s.clusterIP} . ${protocol} . ${port}`, value: verdict(plan.internalFilter), comment: spn });
+  if (plan.hasInternalEndpoints)
+    t.elem("service-ips", { key: `${s.clusterIP} . ${protocol} . ${port}`, value: `goto ${internalChain}` });
+  else
+    t.elem("no-endpoint-services", {
+      key: `${s.clusterIP} . ${protocol} . ${port}`,
+      value: verdict(plan.internalFilter),
+      comment: spn,
+    });
   for (const ip of ofFamily(s.externalIPs)) {
-    if (s.hasEndpoints) t.elem("service-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${externalChain}` });
-    if (!plan.hasExternalEndpoints) t.elem("no-endpoint-services", { key: `${ip} . ${protocol} . ${port}`, value: verdict(plan.externalFilter), comment: spn });
+    if (s.hasEndpoints)
+      t.elem("service-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${externalChain}` });
+    if (!plan.hasExternalEndpoints)
+      t.elem("no-endpoint-services", {
+        key: `${ip} . ${protocol} . ${port}`,
+        value: verdict(plan.externalFilter),
+        comment: spn,
+      });
   }
   for (const ip of lbIPs) {
-    if (s.hasEndpoints) t.elem("service-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${externalChain}` });
-    if (usesFWChain) t.elem("firewall-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${fwChain}` });
+    if (s.hasEndpoints)
+      t.elem("service-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${externalChain}` });
+    if (usesFWChain)
+      t.elem("firewall-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${fwChain}` });
   }
-  if (!plan.hasExternalEndpoints) for (const ip of lbIPs) t.elem("no-endpoint-services", { key: `${ip} . ${protocol} . ${port}`, value: verdict(plan.externalFilter), comment: spn });
+  if (!plan.hasExternalEndpoints)
+    for (const ip of lbIPs)
+      t.elem("no-endpoint-services", {
+        key: `${ip} . ${protocol} . ${port}`,
+        value: verdict(plan.externalFilter),
+        comment: spn,
+      });
   if (s.nodePort !== 0) {
-    if (s.hasEndpoints) t.elem("service-nodeports", { key: `${protocol} . ${s.nodePort}`, value: `goto ${externalChain}` });
-    if (!plan.hasExternalEndpoints) t.elem("no-endpoint-nodeports", { key: `${protocol} . ${s.nodePort}`, value: verdict(plan.externalFilter), comment: spn });
+    if (s.hasEndpoints)
+      t.elem("service-nodeports", { key: `${protocol} . ${s.nodePort}`, value: `goto ${externalChain}` });
+    if (!plan.hasExternalEndpoints)
+      t.elem("no-endpoint-nodeports", {
+        key: `${protocol} . ${s.nodePort}`,
+        value: verdict(plan.externalFilter),
+        comment: spn,
+      });
   }
 
   if (plan.hasInternalEndpoints) {
     const notLocal = detectorNFT(config, false);
-    if (config.masqueradeAll) t.rule(internalChain, `${ipX} daddr ${s.clusterIP} jump mark-for-masquerade`, o("masquerade"));
-    else if (notLocal) t.rule(internalChain, `${ipX} daddr ${s.clusterIP} ${notLocal} jump mark-for-masquerade`, o("masquerade"));
+    if (config.masqueradeAll)
+      t.rule(internalChain, `${ipX} daddr ${s.clusterIP} jump mark-for-masquerade`, o("masquerade"));
+    else if (notLocal)
+      t.rule(
+        internalChain,
+        `${ipX} daddr ${s.clusterIP} ${notLocal} jump mark-for-masquerade`,
+        o("masquerade"),
+      );
   }
   if (plan.usesExternalTrafficChain) {
     if (!s.externalPolicyLocal) t.rule(externalChain, "jump mark-for-masquerade", o("masquerade"));
     else {
       const local = detectorNFT(config, true);
-      if (local) t.rule(externalChain, `${local} goto ${clusterChain}`, o("short-circuit"), "short-circuit pod traffic");
-      t.rule(externalChain, "fib saddr type local jump mark-for-masquerade", o("masquerade"), "masquerade local traffic");
-      t.rule(externalChain, `fib saddr type local goto ${clusterChain}`, o("short-circuit"), "short-circuit local traffic");
+      if (local)
+        t.rule(
+          externalChain,
+          `${local} goto ${clusterChain}`,
+          o("short-circuit"),
+          "short-circuit pod traffic",
+        );
+      t.rule(
+        externalChain,
+        "fib saddr type local jump mark-for-masquerade",
+        o("masquerade"),
+        "masquerade local traffic",
+      );
+      t.rule(
+        externalChain,
+        `fib saddr type local goto ${clusterChain}`,
+        o("short-circuit"),
+        "short-circuit local traffic",
+      );
     }
     if (plan.hasExternalEndpoints) t.rule(externalChain, `goto ${externalPolicyChain}`, o("jump"));
   }
@@ -280,18 +417,33 @@ function addService(t: Table, s: DataplaneServicePort, config: ProxyConfig, inpu
     const nodeIP = parseIP(input.nodeIP);
     const allowFromNode = sources.some((r) => {
       const c = parseCidr(r).cidr;
-      return !!c && !!nodeIP && c.family === nodeIP.family && nodeIP.value >= c.first && nodeIP.value <= c.last;
+      return (
+        !!c && !!nodeIP && c.family === nodeIP.family && nodeIP.value >= c.first && nodeIP.value <= c.last
+      );
     });
     if (allowFromNode) sources.push(...lbIPs);
     t.rule(fwChain, `${ipX} saddr != ${anonSet(sources)} drop`, o("firewall"));
   }
   if (sticky) {
     for (const ep of s.allLocallyReachableEndpoints) {
-      t.set({ kind: "set", name: AFFINITY_PREFIX + epBase(ep.ip, ep.port), type: addrType, flags: ["timeout", "dynamic"], timeoutSeconds: s.stickyMaxAgeSeconds!, elements: [] });
+      t.set({
+        kind: "set",
+        name: AFFINITY_PREFIX + epBase(ep.ip, ep.port),
+        type: addrType,
+        flags: ["timeout", "dynamic"],
+        timeoutSeconds: s.stickyMaxAgeSeconds!,
+        elements: [],
+      });
     }
   }
   const lb = (chain: string, eps: DataplaneServicePort["clusterEndpoints"]) => {
-    if (sticky) for (const ep of eps) t.rule(chain, `${ipX} saddr @${AFFINITY_PREFIX}${epBase(ep.ip, ep.port)} goto ${ENDPOINT_PREFIX}${epBase(ep.ip, ep.port)}`, o("affinity", epKey(ep.ip, ep.port)));
+    if (sticky)
+      for (const ep of eps)
+        t.rule(
+          chain,
+          `${ipX} saddr @${AFFINITY_PREFIX}${epBase(ep.ip, ep.port)} goto ${ENDPOINT_PREFIX}${epBase(ep.ip, ep.port)}`,
+          o("affinity", epKey(ep.ip, ep.port)),
+        );
     const elements = eps.map((ep, i) => `${i} : goto ${ENDPOINT_PREFIX}${epBase(ep.ip, ep.port)}`).join(", ");
     t.rule(chain, `numgen random mod ${eps.length} vmap { ${elements} }`, o("load-balance"));
   };
@@ -301,7 +453,8 @@ function addService(t: Table, s: DataplaneServicePort, config: ProxyConfig, inpu
     const chain = ENDPOINT_PREFIX + epBase(ep.ip, ep.port);
     const k = epKey(ep.ip, ep.port);
     t.rule(chain, `${ipX} saddr ${ep.ip} jump mark-for-masquerade`, o("hairpin", k));
-    if (sticky) t.rule(chain, `update @${AFFINITY_PREFIX}${epBase(ep.ip, ep.port)} { ${ipX} saddr }`, o("affinity", k));
+    if (sticky)
+      t.rule(chain, `update @${AFFINITY_PREFIX}${epBase(ep.ip, ep.port)} { ${ipX} saddr }`, o("affinity", k));
     t.rule(chain, `meta l4proto ${protocol} dnat to ${k}`, o("dnat", k));
   }
 }
@@ -329,7 +482,11 @@ function priorityName(p: number): string {
 function nftTime(seconds: number): string {
   let s = seconds;
   let out = "";
-  for (const [unit, n] of [["d", 86400], ["h", 3600], ["m", 60]] as const) {
+  for (const [unit, n] of [
+    ["d", 86400],
+    ["h", 3600],
+    ["m", 60],
+  ] as const) {
     if (s >= n) {
       out += `${Math.floor(s / n)}${unit}`;
       s %= n;
@@ -341,7 +498,10 @@ function nftTime(seconds: number): string {
 
 /** calculate_delim: IPv4/IPv6 addresses two per line, concatenations and maps one per line. */
 function elementLines(set: NftSet): string {
-  const items = set.elements.map((e) => `${e.key}${e.comment ? ` comment "${e.comment}"` : ""}${e.value !== undefined ? ` : ${e.value}` : ""}`);
+  const items = set.elements.map(
+    (e) =>
+      `${e.key}${e.comment ? ` comment "${e.comment}"` : ""}${e.value !== undefined ? ` : ${e.value}` : ""}`,
+  );
   const perLine = set.kind === "set" && (set.type === "ipv4_addr" || set.type === "ipv6_addr") ? 2 : 1;
   let out = "";
   items.forEach((it, i) => {
@@ -374,14 +534,18 @@ export function listNftables(table: NftTable): NftListing {
     if (s.flags?.length) push(`\t\tflags ${s.flags.join(",")}`);
     if (s.timeoutSeconds !== undefined) push(`\t\ttimeout ${nftTime(s.timeoutSeconds)}`);
     if (s.comment) push(`\t\tcomment "${s.comment}"`);
-    if (s.elements.length) for (const l of `elements = ${elementLines(s)}`.split("\n")) push(`\t\t${l.replace(/^\t\t/, "")}`);
+    if (s.elements.length)
+      for (const l of `elements = ${elementLines(s)}`.split("\n")) push(`\t\t${l.replace(/^\t\t/, "")}`);
     push("\t}");
   }
   for (const c of table.chains) {
     sep();
     push(`\tchain ${c.name} {`);
     if (c.comment) push(`\t\tcomment "${c.comment}"`);
-    if (c.base) push(`\t\ttype ${c.base.type} hook ${c.base.hook} priority ${priorityName(c.base.priority)}; policy accept;`);
+    if (c.base)
+      push(
+        `\t\ttype ${c.base.type} hook ${c.base.hook} priority ${priorityName(c.base.priority)}; policy accept;`,
+      );
     for (const r of c.rules) push(`\t\t${r.text}${r.comment ? ` comment "${r.comment}"` : ""}`, r.id);
     push("\t}");
   }

@@ -30,8 +30,11 @@ export interface PortSpec {
 
 /** A Service port with CategorizeEndpoints applied (all endpoints ready, no topology). */
 export function servicePort(s: PortSpec): DataplaneServicePort {
-  const endpoints = [...(s.endpoints ?? [])].sort((a, b) => (`${a.ip}:${a.port}` < `${b.ip}:${b.port}` ? -1 : 1));
-  const externallyAccessible = (s.nodePort ?? 0) !== 0 || (s.externalIPs ?? []).length > 0 || (s.lbIPs ?? []).length > 0;
+  const endpoints = [...(s.endpoints ?? [])].sort((a, b) =>
+    `${a.ip}:${a.port}` < `${b.ip}:${b.port}` ? -1 : 1,
+  );
+  const externallyAccessible =
+    (s.nodePort ?? 0) !== 0 || (s.externalIPs ?? []).length > 0 || (s.lbIPs ?? []).length > 0;
   const internalPolicyLocal = s.itpLocal ?? false;
   const externalPolicyLocal = externallyAccessible && (s.etpLocal ?? false);
   const usesCluster = !internalPolicyLocal || externallyAccessible;

@@ -11,14 +11,17 @@ import { join } from "node:path";
 import { diffTexts, summarizeDiff, type FlowChange, type InputDiff } from "./index.ts";
 import { applyWhatIf, type WhatIf } from "../whatif/index.ts";
 
-const scenario = (id: string) => readFileSync(join(import.meta.dirname, "../../../scenarios", id, "manifests.yaml"), "utf8");
+const scenario = (id: string) =>
+  readFileSync(join(import.meta.dirname, "../../../scenarios", id, "manifests.yaml"), "utf8");
 const after = (text: string, op: WhatIf) => {
   const r = applyWhatIf(text, op);
   if (r.error) throw new Error(r.error);
   return r.text;
 };
-const flow = (f: FlowChange) => `${f.change} ${f.from} -> ${f.to}:${f.port}/${f.protocol} ${f.before}->${f.after}`;
-const endpoint = (d: InputDiff) => d.endpoints.map((e) => `${e.change} ${e.service}:${e.port} ${e.traffic}@${e.node} ${e.endpoint}`);
+const flow = (f: FlowChange) =>
+  `${f.change} ${f.from} -> ${f.to}:${f.port}/${f.protocol} ${f.before}->${f.after}`;
+const endpoint = (d: InputDiff) =>
+  d.endpoints.map((e) => `${e.change} ${e.service}:${e.port} ${e.traffic}@${e.node} ${e.endpoint}`);
 
 interface Case {
   name: string;
@@ -53,14 +56,24 @@ const cases: Case[] = [
   {
     name: "internalTrafficPolicy Local -> Cluster: the client's node gains the remote endpoint (TestInternalTrafficPolicy)",
     before: s04,
-    after: after(s04, { kind: "trafficPolicy", service: "default/nginx-sample-svc", field: "internalTrafficPolicy", value: "Cluster" }),
+    after: after(s04, {
+      kind: "trafficPolicy",
+      service: "default/nginx-sample-svc",
+      field: "internalTrafficPolicy",
+      value: "Cluster",
+    }),
     summary: "1 flow gained; 1 endpoint appears",
     flows: ["gained pod:default/client -> service:default/nginx-sample-svc:80/TCP drop->allow"],
   },
   {
     name: "externalTrafficPolicy Local -> Cluster: node-c serves, and every node uses every endpoint",
     before: s02,
-    after: after(s02, { kind: "trafficPolicy", service: "shop/storefront", field: "externalTrafficPolicy", value: "Cluster" }),
+    after: after(s02, {
+      kind: "trafficPolicy",
+      service: "shop/storefront",
+      field: "externalTrafficPolicy",
+      value: "Cluster",
+    }),
     summary: "1 flow gained; 6 endpoints appear",
     flows: ["gained external:203.0.113.10@node-c -> service:shop/storefront:80/TCP drop->allow"],
   },
@@ -93,18 +106,38 @@ describe("diffTexts: known pairs", () => {
 
   it("scaling sessions from 3 to 2 loses every flow of sessions-2 and its endpoint on every node", () => {
     const text = scenario("13-pin-clients-with-session-affinity");
-    const d = diffTexts(text, after(text, { kind: "scale", workload: "shop/StatefulSet/sessions", replicas: 2 }));
+    const d = diffTexts(
+      text,
+      after(text, { kind: "scale", workload: "shop/StatefulSet/sessions", replicas: 2 }),
+    );
     expect(d.pods.removed).toEqual(["pod:shop/sessions-2"]);
-    expect(d.flows.every((f) => f.change === "lost" && f.after === "absent" && (f.from === "pod:shop/sessions-2" || f.to === "pod:shop/sessions-2"))).toBe(true);
+    expect(
+      d.flows.every(
+        (f) =>
+          f.change === "lost" &&
+          f.after === "absent" &&
+          (f.from === "pod:shop/sessions-2" || f.to === "pod:shop/sessions-2"),
+      ),
+    ).toBe(true);
     // To sessions-2 from web, sessions-0, sessions-1; from sessions-2 to sessions-0, sessions-1; sessions-2 -> the Service.
-    expect(d.counts).toMatchObject({ lost: 6, gained: 0, podFlowsLost: 5, serviceFlowsLost: 1, endpointsVanish: 2, endpointsAppear: 0 });
+    expect(d.counts).toMatchObject({
+      lost: 6,
+      gained: 0,
+      podFlowsLost: 5,
+      serviceFlowsLost: 1,
+      endpointsVanish: 2,
+      endpointsAppear: 0,
+    });
     expect(d.summary).toBe("6 flows lost; 2 endpoints vanish");
     expect(d.flows.find((f) => f.kind === "service")!.reason).toBe("pod:shop/sessions-2 is gone");
   });
 
   it("a Deployment whose template changes renames its pods: they are paired, and nothing else changes", () => {
     const text = scenario("09-keep-traffic-in-zone-with-hints");
-    const relabelled = text.replace("      labels:\n        app: catalog\n    spec:", "      labels:\n        app: catalog\n        release: v2\n    spec:");
+    const relabelled = text.replace(
+      "      labels:\n        app: catalog\n    spec:",
+      "      labels:\n        app: catalog\n        release: v2\n    spec:",
+    );
     expect(relabelled).not.toBe(text);
     const d = diffTexts(text, relabelled);
     expect(d.pods.renamed).toHaveLength(4);
@@ -117,11 +150,21 @@ describe("diffTexts: known pairs", () => {
     const text = scenario("01-trace-a-shop-across-zones");
     const d = diffTexts(text, after(text, { kind: "drain", node: "node-a" }));
     expect(d.pods.removed).toEqual(["pod:tools/toolbox"]);
-    expect(d.pods.moved.map((m) => `${m.pod} ${m.from}->${m.to}`)).toEqual(["pod:shop/backend-1 node-a->node-b", "pod:shop/frontend-1 node-a->node-b"]);
+    expect(d.pods.moved.map((m) => `${m.pod} ${m.from}->${m.to}`)).toEqual([
+      "pod:shop/backend-1 node-a->node-b",
+      "pod:shop/frontend-1 node-a->node-b",
+    ]);
     // backend-1 now shares node-b with the cache: internalTrafficPolicy Local finds a local endpoint.
-    expect(d.flows.filter((f) => f.change === "gained").map(flow)).toEqual(["gained pod:shop/backend-1 -> service:shop/cache:6379/TCP drop->allow"]);
-    expect(d.flows.filter((f) => f.kind === "external").map(flow)).toEqual(["lost external:203.0.113.10@node-a -> service:shop/frontend:80/TCP allow->drop"]);
-    expect(endpoint(d)).toEqual(["vanishes service:shop/frontend:80 external@node-a pod:shop/frontend-1", "appears service:shop/frontend:80 external@node-b pod:shop/frontend-1"]);
+    expect(d.flows.filter((f) => f.change === "gained").map(flow)).toEqual([
+      "gained pod:shop/backend-1 -> service:shop/cache:6379/TCP drop->allow",
+    ]);
+    expect(d.flows.filter((f) => f.kind === "external").map(flow)).toEqual([
+      "lost external:203.0.113.10@node-a -> service:shop/frontend:80/TCP allow->drop",
+    ]);
+    expect(endpoint(d)).toEqual([
+      "vanishes service:shop/frontend:80 external@node-a pod:shop/frontend-1",
+      "appears service:shop/frontend:80 external@node-b pod:shop/frontend-1",
+    ]);
   });
 
   it("caps the work on large inputs and says what it left out", () => {
@@ -131,7 +174,16 @@ describe("diffTexts: known pairs", () => {
 });
 
 describe("summarizeDiff", () => {
-  const zero = { gained: 0, lost: 0, podFlowsGained: 0, podFlowsLost: 0, serviceFlowsGained: 0, serviceFlowsLost: 0, endpointsAppear: 0, endpointsVanish: 0 };
+  const zero = {
+    gained: 0,
+    lost: 0,
+    podFlowsGained: 0,
+    podFlowsLost: 0,
+    serviceFlowsGained: 0,
+    serviceFlowsLost: 0,
+    endpointsAppear: 0,
+    endpointsVanish: 0,
+  };
   it.each([
     [{ lost: 3, gained: 1 }, "3 flows lost, 1 gained"],
     [{ lost: 1 }, "1 flow lost"],

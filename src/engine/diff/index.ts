@@ -32,7 +32,13 @@ import { buildModel } from "../model/build.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { externallyAccessible } from "../model/services.ts";
-import { buildPolicyIndex, classMatrix, explainPair, pairAllowed, type PolicyIndex } from "../netpol/index.ts";
+import {
+  buildPolicyIndex,
+  classMatrix,
+  explainPair,
+  pairAllowed,
+  type PolicyIndex,
+} from "../netpol/index.ts";
 import { buildProxyIndex, chooseEndpoints, skipped, type Frontend, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest, type TraceResult } from "../trace/index.ts";
 
@@ -101,7 +107,11 @@ export interface DiffOptions {
   maxTraces?: number;
 }
 
-const DEFAULTS: Required<DiffOptions> = { externalClientIP: "203.0.113.10", maxPodPairs: 2_000_000, maxTraces: 20_000 };
+const DEFAULTS: Required<DiffOptions> = {
+  externalClientIP: "203.0.113.10",
+  maxPodPairs: 2_000_000,
+  maxTraces: 20_000,
+};
 
 const RANK: Record<FlowState, number> = { absent: 0, drop: 0, partial: 1, allow: 2 };
 
@@ -119,19 +129,28 @@ function workloadKey(p: Pod): string {
   return `${p.workload.namespace}/${p.workload.kind}/${p.workload.name}`;
 }
 
-function matchPods(a: Model, b: Model): { idA: Map<string, string>; idB: Map<string, string>; pods: InputDiff["pods"] } {
+function matchPods(
+  a: Model,
+  b: Model,
+): { idA: Map<string, string>; idB: Map<string, string>; pods: InputDiff["pods"] } {
   const idA = new Map<string, string>();
   const idB = new Map<string, string>();
   const renamed: { before: string; after: string }[] = [];
   const moved: { pod: string; from: string; to: string }[] = [];
   const onlyA = a.pods.filter((p) => !b.podsByKey.has(p.key));
   const onlyB = b.pods.filter((p) => !a.podsByKey.has(p.key));
-  for (const p of a.pods) if (b.podsByKey.has(p.key)) {
-    idA.set(p.key, p.key);
-    idB.set(p.key, p.key);
-    const q = b.podsByKey.get(p.key)!;
-    if (p.nodeName !== q.nodeName) moved.push({ pod: `pod:${p.key}`, from: p.nodeName ?? "(unscheduled)", to: q.nodeName ?? "(unscheduled)" });
-  }
+  for (const p of a.pods)
+    if (b.podsByKey.has(p.key)) {
+      idA.set(p.key, p.key);
+      idB.set(p.key, p.key);
+      const q = b.podsByKey.get(p.key)!;
+      if (p.nodeName !== q.nodeName)
+        moved.push({
+          pod: `pod:${p.key}`,
+          from: p.nodeName ?? "(unscheduled)",
+          to: q.nodeName ?? "(unscheduled)",
+        });
+    }
   const used = new Set<Pod>();
   const pair = (same: (x: Pod, y: Pod) => boolean) => {
     for (const x of onlyA) {
@@ -142,21 +161,28 @@ function matchPods(a: Model, b: Model): { idA: Map<string, string>; idB: Map<str
       idA.set(x.key, y.key);
       idB.set(y.key, y.key);
       renamed.push({ before: `pod:${x.key}`, after: `pod:${y.key}` });
-      if (x.nodeName !== y.nodeName) moved.push({ pod: `pod:${y.key}`, from: x.nodeName ?? "(unscheduled)", to: y.nodeName ?? "(unscheduled)" });
+      if (x.nodeName !== y.nodeName)
+        moved.push({
+          pod: `pod:${y.key}`,
+          from: x.nodeName ?? "(unscheduled)",
+          to: y.nodeName ?? "(unscheduled)",
+        });
     }
   };
   pair((x, y) => x.workload.kind !== "Pod" && x.nodeName === y.nodeName);
   pair((x) => x.workload.kind !== "Pod");
   const removed: string[] = [];
   const added: string[] = [];
-  for (const x of onlyA) if (!idA.has(x.key)) {
-    idA.set(x.key, `${x.key}`);
-    removed.push(`pod:${x.key}`);
-  }
-  for (const y of onlyB) if (!idB.has(y.key)) {
-    idB.set(y.key, y.key);
-    added.push(`pod:${y.key}`);
-  }
+  for (const x of onlyA)
+    if (!idA.has(x.key)) {
+      idA.set(x.key, `${x.key}`);
+      removed.push(`pod:${x.key}`);
+    }
+  for (const y of onlyB)
+    if (!idB.has(y.key)) {
+      idB.set(y.key, y.key);
+      added.push(`pod:${y.key}`);
+    }
   return { idA, idB, pods: { added, removed, renamed, moved } };
 }
 
@@ -197,16 +223,30 @@ function podFlows(side: Side): Map<string, PodFlow> {
   return out;
 }
 
-function podReason(model: Model, f: PodFlow | undefined, port: number, protocol: Protocol, gone: string): string {
+function podReason(
+  model: Model,
+  f: PodFlow | undefined,
+  port: number,
+  protocol: Protocol,
+  gone: string,
+): string {
   if (!f) return gone;
   const v = explainPair(model, f.src, f.dst, port, protocol);
   if (v.allowed) {
-    const parts = [v.ingress, v.egress].filter((d) => d.isolated).map((d) => `${d.direction} allowed by ${d.allowedBy[0]!.policy.key} rule ${d.allowedBy[0]!.rule.index + 1}`);
+    const parts = [v.ingress, v.egress]
+      .filter((d) => d.isolated)
+      .map(
+        (d) =>
+          `${d.direction} allowed by ${d.allowedBy[0]!.policy.key} rule ${d.allowedBy[0]!.rule.index + 1}`,
+      );
     return parts.length ? parts.join("; ") : "no NetworkPolicy isolates either end";
   }
   return [v.ingress, v.egress]
     .filter((d) => !d.allowed)
-    .map((d) => `${d.direction} at the ${d.direction === "ingress" ? "destination" : "source"} is isolated by ${d.selecting.map((p) => p.key).join(", ")} and no rule allows ${protocol}/${port}`)
+    .map(
+      (d) =>
+        `${d.direction} at the ${d.direction === "ingress" ? "destination" : "source"} is isolated by ${d.selecting.map((p) => p.key).join(", ")} and no rule allows ${protocol}/${port}`,
+    )
     .join("; ");
 }
 
@@ -227,7 +267,11 @@ function reachableFromOutside(s: Service): boolean {
   return externallyAccessible(s) && !skipped(s);
 }
 
-function serviceFlows(side: Side, clientIP: string, budget: { left: number }): Map<string, ServiceFlow> | undefined {
+function serviceFlows(
+  side: Side,
+  clientIP: string,
+  budget: { left: number },
+): Map<string, ServiceFlow> | undefined {
   const out = new Map<string, ServiceFlow>();
   const { model, policy, proxy } = side;
   const cache = new Map<string, TraceResult>();
@@ -246,7 +290,15 @@ function serviceFlows(side: Side, clientIP: string, budget: { left: number }): M
           if (!cache.has(group) && !r.endpoints.some((e) => e.pod === src.key)) cache.set(group, r);
         }
         const from = `pod:${side.id.get(src.key)}`;
-        out.set(`${from}>${to}/${sp.protocol}`, { state: r.error ? "drop" : r.verdict, reason: r.error ?? r.reason, kind: "service", from, to: `service:${s.key}`, port: sp.port, protocol: sp.protocol });
+        out.set(`${from}>${to}/${sp.protocol}`, {
+          state: r.error ? "drop" : r.verdict,
+          reason: r.error ?? r.reason,
+          kind: "service",
+          from,
+          to: `service:${s.key}`,
+          port: sp.port,
+          protocol: sp.protocol,
+        });
       }
       if (!reachableFromOutside(s)) continue;
       for (const n of model.nodes) {
@@ -254,7 +306,15 @@ function serviceFlows(side: Side, clientIP: string, budget: { left: number }): M
         const r = traceRequest(model, proxy, `external:${clientIP}@${n.name}`, to, sp.protocol);
         if (r.error) continue;
         const from = `external:${clientIP}@${n.name}`;
-        out.set(`${from}>${to}/${sp.protocol}`, { state: r.verdict, reason: r.reason, kind: "external", from, to: `service:${s.key}`, port: sp.port, protocol: sp.protocol });
+        out.set(`${from}>${to}/${sp.protocol}`, {
+          state: r.verdict,
+          reason: r.reason,
+          kind: "external",
+          from,
+          to: `service:${s.key}`,
+          port: sp.port,
+          protocol: sp.protocol,
+        });
       }
     }
   }
@@ -265,7 +325,8 @@ function serviceFlows(side: Side, clientIP: string, budget: { left: number }): M
 
 function externalFrontend(s: Service): Frontend | undefined {
   if (s.type === "LoadBalancer" && s.loadBalancerIPs.length) return "loadBalancer";
-  if ((s.type === "NodePort" || s.type === "LoadBalancer") && s.ports.some((p) => p.nodePort)) return "nodePort";
+  if ((s.type === "NodePort" || s.type === "LoadBalancer") && s.ports.some((p) => p.nodePort))
+    return "nodePort";
   if (s.externalIPs.length) return "externalIP";
   return undefined;
 }
@@ -282,9 +343,18 @@ function endpointSets(side: Side): Map<string, Set<string>> {
         const ways: ["internal" | "external", Frontend][] = [["internal", "clusterIP"]];
         if (ext && (ext !== "nodePort" || sp.nodePort)) ways.push(["external", ext]);
         for (const [traffic, frontend] of ways) {
-          const d = chooseEndpoints(proxy, { service: s.key, port: sp.port, protocol: sp.protocol, node: n.name, frontend, origin: traffic === "internal" ? "pod" : "external" });
+          const d = chooseEndpoints(proxy, {
+            service: s.key,
+            port: sp.port,
+            protocol: sp.protocol,
+            node: n.name,
+            frontend,
+            origin: traffic === "internal" ? "pod" : "external",
+          });
           if ("error" in d) continue;
-          const ids = new Set(d.candidates.map((c) => (c.pod ? `pod:${side.id.get(c.pod) ?? c.pod}` : c.key)));
+          const ids = new Set(
+            d.candidates.map((c) => (c.pod ? `pod:${side.id.get(c.pod) ?? c.pod}` : c.key)),
+          );
           out.set(`service:${s.key}|${sp.port}/${sp.protocol}|${n.name}|${traffic}`, ids);
         }
       }
@@ -307,13 +377,26 @@ function plural(n: number, one: string, many = `${one}s`): string {
 export function summarizeDiff(c: InputDiff["counts"]): string {
   const parts: string[] = [];
   const flows = [c.lost ? "lost" : "", c.gained ? "gained" : ""].filter(Boolean);
-  if (flows.length) parts.push(flows.map((w, i) => `${i === 0 ? plural(w === "lost" ? c.lost : c.gained, "flow") : w === "lost" ? c.lost : c.gained} ${w}`).join(", "));
+  if (flows.length)
+    parts.push(
+      flows
+        .map(
+          (w, i) =>
+            `${i === 0 ? plural(w === "lost" ? c.lost : c.gained, "flow") : w === "lost" ? c.lost : c.gained} ${w}`,
+        )
+        .join(", "),
+    );
   const verb = (n: number, one: string, many: string) => (n === 1 ? one : many);
   const eps = [
-    c.endpointsVanish ? ["vanish", c.endpointsVanish, verb(c.endpointsVanish, "vanishes", "vanish")] as const : undefined,
-    c.endpointsAppear ? ["appear", c.endpointsAppear, verb(c.endpointsAppear, "appears", "appear")] as const : undefined,
+    c.endpointsVanish
+      ? (["vanish", c.endpointsVanish, verb(c.endpointsVanish, "vanishes", "vanish")] as const)
+      : undefined,
+    c.endpointsAppear
+      ? (["appear", c.endpointsAppear, verb(c.endpointsAppear, "appears", "appear")] as const)
+      : undefined,
   ].filter((x) => x !== undefined);
-  if (eps.length) parts.push(eps.map(([, n, v], i) => `${i === 0 ? plural(n, "endpoint") : n} ${v}`).join(", "));
+  if (eps.length)
+    parts.push(eps.map(([, n, v], i) => `${i === 0 ? plural(n, "endpoint") : n} ${v}`).join(", "));
   return parts.length ? parts.join("; ") : "no change in flows or endpoints";
 }
 
@@ -331,12 +414,17 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
   const B = side(b, match.idB);
   const truncated: string[] = [];
   const flows: FlowChange[] = [];
-  let podGained = 0, podLost = 0, svcGained = 0, svcLost = 0;
+  let podGained = 0,
+    podLost = 0,
+    svcGained = 0,
+    svcLost = 0;
 
   // Pod flows.
-  const portsOf = (m: Model) => new Set(m.pods.flatMap((p) => p.ports.map((c) => `${c.containerPort}/${c.protocol}`))).size;
+  const portsOf = (m: Model) =>
+    new Set(m.pods.flatMap((p) => p.ports.map((c) => `${c.containerPort}/${c.protocol}`))).size;
   const pairs = Math.max(a.pods.length ** 2 * portsOf(a), b.pods.length ** 2 * portsOf(b));
-  if (pairs > opts.maxPodPairs) truncated.push(`pod-to-pod flows not compared: ${pairs} pod pairs and ports exceed ${opts.maxPodPairs}`);
+  if (pairs > opts.maxPodPairs)
+    truncated.push(`pod-to-pod flows not compared: ${pairs} pod pairs and ports exceed ${opts.maxPodPairs}`);
   else {
     const fa = podFlows(A);
     const fb = podFlows(B);
@@ -350,8 +438,22 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
       const [ends, pp] = key.split("|") as [string, string];
       const [src, dst] = ends.split(">") as [string, string];
       const [port, protocol] = pp.split("/") as [string, Protocol];
-      const gone = !b.podsByKey.has(src) ? `pod ${src} is gone` : !b.podsByKey.has(dst) ? `pod ${dst} is gone` : `pod ${dst} no longer declares ${port}/${protocol}`;
-      flows.push({ kind: "pod", from: `pod:${src}`, to: `pod:${dst}`, port: Number(port), protocol, before, after, change, reason: podReason(b, y, Number(port), protocol, gone) });
+      const gone = !b.podsByKey.has(src)
+        ? `pod ${src} is gone`
+        : !b.podsByKey.has(dst)
+          ? `pod ${dst} is gone`
+          : `pod ${dst} no longer declares ${port}/${protocol}`;
+      flows.push({
+        kind: "pod",
+        from: `pod:${src}`,
+        to: `pod:${dst}`,
+        port: Number(port),
+        protocol,
+        before,
+        after,
+        change,
+        reason: podReason(b, y, Number(port), protocol, gone),
+      });
       if (change === "gained") podGained++;
       else podLost++;
     }
@@ -372,8 +474,24 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
       const f = (y ?? x)!;
       const srcGone = f.from.startsWith("pod:") && !b.podsByKey.has(f.from.slice(4));
       const svcGone = !b.services.some((x) => `service:${x.key}` === f.to);
-      const reason = y ? y.reason : srcGone ? `${f.from} is gone` : svcGone ? `${f.to} is gone` : `${f.to} has no port ${f.port}/${f.protocol} any more`;
-      flows.push({ kind: f.kind, from: f.from, to: f.to, port: f.port, protocol: f.protocol, before: x?.state ?? "absent", after: y?.state ?? "absent", change, reason });
+      const reason = y
+        ? y.reason
+        : srcGone
+          ? `${f.from} is gone`
+          : svcGone
+            ? `${f.to} is gone`
+            : `${f.to} has no port ${f.port}/${f.protocol} any more`;
+      flows.push({
+        kind: f.kind,
+        from: f.from,
+        to: f.to,
+        port: f.port,
+        protocol: f.protocol,
+        before: x?.state ?? "absent",
+        after: y?.state ?? "absent",
+        change,
+        reason,
+      });
       if (change === "gained") svcGained++;
       else svcLost++;
     }
@@ -388,13 +506,35 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
     const y = eb.get(key) ?? new Set<string>();
     const [service, pp, node, traffic] = key.split("|") as [string, string, string, "internal" | "external"];
     const [port, protocol] = pp.split("/") as [string, Protocol];
-    for (const e of y) if (!x.has(e)) endpoints.push({ service, port: Number(port), protocol, node, traffic, endpoint: e, change: "appears" });
-    for (const e of x) if (!y.has(e)) endpoints.push({ service, port: Number(port), protocol, node, traffic, endpoint: e, change: "vanishes" });
+    for (const e of y)
+      if (!x.has(e))
+        endpoints.push({
+          service,
+          port: Number(port),
+          protocol,
+          node,
+          traffic,
+          endpoint: e,
+          change: "appears",
+        });
+    for (const e of x)
+      if (!y.has(e))
+        endpoints.push({
+          service,
+          port: Number(port),
+          protocol,
+          node,
+          traffic,
+          endpoint: e,
+          change: "vanishes",
+        });
   }
 
-  const order = (f: FlowChange) => `${f.change === "gained" ? 0 : 1}|${f.to}|${String(f.port).padStart(5, "0")}|${f.from}`;
+  const order = (f: FlowChange) =>
+    `${f.change === "gained" ? 0 : 1}|${f.to}|${String(f.port).padStart(5, "0")}|${f.from}`;
   flows.sort((p, q) => (order(p) < order(q) ? -1 : order(p) > order(q) ? 1 : 0));
-  const eorder = (e: EndpointChange) => `${e.service}|${String(e.port).padStart(5, "0")}|${e.traffic}|${e.node}|${e.change}|${e.endpoint}`;
+  const eorder = (e: EndpointChange) =>
+    `${e.service}|${String(e.port).padStart(5, "0")}|${e.traffic}|${e.node}|${e.change}|${e.endpoint}`;
   endpoints.sort((p, q) => (eorder(p) < eorder(q) ? -1 : eorder(p) > eorder(q) ? 1 : 0));
   const counts: InputDiff["counts"] = {
     gained: podGained + svcGained,
@@ -410,11 +550,20 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
 }
 
 /** Compares two inputs (before, after). */
-export function diffInputs(before: readonly InputFile[], after: readonly InputFile[], options: DiffOptions = {}): InputDiff {
+export function diffInputs(
+  before: readonly InputFile[],
+  after: readonly InputFile[],
+  options: DiffOptions = {},
+): InputDiff {
   return diffModels(buildModel(parseManifests(before)), buildModel(parseManifests(after)), options);
 }
 
 /** Compares two editor texts. */
-export function diffTexts(before: string, after: string, file = "manifests.yaml", options: DiffOptions = {}): InputDiff {
+export function diffTexts(
+  before: string,
+  after: string,
+  file = "manifests.yaml",
+  options: DiffOptions = {},
+): InputDiff {
   return diffInputs([{ name: file, text: before }], [{ name: file, text: after }], options);
 }

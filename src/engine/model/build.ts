@@ -33,8 +33,24 @@ import { unmodelledObjects } from "../policy/unmodelled.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
-import { daemonSetTolerations, parseTaints, parseTolerations, taintText, UNSCHEDULABLE_TAINT, untoleratedTaint } from "./taints.ts";
-import { controllerOf, expandWorkload, MAX_REPLICAS, podInput, requestedReplicas, templateOf, WORKLOAD_KINDS, type PodSpecInput } from "./workloads.ts";
+import {
+  daemonSetTolerations,
+  parseTaints,
+  parseTolerations,
+  taintText,
+  UNSCHEDULABLE_TAINT,
+  untoleratedTaint,
+} from "./taints.ts";
+import {
+  controllerOf,
+  expandWorkload,
+  MAX_REPLICAS,
+  podInput,
+  requestedReplicas,
+  templateOf,
+  WORKLOAD_KINDS,
+  type PodSpecInput,
+} from "./workloads.ts";
 import {
   DEFAULT_CONFIG,
   type ClusterConfig,
@@ -64,7 +80,14 @@ function dedupe(objects: readonly KObject[], diagnostics: Diagnostic[]): KObject
     if (prev !== undefined) {
       const p = out[prev]!;
       diagnostics.push({
-        code: "KTL201", severity: "warning", file: o.file, doc: o.doc, line: o.line, column: 1, kind: o.kind, name: o.name,
+        code: "KTL201",
+        severity: "warning",
+        file: o.file,
+        doc: o.doc,
+        line: o.line,
+        column: 1,
+        kind: o.kind,
+        name: o.name,
         ...(namespaced ? { namespace: o.namespace ?? "default" } : {}),
         message: `${o.kind} ${namespaced ? `${o.namespace ?? "default"}/` : ""}${o.name} is defined twice (first at ${p.file} line ${p.line}); this later definition replaces it, as kubectl apply would`,
       });
@@ -86,7 +109,8 @@ function buildNamespaces(objects: readonly KObject[]): Map<string, Namespace> {
     namespaces.set(o.name, { name: o.name, labels, implied: false, source: refOf(o) });
   }
   const imply = (name: string) => {
-    if (!namespaces.has(name)) namespaces.set(name, { name, labels: { [NS_NAME_LABEL]: name }, implied: true });
+    if (!namespaces.has(name))
+      namespaces.set(name, { name, labels: { [NS_NAME_LABEL]: name }, implied: true });
   };
   imply("default");
   for (const o of objects) if (o.kind !== "Namespace" && o.kind !== "Node") imply(o.namespace ?? "default");
@@ -105,7 +129,9 @@ function nodeFromObject(o: KObject): Node {
   const podCIDRs = strList(spec.podCIDRs);
   const single = str(spec.podCIDR);
   if (podCIDRs.length === 0 && single) podCIDRs.push(single);
-  const readyCond = arr(status.conditions).filter(isObj).find((c) => c.type === "Ready");
+  const readyCond = arr(status.conditions)
+    .filter(isObj)
+    .find((c) => c.type === "Ready");
   const node: Node = {
     name: o.name,
     labels,
@@ -120,17 +146,35 @@ function nodeFromObject(o: KObject): Node {
   };
   if (labels[ZONE_LABEL]) node.zone = labels[ZONE_LABEL];
   if (labels[REGION_LABEL]) node.region = labels[REGION_LABEL];
-  if (node.unschedulable && !node.taints.some((t) => t.key === UNSCHEDULABLE_TAINT && t.effect === "NoSchedule")) node.taints.push({ key: UNSCHEDULABLE_TAINT, effect: "NoSchedule" });
+  if (
+    node.unschedulable &&
+    !node.taints.some((t) => t.key === UNSCHEDULABLE_TAINT && t.effect === "NoSchedule")
+  )
+    node.taints.push({ key: UNSCHEDULABLE_TAINT, effect: "NoSchedule" });
   return node;
 }
 
 function synthesizeNode(name: string): Node {
-  return { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" }, internalIP: "", addresses: [], podCIDRs: [], ready: true, unschedulable: false, taints: [], synthesized: true };
+  return {
+    name,
+    labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" },
+    internalIP: "",
+    addresses: [],
+    podCIDRs: [],
+    ready: true,
+    unschedulable: false,
+    taints: [],
+    synthesized: true,
+  };
 }
 
 /** The scheduling fields that decide which nodes may run a pod. */
 function schedulingKey(spec: Json): string {
-  return boundedJson([spec.nodeSelector ?? null, obj(obj(spec.affinity)?.nodeAffinity)?.requiredDuringSchedulingIgnoredDuringExecution ?? null, spec.tolerations ?? null]);
+  return boundedJson([
+    spec.nodeSelector ?? null,
+    obj(obj(spec.affinity)?.nodeAffinity)?.requiredDuringSchedulingIgnoredDuringExecution ?? null,
+    spec.tolerations ?? null,
+  ]);
 }
 
 /**
@@ -197,7 +241,8 @@ function placementQueue(nodes: readonly Node[], load: Map<string, number>): (spe
 export const MAX_PODS_PER_NODE = 110;
 
 /** The i-th synthesised node address (172.18.0.2 upward) and pod CIDR (10.244.1.0/24 upward), as kind clusters number them. */
-const nthNodeIP = (i: number) => `172.${18 + Math.floor((i + 2) / 65536)}.${Math.floor((i + 2) / 256) % 256}.${(i + 2) % 256}`;
+const nthNodeIP = (i: number) =>
+  `172.${18 + Math.floor((i + 2) / 65536)}.${Math.floor((i + 2) / 256) % 256}.${(i + 2) % 256}`;
 const nthPodCIDR = (i: number) => `10.${244 + Math.floor((i + 1) / 256)}.${(i + 1) % 256}.0/24`;
 
 /** The last synthesised pod CIDR: 10.255.255.0/24 (3,071 of them from 10.244.1.0/24). */
@@ -214,7 +259,13 @@ function fillNodeAddresses(nodes: Node[]): Node[] {
   let nextCIDR = 0;
   for (const n of nodes) {
     if (!n.internalIP) {
-      while (usedIPs.has(nthNodeIP(nextIP)) || nthNodeIP(nextIP).endsWith(".0") || nthNodeIP(nextIP).endsWith(".1") || nthNodeIP(nextIP).endsWith(".255")) nextIP++;
+      while (
+        usedIPs.has(nthNodeIP(nextIP)) ||
+        nthNodeIP(nextIP).endsWith(".0") ||
+        nthNodeIP(nextIP).endsWith(".1") ||
+        nthNodeIP(nextIP).endsWith(".255")
+      )
+        nextIP++;
       n.internalIP = nthNodeIP(nextIP);
       usedIPs.add(n.internalIP);
       n.addresses.push({ type: "InternalIP", address: n.internalIP });
@@ -235,25 +286,38 @@ function fillNodeAddresses(nodes: Node[]): Node[] {
 
 /** Required node affinity (requiredDuringSchedulingIgnoredDuringExecution): terms are ORed, expressions ANDed. */
 function nodeAffinityMatches(spec: Json, node: Node): boolean {
-  const terms = arr(obj(obj(obj(spec.affinity)?.nodeAffinity)?.requiredDuringSchedulingIgnoredDuringExecution)?.nodeSelectorTerms).filter(isObj);
+  const terms = arr(
+    obj(obj(obj(spec.affinity)?.nodeAffinity)?.requiredDuringSchedulingIgnoredDuringExecution)
+      ?.nodeSelectorTerms,
+  ).filter(isObj);
   if (terms.length === 0) return true;
   const test = (e: Json, value: string | undefined): boolean => {
     const values = strList(e.values);
     switch (str(e.operator)) {
-      case "In": return value !== undefined && values.includes(value);
-      case "NotIn": return value === undefined || !values.includes(value);
-      case "Exists": return value !== undefined;
-      case "DoesNotExist": return value === undefined;
-      case "Gt": return value !== undefined && Number(value) > Number(values[0]);
-      case "Lt": return value !== undefined && Number(value) < Number(values[0]);
-      default: return false;
+      case "In":
+        return value !== undefined && values.includes(value);
+      case "NotIn":
+        return value === undefined || !values.includes(value);
+      case "Exists":
+        return value !== undefined;
+      case "DoesNotExist":
+        return value === undefined;
+      case "Gt":
+        return value !== undefined && Number(value) > Number(values[0]);
+      case "Lt":
+        return value !== undefined && Number(value) < Number(values[0]);
+      default:
+        return false;
     }
   };
   return terms.some((t) => {
     const exprs = arr(t.matchExpressions).filter(isObj);
     const fields = arr(t.matchFields).filter(isObj);
     if (exprs.length === 0 && fields.length === 0) return false;
-    return exprs.every((e) => test(e, node.labels[str(e.key) ?? ""])) && fields.every((e) => test(e, str(e.key) === "metadata.name" ? node.name : undefined));
+    return (
+      exprs.every((e) => test(e, node.labels[str(e.key) ?? ""])) &&
+      fields.every((e) => test(e, str(e.key) === "metadata.name" ? node.name : undefined))
+    );
   });
 }
 
@@ -272,9 +336,11 @@ function blockingTaint(spec: Json, node: Node, daemonSet: boolean): Taint | unde
 /** Why a node cannot run the pod, in a few words; undefined when it can. */
 function ineligibility(spec: Json, node: Node, daemonSet: boolean): string | undefined {
   const taint = blockingTaint(spec, node, daemonSet);
-  if (taint) return `${node.name} has taint ${taintText(taint)}${taint.key === UNSCHEDULABLE_TAINT ? " (cordoned)" : ""}, which the pod does not tolerate`;
+  if (taint)
+    return `${node.name} has taint ${taintText(taint)}${taint.key === UNSCHEDULABLE_TAINT ? " (cordoned)" : ""}, which the pod does not tolerate`;
   const sel = strMap(spec.nodeSelector);
-  for (const k in sel) if (node.labels[k] !== sel[k]) return `${node.name} does not match nodeSelector ${k}=${sel[k]}`;
+  for (const k in sel)
+    if (node.labels[k] !== sel[k]) return `${node.name} does not match nodeSelector ${k}=${sel[k]}`;
   if (!nodeAffinityMatches(spec, node)) return `${node.name} does not match the required node affinity`;
   return undefined;
 }
@@ -298,7 +364,10 @@ function containerPorts(spec: Json): ContainerPort[] {
         const port = int(p.containerPort);
         if (port === undefined) continue;
         const protocol = (str(p.protocol) ?? "TCP") as Protocol;
-        const cp: ContainerPort = { containerPort: port, protocol: protocol === "UDP" || protocol === "SCTP" ? protocol : "TCP" };
+        const cp: ContainerPort = {
+          containerPort: port,
+          protocol: protocol === "UDP" || protocol === "SCTP" ? protocol : "TCP",
+        };
         const name = str(p.name);
         if (name) cp.name = name;
         const hp = int(p.hostPort);
@@ -313,20 +382,26 @@ function containerPorts(spec: Json): ContainerPort[] {
 function readiness(status: Json | undefined): { phase: string; ready: boolean } {
   if (!status) return { phase: "Running", ready: true };
   const phase = str(status.phase) ?? "Running";
-  const cond = arr(status.conditions).filter(isObj).find((c) => c.type === "Ready");
+  const cond = arr(status.conditions)
+    .filter(isObj)
+    .find((c) => c.type === "Ready");
   // k8s.io/kubernetes pkg/api/v1/pod IsPodReady: ready only with a Ready condition whose status is True.
   return { phase, ready: cond !== undefined && (cond.status === "True" || cond.status === true) };
 }
 
 function statusIPs(status: Json | undefined): string[] {
   if (!status) return [];
-  const ips = arr(status.podIPs).filter(isObj).map((p) => str(p.ip)).filter((s): s is string => !!s && !!parseIP(s));
+  const ips = arr(status.podIPs)
+    .filter(isObj)
+    .map((p) => str(p.ip))
+    .filter((s): s is string => !!s && !!parseIP(s));
   const single = str(status.podIP);
   if (ips.length === 0 && single && parseIP(single)) ips.push(single);
   return ips;
 }
 
-const workloadKey = (w: { kind: string; namespace: string; name: string }) => `${w.namespace}/${w.name}[${w.kind}]`;
+const workloadKey = (w: { kind: string; namespace: string; name: string }) =>
+  `${w.namespace}/${w.name}[${w.kind}]`;
 
 /**
  * One node per workload object (replicas: 0 included) and per controller that
@@ -339,9 +414,16 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
     const template = templateOf(o) ?? {};
     const spec = obj(template.spec) ?? {};
     const w: Workload = {
-      kind: o.kind, namespace: o.namespace ?? "default", name: o.name, key: "",
-      labels: strMap(obj(template.metadata)?.labels), ports: containerPorts(spec), hostNetwork: bool(spec.hostNetwork) ?? false,
-      pods: [], given: true, source: { ...refOf(o), namespace: o.namespace ?? "default" },
+      kind: o.kind,
+      namespace: o.namespace ?? "default",
+      name: o.name,
+      key: "",
+      labels: strMap(obj(template.metadata)?.labels),
+      ports: containerPorts(spec),
+      hostNetwork: bool(spec.hostNetwork) ?? false,
+      pods: [],
+      given: true,
+      source: { ...refOf(o), namespace: o.namespace ?? "default" },
     };
     w.key = workloadKey(w);
     byKey.set(w.key, w);
@@ -350,7 +432,16 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
     const key = workloadKey(p.workload);
     let w = byKey.get(key);
     if (!w) {
-      w = { ...p.workload, key, labels: p.labels, ports: p.ports, hostNetwork: p.hostNetwork, pods: [], given: false, source: p.source };
+      w = {
+        ...p.workload,
+        key,
+        labels: p.labels,
+        ports: p.ports,
+        hostNetwork: p.hostNetwork,
+        pods: [],
+        given: false,
+        source: p.source,
+      };
       byKey.set(key, w);
     }
     w.pods.push(p);
@@ -359,7 +450,8 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
 }
 
 /** The pod a DaemonSet runs on a node: `<name>-<5 characters>`, stable per node. */
-const daemonPodName = (namespace: string, daemonSet: string, node: string) => `${daemonSet}-${safeSuffix(`${namespace}/${daemonSet}@${node}`, 5)}`;
+const daemonPodName = (namespace: string, daemonSet: string, node: string) =>
+  `${daemonSet}-${safeSuffix(`${namespace}/${daemonSet}@${node}`, 5)}`;
 
 /**
  * Workloads that must not generate pods, as in `kubectl get -o yaml` dumps
@@ -372,9 +464,14 @@ const daemonPodName = (namespace: string, daemonSet: string, node: string) => `$
  *   bearing exactly a generated name is a stand-in instead (handled by the
  *   caller), so a single written-out pod does not stop its siblings.
  */
-function runningWorkloads(expansions: ReadonlyMap<KObject, PodSpecInput[]>, given: readonly PodSpecInput[], diagnostics: Diagnostic[]): Set<KObject> {
+function runningWorkloads(
+  expansions: ReadonlyMap<KObject, PodSpecInput[]>,
+  given: readonly PodSpecInput[],
+  diagnostics: Diagnostic[],
+): Set<KObject> {
   const byKey = new Map<string, KObject>();
-  for (const o of expansions.keys()) byKey.set(workloadKey({ kind: o.kind, namespace: o.namespace ?? "default", name: o.name }), o);
+  for (const o of expansions.keys())
+    byKey.set(workloadKey({ kind: o.kind, namespace: o.namespace ?? "default", name: o.name }), o);
   const ownerOf = (o: KObject): KObject | undefined => {
     const c = controllerOf(obj(o.raw.metadata) ?? {}, o.namespace ?? "default", o.name);
     return c.kind === "Pod" ? undefined : byKey.get(workloadKey(c));
@@ -382,7 +479,8 @@ function runningWorkloads(expansions: ReadonlyMap<KObject, PodSpecInput[]>, give
   const skip = new Set<KObject>();
   for (const o of byKey.values()) if (ownerOf(o)) skip.add(o);
   const generated = new Set<string>();
-  for (const pods of expansions.values()) for (const g of pods) if (!g.daemonSet) generated.add(`${g.namespace}/${g.name}`);
+  for (const pods of expansions.values())
+    for (const g of pods) if (!g.daemonSet) generated.add(`${g.namespace}/${g.name}`);
   const counts = new Map<KObject, number>();
   for (const p of given) {
     const w = p.workload;
@@ -391,14 +489,25 @@ function runningWorkloads(expansions: ReadonlyMap<KObject, PodSpecInput[]>, give
     if (w.kind === "DaemonSet" && node && p.name === daemonPodName(w.namespace, w.name, node)) continue;
     let top = byKey.get(workloadKey(w));
     const hash = p.labels["pod-template-hash"];
-    if (!top && w.kind === "ReplicaSet" && hash && w.name.endsWith(`-${hash}`)) top = byKey.get(workloadKey({ kind: "Deployment", namespace: w.namespace, name: w.name.slice(0, -hash.length - 1) }));
+    if (!top && w.kind === "ReplicaSet" && hash && w.name.endsWith(`-${hash}`))
+      top = byKey.get(
+        workloadKey({ kind: "Deployment", namespace: w.namespace, name: w.name.slice(0, -hash.length - 1) }),
+      );
     for (let up = top && ownerOf(top); up; up = ownerOf(up)) top = up;
     if (top) counts.set(top, (counts.get(top) ?? 0) + 1);
   }
   for (const [o, n] of counts) {
     skip.add(o);
     diagnostics.push({
-      code: "KTL206", severity: "info", file: o.file, doc: o.doc, line: o.line, column: 1, kind: o.kind, namespace: o.namespace ?? "default", name: o.name,
+      code: "KTL206",
+      severity: "info",
+      file: o.file,
+      doc: o.doc,
+      line: o.line,
+      column: 1,
+      kind: o.kind,
+      namespace: o.namespace ?? "default",
+      name: o.name,
       message: `${o.kind} ${o.namespace ?? "default"}/${o.name}: the input lists ${n} of its pods, so the model uses them and generates none`,
     });
   }
@@ -413,7 +522,12 @@ export interface BuildOptions {
 
 const cidrList = (v: unknown): string[] | undefined => {
   const s = str(v);
-  const list = s ? s.split(",").map((c) => c.trim()).filter((c) => parseCidr(c).cidr) : [];
+  const list = s
+    ? s
+        .split(",")
+        .map((c) => c.trim())
+        .filter((c) => parseCidr(c).cidr)
+    : [];
   return list.length ? list : undefined;
 };
 
@@ -423,7 +537,10 @@ const cidrList = (v: unknown): string[] | undefined => {
  * separated for dual-stack), kubeadm ClusterConfiguration networking.podSubnet
  * and serviceSubnet. Explicit build options win.
  */
-function clusterConfig(configs: readonly KObject[], options: BuildOptions): { config: ClusterConfig; proxy: Json | undefined } {
+function clusterConfig(
+  configs: readonly KObject[],
+  options: BuildOptions,
+): { config: ClusterConfig; proxy: Json | undefined } {
   const config: ClusterConfig = { ...DEFAULT_CONFIG };
   const proxy = configs.find((c) => c.kind === "KubeProxyConfiguration")?.raw;
   const kubeadm = configs.find((c) => c.kind === "ClusterConfiguration")?.raw;
@@ -440,10 +557,20 @@ function enforcedBy(profile: ClusterProfile, cni: CniPolicies, diagnostics: Diag
   const drop = (dialect: "cilium" | "calico", why: string) => {
     if (!cni[dialect]) return;
     cni[dialect] = undefined;
-    diagnostics.push({ code: "KTL451", severity: "warning", file: "", doc: 0, line: 0, column: 0, message: `the ${dialect === "cilium" ? "Cilium" : "Calico"} policies of the input are not evaluated: ${why}` });
+    diagnostics.push({
+      code: "KTL451",
+      severity: "warning",
+      file: "",
+      doc: 0,
+      line: 0,
+      column: 0,
+      message: `the ${dialect === "cilium" ? "Cilium" : "Calico"} policies of the input are not evaluated: ${why}`,
+    });
   };
-  if (profile.cni === "calico" || profile.cni === "flannel") drop("cilium", `the cluster runs ${profile.cni}`);
-  if (profile.cni === "cilium" || profile.cni === "cilium-kpr" || profile.cni === "flannel") drop("calico", `the cluster runs ${profile.cni}`);
+  if (profile.cni === "calico" || profile.cni === "flannel")
+    drop("cilium", `the cluster runs ${profile.cni}`);
+  if (profile.cni === "cilium" || profile.cni === "cilium-kpr" || profile.cni === "flannel")
+    drop("calico", `the cluster runs ${profile.cni}`);
 }
 
 export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Model {
@@ -467,10 +594,20 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     if (!WORKLOAD_KINDS.has(o.kind)) continue;
     let pods = expandWorkload(o);
     const asked = requestedReplicas(o);
-    const where = { file: o.file, doc: o.doc, line: o.line, column: 1, kind: o.kind, namespace: o.namespace ?? "default", name: o.name };
+    const where = {
+      file: o.file,
+      doc: o.doc,
+      line: o.line,
+      column: 1,
+      kind: o.kind,
+      namespace: o.namespace ?? "default",
+      name: o.name,
+    };
     if (asked > MAX_REPLICAS) {
       diagnostics.push({
-        code: "KTL210", severity: "warning", ...where,
+        code: "KTL210",
+        severity: "warning",
+        ...where,
         message: `${o.kind} ${o.namespace ?? "default"}/${o.name} asks for ${asked} pods; ktl models the first ${MAX_REPLICAS}`,
         hint: "Lower replicas (or parallelism) to model every pod.",
       });
@@ -478,7 +615,9 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     if (generated + pods.length > MAX_GENERATED_PODS) {
       const keep = Math.max(0, MAX_GENERATED_PODS - generated);
       diagnostics.push({
-        code: "KTL210", severity: "warning", ...where,
+        code: "KTL210",
+        severity: "warning",
+        ...where,
         message: `workloads generate more than ${MAX_GENERATED_PODS} pods in all: ktl models ${keep} of the ${pods.length} of ${o.kind} ${o.namespace ?? "default"}/${o.name}`,
         hint: "Split the input, or lower replicas.",
       });
@@ -511,8 +650,15 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
       nodesByName.set(want, n);
       if (nodes.some((x) => !x.synthesized)) {
         diagnostics.push({
-          code: "KTL202", severity: "warning", file: p.source.file, doc: p.source.doc, line: lineOf(p.spec, "nodeName") || p.line, column: 1,
-          kind: p.source.kind, namespace: p.namespace, name: p.source.name,
+          code: "KTL202",
+          severity: "warning",
+          file: p.source.file,
+          doc: p.source.doc,
+          line: lineOf(p.spec, "nodeName") || p.line,
+          column: 1,
+          kind: p.source.kind,
+          namespace: p.namespace,
+          name: p.source.name,
           message: `pod ${p.namespace}/${p.name} runs on node "${want}", which the input does not define; a node of that name is assumed`,
         });
       }
@@ -532,7 +678,12 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   if (noCIDR.length) {
     const n = noCIDR[0]!;
     diagnostics.push({
-      code: "KTL211", severity: "warning", file: n.source?.file ?? "", doc: n.source?.doc ?? 0, line: n.source?.line ?? 0, column: 1,
+      code: "KTL211",
+      severity: "warning",
+      file: n.source?.file ?? "",
+      doc: n.source?.doc ?? 0,
+      line: n.source?.line ?? 0,
+      column: 1,
       message: `${noCIDR.length} node(s), ${n.name} first, get no synthesised podCIDR: the ${MAX_SYNTHESIZED_POD_CIDRS} /24 networks from 10.244.1.0 to 10.255.255.0 are used up, so their pods get no IP`,
       hint: "Give the nodes spec.podCIDR, or model fewer nodes.",
     });
@@ -573,13 +724,24 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
           continue;
         }
         const twin = daemonTwins.get(`${p.namespace}/${p.name}@${n.name}`);
-        placed.push(twin ? { input: twin, name: twin.name, nodeName: str(twin.spec.nodeName) ?? n.name } : { input: p, name: daemonName(p, n), nodeName: n.name });
+        placed.push(
+          twin
+            ? { input: twin, name: twin.name, nodeName: str(twin.spec.nodeName) ?? n.name }
+            : { input: p, name: daemonName(p, n), nodeName: n.name },
+        );
         load.set(n.name, (load.get(n.name) ?? 0) + 1);
       }
       if (tainted.length) {
         diagnostics.push({
-          code: "KTL208", severity: "info", file: p.source.file, doc: p.source.doc, line: p.line, column: 1,
-          kind: p.source.kind, namespace: p.namespace, name: p.source.name,
+          code: "KTL208",
+          severity: "info",
+          file: p.source.file,
+          doc: p.source.doc,
+          line: p.line,
+          column: 1,
+          kind: p.source.kind,
+          namespace: p.namespace,
+          name: p.source.name,
           message: `DaemonSet ${p.namespace}/${p.name} runs no pod on ${tainted.length === 1 ? "node" : "nodes"} ${tainted.join(", ")}: the taint is not tolerated, and a DaemonSet's automatic tolerations cover only node conditions and cordons (NodeShouldRunDaemonPod)`,
           hint: "Add a toleration to the pod template (for example key node-role.kubernetes.io/control-plane, operator Exists, effect NoSchedule) if the DaemonSet should run there.",
         });
@@ -596,9 +758,21 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
         load.set(best.name, load.get(best.name)! + 1);
       } else {
         diagnostics.push({
-          code: "KTL203", severity: "warning", file: p.source.file, doc: p.source.doc, line: p.line, column: 1,
-          kind: p.source.kind, namespace: p.namespace, name: p.source.name,
-          message: `no node can run pod ${p.namespace}/${p.name}: ${nodes.slice(0, 3).map((n) => ineligibility(p.spec, n, false) ?? `${n.name} is full`).join("; ")}${nodes.length > 3 ? `; and ${nodes.length - 3} more nodes` : ""}. It stays Pending with no IP`,
+          code: "KTL203",
+          severity: "warning",
+          file: p.source.file,
+          doc: p.source.doc,
+          line: p.line,
+          column: 1,
+          kind: p.source.kind,
+          namespace: p.namespace,
+          name: p.source.name,
+          message: `no node can run pod ${p.namespace}/${p.name}: ${nodes
+            .slice(0, 3)
+            .map((n) => ineligibility(p.spec, n, false) ?? `${n.name} is full`)
+            .join(
+              "; ",
+            )}${nodes.length > 3 ? `; and ${nodes.length - 3} more nodes` : ""}. It stays Pending with no IP`,
         });
       }
     }
@@ -650,10 +824,23 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
         }
       }
     }
-    if (p.status !== undefined && ips.length === 0 && node && str(p.status.phase) !== "Succeeded" && str(p.status.phase) !== "Failed") {
+    if (
+      p.status !== undefined &&
+      ips.length === 0 &&
+      node &&
+      str(p.status.phase) !== "Succeeded" &&
+      str(p.status.phase) !== "Failed"
+    ) {
       diagnostics.push({
-        code: "KTL207", severity: "info", file: p.source.file, doc: p.source.doc, line: lineOf(p.raw, "status") || p.line, column: 1,
-        kind: p.source.kind, namespace: p.namespace, name: p.source.name,
+        code: "KTL207",
+        severity: "info",
+        file: p.source.file,
+        doc: p.source.doc,
+        line: lineOf(p.raw, "status") || p.line,
+        column: 1,
+        kind: p.source.kind,
+        namespace: p.namespace,
+        name: p.source.name,
         message: `pod ${key} has a status but no podIP: it has not started, so it gets no IP and is no endpoint of any Service (ShouldPodBeInEndpoints)`,
         hint: "Write status.podIP (and podIPs) as the kubelet reports them, or leave the status out to model the pod as running with an address from its node's podCIDR.",
       });
@@ -685,7 +872,12 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   }
   for (const [nodeName, { count, first, key }] of exhausted) {
     diagnostics.push({
-      code: "KTL205", severity: "warning", file: first.source.file, doc: first.source.doc, line: first.line, column: 1,
+      code: "KTL205",
+      severity: "warning",
+      file: first.source.file,
+      doc: first.source.doc,
+      line: first.line,
+      column: 1,
       message: `node ${nodeName}'s podCIDR ${nodesByName.get(nodeName)!.podCIDRs.join(", ")} has no address left for ${count} pod(s), ${key} first: they get no IP`,
       hint: "Give the node a larger spec.podCIDR, or add nodes.",
     });
@@ -697,15 +889,41 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     if (!p.hostNetwork) for (const ip of p.ips) if (!podsByIP.has(ip)) podsByIP.set(ip, p);
   });
 
-  const policies = objects.filter((o) => o.kind === "NetworkPolicy" && !isCniObject(o)).map(parseNetworkPolicy);
+  const policies = objects
+    .filter((o) => o.kind === "NetworkPolicy" && !isCniObject(o))
+    .map(parseNetworkPolicy);
   const cni = buildCniPolicies(objects, policies, diagnostics);
-  const profile: ClusterProfile = options.cni ? { cni: options.cni, source: "chosen" } : (profileFromInput([...objects, ...(parsed.ignored ?? [])]) ?? GENERIC);
+  const profile: ClusterProfile = options.cni
+    ? { cni: options.cni, source: "chosen" }
+    : (profileFromInput([...objects, ...(parsed.ignored ?? [])]) ?? GENERIC);
   enforcedBy(profile, cni, diagnostics);
-  const clusterPolicies = sortClusterPolicies(objects.filter((o) => CLUSTER_POLICY_KINDS.has(o.kind)).map(parseClusterPolicy));
+  const clusterPolicies = sortClusterPolicies(
+    objects.filter((o) => CLUSTER_POLICY_KINDS.has(o.kind)).map(parseClusterPolicy),
+  );
   const unmodelled = unmodelledObjects(parsed.ignored);
   const { services, endpointSlices } = buildServices(objects, pods, nodes, config, diagnostics);
 
   const workloads = buildWorkloads(objects, pods);
 
-  return { namespaces, nodes, nodesByName, pods, podsByKey, podsByIP, workloads, services, endpointSlices, policies, clusterPolicies, unmodelled, objects, others: parsed.ignored, diagnostics, config, proxyConfiguration, cni, profile };
+  return {
+    namespaces,
+    nodes,
+    nodesByName,
+    pods,
+    podsByKey,
+    podsByIP,
+    workloads,
+    services,
+    endpointSlices,
+    policies,
+    clusterPolicies,
+    unmodelled,
+    objects,
+    others: parsed.ignored,
+    diagnostics,
+    config,
+    proxyConfiguration,
+    cni,
+    profile,
+  };
 }

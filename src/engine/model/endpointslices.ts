@@ -59,7 +59,14 @@ import { lineOf } from "../parse/yaml.ts";
 import type { Node, Pod, Protocol } from "./types.ts";
 import { parseIP, type Family } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
-import type { Endpoint, EndpointHints, EndpointSlice, EndpointSlicePort, Service, ServicePort } from "./services.ts";
+import type {
+  Endpoint,
+  EndpointHints,
+  EndpointSlice,
+  EndpointSlicePort,
+  Service,
+  ServicePort,
+} from "./services.ts";
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";
@@ -85,7 +92,12 @@ function parseInputSlice(o: KObject): EndpointSlice {
   const ports: EndpointSlicePort[] = [];
   portList.forEach((p, i) => {
     if (!isObj(p)) return;
-    ports.push({ name: str(p.name) ?? "", port: int(p.port), protocol: protocolOf(p.protocol), line: lineOf(portList, i) || lineOf(p) });
+    ports.push({
+      name: str(p.name) ?? "",
+      port: int(p.port),
+      protocol: protocolOf(p.protocol),
+      line: lineOf(portList, i) || lineOf(p),
+    });
   });
   const list = arr(raw.endpoints);
   const endpoints: Endpoint[] = [];
@@ -107,11 +119,16 @@ function parseInputSlice(o: KObject): EndpointSlice {
     if (zone) ep.zone = zone;
     const h = obj(e.hints);
     if (h) {
-      const names = (v: unknown) => arr(v).filter(isObj).map((z) => str(z.name)).filter((n): n is string => !!n);
+      const names = (v: unknown) =>
+        arr(v)
+          .filter(isObj)
+          .map((z) => str(z.name))
+          .filter((n): n is string => !!n);
       ep.hints = { forZones: names(h.forZones), forNodes: names(h.forNodes) };
     }
     const t = obj(e.targetRef);
-    if (t && (str(t.kind) ?? "Pod") === "Pod" && str(t.name)) ep.pod = `${str(t.namespace) ?? o.namespace ?? "default"}/${str(t.name)}`;
+    if (t && (str(t.kind) ?? "Pod") === "Pod" && str(t.name))
+      ep.pod = `${str(t.namespace) ?? o.namespace ?? "default"}/${str(t.name)}`;
     endpoints.push(ep);
   });
   const slice: EndpointSlice = {
@@ -175,22 +192,36 @@ export function parseCpuMillis(v: unknown): number | undefined {
 /** topologycache.go SetNodes: CPU by zone over ready nodes without control-plane labels. */
 function nodeCapacity(objects: readonly KObject[], nodes: readonly Node[]): NodeCapacity {
   const cpuOf = new Map<string, number | undefined>();
-  for (const o of objects) if (o.kind === "Node") cpuOf.set(o.name, parseCpuMillis(obj(obj(o.raw.status)?.allocatable)?.cpu));
+  for (const o of objects)
+    if (o.kind === "Node") cpuOf.set(o.name, parseCpuMillis(obj(obj(o.raw.status)?.allocatable)?.cpu));
   const cpuByZone = new Map<string, number>();
   let total = 0;
   for (const n of nodes) {
-    if ("node-role.kubernetes.io/control-plane" in n.labels || "node-role.kubernetes.io/master" in n.labels) continue;
+    if ("node-role.kubernetes.io/control-plane" in n.labels || "node-role.kubernetes.io/master" in n.labels)
+      continue;
     if (!n.ready) continue;
     const cpu = cpuOf.get(n.name);
     if (!n.zone || !cpu) {
-      return { cpuByZone: new Map(), insufficient: `Insufficient Node information: allocatable CPU or zone not specified on one or more nodes (node ${n.name} has ${n.zone ? "no status.allocatable.cpu" : "no topology.kubernetes.io/zone label"})` };
+      return {
+        cpuByZone: new Map(),
+        insufficient: `Insufficient Node information: allocatable CPU or zone not specified on one or more nodes (node ${n.name} has ${n.zone ? "no status.allocatable.cpu" : "no topology.kubernetes.io/zone label"})`,
+      };
     }
     total += cpu;
     cpuByZone.set(n.zone, (cpuByZone.get(n.zone) ?? 0) + cpu);
   }
   // SetNodes clears the ratios when the total is zero or fewer than two zones have CPU; getAllocations then reports InsufficientNodeInfo.
-  if (total === 0) return { cpuByZone, insufficient: "Insufficient Node information: allocatable CPU or zone not specified on one or more nodes; no ready node has allocatable CPU" };
-  if (cpuByZone.size < 2) return { cpuByZone, insufficient: `Insufficient Node information: allocatable CPU or zone not specified on one or more nodes; ready nodes with CPU are in one zone only: ${[...cpuByZone.keys()].join(", ")}` };
+  if (total === 0)
+    return {
+      cpuByZone,
+      insufficient:
+        "Insufficient Node information: allocatable CPU or zone not specified on one or more nodes; no ready node has allocatable CPU",
+    };
+  if (cpuByZone.size < 2)
+    return {
+      cpuByZone,
+      insufficient: `Insufficient Node information: allocatable CPU or zone not specified on one or more nodes; ready nodes with CPU are in one zone only: ${[...cpuByZone.keys()].join(", ")}`,
+    };
   return { cpuByZone };
 }
 
@@ -204,7 +235,8 @@ interface Allocation {
 function allocations(cap: NodeCapacity, numEndpoints: number): Map<string, Allocation> | string {
   if (cap.insufficient) return cap.insufficient;
   const zones = [...cap.cpuByZone.keys()].sort();
-  if (zones.length > numEndpoints) return `Insufficient number of endpoints (${numEndpoints} endpoints, ${zones.length} zones)`;
+  if (zones.length > numEndpoints)
+    return `Insufficient number of endpoints (${numEndpoints} endpoints, ${zones.length} zones)`;
   let total = 0;
   for (const z of zones) total += cap.cpuByZone.get(z)!;
   let remaining = numEndpoints;
@@ -216,14 +248,16 @@ function allocations(cap: NodeCapacity, numEndpoints: number): Map<string, Alloc
     out.set(z, { minimum, maximum: 0, desired: Math.max(desired, minimum) });
     minTotal += minimum;
     remaining -= minimum;
-    if (remaining < 0) return `Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (${numEndpoints} endpoints, ${zones.length} zones)`;
+    if (remaining < 0)
+      return `Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (${numEndpoints} endpoints, ${zones.length} zones)`;
   }
   for (const a of out.values()) a.maximum = a.minimum + numEndpoints - minTotal;
   return out;
 }
 
 function most(m: Map<string, number>): [string, number] {
-  let zone = "", n = 0;
+  let zone = "",
+    n = 0;
   for (const z of [...m.keys()].sort()) if (m.get(z)! > n) [zone, n] = [z, m.get(z)!];
   return [zone, n];
 }
@@ -282,11 +316,15 @@ function addAutoHints(slices: EndpointSlice[], cap: NodeCapacity): string | unde
 
 /** trafficdist.go preferCloseHeuristic.update: own zone, and own node for PreferSameNode, on ready endpoints. */
 function addCloseHints(slices: EndpointSlice[], sameNode: boolean): void {
-  for (const s of slices) for (const e of s.endpoints) {
-    if (!e.ready) continue;
-    const h: EndpointHints = { forZones: e.zone ? [e.zone] : [], forNodes: sameNode && e.nodeName ? [e.nodeName] : [] };
-    if (h.forZones.length || h.forNodes.length) e.hints = h;
-  }
+  for (const s of slices)
+    for (const e of s.endpoints) {
+      if (!e.ready) continue;
+      const h: EndpointHints = {
+        forZones: e.zone ? [e.zone] : [],
+        forNodes: sameNode && e.nodeName ? [e.nodeName] : [],
+      };
+      if (h.forZones.length || h.forNodes.length) e.hints = h;
+    }
 }
 
 /** utils.go hintsEnabled: the older annotation wins, value Auto or auto. */
@@ -318,11 +356,18 @@ class PodIndex {
   }
 }
 
-function derive(s: Service, index: PodIndex, nodes: Map<string, Node>, capacity: () => NodeCapacity): EndpointSlice[] {
+function derive(
+  s: Service,
+  index: PodIndex,
+  nodes: Map<string, Node>,
+  capacity: () => NodeCapacity,
+): EndpointSlice[] {
   const selector = s.selector!;
   const pairs = Object.entries(selector);
   const [k0, v0] = pairs[0]!;
-  const candidates = index.withLabel(s.namespace, k0, v0).filter((p) => pairs.every(([k, v]) => p.labels[k] === v));
+  const candidates = index
+    .withLabel(s.namespace, k0, v0)
+    .filter((p) => pairs.every(([k, v]) => p.labels[k] === v));
   const slices: EndpointSlice[] = [];
   for (const family of addressTypes(s)) {
     const groups = new Map<string, { ports: EndpointSlicePort[]; endpoints: Endpoint[] }>();
@@ -339,7 +384,10 @@ function derive(s: Service, index: PodIndex, nodes: Map<string, Node>, capacity:
         if (n === undefined) continue;
         ports.push({ name: sp.name, port: n, protocol: sp.protocol, line: sp.line });
       }
-      const key = ports.map((p) => `${p.name}/${p.protocol}/${p.port}`).sort().join(",");
+      const key = ports
+        .map((p) => `${p.name}/${p.protocol}/${p.port}`)
+        .sort()
+        .join(",");
       let g = groups.get(key);
       if (!g) groups.set(key, (g = { ports, endpoints: [] }));
       const serving = pod.ready;
@@ -377,11 +425,15 @@ function derive(s: Service, index: PodIndex, nodes: Map<string, Node>, capacity:
       const why = addAutoHints(familySlices, capacity());
       if (why) {
         for (const sl of familySlices) for (const e of sl.endpoints) delete e.hints;
-        for (const sl of familySlices) sl.hintsNote = `topology-mode Auto: the EndpointSlice controller set no hints (${why})`;
-      } else for (const sl of familySlices) sl.hintsNote = "topology-mode Auto: hints allocated by zone in proportion to allocatable CPU";
+        for (const sl of familySlices)
+          sl.hintsNote = `topology-mode Auto: the EndpointSlice controller set no hints (${why})`;
+      } else
+        for (const sl of familySlices)
+          sl.hintsNote = "topology-mode Auto: hints allocated by zone in proportion to allocatable CPU";
     } else if (s.trafficDistribution && CLOSE_DISTRIBUTIONS.has(s.trafficDistribution)) {
       addCloseHints(familySlices, s.trafficDistribution === "PreferSameNode");
-      for (const sl of familySlices) sl.hintsNote = `trafficDistribution ${s.trafficDistribution}: each ready endpoint is hinted for its own zone${s.trafficDistribution === "PreferSameNode" ? " and node" : ""}`;
+      for (const sl of familySlices)
+        sl.hintsNote = `trafficDistribution ${s.trafficDistribution}: each ready endpoint is hinted for its own zone${s.trafficDistribution === "PreferSameNode" ? " and node" : ""}`;
     }
     slices.push(...familySlices);
   }
@@ -394,9 +446,20 @@ function mirror(o: KObject, s: Service): EndpointSlice[] {
   subsets.forEach((sub) => {
     if (!isObj(sub)) return;
     const portList = arr(sub.ports);
-    const ports: EndpointSlicePort[] = portList.filter(isObj).map((p, i) => ({ name: str(p.name) ?? "", port: int(p.port), protocol: protocolOf(p.protocol), line: lineOf(portList, i) || lineOf(p) }));
-    const portsKey = ports.map((p) => `${p.name}/${p.protocol}/${p.port}`).sort().join(",");
-    for (const [field, ready] of [["addresses", true], ["notReadyAddresses", false]] as const) {
+    const ports: EndpointSlicePort[] = portList.filter(isObj).map((p, i) => ({
+      name: str(p.name) ?? "",
+      port: int(p.port),
+      protocol: protocolOf(p.protocol),
+      line: lineOf(portList, i) || lineOf(p),
+    }));
+    const portsKey = ports
+      .map((p) => `${p.name}/${p.protocol}/${p.port}`)
+      .sort()
+      .join(",");
+    for (const [field, ready] of [
+      ["addresses", true],
+      ["notReadyAddresses", false],
+    ] as const) {
       const list = arr(sub[field]);
       list.forEach((a, i) => {
         if (!isObj(a)) return;
@@ -422,11 +485,19 @@ function mirror(o: KObject, s: Service): EndpointSlice[] {
         }
         const line = lineOf(list, i) || lineOf(a);
         // addressToEndpoint sets only Ready: serving reads as true and terminating as false.
-        const ep: Endpoint = { addresses: [ip], ready, serving: true, terminating: false, line, ref: sliceRef(o, line) };
+        const ep: Endpoint = {
+          addresses: [ip],
+          ready,
+          serving: true,
+          terminating: false,
+          line,
+          ref: sliceRef(o, line),
+        };
         const nodeName = str(a.nodeName);
         if (nodeName) ep.nodeName = nodeName;
         const t = obj(a.targetRef);
-        if (t && (str(t.kind) ?? "Pod") === "Pod" && str(t.name)) ep.pod = `${str(t.namespace) ?? s.namespace}/${str(t.name)}`;
+        if (t && (str(t.kind) ?? "Pod") === "Pod" && str(t.name))
+          ep.pod = `${str(t.namespace) ?? s.namespace}/${str(t.name)}`;
         slice.endpoints.push(ep);
       });
     }
@@ -434,7 +505,13 @@ function mirror(o: KObject, s: Service): EndpointSlice[] {
   return [...byKey.values()];
 }
 
-export function buildEndpointSlices(objects: readonly KObject[], services: readonly Service[], pods: readonly Pod[], nodes: readonly Node[], diagnostics: Diagnostic[]): EndpointSlice[] {
+export function buildEndpointSlices(
+  objects: readonly KObject[],
+  services: readonly Service[],
+  pods: readonly Pod[],
+  nodes: readonly Node[],
+  diagnostics: Diagnostic[],
+): EndpointSlice[] {
   const out: EndpointSlice[] = [];
   const given = new Map<string, EndpointSlice[]>();
   const servicesByKey = new Map(services.map((s) => [s.key, s]));
@@ -444,7 +521,15 @@ export function buildEndpointSlices(objects: readonly KObject[], services: reado
     out.push(slice);
     if (!slice.serviceName) {
       diagnostics.push({
-        code: "KTL301", severity: "warning", file: o.file, doc: o.doc, line: o.line, column: 1, kind: o.kind, namespace: slice.namespace, name: o.name,
+        code: "KTL301",
+        severity: "warning",
+        file: o.file,
+        doc: o.doc,
+        line: o.line,
+        column: 1,
+        kind: o.kind,
+        namespace: slice.namespace,
+        name: o.name,
         message: `EndpointSlice ${slice.namespace}/${o.name} has no ${SERVICE_NAME_LABEL} label: kube-proxy ignores it`,
       });
       continue;
@@ -452,7 +537,15 @@ export function buildEndpointSlices(objects: readonly KObject[], services: reado
     const key = `${slice.namespace}/${slice.serviceName}`;
     if (!servicesByKey.has(key)) {
       diagnostics.push({
-        code: "KTL302", severity: "warning", file: o.file, doc: o.doc, line: o.line, column: 1, kind: o.kind, namespace: slice.namespace, name: o.name,
+        code: "KTL302",
+        severity: "warning",
+        file: o.file,
+        doc: o.doc,
+        line: o.line,
+        column: 1,
+        kind: o.kind,
+        namespace: slice.namespace,
+        name: o.name,
         message: `EndpointSlice ${slice.namespace}/${o.name} belongs to Service ${key}, which the input does not define: nothing routes to it`,
       });
     }
@@ -461,7 +554,8 @@ export function buildEndpointSlices(objects: readonly KObject[], services: reado
     else given.set(key, [slice]);
   }
   const endpointsObjects = new Map<string, KObject>();
-  for (const o of objects) if (o.kind === "Endpoints") endpointsObjects.set(`${o.namespace ?? "default"}/${o.name}`, o);
+  for (const o of objects)
+    if (o.kind === "Endpoints") endpointsObjects.set(`${o.namespace ?? "default"}/${o.name}`, o);
 
   let podIndex: PodIndex | undefined;
   const nodesByName = new Map(nodes.map((n) => [n.name, n]));
@@ -471,12 +565,17 @@ export function buildEndpointSlices(objects: readonly KObject[], services: reado
     if (s.type === "ExternalName") continue;
     const managers = new Set((given.get(s.key) ?? []).map((sl) => sl.managedBy));
     if (s.selector) {
-      if (!managers.has(CONTROLLER_NAME)) out.push(...derive(s, (podIndex ??= new PodIndex(pods)), nodesByName, capacity));
+      if (!managers.has(CONTROLLER_NAME))
+        out.push(...derive(s, (podIndex ??= new PodIndex(pods)), nodesByName, capacity));
       continue;
     }
     const eps = endpointsObjects.get(s.key);
-    if (eps && !managers.has(MIRROR_NAME) && strMap(obj(eps.raw.metadata)?.labels)[SKIP_MIRROR_LABEL] !== "true") out.push(...mirror(eps, s));
+    if (
+      eps &&
+      !managers.has(MIRROR_NAME) &&
+      strMap(obj(eps.raw.metadata)?.labels)[SKIP_MIRROR_LABEL] !== "true"
+    )
+      out.push(...mirror(eps, s));
   }
   return out;
 }
-

@@ -68,11 +68,19 @@ spec:
     { name: "udpweb", containerPort: 7000, protocol: "UDP" },
   ];
   const backend = (port?: number | string): IngressBackend => ({
-    source: { kind: "Ingress", name: "i", file: "in.yaml", doc: 0, line: 1 }, namespace: "default", serviceName: "s", line: 1, ...(port === undefined ? {} : { port }),
+    source: { kind: "Ingress", name: "i", file: "in.yaml", doc: 0, line: 1 },
+    namespace: "default",
+    serviceName: "s",
+    line: 1,
+    ...(port === undefined ? {} : { port }),
   });
 
   it.each<[string, number | string | undefined, number[]]>([
-    ["acs-security-demos: a name matches the Service port of that name; its named targetPort resolves on the pod", "http", [8080]],
+    [
+      "acs-security-demos: a name matches the Service port of that name; its named targetPort resolves on the pod",
+      "http",
+      [8080],
+    ],
     ["k8s_ingress_test: a number matches the Service port", 80, [8080]],
     ["a value equal to a targetPort matches too", "web", [8080]],
     ["targetPort unset: the Service port number, which the pod declares (of any protocol)", 9100, [9100]],
@@ -84,7 +92,9 @@ spec:
   });
 
   it("a named targetPort must be a TCP container port", () => {
-    const [o] = objects("apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: x}, ports: [{port: 70, targetPort: udpweb}]}\n");
+    const [o] = objects(
+      "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: x}, ports: [{port: 70, targetPort: udpweb}]}\n",
+    );
     expect(backendPodPorts(backend(70), backendService(o!), pod)).toEqual([]);
   });
 });

@@ -45,7 +45,12 @@ function intOrString(v: unknown): number | string | undefined {
   return /^\d+$/.test(s) ? Number(s) : s;
 }
 
-function ingressBackend(o: KObject, namespace: string, ref: unknown, line: number): IngressBackend | undefined {
+function ingressBackend(
+  o: KObject,
+  namespace: string,
+  ref: unknown,
+  line: number,
+): IngressBackend | undefined {
   const service = obj(obj(ref)?.service);
   const name = str(service?.name);
   if (!service || !name) return undefined;
@@ -57,7 +62,10 @@ function ingressBackend(o: KObject, namespace: string, ref: unknown, line: numbe
 }
 
 /** Every Service backend of the Ingresses and Routes in the input, in input order. */
-export function parseIngressBackends(objects: readonly KObject[], diagnostics: Diagnostic[]): IngressBackend[] {
+export function parseIngressBackends(
+  objects: readonly KObject[],
+  diagnostics: Diagnostic[],
+): IngressBackend[] {
   const out: IngressBackend[] = [];
   for (const o of objects) {
     const namespace = o.namespace ?? "default";
@@ -68,7 +76,9 @@ export function parseIngressBackends(objects: readonly KObject[], diagnostics: D
       for (const rule of arr(spec.rules).filter(isObj)) {
         const paths = arr(obj(rule.http)?.paths);
         paths.forEach((p, i) => {
-          const b = isObj(p) ? ingressBackend(o, namespace, p.backend, lineOf(p, "backend") || lineOf(paths, i) || o.line) : undefined;
+          const b = isObj(p)
+            ? ingressBackend(o, namespace, p.backend, lineOf(p, "backend") || lineOf(paths, i) || o.line)
+            : undefined;
           if (b) out.push(b);
         });
       }
@@ -85,7 +95,15 @@ export function parseIngressBackends(objects: readonly KObject[], diagnostics: D
         const name = str(ref.name);
         if ((kind !== "" && kind !== "Service") || !name) {
           diagnostics.push({
-            code: "KTL701", severity: "warning", file: o.file, doc: o.doc, line, column: 1, kind: o.kind, namespace, name: o.name,
+            code: "KTL701",
+            severity: "warning",
+            file: o.file,
+            doc: o.doc,
+            line,
+            column: 1,
+            kind: o.kind,
+            namespace,
+            name: o.name,
             message: `Route ${namespace}/${o.name} has a backend of kind "${kind}"${name ? ` (${name})` : " without a name"}; only Service backends are followed`,
           });
           continue;
@@ -102,15 +120,17 @@ export function parseIngressBackends(objects: readonly KObject[], diagnostics: D
 /** A Service object's selector and ports, read from the manifest. */
 export function backendService(o: KObject): BackendService {
   const spec = obj(o.raw.spec) ?? {};
-  const ports = arr(spec.ports).filter(isObj).map((p) => {
-    const protocol = str(p.protocol);
-    return {
-      name: str(p.name) ?? "",
-      protocol: (protocol === "UDP" || protocol === "SCTP" ? protocol : "TCP") as Protocol,
-      port: num(p.port) ?? 0,
-      targetPort: intOrString(p.targetPort),
-    };
-  });
+  const ports = arr(spec.ports)
+    .filter(isObj)
+    .map((p) => {
+      const protocol = str(p.protocol);
+      return {
+        name: str(p.name) ?? "",
+        protocol: (protocol === "UDP" || protocol === "SCTP" ? protocol : "TCP") as Protocol,
+        port: num(p.port) ?? 0,
+        targetPort: intOrString(p.targetPort),
+      };
+    });
   const selector = isObj(spec.selector) ? strMap(spec.selector) : undefined;
   return { namespace: o.namespace ?? "default", name: o.name, selector, ports, source: refOf(o) };
 }
@@ -123,18 +143,25 @@ export function backendService(o: KObject): BackendService {
  * container port of that name. A number the pod does not declare as a
  * containerPort is dropped.
  */
-export function backendPodPorts(backend: IngressBackend, service: BackendService, containerPorts: readonly ContainerPort[]): number[] {
+export function backendPodPorts(
+  backend: IngressBackend,
+  service: BackendService,
+  containerPorts: readonly ContainerPort[],
+): number[] {
   const given = backend.port;
   let chosen = service.ports;
   if (given !== undefined) {
-    const first = service.ports.find((sp) => (typeof given === "string" ? sp.name === given : sp.port === given) || sp.targetPort === given);
+    const first = service.ports.find(
+      (sp) => (typeof given === "string" ? sp.name === given : sp.port === given) || sp.targetPort === given,
+    );
     chosen = first ? [first] : [];
   }
   const out = new Set<number>();
   for (const sp of chosen) {
     const target = sp.targetPort ?? sp.port;
     let n: number | undefined;
-    if (typeof target === "string") n = containerPorts.find((cp) => cp.name === target && cp.protocol === "TCP")?.containerPort;
+    if (typeof target === "string")
+      n = containerPorts.find((cp) => cp.name === target && cp.protocol === "TCP")?.containerPort;
     else n = target;
     if (n !== undefined && containerPorts.some((cp) => cp.containerPort === n)) out.add(n);
   }

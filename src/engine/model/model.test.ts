@@ -5,9 +5,17 @@ const load = (text: string) => loadModel([{ name: "m.yaml", text }]);
 
 describe("namespaces", () => {
   it("implies namespaces that objects name and labels every namespace with kubernetes.io/metadata.name (apiserver NamespaceDefaultLabelName, 1.21+)", () => {
-    const m = load("apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {team: a}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: other}\n");
-    expect(m.namespaces.get("shop")).toMatchObject({ implied: false, labels: { team: "a", "kubernetes.io/metadata.name": "shop" } });
-    expect(m.namespaces.get("other")).toMatchObject({ implied: true, labels: { "kubernetes.io/metadata.name": "other" } });
+    const m = load(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {team: a}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: other}\n",
+    );
+    expect(m.namespaces.get("shop")).toMatchObject({
+      implied: false,
+      labels: { team: "a", "kubernetes.io/metadata.name": "shop" },
+    });
+    expect(m.namespaces.get("other")).toMatchObject({
+      implied: true,
+      labels: { "kubernetes.io/metadata.name": "other" },
+    });
     expect(m.namespaces.has("default")).toBe(true);
   });
 
@@ -27,7 +35,9 @@ describe("nodes", () => {
   });
 
   it("synthesises a node that a pod names but the input lacks, with a warning", () => {
-    const m = load("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: ghost}\n");
+    const m = load(
+      "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: ghost}\n",
+    );
     expect(m.nodes.map((n) => n.name)).toEqual(["a", "ghost"]);
     expect(m.diagnostics.map((d) => d.code)).toContain("KTL202");
   });
@@ -41,7 +51,14 @@ status:
   addresses: [{type: InternalIP, address: 192.168.0.5}]
   conditions: [{type: Ready, status: "False"}]
 `);
-    expect(m.nodes[0]).toMatchObject({ zone: "z1", region: "r", internalIP: "192.168.0.5", podCIDRs: ["10.1.0.0/24"], ready: false, unschedulable: true });
+    expect(m.nodes[0]).toMatchObject({
+      zone: "z1",
+      region: "r",
+      internalIP: "192.168.0.5",
+      podCIDRs: ["10.1.0.0/24"],
+      ready: false,
+      unschedulable: true,
+    });
   });
 });
 
@@ -75,7 +92,9 @@ spec:
     }
     expect(m.pods.map((p) => p.nodeName).sort()).toEqual(["a", "a", "b"]);
     // Same input, same names and IPs.
-    const again = load(`${nodes}apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 3\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, ports: [{name: http, containerPort: 8080}]}]}\n`);
+    const again = load(
+      `${nodes}apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 3\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, ports: [{name: http, containerPort: 8080}]}]}\n`,
+    );
     expect(again.pods.map((p) => [p.key, p.ips[0]])).toEqual(m.pods.map((p) => [p.key, p.ips[0]]));
   });
 
@@ -119,7 +138,9 @@ spec:
   });
 
   it("a pod no node can run stays Pending with no IP and a warning", () => {
-    const m = load(`${nodes}apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeSelector: {disk: nvme}, containers: [{name: c}]}\n`);
+    const m = load(
+      `${nodes}apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeSelector: {disk: nvme}, containers: [{name: c}]}\n`,
+    );
     expect(m.pods[0]).toMatchObject({ nodeName: undefined, ips: [], phase: "Pending", ready: false });
     expect(m.diagnostics.map((d) => d.code)).toContain("KTL203");
   });
@@ -143,7 +164,9 @@ spec: {schedule: "0 0 * * *", jobTemplate: {spec: {template: {spec: {containers:
   });
 
   it("caps absurd replica counts", () => {
-    const m = load(`${nodes}apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 100000000, template: {spec: {containers: [{name: c}]}}}\n`);
+    const m = load(
+      `${nodes}apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 100000000, template: {spec: {containers: [{name: c}]}}}\n`,
+    );
     expect(m.pods.length).toBe(20000);
   });
 });
@@ -216,7 +239,9 @@ metadata:
   });
 
   it("keeps the later of two objects with the same kind, namespace and name, with a warning", () => {
-    const m = load("apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {v: '1'}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {v: '2'}}\n");
+    const m = load(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {v: '1'}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {v: '2'}}\n",
+    );
     expect(m.pods).toHaveLength(1);
     expect(m.pods[0]!.labels.v).toBe("2");
     expect(m.diagnostics[0]).toMatchObject({ code: "KTL201", line: 5 });
@@ -225,7 +250,9 @@ metadata:
 
 describe("synthesised nodes scale with the pods", () => {
   it("makes enough nodes for kubelet's default 110 pods each, so generated pods all get IPs", () => {
-    const m = load("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 500, template: {spec: {containers: [{name: c}]}}}\n");
+    const m = load(
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 500, template: {spec: {containers: [{name: c}]}}}\n",
+    );
     expect(m.nodes).toHaveLength(5);
     expect(m.pods.every((p) => p.ips.length === 1)).toBe(true);
     expect(new Set(m.pods.map((p) => p.ips[0])).size).toBe(500);
@@ -233,7 +260,9 @@ describe("synthesised nodes scale with the pods", () => {
   });
 
   it("reports an exhausted podCIDR once per node, not once per pod", () => {
-    const m = load("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {podCIDR: 10.0.0.0/30}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 5, template: {spec: {containers: [{name: c}]}}}\n");
+    const m = load(
+      "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {podCIDR: 10.0.0.0/30}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 5, template: {spec: {containers: [{name: c}]}}}\n",
+    );
     const ktl205 = m.diagnostics.filter((d) => d.code === "KTL205");
     expect(ktl205).toHaveLength(1);
     expect(ktl205[0]!.message).toContain("for 3 pod(s)");
@@ -332,7 +361,15 @@ metadata: {name: y}
 spec: {replicas: 3, template: {spec: {containers: [{name: c}]}}}
 `);
     // x: a c a c (ssd only); then y sees loads a2 b0 c2: b, b, then a (a2 b2 c2, first in order).
-    expect(m.pods.map((p) => `${p.name}@${p.nodeName}`)).toEqual(["x-0@a", "x-1@c", "x-2@a", "x-3@c", "y-0@b", "y-1@b", "y-2@a"]);
+    expect(m.pods.map((p) => `${p.name}@${p.nodeName}`)).toEqual([
+      "x-0@a",
+      "x-1@c",
+      "x-2@a",
+      "x-3@c",
+      "y-0@b",
+      "y-1@b",
+      "y-2@a",
+    ]);
   });
 });
 
@@ -367,7 +404,9 @@ spec: {nodeName: a, containers: [{name: c, image: pg}]}
   it("a Pending pod with a status and no podIP gets no IP and is no endpoint, even with publishNotReadyAddresses", () => {
     const m = load(sts);
     expect(m.podsByKey.get("ns/db-1")).toMatchObject({ ips: [], ipsSynthesized: false, phase: "Pending" });
-    const eps = m.endpointSlices.filter((s) => s.serviceName === "db").flatMap((s) => s.endpoints.map((e) => e.addresses[0]));
+    const eps = m.endpointSlices
+      .filter((s) => s.serviceName === "db")
+      .flatMap((s) => s.endpoints.map((e) => e.addresses[0]));
     expect(eps).toEqual(["10.244.1.7"]);
   });
   it("a pod written without status gets an address from its node's podCIDR, marked synthesised; status IPs are not", () => {

@@ -210,7 +210,9 @@ const DEFAULT_AFFINITY_TIMEOUT = 10800;
 
 /** pkg/api/v1/service ExternallyAccessible. */
 export function externallyAccessible(s: Service): boolean {
-  return s.type === "LoadBalancer" || s.type === "NodePort" || (s.type === "ClusterIP" && s.externalIPs.length > 0);
+  return (
+    s.type === "LoadBalancer" || s.type === "NodePort" || (s.type === "ClusterIP" && s.externalIPs.length > 0)
+  );
 }
 
 /** pkg/api/v1/service ExternalPolicyLocal. */
@@ -222,7 +224,6 @@ export function externalPolicyLocal(s: Service): boolean {
 export function needsHealthCheck(s: Service): boolean {
   return s.type === "LoadBalancer" && externalPolicyLocal(s);
 }
-
 
 function familyOf(ip: string): Family | undefined {
   return parseIP(ip)?.family;
@@ -245,8 +246,23 @@ function parsePorts(spec: Json): ServicePort[] {
     const port = int(p.port);
     if (port === undefined) return;
     const tp = p.targetPort;
-    const targetPort = typeof tp === "number" ? tp : typeof tp === "string" && tp !== "" ? (/^\d+$/.test(tp) ? Number(tp) : tp) : port;
-    const sp: ServicePort = { index, slot: out.length as PortSlot, name: str(p.name) ?? "", protocol: protocolOf(p.protocol), port, targetPort, line: lineOf(list, index) || lineOf(p) };
+    const targetPort =
+      typeof tp === "number"
+        ? tp
+        : typeof tp === "string" && tp !== ""
+          ? /^\d+$/.test(tp)
+            ? Number(tp)
+            : tp
+          : port;
+    const sp: ServicePort = {
+      index,
+      slot: out.length as PortSlot,
+      name: str(p.name) ?? "",
+      protocol: protocolOf(p.protocol),
+      port,
+      targetPort,
+      line: lineOf(list, index) || lineOf(p),
+    };
     const nodePort = int(p.nodePort);
     if (nodePort !== undefined && nodePort !== 0) sp.nodePort = nodePort;
     const app = str(p.appProtocol);
@@ -264,7 +280,10 @@ function parseIngress(status: Json | undefined): LoadBalancerIngress[] {
     const ip = str(i.ip);
     const hostname = str(i.hostname);
     if (!ip && !hostname) return;
-    const ing: LoadBalancerIngress = { ipMode: str(i.ipMode) === "Proxy" ? "Proxy" : "VIP", line: lineOf(list, index) || lineOf(i) };
+    const ing: LoadBalancerIngress = {
+      ipMode: str(i.ipMode) === "Proxy" ? "Proxy" : "VIP",
+      line: lineOf(list, index) || lineOf(i),
+    };
     if (ip && parseIP(ip)) ing.ip = ip;
     if (hostname) ing.hostname = hostname;
     out.push(ing);
@@ -287,31 +306,51 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
   const annotations = strMap(meta.annotations);
   const namespace = o.namespace ?? "default";
   const typeText = str(spec.type);
-  const type: ServiceType = typeText === "NodePort" || typeText === "LoadBalancer" || typeText === "ExternalName" ? typeText : "ClusterIP";
+  const type: ServiceType =
+    typeText === "NodePort" || typeText === "LoadBalancer" || typeText === "ExternalName"
+      ? typeText
+      : "ClusterIP";
   const clusterIPText = str(spec.clusterIP);
   const clusterIPsText = strList(spec.clusterIPs);
   const headless = type !== "ExternalName" && (clusterIPText === "None" || clusterIPsText[0] === "None");
-  const givenIPs = type === "ExternalName" || headless ? [] : (clusterIPsText.length ? clusterIPsText : clusterIPText ? [clusterIPText] : []).filter((ip) => parseIP(ip));
+  const givenIPs =
+    type === "ExternalName" || headless
+      ? []
+      : (clusterIPsText.length ? clusterIPsText : clusterIPText ? [clusterIPText] : []).filter((ip) =>
+          parseIP(ip),
+        );
   const policyText = str(spec.ipFamilyPolicy);
-  const ipFamilyPolicy = policyText === "PreferDualStack" || policyText === "RequireDualStack" ? policyText : "SingleStack";
+  const ipFamilyPolicy =
+    policyText === "PreferDualStack" || policyText === "RequireDualStack" ? policyText : "SingleStack";
   const familiesText = strList(spec.ipFamilies).filter((f): f is IPFamily => f === "IPv4" || f === "IPv6");
   let wantFamilies: Family[];
   if (givenIPs.length) wantFamilies = givenIPs.map((ip) => familyOf(ip)!);
   else {
     const first: Family = familiesText[0] === "IPv6" ? 6 : 4;
     wantFamilies = [first];
-    const both = ipFamilyPolicy === "RequireDualStack" || (ipFamilyPolicy === "PreferDualStack" && dualStackCluster);
+    const both =
+      ipFamilyPolicy === "RequireDualStack" || (ipFamilyPolicy === "PreferDualStack" && dualStackCluster);
     if (both || familiesText.length > 1) wantFamilies.push(first === 4 ? 6 : 4);
   }
   const selectorMap = isObj(spec.selector) ? strMap(spec.selector) : undefined;
   const externalIPs = strList(spec.externalIPs).filter((ip) => parseIP(ip));
   const ingress = type === "LoadBalancer" ? parseIngress(status) : [];
-  const rangesField = strList(spec.loadBalancerSourceRanges).map((r) => r.trim()).filter(Boolean);
-  const rangesAnnotation = (annotations[LB_SOURCE_RANGES] ?? "").split(",").map((r) => r.trim()).filter(Boolean);
+  const rangesField = strList(spec.loadBalancerSourceRanges)
+    .map((r) => r.trim())
+    .filter(Boolean);
+  const rangesAnnotation = (annotations[LB_SOURCE_RANGES] ?? "")
+    .split(",")
+    .map((r) => r.trim())
+    .filter(Boolean);
   const affinity = str(spec.sessionAffinity) === "ClientIP" ? "ClientIP" : "None";
   const timeout = int(obj(obj(spec.sessionAffinityConfig)?.clientIP)?.timeoutSeconds);
   const annLine = (k: string) => lineOf(meta.annotations, k);
-  const topologyKey = TOPOLOGY_AWARE_HINTS in annotations ? TOPOLOGY_AWARE_HINTS : TOPOLOGY_MODE in annotations ? TOPOLOGY_MODE : undefined;
+  const topologyKey =
+    TOPOLOGY_AWARE_HINTS in annotations
+      ? TOPOLOGY_AWARE_HINTS
+      : TOPOLOGY_MODE in annotations
+        ? TOPOLOGY_MODE
+        : undefined;
   const service: Service = {
     namespace,
     name: o.name,
@@ -335,7 +374,8 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
     sessionAffinity: affinity,
     sessionAffinityTimeoutSeconds: affinity === "ClientIP" ? (timeout ?? DEFAULT_AFFINITY_TIMEOUT) : 0,
     publishNotReadyAddresses: bool(spec.publishNotReadyAddresses) ?? false,
-    allocateLoadBalancerNodePorts: type === "LoadBalancer" ? (bool(spec.allocateLoadBalancerNodePorts) ?? true) : false,
+    allocateLoadBalancerNodePorts:
+      type === "LoadBalancer" ? (bool(spec.allocateLoadBalancerNodePorts) ?? true) : false,
     lines: {
       spec: lineOf(raw, "spec") || o.line,
       type: lineOf(spec, "type"),
@@ -409,16 +449,18 @@ function ipAllocators(config: ClusterConfig): Map<Family, { cidr: Cidr; alloc: H
 
 function dualStack(pods: readonly Pod[], nodes: readonly Node[], drafts: readonly Draft[]): boolean {
   const families = new Set<Family>();
-  for (const n of nodes) for (const c of n.podCIDRs) {
-    const f = parseCidr(c).cidr?.family;
-    if (f) families.add(f);
-  }
+  for (const n of nodes)
+    for (const c of n.podCIDRs) {
+      const f = parseCidr(c).cidr?.family;
+      if (f) families.add(f);
+    }
   // Pod IPs are validated by the model builder: a colon tells the family.
   for (const p of pods) for (const ip of p.ips) families.add(ip.includes(":") ? 6 : 4);
-  for (const d of drafts) for (const ip of d.givenIPs) {
-    const f = familyOf(ip);
-    if (f) families.add(f);
-  }
+  for (const d of drafts)
+    for (const ip of d.givenIPs) {
+      const f = familyOf(ip);
+      if (f) families.add(f);
+    }
   return families.size > 1;
 }
 
@@ -437,11 +479,14 @@ export function buildServices(
 
   // ClusterIPs: reserve what the input gives, then allocate in key order.
   const allocators = ipAllocators(config);
-  for (const d of drafts) for (const ip of d.givenIPs) {
-    const p = parseIP(ip);
-    if (p) allocators.get(p.family)?.alloc.reserve(p.value);
-  }
-  const sorted = [...drafts].sort((a, b) => (a.service.key < b.service.key ? -1 : a.service.key > b.service.key ? 1 : 0));
+  for (const d of drafts)
+    for (const ip of d.givenIPs) {
+      const p = parseIP(ip);
+      if (p) allocators.get(p.family)?.alloc.reserve(p.value);
+    }
+  const sorted = [...drafts].sort((a, b) =>
+    a.service.key < b.service.key ? -1 : a.service.key > b.service.key ? 1 : 0,
+  );
   for (const d of sorted) {
     const s = d.service;
     if (s.type === "ExternalName" || s.headless || d.givenIPs.length) continue;
@@ -465,7 +510,8 @@ export function buildServices(
   }
   for (const d of sorted) {
     const s = d.service;
-    const wantsNodePorts = s.type === "NodePort" || (s.type === "LoadBalancer" && s.allocateLoadBalancerNodePorts);
+    const wantsNodePorts =
+      s.type === "NodePort" || (s.type === "LoadBalancer" && s.allocateLoadBalancerNodePorts);
     if (wantsNodePorts) {
       // pkg/registry/core/service/storage/alloc.go initNodePorts: ports with
       // the same number share one node port; a port without one takes the

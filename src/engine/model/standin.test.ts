@@ -55,7 +55,8 @@ spec:
 `;
 
 const model = (text: string) => loadModel([{ name: "m.yaml", text }]);
-const where = (text: string) => model(text).pods.map((p) => `${p.key}@${p.nodeName} ${p.ips.join(",")} ${p.generated ? "gen" : "given"}`);
+const where = (text: string) =>
+  model(text).pods.map((p) => `${p.key}@${p.nodeName} ${p.ips.join(",")} ${p.generated ? "gen" : "given"}`);
 
 describe("given pods stand in for the workload pods of the same name", () => {
   const before = model(base);
@@ -65,14 +66,18 @@ describe("given pods stand in for the workload pods of the same name", () => {
     const text = `${base}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels:\n    app: x\nspec:\n  nodeName: ${node}\n  containers:\n    - name: c\n      image: i\nstatus:\n  podIP: ${ip}\n`;
     const after = where(text);
     expect(after).toHaveLength(before.pods.length);
-    expect(after.map((l) => l.replace(/ (gen|given)$/, ""))).toEqual(where(base).map((l) => l.replace(/ (gen|given)$/, "")));
+    expect(after.map((l) => l.replace(/ (gen|given)$/, ""))).toEqual(
+      where(base).map((l) => l.replace(/ (gen|given)$/, "")),
+    );
     expect(after.find((l) => l.startsWith(`${pod}@`))).toMatch(/given$/);
     expect(model(text).podsByKey.get(pod)!.labels).toEqual({ app: "x" });
   });
 
   it("an unpinned stand-in is placed in its workload's turn", () => {
     const text = `${base}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: db-2\nspec:\n  containers:\n    - name: c\n      image: i\n`;
-    expect(model(text).podsByKey.get("default/db-2")!.nodeName).toBe(before.podsByKey.get("default/db-2")!.nodeName);
+    expect(model(text).podsByKey.get("default/db-2")!.nodeName).toBe(
+      before.podsByKey.get("default/db-2")!.nodeName,
+    );
   });
 
   it("a given pod of another name is one more pod", () => {

@@ -19,10 +19,22 @@ spec:
 describe("workload grouping: pods by their controller ownerReference (netpol-analyzer README items 1-2)", () => {
   it("minikube_resources: owner kinds are kept though the owners are absent; static pods (Node owner) are their own workload", () => {
     const text = [
-      pod("coredns-64897985d-abcde", "    - {apiVersion: apps/v1, kind: ReplicaSet, name: coredns-64897985d, controller: true}"),
-      pod("kube-proxy-x1", "    - {apiVersion: apps/v1, kind: DaemonSet, name: kube-proxy, controller: true}"),
-      pod("kube-proxy-x2", "    - {apiVersion: apps/v1, kind: DaemonSet, name: kube-proxy, controller: true}"),
-      pod("ingress-nginx-admission-create-q", "    - {apiVersion: batch/v1, kind: Job, name: ingress-nginx-admission-create, controller: true}"),
+      pod(
+        "coredns-64897985d-abcde",
+        "    - {apiVersion: apps/v1, kind: ReplicaSet, name: coredns-64897985d, controller: true}",
+      ),
+      pod(
+        "kube-proxy-x1",
+        "    - {apiVersion: apps/v1, kind: DaemonSet, name: kube-proxy, controller: true}",
+      ),
+      pod(
+        "kube-proxy-x2",
+        "    - {apiVersion: apps/v1, kind: DaemonSet, name: kube-proxy, controller: true}",
+      ),
+      pod(
+        "ingress-nginx-admission-create-q",
+        "    - {apiVersion: batch/v1, kind: Job, name: ingress-nginx-admission-create, controller: true}",
+      ),
       pod("etcd-minikube", "    - {apiVersion: v1, kind: Node, name: minikube, controller: true}"),
       pod("storage-provisioner"),
     ].join("");
@@ -37,21 +49,36 @@ describe("workload grouping: pods by their controller ownerReference (netpol-ana
   });
 
   it("onlineboutique: a ReplicaSet owner is not folded into a Deployment", () => {
-    expect(keys(pod("frontend-99684f7f8-x", "    - {apiVersion: apps/v1, kind: ReplicaSet, name: frontend-99684f7f8, controller: true}", "{app: frontend, pod-template-hash: 99684f7f8}"))).toEqual([
-      "kube-system/frontend-99684f7f8[ReplicaSet]",
-    ]);
+    expect(
+      keys(
+        pod(
+          "frontend-99684f7f8-x",
+          "    - {apiVersion: apps/v1, kind: ReplicaSet, name: frontend-99684f7f8, controller: true}",
+          "{app: frontend, pod-template-hash: 99684f7f8}",
+        ),
+      ),
+    ).toEqual(["kube-system/frontend-99684f7f8[ReplicaSet]"]);
   });
 
   it("example_pods_w_same_owner_and_labels_gap_with_good_match_expression: a controller reference without kind groups its pods under the owner's name as [Pod]", () => {
     const owner = "    - {name: internal-security, controller: true}";
-    const m = load(pod("pod-1", owner, "{app: command-selector}") + pod("pod-2", owner, "{app: query-selector}") + pod("pod-3", "", "{app: pod3}"));
-    expect(m.workloads.map((w) => w.key)).toEqual(["kube-system/internal-security[Pod]", "kube-system/pod-3[Pod]"]);
+    const m = load(
+      pod("pod-1", owner, "{app: command-selector}") +
+        pod("pod-2", owner, "{app: query-selector}") +
+        pod("pod-3", "", "{app: pod3}"),
+    );
+    expect(m.workloads.map((w) => w.key)).toEqual([
+      "kube-system/internal-security[Pod]",
+      "kube-system/pod-3[Pod]",
+    ]);
     expect(m.workloads[0]!.pods.map((p) => p.name)).toEqual(["pod-1", "pod-2"]);
     expect(m.workloads[0]!.labels).toEqual({ app: "command-selector" });
   });
 
   it("an owner without controller: true does not group (metav1.GetControllerOf)", () => {
-    expect(keys(pod("p", "    - {apiVersion: apps/v1, kind: ReplicaSet, name: rs, controller: false}"))).toEqual(["kube-system/p[Pod]"]);
+    expect(
+      keys(pod("p", "    - {apiVersion: apps/v1, kind: ReplicaSet, name: rs, controller: false}")),
+    ).toEqual(["kube-system/p[Pod]"]);
   });
 
   it("one node per workload object with the template's labels and ports, even with replicas: 0 (README item 1, CronJob via jobTemplate)", () => {

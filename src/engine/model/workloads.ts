@@ -10,7 +10,15 @@ import { boundedJson, inputRecord, isObj, num, obj, str, type Json } from "../pa
 import { fnv1a, safeSuffix } from "./hash.ts";
 import type { WorkloadRef } from "./types.ts";
 
-export const WORKLOAD_KINDS = new Set(["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController"]);
+export const WORKLOAD_KINDS = new Set([
+  "Deployment",
+  "ReplicaSet",
+  "StatefulSet",
+  "DaemonSet",
+  "Job",
+  "CronJob",
+  "ReplicationController",
+]);
 
 /** A pod to create: its manifest-like template and where it came from. */
 export interface PodSpecInput {
@@ -44,7 +52,8 @@ export function templateOf(o: KObject): Json | undefined {
 function labelsOf(v: unknown): Record<string, string> {
   const out = inputRecord<string>();
   if (!isObj(v)) return out;
-  for (const [k, val] of Object.entries(v)) if (typeof val === "string" || typeof val === "number" || typeof val === "boolean") out[k] = String(val);
+  for (const [k, val] of Object.entries(v))
+    if (typeof val === "string" || typeof val === "number" || typeof val === "boolean") out[k] = String(val);
   return out;
 }
 
@@ -76,21 +85,41 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
   const line = o.line;
   const templateHash = safeSuffix(`${namespace}/${o.name}/${boundedJson(template)}`, 10);
   const make = (name: string, labels: Record<string, string>, daemonSet = false): PodSpecInput => ({
-    namespace, name, labels, annotations, spec, status: undefined, deletionTimestamp: false, workload, generated: true,
-    source: o, line, raw: template, daemonSet,
+    namespace,
+    name,
+    labels,
+    annotations,
+    spec,
+    status: undefined,
+    deletionTimestamp: false,
+    workload,
+    generated: true,
+    source: o,
+    line,
+    raw: template,
+    daemonSet,
   });
   const n = replicasOf(o);
   const out: PodSpecInput[] = [];
   switch (o.kind) {
     case "Deployment": {
       const rs = `${o.name}-${templateHash}`;
-      for (let i = 0; i < n; i++) out.push(make(`${rs}-${safeSuffix(`${rs}#${i}`, 5)}`, { ...baseLabels, "pod-template-hash": templateHash }));
+      for (let i = 0; i < n; i++)
+        out.push(
+          make(`${rs}-${safeSuffix(`${rs}#${i}`, 5)}`, { ...baseLabels, "pod-template-hash": templateHash }),
+        );
       break;
     }
     case "StatefulSet":
       for (let i = 0; i < n; i++) {
         const name = `${o.name}-${i}`;
-        out.push(make(name, { ...baseLabels, "statefulset.kubernetes.io/pod-name": name, "apps.kubernetes.io/pod-index": String(i) }));
+        out.push(
+          make(name, {
+            ...baseLabels,
+            "statefulset.kubernetes.io/pod-name": name,
+            "apps.kubernetes.io/pod-index": String(i),
+          }),
+        );
       }
       break;
     case "DaemonSet":
@@ -99,11 +128,25 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
     case "CronJob": {
       // One run of the schedule; the job name carries a scheduled-time number as the CronJob controller does.
       const job = `${o.name}-${28000000 + (fnv1a(`${namespace}/${o.name}`) % 1000000)}`;
-      for (let i = 0; i < n; i++) out.push(make(`${job}-${safeSuffix(`${job}#${i}`, 5)}`, { ...baseLabels, "job-name": job, "batch.kubernetes.io/job-name": job }));
+      for (let i = 0; i < n; i++)
+        out.push(
+          make(`${job}-${safeSuffix(`${job}#${i}`, 5)}`, {
+            ...baseLabels,
+            "job-name": job,
+            "batch.kubernetes.io/job-name": job,
+          }),
+        );
       break;
     }
     case "Job":
-      for (let i = 0; i < n; i++) out.push(make(`${o.name}-${safeSuffix(`${o.name}#${i}`, 5)}`, { ...baseLabels, "job-name": o.name, "batch.kubernetes.io/job-name": o.name }));
+      for (let i = 0; i < n; i++)
+        out.push(
+          make(`${o.name}-${safeSuffix(`${o.name}#${i}`, 5)}`, {
+            ...baseLabels,
+            "job-name": o.name,
+            "batch.kubernetes.io/job-name": o.name,
+          }),
+        );
       break;
     default:
       for (let i = 0; i < n; i++) out.push(make(`${o.name}-${safeSuffix(`${o.name}#${i}`, 5)}`, baseLabels));

@@ -72,7 +72,10 @@ export interface RowGroups {
 }
 
 /** Cuts each IP family at every ipBlock boundary: addresses in one atom match exactly the same blocks. */
-function ipAtoms(policies: readonly NetworkPolicy[], extra: readonly Cidr[]): (ip: string | undefined) => string {
+function ipAtoms(
+  policies: readonly NetworkPolicy[],
+  extra: readonly Cidr[],
+): (ip: string | undefined) => string {
   const cuts: Record<4 | 6, bigint[]> = { 4: [], 6: [] };
   for (const c of extra) cuts[c.family].push(c.first, c.last + 1n);
   for (const p of policies) {

@@ -34,11 +34,14 @@ export const DIAGNOSTIC_CODES = {
   KTL102: "A YAML doc is not an object (a scalar or a list at the top level)",
   KTL103: "An object lacks apiVersion, kind or metadata.name",
   KTL104: "A kind the engine does not model: kept and reported as ignored",
-  KTL105: "A YAML doc whose aliases expand too far (go-yaml's alias ratio) or sit inside the collection they name (a cycle): the doc is skipped",
+  KTL105:
+    "A YAML doc whose aliases expand too far (go-yaml's alias ratio) or sit inside the collection they name (a cycle): the doc is skipped",
   KTL106: "Duplicate key in a mapping: the last one wins",
   KTL107: "Input too large",
-  KTL108: "A plain scalar kubectl reads otherwise (YAML 1.1: yes/no/on/off/y/n booleans, 010 octal, 1_000) than YAML 1.2 tools: quote it",
-  KTL109: "A policy-like object of an API group and kind that ktl does not evaluate: answers list it in `unmodelled`",
+  KTL108:
+    "A plain scalar kubectl reads otherwise (YAML 1.1: yes/no/on/off/y/n booleans, 010 octal, 1_000) than YAML 1.2 tools: quote it",
+  KTL109:
+    "A policy-like object of an API group and kind that ktl does not evaluate: answers list it in `unmodelled`",
   KTL201: "Duplicate object: the later definition replaces the earlier",
   KTL202: "A pod names a node that the input does not define: the node is synthesised",
   KTL203: "No node can run a pod (nodeSelector or affinity): the pod stays unscheduled",
@@ -47,33 +50,47 @@ export const DIAGNOSTIC_CODES = {
   KTL206: "A workload whose pods the input lists generates no pods of its own (kubectl get -o yaml dumps)",
   KTL207: "A pod has a status but no podIP: not started, so it is no endpoint (ShouldPodBeInEndpoints)",
   KTL208: "A DaemonSet runs no pod on a node whose taint it does not tolerate (NodeShouldRunDaemonPod)",
-  KTL210: "A workload asks for more pods than ktl models (MAX_REPLICAS per workload, MAX_GENERATED_PODS in all): the rest are left out",
-  KTL211: "Synthesised nodes beyond the 3,071 pod networks of 10.244.1.0/24 to 10.255.255.0/24 get no podCIDR (their pods no IP)",
+  KTL210:
+    "A workload asks for more pods than ktl models (MAX_REPLICAS per workload, MAX_GENERATED_PODS in all): the rest are left out",
+  KTL211:
+    "Synthesised nodes beyond the 3,071 pod networks of 10.244.1.0/24 to 10.255.255.0/24 get no podCIDR (their pods no IP)",
   KTL301: "An EndpointSlice has no kubernetes.io/service-name label: kube-proxy ignores it",
   KTL302: "An EndpointSlice belongs to a Service the input does not define",
   KTL303: "Retired: a named targetPort missing on selected pods is lint KTL603",
-  KTL801: "A policy test file (ktl test) cannot be read: not a list of tests, a test without from/to, an unknown expect or protocol",
-  KTL701: "An Ingress or Route backend reaches no workload (missing Service, Service without selector, non-Service backend)",
-  KTL702: "An Ingress or Route reaches a workload whose NetworkPolicies block an arbitrary in-cluster source (connlist)",
-  KTL703: "Pods of one controller differ in a label that a policy selector tests (connlist uses the first pod)",
-  KTL450: "A Calico selector does not parse: Calico rejects the policy; ktl evaluates it as selecting nothing",
+  KTL801:
+    "A policy test file (ktl test) cannot be read: not a list of tests, a test without from/to, an unknown expect or protocol",
+  KTL701:
+    "An Ingress or Route backend reaches no workload (missing Service, Service without selector, non-Service backend)",
+  KTL702:
+    "An Ingress or Route reaches a workload whose NetworkPolicies block an arbitrary in-cluster source (connlist)",
+  KTL703:
+    "Pods of one controller differ in a label that a policy selector tests (connlist uses the first pod)",
+  KTL450:
+    "A Calico selector does not parse: Calico rejects the policy; ktl evaluates it as selecting nothing",
   KTL451: "A Cilium or Calico policy field that ktl does not evaluate (named, with what ktl assumes instead)",
-  KTL452: "A Cilium or Calico policy value that is malformed (port, CIDR, action, regex): the entry is ignored",
-  KTL501: "kube-apiserver would reject the object (ktl validate): field path, error type and detail as the apiserver reports them",
-  KTL510: "Unknown field: kubectl's default strict field validation rejects the object, other clients drop the field",
+  KTL452:
+    "A Cilium or Calico policy value that is malformed (port, CIDR, action, regex): the entry is ignored",
+  KTL501:
+    "kube-apiserver would reject the object (ktl validate): field path, error type and detail as the apiserver reports them",
+  KTL510:
+    "Unknown field: kubectl's default strict field validation rejects the object, other clients drop the field",
   KTL601: "Lint: a NetworkPolicy selects no pod",
   KTL602: "Lint: a Service selector matches no pod",
   KTL603: "Lint: a named targetPort that no selected pod (or only some) declares",
   KTL604: "Lint: externalTrafficPolicy Local with backends on few nodes or spread unevenly",
   KTL605: "Lint: internalTrafficPolicy Local with clients on nodes that have no backend",
   KTL606: "Lint: egress isolation without a DNS (UDP/53) allowance",
-  KTL607: "Lint: an ingress ipBlock for external clients that kube-proxy masquerades (externalTrafficPolicy Cluster)",
+  KTL607:
+    "Lint: an ingress ipBlock for external clients that kube-proxy masquerades (externalTrafficPolicy Cluster)",
   KTL608: "Lint: topology-aware routing or trafficDistribution that cannot apply",
   KTL609: "Lint: a static ClusterIP or nodePort in the allocator's dynamic band",
-  KTL610: "Lint: a policy rule's podSelector or namespaceSelector that selects nothing in the input, with the nearest label that exists",
-  KTL620: "Update: a field left out keeps the stored value (patchAllocatedValues), e.g. a Service stays headless",
+  KTL610:
+    "Lint: a policy rule's podSelector or namespaceSelector that selects nothing in the input, with the nearest label that exists",
+  KTL620:
+    "Update: a field left out keeps the stored value (patchAllocatedValues), e.g. a Service stays headless",
   KTL699: "Lint failed on this input (a ktl bug)",
-  KTL901: "A part of the analysis failed on this input (a ktl bug): named, and the rest of the analysis is shown",
+  KTL901:
+    "A part of the analysis failed on this input (a ktl bug): named, and the rest of the analysis is shown",
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -59,8 +59,17 @@ export const CONFIG_KINDS = new Set(["KubeProxyConfiguration", "ClusterConfigura
  * there too.
  */
 export const ROUTER_KINDS: ReadonlySet<string> = new Set([
-  "Gateway", "GatewayClass", "HTTPRoute", "ReferenceGrant", "IngressClass",
-  "VirtualService", "DestinationRule", "ServiceEntry", "Sidecar", "AuthorizationPolicy", "PeerAuthentication",
+  "Gateway",
+  "GatewayClass",
+  "HTTPRoute",
+  "ReferenceGrant",
+  "IngressClass",
+  "VirtualService",
+  "DestinationRule",
+  "ServiceEntry",
+  "Sidecar",
+  "AuthorizationPolicy",
+  "PeerAuthentication",
 ]);
 
 /** Kinds the engine reads (in some API group: `isModelled` decides by group and kind). Everything else is reported as ignored. */
@@ -72,17 +81,33 @@ export function refOf(o: KObject, line = o.line): SourceRef {
   return ref;
 }
 
-function toObject(raw: Json, file: string, doc: number, diagnostics: Diagnostic[], inherited?: { kind: string; apiVersion: string }): KObject | undefined {
+function toObject(
+  raw: Json,
+  file: string,
+  doc: number,
+  diagnostics: Diagnostic[],
+  inherited?: { kind: string; apiVersion: string },
+): KObject | undefined {
   const line = lineOf(raw);
   const kind = str(raw.kind) ?? inherited?.kind;
   const apiVersion = str(raw.apiVersion) ?? inherited?.apiVersion ?? "";
   const meta = isObj(raw.metadata) ? raw.metadata : undefined;
   const name =
-    str(meta?.name) ?? (str(meta?.generateName) ? `${str(meta!.generateName)}generated` : kind && CONFIG_KINDS.has(kind) ? kind : undefined);
+    str(meta?.name) ??
+    (str(meta?.generateName)
+      ? `${str(meta!.generateName)}generated`
+      : kind && CONFIG_KINDS.has(kind)
+        ? kind
+        : undefined);
   if (!kind || !name) {
     const missing = !kind ? "kind" : "metadata.name";
     diagnostics.push({
-      code: "KTL103", severity: "error", file, doc, line, column: 1,
+      code: "KTL103",
+      severity: "error",
+      file,
+      doc,
+      line,
+      column: 1,
       message: `object has no ${missing} and is skipped`,
       hint: !kind ? "Add `kind:` (and `apiVersion:`) to the object." : "Add `metadata.name`.",
       ...(kind ? { kind } : {}),
@@ -95,7 +120,8 @@ function toObject(raw: Json, file: string, doc: number, diagnostics: Diagnostic[
 
 /** kubeadm keeps kube-proxy's configuration in ConfigMap kube-system/kube-proxy, key config.conf. */
 function embeddedProxyConfig(o: KObject, diagnostics: Diagnostic[]): KObject[] {
-  if (o.kind !== "ConfigMap" || o.name !== "kube-proxy" || (o.namespace ?? "default") !== "kube-system") return [];
+  if (o.kind !== "ConfigMap" || o.name !== "kube-proxy" || (o.namespace ?? "default") !== "kube-system")
+    return [];
   const text = str(isObj(o.raw.data) ? o.raw.data["config.conf"] : undefined);
   if (!text) return [];
   const name = `${o.file} (ConfigMap kube-system/kube-proxy, config.conf)`;
@@ -119,7 +145,12 @@ export function parseManifests(files: readonly InputFile[]): ParseResult {
       if (d.value === null || d.value === undefined) continue;
       if (!isObj(d.value)) {
         diagnostics.push({
-          code: "KTL102", severity: "error", file: f.name, doc: d.index, line: d.line, column: 1,
+          code: "KTL102",
+          severity: "error",
+          file: f.name,
+          doc: d.index,
+          line: d.line,
+          column: 1,
           message: `expected a Kubernetes object (a mapping), found ${Array.isArray(d.value) ? "a list" : "a scalar"}`,
         });
         continue;
@@ -129,7 +160,8 @@ export function parseManifests(files: readonly InputFile[]): ParseResult {
       const items = raw.items;
       if (kind && kind.endsWith("List") && Array.isArray(items)) {
         // `kind: List` items carry their own kind; typed lists (PodList) imply it.
-        const inherited = kind === "List" ? undefined : { kind: kind.slice(0, -4), apiVersion: str(raw.apiVersion) ?? "v1" };
+        const inherited =
+          kind === "List" ? undefined : { kind: kind.slice(0, -4), apiVersion: str(raw.apiVersion) ?? "v1" };
         for (const item of items) {
           if (!isObj(item)) continue;
           const o = toObject(item, f.name, d.index, diagnostics, inherited);
@@ -150,13 +182,27 @@ export function parseManifests(files: readonly InputFile[]): ParseResult {
         diagnostics.push(
           scope
             ? {
-                code: "KTL109", severity: "warning", file: f.name, doc: d.index, line: o.line, column: 1, kind: o.kind, name: o.name,
+                code: "KTL109",
+                severity: "warning",
+                file: f.name,
+                doc: d.index,
+                line: o.line,
+                column: 1,
+                kind: o.kind,
+                name: o.name,
                 ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
                 message: `${o.kind} ${o.name} (${o.apiVersion}) could change traffic verdicts, but ktl does not evaluate it: ${scope === "pod" ? "every verdict" : "every routed request"} that it could affect ignores it`,
                 hint: "Answers name it in `unmodelled`; do not take them as the cluster's until the layer is modelled.",
               }
             : {
-                code: "KTL104", severity: "info", file: f.name, doc: d.index, line: o.line, column: 1, kind: o.kind, name: o.name,
+                code: "KTL104",
+                severity: "info",
+                file: f.name,
+                doc: d.index,
+                line: o.line,
+                column: 1,
+                kind: o.kind,
+                name: o.name,
                 message: `${o.kind} ${o.name} (${o.apiVersion || "no apiVersion"}) is not modelled by the engine and is ignored`,
               },
         );

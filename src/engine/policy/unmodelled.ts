@@ -84,5 +84,11 @@ export function couldSelect(u: UnmodelledObject, pod: Pod): boolean {
 
 /** The cluster tiers' policies as unmodelled entries, for a path that does not stack them (the CNI dialects' own evaluation). */
 export function unmodelledTiers(model: Model): UnmodelledEntry[] {
-  return model.clusterPolicies.map((p) => ({ kind: p.kind, name: p.name, line: p.source.line, apiVersion: p.apiVersion, file: p.source.file }));
+  return model.clusterPolicies.map((p) => ({
+    kind: p.kind,
+    name: p.name,
+    line: p.source.line,
+    apiVersion: p.apiVersion,
+    file: p.source.file,
+  }));
 }

@@ -67,7 +67,11 @@ function byKey(a: ProxyEndpoint, b: ProxyEndpoint): number {
  * kube-proxy's endpoints for every port of `service`, in spec.ports order.
  * `slices` are the Service's own slices (same namespace, service-name label).
  */
-export function servicePortEndpoints(model: Model, service: Service, slices: readonly EndpointSlice[]): PortEndpoints[] {
+export function servicePortEndpoints(
+  model: Model,
+  service: Service,
+  slices: readonly EndpointSlice[],
+): PortEndpoints[] {
   const byPortName = new Map<string, { v4: Map<string, ProxyEndpoint>; v6: Map<string, ProxyEndpoint> }>();
   for (const slice of slices) {
     if (slice.addressType === "FQDN") continue;

@@ -56,9 +56,20 @@ import type { EndpointSlice, Service, ServicePort } from "../model/services.ts";
 import { externallyAccessible, externalPolicyLocal } from "../model/services.ts";
 import { cidrContains, parseCidr, parseIP, type Cidr, type Family } from "../model/ip.ts";
 import { servicePortEndpoints, type PortEndpoints, type ProxyEndpoint } from "./endpoints.ts";
-import { categorizeEndpoints, type Categorized, type ServicePortTraits, type TopologyMode } from "./topology.ts";
+import {
+  categorizeEndpoints,
+  type Categorized,
+  type ServicePortTraits,
+  type TopologyMode,
+} from "./topology.ts";
 
-export { categorizeEndpoints, topologyModeFromHints, availableForTopology, usesClusterEndpoints, usesLocalEndpoints } from "./topology.ts";
+export {
+  categorizeEndpoints,
+  topologyModeFromHints,
+  availableForTopology,
+  usesClusterEndpoints,
+  usesLocalEndpoints,
+} from "./topology.ts";
 export type { Categorized, ServicePortTraits, TopologyMode, TopologyChoice } from "./topology.ts";
 export { servicePortEndpoints, endpointKey } from "./endpoints.ts";
 export type { ProxyEndpoint, PortEndpoints } from "./endpoints.ts";
@@ -102,7 +113,8 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 
 export function buildProxyIndex(model: Model): ProxyIndex {
   const slicesByService = new Map<string, EndpointSlice[]>();
-  for (const s of model.endpointSlices) if (s.serviceName) push(slicesByService, `${s.namespace}/${s.serviceName}`, s);
+  for (const s of model.endpointSlices)
+    if (s.serviceName) push(slicesByService, `${s.namespace}/${s.serviceName}`, s);
   const index: ProxyIndex = {
     model,
     services: new Map(),
@@ -122,10 +134,16 @@ export function buildProxyIndex(model: Model): ProxyIndex {
     for (const ip of service.clusterIPs) if (!index.byClusterIP.has(ip)) index.byClusterIP.set(ip, service);
     for (const ip of service.externalIPs) push(index.byExternalIP, ip, service);
     for (const ip of service.loadBalancerIPs) push(index.byLoadBalancerIP, ip, service);
-    for (const i of service.loadBalancerIngress) if (i.ip && i.ipMode === "Proxy" && !index.proxyModeLoadBalancers.has(i.ip)) index.proxyModeLoadBalancers.set(i.ip, service);
-    for (const p of service.ports) if (p.nodePort) index.byNodePort.set(`${p.protocol}/${p.nodePort}`, { service, port: p });
+    for (const i of service.loadBalancerIngress)
+      if (i.ip && i.ipMode === "Proxy" && !index.proxyModeLoadBalancers.has(i.ip))
+        index.proxyModeLoadBalancers.set(i.ip, service);
+    for (const p of service.ports)
+      if (p.nodePort) index.byNodePort.set(`${p.protocol}/${p.nodePort}`, { service, port: p });
   }
-  for (const n of model.nodes) for (const a of n.addresses) if (a.type === "InternalIP" || a.type === "ExternalIP") if (!index.nodesByIP.has(a.address)) index.nodesByIP.set(a.address, n);
+  for (const n of model.nodes)
+    for (const a of n.addresses)
+      if (a.type === "InternalIP" || a.type === "ExternalIP")
+        if (!index.nodesByIP.has(a.address)) index.nodesByIP.set(a.address, n);
   for (const pod of model.pods) {
     if (!pod.nodeName) continue;
     for (const c of pod.ports) {
@@ -152,13 +170,28 @@ function familyOf(ip: string): Family | undefined {
 
 /** The service port's traits for the proxier of one IP family (serviceport.go newBaseServiceInfo). */
 export function portTraits(s: Service, p: ServicePort, family: Family): ServicePortTraits {
-  const accessible = !!p.nodePort || s.loadBalancerIPs.some((ip) => familyOf(ip) === family) || s.externalIPs.some((ip) => familyOf(ip) === family);
-  return { internalPolicyLocal: s.internalTrafficPolicy === "Local", externalPolicyLocal: externalPolicyLocal(s), externallyAccessible: accessible && externallyAccessible(s) };
+  const accessible =
+    !!p.nodePort ||
+    s.loadBalancerIPs.some((ip) => familyOf(ip) === family) ||
+    s.externalIPs.some((ip) => familyOf(ip) === family);
+  return {
+    internalPolicyLocal: s.internalTrafficPolicy === "Local",
+    externalPolicyLocal: externalPolicyLocal(s),
+    externallyAccessible: accessible && externallyAccessible(s),
+  };
 }
 
 /** The Service port for a number or a name (and protocol, when given). */
-export function findServicePort(s: Service, port: number | string, protocol?: Protocol): ServicePort | undefined {
-  return s.ports.find((p) => (typeof port === "number" ? p.port === port : p.name === port) && (!protocol || p.protocol === protocol));
+export function findServicePort(
+  s: Service,
+  port: number | string,
+  protocol?: Protocol,
+): ServicePort | undefined {
+  return s.ports.find(
+    (p) =>
+      (typeof port === "number" ? p.port === port : p.name === port) &&
+      (!protocol || p.protocol === protocol),
+  );
 }
 
 export function nodeAddress(node: Node | undefined, family: Family): string | undefined {
@@ -189,7 +222,8 @@ export interface ProxyRequest {
 export type ProxyMode = "iptables" | "nftables" | "ipvs";
 
 /** KEP-3015: in 1.35 PreferClose is the deprecated alias of PreferSameZone (PreferSameTrafficDistribution, GA and locked on). */
-export const PREFER_CLOSE_ALIAS = "trafficDistribution PreferClose is the deprecated alias of PreferSameZone in 1.35 (KEP-3015) and behaves the same: write PreferSameZone";
+export const PREFER_CLOSE_ALIAS =
+  "trafficDistribution PreferClose is the deprecated alias of PreferSameZone in 1.35 (KEP-3015) and behaves the same: write PreferSameZone";
 
 /** KubeProxyConfiguration `mode` as written in the input (empty: iptables on Linux). */
 export function proxyModeOf(model: Model): ProxyMode {
@@ -202,7 +236,14 @@ export function proxyModeOf(model: Model): ProxyMode {
  * subset, the serving-terminating fallback, the node's own endpoints (or
  * their terminating fallback), or none.
  */
-export type EndpointCategory = "cluster" | "topology-zone" | "topology-node" | "cluster-terminating" | "local" | "local-terminating" | "none";
+export type EndpointCategory =
+  | "cluster"
+  | "topology-zone"
+  | "topology-node"
+  | "cluster-terminating"
+  | "local"
+  | "local-terminating"
+  | "none";
 
 export interface ProxyCandidate {
   ip: string;
@@ -304,7 +345,8 @@ function missingHints(s: Service, slices: readonly EndpointSlice[]): string | un
   const derived = slices.find((sl) => sl.origin === "controller" && sl.hintsNote);
   if (!derived) return undefined;
   if (/set no hints/.test(derived.hintsNote!)) return derived.hintsNote;
-  if (s.trafficDistribution) return `trafficDistribution ${s.trafficDistribution} asks for hints, but no ready endpoint has a zone or node to hint (their nodes carry no topology.kubernetes.io/zone label)`;
+  if (s.trafficDistribution)
+    return `trafficDistribution ${s.trafficDistribution} asks for hints, but no ready endpoint has a zone or node to hint (their nodes carry no topology.kubernetes.io/zone label)`;
   return undefined;
 }
 
@@ -324,17 +366,28 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
   const sp = index.services.get(req.service);
   if (!sp) return { error: `no Service ${req.service} in the input` };
   const s = sp.service;
-  if (skipped(s)) return { error: s.type === "ExternalName" ? `Service ${s.key} is ExternalName: kube-proxy programs nothing for it` : `Service ${s.key} is headless: kube-proxy programs nothing for it` };
+  if (skipped(s))
+    return {
+      error:
+        s.type === "ExternalName"
+          ? `Service ${s.key} is ExternalName: kube-proxy programs nothing for it`
+          : `Service ${s.key} is headless: kube-proxy programs nothing for it`,
+    };
   const port = findServicePort(s, req.port, req.protocol);
-  if (!port) return { error: `Service ${s.key} has no port ${req.port}${req.protocol ? `/${req.protocol}` : ""}` };
+  if (!port)
+    return { error: `Service ${s.key} has no port ${req.port}${req.protocol ? `/${req.protocol}` : ""}` };
   const family: Family = req.family ?? familyOf(s.clusterIPs[0]!) ?? 4;
-  if (!s.clusterIPs.some((ip) => familyOf(ip) === family)) return { error: `Service ${s.key} has no IPv${family} ClusterIP` };
+  if (!s.clusterIPs.some((ip) => familyOf(ip) === family))
+    return { error: `Service ${s.key} has no IPv${family} ClusterIP` };
   const node = index.model.nodesByName.get(req.node);
   const zone = node?.zone ?? "";
   const traits = portTraits(s, port, family);
-  if (req.frontend === "nodePort" && !port.nodePort) return { error: `Service ${s.key} port ${portLabel(port)} has no nodePort` };
-  if (req.frontend === "loadBalancer" && !s.loadBalancerIPs.some((ip) => familyOf(ip) === family)) return { error: `Service ${s.key} has no load balancer IP that kube-proxy handles` };
-  if (req.frontend === "externalIP" && !s.externalIPs.some((ip) => familyOf(ip) === family)) return { error: `Service ${s.key} has no externalIPs` };
+  if (req.frontend === "nodePort" && !port.nodePort)
+    return { error: `Service ${s.key} port ${portLabel(port)} has no nodePort` };
+  if (req.frontend === "loadBalancer" && !s.loadBalancerIPs.some((ip) => familyOf(ip) === family))
+    return { error: `Service ${s.key} has no load balancer IP that kube-proxy handles` };
+  if (req.frontend === "externalIP" && !s.externalIPs.some((ip) => familyOf(ip) === family))
+    return { error: `Service ${s.key} has no externalIPs` };
 
   const all = portEndpoints(sp, port)[family === 4 ? "v4" : "v6"];
   const cat = categorizeEndpoints(all, traits, req.node, zone);
@@ -344,7 +397,14 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
   let shortCircuit: ProxyDecision["shortCircuit"] = null;
   let masquerade: boolean;
   let masqueradeReason: string;
-  const via = req.frontend === "nodePort" ? "a NodePort" : req.frontend === "loadBalancer" ? "a LoadBalancer IP" : req.frontend === "externalIP" ? "an external IP" : "the ClusterIP";
+  const via =
+    req.frontend === "nodePort"
+      ? "a NodePort"
+      : req.frontend === "loadBalancer"
+        ? "a LoadBalancer IP"
+        : req.frontend === "externalIP"
+          ? "an external IP"
+          : "the ClusterIP";
   if (internal) {
     masquerade = req.origin !== "pod";
     masqueradeReason = masquerade
@@ -365,7 +425,8 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
     masqueradeReason = `traffic from the node itself to ${via} is masqueraded and short-circuited to the cluster-wide endpoints`;
   } else {
     masquerade = false;
-    masqueradeReason = "externalTrafficPolicy Local keeps the client's source address: only endpoints on this node are used";
+    masqueradeReason =
+      "externalTrafficPolicy Local keeps the client's source address: only endpoints on this node are used";
   }
   const policyField = internal ? "internalTrafficPolicy" : "externalTrafficPolicy";
   const policyLine = internal ? s.lines.internalTrafficPolicy : s.lines.externalTrafficPolicy;
@@ -390,11 +451,21 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
     category = "none";
     const shown = all.slice(0, 3).map((e) => `${e.ip}${e.pod ? ` (${e.pod})` : ""} ${unusable(e)}`);
     if (all.length > 3) shown.push(`and ${all.length - 3} more`);
-    const what = all.length === 0 ? `no endpoints for port ${pl}` : `no usable endpoint for port ${pl}: ${shown.join(", ")}`;
+    const what =
+      all.length === 0
+        ? `no endpoints for port ${pl}`
+        : `no usable endpoint for port ${pl}: ${shown.join(", ")}`;
     reason = `${svcName} has ${what}; kube-proxy's rule: "${spn} has no endpoints" REJECT`;
     const first = all[0];
-    if (first) decidedBy = { ...first.ref, field: first.ref.kind === "Pod" ? "status.conditions" : "conditions" };
-    else decidedBy = sp.slices[0] ? { ...sp.slices[0].source, field: sp.slices[0].origin === "controller" ? "spec.selector" : "endpoints" } : ref(s, s.selector ? "spec.selector" : "spec", s.lines.selector);
+    if (first)
+      decidedBy = { ...first.ref, field: first.ref.kind === "Pod" ? "status.conditions" : "conditions" };
+    else
+      decidedBy = sp.slices[0]
+        ? {
+            ...sp.slices[0].source,
+            field: sp.slices[0].origin === "controller" ? "spec.selector" : "endpoints",
+          }
+        : ref(s, s.selector ? "spec.selector" : "spec", s.lines.selector);
   } else if (policy === "Local") {
     chosen = cat.localEndpoints ?? [];
     const mode = req.mode ?? proxyModeOf(index.model);
@@ -445,16 +516,28 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
       if (unhinted) reason += `; ${unhinted}`;
       if (shortCircuit) decidedBy = ref(s, "spec.externalTrafficPolicy", s.lines.externalTrafficPolicy);
       else if (hinted) decidedBy = hintsRef(s, hinted);
-      else if (unhinted) decidedBy = s.lines.topologyMode ? ref(s, "metadata.annotations (topology mode)", s.lines.topologyMode) : ref(s, "spec.trafficDistribution", s.lines.trafficDistribution);
+      else if (unhinted)
+        decidedBy = s.lines.topologyMode
+          ? ref(s, "metadata.annotations (topology mode)", s.lines.topologyMode)
+          : ref(s, "spec.trafficDistribution", s.lines.trafficDistribution);
       else decidedBy = ref(s, `spec.${policyField}`, policyLine);
     }
   }
   const p = chosen.length ? 1 / chosen.length : 0;
   const candidates: ProxyCandidate[] = chosen.map((e) => {
     const c: ProxyCandidate = {
-      ip: e.ip, port: e.port, key: e.key, ready: e.ready, serving: e.serving, terminating: e.terminating,
-      local: e.nodeName === req.node, probability: p, masquerade: masquerade || (req.sourceIP !== undefined && req.sourceIP === e.ip), ref: e.ref,
-      slice: e.slice, sliceOrigin: e.sliceOrigin,
+      ip: e.ip,
+      port: e.port,
+      key: e.key,
+      ready: e.ready,
+      serving: e.serving,
+      terminating: e.terminating,
+      local: e.nodeName === req.node,
+      probability: p,
+      masquerade: masquerade || (req.sourceIP !== undefined && req.sourceIP === e.ip),
+      ref: e.ref,
+      slice: e.slice,
+      sliceOrigin: e.sliceOrigin,
     };
     if (e.pod) c.pod = e.pod;
     if (e.nodeName) c.node = e.nodeName;
@@ -481,7 +564,10 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
     candidates,
     masquerade,
     masqueradeReason,
-    sessionAffinity: s.sessionAffinity === "ClientIP" ? { type: "ClientIP", timeoutSeconds: s.sessionAffinityTimeoutSeconds } : null,
+    sessionAffinity:
+      s.sessionAffinity === "ClientIP"
+        ? { type: "ClientIP", timeoutSeconds: s.sessionAffinityTimeoutSeconds }
+        : null,
     hasAnyEndpoints: cat.hasAnyEndpoints,
     counts,
     reason,
@@ -503,12 +589,14 @@ export interface HealthCheckStatus {
 /** Ready local endpoint IPs per node, over all the Service's ports (EndpointsMap getLocalReadyEndpointIPs). */
 function readyIPsByNode(sp: ServiceProxy): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const p of sp.ports) for (const list of [p.v4, p.v6]) for (const e of list) {
-    if (!e.ready || !e.nodeName) continue;
-    let ips = out.get(e.nodeName);
-    if (!ips) out.set(e.nodeName, (ips = new Set()));
-    ips.add(e.ip);
-  }
+  for (const p of sp.ports)
+    for (const list of [p.v4, p.v6])
+      for (const e of list) {
+        if (!e.ready || !e.nodeName) continue;
+        let ips = out.get(e.nodeName);
+        if (!ips) out.set(e.nodeName, (ips = new Set()));
+        ips.add(e.ip);
+      }
   return out;
 }
 
@@ -552,13 +640,26 @@ export interface SourceRangeCheck {
  * TestLoadBalancer "same node to LB1, SNATted to LB1 (implicitly allowed)").
  * Undefined when no firewall applies.
  */
-export function checkSourceRanges(s: Service, sourceIP: string, handling?: Node): SourceRangeCheck | undefined {
+export function checkSourceRanges(
+  s: Service,
+  sourceIP: string,
+  handling?: Node,
+): SourceRangeCheck | undefined {
   const check = matchSourceRanges(s.loadBalancerSourceRanges, sourceIP);
   if (!check || check.allowed) return check;
   const family = parseIP(sourceIP)!.family;
   const nodeIP = nodeAddress(handling, family);
-  if (handling && nodeIP && s.loadBalancerIPs.includes(sourceIP) && matchSourceRanges(check.ranges, nodeIP)?.allowed) {
-    return { allowed: true, ranges: check.ranges, matched: `the LoadBalancer IP itself (${handling.name}'s node IP ${nodeIP} is in a range)` };
+  if (
+    handling &&
+    nodeIP &&
+    s.loadBalancerIPs.includes(sourceIP) &&
+    matchSourceRanges(check.ranges, nodeIP)?.allowed
+  ) {
+    return {
+      allowed: true,
+      ranges: check.ranges,
+      matched: `the LoadBalancer IP itself (${handling.name}'s node IP ${nodeIP} is in a range)`,
+    };
   }
   return check;
 }

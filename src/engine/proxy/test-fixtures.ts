@@ -11,12 +11,31 @@ import type { Model } from "../model/types.ts";
 
 type Obj = Record<string, unknown>;
 
-export function makeNode(name: string, ip: string, opts: { zone?: string; podCIDR?: string; cpu?: string; ready?: boolean; labels?: Record<string, string> } = {}): Obj {
+export function makeNode(
+  name: string,
+  ip: string,
+  opts: {
+    zone?: string;
+    podCIDR?: string;
+    cpu?: string;
+    ready?: boolean;
+    labels?: Record<string, string>;
+  } = {},
+): Obj {
   const labels: Record<string, string> = { "kubernetes.io/hostname": name, ...opts.labels };
   if (opts.zone) labels["topology.kubernetes.io/zone"] = opts.zone;
-  const status: Obj = { addresses: [{ type: "InternalIP", address: ip }], conditions: [{ type: "Ready", status: opts.ready === false ? "False" : "True" }] };
+  const status: Obj = {
+    addresses: [{ type: "InternalIP", address: ip }],
+    conditions: [{ type: "Ready", status: opts.ready === false ? "False" : "True" }],
+  };
   if (opts.cpu) status.allocatable = { cpu: opts.cpu };
-  return { apiVersion: "v1", kind: "Node", metadata: { name, labels }, spec: opts.podCIDR ? { podCIDR: opts.podCIDR } : {}, status };
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name, labels },
+    spec: opts.podCIDR ? { podCIDR: opts.podCIDR } : {},
+    status,
+  };
 }
 
 export interface PodOpts {
@@ -35,11 +54,18 @@ export interface PodOpts {
 export function makePod(ns: string, name: string, o: PodOpts): Obj {
   const metadata: Obj = { name, namespace: ns, labels: o.labels ?? {} };
   if (o.terminating) metadata.deletionTimestamp = "2025-01-01T00:00:00Z";
-  const spec: Obj = { nodeName: o.node, containers: [{ name: "c", image: "registry.k8s.io/e2e-test-images/agnhost:2.53", ports: o.ports ?? [] }] };
+  const spec: Obj = {
+    nodeName: o.node,
+    containers: [{ name: "c", image: "registry.k8s.io/e2e-test-images/agnhost:2.53", ports: o.ports ?? [] }],
+  };
   if (o.hostNetwork) spec.hostNetwork = true;
-  if (o.sidecarPorts) spec.initContainers = [{ name: "sidecar", image: "x", restartPolicy: "Always", ports: o.sidecarPorts }];
+  if (o.sidecarPorts)
+    spec.initContainers = [{ name: "sidecar", image: "x", restartPolicy: "Always", ports: o.sidecarPorts }];
   const ips = o.ips ?? (o.ip ? [o.ip] : []);
-  const status: Obj = { phase: o.phase ?? "Running", conditions: [{ type: "Ready", status: o.ready === false ? "False" : "True" }] };
+  const status: Obj = {
+    phase: o.phase ?? "Running",
+    conditions: [{ type: "Ready", status: o.ready === false ? "False" : "True" }],
+  };
   if (ips.length) {
     status.podIP = ips[0];
     status.podIPs = ips.map((ip) => ({ ip }));
@@ -48,7 +74,12 @@ export function makePod(ns: string, name: string, o: PodOpts): Obj {
 }
 
 /** makeTestService: a Service with `spec` merged in (and `status` when given). */
-export function makeService(ns: string, name: string, spec: Obj, extra: { status?: Obj; annotations?: Record<string, string> } = {}): Obj {
+export function makeService(
+  ns: string,
+  name: string,
+  spec: Obj,
+  extra: { status?: Obj; annotations?: Record<string, string> } = {},
+): Obj {
   const metadata: Obj = { name, namespace: ns };
   if (extra.annotations) metadata.annotations = extra.annotations;
   const out: Obj = { apiVersion: "v1", kind: "Service", metadata, spec };
@@ -69,13 +100,24 @@ export interface SliceEndpoint {
 }
 
 /** makeTestEndpointSlice: conditions are written only when given (absent reads as kube-proxy's defaults). */
-export function makeSlice(ns: string, service: string, name: string, ports: { name?: string; port?: number; protocol?: string }[], endpoints: SliceEndpoint[], addressType = "IPv4"): Obj {
+export function makeSlice(
+  ns: string,
+  service: string,
+  name: string,
+  ports: { name?: string; port?: number; protocol?: string }[],
+  endpoints: SliceEndpoint[],
+  addressType = "IPv4",
+): Obj {
   return {
     apiVersion: "discovery.k8s.io/v1",
     kind: "EndpointSlice",
     metadata: { name, namespace: ns, labels: { "kubernetes.io/service-name": service } },
     addressType,
-    ports: ports.map((p) => ({ name: p.name ?? "", protocol: p.protocol ?? "TCP", ...(p.port !== undefined ? { port: p.port } : {}) })),
+    ports: ports.map((p) => ({
+      name: p.name ?? "",
+      protocol: p.protocol ?? "TCP",
+      ...(p.port !== undefined ? { port: p.port } : {}),
+    })),
     endpoints: endpoints.map((e) => {
       const c: Obj = {};
       if (e.ready !== undefined) c.ready = e.ready;
@@ -84,7 +126,11 @@ export function makeSlice(ns: string, service: string, name: string, ports: { na
       const out: Obj = { addresses: [e.ip], conditions: c };
       if (e.node) out.nodeName = e.node;
       if (e.zone) out.zone = e.zone;
-      if (e.forZones || e.forNodes) out.hints = { ...(e.forZones ? { forZones: e.forZones.map((n) => ({ name: n })) } : {}), ...(e.forNodes ? { forNodes: e.forNodes.map((n) => ({ name: n })) } : {}) };
+      if (e.forZones || e.forNodes)
+        out.hints = {
+          ...(e.forZones ? { forZones: e.forZones.map((n) => ({ name: n })) } : {}),
+          ...(e.forNodes ? { forNodes: e.forNodes.map((n) => ({ name: n })) } : {}),
+        };
       if (e.pod) out.targetRef = { kind: "Pod", namespace: ns, name: e.pod };
       return out;
     }),
@@ -92,7 +138,12 @@ export function makeSlice(ns: string, service: string, name: string, ports: { na
 }
 
 export function makePolicy(ns: string, name: string, spec: Obj): Obj {
-  return { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name, namespace: ns }, spec };
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name, namespace: ns },
+    spec,
+  };
 }
 
 export function yamlOf(objects: Obj[]): string {

@@ -53,10 +53,16 @@ export interface TopologyChoice {
 }
 
 /** topologyModeFromHints. */
-export function topologyModeFromHints(endpoints: readonly ProxyEndpoint[], nodeName: string, zone: string): TopologyChoice {
+export function topologyModeFromHints(
+  endpoints: readonly ProxyEndpoint[],
+  nodeName: string,
+  zone: string,
+): TopologyChoice {
   let hasReady = false;
-  let forNode = 0, allNodeHints = true;
-  let forZone = 0, allZoneHints = true;
+  let forNode = 0,
+    allNodeHints = true;
+  let forZone = 0,
+    allZoneHints = true;
   let withZoneHints = 0;
   for (const ep of endpoints) {
     if (!ep.ready) continue;
@@ -70,19 +76,39 @@ export function topologyModeFromHints(endpoints: readonly ProxyEndpoint[], nodeN
     }
   }
   if (!hasReady) return { mode: "", note: "no ready endpoint, so no topology hints to follow" };
-  if (allNodeHints && forNode > 0) return { mode: "PreferSameNode", note: `every ready endpoint has a node hint and ${forNode} ${forNode === 1 ? "is" : "are"} hinted for node ${nodeName}` };
+  if (allNodeHints && forNode > 0)
+    return {
+      mode: "PreferSameNode",
+      note: `every ready endpoint has a node hint and ${forNode} ${forNode === 1 ? "is" : "are"} hinted for node ${nodeName}`,
+    };
   let nodeNote = "";
   if (allNodeHints) nodeNote = `node hints name no endpoint for node ${nodeName}; `;
   if (allZoneHints) {
-    if (forZone > 0) return { mode: "PreferSameZone", note: `${nodeNote}every ready endpoint has a zone hint and ${forZone} ${forZone === 1 ? "is" : "are"} hinted for zone ${zone}` };
-    return { mode: "", note: `${nodeNote}${zone === "" ? `node ${nodeName} has no topology.kubernetes.io/zone label, so zone hints are ignored` : `no endpoint is hinted for zone ${zone}, so hints are ignored`}: all ready endpoints are used` };
+    if (forZone > 0)
+      return {
+        mode: "PreferSameZone",
+        note: `${nodeNote}every ready endpoint has a zone hint and ${forZone} ${forZone === 1 ? "is" : "are"} hinted for zone ${zone}`,
+      };
+    return {
+      mode: "",
+      note: `${nodeNote}${zone === "" ? `node ${nodeName} has no topology.kubernetes.io/zone label, so zone hints are ignored` : `no endpoint is hinted for zone ${zone}, so hints are ignored`}: all ready endpoints are used`,
+    };
   }
-  if (withZoneHints > 0) return { mode: "", note: `${nodeNote}some ready endpoints have no zone hint, so hints are ignored: all ready endpoints are used` };
+  if (withZoneHints > 0)
+    return {
+      mode: "",
+      note: `${nodeNote}some ready endpoints have no zone hint, so hints are ignored: all ready endpoints are used`,
+    };
   return { mode: "", note: `${nodeNote}no topology hints: all ready endpoints are used` };
 }
 
 /** availableForTopology. */
-export function availableForTopology(ep: ProxyEndpoint, mode: TopologyMode, nodeName: string, zone: string): boolean {
+export function availableForTopology(
+  ep: ProxyEndpoint,
+  mode: TopologyMode,
+  nodeName: string,
+  zone: string,
+): boolean {
   switch (mode) {
     case "":
       return true;
@@ -112,7 +138,12 @@ export interface Categorized {
 const servingTerminating = (ep: ProxyEndpoint) => ep.serving && ep.terminating;
 
 /** CategorizeEndpoints for `nodeName`, whose topology.kubernetes.io/zone label is `zone` ("" when absent). */
-export function categorizeEndpoints(endpoints: readonly ProxyEndpoint[], traits: ServicePortTraits, nodeName: string, zone: string): Categorized {
+export function categorizeEndpoints(
+  endpoints: readonly ProxyEndpoint[],
+  traits: ServicePortTraits,
+  nodeName: string,
+  zone: string,
+): Categorized {
   const out: Categorized = {
     clusterEndpoints: null,
     localEndpoints: null,
@@ -138,7 +169,8 @@ export function categorizeEndpoints(endpoints: readonly ProxyEndpoint[], traits:
     out.allReachableEndpoints = out.clusterEndpoints ?? [];
     return out;
   }
-  let localReady = false, localServingTerminating = false;
+  let localReady = false,
+    localServingTerminating = false;
   for (const ep of endpoints) {
     if (ep.ready) {
       out.hasAnyEndpoints = true;

@@ -38,7 +38,8 @@ function jsonType(v: unknown): string {
 }
 
 function goTypeOf(s: Schema): string {
-  if (typeof s === "string") return s === "intOrString" ? "intstr.IntOrString" : s === "any" ? "interface {}" : s;
+  if (typeof s === "string")
+    return s === "intOrString" ? "intstr.IntOrString" : s === "any" ? "interface {}" : s;
   if ("struct" in s) return `v1.${s.struct}`;
   if ("list" in s) return `[]${goTypeOf(s.list)}`;
   return s.goType;
@@ -51,11 +52,25 @@ export function decode(value: unknown, schema: Schema, path: PathSegment[] = [])
   return out;
 }
 
-function walk(value: unknown, schema: Schema, path: PathSegment[], struct: string, dotted: string, out: DecodeResult): void {
+function walk(
+  value: unknown,
+  schema: Schema,
+  path: PathSegment[],
+  struct: string,
+  dotted: string,
+  out: DecodeResult,
+): void {
   if (value === null || value === undefined || schema === "any") return;
   const fail = (goType: string, shown: unknown = value) => {
     const where = struct ? `Go struct field ${struct}.${dotted}` : "Go value";
-    out.errors.push(invalid(path, shown, `cannot unmarshal ${jsonType(value)} into ${where} of type ${goType}`, "sigs.k8s.io/json Unmarshal (request decoding, before validation)"));
+    out.errors.push(
+      invalid(
+        path,
+        shown,
+        `cannot unmarshal ${jsonType(value)} into ${where} of type ${goType}`,
+        "sigs.k8s.io/json Unmarshal (request decoding, before validation)",
+      ),
+    );
   };
   if (typeof schema === "string") {
     switch (schema) {
@@ -73,7 +88,8 @@ function walk(value: unknown, schema: Schema, path: PathSegment[], struct: strin
       case "intOrString":
         // IntOrString.UnmarshalJSON: a JSON string is a name, anything else must decode as int32.
         if (typeof value === "string") return;
-        if (typeof value !== "number" || !Number.isInteger(value) || value > INT32_MAX || value < INT32_MIN) fail("int32");
+        if (typeof value !== "number" || !Number.isInteger(value) || value > INT32_MAX || value < INT32_MIN)
+          fail("int32");
         return;
     }
   }
@@ -107,7 +123,12 @@ export const LABEL_SELECTOR: Schema = {
   struct: "LabelSelector",
   fields: {
     matchLabels: stringMap,
-    matchExpressions: { list: { struct: "LabelSelectorRequirement", fields: { key: "string", operator: "string", values: strings } } },
+    matchExpressions: {
+      list: {
+        struct: "LabelSelectorRequirement",
+        fields: { key: "string", operator: "string", values: strings },
+      },
+    },
   },
 };
 
@@ -133,7 +154,10 @@ export const OBJECT_META: Schema = {
 };
 
 function topLevel(kind: string, spec: Schema): Schema {
-  return { struct: kind, fields: { apiVersion: "string", kind: "string", metadata: OBJECT_META, spec, status: "any" } };
+  return {
+    struct: kind,
+    fields: { apiVersion: "string", kind: "string", metadata: OBJECT_META, spec, status: "any" },
+  };
 }
 
 /** core/v1 Service (1.35). */
@@ -143,7 +167,14 @@ export const SERVICE: Schema = topLevel("Service", {
     ports: {
       list: {
         struct: "ServicePort",
-        fields: { name: "string", protocol: "string", appProtocol: "string", port: "int32", targetPort: "intOrString", nodePort: "int32" },
+        fields: {
+          name: "string",
+          protocol: "string",
+          appProtocol: "string",
+          port: "int32",
+          targetPort: "intOrString",
+          nodePort: "int32",
+        },
       },
     },
     selector: stringMap,
@@ -171,10 +202,17 @@ export const SERVICE: Schema = topLevel("Service", {
   },
 });
 
-const NP_PORT: Schema = { struct: "NetworkPolicyPort", fields: { protocol: "string", port: "intOrString", endPort: "int32" } };
+const NP_PORT: Schema = {
+  struct: "NetworkPolicyPort",
+  fields: { protocol: "string", port: "intOrString", endPort: "int32" },
+};
 const NP_PEER: Schema = {
   struct: "NetworkPolicyPeer",
-  fields: { podSelector: LABEL_SELECTOR, namespaceSelector: LABEL_SELECTOR, ipBlock: { struct: "IPBlock", fields: { cidr: "string", except: strings } } },
+  fields: {
+    podSelector: LABEL_SELECTOR,
+    namespaceSelector: LABEL_SELECTOR,
+    ipBlock: { struct: "IPBlock", fields: { cidr: "string", except: strings } },
+  },
 };
 
 /** networking.k8s.io/v1 NetworkPolicy. */
@@ -182,8 +220,18 @@ export const NETWORK_POLICY: Schema = topLevel("NetworkPolicy", {
   struct: "NetworkPolicySpec",
   fields: {
     podSelector: LABEL_SELECTOR,
-    ingress: { list: { struct: "NetworkPolicyIngressRule", fields: { ports: { list: NP_PORT }, from: { list: NP_PEER } } } },
-    egress: { list: { struct: "NetworkPolicyEgressRule", fields: { ports: { list: NP_PORT }, to: { list: NP_PEER } } } },
+    ingress: {
+      list: {
+        struct: "NetworkPolicyIngressRule",
+        fields: { ports: { list: NP_PORT }, from: { list: NP_PEER } },
+      },
+    },
+    egress: {
+      list: {
+        struct: "NetworkPolicyEgressRule",
+        fields: { ports: { list: NP_PORT }, to: { list: NP_PEER } },
+      },
+    },
     policyTypes: strings,
   },
 });
@@ -203,21 +251,36 @@ export const ENDPOINT_SLICE: Schema = {
         struct: "Endpoint",
         fields: {
           addresses: strings,
-          conditions: { struct: "EndpointConditions", fields: { ready: "bool", serving: "bool", terminating: "bool" } },
+          conditions: {
+            struct: "EndpointConditions",
+            fields: { ready: "bool", serving: "bool", terminating: "bool" },
+          },
           hostname: "string",
           targetRef: "any",
           deprecatedTopology: stringMap,
           nodeName: "string",
           zone: "string",
-          hints: { struct: "EndpointHints", fields: { forZones: FOR_NAME("ForZone"), forNodes: FOR_NAME("ForNode") } },
+          hints: {
+            struct: "EndpointHints",
+            fields: { forZones: FOR_NAME("ForZone"), forNodes: FOR_NAME("ForNode") },
+          },
         },
       },
     },
-    ports: { list: { struct: "EndpointPort", fields: { name: "string", protocol: "string", port: "int32", appProtocol: "string" } } },
+    ports: {
+      list: {
+        struct: "EndpointPort",
+        fields: { name: "string", protocol: "string", port: "int32", appProtocol: "string" },
+      },
+    },
   },
 };
 
 /** Any other modelled kind: only metadata is checked. */
 export function metadataOnly(kind: string): Schema {
-  return { struct: kind, fields: { apiVersion: "string", kind: "string", metadata: OBJECT_META }, open: true };
+  return {
+    struct: kind,
+    fields: { apiVersion: "string", kind: "string", metadata: OBJECT_META },
+    open: true,
+  };
 }

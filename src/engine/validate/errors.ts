@@ -101,19 +101,35 @@ export function duplicate(path: PathSegment[], value: unknown, upstream: string)
 }
 
 /** field.NotSupported: `supported values: "A", "B"` (values quoted as Go's strconv.Quote does). */
-export function notSupported(path: PathSegment[], value: unknown, valid: readonly string[], upstream: string): FieldError {
+export function notSupported(
+  path: PathSegment[],
+  value: unknown,
+  valid: readonly string[],
+  upstream: string,
+): FieldError {
   const detail = valid.length ? `supported values: ${valid.map((v) => JSON.stringify(v)).join(", ")}` : "";
   return { path, type: "Unsupported value", value: jsonSafe(value), detail, upstream };
 }
 
 /** field.TooLong: `may not be more than N bytes`. */
 export function tooLong(path: PathSegment[], max: number, upstream: string): FieldError {
-  return { path, type: "Too long", detail: `may not be more than ${max} ${max === 1 ? "byte" : "bytes"}`, upstream };
+  return {
+    path,
+    type: "Too long",
+    detail: `may not be more than ${max} ${max === 1 ? "byte" : "bytes"}`,
+    upstream,
+  };
 }
 
 /** field.TooMany: `must have at most N items`. */
 export function tooMany(path: PathSegment[], actual: number, max: number, upstream: string): FieldError {
-  return { path, type: "Too many", value: actual, detail: `must have at most ${max} ${max === 1 ? "item" : "items"}`, upstream };
+  return {
+    path,
+    type: "Too many",
+    value: actual,
+    detail: `must have at most ${max} ${max === 1 ? "item" : "items"}`,
+    upstream,
+  };
 }
 
 export function internal(path: PathSegment[], detail: string, upstream: string): FieldError {
@@ -121,9 +137,18 @@ export function internal(path: PathSegment[], detail: string, upstream: string):
 }
 
 /** Error.Error(): `spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive`. */
-export function formatFieldError(e: { field: string; type: string; value?: unknown; detail: string }): string {
+export function formatFieldError(e: {
+  field: string;
+  type: string;
+  value?: unknown;
+  detail: string;
+}): string {
   let body: string = e.type;
-  const omit = e.type === "Required value" || e.type === "Forbidden" || e.type === "Too long" || e.type === "Internal error";
+  const omit =
+    e.type === "Required value" ||
+    e.type === "Forbidden" ||
+    e.type === "Too long" ||
+    e.type === "Internal error";
   if (!omit && e.value !== undefined) body += `: ${formatValue(e.value)}`;
   if (e.detail) body += `: ${e.detail}`;
   return `${e.field}: ${body}`;

@@ -15,7 +15,8 @@ export function regexError(msg: string, fmt: string, ...examples: string[]): str
 }
 
 /** validation.InclusiveRangeError */
-export const inclusiveRangeError = (lo: number, hi: number): string => `must be between ${lo} and ${hi}, inclusive`;
+export const inclusiveRangeError = (lo: number, hi: number): string =>
+  `must be between ${lo} and ${hi}, inclusive`;
 
 /** validation.EmptyError */
 const EMPTY = "must be non-empty";
@@ -64,7 +65,8 @@ export function isDNS1123Label(value: string): string[] {
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > 253) errs.push(maxLenError(253));
-  if (!DNS1123_SUBDOMAIN.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"));
+  if (!DNS1123_SUBDOMAIN.test(value))
+    errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"));
   return errs;
 }
 
@@ -72,7 +74,8 @@ export function isDNS1123Subdomain(value: string): string[] {
 export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!DNS1035_LABEL.test(value)) errs.push(regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, "my-name", "abc-123"));
+  if (!DNS1035_LABEL.test(value))
+    errs.push(regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, "my-name", "abc-123"));
   return errs;
 }
 
@@ -84,14 +87,18 @@ function maskTrailingDash(name: string): string {
 export type NameFunc = (name: string, prefix: boolean) => string[];
 
 /** NameIsDNSSubdomain */
-export const nameIsDNSSubdomain: NameFunc = (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNSSubdomain: NameFunc = (name, prefix) =>
+  isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 /** NameIsDNSLabel (also ValidateNamespaceName) */
-export const nameIsDNSLabel: NameFunc = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNSLabel: NameFunc = (name, prefix) =>
+  isDNS1123Label(prefix ? maskTrailingDash(name) : name);
 /** NameIsDNS1035Label (ValidateServiceName while RelaxedServiceNameValidation is alpha, off, in 1.35) */
-export const nameIsDNS1035Label: NameFunc = (name, prefix) => isDNS1035Label(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNS1035Label: NameFunc = (name, prefix) =>
+  isDNS1035Label(prefix ? maskTrailingDash(name) : name);
 
 const LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_KEY_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_KEY = new RegExp(`^${LABEL_KEY_FMT}$`);
 
 /** content.IsLabelKey (IsQualifiedName): an optional DNS subdomain prefix and '/', then a name. */
@@ -112,7 +119,8 @@ export function isQualifiedName(value: string): string[] {
   }
   if (name.length === 0) errs.push(`name part ${EMPTY}`);
   else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!LABEL_KEY.test(name)) errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`);
+  if (!LABEL_KEY.test(name))
+    errs.push(`name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")}`);
   return errs;
 }
 
@@ -125,7 +133,8 @@ const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 export function isLabelValue(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!LABEL_VALUE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"));
+  if (!LABEL_VALUE.test(value))
+    errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"));
   return errs;
 }
 
@@ -138,10 +147,12 @@ export function isValidPortNum(port: number): string[] {
 export function isValidPortName(port: string): string[] {
   const errs: string[] = [];
   if (byteLength(port) > 15) errs.push(maxLenError(15));
-  if (!/^[-a-z0-9]+$/.test(port)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!/^[-a-z0-9]+$/.test(port))
+    errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
   if (!/[a-z]/.test(port)) errs.push("must contain at least one letter (a-z)");
   if (port.includes("--")) errs.push("must not contain consecutive hyphens");
-  if (port.length > 0 && (port.startsWith("-") || port.endsWith("-"))) errs.push("must not begin or end with a hyphen");
+  if (port.length > 0 && (port.startsWith("-") || port.endsWith("-")))
+    errs.push("must not begin or end with a hyphen");
   return errs;
 }
 
@@ -149,13 +160,16 @@ export function isValidPortName(port: string): string[] {
  * IsFullyQualifiedDomainName (an EndpointSlice FQDN address): a DNS subdomain
  * of at least two labels, a trailing '.' allowed. Returns [value shown, message].
  */
-export function isFullyQualifiedDomainName(name: string): { value: string; message: string } | "required" | undefined {
+export function isFullyQualifiedDomainName(
+  name: string,
+): { value: string; message: string } | "required" | undefined {
   if (name.length === 0) return "required";
   const n = name.endsWith(".") ? name.slice(0, -1) : name;
   const sub = isDNS1123Subdomain(n);
   if (sub.length) return { value: n, message: sub.join(",") };
   const labels = n.split(".");
-  if (labels.length < 2) return { value: n, message: "should be a domain with at least two segments separated by dots" };
+  if (labels.length < 2)
+    return { value: n, message: "should be a domain with at least two segments separated by dots" };
   for (const l of labels) {
     const e = isDNS1123Label(l);
     if (e.length) return { value: l, message: e.join(",") };

@@ -41,9 +41,17 @@ export function validateLabelSelector(sel: unknown, path: PathSegment[]): FieldE
     const values = Array.isArray(r.values) ? r.values.filter((v): v is string => typeof v === "string") : [];
     const up = "metav1validation.ValidateLabelSelectorRequirement";
     if (op === "In" || op === "NotIn") {
-      if (values.length === 0) errs.push(required([...p, "values"], "must be specified when `operator` is 'In' or 'NotIn'", up));
+      if (values.length === 0)
+        errs.push(required([...p, "values"], "must be specified when `operator` is 'In' or 'NotIn'", up));
     } else if (op === "Exists" || op === "DoesNotExist") {
-      if (values.length > 0) errs.push(forbidden([...p, "values"], "may not be specified when `operator` is 'Exists' or 'DoesNotExist'", up));
+      if (values.length > 0)
+        errs.push(
+          forbidden(
+            [...p, "values"],
+            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            up,
+          ),
+        );
     } else {
       errs.push(invalid([...p, "operator"], op, "not a valid selector operator", up));
     }
@@ -62,10 +70,12 @@ export function validateAnnotations(annotations: unknown, path: PathSegment[]): 
   const errs: FieldError[] = [];
   let size = 0;
   for (const [k, v] of stringEntries(annotations)) {
-    for (const m of isQualifiedName(k.toLowerCase())) errs.push(invalid(path, k, m, "apimachineryvalidation.ValidateAnnotations"));
+    for (const m of isQualifiedName(k.toLowerCase()))
+      errs.push(invalid(path, k, m, "apimachineryvalidation.ValidateAnnotations"));
     size += byteLength(k) + byteLength(v);
   }
-  if (size > TOTAL_ANNOTATION_SIZE_LIMIT) errs.push(tooLong(path, TOTAL_ANNOTATION_SIZE_LIMIT, "apimachineryvalidation.ValidateAnnotationsSize"));
+  if (size > TOTAL_ANNOTATION_SIZE_LIMIT)
+    errs.push(tooLong(path, TOTAL_ANNOTATION_SIZE_LIMIT, "apimachineryvalidation.ValidateAnnotationsSize"));
   return errs;
 }
 
@@ -75,20 +85,29 @@ export function validateAnnotations(annotations: unknown, path: PathSegment[]): 
  * malformed one is an error; cluster-scoped objects have theirs cleared by
  * rest.BeforeCreate.
  */
-export function validateObjectMeta(raw: Json, namespaced: boolean, nameFn: NameFunc, nameFnName: string): FieldError[] {
+export function validateObjectMeta(
+  raw: Json,
+  namespaced: boolean,
+  nameFn: NameFunc,
+  nameFnName: string,
+): FieldError[] {
   const meta: Json = isObj(raw.metadata) ? raw.metadata : {};
   const errs: FieldError[] = [];
   const up = `ValidateObjectMeta with ${nameFnName}`;
   const generateName = str(meta.generateName) ?? "";
   const name = str(meta.name) ?? "";
-  if (generateName) for (const m of nameFn(generateName, true)) errs.push(invalid(["metadata", "generateName"], generateName, m, up));
+  if (generateName)
+    for (const m of nameFn(generateName, true))
+      errs.push(invalid(["metadata", "generateName"], generateName, m, up));
   if (!name) {
     if (!generateName) errs.push(required(["metadata", "name"], "name or generateName is required", up));
   } else {
     for (const m of nameFn(name, false)) errs.push(invalid(["metadata", "name"], name, m, up));
   }
   const ns = str(meta.namespace);
-  if (namespaced && ns) for (const m of nameIsDNSLabel(ns, false)) errs.push(invalid(["metadata", "namespace"], ns, m, "ValidateObjectMeta with ValidateNamespaceName"));
+  if (namespaced && ns)
+    for (const m of nameIsDNSLabel(ns, false))
+      errs.push(invalid(["metadata", "namespace"], ns, m, "ValidateObjectMeta with ValidateNamespaceName"));
   errs.push(...validateLabels(meta.labels, ["metadata", "labels"]));
   errs.push(...validateAnnotations(meta.annotations, ["metadata", "annotations"]));
   return errs;

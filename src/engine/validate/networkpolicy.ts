@@ -23,14 +23,20 @@ function validatePort(p: Json, path: PathSegment[]): FieldError[] {
   if (typeof port === "number") {
     for (const m of isValidPortNum(port)) errs.push(invalid([...path, "port"], port, m, up));
     if (endPort !== undefined) {
-      if (endPort < port) errs.push(invalid([...path, "endPort"], endPort, "must be greater than or equal to `port`", up));
+      if (endPort < port)
+        errs.push(invalid([...path, "endPort"], endPort, "must be greater than or equal to `port`", up));
       for (const m of isValidPortNum(endPort)) errs.push(invalid([...path, "endPort"], endPort, m, up));
     }
   } else if (typeof port === "string") {
-    if (endPort !== undefined) errs.push(invalid([...path, "endPort"], endPort, "may not be specified when `port` is non-numeric", up));
+    if (endPort !== undefined)
+      errs.push(
+        invalid([...path, "endPort"], endPort, "may not be specified when `port` is non-numeric", up),
+      );
     for (const m of isValidPortName(port)) errs.push(invalid([...path, "port"], port, m, up));
   } else if (endPort !== undefined) {
-    errs.push(invalid([...path, "endPort"], endPort, "may not be specified when `port` is not specified", up));
+    errs.push(
+      invalid([...path, "endPort"], endPort, "may not be specified when `port` is not specified", up),
+    );
   }
   return errs;
 }
@@ -50,8 +56,10 @@ function validateIPBlock(b: Json, path: PathSegment[]): FieldError[] {
     const inner = parseCIDRSloppy(e);
     if (!inner) return;
     // !cidr.Contains(except.IP) || cidrMaskLen >= exceptMaskLen
-    const contained = inner.family === outer.family && inner.first >= outer.first && inner.first <= outer.last;
-    if (!contained || outer.prefix >= inner.prefix) errs.push(invalid(p, e, "must be a strict subset of `cidr`", up));
+    const contained =
+      inner.family === outer.family && inner.first >= outer.first && inner.first <= outer.last;
+    if (!contained || outer.prefix >= inner.prefix)
+      errs.push(invalid(p, e, "must be a strict subset of `cidr`", up));
   });
   return errs;
 }
@@ -74,27 +82,45 @@ function validatePeer(peer: Json, path: PathSegment[]): FieldError[] {
     errs.push(...validateIPBlock(peer.ipBlock, [...path, "ipBlock"]));
   }
   if (n === 0) errs.push(required(path, "must specify a peer", up));
-  else if (n > 1 && isObj(peer.ipBlock)) errs.push(forbidden(path, "may not specify both ipBlock and another peer", up));
+  else if (n > 1 && isObj(peer.ipBlock))
+    errs.push(forbidden(path, "may not specify both ipBlock and another peer", up));
   return errs;
 }
 
 /** ValidateNetworkPolicySpec */
 function validateSpec(spec: Json): FieldError[] {
   const errs = validateLabelSelector(spec.podSelector, ["spec", "podSelector"]);
-  for (const [dir, peersKey] of [["ingress", "from"], ["egress", "to"]] as const) {
+  for (const [dir, peersKey] of [
+    ["ingress", "from"],
+    ["egress", "to"],
+  ] as const) {
     arr(spec[dir]).forEach((r, i) => {
       const rule: Json = obj(r) ?? {};
-      arr(rule.ports).forEach((p, j) => errs.push(...validatePort(obj(p) ?? {}, ["spec", dir, i, "ports", j])));
-      arr(rule[peersKey]).forEach((p, j) => errs.push(...validatePeer(obj(p) ?? {}, ["spec", dir, i, peersKey, j])));
+      arr(rule.ports).forEach((p, j) =>
+        errs.push(...validatePort(obj(p) ?? {}, ["spec", dir, i, "ports", j])),
+      );
+      arr(rule[peersKey]).forEach((p, j) =>
+        errs.push(...validatePeer(obj(p) ?? {}, ["spec", dir, i, peersKey, j])),
+      );
     });
   }
   const types = arr(spec.policyTypes);
   if (types.length > 2) {
-    errs.push(invalid(["spec", "policyTypes"], types, "may not specify more than two policyTypes", "ValidateNetworkPolicySpec"));
+    errs.push(
+      invalid(
+        ["spec", "policyTypes"],
+        types,
+        "may not specify more than two policyTypes",
+        "ValidateNetworkPolicySpec",
+      ),
+    );
     return errs;
   }
   types.forEach((t, i) => {
-    if (t !== "Ingress" && t !== "Egress") errs.push(notSupported(["spec", "policyTypes", i], t, ["Ingress", "Egress"], "ValidateNetworkPolicySpec"));
+    if (t !== "Ingress" && t !== "Egress")
+      errs.push(
+        notSupported(["spec", "policyTypes", i], t, ["Ingress", "Egress"], "ValidateNetworkPolicySpec"),
+      );
   });
   return errs;
 }

@@ -28,7 +28,14 @@ import {
   type FieldError,
   type PathSegment,
 } from "./errors.ts";
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum, nameIsDNS1035Label } from "./formats.ts";
+import {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidPortName,
+  isValidPortNum,
+  nameIsDNS1035Label,
+} from "./formats.ts";
 import { cidrHas, ipClass, parseCIDRSloppy, parseIPSloppy, type GoCidr } from "../model/ip.ts";
 import { stringEntries, validateLabels, validateObjectMeta } from "./meta.ts";
 
@@ -81,7 +88,9 @@ export interface Svc {
 
 /** service.ExternallyAccessible: NodePort, LoadBalancer, or ClusterIP with externalIPs. */
 export function externallyAccessible(s: Pick<Svc, "type" | "externalIPs">): boolean {
-  return s.type === "LoadBalancer" || s.type === "NodePort" || (s.type === "ClusterIP" && s.externalIPs.length > 0);
+  return (
+    s.type === "LoadBalancer" || s.type === "NodePort" || (s.type === "ClusterIP" && s.externalIPs.length > 0)
+  );
 }
 
 /** service.NeedsHealthCheck: type LoadBalancer with externalTrafficPolicy Local. */
@@ -101,7 +110,9 @@ export function defaultService(raw: Json, namespace: string, name: string): Svc 
   const sessionAffinity = str(spec.sessionAffinity) || "None";
   let timeoutSeconds: number | undefined;
   if (sessionAffinity === "ClientIP") {
-    timeoutSeconds = num(obj(obj(spec.sessionAffinityConfig)?.clientIP)?.timeoutSeconds) ?? DEFAULT_CLIENT_IP_AFFINITY_SECONDS;
+    timeoutSeconds =
+      num(obj(obj(spec.sessionAffinityConfig)?.clientIP)?.timeoutSeconds) ??
+      DEFAULT_CLIENT_IP_AFFINITY_SECONDS;
   } else if (sessionAffinity !== "None" && isObj(spec.sessionAffinityConfig)) {
     timeoutSeconds = num(obj(spec.sessionAffinityConfig.clientIP)?.timeoutSeconds);
   }
@@ -109,7 +120,12 @@ export function defaultService(raw: Json, namespace: string, name: string): Svc 
     const sp: Json = obj(p) ?? {};
     const port = num(sp.port) ?? 0;
     const tp = sp.targetPort;
-    const targetPort = tp === 0 || tp === "" || tp === null || tp === undefined ? port : typeof tp === "string" ? tp : (num(tp) ?? port);
+    const targetPort =
+      tp === 0 || tp === "" || tp === null || tp === undefined
+        ? port
+        : typeof tp === "string"
+          ? tp
+          : (num(tp) ?? port);
     return {
       name: str(sp.name) ?? "",
       protocol: str(sp.protocol) || "TCP",
@@ -146,8 +162,13 @@ export function defaultService(raw: Json, namespace: string, name: string): Svc 
     trafficDistribution: str(spec.trafficDistribution),
   };
   if (externallyAccessible(svc) && svc.externalTrafficPolicy === "") svc.externalTrafficPolicy = "Cluster";
-  if (svc.internalTrafficPolicy === undefined && (type === "NodePort" || type === "LoadBalancer" || type === "ClusterIP")) svc.internalTrafficPolicy = "Cluster";
-  if (type === "LoadBalancer" && svc.allocateLoadBalancerNodePorts === undefined) svc.allocateLoadBalancerNodePorts = true;
+  if (
+    svc.internalTrafficPolicy === undefined &&
+    (type === "NodePort" || type === "LoadBalancer" || type === "ClusterIP")
+  )
+    svc.internalTrafficPolicy = "Cluster";
+  if (type === "LoadBalancer" && svc.allocateLoadBalancerNodePorts === undefined)
+    svc.allocateLoadBalancerNodePorts = true;
   return svc;
 }
 
@@ -174,7 +195,8 @@ export class Allocations {
     this.nodePortRange = config.nodePortRange;
     // The apiserver's own Service (default/kubernetes) holds the first address of the primary range.
     const primary = this.ranges[0];
-    if (primary) this.ips.set(ipKey(primary.cidr.family === 4 ? 4 : 6, primary.cidr.first + 1n), "default/kubernetes");
+    if (primary)
+      this.ips.set(ipKey(primary.cidr.family === 4 ? 4 : 6, primary.cidr.first + 1n), "default/kubernetes");
   }
 
   families(): IPFamily[] {
@@ -211,12 +233,30 @@ function isHeadless(s: Svc): boolean {
 
 /** IsValidIPForLegacyField (StrictIPCIDRValidation off in 1.35). */
 function validateLegacyIP(path: PathSegment[], value: string): FieldError[] {
-  return parseIPSloppy(value) ? [] : [invalid(path, value, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)", "validation.IsValidIPForLegacyField")];
+  return parseIPSloppy(value)
+    ? []
+    : [
+        invalid(
+          path,
+          value,
+          "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+          "validation.IsValidIPForLegacyField",
+        ),
+      ];
 }
 
 /** IsValidCIDRForLegacyField (StrictIPCIDRValidation off in 1.35). */
 export function validateLegacyCIDR(path: PathSegment[], value: string): FieldError[] {
-  return parseCIDRSloppy(value) ? [] : [invalid(path, value, "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)", "validation.IsValidCIDRForLegacyField")];
+  return parseCIDRSloppy(value)
+    ? []
+    : [
+        invalid(
+          path,
+          value,
+          "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
+          "validation.IsValidCIDRForLegacyField",
+        ),
+      ];
 }
 
 /** ValidateEndpointIP: no unspecified, loopback or link-local addresses. */
@@ -227,9 +267,14 @@ export function validateEndpointIP(value: string, path: PathSegment[]): FieldErr
   const c = ipClass(ip);
   const errs: FieldError[] = [];
   if (c.unspecified) errs.push(invalid(path, value, `may not be unspecified (${value})`, up));
-  if (c.loopback) errs.push(invalid(path, value, "may not be in the loopback range (127.0.0.0/8, ::1/128)", up));
-  if (c.linkLocalUnicast) errs.push(invalid(path, value, "may not be in the link-local range (169.254.0.0/16, fe80::/10)", up));
-  if (c.linkLocalMulticast) errs.push(invalid(path, value, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)", up));
+  if (c.loopback)
+    errs.push(invalid(path, value, "may not be in the loopback range (127.0.0.0/8, ::1/128)", up));
+  if (c.linkLocalUnicast)
+    errs.push(invalid(path, value, "may not be in the link-local range (169.254.0.0/16, fe80::/10)", up));
+  if (c.linkLocalMulticast)
+    errs.push(
+      invalid(path, value, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)", up),
+    );
   return errs;
 }
 
@@ -241,13 +286,21 @@ export function validateClusterIPsRelatedFields(s: Svc): FieldError[] {
   const ipsPath: PathSegment[] = ["spec", "clusterIPs"];
   const at = ["spec", s.clusterIPs.length && !s.clusterIP ? "clusterIPs" : "clusterIP"];
   if (s.clusterIP) {
-    if (s.clusterIPs[0] !== s.clusterIP) errs.push({ ...invalid(ipsPath, s.clusterIPs, "first value must match `clusterIP`", up), at: ["spec", "clusterIPs"] });
+    if (s.clusterIPs[0] !== s.clusterIP)
+      errs.push({
+        ...invalid(ipsPath, s.clusterIPs, "first value must match `clusterIP`", up),
+        at: ["spec", "clusterIPs"],
+      });
   } else if (s.clusterIPs.length) {
-    errs.push({ ...invalid(ipsPath, s.clusterIPs, "must be empty when `clusterIP` is not specified", up), at: ["spec", "clusterIPs"] });
+    errs.push({
+      ...invalid(ipsPath, s.clusterIPs, "must be empty when `clusterIP` is not specified", up),
+      at: ["spec", "clusterIPs"],
+    });
   }
   const seen = new Set<string>();
   s.ipFamilies.forEach((f, i) => {
-    if (f !== "IPv4" && f !== "IPv6") errs.push(notSupported(["spec", "ipFamilies", i], f, ["IPv4", "IPv6"], up));
+    if (f !== "IPv4" && f !== "IPv6")
+      errs.push(notSupported(["spec", "ipFamilies", i], f, ["IPv4", "IPv6"], up));
     if (seen.has(f)) errs.push(duplicate(["spec", "ipFamilies", i], f, up));
     seen.add(f);
   });
@@ -263,22 +316,38 @@ export function validateClusterIPsRelatedFields(s: Svc): FieldError[] {
       }
       return;
     }
-    const e = validateLegacyIP([...ipsPath, i], ip).map((x) => ({ ...x, at: s.clusterIPs.length > 1 || !s.clusterIP ? ["spec", "clusterIPs", i] : ["spec", "clusterIP"] }));
+    const e = validateLegacyIP([...ipsPath, i], ip).map((x) => ({
+      ...x,
+      at: s.clusterIPs.length > 1 || !s.clusterIP ? ["spec", "clusterIPs", i] : ["spec", "clusterIP"],
+    }));
     if (e.length) badIPs = true;
     errs.push(...e);
   });
-  if (s.clusterIPs.length > 2) errs.push({ ...invalid(ipsPath, s.clusterIPs, "may only hold up to 2 values", up), at });
+  if (s.clusterIPs.length > 2)
+    errs.push({ ...invalid(ipsPath, s.clusterIPs, "may only hold up to 2 values", up), at });
   if (badIPs) return errs;
   if (s.clusterIPs.length > 1) {
     const fams = s.clusterIPs.map(familyOf);
-    if (!(s.clusterIPs.length === 2 && fams[0] !== fams[1])) errs.push({ ...invalid(ipsPath, s.clusterIPs, "may specify no more than one IP for each IP family", up), at });
+    if (!(s.clusterIPs.length === 2 && fams[0] !== fams[1]))
+      errs.push({
+        ...invalid(ipsPath, s.clusterIPs, "may specify no more than one IP for each IP family", up),
+        at,
+      });
   }
   if (!isHeadless(s) && s.clusterIPs.length > 0 && s.ipFamilies.length > 0) {
     s.clusterIPs.forEach((ip, i) => {
       if (i > s.ipFamilies.length - 1) return;
       const fam = familyOf(ip);
-      if (s.ipFamilies[i] === "IPv4" && fam === "IPv6") errs.push({ ...invalid([...ipsPath, i], ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``, up), at });
-      if (s.ipFamilies[i] === "IPv6" && fam !== "IPv6") errs.push({ ...invalid([...ipsPath, i], ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``, up), at });
+      if (s.ipFamilies[i] === "IPv4" && fam === "IPv6")
+        errs.push({
+          ...invalid([...ipsPath, i], ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``, up),
+          at,
+        });
+      if (s.ipFamilies[i] === "IPv6" && fam !== "IPv6")
+        errs.push({
+          ...invalid([...ipsPath, i], ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``, up),
+          at,
+        });
     });
   }
   return errs;
@@ -293,38 +362,67 @@ function initIPFamilyFields(s: Svc, al: Allocations): FieldError[] {
   if (s.type === "ExternalName") return [];
   const up = "Allocators.initIPFamilyFields (alloc.go)";
   if (s.ipFamilyPolicy === undefined) {
-    s.ipFamilyPolicy = s.clusterIP === "None" && Object.keys(s.selector ?? {}).length === 0 ? "RequireDualStack" : "SingleStack";
+    s.ipFamilyPolicy =
+      s.clusterIP === "None" && Object.keys(s.selector ?? {}).length === 0
+        ? "RequireDualStack"
+        : "SingleStack";
   }
   const pre = validateClusterIPsRelatedFields(s);
   if (pre.length) return pre;
   const errs: FieldError[] = [];
   const policyPath: PathSegment[] = ["spec", "ipFamilyPolicy"];
   if (s.ipFamilyPolicy === "SingleStack") {
-    if (s.clusterIPs.length === 2) errs.push(invalid(policyPath, s.ipFamilyPolicy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified", up));
-    if (s.ipFamilies.length === 2) errs.push(invalid(policyPath, s.ipFamilyPolicy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified", up));
+    if (s.clusterIPs.length === 2)
+      errs.push(
+        invalid(
+          policyPath,
+          s.ipFamilyPolicy,
+          "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified",
+          up,
+        ),
+      );
+    if (s.ipFamilies.length === 2)
+      errs.push(
+        invalid(
+          policyPath,
+          s.ipFamilyPolicy,
+          "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified",
+          up,
+        ),
+      );
   }
   const configured = al.families();
   for (const [i, ip] of s.clusterIPs.entries()) {
     if (ip === "None") break;
     const fam = familyOf(ip);
     if (i >= s.ipFamilies.length) {
-      if (!configured.includes(fam)) errs.push({ ...invalid(["spec", "clusterIPs", i], s.clusterIPs, `${fam} is not configured on this cluster`, up), at: ["spec", s.clusterIP && i === 0 ? "clusterIP" : "clusterIPs"] });
+      if (!configured.includes(fam))
+        errs.push({
+          ...invalid(["spec", "clusterIPs", i], s.clusterIPs, `${fam} is not configured on this cluster`, up),
+          at: ["spec", s.clusterIP && i === 0 ? "clusterIP" : "clusterIPs"],
+        });
       else s.ipFamilies.push(fam);
     }
   }
   if (errs.length) return errs;
   if (s.clusterIP === "None" && Object.keys(s.selector ?? {}).length === 0) {
     if (s.ipFamilies.length === 0) s.ipFamilies = [al.defaultFamily()];
-    if (s.ipFamilies.length < 2 && s.ipFamilyPolicy !== "SingleStack") s.ipFamilies.push(s.ipFamilies[0] === "IPv4" ? "IPv6" : "IPv4");
+    if (s.ipFamilies.length < 2 && s.ipFamilyPolicy !== "SingleStack")
+      s.ipFamilies.push(s.ipFamilies[0] === "IPv4" ? "IPv6" : "IPv4");
     return [];
   }
-  if (s.ipFamilyPolicy === "RequireDualStack" && configured.length < 2) errs.push(invalid(policyPath, s.ipFamilyPolicy, "this cluster is not configured for dual-stack services", up));
+  if (s.ipFamilyPolicy === "RequireDualStack" && configured.length < 2)
+    errs.push(
+      invalid(policyPath, s.ipFamilyPolicy, "this cluster is not configured for dual-stack services", up),
+    );
   s.ipFamilies.forEach((f, i) => {
-    if (!configured.includes(f as IPFamily)) errs.push(invalid(["spec", "ipFamilies", i], f, "not configured on this cluster", up));
+    if (!configured.includes(f as IPFamily))
+      errs.push(invalid(["spec", "ipFamilies", i], f, "not configured on this cluster", up));
   });
   if (errs.length) return errs;
   if (s.ipFamilies.length === 0) s.ipFamilies = [al.defaultFamily()];
-  if (s.ipFamilyPolicy !== "SingleStack" && s.ipFamilies.length === 1 && configured.length === 2) s.ipFamilies.push(s.ipFamilies[0] === "IPv4" ? "IPv6" : "IPv4");
+  if (s.ipFamilyPolicy !== "SingleStack" && s.ipFamilies.length === 1 && configured.length === 2)
+    s.ipFamilies.push(s.ipFamilies[0] === "IPv4" ? "IPv6" : "IPv4");
   return [];
 }
 
@@ -337,7 +435,8 @@ interface Held {
 /** portallocator.PortAllocator.Allocate, within one allocation operation. */
 function allocatePort(al: Allocations, held: Held, port: number): string | undefined {
   const [lo, hi] = al.nodePortRange;
-  if (port < lo || port > hi) return `provided port is not in the valid range. The range of valid ports is ${lo}-${hi}`;
+  if (port < lo || port > hi)
+    return `provided port is not in the valid range. The range of valid ports is ${lo}-${hi}`;
   if (al.nodePorts.has(port) || held.nodePorts.includes(port)) return "provided port is already allocated";
   held.nodePorts.push(port);
   return undefined;
@@ -362,10 +461,16 @@ function allocate(s: Svc, al: Allocations, held: Held): FieldError[] {
       const range = al.ranges.find((r) => r.family === family && rangeHolds(r, ip));
       let reason: string | undefined;
       if (!range) reason = "the provided network does not match the current range";
-      else if (al.ips.has(ipKey(p.family, p.value)) || held.ips.includes(ipKey(p.family, p.value))) reason = "provided IP is already allocated";
+      else if (al.ips.has(ipKey(p.family, p.value)) || held.ips.includes(ipKey(p.family, p.value)))
+        reason = "provided IP is already allocated";
       if (reason) {
         errs.push({
-          ...invalid(["spec", "clusterIPs"], s.clusterIPs, `failed to allocate IP ${ip}: ${reason}`, "Allocators.allocIPs (alloc.go) with the ServiceCIDR allocator (ipallocator.MetaAllocator)"),
+          ...invalid(
+            ["spec", "clusterIPs"],
+            s.clusterIPs,
+            `failed to allocate IP ${ip}: ${reason}`,
+            "Allocators.allocIPs (alloc.go) with the ServiceCIDR allocator (ipallocator.MetaAllocator)",
+          ),
           at: ["spec", s.clusterIP && i === 0 ? "clusterIP" : "clusterIPs"],
         });
         break;
@@ -411,7 +516,14 @@ function allocate(s: Svc, al: Allocations, held: Held): FieldError[] {
   if (needsHealthCheck(s)) {
     if (s.healthCheckNodePort !== 0) {
       const err = allocatePort(al, held, s.healthCheckNodePort);
-      if (err) errs.push(internal(["spec", "healthCheckNodePort"], `failed to allocate requested HealthCheck NodePort ${s.healthCheckNodePort}: ${err}`, "Allocators.allocHealthCheckNodePort (alloc.go)"));
+      if (err)
+        errs.push(
+          internal(
+            ["spec", "healthCheckNodePort"],
+            `failed to allocate requested HealthCheck NodePort ${s.healthCheckNodePort}: ${err}`,
+            "Allocators.allocHealthCheckNodePort (alloc.go)",
+          ),
+        );
     } else {
       s.dynamicHealthCheckNodePort = true;
     }
@@ -425,19 +537,30 @@ function placeholderIP(r: Range): string {
 }
 
 /** validateServicePort */
-function validateServicePort(sp: SvcPort, requireName: boolean, names: Set<string>, path: PathSegment[]): FieldError[] {
+function validateServicePort(
+  sp: SvcPort,
+  requireName: boolean,
+  names: Set<string>,
+  path: PathSegment[],
+): FieldError[] {
   const up = "validateServicePort";
   const errs: FieldError[] = [];
   if (requireName && sp.name === "") errs.push(required([...path, "name"], "", up));
   else if (sp.name !== "") {
-    for (const m of isDNS1123Label(sp.name)) errs.push(invalid([...path, "name"], sp.name, m, "validateServicePort (ValidateDNS1123Label)"));
+    for (const m of isDNS1123Label(sp.name))
+      errs.push(invalid([...path, "name"], sp.name, m, "validateServicePort (ValidateDNS1123Label)"));
     if (names.has(sp.name)) errs.push(duplicate([...path, "name"], sp.name, up));
     else names.add(sp.name);
   }
   for (const m of isValidPortNum(sp.port)) errs.push(invalid([...path, "port"], sp.port, m, up));
-  if (!["SCTP", "TCP", "UDP"].includes(sp.protocol)) errs.push(notSupported([...path, "protocol"], sp.protocol, ["SCTP", "TCP", "UDP"], up));
+  if (!["SCTP", "TCP", "UDP"].includes(sp.protocol))
+    errs.push(notSupported([...path, "protocol"], sp.protocol, ["SCTP", "TCP", "UDP"], up));
   errs.push(...validatePortNumOrName(sp.targetPort, [...path, "targetPort"]));
-  if (sp.appProtocol !== undefined) for (const m of isQualifiedName(sp.appProtocol)) errs.push(invalid([...path, "appProtocol"], sp.appProtocol, m, "validateServicePort (ValidateQualifiedName)"));
+  if (sp.appProtocol !== undefined)
+    for (const m of isQualifiedName(sp.appProtocol))
+      errs.push(
+        invalid([...path, "appProtocol"], sp.appProtocol, m, "validateServicePort (ValidateQualifiedName)"),
+      );
   return errs;
 }
 
@@ -453,20 +576,38 @@ function validateExternalTrafficPolicy(s: Svc): FieldError[] {
   const up = "validateServiceExternalTrafficPolicy";
   const errs: FieldError[] = [];
   if (!externallyAccessible(s)) {
-    if (s.externalTrafficPolicy !== "") errs.push(invalid(["spec", "externalTrafficPolicy"], s.externalTrafficPolicy, "may only be set for externally-accessible services", up));
+    if (s.externalTrafficPolicy !== "")
+      errs.push(
+        invalid(
+          ["spec", "externalTrafficPolicy"],
+          s.externalTrafficPolicy,
+          "may only be set for externally-accessible services",
+          up,
+        ),
+      );
   } else if (s.externalTrafficPolicy === "") {
     errs.push(required(["spec", "externalTrafficPolicy"], "", up));
   } else if (s.externalTrafficPolicy !== "Cluster" && s.externalTrafficPolicy !== "Local") {
-    errs.push(notSupported(["spec", "externalTrafficPolicy"], s.externalTrafficPolicy, ["Cluster", "Local"], up));
+    errs.push(
+      notSupported(["spec", "externalTrafficPolicy"], s.externalTrafficPolicy, ["Cluster", "Local"], up),
+    );
   }
   if (!needsHealthCheck(s)) {
     if (s.healthCheckNodePort !== 0) {
-      errs.push(invalid(["spec", "healthCheckNodePort"], s.healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'", up));
+      errs.push(
+        invalid(
+          ["spec", "healthCheckNodePort"],
+          s.healthCheckNodePort,
+          "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+          up,
+        ),
+      );
     }
   } else if (s.healthCheckNodePort === 0 && !s.dynamicHealthCheckNodePort) {
     errs.push(required(["spec", "healthCheckNodePort"], "", up));
   } else if (s.healthCheckNodePort !== 0) {
-    for (const m of isValidPortNum(s.healthCheckNodePort)) errs.push(invalid(["spec", "healthCheckNodePort"], s.healthCheckNodePort, m, up));
+    for (const m of isValidPortNum(s.healthCheckNodePort))
+      errs.push(invalid(["spec", "healthCheckNodePort"], s.healthCheckNodePort, m, up));
   }
   return errs;
 }
@@ -478,22 +619,48 @@ function validateServiceSpec(s: Svc): FieldError[] {
   const hints = s.annotations[ANNOTATION_TOPOLOGY_HINTS];
   const mode = s.annotations[ANNOTATION_TOPOLOGY_MODE];
   if (hints !== undefined && mode !== undefined && hints !== mode) {
-    errs.push(invalid(["metadata", "annotations", { key: ANNOTATION_TOPOLOGY_MODE }], mode, `must match annotations[${ANNOTATION_TOPOLOGY_HINTS}] when both are specified`, up));
+    errs.push(
+      invalid(
+        ["metadata", "annotations", { key: ANNOTATION_TOPOLOGY_MODE }],
+        mode,
+        `must match annotations[${ANNOTATION_TOPOLOGY_HINTS}] when both are specified`,
+        up,
+      ),
+    );
   }
   const headless = isHeadless(s);
-  if (s.ports.length === 0 && !headless && s.type !== "ExternalName") errs.push(required(["spec", "ports"], "", up));
-  if (s.type === "LoadBalancer" && headless) errs.push({ ...invalid(["spec", "clusterIPs", 0], "None", "may not be set to 'None' for LoadBalancer services", up), at: ["spec", "clusterIP"] });
-  if (s.type === "NodePort" && headless) errs.push({ ...invalid(["spec", "clusterIPs", 0], "None", "may not be set to 'None' for NodePort services", up), at: ["spec", "clusterIP"] });
+  if (s.ports.length === 0 && !headless && s.type !== "ExternalName")
+    errs.push(required(["spec", "ports"], "", up));
+  if (s.type === "LoadBalancer" && headless)
+    errs.push({
+      ...invalid(["spec", "clusterIPs", 0], "None", "may not be set to 'None' for LoadBalancer services", up),
+      at: ["spec", "clusterIP"],
+    });
+  if (s.type === "NodePort" && headless)
+    errs.push({
+      ...invalid(["spec", "clusterIPs", 0], "None", "may not be set to 'None' for NodePort services", up),
+      at: ["spec", "clusterIP"],
+    });
   if (s.type === "ExternalName") {
-    if (s.clusterIPs.length > 0) errs.push({ ...forbidden(["spec", "clusterIPs"], "may not be set for ExternalName services", up), at: ["spec", s.clusterIP ? "clusterIP" : "clusterIPs"] });
-    if (s.ipFamilies.length > 0) errs.push(forbidden(["spec", "ipFamilies"], "may not be set for ExternalName services", up));
-    if (s.ipFamilyPolicy !== undefined) errs.push(forbidden(["spec", "ipFamilyPolicy"], "may not be set for ExternalName services", up));
+    if (s.clusterIPs.length > 0)
+      errs.push({
+        ...forbidden(["spec", "clusterIPs"], "may not be set for ExternalName services", up),
+        at: ["spec", s.clusterIP ? "clusterIP" : "clusterIPs"],
+      });
+    if (s.ipFamilies.length > 0)
+      errs.push(forbidden(["spec", "ipFamilies"], "may not be set for ExternalName services", up));
+    if (s.ipFamilyPolicy !== undefined)
+      errs.push(forbidden(["spec", "ipFamilyPolicy"], "may not be set for ExternalName services", up));
     const cname = s.externalName.endsWith(".") ? s.externalName.slice(0, -1) : s.externalName;
-    if (cname.length > 0) for (const m of isDNS1123Subdomain(cname)) errs.push(invalid(["spec", "externalName"], cname, m, "validateService (ValidateDNS1123Subdomain)"));
+    if (cname.length > 0)
+      for (const m of isDNS1123Subdomain(cname))
+        errs.push(invalid(["spec", "externalName"], cname, m, "validateService (ValidateDNS1123Subdomain)"));
     else errs.push(required(["spec", "externalName"], "", up));
   }
   const names = new Set<string>();
-  s.ports.forEach((sp, i) => errs.push(...validateServicePort(sp, s.ports.length > 1, names, ["spec", "ports", i])));
+  s.ports.forEach((sp, i) =>
+    errs.push(...validateServicePort(sp, s.ports.length > 1, names, ["spec", "ports", i])),
+  );
   if (s.selector !== undefined) errs.push(...validateLabels(s.selector, ["spec", "selector"]));
   if (s.sessionAffinity !== "ClientIP" && s.sessionAffinity !== "None") {
     errs.push(notSupported(["spec", "sessionAffinity"], s.sessionAffinity, ["ClientIP", "None"], up));
@@ -501,7 +668,14 @@ function validateServiceSpec(s: Svc): FieldError[] {
   if (s.sessionAffinity === "ClientIP" && s.timeoutSeconds !== undefined) {
     const t = s.timeoutSeconds;
     if (t <= 0 || t > MAX_CLIENT_IP_AFFINITY_SECONDS) {
-      errs.push(invalid(["spec", "sessionAffinityConfig", "clientIP", "timeoutSeconds"], t, `must be greater than 0 and less than ${MAX_CLIENT_IP_AFFINITY_SECONDS}`, "validateClientIPAffinityConfig (validateAffinityTimeout)"));
+      errs.push(
+        invalid(
+          ["spec", "sessionAffinityConfig", "clientIP", "timeoutSeconds"],
+          t,
+          `must be greater than 0 and less than ${MAX_CLIENT_IP_AFFINITY_SECONDS}`,
+          "validateClientIPAffinityConfig (validateAffinityTimeout)",
+        ),
+      );
     }
   }
   errs.push(...validateClusterIPsRelatedFields(s));
@@ -511,11 +685,16 @@ function validateServiceSpec(s: Svc): FieldError[] {
     errs.push(...(e.length ? e : validateEndpointIP(ip, p)));
   });
   if (!["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"].includes(s.type)) {
-    errs.push(notSupported(["spec", "type"], s.type, ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"], up));
+    errs.push(
+      notSupported(["spec", "type"], s.type, ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"], up),
+    );
   }
   if (s.type === "ClusterIP") {
     s.ports.forEach((sp, i) => {
-      if (sp.nodePort !== 0) errs.push(forbidden(["spec", "ports", i, "nodePort"], "may not be used when `type` is 'ClusterIP'", up));
+      if (sp.nodePort !== 0)
+        errs.push(
+          forbidden(["spec", "ports", i, "nodePort"], "may not be used when `type` is 'ClusterIP'", up),
+        );
     });
   }
   const nodePorts = new Set<string>();
@@ -528,39 +707,77 @@ function validateServiceSpec(s: Svc): FieldError[] {
   const ports = new Set<string>();
   s.ports.forEach((sp, i) => {
     const key = `${sp.protocol}/${sp.port}`;
-    if (ports.has(key)) errs.push({ ...duplicate(["spec", "ports", i], { protocol: sp.protocol, port: sp.port }, up) });
+    if (ports.has(key))
+      errs.push({ ...duplicate(["spec", "ports", i], { protocol: sp.protocol, port: sp.port }, up) });
     ports.add(key);
   });
   if (s.loadBalancerSourceRanges.length > 0) {
     // Upstream spells this path with a capital L.
     const p: PathSegment[] = ["spec", "LoadBalancerSourceRanges"];
     const at = ["spec", "loadBalancerSourceRanges"];
-    if (s.type !== "LoadBalancer") errs.push({ ...forbidden(p, "may only be used when `type` is 'LoadBalancer'", up), at });
-    s.loadBalancerSourceRanges.forEach((v, i) => errs.push(...validateLegacyCIDR([...p, i], v.trim()).map((e) => ({ ...e, at: [...at, i] }))));
+    if (s.type !== "LoadBalancer")
+      errs.push({ ...forbidden(p, "may only be used when `type` is 'LoadBalancer'", up), at });
+    s.loadBalancerSourceRanges.forEach((v, i) =>
+      errs.push(...validateLegacyCIDR([...p, i], v.trim()).map((e) => ({ ...e, at: [...at, i] }))),
+    );
   } else if (s.annotations[ANNOTATION_LB_SOURCE_RANGES] !== undefined) {
     const p: PathSegment[] = ["metadata", "annotations", { key: ANNOTATION_LB_SOURCE_RANGES }];
-    if (s.type !== "LoadBalancer") errs.push(forbidden(p, "may only be used when `type` is 'LoadBalancer'", up));
+    if (s.type !== "LoadBalancer")
+      errs.push(forbidden(p, "may only be used when `type` is 'LoadBalancer'", up));
     const val = s.annotations[ANNOTATION_LB_SOURCE_RANGES]!.trim();
     if (val !== "") for (const c of val.split(",")) errs.push(...validateLegacyCIDR(p, c.trim()));
   }
   if (s.allocateLoadBalancerNodePorts !== undefined && s.type !== "LoadBalancer") {
-    errs.push(forbidden(["spec", "allocateLoadBalancerNodePorts"], "may only be used when `type` is 'LoadBalancer'", up));
+    errs.push(
+      forbidden(
+        ["spec", "allocateLoadBalancerNodePorts"],
+        "may only be used when `type` is 'LoadBalancer'",
+        up,
+      ),
+    );
   }
   if (s.loadBalancerClass !== undefined) {
     if (s.type === "LoadBalancer") {
-      for (const m of isQualifiedName(s.loadBalancerClass)) errs.push(invalid(["spec", "loadBalancerClass"], s.loadBalancerClass, m, "validateLoadBalancerClassField"));
+      for (const m of isQualifiedName(s.loadBalancerClass))
+        errs.push(
+          invalid(["spec", "loadBalancerClass"], s.loadBalancerClass, m, "validateLoadBalancerClassField"),
+        );
     } else {
-      errs.push(forbidden(["spec", "loadBalancerClass"], "may only be used when `type` is 'LoadBalancer'", "validateLoadBalancerClassField"));
+      errs.push(
+        forbidden(
+          ["spec", "loadBalancerClass"],
+          "may only be used when `type` is 'LoadBalancer'",
+          "validateLoadBalancerClassField",
+        ),
+      );
     }
   }
   errs.push(...validateExternalTrafficPolicy(s));
-  if (s.internalTrafficPolicy !== undefined && s.internalTrafficPolicy !== "Cluster" && s.internalTrafficPolicy !== "Local") {
-    errs.push(notSupported(["spec", "internalTrafficPolicy"], s.internalTrafficPolicy, ["Cluster", "Local"], "validateServiceInternalTrafficFieldsValue"));
+  if (
+    s.internalTrafficPolicy !== undefined &&
+    s.internalTrafficPolicy !== "Cluster" &&
+    s.internalTrafficPolicy !== "Local"
+  ) {
+    errs.push(
+      notSupported(
+        ["spec", "internalTrafficPolicy"],
+        s.internalTrafficPolicy,
+        ["Cluster", "Local"],
+        "validateServiceInternalTrafficFieldsValue",
+      ),
+    );
   }
   // PreferSameTrafficDistribution is GA and locked on in 1.35.
   const distributions = ["PreferClose", "PreferSameZone", "PreferSameNode"];
   if (s.trafficDistribution !== undefined && !distributions.includes(s.trafficDistribution)) {
-    errs.push(notSupported(["spec", "trafficDistribution"], s.trafficDistribution, distributions, "validateServiceTrafficDistribution"));
+    errs.push(
+      notSupported(
+        ["spec", "trafficDistribution"],
+        s.trafficDistribution,
+        distributions,
+        "validateServiceTrafficDistribution",
+      ),
+    );
   }
   return errs;
 }
@@ -582,14 +799,20 @@ function dedupe(errs: FieldError[]): FieldError[] {
 }
 
 /** One Service create against the cluster's allocations; commits what it holds when accepted. */
-export function validateServiceCreate(raw: Json, namespace: string, name: string, al: Allocations): ServiceValidation {
+export function validateServiceCreate(
+  raw: Json,
+  namespace: string,
+  name: string,
+  al: Allocations,
+): ServiceValidation {
   const s = defaultService(raw, namespace, name);
   const held: Held = { ips: [], nodePorts: [] };
   const isApiServerService = namespace === "default" && name === "kubernetes";
   const prepared = initIPFamilyFields(s, al);
   let allocation: FieldError[] = [];
   if (prepared.length === 0) {
-    if (isApiServerService) al.ips.delete([...al.ips].find(([, owner]) => owner === "default/kubernetes")?.[0] ?? "");
+    if (isApiServerService)
+      al.ips.delete([...al.ips].find(([, owner]) => owner === "default/kubernetes")?.[0] ?? "");
     allocation = allocate(s, al, held);
   }
   const meta = validateObjectMeta(raw, true, nameIsDNS1035Label, "ValidateServiceName (NameIsDNS1035Label)");
@@ -604,7 +827,9 @@ export function validateServiceCreate(raw: Json, namespace: string, name: string
 /** Static and dynamic bands of the allocators (KEP-3070, KEP-3668), for lint. */
 export function staticBandIPs(cidr: GoCidr): { first: bigint; offset: number } {
   const size = cidr.last - cidr.first + 1n;
-  const min = 16n, max = 256n, step = 16n;
+  const min = 16n,
+    max = 256n,
+    step = 16n;
   let offset: bigint;
   if (size <= min) offset = 0n;
   else {
@@ -658,14 +883,16 @@ function patchAllocatedValues(s: Svc, old: Svc): void {
 
 /** normalizeClusterIPs on update (storage.go): a changed singular field drives the plural one, and the reverse. */
 function normalizeClusterIPsUpdate(s: Svc, old: Svc): void {
-  const same = s.clusterIPs.length === old.clusterIPs.length && s.clusterIPs.every((ip, i) => ip === old.clusterIPs[i]);
+  const same =
+    s.clusterIPs.length === old.clusterIPs.length && s.clusterIPs.every((ip, i) => ip === old.clusterIPs[i]);
   if (s.clusterIP === old.clusterIP && same) return;
   if (s.clusterIP !== old.clusterIP && same) {
     if (s.clusterIP === "") s.clusterIPs = [];
     else s.clusterIPs = [s.clusterIP, ...s.clusterIPs.slice(1)];
     return;
   }
-  if (s.clusterIP === old.clusterIP && !same && s.clusterIPs.length > 0 && s.clusterIP === "") s.clusterIP = s.clusterIPs[0]!;
+  if (s.clusterIP === old.clusterIP && !same && s.clusterIPs.length > 0 && s.clusterIP === "")
+    s.clusterIP = s.clusterIPs[0]!;
 }
 
 /** validateUpgradeDowngradeClusterIPs and validateUpgradeDowngradeIPFamilies (validation.go). */
@@ -678,16 +905,32 @@ function validateUpgradeDowngrade(s: Svc, old: Svc, dynamic: (ip: string) => boo
   const newHeadless = isHeadless(s);
   const oldHeadless = isHeadless(old);
   const ipsPath = (i: number): PathSegment[] => ["spec", "clusterIPs", i];
-  const at = (i: number) => ({ at: ["spec", s.clusterIP && i === 0 ? "clusterIP" : "clusterIPs"] as (string | number)[] });
+  const at = (i: number) => ({
+    at: ["spec", s.clusterIP && i === 0 ? "clusterIP" : "clusterIPs"] as (string | number)[],
+  });
   if (!(oldHeadless && newHeadless)) {
     if (old.clusterIPs.length === s.clusterIPs.length) {
       old.clusterIPs.forEach((ip, i) => {
-        if (changed(ip, s.clusterIPs[i])) errs.push({ ...invalid(ipsPath(i), s.clusterIPs, "may not change once set", up), ...at(i) });
+        if (changed(ip, s.clusterIPs[i]))
+          errs.push({ ...invalid(ipsPath(i), s.clusterIPs, "may not change once set", up), ...at(i) });
       });
     } else if (old.clusterIPs.length > s.clusterIPs.length) {
-      if (s.clusterIPs.length === 0) errs.push({ ...invalid(ipsPath(0), s.clusterIPs, "primary clusterIP can not be unset", up), ...at(0) });
-      if (s.clusterIPs.length > 0 && changed(old.clusterIPs[0]!, s.clusterIPs[0])) errs.push({ ...invalid(ipsPath(0), s.clusterIPs, "may not change once set", up), ...at(0) });
-      if (s.clusterIPs.length === 1 && s.ipFamilyPolicy !== "SingleStack") errs.push(invalid(["spec", "ipFamilyPolicy"], s.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP", up));
+      if (s.clusterIPs.length === 0)
+        errs.push({
+          ...invalid(ipsPath(0), s.clusterIPs, "primary clusterIP can not be unset", up),
+          ...at(0),
+        });
+      if (s.clusterIPs.length > 0 && changed(old.clusterIPs[0]!, s.clusterIPs[0]))
+        errs.push({ ...invalid(ipsPath(0), s.clusterIPs, "may not change once set", up), ...at(0) });
+      if (s.clusterIPs.length === 1 && s.ipFamilyPolicy !== "SingleStack")
+        errs.push(
+          invalid(
+            ["spec", "ipFamilyPolicy"],
+            s.ipFamilyPolicy ?? null,
+            "must be set to 'SingleStack' when releasing the secondary clusterIP",
+            up,
+          ),
+        );
     } else if (old.clusterIPs.length > 0 && changed(old.clusterIPs[0]!, s.clusterIPs[0])) {
       errs.push({ ...invalid(ipsPath(0), s.clusterIPs, "may not change once set", up), ...at(0) });
     }
@@ -696,17 +939,43 @@ function validateUpgradeDowngrade(s: Svc, old: Svc, dynamic: (ip: string) => boo
   if (newHeadless === oldHeadless && !newHeadless) {
     const famPath: PathSegment[] = ["spec", "ipFamilies", 0];
     if (old.ipFamilies.length === s.ipFamilies.length) {
-      if (old.ipFamilies.some((f, i) => f !== s.ipFamilies[i])) errs.push(invalid(famPath, s.ipFamilies, "may not change once set", upF));
+      if (old.ipFamilies.some((f, i) => f !== s.ipFamilies[i]))
+        errs.push(invalid(famPath, s.ipFamilies, "may not change once set", upF));
     } else if (old.ipFamilies.length > s.ipFamilies.length) {
-      if (s.clusterIPs.length === 0) errs.push(invalid(famPath, s.ipFamilies, "primary ipFamily can not be unset", upF));
-      if (s.ipFamilies.length > 0 && s.ipFamilies[0] !== old.ipFamilies[0]) errs.push(invalid(famPath, s.clusterIPs, "may not change once set", upF));
-      if (s.ipFamilies.length === 1 && s.ipFamilyPolicy !== "SingleStack") errs.push(invalid(["spec", "ipFamilyPolicy"], s.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary ipFamily", upF));
-    } else if (old.ipFamilies.length > 0 && s.ipFamilies.length > 0 && s.ipFamilies[0] !== old.ipFamilies[0]) {
+      if (s.clusterIPs.length === 0)
+        errs.push(invalid(famPath, s.ipFamilies, "primary ipFamily can not be unset", upF));
+      if (s.ipFamilies.length > 0 && s.ipFamilies[0] !== old.ipFamilies[0])
+        errs.push(invalid(famPath, s.clusterIPs, "may not change once set", upF));
+      if (s.ipFamilies.length === 1 && s.ipFamilyPolicy !== "SingleStack")
+        errs.push(
+          invalid(
+            ["spec", "ipFamilyPolicy"],
+            s.ipFamilyPolicy ?? null,
+            "must be set to 'SingleStack' when releasing the secondary ipFamily",
+            upF,
+          ),
+        );
+    } else if (
+      old.ipFamilies.length > 0 &&
+      s.ipFamilies.length > 0 &&
+      s.ipFamilies[0] !== old.ipFamilies[0]
+    ) {
       errs.push(invalid(famPath, s.clusterIPs, "may not change once set", upF));
     }
   }
-  if (old.type === "LoadBalancer" && s.type === "LoadBalancer" && old.loadBalancerClass !== s.loadBalancerClass) {
-    errs.push(invalid(["spec", "loadBalancerClass"], s.loadBalancerClass ?? null, "may not change once set", "ValidateServiceUpdate (validateLoadBalancerClassField)"));
+  if (
+    old.type === "LoadBalancer" &&
+    s.type === "LoadBalancer" &&
+    old.loadBalancerClass !== s.loadBalancerClass
+  ) {
+    errs.push(
+      invalid(
+        ["spec", "loadBalancerClass"],
+        s.loadBalancerClass ?? null,
+        "may not change once set",
+        "ValidateServiceUpdate (validateLoadBalancerClassField)",
+      ),
+    );
   }
   return errs;
 }
@@ -720,7 +989,13 @@ function validateUpgradeDowngrade(s: Svc, old: Svc, dynamic: (ip: string) => boo
  * clusterIPs, ipFamilies and loadBalancerClass may not change once set, and
  * validateService on the result.
  */
-export function validateServiceUpdate(raw: Json, old: Svc, namespace: string, name: string, al: Allocations): ServiceValidation {
+export function validateServiceUpdate(
+  raw: Json,
+  old: Svc,
+  namespace: string,
+  name: string,
+  al: Allocations,
+): ServiceValidation {
   const s = defaultService(raw, namespace, name);
   const spec: Json = obj(raw.spec) ?? {};
   s.clusterIP = str(spec.clusterIP) ?? "";
@@ -745,7 +1020,15 @@ export function validateServiceUpdate(raw: Json, old: Svc, namespace: string, na
           }
           if (oldPorts.has(sp.nodePort) || held.nodePorts.includes(sp.nodePort)) continue;
           const err = allocatePort(al, held, sp.nodePort);
-          if (err) errors.push(invalid(["spec", "ports", i, "nodePort"], sp.nodePort, err, "Allocators.updateNodePorts (alloc.go)"));
+          if (err)
+            errors.push(
+              invalid(
+                ["spec", "ports", i, "nodePort"],
+                sp.nodePort,
+                err,
+                "Allocators.updateNodePorts (alloc.go)",
+              ),
+            );
         }
       }
       // updateHealthCheckNodePort: allocated on the way to Local, immutable while it stays Local.
@@ -754,17 +1037,33 @@ export function validateServiceUpdate(raw: Json, old: Svc, namespace: string, na
           if (s.healthCheckNodePort === 0) s.dynamicHealthCheckNodePort = true;
           else {
             const err = allocatePort(al, held, s.healthCheckNodePort);
-            if (err) errors.push(internal(["spec", "healthCheckNodePort"], `failed to allocate requested HealthCheck NodePort ${s.healthCheckNodePort}: ${err}`, "Allocators.updateHealthCheckNodePort (alloc.go)"));
+            if (err)
+              errors.push(
+                internal(
+                  ["spec", "healthCheckNodePort"],
+                  `failed to allocate requested HealthCheck NodePort ${s.healthCheckNodePort}: ${err}`,
+                  "Allocators.updateHealthCheckNodePort (alloc.go)",
+                ),
+              );
           }
         } else if (s.healthCheckNodePort !== old.healthCheckNodePort) {
-          errors.push(invalid(["spec", "healthCheckNodePort"], s.healthCheckNodePort, "cannot change healthCheckNodePort on loadBalancer service with externalTraffic=Local during update", "Allocators.updateHealthCheckNodePort (alloc.go)"));
+          errors.push(
+            invalid(
+              ["spec", "healthCheckNodePort"],
+              s.healthCheckNodePort,
+              "cannot change healthCheckNodePort on loadBalancer service with externalTraffic=Local during update",
+              "Allocators.updateHealthCheckNodePort (alloc.go)",
+            ),
+          );
         }
       }
     }
   }
   const placeholders = new Set(al.ranges.map(placeholderIP));
   errors.push(...validateUpgradeDowngrade(s, old, (ip) => placeholders.has(ip)));
-  errors.push(...validateObjectMeta(raw, true, nameIsDNS1035Label, "ValidateServiceName (NameIsDNS1035Label)"));
+  errors.push(
+    ...validateObjectMeta(raw, true, nameIsDNS1035Label, "ValidateServiceName (NameIsDNS1035Label)"),
+  );
   errors.push(...validateServiceSpec(s));
   const out = dedupe(errors);
   if (out.length === 0) {

@@ -137,7 +137,11 @@ function scalarSpan(text: string, start: number, flow: boolean): { start: number
 }
 
 /** Span of the scalar value of `map[key]`, or undefined when the key is absent or its value is a collection. */
-export function valueSpan(text: string, map: object, key: string): { start: number; end: number } | undefined {
+export function valueSpan(
+  text: string,
+  map: object,
+  key: string,
+): { start: number; end: number } | undefined {
   const p = positionOf(map);
   const k = p?.keys?.get(key);
   if (k === undefined) return undefined;
@@ -182,7 +186,13 @@ export function yamlLines(key: string, value: unknown): string[] {
 }
 
 /** Replaces a scalar value, or inserts the key when absent. */
-export function setScalar(text: string, map: object, key: string, value: string | number | boolean, after?: string): Splice {
+export function setScalar(
+  text: string,
+  map: object,
+  key: string,
+  value: string | number | boolean,
+  after?: string,
+): Splice {
   const span = valueSpan(text, map, key);
   const flow = isFlow(text, map);
   const written = flow ? JSON.stringify(value) : yamlScalar(value);
@@ -203,7 +213,11 @@ export function insertKey(text: string, map: object, key: string, value: unknown
   if (!p) throw new Error("mapping without a position");
   if (text[p.offset] === "{") {
     const empty = !p.keys || p.keys.size === 0;
-    return { start: p.offset + 1, end: p.offset + 1, text: `${JSON.stringify(key)}: ${JSON.stringify(value)}${empty ? "" : ", "}` };
+    return {
+      start: p.offset + 1,
+      end: p.offset + 1,
+      text: `${JSON.stringify(key)}: ${JSON.stringify(value)}${empty ? "" : ", "}`,
+    };
   }
   const first = p.keys && p.keys.size ? Math.min(...p.keys.values()) : undefined;
   if (first === undefined) throw new Error("empty block mapping");
@@ -217,7 +231,11 @@ export function insertKey(text: string, map: object, key: string, value: unknown
     const nl = at === text.length && !text.endsWith("\n") ? "\n" : "";
     return { start: at, end: at, text: nl + lines.map((l) => indent + l).join("\n") + (nl ? "" : "\n") };
   }
-  return { start: firstStart, end: firstStart, text: lines.map((l, i) => (i === 0 ? l : indent + l)).join("\n") + "\n" + indent };
+  return {
+    start: firstStart,
+    end: firstStart,
+    text: lines.map((l, i) => (i === 0 ? l : indent + l)).join("\n") + "\n" + indent,
+  };
 }
 
 /** Offset where the line after a block value ends: the first later line indented at or left of `column` (blank and comment lines inside belong to the block). */
@@ -296,7 +314,10 @@ function matchingClose(text: string, open: number): number {
 const MARKER = /^(---|\.\.\.)(?=[ \t\r\n]|$)/gm;
 
 /** The YAML doc holding `offset`: from just after the previous `---` line (or 0) to the next marker line (or the end). */
-export function documentSpan(text: string, offset: number): { start: number; end: number; markerStart: number | undefined; nextMarker: number | undefined } {
+export function documentSpan(
+  text: string,
+  offset: number,
+): { start: number; end: number; markerStart: number | undefined; nextMarker: number | undefined } {
   let markerStart: number | undefined;
   let nextMarker: number | undefined;
   MARKER.lastIndex = 0;
@@ -330,7 +351,11 @@ function keyStartOfMapping(text: string, map: object): number {
 }
 
 /** The lines of an item of a block sequence (the `- ` line and its indented block). */
-export function sequenceItemSpan(text: string, seq: object, index: number): { start: number; end: number } | undefined {
+export function sequenceItemSpan(
+  text: string,
+  seq: object,
+  index: number,
+): { start: number; end: number } | undefined {
   const p = positionOf(seq);
   const at = p?.items?.[index];
   if (at === undefined) return undefined;

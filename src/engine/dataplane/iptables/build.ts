@@ -9,7 +9,13 @@
  * changes nothing about what a packet matches: each rule of KUBE-SERVICES
  * matches a distinct destination.
  */
-import type { DataplaneEndpoint, DataplaneServicePort, NodeDataplaneInput, ProxyConfig, RuleOrigin } from "../types.ts";
+import type {
+  DataplaneEndpoint,
+  DataplaneServicePort,
+  NodeDataplaneInput,
+  ProxyConfig,
+  RuleOrigin,
+} from "../types.ts";
 import {
   endpointString,
   serviceClusterChain,
@@ -100,10 +106,24 @@ class Writer {
   private readonly counts = new Map<string, number>();
   constructor() {
     this.tables = {
-      filter: { name: "filter", builtins: [["INPUT", "ACCEPT"], ["FORWARD", "ACCEPT"], ["OUTPUT", "ACCEPT"]], chains: new Set(), rules: [] },
+      filter: {
+        name: "filter",
+        builtins: [
+          ["INPUT", "ACCEPT"],
+          ["FORWARD", "ACCEPT"],
+          ["OUTPUT", "ACCEPT"],
+        ],
+        chains: new Set(),
+        rules: [],
+      },
       nat: {
         name: "nat",
-        builtins: [["PREROUTING", "ACCEPT"], ["INPUT", "ACCEPT"], ["OUTPUT", "ACCEPT"], ["POSTROUTING", "ACCEPT"]],
+        builtins: [
+          ["PREROUTING", "ACCEPT"],
+          ["INPUT", "ACCEPT"],
+          ["OUTPUT", "ACCEPT"],
+          ["POSTROUTING", "ACCEPT"],
+        ],
         chains: new Set(),
         rules: [],
       },
@@ -117,7 +137,14 @@ class Writer {
     const n = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, n);
     const full = ["-A", chain, ...args];
-    this.tables[table].rules.push({ id: `${key}/${n}`, table, chain, args: full, parsed: parseRule(full), origin });
+    this.tables[table].rules.push({
+      id: `${key}/${n}`,
+      table,
+      chain,
+      args: full,
+      parsed: parseRule(full),
+      origin,
+    });
   }
 }
 
@@ -183,7 +210,8 @@ export function planServicePort(s: DataplaneServicePort): ServicePortPlan {
     if (s.localEndpoints.length === 0) hasExternalEndpoints = false;
   }
   const usesExternalTrafficChain = s.hasEndpoints && s.externallyAccessible;
-  const usesFWChain = s.hasEndpoints && s.loadBalancerVIPs.length > 0 && s.loadBalancerSourceRanges.length > 0;
+  const usesFWChain =
+    s.hasEndpoints && s.loadBalancerVIPs.length > 0 && s.loadBalancerSourceRanges.length > 0;
 
   const plan: ServicePortPlan = {
     spn,
@@ -206,14 +234,17 @@ export function planServicePort(s: DataplaneServicePort): ServicePortPlan {
     plan.internalFilter = { target: "REJECT", comment: `${spn} has no endpoints` };
     plan.externalFilter = plan.internalFilter;
   } else {
-    if (!hasInternalEndpoints) plan.internalFilter = { target: "DROP", comment: `${spn} has no local endpoints` };
-    if (!hasExternalEndpoints) plan.externalFilter = { target: "DROP", comment: `${spn} has no local endpoints` };
+    if (!hasInternalEndpoints)
+      plan.internalFilter = { target: "DROP", comment: `${spn} has no local endpoints` };
+    if (!hasExternalEndpoints)
+      plan.externalFilter = { target: "DROP", comment: `${spn} has no local endpoints` };
   }
   return plan;
 }
 
 function sortServicePorts(ports: readonly DataplaneServicePort[]): DataplaneServicePort[] {
-  const key = (s: DataplaneServicePort) => `${servicePortNameString(s.namespace, s.name, s.portName)}\u0000${s.protocol}`;
+  const key = (s: DataplaneServicePort) =>
+    `${servicePortNameString(s.namespace, s.name, s.portName)}\u0000${s.protocol}`;
   return [...ports].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
@@ -227,7 +258,13 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
   // Jump rules from the built-in chains. kube-proxy prepends each one
   // (EnsureRule(Prepend)), so later entries of iptablesJumpChains end up
   // first; kubelet created its KUBE-FIREWALL jumps before kube-proxy started.
-  const jump = (table: "filter" | "nat", src: string, dst: string, comment: string, extra: string[]) => ({ table, src, dst, comment, extra });
+  const jump = (table: "filter" | "nat", src: string, dst: string, comment: string, extra: string[]) => ({
+    table,
+    src,
+    dst,
+    comment,
+    extra,
+  });
   const ctNew = ["-m", "conntrack", "--ctstate", "NEW"];
   const jumps = [
     jump("filter", "INPUT", KUBE_EXTERNAL_SERVICES, "kubernetes externally-visible service portals", ctNew),
@@ -243,20 +280,34 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
     jump("nat", "PREROUTING", KUBE_SERVICES, "kubernetes service portals", []),
     jump("nat", "POSTROUTING", KUBE_POSTROUTING, "kubernetes postrouting rules", []),
   ];
-  for (const [table, builtins] of [["filter", ["INPUT", "FORWARD", "OUTPUT"]], ["nat", ["PREROUTING", "OUTPUT", "POSTROUTING"]]] as const) {
+  for (const [table, builtins] of [
+    ["filter", ["INPUT", "FORWARD", "OUTPUT"]],
+    ["nat", ["PREROUTING", "OUTPUT", "POSTROUTING"]],
+  ] as const) {
     for (const src of builtins) {
       for (const j of [...jumps].reverse()) {
         if (j.table !== table || j.src !== src) continue;
-        w.rule(table, src, [...j.extra, "-m", "comment", "--comment", q(j.comment), "-j", j.dst], { role: "jump" });
+        w.rule(table, src, [...j.extra, "-m", "comment", "--comment", q(j.comment), "-j", j.dst], {
+          role: "jump",
+        });
       }
-      if (table === "filter" && (src === "INPUT" || src === "OUTPUT")) w.rule(table, src, ["-j", KUBE_FIREWALL], { role: "jump" });
+      if (table === "filter" && (src === "INPUT" || src === "OUTPUT"))
+        w.rule(table, src, ["-j", KUBE_FIREWALL], { role: "jump" });
     }
   }
   // ipt.Monitor's canary chain, in each table kube-proxy watches.
   w.chain("filter", KUBE_PROXY_CANARY);
   w.chain("nat", KUBE_PROXY_CANARY);
 
-  for (const c of [KUBE_SERVICES, KUBE_EXTERNAL_SERVICES, KUBE_FORWARD, KUBE_NODEPORTS, KUBE_PROXY_FIREWALL, KUBE_FIREWALL]) w.chain("filter", c);
+  for (const c of [
+    KUBE_SERVICES,
+    KUBE_EXTERNAL_SERVICES,
+    KUBE_FORWARD,
+    KUBE_NODEPORTS,
+    KUBE_PROXY_FIREWALL,
+    KUBE_FIREWALL,
+  ])
+    w.chain("filter", c);
   for (const c of [KUBE_SERVICES, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_MARK_MASQ]) w.chain("nat", c);
 
   const base: RuleOrigin = { role: "base" };
@@ -265,7 +316,15 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
   w.rule(
     "nat",
     KUBE_POSTROUTING,
-    ["-m", "comment", "--comment", q("kubernetes service traffic requiring SNAT"), "-j", "MASQUERADE", ...(config.randomFully ? ["--random-fully"] : [])],
+    [
+      "-m",
+      "comment",
+      "--comment",
+      q("kubernetes service traffic requiring SNAT"),
+      "-j",
+      "MASQUERADE",
+      ...(config.randomFully ? ["--random-fully"] : []),
+    ],
     { role: "masquerade" },
   );
   w.rule("nat", KUBE_MARK_MASQ, ["-j", "MARK", "--or-mark", mark], { role: "masquerade" });
@@ -273,7 +332,24 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
     w.rule(
       "filter",
       KUBE_FIREWALL,
-      ["-m", "comment", "--comment", q("block incoming localnet connections"), "-d", "127.0.0.0/8", "!", "-s", "127.0.0.0/8", "-m", "conntrack", "!", "--ctstate", "RELATED,ESTABLISHED,DNAT", "-j", "DROP"],
+      [
+        "-m",
+        "comment",
+        "--comment",
+        q("block incoming localnet connections"),
+        "-d",
+        "127.0.0.0/8",
+        "!",
+        "-s",
+        "127.0.0.0/8",
+        "-m",
+        "conntrack",
+        "!",
+        "--ctstate",
+        "RELATED,ESTABLISHED,DNAT",
+        "-j",
+        "DROP",
+      ],
       base,
     );
   }
@@ -287,27 +363,88 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
     const p = planServicePort(s);
     const { spn, protocol } = p;
     const service = `${s.namespace}/${s.name}`;
-    const o = (role: string, endpoint?: string): RuleOrigin => ({ service, servicePort: spn, role, ...(endpoint ? { endpoint } : {}) });
+    const o = (role: string, endpoint?: string): RuleOrigin => ({
+      service,
+      servicePort: spn,
+      role,
+      ...(endpoint ? { endpoint } : {}),
+    });
     const proto = ["-m", protocol, "-p", protocol];
     const port = String(s.port);
     const ofFamily = (ips: readonly string[]) => ips.filter((ip) => familyOf(ip) === config.family);
 
     // Capture the clusterIP.
     if (p.hasInternalEndpoints) {
-      w.rule("nat", KUBE_SERVICES, ["-m", "comment", "--comment", q(`${spn} cluster IP`), ...proto, "-d", s.clusterIP, "--dport", port, "-j", p.internalTrafficChain], o("cluster-ip"));
+      w.rule(
+        "nat",
+        KUBE_SERVICES,
+        [
+          "-m",
+          "comment",
+          "--comment",
+          q(`${spn} cluster IP`),
+          ...proto,
+          "-d",
+          s.clusterIP,
+          "--dport",
+          port,
+          "-j",
+          p.internalTrafficChain,
+        ],
+        o("cluster-ip"),
+      );
     } else {
       const f = p.internalFilter!;
-      w.rule("filter", KUBE_SERVICES, ["-m", "comment", "--comment", q(f.comment), ...proto, "-d", s.clusterIP, "--dport", port, "-j", f.target], o(f.target === "REJECT" ? "no-endpoints" : "no-local-endpoints"));
+      w.rule(
+        "filter",
+        KUBE_SERVICES,
+        [
+          "-m",
+          "comment",
+          "--comment",
+          q(f.comment),
+          ...proto,
+          "-d",
+          s.clusterIP,
+          "--dport",
+          port,
+          "-j",
+          f.target,
+        ],
+        o(f.target === "REJECT" ? "no-endpoints" : "no-local-endpoints"),
+      );
     }
 
     // Capture externalIPs.
     for (const ip of ofFamily(s.externalIPs)) {
       if (s.hasEndpoints) {
-        w.rule("nat", KUBE_SERVICES, ["-m", "comment", "--comment", q(`${spn} external IP`), ...proto, "-d", ip, "--dport", port, "-j", p.externalChain], o("external-ip"));
+        w.rule(
+          "nat",
+          KUBE_SERVICES,
+          [
+            "-m",
+            "comment",
+            "--comment",
+            q(`${spn} external IP`),
+            ...proto,
+            "-d",
+            ip,
+            "--dport",
+            port,
+            "-j",
+            p.externalChain,
+          ],
+          o("external-ip"),
+        );
       }
       if (!p.hasExternalEndpoints) {
         const f = p.externalFilter!;
-        w.rule("filter", KUBE_EXTERNAL_SERVICES, ["-m", "comment", "--comment", q(f.comment), ...proto, "-d", ip, "--dport", port, "-j", f.target], o(f.target === "REJECT" ? "no-endpoints" : "no-local-endpoints"));
+        w.rule(
+          "filter",
+          KUBE_EXTERNAL_SERVICES,
+          ["-m", "comment", "--comment", q(f.comment), ...proto, "-d", ip, "--dport", port, "-j", f.target],
+          o(f.target === "REJECT" ? "no-endpoints" : "no-local-endpoints"),
+        );
       }
     }
 
@@ -315,13 +452,42 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
     const lbIPs = ofFamily(s.loadBalancerVIPs);
     for (const ip of lbIPs) {
       if (s.hasEndpoints) {
-        w.rule("nat", KUBE_SERVICES, ["-m", "comment", "--comment", q(`${spn} loadbalancer IP`), ...proto, "-d", ip, "--dport", port, "-j", p.loadBalancerTrafficChain], o("load-balancer"));
+        w.rule(
+          "nat",
+          KUBE_SERVICES,
+          [
+            "-m",
+            "comment",
+            "--comment",
+            q(`${spn} loadbalancer IP`),
+            ...proto,
+            "-d",
+            ip,
+            "--dport",
+            port,
+            "-j",
+            p.loadBalancerTrafficChain,
+          ],
+          o("load-balancer"),
+        );
       }
       if (p.usesFWChain) {
         w.rule(
           "filter",
           KUBE_PROXY_FIREWALL,
-          ["-m", "comment", "--comment", q(`${spn} traffic not accepted by ${p.firewallChain}`), ...proto, "-d", ip, "--dport", port, "-j", "DROP"],
+          [
+            "-m",
+            "comment",
+            "--comment",
+            q(`${spn} traffic not accepted by ${p.firewallChain}`),
+            ...proto,
+            "-d",
+            ip,
+            "--dport",
+            port,
+            "-j",
+            "DROP",
+          ],
           o("firewall"),
         );
       }
@@ -329,7 +495,12 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
     if (!p.hasExternalEndpoints) {
       const f = p.externalFilter!;
       for (const ip of lbIPs) {
-        w.rule("filter", KUBE_EXTERNAL_SERVICES, ["-m", "comment", "--comment", q(f.comment), ...proto, "-d", ip, "--dport", port, "-j", f.target], o(f.target === "REJECT" ? "no-endpoints" : "no-local-endpoints"));
+        w.rule(
+          "filter",
+          KUBE_EXTERNAL_SERVICES,
+          ["-m", "comment", "--comment", q(f.comment), ...proto, "-d", ip, "--dport", port, "-j", f.target],
+          o(f.target === "REJECT" ? "no-endpoints" : "no-local-endpoints"),
+        );
       }
     }
 
@@ -341,18 +512,53 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
           w.rule(
             "nat",
             KUBE_NODEPORTS,
-            ["-m", "comment", "--comment", spn, ...proto, "-d", "127.0.0.0/8", "--dport", np, "-m", "nfacct", "--nfacct-name", NFACCT_LOCALHOST_NODEPORTS, "-j", p.externalChain],
+            [
+              "-m",
+              "comment",
+              "--comment",
+              spn,
+              ...proto,
+              "-d",
+              "127.0.0.0/8",
+              "--dport",
+              np,
+              "-m",
+              "nfacct",
+              "--nfacct-name",
+              NFACCT_LOCALHOST_NODEPORTS,
+              "-j",
+              p.externalChain,
+            ],
             o("nodeport"),
           );
         }
-        w.rule("nat", KUBE_NODEPORTS, ["-m", "comment", "--comment", spn, ...proto, "--dport", np, "-j", p.externalChain], o("nodeport"));
+        w.rule(
+          "nat",
+          KUBE_NODEPORTS,
+          ["-m", "comment", "--comment", spn, ...proto, "--dport", np, "-j", p.externalChain],
+          o("nodeport"),
+        );
       }
       if (!p.hasExternalEndpoints) {
         const f = p.externalFilter!;
         w.rule(
           "filter",
           KUBE_EXTERNAL_SERVICES,
-          ["-m", "comment", "--comment", q(f.comment), "-m", "addrtype", "--dst-type", "LOCAL", ...proto, "--dport", np, "-j", f.target],
+          [
+            "-m",
+            "comment",
+            "--comment",
+            q(f.comment),
+            "-m",
+            "addrtype",
+            "--dst-type",
+            "LOCAL",
+            ...proto,
+            "--dport",
+            np,
+            "-j",
+            f.target,
+          ],
           o(f.target === "REJECT" ? "no-endpoints" : "no-local-endpoints"),
         );
       }
@@ -360,37 +566,114 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
 
     // Capture healthCheckNodePorts.
     if (s.healthCheckNodePort !== 0) {
-      w.rule("filter", KUBE_NODEPORTS, ["-m", "comment", "--comment", q(`${spn} health check node port`), "-m", "tcp", "-p", "tcp", "--dport", String(s.healthCheckNodePort), "-j", "ACCEPT"], o("health-check"));
+      w.rule(
+        "filter",
+        KUBE_NODEPORTS,
+        [
+          "-m",
+          "comment",
+          "--comment",
+          q(`${spn} health check node port`),
+          "-m",
+          "tcp",
+          "-p",
+          "tcp",
+          "--dport",
+          String(s.healthCheckNodePort),
+          "-j",
+          "ACCEPT",
+        ],
+        o("health-check"),
+      );
     }
 
     // Set up internal traffic handling.
     if (p.hasInternalEndpoints) {
-      const args = ["-m", "comment", "--comment", q(`${spn} cluster IP`), ...proto, "-d", s.clusterIP, "--dport", port];
+      const args = [
+        "-m",
+        "comment",
+        "--comment",
+        q(`${spn} cluster IP`),
+        ...proto,
+        "-d",
+        s.clusterIP,
+        "--dport",
+        port,
+      ];
       const notLocal = detectorArgs(config, false);
-      if (config.masqueradeAll) w.rule("nat", p.internalTrafficChain, [...args, "-j", KUBE_MARK_MASQ], o("masquerade"));
-      else if (notLocal) w.rule("nat", p.internalTrafficChain, [...args, ...notLocal, "-j", KUBE_MARK_MASQ], o("masquerade"));
+      if (config.masqueradeAll)
+        w.rule("nat", p.internalTrafficChain, [...args, "-j", KUBE_MARK_MASQ], o("masquerade"));
+      else if (notLocal)
+        w.rule("nat", p.internalTrafficChain, [...args, ...notLocal, "-j", KUBE_MARK_MASQ], o("masquerade"));
     }
 
     // Set up external traffic handling.
     if (p.usesExternalTrafficChain) {
       w.chain("nat", p.externalChain);
       if (!s.externalPolicyLocal) {
-        w.rule("nat", p.externalChain, ["-m", "comment", "--comment", q(`masquerade traffic for ${spn} external destinations`), "-j", KUBE_MARK_MASQ], o("masquerade"));
+        w.rule(
+          "nat",
+          p.externalChain,
+          [
+            "-m",
+            "comment",
+            "--comment",
+            q(`masquerade traffic for ${spn} external destinations`),
+            "-j",
+            KUBE_MARK_MASQ,
+          ],
+          o("masquerade"),
+        );
       } else {
         const local = detectorArgs(config, true);
         if (local) {
-          w.rule("nat", p.externalChain, ["-m", "comment", "--comment", q(`pod traffic for ${spn} external destinations`), ...local, "-j", p.clusterPolicyChain], o("short-circuit"));
+          w.rule(
+            "nat",
+            p.externalChain,
+            [
+              "-m",
+              "comment",
+              "--comment",
+              q(`pod traffic for ${spn} external destinations`),
+              ...local,
+              "-j",
+              p.clusterPolicyChain,
+            ],
+            o("short-circuit"),
+          );
         }
         w.rule(
           "nat",
           p.externalChain,
-          ["-m", "comment", "--comment", q(`masquerade LOCAL traffic for ${spn} external destinations`), "-m", "addrtype", "--src-type", "LOCAL", "-j", KUBE_MARK_MASQ],
+          [
+            "-m",
+            "comment",
+            "--comment",
+            q(`masquerade LOCAL traffic for ${spn} external destinations`),
+            "-m",
+            "addrtype",
+            "--src-type",
+            "LOCAL",
+            "-j",
+            KUBE_MARK_MASQ,
+          ],
           o("masquerade"),
         );
         w.rule(
           "nat",
           p.externalChain,
-          ["-m", "comment", "--comment", q(`route LOCAL traffic for ${spn} external destinations`), "-m", "addrtype", "--src-type", "LOCAL", "-j", p.clusterPolicyChain],
+          [
+            "-m",
+            "comment",
+            "--comment",
+            q(`route LOCAL traffic for ${spn} external destinations`),
+            "-m",
+            "addrtype",
+            "--src-type",
+            "LOCAL",
+            "-j",
+            p.clusterPolicyChain,
+          ],
           o("short-circuit"),
         );
       }
@@ -407,10 +690,18 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
         const cidr = range.trim();
         w.rule("nat", p.firewallChain, [...args, "-s", cidr, "-j", p.externalChain], o("firewall"));
         const c = parseCidr(cidr).cidr;
-        if (c && nodeIP && c.family === nodeIP.family && nodeIP.value >= c.first && nodeIP.value <= c.last) allowFromNode = true;
+        if (c && nodeIP && c.family === nodeIP.family && nodeIP.value >= c.first && nodeIP.value <= c.last)
+          allowFromNode = true;
       }
-      if (allowFromNode) for (const ip of lbIPs) w.rule("nat", p.firewallChain, [...args, "-s", ip, "-j", p.externalChain], o("firewall"));
-      w.rule("nat", p.firewallChain, ["-m", "comment", "--comment", q(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)], o("firewall"));
+      if (allowFromNode)
+        for (const ip of lbIPs)
+          w.rule("nat", p.firewallChain, [...args, "-s", ip, "-j", p.externalChain], o("firewall"));
+      w.rule(
+        "nat",
+        p.firewallChain,
+        ["-m", "comment", "--comment", q(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)],
+        o("firewall"),
+      );
     }
 
     if (p.usesClusterPolicyChain) {
@@ -430,7 +721,12 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
       const head = largeClusterMode ? [] : ["-m", "comment", "--comment", spn];
       w.rule("nat", chain, [...head, "-s", ep.ip, "-j", KUBE_MARK_MASQ], o("hairpin", epStr));
       const affinity = s.stickyMaxAgeSeconds !== undefined ? ["-m", "recent", "--name", chain, "--set"] : [];
-      w.rule("nat", chain, [...head, ...affinity, ...proto, "-j", "DNAT", "--to-destination", epStr], o("dnat", epStr));
+      w.rule(
+        "nat",
+        chain,
+        [...head, ...affinity, ...proto, "-j", "DNAT", "--to-destination", epStr],
+        o("dnat", epStr),
+      );
     }
   }
 
@@ -439,18 +735,90 @@ export function buildIptables(input: NodeDataplaneInput, config: ProxyConfig): I
     const dest = ["-m", "addrtype", "--dst-type", "LOCAL"];
     if (isIPv6) dest.push("!", "-d", "::1/128");
     else if (!localhostNodePorts) dest.push("!", "-d", "127.0.0.0/8");
-    w.rule("nat", KUBE_SERVICES, ["-m", "comment", "--comment", q("kubernetes service nodeports; NOTE: this must be the last rule in this chain"), ...dest, "-j", KUBE_NODEPORTS], { role: "nodeport" });
+    w.rule(
+      "nat",
+      KUBE_SERVICES,
+      [
+        "-m",
+        "comment",
+        "--comment",
+        q("kubernetes service nodeports; NOTE: this must be the last rule in this chain"),
+        ...dest,
+        "-j",
+        KUBE_NODEPORTS,
+      ],
+      { role: "nodeport" },
+    );
   } else {
     for (const ip of nodePortIPs(input, config)) {
-      w.rule("nat", KUBE_SERVICES, ["-m", "comment", "--comment", q("kubernetes service nodeports; NOTE: this must be the last rule in this chain"), "-d", ip, "-j", KUBE_NODEPORTS], { role: "nodeport" });
+      w.rule(
+        "nat",
+        KUBE_SERVICES,
+        [
+          "-m",
+          "comment",
+          "--comment",
+          q("kubernetes service nodeports; NOTE: this must be the last rule in this chain"),
+          "-d",
+          ip,
+          "-j",
+          KUBE_NODEPORTS,
+        ],
+        { role: "nodeport" },
+      );
     }
   }
 
   if (!config.conntrackTCPBeLiberal) {
-    w.rule("filter", KUBE_FORWARD, ["-m", "conntrack", "--ctstate", "INVALID", ...(config.nfacct ? ["-m", "nfacct", "--nfacct-name", NFACCT_INVALID] : []), "-j", "DROP"], base);
+    w.rule(
+      "filter",
+      KUBE_FORWARD,
+      [
+        "-m",
+        "conntrack",
+        "--ctstate",
+        "INVALID",
+        ...(config.nfacct ? ["-m", "nfacct", "--nfacct-name", NFACCT_INVALID] : []),
+        "-j",
+        "DROP",
+      ],
+      base,
+    );
   }
-  w.rule("filter", KUBE_FORWARD, ["-m", "comment", "--comment", q("kubernetes forwarding rules"), "-m", "mark", "--mark", `${mark}/${mark}`, "-j", "ACCEPT"], base);
-  w.rule("filter", KUBE_FORWARD, ["-m", "comment", "--comment", q("kubernetes forwarding conntrack rule"), "-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT"], base);
+  w.rule(
+    "filter",
+    KUBE_FORWARD,
+    [
+      "-m",
+      "comment",
+      "--comment",
+      q("kubernetes forwarding rules"),
+      "-m",
+      "mark",
+      "--mark",
+      `${mark}/${mark}`,
+      "-j",
+      "ACCEPT",
+    ],
+    base,
+  );
+  w.rule(
+    "filter",
+    KUBE_FORWARD,
+    [
+      "-m",
+      "comment",
+      "--comment",
+      q("kubernetes forwarding conntrack rule"),
+      "-m",
+      "conntrack",
+      "--ctstate",
+      "RELATED,ESTABLISHED",
+      "-j",
+      "ACCEPT",
+    ],
+    base,
+  );
 
   return { nodeName: input.nodeName, config, tables: w.tables };
 }
@@ -469,14 +837,32 @@ function writeServiceToEndpointRules(
     for (const ep of endpoints) {
       const epStr = endpointString(ep.ip, ep.port);
       const sep = serviceEndpointChain(spn, protocol, epStr);
-      w.rule("nat", chain, [...comment(q(`${spn} -> ${epStr}`)), "-m", "recent", "--name", sep, "--rcheck", "--seconds", String(s.stickyMaxAgeSeconds), "--reap", "-j", sep], o("affinity", epStr));
+      w.rule(
+        "nat",
+        chain,
+        [
+          ...comment(q(`${spn} -> ${epStr}`)),
+          "-m",
+          "recent",
+          "--name",
+          sep,
+          "--rcheck",
+          "--seconds",
+          String(s.stickyMaxAgeSeconds),
+          "--reap",
+          "-j",
+          sep,
+        ],
+        o("affinity", epStr),
+      );
     }
   }
   const n = endpoints.length;
   endpoints.forEach((ep, i) => {
     const epStr = endpointString(ep.ip, ep.port);
     const sep = serviceEndpointChain(spn, protocol, epStr);
-    const stat = i < n - 1 ? ["-m", "statistic", "--mode", "random", "--probability", kubeProxyProbability(n - i)] : [];
+    const stat =
+      i < n - 1 ? ["-m", "statistic", "--mode", "random", "--probability", kubeProxyProbability(n - i)] : [];
     w.rule("nat", chain, [...comment(q(`${spn} -> ${epStr}`)), ...stat, "-j", sep], o("load-balance", epStr));
   });
 }

@@ -219,7 +219,8 @@ function saveMatch(m: MatchModule, o: SaveOptions): string {
     case "statistic": {
       const mode = opt(m, "--mode");
       const p = opt(m, "--probability");
-      if (mode?.value === "random" && p) out += ` --mode random${neg(p)} --probability ${savedProbability(kernelProbability(p.value ?? "0"))}`;
+      if (mode?.value === "random" && p)
+        out += ` --mode random${neg(p)} --probability ${savedProbability(kernelProbability(p.value ?? "0"))}`;
       break;
     }
     case "recent": {
@@ -233,7 +234,8 @@ function saveMatch(m: MatchModule, o: SaveOptions): string {
       if (opt(m, "--rttl")) out += " --rttl";
       out += ` --name ${opt(m, "--name")?.value ?? "DEFAULT"}`;
       if (!versionAtLeast(o.iptablesVersion, [1, 8, 9])) {
-        out += o.family === "IPv4" ? " --mask 255.255.255.255" : " --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff";
+        out +=
+          o.family === "IPv4" ? " --mask 255.255.255.255" : " --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff";
       }
       out += opt(m, "--rdest") ? " --rdest" : " --rsource";
       break;

@@ -30,10 +30,29 @@ function summarize(w: IptablesWalk): { output: string; masq: boolean } {
 }
 
 function runFlows(specs: PortSpec[], flows: Flow[], config: ProxyConfig = upstreamTestConfig) {
-  const rs = buildIptables({ nodeName: "test-node", nodeIP: "192.168.0.2", nodeIPs: testNodeIPs, servicePorts: specs.map(servicePort) }, config);
+  const rs = buildIptables(
+    {
+      nodeName: "test-node",
+      nodeIP: "192.168.0.2",
+      nodeIPs: testNodeIPs,
+      servicePorts: specs.map(servicePort),
+    },
+    config,
+  );
   for (const f of flows) {
     const fromHost = testNodeIPs.includes(f.sourceIP);
-    const w = walkIptables(rs, { src: f.sourceIP, dst: f.destIP, protocol: "TCP", dport: f.destPort, fromHost, ...(fromHost ? {} : { inIface: "eth0" }) }, testNodeIPs);
+    const w = walkIptables(
+      rs,
+      {
+        src: f.sourceIP,
+        dst: f.destIP,
+        protocol: "TCP",
+        dport: f.destPort,
+        fromHost,
+        ...(fromHost ? {} : { inIface: "eth0" }),
+      },
+      testNodeIPs,
+    );
     const total = w.branches.reduce((n, b) => n + b.probability, 0);
     expect(total, `${f.name}: branch chances sum to 1`).toBeCloseTo(1, 12);
     const got = summarize(w);
@@ -46,57 +65,269 @@ describe("packet walk through kube-proxy's iptables rules (upstream runPacketFlo
   it("TestLoadBalancer: loadBalancerSourceRanges, NodePort bypass, node and LB-IP sources", () => {
     const epIP = "10.180.0.1";
     runFlows(
-      [{ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, lbIPs: ["1.2.3.4", "5.6.7.8"], sourceRanges: ["192.168.0.0/24", " 203.0.113.0/25"], endpoints: [ep(epIP, 80)] }],
       [
-        { name: "pod to cluster IP", sourceIP: "10.0.0.2", destIP: "172.30.0.41", destPort: 80, output: `${epIP}:80`, masq: false },
-        { name: "external to nodePort", sourceIP: externalClient, destIP: "192.168.0.2", destPort: 3001, output: `${epIP}:80`, masq: true },
-        { name: "nodePort bypasses LoadBalancerSourceRanges", sourceIP: blockedClient, destIP: "192.168.0.2", destPort: 3001, output: `${epIP}:80`, masq: true },
-        { name: "accepted external to LB1", sourceIP: externalClient, destIP: "1.2.3.4", destPort: 80, output: `${epIP}:80`, masq: true },
-        { name: "accepted external to LB2", sourceIP: externalClient, destIP: "5.6.7.8", destPort: 80, output: `${epIP}:80`, masq: true },
-        { name: "blocked external to LB1", sourceIP: blockedClient, destIP: "1.2.3.4", destPort: 80, output: "DROP" },
-        { name: "blocked external to LB2", sourceIP: blockedClient, destIP: "5.6.7.8", destPort: 80, output: "DROP" },
-        { name: "pod to LB1 (blocked by LoadBalancerSourceRanges)", sourceIP: "10.0.0.2", destIP: "1.2.3.4", destPort: 80, output: "DROP" },
-        { name: "pod to LB2 (blocked by LoadBalancerSourceRanges)", sourceIP: "10.0.0.2", destIP: "5.6.7.8", destPort: 80, output: "DROP" },
-        { name: "node to LB1 (allowed by LoadBalancerSourceRanges)", sourceIP: "192.168.0.2", destIP: "1.2.3.4", destPort: 80, output: `${epIP}:80`, masq: true },
-        { name: "node to LB2 (allowed by LoadBalancerSourceRanges)", sourceIP: "192.168.0.2", destIP: "5.6.7.8", destPort: 80, output: `${epIP}:80`, masq: true },
-        { name: "same node to LB1, SNATted to LB1 (implicitly allowed)", sourceIP: "1.2.3.4", destIP: "1.2.3.4", destPort: 80, output: `${epIP}:80`, masq: true },
-        { name: "same node to LB2, SNATted to LB2 (implicitly allowed)", sourceIP: "5.6.7.8", destIP: "5.6.7.8", destPort: 80, output: `${epIP}:80`, masq: true },
+        {
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          nodePort: 3001,
+          lbIPs: ["1.2.3.4", "5.6.7.8"],
+          sourceRanges: ["192.168.0.0/24", " 203.0.113.0/25"],
+          endpoints: [ep(epIP, 80)],
+        },
+      ],
+      [
+        {
+          name: "pod to cluster IP",
+          sourceIP: "10.0.0.2",
+          destIP: "172.30.0.41",
+          destPort: 80,
+          output: `${epIP}:80`,
+          masq: false,
+        },
+        {
+          name: "external to nodePort",
+          sourceIP: externalClient,
+          destIP: "192.168.0.2",
+          destPort: 3001,
+          output: `${epIP}:80`,
+          masq: true,
+        },
+        {
+          name: "nodePort bypasses LoadBalancerSourceRanges",
+          sourceIP: blockedClient,
+          destIP: "192.168.0.2",
+          destPort: 3001,
+          output: `${epIP}:80`,
+          masq: true,
+        },
+        {
+          name: "accepted external to LB1",
+          sourceIP: externalClient,
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: `${epIP}:80`,
+          masq: true,
+        },
+        {
+          name: "accepted external to LB2",
+          sourceIP: externalClient,
+          destIP: "5.6.7.8",
+          destPort: 80,
+          output: `${epIP}:80`,
+          masq: true,
+        },
+        {
+          name: "blocked external to LB1",
+          sourceIP: blockedClient,
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: "DROP",
+        },
+        {
+          name: "blocked external to LB2",
+          sourceIP: blockedClient,
+          destIP: "5.6.7.8",
+          destPort: 80,
+          output: "DROP",
+        },
+        {
+          name: "pod to LB1 (blocked by LoadBalancerSourceRanges)",
+          sourceIP: "10.0.0.2",
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: "DROP",
+        },
+        {
+          name: "pod to LB2 (blocked by LoadBalancerSourceRanges)",
+          sourceIP: "10.0.0.2",
+          destIP: "5.6.7.8",
+          destPort: 80,
+          output: "DROP",
+        },
+        {
+          name: "node to LB1 (allowed by LoadBalancerSourceRanges)",
+          sourceIP: "192.168.0.2",
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: `${epIP}:80`,
+          masq: true,
+        },
+        {
+          name: "node to LB2 (allowed by LoadBalancerSourceRanges)",
+          sourceIP: "192.168.0.2",
+          destIP: "5.6.7.8",
+          destPort: 80,
+          output: `${epIP}:80`,
+          masq: true,
+        },
+        {
+          name: "same node to LB1, SNATted to LB1 (implicitly allowed)",
+          sourceIP: "1.2.3.4",
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: `${epIP}:80`,
+          masq: true,
+        },
+        {
+          name: "same node to LB2, SNATted to LB2 (implicitly allowed)",
+          sourceIP: "5.6.7.8",
+          destIP: "5.6.7.8",
+          destPort: 80,
+          output: `${epIP}:80`,
+          masq: true,
+        },
       ],
     );
   });
 
   it("TestNodePorts (ipv4): NodePort on the node IP from pods, outside and the node itself", () => {
     const output = "10.180.0.1:80, 10.180.2.1:80";
-    const spec = [{ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)] }];
+    const spec = [
+      {
+        ns: "ns1",
+        name: "svc1",
+        clusterIP: "172.30.0.41",
+        nodePort: 3001,
+        endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)],
+      },
+    ];
     runFlows(spec, [
-      { name: "pod to cluster IP", sourceIP: "10.0.0.2", destIP: "172.30.0.41", destPort: 80, output, masq: false },
-      { name: "external to nodePort", sourceIP: externalClient, destIP: "192.168.0.2", destPort: 3001, output, masq: true },
-      { name: "node to nodePort", sourceIP: "192.168.0.2", destIP: "192.168.0.2", destPort: 3001, output, masq: true },
+      {
+        name: "pod to cluster IP",
+        sourceIP: "10.0.0.2",
+        destIP: "172.30.0.41",
+        destPort: 80,
+        output,
+        masq: false,
+      },
+      {
+        name: "external to nodePort",
+        sourceIP: externalClient,
+        destIP: "192.168.0.2",
+        destPort: 3001,
+        output,
+        masq: true,
+      },
+      {
+        name: "node to nodePort",
+        sourceIP: "192.168.0.2",
+        destIP: "192.168.0.2",
+        destPort: 3001,
+        output,
+        masq: true,
+      },
     ]);
     // ipv4, multiple nodeport-addresses: the secondary node IP accepts NodePorts too.
-    runFlows(spec, [{ name: "external to nodePort on secondary IP", sourceIP: externalClient, destIP: "192.168.1.2", destPort: 3001, output, masq: true }], {
-      ...upstreamTestConfig,
-      nodePortAddresses: ["192.168.0.0/24", "192.168.1.0/24", "2001:db8::/64"],
-    });
-    runFlows(spec, [{ name: "secondary nodeIP ignores NodePorts", sourceIP: externalClient, destIP: "192.168.1.2", destPort: 3001, output: "" }], {
-      ...upstreamTestConfig,
-      nodePortAddresses: ["192.168.0.0/24"],
-    });
+    runFlows(
+      spec,
+      [
+        {
+          name: "external to nodePort on secondary IP",
+          sourceIP: externalClient,
+          destIP: "192.168.1.2",
+          destPort: 3001,
+          output,
+          masq: true,
+        },
+      ],
+      {
+        ...upstreamTestConfig,
+        nodePortAddresses: ["192.168.0.0/24", "192.168.1.0/24", "2001:db8::/64"],
+      },
+    );
+    runFlows(
+      spec,
+      [
+        {
+          name: "secondary nodeIP ignores NodePorts",
+          sourceIP: externalClient,
+          destIP: "192.168.1.2",
+          destPort: 3001,
+          output: "",
+        },
+      ],
+      {
+        ...upstreamTestConfig,
+        nodePortAddresses: ["192.168.0.0/24"],
+      },
+    );
   });
 
   it("TestExternalTrafficPolicyLocal: pods short-circuit to all endpoints, outside clients reach only local ones, unmasqueraded", () => {
     const both = "10.180.0.1:80, 10.180.2.1:80";
     const local = "10.180.2.1:80";
     runFlows(
-      [{ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, hcNodePort: 30000, externalIPs: ["192.168.99.11"], lbIPs: ["1.2.3.4"], etpLocal: true, endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)] }],
       [
-        { name: "pod to cluster IP hits both endpoints, unmasqueraded", sourceIP: "10.0.0.2", destIP: "172.30.0.41", destPort: 80, output: both, masq: false },
-        { name: "pod to external IP hits both endpoints, unmasqueraded", sourceIP: "10.0.0.2", destIP: "192.168.99.11", destPort: 80, output: both, masq: false },
-        { name: "external to external IP hits only local endpoint, unmasqueraded", sourceIP: externalClient, destIP: "192.168.99.11", destPort: 80, output: local, masq: false },
-        { name: "pod to LB IP hits only both endpoints, unmasqueraded", sourceIP: "10.0.0.2", destIP: "1.2.3.4", destPort: 80, output: both, masq: false },
-        { name: "external to LB IP hits only local endpoint, unmasqueraded", sourceIP: externalClient, destIP: "1.2.3.4", destPort: 80, output: local, masq: false },
-        { name: "pod to NodePort hits both endpoints, unmasqueraded", sourceIP: "10.0.0.2", destIP: "192.168.0.2", destPort: 3001, output: both, masq: false },
-        { name: "external to NodePort hits only local endpoint, unmasqueraded", sourceIP: externalClient, destIP: "192.168.0.2", destPort: 3001, output: local, masq: false },
+        {
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          nodePort: 3001,
+          hcNodePort: 30000,
+          externalIPs: ["192.168.99.11"],
+          lbIPs: ["1.2.3.4"],
+          etpLocal: true,
+          endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)],
+        },
+      ],
+      [
+        {
+          name: "pod to cluster IP hits both endpoints, unmasqueraded",
+          sourceIP: "10.0.0.2",
+          destIP: "172.30.0.41",
+          destPort: 80,
+          output: both,
+          masq: false,
+        },
+        {
+          name: "pod to external IP hits both endpoints, unmasqueraded",
+          sourceIP: "10.0.0.2",
+          destIP: "192.168.99.11",
+          destPort: 80,
+          output: both,
+          masq: false,
+        },
+        {
+          name: "external to external IP hits only local endpoint, unmasqueraded",
+          sourceIP: externalClient,
+          destIP: "192.168.99.11",
+          destPort: 80,
+          output: local,
+          masq: false,
+        },
+        {
+          name: "pod to LB IP hits only both endpoints, unmasqueraded",
+          sourceIP: "10.0.0.2",
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: both,
+          masq: false,
+        },
+        {
+          name: "external to LB IP hits only local endpoint, unmasqueraded",
+          sourceIP: externalClient,
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: local,
+          masq: false,
+        },
+        {
+          name: "pod to NodePort hits both endpoints, unmasqueraded",
+          sourceIP: "10.0.0.2",
+          destIP: "192.168.0.2",
+          destPort: 3001,
+          output: both,
+          masq: false,
+        },
+        {
+          name: "external to NodePort hits only local endpoint, unmasqueraded",
+          sourceIP: externalClient,
+          destIP: "192.168.0.2",
+          destPort: 3001,
+          output: local,
+          masq: false,
+        },
       ],
     );
   });
@@ -104,55 +335,226 @@ describe("packet walk through kube-proxy's iptables rules (upstream runPacketFlo
   it("TestExternalTrafficPolicyCluster: every external way in is masqueraded", () => {
     const both = "10.180.0.1:80, 10.180.2.1:80";
     runFlows(
-      [{ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, externalIPs: ["192.168.99.11"], lbIPs: ["1.2.3.4"], endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)] }],
       [
-        { name: "pod to cluster IP hits both endpoints, unmasqueraded", sourceIP: "10.0.0.2", destIP: "172.30.0.41", destPort: 80, output: both, masq: false },
-        { name: "pod to external IP hits both endpoints, masqueraded", sourceIP: "10.0.0.2", destIP: "192.168.99.11", destPort: 80, output: both, masq: true },
-        { name: "external to external IP hits both endpoints, masqueraded", sourceIP: externalClient, destIP: "192.168.99.11", destPort: 80, output: both, masq: true },
-        { name: "pod to LB IP hits both endpoints, masqueraded", sourceIP: "10.0.0.2", destIP: "1.2.3.4", destPort: 80, output: both, masq: true },
-        { name: "external to LB IP hits both endpoints, masqueraded", sourceIP: externalClient, destIP: "1.2.3.4", destPort: 80, output: both, masq: true },
-        { name: "pod to NodePort hits both endpoints, masqueraded", sourceIP: "10.0.0.2", destIP: "192.168.0.2", destPort: 3001, output: both, masq: true },
-        { name: "external to NodePort hits both endpoints, masqueraded", sourceIP: externalClient, destIP: "192.168.0.2", destPort: 3001, output: both, masq: true },
+        {
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          nodePort: 3001,
+          externalIPs: ["192.168.99.11"],
+          lbIPs: ["1.2.3.4"],
+          endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)],
+        },
+      ],
+      [
+        {
+          name: "pod to cluster IP hits both endpoints, unmasqueraded",
+          sourceIP: "10.0.0.2",
+          destIP: "172.30.0.41",
+          destPort: 80,
+          output: both,
+          masq: false,
+        },
+        {
+          name: "pod to external IP hits both endpoints, masqueraded",
+          sourceIP: "10.0.0.2",
+          destIP: "192.168.99.11",
+          destPort: 80,
+          output: both,
+          masq: true,
+        },
+        {
+          name: "external to external IP hits both endpoints, masqueraded",
+          sourceIP: externalClient,
+          destIP: "192.168.99.11",
+          destPort: 80,
+          output: both,
+          masq: true,
+        },
+        {
+          name: "pod to LB IP hits both endpoints, masqueraded",
+          sourceIP: "10.0.0.2",
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: both,
+          masq: true,
+        },
+        {
+          name: "external to LB IP hits both endpoints, masqueraded",
+          sourceIP: externalClient,
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: both,
+          masq: true,
+        },
+        {
+          name: "pod to NodePort hits both endpoints, masqueraded",
+          sourceIP: "10.0.0.2",
+          destIP: "192.168.0.2",
+          destPort: 3001,
+          output: both,
+          masq: true,
+        },
+        {
+          name: "external to NodePort hits both endpoints, masqueraded",
+          sourceIP: externalClient,
+          destIP: "192.168.0.2",
+          destPort: 3001,
+          output: both,
+          masq: true,
+        },
       ],
     );
   });
 
   it("TestNoEndpointsReject: a Service with no endpoints rejects on every way in", () => {
     runFlows(
-      [{ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", nodePort: 3001, externalIPs: ["192.168.99.11"], lbIPs: ["1.2.3.4"] }],
       [
-        { name: "pod to cluster IP with no endpoints", sourceIP: "10.0.0.2", destIP: "172.30.0.41", destPort: 80, output: "REJECT" },
-        { name: "external to external IP with no endpoints", sourceIP: externalClient, destIP: "192.168.99.11", destPort: 80, output: "REJECT" },
-        { name: "pod to NodePort with no endpoints", sourceIP: "10.0.0.2", destIP: "192.168.0.2", destPort: 3001, output: "REJECT" },
-        { name: "external to NodePort with no endpoints", sourceIP: externalClient, destIP: "192.168.0.2", destPort: 3001, output: "REJECT" },
-        { name: "pod to LoadBalancer IP with no endpoints", sourceIP: "10.0.0.2", destIP: "1.2.3.4", destPort: 80, output: "REJECT" },
-        { name: "external to LoadBalancer IP with no endpoints", sourceIP: externalClient, destIP: "1.2.3.4", destPort: 80, output: "REJECT" },
+        {
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          nodePort: 3001,
+          externalIPs: ["192.168.99.11"],
+          lbIPs: ["1.2.3.4"],
+        },
+      ],
+      [
+        {
+          name: "pod to cluster IP with no endpoints",
+          sourceIP: "10.0.0.2",
+          destIP: "172.30.0.41",
+          destPort: 80,
+          output: "REJECT",
+        },
+        {
+          name: "external to external IP with no endpoints",
+          sourceIP: externalClient,
+          destIP: "192.168.99.11",
+          destPort: 80,
+          output: "REJECT",
+        },
+        {
+          name: "pod to NodePort with no endpoints",
+          sourceIP: "10.0.0.2",
+          destIP: "192.168.0.2",
+          destPort: 3001,
+          output: "REJECT",
+        },
+        {
+          name: "external to NodePort with no endpoints",
+          sourceIP: externalClient,
+          destIP: "192.168.0.2",
+          destPort: 3001,
+          output: "REJECT",
+        },
+        {
+          name: "pod to LoadBalancer IP with no endpoints",
+          sourceIP: "10.0.0.2",
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: "REJECT",
+        },
+        {
+          name: "external to LoadBalancer IP with no endpoints",
+          sourceIP: externalClient,
+          destIP: "1.2.3.4",
+          destPort: 80,
+          output: "REJECT",
+        },
       ],
     );
   });
 
   it("TestInternalTrafficPolicy: Local with no local endpoint drops ClusterIP traffic; with one, uses only it", () => {
-    runFlows([{ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", itpLocal: true, endpoints: [ep("10.180.0.1", 80)] }], [
-      { name: "no local endpoints: DROP", sourceIP: "10.0.0.2", destIP: "172.30.0.41", destPort: 80, output: "DROP" },
-    ]);
-    runFlows([{ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", itpLocal: true, endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)] }], [
-      { name: "local endpoint only", sourceIP: "10.0.0.2", destIP: "172.30.0.41", destPort: 80, output: "10.180.2.1:80", masq: false },
-    ]);
+    runFlows(
+      [
+        {
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          itpLocal: true,
+          endpoints: [ep("10.180.0.1", 80)],
+        },
+      ],
+      [
+        {
+          name: "no local endpoints: DROP",
+          sourceIP: "10.0.0.2",
+          destIP: "172.30.0.41",
+          destPort: 80,
+          output: "DROP",
+        },
+      ],
+    );
+    runFlows(
+      [
+        {
+          ns: "ns1",
+          name: "svc1",
+          clusterIP: "172.30.0.41",
+          itpLocal: true,
+          endpoints: [ep("10.180.0.1", 80), ep("10.180.2.1", 80, true)],
+        },
+      ],
+      [
+        {
+          name: "local endpoint only",
+          sourceIP: "10.0.0.2",
+          destIP: "172.30.0.41",
+          destPort: 80,
+          output: "10.180.2.1:80",
+          masq: false,
+        },
+      ],
+    );
   });
 
   it("hairpin: a backend reaching itself through its Service is masqueraded (KUBE-SEP -s endpoint -j KUBE-MARK-MASQ)", () => {
-    runFlows([{ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", endpoints: [ep("10.180.0.1", 80)] }], [
-      { name: "hairpin to cluster IP", sourceIP: "10.180.0.1", destIP: "172.30.0.41", destPort: 80, output: "10.180.0.1:80", masq: true },
-    ]);
+    runFlows(
+      [{ ns: "ns1", name: "svc1", clusterIP: "172.30.0.41", endpoints: [ep("10.180.0.1", 80)] }],
+      [
+        {
+          name: "hairpin to cluster IP",
+          sourceIP: "10.180.0.1",
+          destIP: "172.30.0.41",
+          destPort: 80,
+          output: "10.180.0.1:80",
+          masq: true,
+        },
+      ],
+    );
   });
 
   it("forks at each statistic rule with the kernel's chances: four endpoints get 1/4 each", () => {
     const rs = buildIptables(
-      { nodeName: "n", nodeIP: "10.240.0.66", nodeIPs: ["10.240.0.66"], servicePorts: [servicePort({ ns: "default", name: "nginx-sample-svc", portName: "", clusterIP: "10.0.130.191", endpoints: ["148", "29", "41", "73"].map((x) => ep(`10.240.0.${x}`, 8080)) })] },
+      {
+        nodeName: "n",
+        nodeIP: "10.240.0.66",
+        nodeIPs: ["10.240.0.66"],
+        servicePorts: [
+          servicePort({
+            ns: "default",
+            name: "nginx-sample-svc",
+            portName: "",
+            clusterIP: "10.0.130.191",
+            endpoints: ["148", "29", "41", "73"].map((x) => ep(`10.240.0.${x}`, 8080)),
+          }),
+        ],
+      },
       upstreamTestConfig,
     );
-    const w = walkIptables(rs, { src: "10.1.2.3", dst: "10.0.130.191", protocol: "TCP", dport: 80, fromHost: false, inIface: "veth1" }, ["10.240.0.66"]);
-    expect(w.branches.map((b) => b.dnat)).toEqual(["10.240.0.148:8080", "10.240.0.29:8080", "10.240.0.41:8080", "10.240.0.73:8080"]);
+    const w = walkIptables(
+      rs,
+      { src: "10.1.2.3", dst: "10.0.130.191", protocol: "TCP", dport: 80, fromHost: false, inIface: "veth1" },
+      ["10.240.0.66"],
+    );
+    expect(w.branches.map((b) => b.dnat)).toEqual([
+      "10.240.0.148:8080",
+      "10.240.0.29:8080",
+      "10.240.0.41:8080",
+      "10.240.0.73:8080",
+    ]);
     for (const b of w.branches) expect(b.probability).toBeCloseTo(0.25, 9);
     // The rules walked, in order, for the third endpoint.
     expect(w.branches[2]!.steps.map((s) => `${s.table} ${s.line}`)).toEqual([

@@ -36,7 +36,8 @@ export interface Packet {
   fromHost: boolean;
 }
 
-export type StepAction = "jump" | "return" | "accept" | "drop" | "reject" | "dnat" | "mark" | "masquerade" | "match";
+export type StepAction =
+  "jump" | "return" | "accept" | "drop" | "reject" | "dnat" | "mark" | "masquerade" | "match";
 
 export interface WalkStep {
   ruleId: string;
@@ -124,7 +125,10 @@ class Walker {
   private line(r: IptablesRule): string {
     let l = this.savedLines.get(r.id);
     if (l === undefined) {
-      l = saveRule(r.parsed, { iptablesVersion: this.rs.config.iptablesVersion, family: this.rs.config.family });
+      l = saveRule(r.parsed, {
+        iptablesVersion: this.rs.config.iptablesVersion,
+        family: this.rs.config.family,
+      });
       this.savedLines.set(r.id, l);
     }
     return l;
@@ -212,7 +216,15 @@ class Walker {
     return [{ state, verdict: "CONTINUE" }];
   }
 
-  private apply(table: IptablesTableName, chain: string, i: number, r: IptablesRule, state: State, depth: number, chance: number | undefined): Outcome[] {
+  private apply(
+    table: IptablesTableName,
+    chain: string,
+    i: number,
+    r: IptablesRule,
+    state: State,
+    depth: number,
+    chance: number | undefined,
+  ): Outcome[] {
     const t = r.parsed.target;
     const step = (action: StepAction): WalkStep => {
       const s: WalkStep = { ruleId: r.id, table, chain, line: this.line(r), action };
@@ -275,15 +287,29 @@ class Walker {
   /** A built-in chain: falling off the end applies its policy (ACCEPT for every chain kube-proxy touches). */
   hook(table: IptablesTableName, chain: string, states: State[]): Outcome[] {
     const out: Outcome[] = [];
-    for (const s of states) for (const o of this.run(table, chain, 0, s)) out.push(o.verdict === "CONTINUE" ? { ...o, verdict: "ACCEPT" } : o);
+    for (const s of states)
+      for (const o of this.run(table, chain, 0, s))
+        out.push(o.verdict === "CONTINUE" ? { ...o, verdict: "ACCEPT" } : o);
     return out;
   }
 }
 
 /** Walks `packet` through `ruleset`. `localAddresses` are the node's own addresses (addrtype LOCAL). */
-export function walkIptables(ruleset: IptablesRuleset, packet: Packet, localAddresses: readonly string[]): IptablesWalk {
+export function walkIptables(
+  ruleset: IptablesRuleset,
+  packet: Packet,
+  localAddresses: readonly string[],
+): IptablesWalk {
   const w = new Walker(ruleset, packet, localAddresses);
-  const start: State = { dst: packet.dst, dport: packet.dport, mark: 0, ct: new Set(["NEW"]), masquerade: false, chance: 1, steps: [] };
+  const start: State = {
+    dst: packet.dst,
+    dport: packet.dport,
+    mark: 0,
+    ct: new Set(["NEW"]),
+    masquerade: false,
+    chance: 1,
+    steps: [],
+  };
   const branches: WalkBranch[] = [];
   const finish = (o: Outcome) => {
     const b: WalkBranch = {
