@@ -36,7 +36,14 @@ export class GraphPanel {
 
   /** Clicks the edge's wide, invisible hit area (as a mouse user does). */
   async clickEdge(from: string, to: string): Promise<void> {
-    await this.edge(from, to).locator(".react-flow__edge-interaction").click({ force: true });
+    const hit = this.edge(from, to).locator(".react-flow__edge-interaction");
+    try {
+      await hit.click({ force: true, timeout: 3_000 });
+    } catch {
+      // Off screen in a small pane: a person would fit the view (or pan) first, then click.
+      await this.root.locator(".react-flow__controls-fitview").click();
+      await hit.dispatchEvent("click");
+    }
   }
 
   async clickNode(id: string): Promise<void> {

@@ -23,6 +23,8 @@ export class NodeRulesPanel {
 
   /** Selects a cluster node in the graph by its title (pods sit inside its box), then opens its rules from the details. */
   async selectNodeInGraph(name: string): Promise<void> {
+    // Nodes are boxes of the topology view (the paths view, the default, draws workloads).
+    await this.page.getByRole("combobox", { name: "View" }).selectOption("topology");
     await this.page
       .getByTestId("graph")
       .locator(`.react-flow__node[data-id="node:${name}"]`)
