@@ -149,6 +149,16 @@ export function shortRef(r: RefView | undefined, kind: FlowKind): string {
   return r.name;
 }
 
+/** The objects an aggregated edge names (what allowed it, or what dropped part of it) and its short label. */
+export function edgeRefs(
+  verdict: Verdict,
+  e: { refs: RefView[]; dropRefs: RefView[]; kind: FlowKind },
+): { refs: RefView[]; label: string } {
+  const refs = verdict === "allow" ? e.refs : e.dropRefs.length ? e.dropRefs : e.refs;
+  const first = shortRef(refs[0], e.kind);
+  return { refs, label: refs.length > 1 ? `${first} +${refs.length - 1}` : first };
+}
+
 export interface GraphOptions {
   filters: Filters;
   grouping: Grouping;
@@ -391,10 +401,7 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
     const verdict = merge(e.verdicts);
     if (filters.onlyDrops && verdict === "allow") continue;
     if (!byId.has(e.source) || !byId.has(e.target)) continue;
-    const refs = verdict === "allow" ? e.refs : e.dropRefs.length ? e.dropRefs : e.refs;
-    const first = refs[0];
-    const label =
-      refs.length > 1 ? `${shortRef(first, e.kind)} +${refs.length - 1}` : shortRef(first, e.kind);
+    const { refs, label } = edgeRefs(verdict, e);
     const edge: GraphEdge = {
       id: `e:${e.source}->${e.target}`,
       source: e.source,

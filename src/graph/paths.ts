@@ -12,7 +12,7 @@
  */
 import type { Analysis, DropCause, FlowKind, PodView, RefView, Verdict } from "../engine/analysis/index.ts";
 import {
-  shortRef,
+  edgeRefs,
   type EdgeFlow,
   type GraphEdge,
   type GraphModel,
@@ -324,11 +324,8 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     if (!byId.has(e.source) || !byId.has(e.target)) continue;
     const kinds = (["allow", "drop", "partial"] as const).filter((v) => e.mix[v] > 0);
     const verdict: Verdict = kinds.length === 1 ? kinds[0]! : "partial";
-    const refs = verdict === "allow" ? e.refs : e.dropRefs.length ? e.dropRefs : e.refs;
-    const first = refs[0];
+    const { refs, label } = edgeRefs(verdict, e);
     const count = e.mix.allow + e.mix.drop + e.mix.partial;
-    const label =
-      refs.length > 1 ? `${shortRef(first, e.kind)} +${refs.length - 1}` : shortRef(first, e.kind);
     const edge: GraphEdge = {
       id: `e:${e.source}->${e.target}`,
       source: e.source,

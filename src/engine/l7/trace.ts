@@ -45,6 +45,7 @@ import {
   type TraceResult,
   type TraceSource,
 } from "../trace/index.ts";
+import { emptyResult } from "../trace/result.ts";
 import { formatRequest, toL7Request, toWire, type HttpRequest, type WireRequest } from "./request.ts";
 import {
   decidedAt,
@@ -527,24 +528,7 @@ function conclude(
 }
 
 function baseResult(t: TraceResult | undefined, protocol: Protocol, port: number): L7TraceResult {
-  const b: L7TraceResult = t
-    ? { ...t, hops: [...t.hops], endpoints: [] }
-    : {
-        verdict: "drop",
-        reason: "",
-        sourceIPPreserved: true,
-        protocol,
-        port,
-        from: { kind: "", name: "", ip: "" },
-        to: { kind: "", name: "", ip: "" },
-        service: null,
-        handledBy: null,
-        kubeProxy: null,
-        sourceIP: null,
-        endpoints: [],
-        hops: [],
-      };
-  return b;
+  return t ? { ...t, hops: [...t.hops], endpoints: [] } : emptyResult(protocol, port);
 }
 
 function answeredByRouter(
