@@ -61,4 +61,58 @@ test.describe("presenter mode", () => {
     );
     await expect(w.hop()).toContainText("DROPs the packet");
   });
+
+  for (const viewport of [
+    { width: 1280, height: 720 },
+    { width: 1920, height: 1080 },
+  ])
+    test(`on a ${viewport.width}x${viewport.height} projector the graph takes the stage and its text is projector-size`, async ({
+      playground,
+      page,
+    }) => {
+      await page.setViewportSize(viewport);
+      await playground.goto("./#lesson=12");
+      const w = new WorkshopPanel(page);
+      await w.present();
+      await w.presenter.getByTestId("presenter-question").first().click();
+      await page.keyboard.press("ArrowRight");
+      await page.keyboard.press("ArrowRight");
+      await expect(w.hop()).toContainText("Hop 2 of");
+      // The lesson's question moves into the panel; tabs, filters and the lesson bar make room.
+      await expect(w.presenter.getByTestId("presenter-lesson")).toBeVisible();
+      await expect(w.lesson).toBeHidden();
+      await expect(page.getByRole("tablist", { name: "View" })).toBeHidden();
+      const measure = () =>
+        page.evaluate(() => {
+          const box = (sel: string) => {
+            const r = document.querySelector(sel)!.getBoundingClientRect();
+            return { width: r.width, height: r.height };
+          };
+          const zoom = Number(
+            /matrix\(([^,]+)/.exec(
+              getComputedStyle(document.querySelector(".react-flow__viewport")!).transform,
+            )?.[1] ?? 1,
+          );
+          const names = [...document.querySelectorAll(".react-flow__node .name")].map(
+            (e) => Number.parseFloat(getComputedStyle(e).fontSize) * zoom,
+          );
+          return {
+            graph: box('[data-testid="graph"]'),
+            panel: box('[data-testid="presenter"]'),
+            detail: Number.parseFloat(
+              getComputedStyle(document.querySelector(".presenter-detail")!).fontSize,
+            ),
+            name: Math.min(...names),
+          };
+        });
+      // Graph names scale with the screen, 2.2 % of its height or more (16 px at 720p, 24 px at 1080p),
+      // once the graph has refitted to the layout around it.
+      await expect.poll(async () => (await measure()).name).toBeGreaterThanOrEqual(0.022 * viewport.height);
+      const m = await measure();
+      expect(m.graph.width * m.graph.height).toBeGreaterThan(0.6 * viewport.width * viewport.height);
+      expect(m.panel.width).toBeLessThanOrEqual(0.27 * viewport.width);
+      expect(m.detail).toBeGreaterThanOrEqual(18);
+      // The hop's elements are lit on the graph as drawn.
+      await expect(page.getByTestId("presenter-focus")).toHaveAttribute("data-shown", /\S/);
+    });
 });

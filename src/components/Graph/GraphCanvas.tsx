@@ -128,9 +128,11 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const paths = displayed?.graph.lens === "paths";
   const result = useApp((s) => s.analysis.result);
   const decides = useMemo(() => (result ? topologyDecides(result) : false), [result]);
+  // Presenter mode lets a small graph grow to fill the projector (text scales with it).
+  const presenting = useApp((s) => s.presenting);
   const fitOptions = useMemo(
-    () => ({ padding: 0.06, minZoom: paths ? LEGIBLE_ZOOM : 0.05, maxZoom: 1.25 }),
-    [paths],
+    () => ({ padding: 0.06, minZoom: paths ? LEGIBLE_ZOOM : 0.05, maxZoom: presenting ? 2.2 : 1.25 }),
+    [paths, presenting],
   );
   // The minimap helps in large graphs; in small ones it would hide part of the picture. The user can toggle it.
   const leaves = displayed ? displayed.graph.nodes.filter((n) => !CONTAINER_KINDS.has(n.kind)).length : 0;

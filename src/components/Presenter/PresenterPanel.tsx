@@ -3,7 +3,7 @@
  * the keyboard (→ next, ← back, Home overview, End last, R reset between
  * questions, Esc leave); each hop is lit on the graph with its explanation.
  */
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { lessonById } from "../../../scenarios/lessons.ts";
 import { presenterKey } from "./steps.ts";
@@ -30,6 +30,9 @@ export function PresenterPanel() {
   const step = useApp((s) => s.presenterStep);
   const status = useApp((s) => s.trace.status);
   const lesson = useApp((s) => (s.scenarioId ? lessonById(s.scenarioId) : undefined));
+  // In a lesson whose answer is not revealed yet, the verdict waits for the last hop.
+  const [lessonOpen, setLessonOpen] = useState(false);
+  const hideVerdict = useApp((s) => !!lesson && !s.answerShown);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -76,6 +79,19 @@ export function PresenterPanel() {
           Leave
         </button>
       </div>
+      {lesson ? (
+        <p
+          className={lessonOpen ? "presenter-lesson open" : "presenter-lesson"}
+          data-testid="presenter-lesson"
+          title={lessonOpen ? undefined : "Show the whole question"}
+          onClick={() => setLessonOpen(!lessonOpen)}
+        >
+          <span className="ws-title">
+            Lesson {String(lesson.number).padStart(2, "0")} · {lesson.title}
+          </span>
+          {lesson.question}
+        </p>
+      ) : null}
       {!question ? (
         <div className="presenter-empty">
           <p>
@@ -106,21 +122,17 @@ export function PresenterPanel() {
           <p className="presenter-q mono">
             {question.from} → {question.to} <span className="muted">{question.protocol}</span>
           </p>
+          {trace && !trace.error && (step === steps.length - 1 || !hideVerdict) ? (
+            <p className="presenter-verdict" data-testid="presenter-verdict">
+              <span className={`verdict ${trace.verdict}`}>{trace.verdict}</span> {trace.reason}
+            </p>
+          ) : null}
           {!trace ? (
             <p className="muted">{status === "error" ? "The engine could not trace this." : "Tracing…"}</p>
           ) : null}
           {trace?.error ? <p role="alert">{trace.error}</p> : null}
           {trace && !trace.error ? (
             <>
-              <ol className="presenter-hops" aria-label="Hops">
-                {steps.map((s, i) => (
-                  <li key={i} data-verdict={s.verdict} aria-current={i === step ? "step" : undefined}>
-                    <button type="button" onClick={() => store.getState().setPresenterStep(i)}>
-                      {s.number}. {s.title}
-                    </button>
-                  </li>
-                ))}
-              </ol>
               {shown ? (
                 <div
                   className="presenter-hop"
@@ -152,11 +164,6 @@ export function PresenterPanel() {
                   <p className="presenter-count">{steps.length} hops. Press → to step through them.</p>
                 </div>
               )}
-              {step === steps.length - 1 ? (
-                <p className="presenter-verdict" data-testid="presenter-verdict">
-                  <span className={`verdict ${trace.verdict}`}>{trace.verdict}</span> {trace.reason}
-                </p>
-              ) : null}
               <div className="ws-row">
                 <button
                   type="button"
@@ -177,6 +184,15 @@ export function PresenterPanel() {
                   Next →
                 </button>
               </div>
+              <ol className="presenter-hops" aria-label="Hops">
+                {steps.map((s, i) => (
+                  <li key={i} data-verdict={s.verdict} aria-current={i === step ? "step" : undefined}>
+                    <button type="button" onClick={() => store.getState().setPresenterStep(i)}>
+                      {s.number}. {s.title}
+                    </button>
+                  </li>
+                ))}
+              </ol>
             </>
           ) : null}
         </>
@@ -206,7 +222,11 @@ export function PresentButton() {
       type="button"
       className="btn small"
       aria-pressed={presenting}
-      onClick={() => store.getState().setPresenting(!presenting)}
+      onClick={() => {
+        // Presenter mode shows the graph (its tabs are hidden while presenting).
+        if (!presenting) store.getState().setTab("graph");
+        store.getState().setPresenting(!presenting);
+      }}
       title="Presenter mode: larger type, one trace stepped hop by hop"
     >
       Present
