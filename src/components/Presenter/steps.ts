@@ -108,10 +108,14 @@ export function presenterSteps(
       case "source address":
         focus = [source, handling, ...backendsOf(h)];
         break;
+      case "admin tier at source":
       case "egress policy at source":
+      case "baseline tier at source":
         focus = [source];
         break;
+      case "admin tier at backend":
       case "ingress policy at backend":
+      case "baseline tier at backend":
       case "proxy to backend":
       case "server sidecar":
         focus = backendsOf(h);

@@ -180,7 +180,7 @@ describe("the renderer", () => {
         object: { kind: "AdminNetworkPolicy", name: "guard" },
         rule: { index: 0, name: "deny-all" },
       },
-      "AdminNetworkPolicy guard ingress rule 1 (deny-all): Deny",
+      "Admin tier: Deny by AdminNetworkPolicy guard ingress rule 1 (deny-all)",
     ],
   ])("words %j", (cause, text) => {
     expect(causeText(cause)).toBe(text);

@@ -19,6 +19,15 @@ import type {
 import { cniEgress, cniIngress, type CniCheck } from "./cni.ts";
 import type { Ctx } from "./result.ts";
 import { hostPort, traceRef } from "./format.ts";
+import {
+  checkDecidedBy,
+  passedBy,
+  tierCheck,
+  tierDecidedBy,
+  tierStep,
+  traceTiers,
+  type TierStep,
+} from "./tiers.ts";
 
 function policyRef(v: DirectionVerdict): TraceRef | undefined {
   const m = v.allowedBy[0];
@@ -252,16 +261,16 @@ export function evaluate(
   const endpoints: TraceEndpoint[] = [];
   const egressGroups = new Map<
     string,
-    { verdict: "pass" | "drop"; detail: string; cause: HopCause; ref?: TraceRef; eps: string[] }
+    { verdict: "pass" | "drop" | "info"; detail: string; cause: HopCause; ref?: TraceRef; eps: string[] }
   >();
   const ingressGroups = new Map<
     string,
-    { verdict: "pass" | "drop"; detail: string; cause: HopCause; ref?: TraceRef; eps: string[] }
+    { verdict: "pass" | "drop" | "info"; detail: string; cause: HopCause; ref?: TraceRef; eps: string[] }
   >();
   const group = (
     m: typeof egressGroups,
     key: string,
-    verdict: "pass" | "drop",
+    verdict: "pass" | "drop" | "info",
     detail: string,
     cause: HopCause,
     ref: TraceRef | undefined,
@@ -272,12 +281,44 @@ export function evaluate(
     else m.set(key, { verdict, detail, cause, ...(ref ? { ref } : {}), eps: [ep] });
   };
   const clientIP = client.ip(family) ?? "";
+  // The cluster tiers around NetworkPolicy (trace/tiers.ts): a hop per tier step, grouped like the others.
+  // flannel enforces no policy of any kind (cni/profile.ts).
+  const tiers = profile.cni === "flannel" ? undefined : traceTiers(model);
+  const tierGroups = {
+    "admin tier at source": new Map() as typeof egressGroups,
+    "baseline tier at source": new Map() as typeof egressGroups,
+    "admin tier at backend": new Map() as typeof egressGroups,
+    "baseline tier at backend": new Map() as typeof egressGroups,
+  };
+  const tierHop = (s: TierStep, ep: string) => {
+    const verdict = s.action === "Deny" ? "drop" : s.action === "Accept" ? "pass" : "info";
+    group(tierGroups[s.step as keyof typeof tierGroups], s.key, verdict, s.detail, s.cause, s.ref, ep);
+  };
+  const decided = (s: TierStep | undefined) => s?.action === "Accept" || s?.action === "Deny";
   for (const b of backends) {
     const epKey = hostPort(b.ip, b.port, family);
     const target = b.pod ? `${b.pod.key} (${b.ip})` : b.ip;
     // Egress at the source, against the backend after DNAT.
     let egress: PolicyCheck;
-    if (client.kind === "pod" && client.pod && !client.host) {
+    const sender = client.kind === "pod" && client.pod && !client.host ? client.pod : undefined;
+    const to = b.egressTo ?? { ip: b.ip, port: b.port, pod: b.pod };
+    const egressQuery = sender && {
+      direction: "egress" as const,
+      self: sender,
+      other: { ip: to.ip, pod: to.pod },
+      otherName: target,
+      port: to.port,
+      protocol,
+      dst: to.pod,
+      hairpin: to.pod === sender,
+    };
+    const adminEgress =
+      tiers && egressQuery && tiers.Admin.length ? tierStep(model, tiers, "Admin", egressQuery) : undefined;
+    let baseEgress: TierStep | undefined;
+    if (adminEgress) tierHop(adminEgress, `${epKey}|${target}`);
+    if (adminEgress && decided(adminEgress)) {
+      egress = tierCheck(adminEgress);
+    } else if (client.kind === "pod" && client.pod && !client.host) {
       // Rule 1: the backend after DNAT, unless the DNAT happens on another node (rule 1a).
       const to = b.egressTo ?? { ip: b.ip, port: b.port, pod: b.pod };
       const toName = b.egressTo ? `${b.egressTo.ip} (${b.egressTo.note})` : "{who}";
@@ -317,9 +358,32 @@ export function evaluate(
       egress = NOT_APPLICABLE(why, "egress");
       group(egressGroups, "n/a", "pass", why, egress.cause, undefined, `${epKey}|${target}`);
     }
+    if (tiers && egressQuery && tiers.Baseline.length && !egress.isolated) {
+      // NetworkPolicy does not isolate the sender for egress: the Baseline tier decides, if it matches.
+      baseEgress = tierStep(model, tiers, "Baseline", egressQuery);
+      tierHop(baseEgress, `${epKey}|${target}`);
+      if (decided(baseEgress)) egress = tierCheck(baseEgress);
+    }
     // Ingress at the backend, from the address it really sees.
     let ingress: PolicyCheck;
-    if (b.pod) {
+    const seenBy = b.preserved && client.pod && !client.host ? client.pod : undefined;
+    const ingressQuery = b.pod && {
+      direction: "ingress" as const,
+      self: b.pod,
+      other: { ip: b.sourceIP, pod: seenBy },
+      otherName: seenBy ? `${seenBy.key} (${b.sourceIP})` : b.sourceIP,
+      port: b.port,
+      protocol,
+      dst: b.pod,
+      hairpin: !!client.pod && client.pod === b.pod,
+    };
+    const adminIngress =
+      tiers && ingressQuery && tiers.Admin.length ? tierStep(model, tiers, "Admin", ingressQuery) : undefined;
+    let baseIngress: TierStep | undefined;
+    if (adminIngress) tierHop(adminIngress, `${epKey}|${b.pod!.key}`);
+    if (adminIngress && decided(adminIngress)) {
+      ingress = tierCheck(adminIngress);
+    } else if (b.pod) {
       const seenPod = b.preserved && client.pod && !client.host ? client.pod : undefined;
       const seenName = seenPod ? `${seenPod.key} (${b.sourceIP})` : b.sourceIP;
       const v = explainIngress(model, b.pod, { ip: b.sourceIP, pod: seenPod }, b.port, protocol);
@@ -437,6 +501,12 @@ export function evaluate(
         `${epKey}|${b.ip}`,
       );
     }
+    if (tiers && ingressQuery && tiers.Baseline.length && !ingress.isolated) {
+      // No NetworkPolicy isolates the backend for ingress: the Baseline tier decides, if it matches.
+      baseIngress = tierStep(model, tiers, "Baseline", ingressQuery);
+      tierHop(baseIngress, `${epKey}|${b.pod!.key}`);
+      if (decided(baseIngress)) ingress = tierCheck(baseIngress);
+    }
     const allowed = egress.verdict === "allow" && ingress.verdict === "allow";
     let reason: string;
     if (!allowed)
@@ -466,6 +536,20 @@ export function evaluate(
     if (b.local !== undefined) ep.local = b.local;
     const r = traceRef(b.ref);
     if (r) ep.ref = r;
+    if (tiers) {
+      // With tiers, every endpoint names the layer that decided it (a drop first), and an Admin Pass behind it.
+      const side = (c: PolicyCheck, admin?: TierStep, base?: TierStep) => {
+        const tier = decided(admin) ? admin : decided(base) ? base : undefined;
+        const d = tier ? tierDecidedBy(tier) : checkDecidedBy(c);
+        const pass = passedBy(admin);
+        if (d && pass) d.passedBy = pass;
+        return d;
+      };
+      const e = side(egress, adminEgress, baseEgress);
+      const i = side(ingress, adminIngress, baseIngress);
+      const d = egress.verdict === "drop" ? e : ingress.verdict === "drop" ? i : (i ?? e);
+      if (d) ep.decidedBy = d;
+    }
     endpoints.push(ep);
   }
   const hops: TraceHop[] = [];
@@ -493,8 +577,12 @@ export function evaluate(
       hops.push(hop);
     }
   };
+  emit("admin tier at source", tierGroups["admin tier at source"]);
   emit("egress policy at source", egressGroups);
+  emit("baseline tier at source", tierGroups["baseline tier at source"]);
+  emit("admin tier at backend", tierGroups["admin tier at backend"]);
   emit("ingress policy at backend", ingressGroups);
+  emit("baseline tier at backend", tierGroups["baseline tier at backend"]);
   if (profile.cni === "flannel" && ctx.model.policies.length) {
     hops.push({
       step: "ingress policy at backend",

@@ -29,10 +29,18 @@ export function stepTitle(step: HopStep): string {
       return "session affinity";
     case "source address":
       return "source address";
+    case "admin tier at source":
+      return "admin tier at source";
     case "egress policy at source":
       return "egress policy at source";
+    case "baseline tier at source":
+      return "baseline tier at source";
+    case "admin tier at backend":
+      return "admin tier at backend";
     case "ingress policy at backend":
       return "ingress policy at backend";
+    case "baseline tier at backend":
+      return "baseline tier at backend";
     case "router":
       return "router";
     case "listener":
@@ -114,6 +122,41 @@ function networkPolicyText(c: Extract<HopCause, { layer: "NetworkPolicy" }>): st
   }
 }
 
+type TierCause = Extract<HopCause, { layer: "AdminNetworkPolicy" | "BaselineAdminNetworkPolicy" }>;
+
+/** "Admin" or "Baseline", the tier's name in network-policy-api. */
+export function tierName(c: TierCause): string {
+  return c.layer === "AdminNetworkPolicy" ? "Admin" : "Baseline";
+}
+
+/** The tier's policy and rule: `ClusterNetworkPolicy deny-all (priority 10) ingress rule 1 (deny-slytherin)`. */
+function tierRuleText(c: TierCause): string {
+  const prio = c.priority !== undefined ? ` (priority ${c.priority})` : "";
+  return `${objectName(c.object)}${prio}${ruleOf(c, c.direction)}`;
+}
+
+/**
+ * A tier's step in words, as the trace's stack reads per direction: "Admin tier: Pass by
+ * ClusterNetworkPolicy ns-isolation (priority 5) ingress rule 2 (pass-to-ns), handed down to NetworkPolicy".
+ */
+export function tierText(c: TierCause): string {
+  const tier = `${tierName(c)} tier`;
+  switch (c.category) {
+    case "Accept":
+      return `${tier}: Accept by ${tierRuleText(c)}`;
+    case "Deny":
+      return `${tier}: Deny by ${tierRuleText(c)}`;
+    case "Pass":
+      return `${tier}: Pass by ${tierRuleText(c)}, handed down to ${c.layer === "AdminNetworkPolicy" ? "NetworkPolicy" : "the default (allow)"}`;
+    case "no-match":
+      return `${tier}: no rule matches (${c.direction}), no decision`;
+    case "not-selected":
+      return `${tier}: no policy of the tier selects the pod for ${c.direction}, no decision`;
+    case "hairpin":
+      return `${tier}: a pod's traffic to its own IP is not subject to the tier`;
+  }
+}
+
 /** One line naming what decided a hop: the layer, the object and rule, the category. */
 export function causeText(c: HopCause): string {
   switch (c.layer) {
@@ -131,6 +174,7 @@ export function causeText(c: HopCause): string {
       return networkPolicyText(c);
     case "AdminNetworkPolicy":
     case "BaselineAdminNetworkPolicy":
+      return tierText(c);
     case "CiliumNetworkPolicy":
     case "CalicoNetworkPolicy":
       return `${c.object ? objectName(c.object) : c.layer}${ruleOf(c, c.direction)}: ${c.category}`;

@@ -75,8 +75,14 @@ export type HopStep =
   | "kube-proxy"
   | "session affinity"
   | "source address"
+  // The cluster policy tiers around NetworkPolicy, per direction (policy/stack.ts): the Admin tier
+  // before NetworkPolicy, the Baseline tier after it.
+  | "admin tier at source"
   | "egress policy at source"
+  | "baseline tier at source"
+  | "admin tier at backend"
   | "ingress policy at backend"
+  | "baseline tier at backend"
   // L7 routers (engine/l7): the router that takes the request, its listener, the route that matched,
   // a filter, the backends it chose, the proxy's own connection to each backend pod, the mesh's
   // outbound traffic policy, and the server's sidecar (mTLS, AuthorizationPolicy).
@@ -179,13 +185,21 @@ export type HopCause =
       /** For "denied": the rules that miss the connection by one condition, and the edit that would allow it (netpol/nearmiss.ts). */
       nearMisses?: NearMiss[];
     }
-  /** The cluster policy tiers (ClusterNetworkPolicy, AdminNetworkPolicy, BaselineAdminNetworkPolicy): the action of the first matching rule. */
+  /**
+   * A cluster policy tier (ClusterNetworkPolicy tier Admin or Baseline, AdminNetworkPolicy,
+   * BaselineAdminNetworkPolicy): the action of the first matching rule (v1alpha1's Allow is Accept),
+   * with the policy, its priority and the rule; or no decision: `no-match` (policies select the pod,
+   * no rule matches), `not-selected` (no policy of the tier selects it), `hairpin` (a pod's traffic
+   * to its own IP, which the tiers do not judge).
+   */
   | {
       layer: "AdminNetworkPolicy" | "BaselineAdminNetworkPolicy";
       direction: PolicyDirection;
-      category: "Allow" | "Deny" | "Pass" | "no-match";
+      category: "Accept" | "Deny" | "Pass" | "no-match" | "not-selected" | "hairpin";
       object?: ObjectRef;
       rule?: RuleRef;
+      /** The policy's spec.priority (a BaselineAdminNetworkPolicy has none). */
+      priority?: number;
     }
   /** A CNI's own policy (Cilium, Calico): allowed or denied by a rule, passed to the next tier, or not matched. */
   | {
@@ -254,7 +268,10 @@ export interface TraceEndpoint {
   egress: PolicyCheck;
   ingress: PolicyCheck;
   ref?: TraceRef;
-  /** The layer that dropped the connection to this backend (set by the CNI dialects' checks). */
+  /**
+   * The layer that dropped the connection to this backend (set by the CNI dialects' checks); with
+   * cluster tiers in the input, the layer that decided it either way (a tier's Accept included).
+   */
   decidedBy?: TraceDecidedBy;
   /** 403: an L7 policy refused the HTTP request at this backend. */
   httpStatus?: 403;
@@ -270,6 +287,10 @@ export interface TraceDecidedBy {
   name?: string;
   rule?: string;
   line?: number;
+  /** A cluster tier's policy: its spec.priority (ours; the contract's fields come first). */
+  priority?: number;
+  /** An Admin tier rule whose Pass handed the connection down to NetworkPolicy and the Baseline tier. */
+  passedBy?: { kind: string; name: string; rule: string; priority: number; line: number };
 }
 
 export interface TracePoint {
