@@ -16,6 +16,7 @@ import type {
 } from "../engine/analysis/index.ts";
 import type { Filters, GraphLens, Grouping } from "../store/types.ts";
 import { buildPathGraph } from "./paths.ts";
+import { graphEndpointId } from "../engine/analysis/constants.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
 export type GraphNodeKind =
@@ -321,7 +322,7 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
     if (id.startsWith("pod:")) return leafOfPod.get(id);
     if (id.startsWith("service:")) return serviceLeaf.get(id);
     // An external client is one node whichever node its packet arrives at (`external:IP@NODE`).
-    if (id.startsWith("external:")) return id.split("@")[0];
+    if (id.startsWith("external:")) return graphEndpointId(id);
     return id;
   };
 
@@ -506,5 +507,5 @@ export function leafResolver(g: GraphModel): (id: string) => string | undefined 
     map.set(n.id, n.id);
     for (const m of n.members ?? []) map.set(m, n.id);
   }
-  return (id) => map.get(id) ?? (id.startsWith("external:") ? map.get(id.split("@")[0]!) : undefined);
+  return (id) => map.get(id) ?? (id.startsWith("external:") ? map.get(graphEndpointId(id)) : undefined);
 }

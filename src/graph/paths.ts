@@ -19,6 +19,7 @@ import {
   type GraphNode,
   type GraphOptions,
 } from "./model.ts";
+import { graphEndpointId } from "../engine/analysis/constants.ts";
 
 /** Up to this many pods, every workload shows its pods. */
 export const POD_LEVEL = 30;
@@ -232,7 +233,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     }
   }
   const resolve = (id: string): string | undefined => {
-    if (id.startsWith("external:")) return id.split("@")[0];
+    if (id.startsWith("external:")) return graphEndpointId(id);
     return leafOf.get(id);
   };
 

@@ -5,7 +5,7 @@
  */
 import { useMemo, useState, type FormEvent } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { EXTERNAL_CLIENT_IP } from "../../engine/analysis/constants.ts";
+import { EXTERNAL_CLIENT_IP, externalAtNode } from "../../engine/analysis/constants.ts";
 import type { Analysis, Protocol } from "../../engine/analysis/index.ts";
 
 interface Choice {
@@ -30,7 +30,7 @@ function choices(a: Analysis | undefined): {
     [
       "External client",
       a.nodes.map((n) => ({
-        value: `external:${EXTERNAL_CLIENT_IP}@${n.name}`,
+        value: externalAtNode(EXTERNAL_CLIENT_IP, n.name),
         label: `${EXTERNAL_CLIENT_IP} arriving at ${n.name}`,
         disabled: beyondPods,
       })),

@@ -5,6 +5,7 @@
  * them while the hop's explanation is shown large.
  */
 import { stepTitle, type HopStep, type HopVerdict } from "../../engine/analysis/index.ts";
+import { graphEndpointId, parseExternalAtNode } from "../../engine/analysis/constants.ts";
 
 export interface HopLike {
   step: HopStep;
@@ -39,7 +40,7 @@ export interface PresenterStep {
 
 /** The graph id of a `ktl trace` source or destination. */
 export function graphIdOf(endpoint: string): string {
-  if (endpoint.startsWith("external:")) return endpoint.split("@")[0]!;
+  if (endpoint.startsWith("external:")) return graphEndpointId(endpoint);
   if (endpoint.startsWith("service:") || endpoint.startsWith("pod:")) {
     const i = endpoint.lastIndexOf(":");
     return i > endpoint.indexOf(":") ? endpoint.slice(0, i) : endpoint;
@@ -69,7 +70,7 @@ export function presenterSteps(
   const source = graphIdOf(q.from);
   const destination = graphIdOf(q.to);
   const arrival = q.from.startsWith("external:")
-    ? `node:${q.from.split("@")[1] ?? ""}`
+    ? `node:${parseExternalAtNode(q.from)?.node ?? ""}`
     : q.from.startsWith("node:")
       ? q.from
       : sourceNode

@@ -5,6 +5,7 @@
  * marks up by the ids they already use (`data-source`, `data-target`).
  */
 import type { InputDiff } from "../../engine/index.ts";
+import { graphEndpointId } from "../../engine/analysis/constants.ts";
 
 export type Mark = "gained" | "lost" | "mixed";
 
@@ -27,15 +28,12 @@ function merge(m: Map<string, Mark>, key: string, mark: "gained" | "lost"): void
   m.set(key, prev === undefined || prev === mark ? mark : "mixed");
 }
 
-/** `external:IP@NODE` -> `external:IP`, as the graph draws one client per address. */
-const graphId = (id: string) => (id.startsWith("external:") ? id.split("@")[0]! : id);
-
 export function diffMarks(d: InputDiff): DiffMarks {
   const edges = new Map<string, Mark>();
   const cells = new Map<string, "gained" | "lost">();
   const nodes = new Map<string, "added" | "removed">();
   for (const f of d.flows) {
-    merge(edges, edgeKey(graphId(f.from), f.to), f.change);
+    merge(edges, edgeKey(graphEndpointId(f.from), f.to), f.change);
     if (f.kind === "pod") cells.set(cellKey(f.port, f.protocol, f.from, f.to), f.change);
   }
   for (const e of d.endpoints)

@@ -7,17 +7,15 @@
  *   does, partial otherwise. An endpoint that is not ready is a traffic
  *   policy drop: kube-proxy leaves it out while a ready one exists
  *   (pkg/proxy/topology.go CategorizeEndpoints).
- * - service: a pod sends to a Service port. The verdict is `traceRequest`'s,
- *   for one pod per group of pods that share NetworkPolicy class and node
- *   (no policy and no kube-proxy rule can tell them apart). Drawn for small
- *   inputs only (FLOW_BUDGET traces); larger inputs show these on demand.
- * - external: a client outside the cluster (203.0.113.10) reaches a
- *   NodePort, LoadBalancer or external-IP Service at each node, traced.
+ * - service: a pod sends to a Service port; external: a client outside the
+ *   cluster (203.0.113.10) reaches a Service at each node. Both are the flow
+ *   model's (flows/, shared with `ktl diff` and the what-if marks), each with
+ *   `traceRequest`'s verdict. Service flows are drawn for small inputs only
+ *   (FLOW_BUDGET traces); larger inputs show these on demand.
  */
 import { hasCniPolicies } from "../cni/index.ts";
 import { cniFlow } from "./cni.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
-import type { Service } from "../model/services.ts";
 import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
 import type { PolicyRule } from "../model/networkpolicy.ts";
@@ -26,6 +24,14 @@ import type { ProxyIndex } from "../proxy/index.ts";
 import { traceRequest, type TraceRef, type TraceResult } from "../trace/index.ts";
 import { isPolicyLayer } from "../trace/render.ts";
 import { externalId, podId, refOfPolicy, refOfSource, serviceId } from "./refs.ts";
+import {
+  externalFlowSpecs,
+  hasExternalServices,
+  serviceFlowCount,
+  senderPods,
+  serviceFlowSpecs,
+  type ServiceFlowSpec,
+} from "../flows/index.ts";
 import type { DropCause, Flow, RefView, TraceView } from "./types.ts";
 
 import { EXTERNAL_CLIENT_IP } from "./constants.ts";
@@ -118,122 +124,59 @@ export function traceView(t: TraceResult, from: string, to: string, protocol: Pr
   return v;
 }
 
-function externallyReachable(s: Service): boolean {
-  return s.type === "NodePort" || s.type === "LoadBalancer" || s.externalIPs.length > 0;
-}
-
 interface Budget {
   left: number;
 }
 
-function tracedFlow(
-  model: Model,
-  proxy: ProxyIndex,
-  kind: "service" | "external",
-  from: string[],
-  traceFrom: string,
-  s: Service,
-  port: number,
-  portName: string,
-  protocol: Protocol,
-): Flow {
-  const to = `service:${s.key}:${port}`;
-  const t = traceRequest(model, proxy, traceFrom, to, protocol);
+/** One flow of the flow model (flows/), traced. */
+function tracedFlow(model: Model, proxy: ProxyIndex, spec: ServiceFlowSpec): Flow {
+  const { port, protocol, name } = spec.port;
+  const t = traceRequest(model, proxy, spec.traceFrom, spec.traceTo, protocol);
   const c = causesOf(t);
   const flow: Flow = {
-    id: `${kind}|${traceFrom}|${to}/${protocol}`,
-    kind,
-    from,
-    to: serviceId(s.key),
+    id: `${spec.kind}|${spec.traceFrom}|${spec.traceTo}/${protocol}`,
+    kind: spec.kind,
+    from: spec.from,
+    to: spec.to,
     port,
     protocol,
     verdict: t.verdict,
     reason: c.reason,
     decidedBy: c.decidedBy,
-    traceTo: to,
+    traceTo: spec.traceTo,
   };
-  if (portName) flow.portName = portName;
+  if (name) flow.portName = name;
   if (t.verdict !== "allow" && c.dropCause) flow.dropCause = c.dropCause;
   return flow;
 }
 
-/** Pods grouped by NetworkPolicy class and node: every pod of a group gets the same trace to a Service. */
-function sourceGroups(model: Model, index: PolicyIndex): Pod[][] {
-  const groups = new Map<string, Pod[]>();
-  for (const p of model.pods) {
-    if (!p.nodeName || p.ips.length === 0) continue;
-    const k = `${index.classOf[p.index]}@${p.nodeName}`;
-    const g = groups.get(k);
-    if (g) g.push(p);
-    else groups.set(k, [p]);
-  }
-  return [...groups.values()];
-}
-
+/** Every pod-to-Service flow of the flow model, traced; none when they would cost more than the budget. */
 export function serviceFlows(
   model: Model,
   index: PolicyIndex,
   proxy: ProxyIndex,
   budget: Budget,
 ): { flows: Flow[]; skipped: boolean } {
-  const groups = sourceGroups(model, index);
-  const ports = model.services
-    .filter((s) => s.type !== "ExternalName")
-    .reduce((n, s) => n + s.ports.length, 0);
-  if (groups.length * ports > budget.left) return { flows: [], skipped: ports > 0 && groups.length > 0 };
-  budget.left -= groups.length * ports;
-  const flows: Flow[] = [];
-  for (const s of model.services) {
-    if (s.type === "ExternalName") continue;
-    const selector = s.selector;
-    for (const p of s.ports) {
-      for (const g of groups) {
-        // A pod that is itself a backend may be sent back to itself (hairpin): trace such pods one by one.
-        const selfServing =
-          selector !== undefined &&
-          g[0]!.namespace === s.namespace &&
-          Object.entries(selector).every(([k, v]) => g[0]!.labels[k] === v);
-        const parts = selfServing ? g.map((pod) => [pod]) : [g];
-        for (const part of parts)
-          flows.push(
-            tracedFlow(
-              model,
-              proxy,
-              "service",
-              part.map((pod) => podId(pod.key)),
-              `pod:${part[0]!.key}`,
-              s,
-              p.port,
-              p.name,
-              p.protocol,
-            ),
-          );
-      }
-    }
-  }
-  return { flows, skipped: false };
+  const n = serviceFlowCount(model, index, proxy);
+  if (n > budget.left) return { flows: [], skipped: n > 0 };
+  budget.left -= n;
+  return {
+    flows: serviceFlowSpecs(model, index, proxy).map((f) => tracedFlow(model, proxy, f)),
+    skipped: false,
+  };
 }
 
+/** Outside-client flows of the flow model, traced, while the budget lasts. */
 export function externalFlows(model: Model, proxy: ProxyIndex, budget: Budget): Flow[] {
   const flows: Flow[] = [];
-  for (const s of model.services) {
-    if (!externallyReachable(s)) continue;
-    for (const p of s.ports) {
-      for (const n of model.nodes) {
-        if (budget.left-- <= 0) return flows;
-        const from = `external:${EXTERNAL_CLIENT_IP}@${n.name}`;
-        flows.push(tracedFlow(model, proxy, "external", [from], from, s, p.port, p.name, p.protocol));
-      }
-    }
+  for (const spec of externalFlowSpecs(model, EXTERNAL_CLIENT_IP)) {
+    if (budget.left-- <= 0) return flows;
+    flows.push(tracedFlow(model, proxy, spec));
   }
   return flows;
 }
 
-export function hasExternalServices(model: Model): boolean {
-  return model.services.some(externallyReachable);
-}
-
-export { externalId };
+export { externalId, hasExternalServices };
 
 interface IngressSummary {
   verdict: "allow" | "drop" | "partial";
@@ -389,8 +332,7 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
   const sources = index.classes
     .filter((c) => c.pods.some((p) => p.ips.length > 0 && p.nodeName))
     .map((c) => c.index);
-  let senderPods: Pod[] | undefined;
-  const senders = () => (senderPods ??= model.pods.filter((p) => p.ips.length > 0 && p.nodeName));
+  let senders: Pod[] | undefined;
   for (const s of model.services) {
     const sp = proxy.services.get(s.key);
     if (!sp) continue;
@@ -440,7 +382,7 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           flow.decidedBy = [refOfSource(ep.ref)];
         } else if (hasCniPolicies(model.cni)) {
           // The CNI's own policies decide (engine/cni), with NetworkPolicy inside them.
-          const c = cniFlow(model, model.cni, senders(), pod, ep.port, p.protocol);
+          const c = cniFlow(model, model.cni, (senders ??= senderPods(model)), pod, ep.port, p.protocol);
           flow.verdict = c.verdict;
           flow.reason = c.reason;
           flow.decidedBy = c.decidedBy;

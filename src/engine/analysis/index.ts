@@ -12,6 +12,7 @@ import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
 import type { CniName } from "../cni/profile.ts";
 import { cniFlow } from "./cni.ts";
 import { taintText } from "../model/taints.ts";
+import { externallyAccessible } from "../model/services.ts";
 import type { InputFile } from "../parse/manifests.ts";
 import { buildModel } from "../model/build.ts";
 import { parseManifests } from "../parse/manifests.ts";
@@ -229,7 +230,7 @@ function servicesOf(model: Model): ServiceView[] {
     loadBalancerIPs: s.loadBalancerIPs,
     internalTrafficPolicy: s.internalTrafficPolicy,
     externalTrafficPolicy: s.externalTrafficPolicy,
-    external: s.type === "NodePort" || s.type === "LoadBalancer" || s.externalIPs.length > 0,
+    external: externallyAccessible(s),
     ref: refOfSource(s.source),
   }));
 }

@@ -1,15 +1,11 @@
 /** Engine objects -> the ids and references the view uses. */
 import type { SourceRef } from "../parse/manifests.ts";
-import type { Pod, WorkloadRef } from "../model/types.ts";
+import type { Pod } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import type { RuleMatch } from "../netpol/index.ts";
 import type { RefView } from "./types.ts";
 
-export const podId = (key: string): string => `pod:${key}`;
-export const nodeId = (name: string): string => `node:${name}`;
-export const serviceId = (key: string): string => `service:${key}`;
-export const externalId = (ip: string): string => `external:${ip}`;
-export const workloadId = (w: WorkloadRef): string => `workload:${w.namespace}/${w.kind}/${w.name}`;
+export { externalId, nodeId, podId, serviceId, workloadId } from "../model/ids.ts";
 
 export function refOfSource(s: SourceRef): RefView {
   const r: RefView = { kind: s.kind, name: s.name, line: s.line };

@@ -102,7 +102,7 @@ export interface ServiceView {
   loadBalancerIPs: string[];
   internalTrafficPolicy: string;
   externalTrafficPolicy: string;
-  /** Reached from outside the cluster: NodePort, LoadBalancer or external IPs. */
+  /** Externally accessible (apiserver ExternallyAccessible: NodePort, LoadBalancer, ClusterIP with external IPs): externalTrafficPolicy applies. */
   external: boolean;
   ref: RefView;
 }

@@ -98,13 +98,29 @@ export interface ConnList {
 
 const externalName = (n: IPRangeNode) => `${n.name}[External]`;
 
+/** netpol-analyzer's name of a workload: "namespace/name[Kind]". */
+export const connlistName = (w: WorkloadRef): string => `${w.namespace}/${w.name}[${w.kind}]`;
+
+const byName = new WeakMap<Model, Workload[]>();
+
+/** The model's workloads in netpol-analyzer's order: by its name of them. */
+function workloadsOf(model: Model): Workload[] {
+  let list = byName.get(model);
+  if (!list) {
+    const named = model.workloads.map((w) => [connlistName(w), w] as const);
+    named.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    byName.set(model, (list = named.map(([, w]) => w)));
+  }
+  return list;
+}
+
 /** A pod standing for a workload: its template's labels and ports, no IP, not host-network. */
 function representative(w: Workload, index: number): Pod {
   return {
     index,
     namespace: w.namespace,
     name: w.name,
-    key: w.key,
+    key: connlistName(w),
     labels: w.labels,
     annotations: {},
     nodeName: undefined,
@@ -143,7 +159,7 @@ function standInController(index: number): Pod {
  * workload; the tiers' `nodes` peers match nothing (the analyzer ignores them).
  */
 export function connlistView(model: Model): { view: Model; reprs: Pod[] } {
-  const reprs = model.workloads.map(representative);
+  const reprs = workloadsOf(model).map(representative);
   const withoutNodes = (rules: ClusterPolicy["egress"]) =>
     rules.map((r) => ({ ...r, peers: r.peers.filter((p) => !p.nodes) }));
   const clusterPolicies = model.clusterPolicies.map((p) => ({ ...p, egress: withoutNodes(p.egress) }));
@@ -259,7 +275,7 @@ function checkOwnerLabels(model: Model, diagnostics: Diagnostic[]): void {
     for (const r of [...p.ingress, ...p.egress])
       for (const peer of r.peers ?? []) if (peer.podSelector) selectors.push(peer.podSelector);
   }
-  for (const w of model.workloads) {
+  for (const w of workloadsOf(model)) {
     if (w.given || w.pods.length < 2) continue;
     const first = w.pods[0]!;
     for (const other of w.pods.slice(1)) {
@@ -277,7 +293,7 @@ function checkOwnerLabels(model: Model, diagnostics: Diagnostic[]): void {
         kind: "Pod",
         namespace: other.namespace,
         name: other.name,
-        message: `pods ${first.key} and ${other.key} of ${w.key} differ in labels that the selector "${formatSelector(sel)}" tells apart; the workload is analysed with the labels of ${first.key}`,
+        message: `pods ${first.key} and ${other.key} of ${connlistName(w)} differ in labels that the selector "${formatSelector(sel)}" tells apart; the workload is analysed with the labels of ${first.key}`,
       });
       break;
     }
@@ -322,7 +338,7 @@ function ingressControllerLines(
       continue;
     }
     const selector = svc.selector;
-    model.workloads.forEach((w, i) => {
+    workloadsOf(model).forEach((w, i) => {
       if (w.namespace !== b.namespace || !Object.keys(selector).every((k) => w.labels[k] === selector[k]))
         return;
       let set = ports.get(i);
@@ -345,7 +361,7 @@ function ingressControllerLines(
     }
     if (isEmptyPortSet(conns)) {
       if (set.size > 0) {
-        const w = model.workloads[i]!;
+        const w = workloadsOf(model)[i]!;
         diagnostics.push({
           code: "KTL702",
           severity: "warning",
@@ -356,7 +372,7 @@ function ingressControllerLines(
           kind: w.kind,
           namespace: w.namespace,
           name: w.name,
-          message: `an Ingress or Route reaches ${w.key}, but its NetworkPolicies block ingress from an arbitrary in-cluster source, so no {ingress-controller} line is listed`,
+          message: `an Ingress or Route reaches ${connlistName(w)}, but its NetworkPolicies block ingress from an arbitrary in-cluster source, so no {ingress-controller} line is listed`,
         });
       }
       continue;
@@ -461,8 +477,8 @@ export function computeConnlist(model: Model): ConnList {
   const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   lines.sort((x, y) => byteOrder(x.src, y.src) || byteOrder(x.dst, y.dst));
 
-  const nodes: ConnNode[] = model.workloads.map((w) => ({
-    name: w.key,
+  const nodes: ConnNode[] = workloadsOf(model).map((w) => ({
+    name: connlistName(w),
     kind: "workload",
     namespace: w.namespace,
     workload: { kind: w.kind, namespace: w.namespace, name: w.name },

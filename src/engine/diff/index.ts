@@ -13,11 +13,12 @@
  * 2. A pod flow is a source pod, a destination pod and one of the ports the
  *    destination declares (port/protocol): allowed or not by NetworkPolicy
  *    at both ends. A pod to itself is left out.
- * 3. A Service flow is a pod (or an external client arriving at a node, for
- *    a Service reachable from outside) to one Service port: the trace's
- *    verdict, allow, partial or drop. Pods of one NetworkPolicy class on one
- *    node get the same trace, so one of them is traced for all (a pod that
- *    is itself a candidate endpoint, hairpin, is traced on its own).
+ * 3. A Service flow is the flow model's (flows/, the flows the playground
+ *    draws): a pod, or an external client arriving at a node for a Service
+ *    reachable from outside, to one Service port, with the trace's verdict
+ *    (allow, partial or drop; a trace that cannot run is a drop). Pods of one
+ *    NetworkPolicy class on one node share one trace; a pod that is itself an
+ *    endpoint of the port (hairpin) is traced on its own.
  * 4. A flow is gained when its verdict rises (absent or drop < partial <
  *    allow) and lost when it falls.
  * 5. Endpoints: per Service port and node, the backends kube-proxy on that
@@ -31,7 +32,8 @@ import { parseManifests } from "../parse/manifests.ts";
 import { buildModel } from "../model/build.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
-import { externallyAccessible } from "../model/services.ts";
+import { EXTERNAL_CLIENT_IP, podId, workloadKey } from "../model/ids.ts";
+import { externalFlowSpecs, reachableFromOutside, serviceFlowSpecs } from "../flows/index.ts";
 import {
   buildPolicyIndex,
   classMatrix,
@@ -40,7 +42,7 @@ import {
   type PolicyIndex,
 } from "../netpol/index.ts";
 import { buildProxyIndex, chooseEndpoints, skipped, type Frontend, type ProxyIndex } from "../proxy/index.ts";
-import { traceRequest, type TraceResult } from "../trace/index.ts";
+import { traceRequest } from "../trace/index.ts";
 
 export type FlowState = "allow" | "partial" | "drop" | "absent";
 
@@ -108,14 +110,14 @@ export interface DiffOptions {
 }
 
 const DEFAULTS: Required<DiffOptions> = {
-  externalClientIP: "203.0.113.10",
+  externalClientIP: EXTERNAL_CLIENT_IP,
   maxPodPairs: 2_000_000,
   maxTraces: 20_000,
 };
 
 const RANK: Record<FlowState, number> = { absent: 0, drop: 0, partial: 1, allow: 2 };
 
-interface Side {
+export interface Side {
   model: Model;
   policy: PolicyIndex;
   proxy: ProxyIndex;
@@ -124,10 +126,6 @@ interface Side {
 }
 
 // ---------- 1. pod identity ----------
-
-function workloadKey(p: Pod): string {
-  return `${p.workload.namespace}/${p.workload.kind}/${p.workload.name}`;
-}
 
 function matchPods(
   a: Model,
@@ -155,7 +153,9 @@ function matchPods(
   const pair = (same: (x: Pod, y: Pod) => boolean) => {
     for (const x of onlyA) {
       if (idA.has(x.key)) continue;
-      const y = onlyB.find((c) => !used.has(c) && workloadKey(c) === workloadKey(x) && same(x, c));
+      const y = onlyB.find(
+        (c) => !used.has(c) && workloadKey(c.workload) === workloadKey(x.workload) && same(x, c),
+      );
       if (!y) continue;
       used.add(y);
       idA.set(x.key, y.key);
@@ -262,61 +262,34 @@ interface ServiceFlow {
   protocol: Protocol;
 }
 
-/** The way in an external client uses, as the trace reads `service:` for an external source (LoadBalancer, else NodePort, else external IP). */
-function reachableFromOutside(s: Service): boolean {
-  return externallyAccessible(s) && !skipped(s);
-}
-
-function serviceFlows(
+/**
+ * The flow model's Service flows (flows/, the same the playground draws),
+ * traced, keyed by source and destination; undefined when they would cost
+ * more traces than the budget. A trace that cannot run is a drop.
+ */
+export function serviceFlowStates(
   side: Side,
   clientIP: string,
   budget: { left: number },
 ): Map<string, ServiceFlow> | undefined {
-  const out = new Map<string, ServiceFlow>();
   const { model, policy, proxy } = side;
-  const cache = new Map<string, TraceResult>();
-  const sources = model.pods.filter((p) => p.nodeName && p.ips.length > 0);
-  for (const s of model.services) {
-    if (s.type === "ExternalName") continue;
-    for (const sp of s.ports) {
-      const to = `service:${s.key}:${sp.port}`;
-      for (const src of sources) {
-        const group = `${policy.classOf[src.index]}|${src.nodeName}|${to}|${sp.protocol}`;
-        let r = cache.get(group);
-        const own = r?.endpoints.some((e) => e.pod === src.key);
-        if (!r || own) {
-          if (--budget.left < 0) return undefined;
-          r = traceRequest(model, proxy, `pod:${src.key}`, to, sp.protocol);
-          if (!cache.has(group) && !r.endpoints.some((e) => e.pod === src.key)) cache.set(group, r);
-        }
-        const from = `pod:${side.id.get(src.key)}`;
-        out.set(`${from}>${to}/${sp.protocol}`, {
-          state: r.error ? "drop" : r.verdict,
-          reason: r.error ?? r.reason,
-          kind: "service",
-          from,
-          to: `service:${s.key}`,
-          port: sp.port,
-          protocol: sp.protocol,
-        });
-      }
-      if (!reachableFromOutside(s)) continue;
-      for (const n of model.nodes) {
-        if (--budget.left < 0) return undefined;
-        const r = traceRequest(model, proxy, `external:${clientIP}@${n.name}`, to, sp.protocol);
-        if (r.error) continue;
-        const from = `external:${clientIP}@${n.name}`;
-        out.set(`${from}>${to}/${sp.protocol}`, {
-          state: r.verdict,
-          reason: r.reason,
-          kind: "external",
-          from,
-          to: `service:${s.key}`,
-          port: sp.port,
-          protocol: sp.protocol,
-        });
-      }
-    }
+  const specs = [...serviceFlowSpecs(model, policy, proxy), ...externalFlowSpecs(model, clientIP)];
+  budget.left -= specs.length;
+  if (budget.left < 0) return undefined;
+  const out = new Map<string, ServiceFlow>();
+  for (const f of specs) {
+    const r = traceRequest(model, proxy, f.traceFrom, f.traceTo, f.port.protocol);
+    const from = f.kind === "service" ? f.pods.map((p) => podId(side.id.get(p.key)!)) : f.from;
+    for (const id of from)
+      out.set(`${id}>${f.traceTo}/${f.port.protocol}`, {
+        state: r.error ? "drop" : r.verdict,
+        reason: r.error ?? r.reason,
+        kind: f.kind,
+        from: id,
+        to: f.to,
+        port: f.port.port,
+        protocol: f.port.protocol,
+      });
   }
   return out;
 }
@@ -337,7 +310,7 @@ function endpointSets(side: Side): Map<string, Set<string>> {
   const { model, proxy } = side;
   for (const s of model.services) {
     if (skipped(s)) continue;
-    const ext = externalFrontend(s);
+    const ext = reachableFromOutside(s) ? externalFrontend(s) : undefined;
     for (const sp of s.ports) {
       for (const n of model.nodes) {
         const ways: ["internal" | "external", Frontend][] = [["internal", "clusterIP"]];
@@ -462,8 +435,8 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
   // Service flows.
   const budgetA = { left: opts.maxTraces };
   const budgetB = { left: opts.maxTraces };
-  const sa = serviceFlows(A, opts.externalClientIP, budgetA);
-  const sb = serviceFlows(B, opts.externalClientIP, budgetB);
+  const sa = serviceFlowStates(A, opts.externalClientIP, budgetA);
+  const sb = serviceFlowStates(B, opts.externalClientIP, budgetB);
   if (!sa || !sb) truncated.push(`Service flows not compared: more than ${opts.maxTraces} traces`);
   else {
     for (const key of new Set([...sa.keys(), ...sb.keys()])) {

@@ -9,6 +9,7 @@
  * expectation holds when every pair meets it, so "expect drop" from a
  * namespace means no pod of it gets through.
  */
+import { externalAtNode, parseExternalAtNode } from "../model/ids.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { lineOf, parseYamlFile } from "../parse/yaml.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
@@ -287,12 +288,11 @@ function expandFrom(model: Model, from: string): string[] | string {
     case "node":
       return [from];
     case "external": {
-      const at = rest.lastIndexOf("@");
-      if (at > 0) return [from];
+      if (parseExternalAtNode(from)) return [from];
       const ip = representative(rest);
       if (!ip) return `external:${rest}: not an address or IPv4 CIDR`;
       if (!model.nodes.length) return "an external client needs a node to arrive at, and the input has none";
-      return model.nodes.map((n) => `external:${ip}@${n.name}`);
+      return model.nodes.map((n) => externalAtNode(ip, n.name));
     }
     case "namespace": {
       const pods = model.pods.filter((p) => p.namespace === rest);

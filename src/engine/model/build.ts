@@ -29,6 +29,7 @@ import { parseNetworkPolicy } from "./networkpolicy.ts";
 import { buildCniPolicies, isCniObject, type CniPolicies } from "../cni/index.ts";
 import { GENERIC, profileFromInput, type ClusterProfile, type CniName } from "../cni/profile.ts";
 import { CLUSTER_POLICY_KINDS, parseClusterPolicy, sortClusterPolicies } from "../tiers/parse.ts";
+import { workloadKey } from "./ids.ts";
 import { unmodelledObjects } from "../policy/unmodelled.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
@@ -399,9 +400,6 @@ function statusIPs(status: Json | undefined): string[] {
   if (ips.length === 0 && single && parseIP(single)) ips.push(single);
   return ips;
 }
-
-const workloadKey = (w: { kind: string; namespace: string; name: string }) =>
-  `${w.namespace}/${w.name}[${w.kind}]`;
 
 /**
  * One node per workload object (replicas: 0 included) and per controller that

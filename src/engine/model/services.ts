@@ -208,8 +208,11 @@ const TOPOLOGY_AWARE_HINTS = "service.kubernetes.io/topology-aware-hints";
 const LB_SOURCE_RANGES = "service.beta.kubernetes.io/load-balancer-source-ranges";
 const DEFAULT_AFFINITY_TIMEOUT = 10800;
 
-/** pkg/api/v1/service ExternallyAccessible. */
-export function externallyAccessible(s: Service): boolean {
+/**
+ * pkg/api/v1/service ExternallyAccessible: the apiserver's notion (externalTrafficPolicy applies).
+ * Whether an outside client really gets in is flows/ reachableFromOutside (kube-proxy skips headless).
+ */
+export function externallyAccessible(s: { type: string; externalIPs: readonly string[] }): boolean {
   return (
     s.type === "LoadBalancer" || s.type === "NodePort" || (s.type === "ClusterIP" && s.externalIPs.length > 0)
   );

@@ -85,7 +85,7 @@ export interface WorkloadRef {
  * the controller that given pods name (the object itself may be absent).
  */
 export interface Workload extends WorkloadRef {
-  /** "namespace/name[Kind]" */
+  /** "namespace/Kind/name" (ids.ts workloadKey) */
   key: string;
   /** Of the pod template; of the first given pod (by key) when the object is absent. */
   labels: Record<string, string>;

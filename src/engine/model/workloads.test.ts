@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../index.ts";
+import { connlistName } from "../connlist/index.ts";
+import type { Model, Workload } from "./types.ts";
 
 const load = (text: string) => loadModel([{ name: "in.yaml", text }]);
-const keys = (text: string) => load(text).workloads.map((w) => w.key);
+/** The model's workloads in netpol-analyzer's order and naming (connlist's). */
+const named = (m: Model): (Workload & { name_: string })[] =>
+  m.workloads
+    .map((w) => ({ ...w, name_: connlistName(w) }))
+    .sort((a, b) => (a.name_ < b.name_ ? -1 : a.name_ > b.name_ ? 1 : 0));
+const keys = (text: string) => named(load(text)).map((w) => w.name_);
 
 const pod = (name: string, owner = "", labels = "{app: x}") => `apiVersion: v1
 kind: Pod
@@ -39,7 +46,7 @@ describe("workload grouping: pods by their controller ownerReference (netpol-ana
       pod("storage-provisioner"),
     ].join("");
     const m = load(text);
-    expect(m.workloads.map((w) => [w.key, w.pods.length, w.given])).toEqual([
+    expect(named(m).map((w) => [w.name_, w.pods.length, w.given])).toEqual([
       ["kube-system/coredns-64897985d[ReplicaSet]", 1, false],
       ["kube-system/etcd-minikube[Pod]", 1, false],
       ["kube-system/ingress-nginx-admission-create[Job]", 1, false],
@@ -67,7 +74,7 @@ describe("workload grouping: pods by their controller ownerReference (netpol-ana
         pod("pod-2", owner, "{app: query-selector}") +
         pod("pod-3", "", "{app: pod3}"),
     );
-    expect(m.workloads.map((w) => w.key)).toEqual([
+    expect(named(m).map((w) => w.name_)).toEqual([
       "kube-system/internal-security[Pod]",
       "kube-system/pod-3[Pod]",
     ]);
@@ -101,7 +108,7 @@ spec:
         metadata: {labels: {app: nightly}}
         spec: {containers: [{name: c}]}
 `);
-    expect(m.workloads.map((w) => [w.key, w.pods.length, w.given, w.labels])).toEqual([
+    expect(named(m).map((w) => [w.name_, w.pods.length, w.given, w.labels])).toEqual([
       ["default/web[Deployment]", 0, true, { app: "web" }],
       ["ops/nightly[CronJob]", 1, true, { app: "nightly" }],
     ]);

@@ -1,4 +1,5 @@
 /** The query syntax of `ktl trace --from/--to` (shared/contract/ktl-cli.md). */
+import { parseExternalAtNode } from "../model/ids.ts";
 import { parseIP } from "../model/ip.ts";
 import type { TraceDestination, TraceSource } from "./types.ts";
 
@@ -26,9 +27,7 @@ export function parseTraceSource(text: string): TraceSource | { error: string } 
     return { kind: "node", node: rest };
   }
   if (kind === "external") {
-    const at = rest.lastIndexOf("@");
-    const ip = at > 0 ? rest.slice(0, at).replace(/^\[(.*)\]$/, "$1") : "";
-    const node = at > 0 ? rest.slice(at + 1) : "";
+    const { ip, node } = parseExternalAtNode(text) ?? { ip: "", node: "" };
     if (!parseIP(ip) || !node)
       return {
         error: `--from ${text}: expected external:IP@NODE (the client's address and the node its packet arrives at)`,

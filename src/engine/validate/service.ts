@@ -18,6 +18,7 @@
 import { arr, bool, isObj, num, obj, str, type Json } from "../parse/values.ts";
 import type { ClusterConfig } from "../model/types.ts";
 import { formatIP } from "../model/ip.ts";
+import { externallyAccessible } from "../model/services.ts";
 import {
   duplicate,
   forbidden,
@@ -38,6 +39,8 @@ import {
 } from "./formats.ts";
 import { cidrHas, ipClass, parseCIDRSloppy, parseIPSloppy, type GoCidr } from "../model/ip.ts";
 import { stringEntries, validateLabels, validateObjectMeta } from "./meta.ts";
+
+export { externallyAccessible };
 
 export const ANNOTATION_TOPOLOGY_MODE = "service.kubernetes.io/topology-mode";
 export const ANNOTATION_TOPOLOGY_HINTS = "service.kubernetes.io/topology-aware-hints";
@@ -84,13 +87,6 @@ export interface Svc {
   loadBalancerClass: string | undefined;
   internalTrafficPolicy: string | undefined;
   trafficDistribution: string | undefined;
-}
-
-/** service.ExternallyAccessible: NodePort, LoadBalancer, or ClusterIP with externalIPs. */
-export function externallyAccessible(s: Pick<Svc, "type" | "externalIPs">): boolean {
-  return (
-    s.type === "LoadBalancer" || s.type === "NodePort" || (s.type === "ClusterIP" && s.externalIPs.length > 0)
-  );
 }
 
 /** service.NeedsHealthCheck: type LoadBalancer with externalTrafficPolicy Local. */

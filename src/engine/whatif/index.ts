@@ -51,6 +51,7 @@ import type { Model, Pod } from "../model/types.ts";
 import { arr, isObj, obj, str, type Json } from "../parse/values.ts";
 import { parseYamlFile, positionOf } from "../parse/yaml.ts";
 import { externallyAccessible } from "../model/services.ts";
+import { workloadKey } from "../model/ids.ts";
 import { updateFindings } from "../validate/update.ts";
 import { formatFieldError } from "../validate/errors.ts";
 import {
@@ -762,7 +763,7 @@ export function whatIfTargets(text: string, options: WhatIfOptions = {}): WhatIf
     workloads: ctx.objects
       .filter((o) => SCALABLE.has(o.kind))
       .map((o) => ({
-        id: `${o.namespace ?? "default"}/${o.kind}/${o.name}`,
+        id: workloadKey({ kind: o.kind, namespace: o.namespace ?? "default", name: o.name }),
         kind: o.kind,
         replicas: typeof obj(o.raw.spec)?.replicas === "number" ? (obj(o.raw.spec)!.replicas as number) : 1,
       })),
