@@ -46,6 +46,9 @@ export function workloadFlows(
     else groups.set(k, [p]);
   }
   const sources = [...groups.values()];
+  const sourceClass = Int32Array.from(sources, (g) => index.classOf[g[0]!.index]!);
+  const byClass = new Int32Array(index.classes.length);
+  const marks = new Uint8Array(index.classes.length);
   const matrices = new Map<string, ClassMatrix>();
   const matrixOf = (port: number, protocol: Protocol) => {
     const k = `${port}/${protocol}`;
@@ -56,12 +59,19 @@ export function workloadFlows(
   // With Cilium or Calico policies in the input, their dialect decides (with NetworkPolicy inside), as in the matrix view.
   const cni = hasCniPolicies(model.cni) ? model.cni : undefined;
   const cniMatrices = new Map<string, ReturnType<typeof cniClassMatrix>>();
-  const allowed = (src: Pod, dst: Pod, port: number, protocol: Protocol): boolean => {
-    if (!cni) return pairAllowed(index, matrixOf(port, protocol), src, dst);
+
+  // One judge per endpoint port: the class matrix (or the CNI dialect's) looked up once, not per pair.
+  type Judge = ((src: Pod, dst: Pod) => boolean) & { matrix?: ClassMatrix };
+  const judgeOf = (port: number, protocol: Protocol): Judge => {
+    if (!cni) {
+      const m = matrixOf(port, protocol);
+      return Object.assign((src: Pod, dst: Pod) => pairAllowed(index, m, src, dst), { matrix: m });
+    }
     const k = `${port}/${protocol}`;
     let m = cniMatrices.get(k);
     if (!m) cniMatrices.set(k, (m = cniClassMatrix(model, cni, port, protocol)));
-    return m.allowed[m.classOf[src.index]!]![m.classOf[dst.index]!] === 1;
+    const cm = m;
+    return (src, dst) => cm.allowed[cm.classOf[src.index]!]![cm.classOf[dst.index]!] === 1;
   };
   const out: WorkloadFlows = { flows: [], dropped: 0, omitted: 0 };
   for (const s of model.services) {
@@ -70,19 +80,45 @@ export function workloadFlows(
     s.ports.forEach((p, i) => {
       const eps = sp.ports[i];
       if (!eps) return;
-      const endpoints: { pod: Pod; port: number }[] = [];
+      const endpoints: { pod: Pod; judge: Judge }[] = [];
+      const judges = new Map<number, Judge>();
       const seen = new Set<string>();
       for (const ep of [...eps.v4, ...eps.v6]) {
         if (!ep.pod || !ep.ready || seen.has(ep.pod)) continue;
         seen.add(ep.pod);
         const pod = model.podsByKey.get(ep.pod);
-        if (pod) endpoints.push({ pod, port: ep.port });
+        if (!pod) continue;
+        let judge = judges.get(ep.port);
+        if (!judge) judges.set(ep.port, (judge = judgeOf(ep.port, p.protocol)));
+        endpoints.push({ pod, judge });
       }
       if (endpoints.length === 0) return;
-      for (const g of sources) {
+      // A pod-network source is judged by its NetworkPolicy class alone (pairAllowed's host-network rule
+      // needs the pod; a CNI dialect has classes of its own), so each class is judged once per Service port.
+      byClass.fill(-1);
+      // Classes some endpoint's ingress admits; a pod-network source of any other class is dropped
+      // without judging it (undefined: some endpoint is not isolated for ingress, every class may pass).
+      let admits: Uint8Array | undefined = cni ? undefined : marks.fill(0);
+      for (const ep of endpoints) {
+        const row = admits && ep.judge.matrix!.ingressFrom[index.classOf[ep.pod.index]!];
+        if (row === null) admits = undefined;
+        else row?.forEach((a) => (admits![a] = 1));
+      }
+      for (let k = 0; k < sources.length; k++) {
+        const g = sources[k]!;
         const src = g[0]!;
-        let admitted = 0;
-        for (const ep of endpoints) if (allowed(src, ep.pod, ep.port, p.protocol)) admitted++;
+        if (admits && !src.hostNetwork && admits[sourceClass[k]!] === 0) {
+          out.dropped++;
+          continue;
+        }
+        const cls = sourceClass[k]!;
+        const memo = !cni && !src.hostNetwork;
+        let admitted = memo ? byClass[cls]! : -1;
+        if (admitted < 0) {
+          admitted = 0;
+          for (const ep of endpoints) if (ep.judge(src, ep.pod)) admitted++;
+          if (memo) byClass[cls] = admitted;
+        }
         if (admitted === 0) {
           out.dropped++;
           continue;
@@ -92,7 +128,6 @@ export function workloadFlows(
           continue;
         }
         const decidedBy: RefView[] = [];
-        const cls = index.classOf[src.index]!;
         for (const pol of index.egressPolicies[cls] ?? [])
           if (decidedBy.length < 3) decidedBy.push(refOfPolicy(pol));
         const dst = index.classOf[endpoints[0]!.pod.index]!;
