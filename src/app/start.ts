@@ -3,8 +3,7 @@
  * default scenario), saving as the user types, the engine worker, and the
  * URL's share hash.
  */
-import EngineWorker from "../worker/engine.worker.ts?worker";
-import { createEngineClient, type WorkerLike } from "../worker/engineClient.ts";
+import { engineClient } from "../worker/client.ts";
 import { createAppStore, type AppStore } from "../store/createAppStore.ts";
 import { bootstrap } from "../store/bootstrap.ts";
 import { keepPrevious, persistWork, type StorageLike } from "../store/persistence.ts";
@@ -80,7 +79,6 @@ export function startPlayground(): AppStore {
     { fireImmediately: true },
   );
 
-  const engine = createEngineClient(() => new EngineWorker() as unknown as WorkerLike);
-  connectEngine(store, engine);
+  connectEngine(store, engineClient());
   return store;
 }

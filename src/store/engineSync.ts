@@ -3,7 +3,7 @@
  * questions are traced and matrices computed against the newest analysis.
  * The only writer of the analysis slice.
  */
-import type { EngineClient } from "../worker/engineClient.ts";
+import { BudgetError, type EngineClient } from "../worker/engineClient.ts";
 import type { AppStore } from "./createAppStore.ts";
 import type { MatrixQuery, NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
 import type { ConnlistRequest } from "./types.ts";
@@ -60,12 +60,12 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
       },
       (e: unknown) => {
         if (disposed || store.getState().revision !== revision) return;
-        store
-          .getState()
-          .analysisFailed(
-            revision,
-            `The engine could not analyse this text: ${message(e)}. Your text is kept; the graph shows the last good result.`,
-          );
+        const kept = store.getState().analysis.result
+          ? "Your text is kept; the graph shows the last good result."
+          : "Your text is kept.";
+        const what =
+          e instanceof BudgetError ? message(e) : `The engine could not analyse this text: ${message(e)}`;
+        store.getState().analysisFailed(revision, `${what}. ${kept}`);
       },
     );
   };

@@ -1,10 +1,26 @@
-/** The engine's Web Worker: a thin handler map over the analysis facade. It keeps one session (the model) per editor text, and the previous one (sessionCache.ts). */
-import { openAnalysis, type AnalysisSession } from "../engine/analysis/index.ts";
+/**
+ * The engine's Web Worker: a thin handler map over the analysis facade and
+ * the what-if rewrite. It keeps one session (the model) per editor text, and
+ * the previous one (sessionCache.ts), and the analyses it sent last, so that
+ * an analysis goes back as a delta against the one the page holds (delta.ts).
+ */
+import { openAnalysis, type Analysis, type AnalysisSession } from "../engine/analysis/index.ts";
+import { applyWhatIf } from "../engine/whatif/index.ts";
+import { diffTexts } from "../engine/diff/index.ts";
+import { messageFor } from "./delta.ts";
 import type { EngineHandlers, EngineRequest, EngineResponse } from "./protocol.ts";
 import { createSessionCache } from "./sessionCache.ts";
+import { YamlPartCache } from "../engine/parse/yaml.ts";
 
-const sessions = createSessionCache<AnalysisSession>((text, file) => openAnalysis([{ name: file, text }]));
+/** The docs of the texts analysed last: an edit re-parses only the docs it changed. */
+const parseCache = new YamlPartCache();
+const sessions = createSessionCache<AnalysisSession>((text, file) =>
+  openAnalysis([{ name: file, text }], { parseCache }),
+);
 let generation = 0;
+/** The analyses sent last, by the client's generation: the bases a delta can be made against. */
+let sent: { generation: number; value: Analysis }[] = [];
+const SENT_KEPT = 3;
 
 function current(): AnalysisSession {
   const session = sessions.current;
@@ -13,16 +29,27 @@ function current(): AnalysisSession {
 }
 
 const handlers: EngineHandlers = {
-  analyze({ text, file, generation: g }) {
+  analyze({ text, file, generation: g, base }) {
     const session = sessions.open(text, file);
     generation = g;
-    return session.analysis;
+    const held = base === undefined ? undefined : sent.find((s) => s.generation === base);
+    const message = messageFor(session.analysis, held);
+    sent = [{ generation: g, value: session.analysis }, ...sent.filter((s) => s.generation !== g)].slice(
+      0,
+      SENT_KEPT,
+    );
+    return message;
   },
   validate: () => current().validate(),
   trace: (q) => current().trace(q),
   matrix: (q) => current().matrix(q),
   rules: (q) => current().rules(q),
   connlist: ({ format }) => current().connlist(format),
+  whatIf({ text, op }) {
+    const result = applyWhatIf(text, op);
+    return result.changed ? { result, diff: diffTexts(text, result.text) } : { result };
+  },
+  diff: ({ before, after }) => diffTexts(before, after),
 };
 
 /** The worker global, typed without the WebWorker lib (which clashes with the DOM lib of the app build). */

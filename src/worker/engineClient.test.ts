@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createEngineClient, type WorkerLike } from "./engineClient.ts";
+import { BudgetError, createEngineClient, type WorkerLike } from "./engineClient.ts";
 import type { EngineRequest, EngineResponse } from "./protocol.ts";
 
 /** A worker whose answers the test releases one by one, in order. */
@@ -9,31 +9,47 @@ function fakeWorker() {
   const w: WorkerLike & {
     inbox: EngineRequest[];
     answer(result?: unknown, ok?: boolean): EngineRequest;
-    crash(): void;
+    crash(message?: string): void;
+    unreadable(): void;
+    terminated: boolean;
   } = {
+    terminated: false,
     inbox,
     onmessage: null,
     onerror: null,
+    onmessageerror: null,
     postMessage(m) {
       inbox.push(m);
     },
-    terminate() {},
+    terminate() {
+      w.terminated = true;
+    },
     answer(result = "ok", ok = true) {
       const req = inbox.shift()!;
       if (req.method === "analyze") generation = (req.params as { generation: number }).generation;
+      const value = result === "ok" ? `${req.method}:${JSON.stringify(req.params)}` : result;
       const res: EngineResponse = ok
         ? {
             id: req.id,
             ok: true,
-            result: result === "ok" ? `${req.method}:${JSON.stringify(req.params)}` : result,
+            // An analysis answers as a message: whole, or a delta (delta.ts) when the test passes one.
+            result:
+              req.method === "analyze" && !(typeof value === "object" && value && "delta" in value)
+                ? { full: value }
+                : value,
             generation,
           }
         : { id: req.id, ok: false, error: String(result), generation };
       w.onmessage!({ data: res } as MessageEvent<EngineResponse>);
       return req;
     },
-    crash() {
-      w.onerror!(new Event("error"));
+    crash(message) {
+      const e = new Event("error");
+      if (message) Object.assign(e, { message });
+      w.onerror!(e);
+    },
+    unreadable() {
+      w.onmessageerror!(new Event("messageerror"));
     },
   };
   return w;
@@ -136,5 +152,117 @@ describe("engine client: the newest result wins (astexplorer's stale-answer chec
     expect(workers).toHaveLength(2);
     workers[1]!.answer("fine");
     expect(await b).toMatchObject({ stale: false, value: "fine" });
+  });
+
+  it("says why the worker stopped, with the browser's message", async () => {
+    const w = fakeWorker();
+    const c = createEngineClient(() => w);
+    const a = c.analyze("one", "f");
+    w.crash("Uncaught RangeError: Array buffer allocation failed");
+    await expect(a).rejects.toThrow(
+      /stopped unexpectedly \(Uncaught RangeError: Array buffer allocation failed\)/,
+    );
+    expect(w.terminated).toBe(true);
+  });
+
+  it("turns an answer that cannot be read (messageerror) into a message, and restarts on the next call", async () => {
+    const workers: ReturnType<typeof fakeWorker>[] = [];
+    const c = createEngineClient(() => {
+      const w = fakeWorker();
+      workers.push(w);
+      return w;
+    });
+    const a = c.analyze("one", "f");
+    workers[0]!.unreadable();
+    await expect(a).rejects.toThrow(/answer could not be read/);
+    void c.analyze("two", "f");
+    expect(workers).toHaveLength(2);
+  });
+
+  it("supersedes questions still waiting when a newer text is asked: they are stale and never sent", async () => {
+    const w = fakeWorker();
+    const c = createEngineClient(() => w);
+    const a = c.analyze("one", "f");
+    const t = c.trace({ from: "pod:a/b", to: "pod:a/c:80", protocol: "TCP" });
+    const v = c.validate();
+    void c.analyze("two", "f");
+    expect(await t).toEqual({ stale: true });
+    expect(await v).toEqual({ stale: true });
+    w.answer();
+    await a;
+    await flush();
+    expect(w.inbox.map((r) => r.method)).toEqual(["analyze"]);
+  });
+
+  it("sends what-if and diff at once, about their own texts, and answers them even after the text changed", async () => {
+    const w = fakeWorker();
+    const c = createEngineClient(() => w);
+    const op = { kind: "scale", workload: "shop/web", replicas: 0 } as unknown as Parameters<
+      typeof c.whatIf
+    >[1];
+    const x = c.whatIf("text", op);
+    const d = c.diff("a", "b");
+    expect(w.inbox.map((r) => [r.method, r.params])).toEqual([
+      ["whatIf", { text: "text", op }],
+      ["diff", { before: "a", after: "b" }],
+    ]);
+    void c.analyze("newer", "f");
+    w.answer({ result: { changed: false } });
+    w.answer({ changes: [] });
+    expect(await x).toEqual({ result: { changed: false } });
+    expect(await d).toEqual({ changes: [] });
+  });
+
+  it("stops a request past its time budget, says so, and starts a new worker on the next call", async () => {
+    const timers: { f: () => void; ms: number; live: boolean }[] = [];
+    const workers: ReturnType<typeof fakeWorker>[] = [];
+    const c = createEngineClient(
+      () => {
+        const w = fakeWorker();
+        workers.push(w);
+        return w;
+      },
+      {
+        budgetMs: (m) => (m === "analyze" ? 2000 : 500),
+        setTimer: (f, ms) => {
+          const t = { f, ms, live: true };
+          timers.push(t);
+          return t;
+        },
+        clearTimer: (t) => void ((t as { live: boolean }).live = false),
+      },
+    );
+    const a = c.analyze("huge", "f");
+    expect(timers.map((t) => t.ms)).toEqual([2000]);
+    timers[0]!.f();
+    const err = await a.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BudgetError);
+    expect((err as Error).message).toMatch(/^The analysis took longer than 2 s and was stopped/);
+    expect(workers[0]!.terminated).toBe(true);
+    const b = c.analyze("small", "f");
+    expect(workers).toHaveLength(2);
+    workers[1]!.answer("fine");
+    expect(await b).toMatchObject({ stale: false, value: "fine" });
+    expect(timers[1]!.live).toBe(false);
+  });
+
+  it("asks for a delta against the analysis it holds, and rebuilds the whole analysis from it", async () => {
+    const w = fakeWorker();
+    const c = createEngineClient(() => w);
+    const first = { pods: [{ id: "a" }, { id: "b" }], stats: { millis: 3 } };
+    const a = c.analyze("one", "f");
+    expect(w.inbox[0]!.params).toEqual({ text: "one", file: "f", generation: 1 });
+    w.answer(first);
+    const held = await a;
+    const b = c.analyze("two", "f");
+    expect(w.inbox[0]!.params).toEqual({ text: "two", file: "f", generation: 2, base: 1 });
+    w.answer({
+      base: 1,
+      delta: { o: { pods: { a: [1, { v: { id: "c" } }] }, stats: { v: { millis: 4 } } } },
+    });
+    const next = await b;
+    if (next.stale || held.stale) throw new Error("stale");
+    expect(next.value).toEqual({ pods: [{ id: "b" }, { id: "c" }], stats: { millis: 4 } });
+    expect(next.value.pods[0]).toBe(held.value.pods[1]);
   });
 });

@@ -1,13 +1,22 @@
 /**
- * The playground's side of the engine worker (astexplorer's pattern): each
- * request gets an id and a promise; a generation counter drops stale answers.
+ * The playground's one client of the engine worker (astexplorer's pattern):
+ * each request gets an id and a promise; a generation counter drops stale
+ * answers. The store's analysis, questions and what-if edits all go
+ * through it, to one worker.
  *
  * - analyze: at most one in flight. A newer text waiting behind it replaces
  *   any older waiting text (those callers get `stale`), and the in-flight
  *   answer is dropped if a newer text was asked for meanwhile: the newest
  *   result wins and the worker never builds a backlog while the user types.
- * - trace, matrix, rules and connlist: wait until the newest text is analysed, and are stale
- *   if the text changes before they answer.
+ *   The answer is a delta against the analysis this client holds (delta.ts).
+ * - trace, matrix, rules, connlist and validate: wait until the newest text
+ *   is analysed; a newer text supersedes those still waiting (they are
+ *   `stale` without being sent) and those in flight.
+ * - whatIf and diff: about the texts they carry, never stale.
+ * - Failure is a message, never a hang: a worker that dies (onerror), an
+ *   answer that cannot be read (onmessageerror) or a request that runs past
+ *   its time budget rejects everything in flight with a sentence the UI
+ *   shows; the worker is terminated and a new one starts on the next call.
  */
 import type {
   Analysis,
@@ -20,12 +29,15 @@ import type {
   TraceQuery,
   TraceView,
 } from "../engine/analysis/index.ts";
-import type { EngineMethod, EngineRequest, EngineResponse } from "./protocol.ts";
+import type { InputDiff, WhatIf } from "../engine/index.ts";
+import { valueOf, type AnalysisMessage } from "./delta.ts";
+import type { EngineMethod, EngineRequest, EngineResponse, WhatIfAnswer } from "./protocol.ts";
 
 export interface WorkerLike {
   postMessage(message: EngineRequest): void;
   onmessage: ((e: MessageEvent<EngineResponse>) => void) | null;
   onerror: ((e: Event) => void) | null;
+  onmessageerror?: ((e: Event) => void) | null;
   terminate(): void;
 }
 
@@ -38,12 +50,41 @@ export interface EngineClient {
   matrix(q: MatrixQuery): Promise<Outcome<MatrixView>>;
   rules(q: NodeRulesQuery): Promise<Outcome<NodeRulesView>>;
   connlist(format: ConnlistDownload): Promise<Outcome<string>>;
+  whatIf(text: string, op: WhatIf): Promise<WhatIfAnswer>;
+  diff(before: string, after: string): Promise<InputDiff>;
   /** The newest generation asked for. */
   readonly generation: number;
   dispose(): void;
 }
 
+export interface EngineClientOptions {
+  /** Longest a request may run, in milliseconds, before the worker is stopped (per method). */
+  budgetMs?: (method: EngineMethod) => number;
+  setTimer?: (f: () => void, ms: number) => unknown;
+  clearTimer?: (h: unknown) => void;
+}
+
+/** An analysis at L takes seconds on a slow machine; one that runs a minute is a runaway input. */
+export const DEFAULT_BUDGET_MS = 60_000;
+
+const WHAT: Record<EngineMethod, string> = {
+  analyze: "The analysis",
+  validate: "Validation",
+  trace: "The trace",
+  matrix: "The matrix",
+  rules: "The node rules",
+  connlist: "The connectivity list",
+  whatIf: "The what-if",
+  diff: "The comparison",
+};
+
+export class EngineError extends Error {}
+/** A request stopped by its time budget. */
+export class BudgetError extends EngineError {}
+
 interface Pending {
+  method: EngineMethod;
+  timer: unknown;
   resolve(r: EngineResponse): void;
   reject(e: Error): void;
 }
@@ -56,40 +97,67 @@ interface Waiting {
   reject(e: Error): void;
 }
 
-export class EngineError extends Error {}
+interface Query {
+  go(): void;
+  supersede(): void;
+}
 
-export function createEngineClient(makeWorker: () => WorkerLike): EngineClient {
+export function createEngineClient(
+  makeWorker: () => WorkerLike,
+  options: EngineClientOptions = {},
+): EngineClient {
+  const budgetOf = options.budgetMs ?? (() => DEFAULT_BUDGET_MS);
+  const setTimer = options.setTimer ?? ((f, ms) => setTimeout(f, ms));
+  const clearTimer = options.clearTimer ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
   let worker: WorkerLike | undefined;
   let nextId = 1;
   let generation = 0;
   let analyzed = 0;
   let busy = false;
   let waiting: Waiting | undefined;
-  let idle: (() => void)[] = [];
+  let idle: Query[] = [];
+  /** The analysis this client holds, the base of the worker's deltas. */
+  let held: { generation: number; value: Analysis } | undefined;
   const pending = new Map<number, Pending>();
 
-  const fail = (message: string) => {
-    const err = new EngineError(message);
-    for (const p of pending.values()) p.reject(err);
+  const fail = (err: EngineError) => {
+    const list = [...pending.values()];
     pending.clear();
+    for (const p of list) {
+      clearTimer(p.timer);
+      p.reject(err);
+    }
     worker?.terminate();
     worker = undefined;
     busy = false;
     analyzed = 0;
+    held = undefined;
   };
 
   const ensureWorker = (): WorkerLike => {
     if (worker) return worker;
     const w = makeWorker();
     w.onmessage = (e) => {
+      if (w !== worker) return;
       const p = pending.get(e.data.id);
       if (!p) return;
       pending.delete(e.data.id);
+      clearTimer(p.timer);
       p.resolve(e.data);
     };
     w.onerror = (e) => {
       e.preventDefault?.();
-      fail("the engine worker stopped unexpectedly");
+      if (w !== worker) return;
+      const detail = (e as ErrorEvent).message;
+      fail(
+        new EngineError(
+          `the engine worker stopped unexpectedly${detail ? ` (${detail})` : ""}; it restarts with your next edit`,
+        ),
+      );
+    };
+    w.onmessageerror = () => {
+      if (w === worker)
+        fail(new EngineError("the engine's answer could not be read; it restarts with your next edit"));
     };
     worker = w;
     return w;
@@ -98,28 +166,55 @@ export function createEngineClient(makeWorker: () => WorkerLike): EngineClient {
   const send = (method: EngineMethod, params: EngineRequest["params"]): Promise<EngineResponse> =>
     new Promise((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve, reject });
+      const ms = budgetOf(method);
+      const timer = setTimer(() => {
+        if (!pending.has(id)) return;
+        fail(
+          new BudgetError(
+            `${WHAT[method]} took longer than ${Math.round(ms / 1000)} s and was stopped: this input is too costly for the browser (try \`ktl\` on the command line, or a smaller part of it)`,
+          ),
+        );
+      }, ms);
+      pending.set(id, { method, timer, resolve, reject });
       ensureWorker().postMessage({ id, method, params } as EngineRequest);
     });
 
   const runIdle = () => {
     const list = idle;
     idle = [];
-    for (const f of list) f();
+    for (const q of list) q.go();
   };
 
   const start = (job: Waiting) => {
     busy = true;
-    send("analyze", { text: job.text, file: job.file, generation: job.generation }).then(
+    const base = held?.generation;
+    send("analyze", {
+      text: job.text,
+      file: job.file,
+      generation: job.generation,
+      ...(base !== undefined ? { base } : {}),
+    }).then(
       (r) => {
         busy = false;
-        if (r.ok) analyzed = job.generation;
+        let value: Analysis | undefined;
+        let error = r.ok ? undefined : r.error;
+        if (r.ok) {
+          try {
+            value = valueOf(r.result as AnalysisMessage<Analysis>, held);
+            held = { generation: job.generation, value };
+            analyzed = job.generation;
+          } catch (e) {
+            // The worker and this page disagree on the base: start over with a whole analysis.
+            held = undefined;
+            error = e instanceof Error ? e.message : String(e);
+          }
+        }
         const next = waiting;
         waiting = undefined;
         if (next) start(next);
         if (job.generation !== generation) job.resolve({ stale: true });
-        else if (r.ok) job.resolve({ stale: false, value: r.result as Analysis, generation: job.generation });
-        else job.reject(new EngineError(r.error));
+        else if (value) job.resolve({ stale: false, value, generation: job.generation });
+        else job.reject(new EngineError(error));
         if (!busy) runIdle();
       },
       (e: Error) => {
@@ -134,7 +229,7 @@ export function createEngineClient(makeWorker: () => WorkerLike): EngineClient {
   };
 
   const query = <T>(
-    method: Exclude<EngineMethod, "analyze">,
+    method: Exclude<EngineMethod, "analyze" | "whatIf" | "diff">,
     params: EngineRequest["params"],
   ): Promise<Outcome<T>> =>
     new Promise((resolve, reject) => {
@@ -151,9 +246,15 @@ export function createEngineClient(makeWorker: () => WorkerLike): EngineClient {
           else reject(new EngineError(r.error));
         }, reject);
       };
-      if (busy || waiting) idle.push(go);
+      if (busy || waiting) idle.push({ go, supersede: () => resolve({ stale: true }) });
       else go();
     });
+
+  const call = async <T>(method: "whatIf" | "diff", params: EngineRequest["params"]): Promise<T> => {
+    const r = await send(method, params);
+    if (!r.ok) throw new EngineError(r.error);
+    return r.result as T;
+  };
 
   return {
     get generation() {
@@ -161,6 +262,10 @@ export function createEngineClient(makeWorker: () => WorkerLike): EngineClient {
     },
     analyze(text, file) {
       const g = ++generation;
+      // Questions about an older text that were still waiting are superseded: never sent.
+      const superseded = idle;
+      idle = [];
+      for (const q of superseded) q.supersede();
       return new Promise((resolve, reject) => {
         const job: Waiting = { text, file, generation: g, resolve, reject };
         if (busy) {
@@ -174,10 +279,13 @@ export function createEngineClient(makeWorker: () => WorkerLike): EngineClient {
     matrix: (q) => query<MatrixView>("matrix", q),
     rules: (q) => query<NodeRulesView>("rules", q),
     connlist: (format) => query<string>("connlist", { format }),
+    whatIf: (text, op) => call<WhatIfAnswer>("whatIf", { text, op }),
+    diff: (before, after) => call<InputDiff>("diff", { before, after }),
     dispose() {
-      fail("the engine was closed");
+      fail(new EngineError("the engine was closed"));
       waiting?.resolve({ stale: true });
       waiting = undefined;
+      for (const q of idle) q.supersede();
       idle = [];
     },
   };

@@ -1,6 +1,8 @@
 /**
  * Messages between the playground and the engine's Web Worker. One request,
  * one response, paired by id; the handler map in engine.worker.ts answers.
+ * The analysis methods ask the session of the newest text; `whatIf` and
+ * `diff` are about the texts they carry (they need no session).
  */
 import type {
   Analysis,
@@ -13,16 +15,29 @@ import type {
   TraceQuery,
   TraceView,
 } from "../engine/analysis/index.ts";
+import type { InputDiff, WhatIf, WhatIfResult } from "../engine/index.ts";
+import type { AnalysisMessage } from "./delta.ts";
 
 export interface AnalyzeParams {
   text: string;
   file: string;
   /** The client's generation for this text; the worker echoes it with every later answer. */
   generation: number;
+  /**
+   * The generation of the analysis the client holds, when it holds one: the
+   * worker answers with the parts that changed since it (delta.ts).
+   */
+  base?: number;
+}
+
+export interface WhatIfAnswer {
+  result: WhatIfResult;
+  /** Before against after, when the what-if changed the text. */
+  diff?: InputDiff;
 }
 
 export interface EngineHandlers {
-  analyze(params: AnalyzeParams): Analysis;
+  analyze(params: AnalyzeParams): AnalysisMessage;
   /** apiserver validation and lint of the analysed text. */
   validate(params: Record<string, never>): DiagnosticView[];
   trace(params: TraceQuery): TraceView;
@@ -31,6 +46,10 @@ export interface EngineHandlers {
   rules(params: NodeRulesQuery): NodeRulesView;
   /** The workload connectivity list in netpol-analyzer's text or JSON. */
   connlist(params: { format: ConnlistDownload }): string;
+  /** A what-if control's rewrite of a text (engine whatif), with before against after (engine diff). */
+  whatIf(params: { text: string; op: WhatIf }): WhatIfAnswer;
+  /** Two texts compared (engine diff), for an edit made elsewhere (a lesson's suggested edit). */
+  diff(params: { before: string; after: string }): InputDiff;
 }
 
 export type EngineMethod = keyof EngineHandlers;
@@ -44,3 +63,6 @@ export interface EngineRequest<M extends EngineMethod = EngineMethod> {
 export type EngineResponse =
   | { id: number; ok: true; result: unknown; generation: number }
   | { id: number; ok: false; error: string; generation: number };
+
+/** Re-exported so that the store need not import the engine for the analysis type. */
+export type { Analysis };

@@ -92,6 +92,7 @@ export function useGraph(): GraphModel | undefined {
 
 export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const store = useAppStore();
+  const failed = useApp((s) => s.analysis.status === "error");
   // The pane's size sets the layout's shape and how many elements the automatic grouping may show.
   const wrapRef = useRef<HTMLDivElement>(null);
   const hasGraph = graph !== undefined;
@@ -292,7 +293,14 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
     [elements, store],
   );
 
-  if (!graph) return <div className="graph-empty">Analysing…</div>;
+  if (!graph)
+    return (
+      <div className="graph-empty">
+        {failed
+          ? "No graph: the engine could not analyse this text (the message above says why)."
+          : "Analysing…"}
+      </div>
+    );
   return (
     <div
       ref={wrapRef}

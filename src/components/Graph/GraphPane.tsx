@@ -8,6 +8,7 @@ import { QuestionBar } from "./QuestionBar.tsx";
 import { MatrixPane } from "../Matrix/MatrixPane.tsx";
 import { NodeRulesPane } from "../NodeRules/NodeRulesPane.tsx";
 import { ErrorBoundary } from "../ErrorBoundary.tsx";
+import { EngineAlert } from "../EngineAlert/EngineAlert.tsx";
 
 function Filters() {
   const store = useAppStore();
@@ -152,6 +153,7 @@ export function GraphPane() {
         {tab === "graph" ? <Filters /> : null}
       </div>
       <QuestionBar />
+      <EngineAlert />
       <div
         id="view-main"
         role="tabpanel"

@@ -1,6 +1,8 @@
-/** The playground's what-if worker, started on first use. */
-import WhatIfWorker from "./whatif.worker.ts?worker";
-import { createWhatIfClient } from "./run.ts";
-import type { WhatIfWorkerLike } from "./protocol.ts";
+/** What-if edits and comparisons run in the engine worker, through the page's one engine client. */
+import { engineClient } from "../../worker/client.ts";
+import type { WhatIfClient } from "./run.ts";
 
-export const whatIfClient = createWhatIfClient(() => new WhatIfWorker() as unknown as WhatIfWorkerLike);
+export const whatIfClient: WhatIfClient = {
+  whatIf: (text, op) => engineClient().whatIf(text, op),
+  diff: (before, after) => engineClient().diff(before, after),
+};

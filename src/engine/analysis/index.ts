@@ -16,6 +16,7 @@ import { externallyAccessible } from "../model/services.ts";
 import type { InputFile } from "../parse/manifests.ts";
 import { buildModel } from "../model/build.ts";
 import { parseManifests } from "../parse/manifests.ts";
+import type { YamlPartCache } from "../parse/yaml.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import {
   buildPolicyIndex,
@@ -90,6 +91,8 @@ export interface AnalyzeOptions {
   cni?: CniName;
   /** Most traces the drawn flows may cost (FLOW_BUDGET); beyond it the graph shows workload flows. */
   flowBudget?: number;
+  /** The docs of the texts analysed last: an edit re-parses only the docs it changed (the worker keeps one). */
+  parseCache?: YamlPartCache;
 }
 
 export interface AnalysisSession {
@@ -104,7 +107,7 @@ export interface AnalysisSession {
   connlist(format: ConnlistDownload): string;
 }
 
-const DEFAULTS: Required<Omit<AnalyzeOptions, "cni">> = {
+const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache">> = {
   maxDirectFlowPods: 60,
   maxMatrixRows: 400,
   flowBudget: FLOW_BUDGET,
@@ -449,7 +452,8 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   const opts = { ...DEFAULTS, ...options };
   const t0 = now();
   const file = files[0]?.name ?? "editor";
-  const model = buildModel(parseManifests(files), options.cni ? { cni: options.cni } : {});
+  const parsed = parseManifests(files, options.parseCache ? { cache: options.parseCache } : {});
+  const model = buildModel(parsed, options.cni ? { cni: options.cni } : {});
   const extra: Diagnostic[] = [];
   const index = buildPolicyIndex(model);
   const proxy = guarded("the kube-proxy model", file, extra, undefined, () => buildProxyIndex(model));

@@ -5,7 +5,7 @@
  * their file, doc index and line so that every later decision can point at them.
  */
 import type { Diagnostic } from "./diagnostics.ts";
-import { lineOf, parseYamlFile } from "./yaml.ts";
+import { lineOf, parseYamlFile, type YamlPartCache } from "./yaml.ts";
 import { isObj, str, type Json } from "./values.ts";
 import { isModelled, isRouterObject, MODELLED_KIND_NAMES, unmodelledScope } from "./kinds.ts";
 
@@ -133,13 +133,18 @@ function embeddedProxyConfig(o: KObject, diagnostics: Diagnostic[]): KObject[] {
   });
 }
 
-export function parseManifests(files: readonly InputFile[]): ParseResult {
+export interface ParseOptions {
+  /** Docs of the texts parsed last: an edit re-parses only the docs it changed (yaml.ts, YamlPartCache). */
+  cache?: YamlPartCache;
+}
+
+export function parseManifests(files: readonly InputFile[], options: ParseOptions = {}): ParseResult {
   const objects: KObject[] = [];
   const configs: KObject[] = [];
   const ignored: KObject[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const f of files) {
-    const parsed = parseYamlFile(f.name, f.text);
+    const parsed = parseYamlFile(f.name, f.text, options.cache);
     diagnostics.push(...parsed.diagnostics);
     for (const d of parsed.documents) {
       if (d.value === null || d.value === undefined) continue;
@@ -209,5 +214,6 @@ export function parseManifests(files: readonly InputFile[]): ParseResult {
       }
     }
   }
+  options.cache?.rotate();
   return { objects, configs, ignored, diagnostics };
 }

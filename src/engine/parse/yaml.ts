@@ -793,8 +793,9 @@ function parseParts(
  * by doc. Text with directives is parsed whole first, as a directive
  * belongs to the next marker.
  */
-export function parseYamlFile(file: string, text: string): YamlFileResult {
+export function parseYamlFile(file: string, text: string, cache?: YamlPartCache): YamlFileResult {
   const source = new SourceText(file, text);
+  if (cache && !DIRECTIVE.test(text)) return parseWithCache(source, cache);
   const diagnostics: Diagnostic[] = [];
   const budget = { yaml11: MAX_YAML11_WARNINGS };
   if (DIRECTIVE.test(text)) {
@@ -816,6 +817,89 @@ export function parseYamlFile(file: string, text: string): YamlFileResult {
     while (j < parts.length && size + parts[j]!.text.length <= BATCH_CHARS) size += parts[j++]!.text.length;
     index = parseParts(source, text, parts.slice(i, j), index, documents, diagnostics, budget);
     i = j;
+  }
+  return { documents, diagnostics };
+}
+
+/** What one part of a text parsed to, for YamlPartCache. */
+interface CachedPart {
+  documents: YamlDocument[];
+  /** Its syntax errors and YAML 1.1 warnings (the file's warning budget is applied when the parts are joined). */
+  diagnostics: Diagnostic[];
+  /** The doc index after this part. */
+  next: number;
+}
+
+/**
+ * The parts (docs between `---` lines) of the texts parsed last, so that an
+ * edit re-parses only the docs it changed (the playground's worker keeps one;
+ * the CLI parses once and needs none). A part is reused when its text, file,
+ * offset, line and first doc index are those it had: its values and their
+ * positions are then exactly what a parse of the new text makes (positions
+ * point into the old text, at the same offsets and lines). Parts not used by
+ * the newest parse are dropped at `rotate()`.
+ */
+export class YamlPartCache {
+  private entries = new Map<string, CachedPart>();
+  private used = new Map<string, CachedPart>();
+  /** Parts reused and parsed since the cache was made (for tests and benchmarks). */
+  hits = 0;
+  misses = 0;
+
+  /** @internal */
+  lookup(key: string): CachedPart | undefined {
+    const c = this.entries.get(key) ?? this.used.get(key);
+    if (c) {
+      this.hits++;
+      this.used.set(key, c);
+    }
+    return c;
+  }
+
+  /** @internal */
+  store(key: string, part: CachedPart): void {
+    this.misses++;
+    this.used.set(key, part);
+  }
+
+  /** Keeps only the parts the parses since the last rotate used. */
+  rotate(): void {
+    this.entries = this.used;
+    this.used = new Map();
+  }
+}
+
+/**
+ * parseYamlFile part by part, through the cache. Each part is parsed alone,
+ * as parseParts does after a syntax error; the YAML 1.1 warnings keep the
+ * file's budget (the first MAX_YAML11_WARNINGS in order, as one pass counts
+ * them).
+ */
+function parseWithCache(source: SourceText, cache: YamlPartCache): YamlFileResult {
+  const { text, file } = source;
+  const documents: YamlDocument[] = [];
+  const diagnostics: Diagnostic[] = [];
+  let warnings = MAX_YAML11_WARNINGS;
+  let index = 0;
+  for (const part of splitDocuments(text)) {
+    const key = `${file}\0${part.base}\0${source.lineAt(part.base)}\0${index}\0${part.alone ? 1 : 0}\0${part.text}`;
+    let c = cache.lookup(key);
+    if (!c) {
+      const docs: YamlDocument[] = [];
+      const found: Diagnostic[] = [];
+      const next = parseParts(source, text, [part], index, docs, found, { yaml11: MAX_YAML11_WARNINGS });
+      c = { documents: docs, diagnostics: found, next };
+      cache.store(key, c);
+    }
+    for (const d of c.documents) documents.push(d);
+    for (const d of c.diagnostics) {
+      if (d.code === "KTL108") {
+        if (warnings <= 0) continue;
+        warnings--;
+      }
+      diagnostics.push(d);
+    }
+    index = c.next;
   }
   return { documents, diagnostics };
 }

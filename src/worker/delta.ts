@@ -1,0 +1,140 @@
+/**
+ * The analysis as a delta against the one the playground already holds.
+ *
+ * After an edit most of the analysis is what it was: the same pods,
+ * Services, policies and flows. The worker keeps the analyses it sent last
+ * (by the client's generation) and answers an `analyze` with only what
+ * changed since the one the client names as its base; the client rebuilds
+ * the whole analysis, keeping the unchanged items as the very objects it
+ * had (so memoised views of them are not redrawn). Structured clone then
+ * copies the changed parts only, which is the main thread's cost of an edit
+ * at M (the whole analysis is megabytes).
+ *
+ * Objects are compared key by key; arrays item by item, an item found in
+ * the base (by `id`, else `name`, else at the same place) and deeply equal
+ * is sent as its index there. Pure functions over JSON-safe data.
+ */
+
+export type Delta =
+  /** Unchanged. */
+  | { s: 1 }
+  /** A new value, whole. */
+  | { v: unknown }
+  /** An array: each item the index of an equal item of the base, or a new item (wrapped, so that numbers stay numbers). */
+  | { a: (number | { v: unknown })[] }
+  /** An object: changed keys only; removed keys listed. */
+  | { o: Record<string, Delta>; d?: string[] };
+
+export type AnalysisMessage<T = unknown> =
+  | { full: T }
+  /** A delta against the analysis of generation `base`. */
+  | { base: number; delta: Delta };
+
+const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** Deep equality of JSON-safe values (undefined-valued keys count as absent). */
+export function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in ra) {
+    if (ra[k] === undefined) continue;
+    n++;
+    if (!same(ra[k], rb[k])) return false;
+  }
+  for (const k in rb) if (rb[k] !== undefined) n--;
+  return n === 0;
+}
+
+function keyOf(x: unknown): string | undefined {
+  if (!isObject(x)) return undefined;
+  if (typeof x.id === "string") return `i:${x.id}`;
+  if (typeof x.name === "string") return `n:${x.name}`;
+  return undefined;
+}
+
+function arrayDelta(base: readonly unknown[], next: readonly unknown[]): Delta {
+  const at = new Map<string, number>();
+  base.forEach((x, i) => {
+    const k = keyOf(x);
+    if (k !== undefined && !at.has(k)) at.set(k, i);
+  });
+  let reused = 0;
+  const a = next.map((x, i): number | { v: unknown } => {
+    const k = keyOf(x);
+    const j = k !== undefined ? at.get(k) : i < base.length ? i : undefined;
+    if (j !== undefined && same(base[j], x)) {
+      reused++;
+      return j;
+    }
+    return { v: x };
+  });
+  if (reused === next.length && next.length === base.length && a.every((j, i) => j === i)) return { s: 1 };
+  return { a };
+}
+
+/** What turns `base` into `next`. */
+export function diffValue(base: unknown, next: unknown): Delta {
+  if (Array.isArray(base) && Array.isArray(next)) return arrayDelta(base, next);
+  if (isObject(base) && isObject(next)) {
+    const o: Record<string, Delta> = {};
+    const d: string[] = [];
+    let changed = false;
+    for (const k in next) {
+      if (next[k] === undefined) continue;
+      const delta = k in base && base[k] !== undefined ? diffValue(base[k], next[k]) : { v: next[k] };
+      if ("s" in delta) continue;
+      o[k] = delta;
+      changed = true;
+    }
+    for (const k in base)
+      if (base[k] !== undefined && next[k] === undefined) {
+        d.push(k);
+        changed = true;
+      }
+    if (!changed) return { s: 1 };
+    return d.length ? { o, d } : { o };
+  }
+  return same(base, next) ? { s: 1 } : { v: next };
+}
+
+/** `base` with `delta` applied: unchanged parts are the base's own objects. */
+export function applyDelta(base: unknown, delta: Delta): unknown {
+  if ("s" in delta) return base;
+  if ("v" in delta) return delta.v;
+  if ("a" in delta) {
+    const b = base as readonly unknown[];
+    return delta.a.map((x) => (typeof x === "number" ? b[x] : x.v));
+  }
+  const removed = new Set(delta.d);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(base as Record<string, unknown>)) if (!removed.has(k)) out[k] = v;
+  for (const k in delta.o) out[k] = applyDelta(out[k], delta.o[k]!);
+  return out;
+}
+
+/** The answer to send: a delta against the client's base when the worker still has it, else the whole value. */
+export function messageFor<T>(
+  next: T,
+  base: { generation: number; value: T } | undefined,
+): AnalysisMessage<T> {
+  if (!base) return { full: next };
+  return { base: base.generation, delta: diffValue(base.value, next) };
+}
+
+/** The whole value an answer stands for, given the value the client holds. */
+export function valueOf<T>(m: AnalysisMessage<T>, held: { generation: number; value: T } | undefined): T {
+  if ("full" in m) return m.full;
+  if (!held || held.generation !== m.base)
+    throw new Error(`the engine answered against analysis ${m.base}, which this page does not hold`);
+  return applyDelta(held.value, m.delta) as T;
+}

@@ -1,0 +1,169 @@
+/**
+ * The incremental pipeline gives the answer a from-scratch analysis gives.
+ * Random edit sequences over the scenario catalogue (fast-check, fixed seed):
+ * after each edit, the worker's way (docs re-parsed only where they changed,
+ * through one YamlPartCache; the analysis sent as a delta against the one
+ * the page holds) must equal openAnalysis of the whole text with nothing
+ * cached, validation included, and the delta must keep unchanged items as
+ * the page's own objects.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { SCENARIOS } from "../../scenarios/index.ts";
+import { openAnalysis, type Analysis } from "../engine/analysis/index.ts";
+import { parseManifests } from "../engine/parse/manifests.ts";
+import { YamlPartCache } from "../engine/parse/yaml.ts";
+import { applyDelta, diffValue, same, valueOf, messageFor } from "./delta.ts";
+
+const SEED = 20261201;
+
+/** One edit of the kinds a user makes: a label, a port, a new policy, a deleted doc, a stray keystroke. */
+type Edit =
+  | { kind: "label"; at: number; value: string }
+  | { kind: "port"; at: number; value: number }
+  | { kind: "policy"; ns: string; open: boolean }
+  | { kind: "delete-doc"; at: number }
+  | { kind: "type"; at: number; text: string }
+  | { kind: "erase"; at: number; length: number }
+  | { kind: "move-doc"; from: number; to: number };
+
+const edit: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({ kind: fc.constant("label"), at: fc.nat(), value: fc.constantFrom("web", "api", "db", "x1") }),
+  fc.record({ kind: fc.constant("port"), at: fc.nat(), value: fc.constantFrom(80, 443, 8080, 70000) }),
+  fc.record({
+    kind: fc.constant("policy"),
+    ns: fc.constantFrom("default", "shop", "prod"),
+    open: fc.boolean(),
+  }),
+  fc.record({ kind: fc.constant("delete-doc"), at: fc.nat() }),
+  fc.record({
+    kind: fc.constant("type"),
+    at: fc.nat(),
+    text: fc.constantFrom("a", "\n", " ", ":", "---\n", "- "),
+  }),
+  fc.record({ kind: fc.constant("erase"), at: fc.nat(), length: fc.integer({ min: 1, max: 12 }) }),
+  fc.record({ kind: fc.constant("move-doc"), from: fc.nat(), to: fc.nat() }),
+);
+
+const docsOf = (text: string) => text.split(/^(?=---$)/m);
+
+function apply(text: string, e: Edit): string {
+  switch (e.kind) {
+    case "label": {
+      const m = [...text.matchAll(/^(\s+(?:app|team|tier|role)): .*$/gm)];
+      if (!m.length) return text;
+      const x = m[e.at % m.length]!;
+      return text.slice(0, x.index) + `${x[1]}: ${e.value}` + text.slice(x.index + x[0].length);
+    }
+    case "port": {
+      const m = [...text.matchAll(/^(\s+-?\s*(?:port|containerPort|targetPort)): \d+$/gm)];
+      if (!m.length) return text;
+      const x = m[e.at % m.length]!;
+      return text.slice(0, x.index) + `${x[1]}: ${e.value}` + text.slice(x.index + x[0].length);
+    }
+    case "policy":
+      return `${text.replace(/\n*$/, "\n")}---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: edit-${e.open ? "open" : "deny"}\n  namespace: ${e.ns}\nspec:\n  podSelector: {}\n  ingress:\n  - ${e.open ? "{}" : "ports: [{port: 8080}]"}\n`;
+    case "delete-doc": {
+      const d = docsOf(text);
+      if (d.length < 2) return text;
+      d.splice(e.at % d.length, 1);
+      return d.join("");
+    }
+    case "type": {
+      const at = e.at % (text.length + 1);
+      return text.slice(0, at) + e.text + text.slice(at);
+    }
+    case "erase": {
+      const at = e.at % (text.length + 1);
+      return text.slice(0, at) + text.slice(at + e.length);
+    }
+    case "move-doc": {
+      const d = docsOf(text);
+      if (d.length < 2) return text;
+      const [x] = d.splice(e.from % d.length, 1);
+      d.splice(e.to % (d.length + 1), 0, x!.endsWith("\n") ? x! : `${x!}\n`);
+      return d.join("");
+    }
+  }
+}
+
+const withoutMillis = (a: Analysis) => ({ ...a, stats: { ...a.stats, millis: 0 } });
+
+describe("incremental analysis equals a from-scratch analysis", () => {
+  it("after random edit sequences over the scenario catalogue", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: SCENARIOS.length - 1 }),
+        fc.array(edit, { minLength: 1, maxLength: 6 }),
+        (which, edits) => {
+          const scenario = SCENARIOS[which]!;
+          const file = scenario.file;
+          const parseCache = new YamlPartCache();
+          let text = scenario.manifests;
+          let held: { generation: number; value: Analysis } | undefined;
+          let sent: { generation: number; value: Analysis } | undefined;
+          for (let g = 0; g <= edits.length; g++) {
+            if (g > 0) text = apply(text, edits[g - 1]!);
+            const incremental = openAnalysis([{ name: file, text }], { parseCache });
+            const scratch = openAnalysis([{ name: file, text }]);
+            expect(withoutMillis(incremental.analysis)).toEqual(withoutMillis(scratch.analysis));
+            expect(incremental.validate()).toEqual(scratch.validate());
+            // The page's side: the message is a delta against what it holds, and rebuilds the worker's analysis.
+            const message = messageFor(incremental.analysis, sent);
+            const value = valueOf(message, held);
+            expect(value).toEqual(incremental.analysis);
+            if (held)
+              for (const p of value.pods) {
+                const before = held.value.pods.find((q) => q.id === p.id);
+                if (before && same(before, p)) expect(p).toBe(before);
+              }
+            held = sent = { generation: g, value };
+            sent = { generation: g, value: incremental.analysis };
+          }
+        },
+      ),
+      { seed: SEED, numRuns: 40 },
+    );
+  });
+
+  it("re-parses only the docs an edit changed", () => {
+    const text = SCENARIOS[0]!.manifests;
+    const cache = new YamlPartCache();
+    parseManifests([{ name: "f.yaml", text }], { cache });
+    const parts = cache.misses;
+    expect(parts).toBeGreaterThan(3);
+    // A new last doc: every earlier doc is reused.
+    parseManifests([{ name: "f.yaml", text: apply(text, { kind: "policy", ns: "shop", open: true }) }], {
+      cache,
+    });
+    expect([cache.hits, cache.misses - parts]).toEqual([parts, 1]);
+  });
+});
+
+describe("delta", () => {
+  it.each([
+    ["an unchanged value", { a: [1, 2], b: { c: "x" } }, { a: [1, 2], b: { c: "x" } }],
+    ["a changed scalar", { a: 1, b: 2 }, { a: 1, b: 3 }],
+    ["a removed key", { a: 1, b: 2 }, { a: 1 }],
+    ["an added key", { a: 1 }, { a: 1, b: [1] }],
+    ["items reordered by id", { xs: [{ id: "a" }, { id: "b" }] }, { xs: [{ id: "b" }, { id: "a" }] }],
+    ["an item changed", { xs: [{ id: "a", v: 1 }] }, { xs: [{ id: "a", v: 2 }, { id: "c" }] }],
+    ["numbers as items stay numbers", { xs: [3, 1] }, { xs: [1, 7, 3] }],
+    ["a value that changes type", { a: [1] }, { a: { 0: 1 } }],
+  ])("%s round-trips", (_, base, next) => {
+    expect(applyDelta(base, diffValue(base, next))).toEqual(next);
+  });
+
+  it("an unchanged value is one small mark, and an unchanged item is its index", () => {
+    expect(diffValue({ a: [{ id: "x" }] }, { a: [{ id: "x" }] })).toEqual({ s: 1 });
+    expect(diffValue({ a: [{ id: "x" }] }, { a: [{ id: "y" }, { id: "x" }] })).toEqual({
+      o: { a: { a: [{ v: { id: "y" } }, 0] } },
+    });
+  });
+
+  it("refuses a delta against an analysis the page does not hold", () => {
+    expect(() => valueOf({ base: 4, delta: { s: 1 } }, { generation: 3, value: {} })).toThrow(
+      /does not hold/,
+    );
+  });
+});
