@@ -6,16 +6,21 @@
 //   chunks and workers, loaded later);
 // - first load to a drawn default scenario: from navigation start to the
 //   app's first `ktl:graph-drawn:*` User Timing mark, empty storage;
-// - edit to redrawn graph at S and M: the tier's cluster is the saved work,
-//   one paste of a new policy into the editor, from the keydown to the next
-//   revision's draw mark (each paste is new text: no cached analysis);
+// - keystroke to redrawn graph at S, M and L: the tier's cluster is the
+//   saved work; 20 edits of four kinds made with the keyboard in Monaco (a
+//   label's value, a port, a new policy pasted at the end, a pod deleted:
+//   its doc at L, a replica less at S and M), from the edit's last keydown to
+//   the next revision's draw mark; median and 95th percentile;
+// - the longest main-thread task (PerformanceObserver "longtask") from the
+//   first edit to the last draw, and the engine's answers per edit (JSON
+//   characters of the worker's messages: the analysis delta and validation);
 // - layout time: each ELK request in the layout worker, from postMessage to
 //   its answer, for the full graph of S and M on first load.
 import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { deflateRawSync, gzipSync } from "node:zlib";
 
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const FLAGS = [
@@ -29,7 +34,13 @@ const FLAGS = [
 ];
 const WORK_KEY = "ktl.work.v1";
 const LOADS = 5;
-const EDITS = 5;
+const EDITS = 20;
+/** Tiers measured in the browser, and page loads per tier. */
+const BROWSER_TIERS = [
+  ["S", 3],
+  ["M", 3],
+  ["L", 2],
+];
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -88,12 +99,27 @@ function bundleSizes(dist, record) {
 
 /** Runs in the page before any script: records layout worker round trips and the last keydown. */
 function pageProbe() {
-  window.__ktlBench = { layouts: [], keydown: 0 };
+  window.__ktlBench = { layouts: [], keydown: 0, longtasks: [], messages: [] };
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries())
+        window.__ktlBench.longtasks.push({ at: e.startTime, ms: e.duration });
+    }).observe({ type: "longtask", buffered: true });
+  } catch {
+    // no Long Tasks API in this browser
+  }
   const Native = window.Worker;
   const count = (n) => 1 + (n.children ?? []).reduce((k, c) => k + count(c), 0);
   window.Worker = class extends Native {
     constructor(url, options) {
       super(url, options);
+      if (String(url).includes("engine")) {
+        // Kept by reference only: sizes are measured after the draw, outside the timed path.
+        this.addEventListener("message", (e) =>
+          window.__ktlBench.messages.push({ at: performance.now(), data: e.data }),
+        );
+        return;
+      }
       if (!String(url).includes("layout")) return;
       const sent = new Map();
       const post = this.postMessage.bind(this);
@@ -133,6 +159,95 @@ async function waitForDraw(page, after, ms = 60_000) {
 const openPolicy = (namespace, i) =>
   `\n---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: bench-open-${i}\n  namespace: ${namespace}\nspec:\n  podSelector: {}\n  ingress:\n  - ${i % 2 ? "{}" : "ports: [{port: 8080}]"}\n`;
 
+/**
+ * The 20 edits of a tier, in order, as keyboard actions on 1-based lines of
+ * the saved text. Label, port and replica edits keep the line count, and
+ * come from the first half of the file; pod docs are deleted from the end
+ * backwards and policies pasted at the end, so no edit moves the lines of a
+ * later one.
+ */
+function planEdits(text, n) {
+  const lines = text.split("\n");
+  const half = lines.length >> 1;
+  const pick = (re, from = 0, to = half) => {
+    const out = [];
+    for (let i = from; i < to; i++) if (re.test(lines[i])) out.push(i + 1);
+    return out;
+  };
+  const labels = pick(/^\s+(app|team|tier|component|role): [\w-]+$/);
+  const ports = pick(/^\s+(- )?(containerPort|port|targetPort): \d+$/);
+  const replicas = pick(/^\s+replicas: [2-9]$/);
+  const podDocs = [];
+  for (let i = lines.length - 1; i > half && podDocs.length < n; i--)
+    if (lines[i] === "kind: Pod") {
+      let start = i;
+      while (start > 0 && lines[start] !== "---") start--;
+      let end = i;
+      while (end + 1 < lines.length && lines[end + 1] !== "---") end++;
+      podDocs.push({ start: start + 1, count: end - start + 1 });
+    }
+  const namespace =
+    /\nkind: Namespace\nmetadata:\n {2}name: ([\w-]+)\n {2}labels:\n {4}team:/.exec(text)?.[1] ?? "default";
+  const plan = [];
+  for (let i = 0; i < n; i++) {
+    const k = ["label", "port", "policy", "pod"][i % 4];
+    const j = i >> 2;
+    if (k === "label" && labels.length) plan.push({ kind: k, line: labels[(j * 7) % labels.length] });
+    else if (k === "port" && ports.length) plan.push({ kind: k, line: ports[(j * 5) % ports.length] });
+    else if (k === "pod" && podDocs.length > j) plan.push({ kind: k, ...podDocs[j] });
+    else if (k === "pod" && replicas.length)
+      plan.push({ kind: k, replicas: replicas[(j * 3) % replicas.length] });
+    else plan.push({ kind: "policy", text: openPolicy(namespace, i) });
+  }
+  return plan;
+}
+
+/** Puts the cursor at the end of a line (Monaco's Go to Line). */
+async function gotoLine(page, line) {
+  await page.keyboard.press("ControlOrMeta+G");
+  await page.keyboard.type(String(line));
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("End");
+}
+
+/** Makes one planned edit; the last key it presses is the one that changes the text. */
+async function makeEdit(page, e) {
+  if (e.kind === "label") {
+    await gotoLine(page, e.line);
+    await page.keyboard.press("x");
+  } else if (e.kind === "port") {
+    await gotoLine(page, e.line);
+    await page.keyboard.press("Shift+ArrowLeft");
+    await page.keyboard.press("7");
+  } else if (e.kind === "pod" && e.replicas) {
+    await gotoLine(page, e.replicas);
+    await page.keyboard.press("Shift+ArrowLeft");
+    await page.keyboard.press("1");
+  } else if (e.kind === "pod") {
+    await gotoLine(page, e.start);
+    await page.keyboard.press("Home");
+    for (let i = 0; i < e.count; i++) await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.press("Delete");
+  } else {
+    await page.evaluate((t) => navigator.clipboard.writeText(t), e.text);
+    await page.keyboard.press("ControlOrMeta+End");
+    await page.keyboard.press("ControlOrMeta+V");
+  }
+}
+
+const percentile = (xs, p) => {
+  const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return v.length ? v[Math.min(v.length - 1, Math.ceil((p / 100) * v.length) - 1)] : NaN;
+};
+
+/** The saved work as the playground stores it: texts over 400,000 characters deflated (persistence.ts). */
+function savedWork(text) {
+  if (text.length <= 400_000) return JSON.stringify({ text });
+  return JSON.stringify({
+    deflated: deflateRawSync(Buffer.from(text, "utf8"), { level: 1 }).toString("base64url"),
+  });
+}
+
 export async function measureBrowser({ root, record, log, clusterFile }) {
   if (!existsSync(CHROMIUM)) return { skipped: `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)` };
   let chromium;
@@ -163,15 +278,12 @@ export async function measureBrowser({ root, record, log, clusterFile }) {
   try {
     await waitForServer(base, 60_000);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
-    const context = async (work) => {
+    const context = async (saved) => {
       const ctx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
       await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(base).origin });
       await ctx.addInitScript(pageProbe);
-      if (work !== undefined)
-        await ctx.addInitScript(
-          ([k, v]) => localStorage.setItem(k, v),
-          [WORK_KEY, JSON.stringify({ text: work })],
-        );
+      if (saved !== undefined)
+        await ctx.addInitScript(([k, v]) => localStorage.setItem(k, v), [WORK_KEY, saved]);
       return ctx;
     };
 
@@ -186,45 +298,73 @@ export async function measureBrowser({ root, record, log, clusterFile }) {
     }
     record("default", "first load to drawn scenario", "ms", firstLoad, { browser: true });
 
-    for (const tier of ["S", "M"]) {
+    for (const [tier, loadRuns] of BROWSER_TIERS) {
       const { path, stats } = clusterFile(tier);
       const text = readFileSync(path, "utf8");
-      const namespace =
-        /\nkind: Namespace\nmetadata:\n {2}name: ([\w-]+)\n {2}labels:\n {4}team:/.exec(text)?.[1] ??
-        "default";
-      log(`browser: ${tier} (${stats.pods} pods): load, layout, ${EDITS} edits ...`);
+      const plan = planEdits(text, EDITS);
+      log(`browser: ${tier} (${stats.pods} pods): ${loadRuns} loads, ${plan.length} edits ...`);
       const loads = [];
       const layouts = [];
       const edits = [];
-      for (let i = 0; i < 3; i++) {
-        const ctx = await context(text);
+      const byKind = {};
+      const sizes = [];
+      let longest = NaN;
+      const timeout = tier === "L" ? 300_000 : 120_000;
+      for (let i = 0; i < loadRuns; i++) {
+        const ctx = await context(savedWork(text));
         const page = await ctx.newPage();
         await page.goto(base);
-        let last = await waitForDraw(page, -1, 120_000);
+        let last = await waitForDraw(page, -1, timeout);
         loads.push(last.at);
         const l = await page.evaluate(() => window.__ktlBench.layouts);
         const biggest = l.reduce((b, x) => (!b || x.nodes > b.nodes ? x : b), undefined);
         if (biggest) layouts.push(biggest.ms);
         if (i === 0) {
           const editor = page.locator('[data-testid="editor"][data-ready="true"] .monaco-editor');
-          await editor.waitFor({ timeout: 60_000 });
-          for (let e = 0; e < EDITS; e++) {
-            // Each edit is new text (the worker reuses the analysis of a text it has just seen, as after an undo).
-            await page.evaluate((t) => navigator.clipboard.writeText(t), openPolicy(namespace, e));
-            await editor.locator("textarea").first().focus();
-            await page.keyboard.press("ControlOrMeta+End");
-            await page.keyboard.press("ControlOrMeta+V");
-            const drawn = await waitForDraw(page, last.revision, 60_000);
-            const keydown = await page.evaluate(() => window.__ktlBench.keydown);
+          await editor.waitFor({ timeout });
+          await editor.locator("textarea").first().focus();
+          // Let the load's tail (validation, Monaco's first tokenizing) settle before the first edit.
+          await page.waitForTimeout(1000);
+          const started = await page.evaluate(() => {
+            window.__ktlBench.messages.length = 0;
+            return performance.now();
+          });
+          for (const e of plan) {
+            await makeEdit(page, e);
+            const drawn = await waitForDraw(page, last.revision, timeout);
+            const { keydown, size } = await page.evaluate(() => {
+              const b = window.__ktlBench;
+              const size = b.messages.reduce((n, m) => n + JSON.stringify(m.data).length, 0);
+              b.messages.length = 0;
+              return { keydown: b.keydown, size };
+            });
             edits.push(drawn.at - keydown);
+            (byKind[e.kind] ??= []).push(drawn.at - keydown);
+            sizes.push(size / 1000);
             last = drawn;
           }
+          const tasks = await page.evaluate(
+            (t) => window.__ktlBench.longtasks.filter((x) => x.at >= t),
+            started,
+          );
+          longest = tasks.reduce((m, x) => Math.max(m, x.ms), 0);
         }
         await ctx.close();
       }
-      record(tier, "load to drawn graph", "ms", loads, { browser: true, pods: stats.pods });
-      record(tier, "layout (ELK in its worker)", "ms", layouts, { browser: true, pods: stats.pods });
-      record(tier, "edit to redrawn graph", "ms", edits, { browser: true, pods: stats.pods });
+      const at = { browser: true, pods: stats.pods };
+      record(tier, "load to drawn graph", "ms", loads, at);
+      record(tier, "layout (ELK in its worker)", "ms", layouts, at);
+      record(tier, "keystroke to redrawn graph", "ms", edits, {
+        ...at,
+        p95: Math.round(percentile(edits, 95)),
+      });
+      for (const [kind, xs] of Object.entries(byKind))
+        record(tier, `keystroke to redrawn graph: ${kind}`, "ms", xs, at);
+      record(tier, "longest main-thread task while typing", "ms", [longest], at);
+      record(tier, "engine answer per edit (JSON)", "kB", sizes, {
+        ...at,
+        p95: Math.round(percentile(sizes, 95)),
+      });
     }
     return {};
   } catch (e) {

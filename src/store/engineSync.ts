@@ -16,8 +16,9 @@ export interface SyncOptions {
   cancel?: (h: unknown) => void;
 }
 
-// Small texts analyse in tens of milliseconds: a short pause keeps edit-to-redraw fast; large ones wait for the typing to stop.
-const defaultDebounce = (n: number) => (n > 1_000_000 ? 400 : n > 200_000 ? 120 : 16);
+// A short pause: the worker re-parses only the edited docs, and never queues more than the newest text
+// (engineClient supersedes older ones), so typing needs no long wait; only very large texts pause a little longer.
+const defaultDebounce = (n: number) => (n > 2_000_000 ? 60 : 16);
 
 const sameTrace = (a: TraceQuery | undefined, b: TraceQuery | undefined) =>
   a?.from === b?.from && a?.to === b?.to && a?.protocol === b?.protocol;
