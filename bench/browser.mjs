@@ -248,7 +248,7 @@ function savedWork(text) {
   });
 }
 
-export async function measureBrowser({ root, record, log, clusterFile }) {
+export async function measureBrowser({ root, record, log, clusterFile, tiers }) {
   if (!existsSync(CHROMIUM)) return { skipped: `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)` };
   let chromium;
   try {
@@ -298,7 +298,7 @@ export async function measureBrowser({ root, record, log, clusterFile }) {
     }
     record("default", "first load to drawn scenario", "ms", firstLoad, { browser: true });
 
-    for (const [tier, loadRuns] of BROWSER_TIERS) {
+    for (const [tier, loadRuns] of BROWSER_TIERS.filter(([t]) => !tiers || tiers.includes(t))) {
       const { path, stats } = clusterFile(tier);
       const text = readFileSync(path, "utf8");
       const plan = planEdits(text, EDITS);

@@ -269,7 +269,7 @@ async function browserFigures() {
   const probe = join(root, "bench", "browser.mjs");
   if (!existsSync(probe)) return { skipped: "no browser benchmark (bench/browser.mjs) yet" };
   const { measureBrowser } = await import(pathToFileURL(probe).href);
-  return measureBrowser({ root, record, log, clusterFile });
+  return measureBrowser({ root, record, log, clusterFile, tiers: allTiers ? undefined : tierNames });
 }
 
 // ---------- targets ----------
