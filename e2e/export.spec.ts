@@ -30,6 +30,42 @@ test.describe("exports and imports", () => {
 
     await playground.graph.clickEdge("pod:tools/toolbox", "service:shop/backend");
     await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+
+    // For slides: 16:9, a title with the scenario and the question, the legend, the traced path lit.
+    const slide = (await w.export("Graph as SVG")).bytes.toString("utf8");
+    expect(slide).toContain('viewBox="0 0 1600 900"');
+    const title = /<g data-testid="slide-title">(.*?)<\/g>/.exec(slide)?.[1] ?? "";
+    expect(title).toContain(">A shop across two zones<");
+    expect(title).toContain(
+      "pod:tools/toolbox → service:shop/backend:80 (TCP): dropped: none of the 2 candidate",
+    );
+    const legend = /<g data-testid="legend"[^>]*>(.*)<\/g>/.exec(slide)?.[1] ?? "";
+    for (const label of [
+      "allowed",
+      "dropped by NetworkPolicy",
+      "dropped by traffic policy",
+      "partly allowed",
+    ])
+      expect(legend).toContain(`>${label}<`);
+    expect(slide).toMatch(
+      /<g data-lit="true"><path [^>]*data-source="pod:tools\/toolbox" data-target="service:shop\/backend"/,
+    );
+    expect(slide).toMatch(/<g [^>]*opacity="0\.\d+"><path [^>]*data-verdict="allow"/);
+
+    // The topology view: zone titles are words apart, and no name runs past its box.
+    await page.getByRole("combobox", { name: "View" }).selectOption("topology");
+    await expect(playground.graph.root.locator('[data-testid="zone"]').first()).toBeVisible();
+    const topo = (await w.export("Graph as SVG")).bytes.toString("utf8");
+    expect(topo).toContain(">zone zone-a<");
+    expect(topo).not.toMatch(/>zonezone-/);
+    for (const g of topo.matchAll(
+      /<rect x="([\d.-]+)" y="[\d.-]+" width="([\d.]+)"[^>]*\/>\s*<text x="[\d.-]+" y="[\d.-]+" font-size="([\d.]+)" font-weight="600"[^>]*>([^<]*)</g,
+    )) {
+      const [, , width, size, words] = g;
+      // Bold text is about 0.7 em a character (graph/text.ts charsFor): the name fits inside its box.
+      expect(words!.length * Number(size) * 0.7, words).toBeLessThanOrEqual(Number(width));
+    }
+    await page.getByRole("combobox", { name: "View" }).selectOption("auto");
     const md = await w.export("Trace as Markdown");
     expect(md.name).toBe("trace_pod-tools-toolbox_service-shop-backend-80.md");
     expect(md.bytes.toString("utf8")).toMatch(

@@ -83,3 +83,10 @@ export const GLYPH_PATHS: Record<Glyph, string> = {
   bar: "M -3.6 0 L 3.6 0",
   half: "M 0 -4.2 A 4.2 4.2 0 0 1 0 4.2 Z",
 };
+
+/** Arrowhead path data of each arrow kind, in a 10x10 marker box (the graph's markers and the slide export draw them). */
+export const ARROW_PATHS: Record<Arrow, { d: string; fill: boolean }> = {
+  triangle: { d: "M 0 0 L 10 5 L 0 10 z", fill: true },
+  tee: { d: "M 9 0 L 9 10 M 0 5 L 9 5", fill: false },
+  open: { d: "M 0 0 L 10 5 L 0 10", fill: false },
+};

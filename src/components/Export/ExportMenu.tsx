@@ -17,6 +17,23 @@ function baseName(s: AppState): string {
   return scenarioName(s.text, s.scenarioId).slug;
 }
 
+const VERDICT_WORD: Record<string, string> = { allow: "allowed", drop: "dropped", partial: "partly allowed" };
+
+/** A slide's title: the scenario, and the question asked with the engine's verdict. */
+export function slideTitle(s: AppState): { title: string; subtitle?: string } {
+  const name = scenarioName(s.text, s.scenarioId);
+  const title = name.edited ? `${name.title} (edited)` : name.title;
+  const q = s.question;
+  if (!q) return { title };
+  const asked = `${q.from} → ${q.to} (${q.protocol})`;
+  const t = s.trace.status === "ready" && sameQuestion(s.trace.query, q) ? s.trace.result : undefined;
+  if (!t || t.error) return { title, subtitle: asked };
+  const word = VERDICT_WORD[t.verdict] ?? t.verdict;
+  // The engine's reason often starts with its verdict ("dropped: ..."): say it once.
+  const said = t.reason.toLowerCase().startsWith(word);
+  return { title, subtitle: `${asked}: ${said ? t.reason : `${word}. ${t.reason}`}` };
+}
+
 function text(body: string, name: string, type: string) {
   downloadBlob(new Blob([body], { type }), name);
 }
@@ -101,7 +118,7 @@ export function ExportMenu() {
   };
   const svg = () => {
     const root = document.querySelector<HTMLElement>('[data-testid="graph"]');
-    const out = root ? graphSvg(root) : undefined;
+    const out = root ? graphSvg(root, slideTitle(store.getState())) : undefined;
     if (!out)
       throw new Error(tab === "graph" ? "there is no graph to export yet" : "open the Graph tab first");
     return out;

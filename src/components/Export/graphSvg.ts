@@ -1,10 +1,13 @@
 /**
- * The drawn graph as a standalone SVG, read off the rendered React Flow
- * view: node boxes and labels, edge paths with their verdict colours, edge
- * labels. Colours are the computed ones, so the export matches the theme.
+ * The drawn graph as a 16:9 slide (slide.ts), read off the rendered React
+ * Flow view: node boxes with their names shortened to fit (never spilling
+ * out of a box), edge paths with their verdict's line style, arrowhead and
+ * glyph, the traced path as drawn (lit elements outlined, the rest dimmed),
+ * and edge labels. Colours are the computed ones, so the export matches the theme.
  */
-const esc = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+import { CATEGORIES } from "../../graph/verdicts.ts";
+import { charsFor, middleEllipsis } from "../../graph/text.ts";
+import { clip, esc, glyphSvg, markerId, slideSvg } from "./slide.ts";
 
 function translateOf(el: HTMLElement): { x: number; y: number } {
   const m = /translate\(\s*(-?[\d.]+)px,\s*(-?[\d.]+)px\)/.exec(el.style.transform);
@@ -15,7 +18,24 @@ function color(v: string, fallback: string): string {
   return !v || v === "rgba(0, 0, 0, 0)" || v === "transparent" ? fallback : v;
 }
 
-export function graphSvg(root: HTMLElement): string | undefined {
+/** An element's words with a space between its parts (`zone` + `eu-west-1a` is "zone eu-west-1a"). */
+export function wordsOf(el: Element | null): string {
+  if (!el) return "";
+  const parts = [...el.childNodes].map((c) => (c.textContent ?? "").trim()).filter(Boolean);
+  return parts.join(" ").replace(/\s+/g, " ");
+}
+
+const opacityAttr = (v: string) => {
+  const o = Number.parseFloat(v);
+  return Number.isFinite(o) && o < 0.999 ? ` opacity="${o.toFixed(2)}"` : "";
+};
+
+export interface SlideTitle {
+  title: string;
+  subtitle?: string | undefined;
+}
+
+export function graphSvg(root: HTMLElement, slide: SlideTitle): string | undefined {
   const nodes = [...root.querySelectorAll<HTMLElement>(".react-flow__node")];
   const edges = [...root.querySelectorAll<SVGGElement>('[data-testid="flow-edge"]')];
   if (nodes.length === 0) return undefined;
@@ -24,17 +44,26 @@ export function graphSvg(root: HTMLElement): string | undefined {
     minY = Infinity,
     maxX = -Infinity,
     maxY = -Infinity;
-  const bg = color(getComputedStyle(document.body).backgroundColor, "#ffffff");
-  const text = color(getComputedStyle(document.body).color, "#1b2230");
+  const bodyCs = getComputedStyle(document.body);
+  const bg = color(bodyCs.backgroundColor, "#ffffff");
+  const text = color(bodyCs.color, "#1b2230");
+  const rootCs = getComputedStyle(document.documentElement);
+  const colours: Record<string, string> = {};
+  for (const c of CATEGORIES) {
+    const v = rootCs.getPropertyValue(c.colour).trim();
+    if (v) colours[c.colour] = v;
+  }
+  const muted = rootCs.getPropertyValue("--muted").trim() || "#5b6578";
   // Containers first (zones, then nodes), leaves on top, as on screen.
   const rank = (el: HTMLElement) =>
-    el.classList.contains("react-flow__node-zone")
+    el.classList.contains("react-flow__node-zone") || el.classList.contains("react-flow__node-bucket")
       ? 0
       : el.classList.contains("react-flow__node-node")
         ? 1
         : 2;
   nodes.sort((a, b) => rank(a) - rank(b));
   for (const el of nodes) {
+    // React Flow places every node at its absolute position, children included.
     const { x, y } = translateOf(el);
     const w = el.offsetWidth || Number.parseFloat(el.style.width) || 0;
     const h = el.offsetHeight || Number.parseFloat(el.style.height) || 0;
@@ -48,23 +77,43 @@ export function graphSvg(root: HTMLElement): string | undefined {
     const stroke = color(cs.borderTopColor, "#999999");
     const dashed = cs.borderTopStyle === "dashed" ? ' stroke-dasharray="4 3"' : "";
     const id = inner.dataset.id ?? el.dataset.id ?? "";
+    const radius = Math.min(18, Number.parseFloat(cs.borderTopLeftRadius) || 6);
+    parts.push(`<g data-id="${esc(id)}"${opacityAttr(cs.opacity)}>`);
+    // The traced path and the presenter's hop are outlined on screen: the export outlines them too.
+    const ow = Number.parseFloat(cs.outlineWidth) || 0;
+    if (cs.outlineStyle !== "none" && ow > 0) {
+      const off = (Number.parseFloat(cs.outlineOffset) || 0) + ow / 2;
+      parts.push(
+        `<rect x="${x - off}" y="${y - off}" width="${w + 2 * off}" height="${h + 2 * off}" rx="${radius + off}" fill="none" stroke="${color(cs.outlineColor, "#1f6feb")}" stroke-width="${ow}" data-lit="true"/>`,
+      );
+    }
     parts.push(
-      `<g data-id="${esc(id)}"><rect x="${x}" y="${y}" width="${w}" height="${h}" rx="6" fill="${fill}" stroke="${stroke}"${dashed}/>`,
+      `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${radius}" fill="${fill}" stroke="${stroke}" stroke-width="${Number.parseFloat(cs.borderTopWidth) || 1}"${dashed}/>`,
     );
-    const title = (inner.querySelector(".name, .title")?.textContent ?? "").trim();
-    const sub = (inner.querySelector(".sub")?.textContent ?? "").trim();
     const container = rank(el) < 2;
-    if (title)
-      parts.push(
-        `<text x="${x + 8}" y="${y + (container ? 14 : 17)}" font-size="${container ? 11 : 12}" font-weight="600" fill="${color(cs.color, text)}">${esc(title)}</text>`,
-      );
-    if (sub && !container)
-      parts.push(
-        `<text x="${x + 8}" y="${y + 31}" font-size="10" fill="${color(cs.color, text)}" opacity="0.75">${esc(sub)}</text>`,
-      );
+    const nameEl = inner.querySelector<HTMLElement>(".name, .title");
+    const subEl = inner.querySelector<HTMLElement>(".sub");
+    const right = inner.querySelector(".toggle") ? 30 : 8;
+    const room = Math.max(10, w - 8 - right);
+    const ink = color(cs.color, text);
+    if (nameEl) {
+      const size = Number.parseFloat(getComputedStyle(nameEl).fontSize) || (container ? 12 : 14);
+      const words = middleEllipsis(wordsOf(nameEl), charsFor(room, size, true));
+      if (words)
+        parts.push(
+          `<text x="${x + 8}" y="${y + 6 + size}" font-size="${size}" font-weight="600" fill="${ink}">${esc(words)}</text>`,
+        );
+      if (subEl && !container) {
+        const subSize = Number.parseFloat(getComputedStyle(subEl).fontSize) || 11;
+        const sub = middleEllipsis(wordsOf(subEl), charsFor(room, subSize));
+        if (sub)
+          parts.push(
+            `<text x="${x + 8}" y="${y + 6 + size * 1.3 + subSize * 1.15}" font-size="${subSize}" fill="${ink}" opacity="0.75">${esc(sub)}</text>`,
+          );
+      }
+    }
     parts.push("</g>");
   }
-  const markers = new Map<string, string>();
   const edgeParts: string[] = [];
   for (const g of edges) {
     const path = g.querySelector<SVGPathElement>(".react-flow__edge-path");
@@ -72,45 +121,49 @@ export function graphSvg(root: HTMLElement): string | undefined {
     if (!path || !d) continue;
     const cs = getComputedStyle(path);
     const stroke = color(cs.stroke, "#888888");
-    const key = `m${markers.size}`;
-    if (![...markers.values()].includes(stroke)) markers.set(key, stroke);
-    const markerId = [...markers.entries()].find(([, c]) => c === stroke)![0];
+    const cat = CATEGORIES.find((c) => c.id === g.dataset.category);
     const dash =
       cs.strokeDasharray && cs.strokeDasharray !== "none"
         ? ` stroke-dasharray="${esc(cs.strokeDasharray)}"`
         : "";
+    const lit = g.classList.contains("lit") || g.classList.contains("focus");
     edgeParts.push(
-      `<path d="${esc(d)}" fill="none" stroke="${stroke}" stroke-width="${Number.parseFloat(cs.strokeWidth) || 1.5}"${dash} marker-end="url(#${markerId})" data-verdict="${esc(g.dataset.verdict ?? "")}" data-source="${esc(g.dataset.source ?? "")}" data-target="${esc(g.dataset.target ?? "")}"/>`,
+      `<g${opacityAttr(getComputedStyle(g).opacity)}${lit ? ' data-lit="true"' : ""}><path d="${esc(d)}" fill="none" stroke="${stroke}" stroke-width="${Number.parseFloat(cs.strokeWidth) || 1.5}"${dash}${cat ? ` marker-end="url(#${markerId(cat.id)})"` : ""} data-verdict="${esc(g.dataset.verdict ?? "")}" data-source="${esc(g.dataset.source ?? "")}" data-target="${esc(g.dataset.target ?? "")}"/>`,
     );
+    const at = /translate\(\s*(-?[\d.]+)[ ,]\s*(-?[\d.]+)\s*\)/.exec(
+      g.querySelector(".edge-glyph")?.getAttribute("transform") ?? "",
+    );
+    if (cat && at) edgeParts.push(glyphSvg(cat, Number(at[1]), Number(at[2]), stroke, bg));
+    edgeParts.push("</g>");
   }
+  // Edge labels as on screen: a box in the panel's colour, bordered in the edge's, centred under the edge's middle.
+  const panel = rootCs.getPropertyValue("--panel").trim() || bg;
   for (const label of root.querySelectorAll<HTMLElement>(".ktl-edge-label")) {
     const m = /translate\(\s*(-?[\d.]+)px,\s*(-?[\d.]+)px\)\s*$/.exec(label.style.transform);
     if (!m) continue;
     const cs = getComputedStyle(label);
+    const size = Number.parseFloat(cs.fontSize) || 10;
+    // As wide as on screen (labels are capped there), cut at the end as the screen cuts them.
+    const lw = label.offsetWidth || 170;
+    const lh = label.offsetHeight || size * 1.5;
+    const x = Number(m[1]);
+    const y = Number(m[2]);
     edgeParts.push(
-      `<text x="${m[1]}" y="${m[2]}" font-size="10" text-anchor="middle" dominant-baseline="middle" fill="${color(cs.color, text)}" stroke="${bg}" stroke-width="3" paint-order="stroke">${esc((label.textContent ?? "").trim())}</text>`,
+      `<g${opacityAttr(cs.opacity)}><rect x="${x - lw / 2}" y="${y}" width="${lw}" height="${lh}" rx="5" fill="${panel}" stroke="${color(cs.borderTopColor, text)}" stroke-width="1.5"/><text x="${x}" y="${y + lh / 2}" font-size="${size}" text-anchor="middle" dominant-baseline="central" fill="${color(cs.color, text)}">${esc(clip(wordsOf(label), charsFor(lw - 10, size)))}</text></g>`,
     );
   }
-  const pad = 24;
-  const vx = minX - pad,
-    vy = minY - pad,
-    vw = maxX - minX + 2 * pad,
-    vh = maxY - minY + 2 * pad;
-  const defs = [...markers.entries()]
-    .map(
-      ([id, c]) =>
-        `<marker id="${id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="${c}"/></marker>`,
-    )
-    .join("");
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" viewBox="${vx} ${vy} ${vw} ${vh}" width="${Math.round(vw)}" height="${Math.round(vh)}" font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif">
-<title>Kube Traffic Lab graph</title>
-<defs>${defs}</defs>
-<rect x="${vx}" y="${vy}" width="${vw}" height="${vh}" fill="${bg}"/>
-${parts.join("\n")}
-${edgeParts.join("\n")}
-</svg>
-`;
+  return slideSvg({
+    title: slide.title,
+    subtitle: slide.subtitle,
+    graph: {
+      body: `${parts.join("\n")}\n${edgeParts.join("\n")}`,
+      box: { x: minX, y: minY, width: maxX - minX, height: maxY - minY },
+    },
+    colours,
+    background: bg,
+    text,
+    muted,
+  });
 }
 
 /** Renders an SVG document to PNG at `scale`. */

@@ -8,7 +8,7 @@
 import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
 import type { FlowEdge } from "../../graph/flow.ts";
-import { CATEGORIES, GLYPH_PATHS, categoryOf, type Arrow } from "../../graph/verdicts.ts";
+import { ARROW_PATHS, CATEGORIES, GLYPH_PATHS, categoryOf } from "../../graph/verdicts.ts";
 import { useApp } from "../../store/StoreProvider.tsx";
 import { marksOf } from "../WhatIf/useDiffMarks.ts";
 import { edgeKey } from "../WhatIf/marks.ts";
@@ -114,19 +114,13 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
 
 export const edgeTypes = { verdict: VerdictEdge };
 
-const ARROWS: Record<Arrow, { d: string; fill: boolean }> = {
-  triangle: { d: "M 0 0 L 10 5 L 0 10 z", fill: true },
-  tee: { d: "M 9 0 L 9 10 M 0 5 L 9 5", fill: false },
-  open: { d: "M 0 0 L 10 5 L 0 10", fill: false },
-};
-
 /** Arrowheads for each category, referenced by the edges: a triangle for allowed, a bar (blocked) for drops, an open head for partial. */
 export function EdgeMarkers() {
   return (
     <svg width="0" height="0" style={{ position: "absolute" }} aria-hidden="true">
       <defs>
         {CATEGORIES.map((c) => {
-          const a = ARROWS[c.arrow];
+          const a = ARROW_PATHS[c.arrow];
           return (
             <marker
               key={c.id}
