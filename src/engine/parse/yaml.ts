@@ -695,15 +695,57 @@ function splitDocuments(text: string): Part[] {
   return parts;
 }
 
-function syntaxDiagnostic(source: SourceText, err: unknown, base: number, doc: number): Diagnostic {
+/**
+ * The object a doc that does not parse was meant to be, read off its text
+ * line by line (its top-level `kind:`, and `name:` and `namespace:` under
+ * `metadata:`), so that the diagnostic names what is missing from the graph.
+ * Best effort: undefined when the text does not say.
+ */
+export function brokenDocObject(
+  text: string,
+): { kind: string; name: string; namespace?: string } | undefined {
+  const kind = /^kind:[ \t]*["']?([A-Za-z][A-Za-z0-9]*)/m.exec(text)?.[1];
+  const meta = /^metadata:/m.exec(text);
+  if (!kind || !meta) return undefined;
+  // The metadata block: its own line (flow style) and the indented lines after it.
+  const rest = text.slice(meta.index);
+  const end = /\n(?=\S)/.exec(rest.slice(1));
+  const block = end ? rest.slice(0, end.index + 1) : rest;
+  const field = (key: string) =>
+    new RegExp(`(?:^|[\\s{,])${key}:[ \\t]*["']?([a-z0-9]([-a-z0-9.]*[a-z0-9])?)`).exec(block.slice(9))?.[1];
+  const name = field("name");
+  if (!name) return undefined;
+  const namespace = field("namespace");
+  return namespace ? { kind, name, namespace } : { kind, name };
+}
+
+function skipped(text: string): { message: string; object: Partial<Diagnostic> } {
+  const o = brokenDocObject(text);
+  if (!o) return { message: "skipped, the rest of the file still loads", object: {} };
+  const named = `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
+  return {
+    message: `skipped: ${named} is left out of the model and the graph; the rest of the file still loads`,
+    object: o,
+  };
+}
+
+function syntaxDiagnostic(
+  source: SourceText,
+  err: unknown,
+  base: number,
+  doc: number,
+  text = "",
+): Diagnostic {
+  const what = skipped(text);
   if (err instanceof DocError) {
     return {
       code: err.code,
       severity: "error",
       file: source.file,
       doc,
+      ...what.object,
       ...source.positionAt(err.offset),
-      message: `${err.message}; skipped, the rest of the file still loads`,
+      message: `${err.message}; ${what.message}`,
     };
   }
   const e = err as { reason?: string; message?: string; mark?: { position?: number } };
@@ -715,8 +757,9 @@ function syntaxDiagnostic(source: SourceText, err: unknown, base: number, doc: n
     severity: "error",
     file: source.file,
     doc,
+    ...what.object,
     ...at,
-    message: `${reason}; skipped, the rest of the file still loads`,
+    message: `${reason}; ${what.message}`,
   };
 }
 
@@ -774,7 +817,7 @@ function parseParts(
       for (const d of docs) documents.push(d);
       index += docs.length;
     } catch (err) {
-      diagnostics.push(syntaxDiagnostic(source, err, part.base, index));
+      diagnostics.push(syntaxDiagnostic(source, err, part.base, index, part.text));
       index++;
     }
   }
