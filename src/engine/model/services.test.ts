@@ -244,3 +244,27 @@ describe("LoadBalancer addresses (serviceport.go newBaseServiceInfo: VIP-mode in
     expect(one({ type: "NodePort", ports: [{ port: 80 }] }).loadBalancerPending).toBe(false);
   });
 });
+
+describe("a port the apiserver refuses is not modelled (validateServicePort: 1..65535, KTL501)", () => {
+  it.each([
+    [
+      [
+        { name: "a", port: 70000 },
+        { name: "b", port: 80 },
+      ],
+      [80],
+    ],
+    [
+      [
+        { name: "a", port: 0 },
+        { name: "b", port: 443 },
+      ],
+      [443],
+    ],
+    [[{ name: "a", port: 65535 }], [65535]],
+  ])("%j -> %j; the valid ones keep their spec.ports index and take the next slot", (ports, want) => {
+    const s = one({ ports });
+    expect(s.ports.map((p) => p.port)).toEqual(want);
+    expect(s.ports.map((p) => p.slot)).toEqual(want.map((_, i) => i));
+  });
+});

@@ -247,7 +247,9 @@ function parsePorts(spec: Json): ServicePort[] {
   list.forEach((p, index) => {
     if (!isObj(p)) return;
     const port = int(p.port);
-    if (port === undefined) return;
+    // The apiserver refuses a port outside 1..65535 (validateServicePort, KTL501): no traffic can use it, so the
+    // model leaves it out rather than draw flows, offer questions or allocate a nodePort for it.
+    if (port === undefined || port < 1 || port > 65535) return;
     const tp = p.targetPort;
     const targetPort =
       typeof tp === "number"
