@@ -162,6 +162,8 @@ export {
   verdictMark,
   causeText,
   isPolicyLayer,
+  reasonAfterVerdict,
+  sourceAddressText,
 } from "./trace/index.ts";
 export type {
   TraceResult,

@@ -6,8 +6,8 @@ import type { Edge, Node } from "@xyflow/react";
 import type { TraceView } from "../engine/analysis/index.ts";
 import {
   CONTAINER_KINDS,
+  edgeRefs,
   leafResolver,
-  pathEdges,
   type GraphEdge,
   type GraphModel,
   type GraphNode,
@@ -55,31 +55,52 @@ function pathHandles(
   return { sourceHandle: "out-right", targetHandle: "in-right" };
 }
 
-/** Edges a traced question lights up; pairs with no drawn edge become temporary question edges. */
+/**
+ * Edges a traced question lights up; pairs with no drawn edge become
+ * temporary question edges. A lit edge shows the trace's verdict and deciding
+ * objects for its part of the path (`trace.edges`, from the engine), not its
+ * aggregate over every source: the graph never says "partly allowed" where
+ * the answer on screen says "dropped".
+ */
 export function questionEdges(
   g: GraphModel,
   trace: TraceView | undefined,
-): { lit: Set<string>; extra: GraphEdge[] } {
+): { lit: Set<string>; extra: GraphEdge[]; asked: Map<string, GraphEdge> } {
   const lit = new Set<string>();
   const extra: GraphEdge[] = [];
-  if (!trace || trace.error || trace.path.length < 2) return { lit, extra };
+  const asked = new Map<string, GraphEdge>();
+  if (!trace || trace.error || trace.edges.length === 0) return { lit, extra, asked };
   const resolve = leafResolver(g);
   const existing = new Map(g.edges.map((e) => [`${e.source}->${e.target}`, e]));
-  const endpointVerdict = new Map(trace.endpoints.filter((ep) => ep.pod).map((ep) => [`pod:${ep.pod}`, ep]));
-  const pairs = pathEdges(trace.path, resolve);
-  pairs.forEach(([s, t], i) => {
+  const ids = new Set(g.nodes.map((n) => n.id));
+  const seen = new Set<string>();
+  for (const part of trace.edges) {
+    const s = resolve(part.source) ?? part.source;
+    const t = resolve(part.target) ?? part.target;
     const key = `${s}->${t}`;
+    if (s === t || seen.has(key)) continue;
+    seen.add(key);
     const e = existing.get(key);
+    const { verdict } = part;
     if (e) {
+      const shown: GraphEdge = {
+        ...e,
+        verdict,
+        label: edgeRefs(verdict, {
+          refs: part.decidedBy,
+          dropRefs: verdict === "allow" ? [] : part.decidedBy,
+          kind: e.kind === "question" ? "pod" : e.kind,
+        }).label,
+        title: part.reason,
+        decidedBy: part.decidedBy,
+      };
+      if (part.dropCause) shown.dropCause = part.dropCause;
+      else delete shown.dropCause;
+      asked.set(e.id, shown);
       lit.add(e.id);
-      return;
+      continue;
     }
-    if (!g.nodes.some((n) => n.id === s) || !g.nodes.some((n) => n.id === t)) return;
-    const ep =
-      i > 0 || trace.path.length === 2
-        ? endpointVerdict.get(trace.path[i === 0 ? 1 : i + 1] ?? "")
-        : undefined;
-    const verdict = i === 0 ? trace.verdict : (ep?.verdict ?? trace.verdict);
+    if (!ids.has(s) || !ids.has(t)) continue;
     const q: GraphEdge = {
       id: `q:${key}`,
       source: s,
@@ -88,14 +109,15 @@ export function questionEdges(
       verdict,
       label:
         verdict === "allow" ? "asked: allowed" : verdict === "drop" ? "asked: dropped" : "asked: partial",
-      title: ep?.reason ?? trace.reason,
-      decidedBy: [],
+      title: part.reason,
+      decidedBy: part.decidedBy,
       flows: [],
     };
+    if (part.dropCause) q.dropCause = part.dropCause;
     extra.push(q);
     lit.add(q.id);
-  });
-  return { lit, extra };
+  }
+  return { lit, extra, asked };
 }
 
 export interface FlowOptions {
@@ -114,10 +136,10 @@ export function toFlowElements(
   positions: Positions | undefined,
   options: FlowOptions = {},
 ): { nodes: FlowNode[]; edges: FlowEdge[] } {
-  const { lit, extra } = questionEdges(g, options.trace);
+  const { lit, extra, asked } = questionEdges(g, options.trace);
   const tracing = lit.size > 0;
   const litNodes = new Set<string>();
-  const all = [...g.edges, ...extra];
+  const all = [...g.edges.map((e) => asked.get(e.id) ?? e), ...extra];
   for (const e of all) {
     if (lit.has(e.id)) {
       litNodes.add(e.source);

@@ -209,6 +209,13 @@ describe("layout key", () => {
 
 describe("a traced path lights up", () => {
   const g = graph();
+  const part = (source: string, target: string) => ({
+    source,
+    target,
+    verdict: "drop" as const,
+    reason: "no",
+    decidedBy: [],
+  });
   it("maps the path source -> Service -> each endpoint to drawn edges", () => {
     expect(pathEdges(["pod:a/x", "service:a/s", "pod:a/y", "pod:a/z"], (id) => id)).toEqual([
       ["pod:a/x", "service:a/s"],
@@ -228,16 +235,23 @@ describe("a traced path lights up", () => {
       endpoints: [],
       hops: [],
       path: ["pod:tools/toolbox", "pod:shop/cache-0"],
+      edges: [part("pod:tools/toolbox", "pod:shop/cache-0")],
     };
     const { lit, extra } = questionEdges(g, t);
     expect(extra.map((e) => [e.source, e.target, e.verdict, e.kind])).toEqual([
       ["pod:tools/toolbox", "pod:shop/cache-0", "drop", "question"],
     ]);
     expect(lit).toEqual(new Set([extra[0]!.id]));
+    expect(extra[0]!.title).toBe("no");
     const svc: TraceView = {
       ...t,
       to: "service:shop/backend:80",
       path: ["pod:tools/toolbox", "service:shop/backend", "pod:shop/backend-1", "pod:shop/backend-0"],
+      edges: [
+        part("pod:tools/toolbox", "service:shop/backend"),
+        part("service:shop/backend", "pod:shop/backend-1"),
+        part("service:shop/backend", "pod:shop/backend-0"),
+      ],
     };
     const q = questionEdges(g, svc);
     expect(q.extra).toEqual([]);
@@ -258,6 +272,7 @@ describe("a traced path lights up", () => {
       endpoints: [],
       hops: [],
       path: ["pod:tools/toolbox", "service:shop/backend"],
+      edges: [part("pod:tools/toolbox", "service:shop/backend")],
     };
     const { nodes, edges } = toFlowElements(g, undefined, { trace: t });
     expect(edges.find((e) => e.id === "e:pod:tools/toolbox->service:shop/backend")!.data!.lit).toBe(true);

@@ -5,6 +5,8 @@ import {
   loadModel,
   parseAnyDestination,
   parseTraceSource,
+  reasonAfterVerdict,
+  sourceAddressText,
   stepTitle,
   traceL7,
   verdictMark,
@@ -76,7 +78,7 @@ function printHuman(t: L7TraceResult, from: string, to: string, protocol: string
   io.out("");
   const rejected = t.kubeProxy?.action === "reject";
   io.out(
-    `${t.verdict.toUpperCase()}${rejected ? " (kube-proxy REJECT)" : ""}${t.httpStatus ? ` (HTTP ${t.httpStatus})` : ""}: ${t.reason.replace(/^(dropped|rejected): /, "")}`,
+    `${t.verdict.toUpperCase()}${rejected ? " (kube-proxy REJECT)" : ""}${t.httpStatus ? ` (HTTP ${t.httpStatus})` : ""}: ${reasonAfterVerdict(t.reason)}`,
   );
   if (t.decidedBy)
     io.out(
@@ -94,10 +96,7 @@ function printHuman(t: L7TraceResult, from: string, to: string, protocol: string
     );
   }
   if (t.endpoints.length) {
-    const seen = t.sourceIP
-      ? `${t.sourceIP} (${t.sourceIPPreserved ? "the client's own address" : "masqueraded: not the client's address"})`
-      : "differs per endpoint (see SOURCE)";
-    io.out(`Source address at the backends: ${seen}`);
+    io.out(`Source address at the backends: ${sourceAddressText(t)}`);
     io.out("");
     const rows = [["ENDPOINT", "POD", "NODE", "CHANCE", "SOURCE", "VERDICT", "REASON"]];
     for (const e of t.endpoints) {

@@ -3,7 +3,13 @@ import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { sameQuestion } from "../../store/viewSlice.ts";
 import { LineLink, RefLink } from "./RefLink.tsx";
-import { stepTitle, type TraceHopView, type Verdict } from "../../engine/analysis/index.ts";
+import {
+  reasonAfterVerdict,
+  sourceAddressText,
+  stepTitle,
+  type TraceHopView,
+  type Verdict,
+} from "../../engine/analysis/index.ts";
 
 const VERDICT_WORDS: Record<Verdict, string> = {
   allow: "Allowed",
@@ -85,6 +91,7 @@ export function TraceDetails() {
   }, [hopFocus, result]);
   if (!question) return null;
   const current = sameQuestion(query, question);
+  const source = result ? sourceAddressText(result) : undefined;
   return (
     <section aria-label="Trace" data-testid="trace">
       <h3>
@@ -98,12 +105,13 @@ export function TraceDetails() {
         <>
           <p className="lead" data-testid="trace-verdict" data-verdict={result.verdict}>
             {/* The badge says the verdict: the engine's reason without its own leading "dropped:" (no "Dropped dropped:"). */}
-            <VerdictBadge verdict={result.verdict} /> {result.reason.replace(/^dropped: /, "")}
+            <VerdictBadge verdict={result.verdict} /> {reasonAfterVerdict(result.reason)}
           </p>
           <NearMisses hops={result.hops} />
-          {!result.sourceIPPreserved ? (
-            <p className="muted">
-              The backend sees the node's address, not the client's (kube-proxy masquerades).
+          {!result.sourceIPPreserved && source ? (
+            // The engine's sentence, as ktl trace prints it: with a hairpin, only the backends that are masqueraded see the node's address.
+            <p className="muted" data-testid="source-address">
+              Source address at the backends: {source}
             </p>
           ) : null}
           {result.handledBy ? (

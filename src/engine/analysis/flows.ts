@@ -21,7 +21,7 @@ import type { ClassSet } from "../netpol/bitset.ts";
 import type { PolicyRule } from "../model/networkpolicy.ts";
 import type { LabelSelector } from "../model/labels.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
-import { traceRequest, type TraceRef, type TraceResult } from "../trace/index.ts";
+import { traceRequest, type TraceEndpoint, type TraceRef, type TraceResult } from "../trace/index.ts";
 import { isPolicyLayer } from "../trace/render.ts";
 import { externalId, podId, refOfPolicy, refOfSource, serviceId } from "./refs.ts";
 import {
@@ -32,7 +32,7 @@ import {
   serviceFlowSpecs,
   type ServiceFlowSpec,
 } from "../flows/index.ts";
-import type { DropCause, Flow, RefView, TraceView } from "./types.ts";
+import type { DropCause, Flow, RefView, TracePathEdge, TraceView } from "./types.ts";
 
 import { EXTERNAL_CLIENT_IP } from "./constants.ts";
 
@@ -78,11 +78,52 @@ export function causesOf(t: TraceResult): { dropCause?: DropCause; decidedBy: Re
   return { dropCause, decidedBy, reason: t.reason };
 }
 
+/** What decided one endpoint of a trace: the policies that dropped it, or the ones that isolate it and allowed it. */
+function endpointCauses(ep: TraceEndpoint): { dropCause?: DropCause; decidedBy: RefView[] } {
+  const decidedBy: RefView[] = [];
+  for (const check of [ep.ingress, ep.egress]) {
+    const decides = ep.verdict === "allow" ? check.isolated : check.verdict === "drop";
+    if (decides && check.ref) pushRef(decidedBy, refOfTrace(check.ref));
+  }
+  return ep.verdict === "drop" ? { dropCause: "policy", decidedBy } : { decidedBy };
+}
+
+/** The parts of a traced path with the trace's verdict for each (TracePathEdge). */
+function pathParts(t: TraceResult, path: readonly string[]): TracePathEdge[] {
+  if (path.length < 2) return [];
+  const whole = causesOf(t);
+  const first: TracePathEdge = {
+    source: path[0]!,
+    target: path[1]!,
+    verdict: t.verdict,
+    reason: whole.reason,
+    decidedBy: whole.decidedBy,
+  };
+  if (t.verdict !== "allow" && whole.dropCause) first.dropCause = whole.dropCause;
+  const parts = [first];
+  if (!path[1]!.startsWith("service:")) return parts;
+  const seen = new Set<string>();
+  for (const ep of t.endpoints) {
+    if (!ep.pod || seen.has(ep.pod)) continue;
+    seen.add(ep.pod);
+    const part: TracePathEdge = {
+      source: path[1]!,
+      target: podId(ep.pod),
+      verdict: ep.verdict,
+      reason: ep.reason,
+      ...endpointCauses(ep),
+    };
+    parts.push(part);
+  }
+  return parts;
+}
+
 /** The trace in the view's shape, with the ids of the graph elements on its path. */
 export function traceView(t: TraceResult, from: string, to: string, protocol: Protocol): TraceView {
   const path: string[] = [];
   if (!t.error) {
-    path.push(from);
+    // An external client is one graph element whichever node its packet arrives at.
+    path.push(from.startsWith("external:") ? from.split("@")[0]! : from);
     if (t.service) path.push(serviceId(`${t.service.namespace}/${t.service.name}`));
     for (const ep of t.endpoints) if (ep.pod) path.push(podId(ep.pod));
     if (path.length === 1 && t.to.kind === "pod") path.push(podId(t.to.name));
@@ -101,6 +142,8 @@ export function traceView(t: TraceResult, from: string, to: string, protocol: Pr
         probability: ep.probability,
         verdict: ep.verdict,
         reason: ep.reason,
+        sourceIP: ep.sourceIP,
+        sourceIPPreserved: ep.sourceIPPreserved,
       };
       if (ep.pod) e.pod = ep.pod;
       if (ep.node) e.node = ep.node;
@@ -118,6 +161,7 @@ export function traceView(t: TraceResult, from: string, to: string, protocol: Pr
       return hop;
     }),
     path,
+    edges: pathParts(t, path),
   };
   if (t.handledBy) v.handledBy = t.handledBy;
   if (t.error) v.error = t.error;

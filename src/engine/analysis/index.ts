@@ -52,6 +52,7 @@ import {
   FLOW_BUDGET,
   endpointFlows,
   externalFlows,
+  causesOf,
   hasExternalServices,
   serviceFlows,
   traceView,
@@ -60,6 +61,7 @@ import type {
   Analysis,
   ConnlistDownload,
   DiagnosticView,
+  DropCause,
   Flow,
   MatrixQuery,
   MatrixView,
@@ -79,7 +81,7 @@ import type {
 export type * from "./types.ts";
 export type { Protocol } from "../model/types.ts";
 export { EXTERNAL_CLIENT_IP, FLOW_BUDGET } from "./flows.ts";
-export { causeText, stepTitle, verdictMark } from "../trace/render.ts";
+export { causeText, reasonAfterVerdict, sourceAddressText, stepTitle, verdictMark } from "../trace/render.ts";
 export type { CauseLayer, HopCause, HopStep, HopVerdict, ObjectRef } from "../trace/types.ts";
 
 export interface AnalyzeOptions {
@@ -308,8 +310,13 @@ function describePair(v: PairVerdict, port: number, protocol: Protocol): Decisio
   return { verdict: "drop", reason, decidedBy };
 }
 
-/** Pod-to-pod flows on every declared port, for inputs without Services. */
-function directFlows(model: Model, index: PolicyIndex): Flow[] {
+/**
+ * Pod-to-pod flows on every declared port, for inputs without Services. With
+ * the kube-proxy model built, each flow is its representative pair's trace
+ * (verdict, reason and deciding lines exactly as the trace and ktl show them);
+ * otherwise explainPair's verdict.
+ */
+function directFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex | undefined): Flow[] {
   const flows: Flow[] = [];
   for (const dst of model.pods) {
     if (dst.ips.length === 0) continue;
@@ -320,13 +327,24 @@ function directFlows(model: Model, index: PolicyIndex): Flow[] {
         const cniSummary = hasCniPolicies(model.cni)
           ? cniFlow(model, model.cni, sources, dst, cp.containerPort, cp.protocol)
           : undefined;
-        const d =
-          cniSummary ??
-          describePair(
-            explainPair(model, sources[0]!, dst, cp.containerPort, cp.protocol),
-            cp.containerPort,
-            cp.protocol,
-          );
+        const traced = proxy
+          ? traceRequest(
+              model,
+              proxy,
+              `pod:${sources[0]!.key}`,
+              `pod:${dst.key}:${cp.containerPort}`,
+              cp.protocol,
+            )
+          : undefined;
+        const d: { verdict: Flow["verdict"]; reason: string; decidedBy: RefView[]; dropCause?: DropCause } =
+          traced && !traced.error && traced.verdict !== "partial"
+            ? { verdict: traced.verdict, ...causesOf(traced) }
+            : (cniSummary ??
+              describePair(
+                explainPair(model, sources[0]!, dst, cp.containerPort, cp.protocol),
+                cp.containerPort,
+                cp.protocol,
+              ));
         const flow: Flow = {
           id: `pod|${podId(sources[0]!.key)}|${podId(dst.key)}|${cp.containerPort}/${cp.protocol}`,
           kind: "pod",
@@ -341,7 +359,7 @@ function directFlows(model: Model, index: PolicyIndex): Flow[] {
         };
         if (cp.name) flow.portName = cp.name;
         if (cniSummary?.l7) flow.l7 = cniSummary.l7;
-        if (d.verdict !== "allow") flow.dropCause = "policy";
+        if (d.verdict !== "allow") flow.dropCause = d.dropCause ?? "policy";
         flows.push(flow);
       }
     }
@@ -363,6 +381,7 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
       endpoints: [],
       hops: [],
       path: [],
+      edges: [],
       error: "the kube-proxy model failed to build",
     };
   return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
@@ -465,7 +484,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   let reach: Analysis["reach"];
   if (model.services.length === 0) {
     if (model.pods.length <= opts.maxDirectFlowPods)
-      flows = guarded("pod flows", file, extra, [], () => directFlows(model, index));
+      flows = guarded("pod flows", file, extra, [], () => directFlows(model, index, proxy));
     else notes.push(`${model.pods.length} pods and no Service: pod-to-pod flows are in the matrix view`);
   } else if (proxy) {
     const budget = { left: opts.flowBudget };

@@ -213,6 +213,24 @@ export interface TraceEndpointView {
   probability: number;
   verdict: "allow" | "drop";
   reason: string;
+  /** The source address this backend sees, and whether it is the client's own. */
+  sourceIP: string;
+  sourceIPPreserved: boolean;
+}
+
+/**
+ * One part of a traced path as the graph draws it (source -> Service, Service
+ * -> each endpoint pod, or source -> pod), with the trace's verdict for that
+ * part and what decided it: a lit edge shows this, not its aggregate.
+ */
+export interface TracePathEdge {
+  /** Graph ids: `pod:NS/NAME`, `service:NS/NAME`, `node:NAME`, `external:IP`. */
+  source: string;
+  target: string;
+  verdict: Verdict;
+  dropCause?: DropCause;
+  reason: string;
+  decidedBy: RefView[];
 }
 
 export interface TraceView {
@@ -226,6 +244,8 @@ export interface TraceView {
   hops: TraceHopView[];
   /** Ids of the graph elements on the path, in order, for highlighting. */
   path: string[];
+  /** The path's parts with the trace's verdict for each: the first is the whole question's. */
+  edges: TracePathEdge[];
   /** The node whose kube-proxy handles the packet, when one does. */
   handledBy?: string;
   /** Set instead of a verdict when the question cannot be asked (unknown pod, bad syntax). */

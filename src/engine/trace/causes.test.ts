@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadModel } from "../index.ts";
 import { buildProxyIndex } from "../proxy/index.ts";
-import { causeText, isPolicyLayer, stepTitle, verdictMark } from "./render.ts";
+import { causeText, isPolicyLayer, sourceAddressText, stepTitle, verdictMark } from "./render.ts";
 import { traceRequest } from "./index.ts";
 import type { HopCause, HopStep } from "./types.ts";
 
@@ -187,5 +187,31 @@ describe("the renderer", () => {
   });
   it("marks verdicts for text output", () => {
     expect([verdictMark("pass"), verdictMark("drop"), verdictMark("info")]).toEqual(["ok", "DROP", "--"]);
+  });
+});
+
+describe("the source address sentence (CLI and details panel)", () => {
+  const ep = (ip: string, sourceIP: string, sourceIPPreserved: boolean) => ({
+    ip,
+    port: 8080,
+    sourceIP,
+    sourceIPPreserved,
+  });
+  it.each([
+    ["no backend", [], undefined],
+    ["all keep the client's", [ep("10.0.0.1", "10.0.1.9", true)], "10.0.1.9 (the client's own address)"],
+    [
+      "all masqueraded",
+      [ep("10.0.0.1", "192.168.0.2", false), ep("10.0.0.2", "192.168.0.2", false)],
+      "192.168.0.2 (masqueraded: not the client's address)",
+    ],
+    [
+      // Hairpin: only the sender itself, as a backend, sees the node's address (lesson 21 with 2 replicas).
+      "hairpin: 1 of 2",
+      [ep("10.0.0.1", "192.168.0.2", false), ep("10.0.0.2", "10.0.0.1", true)],
+      "1 of 2 backends (10.0.0.1:8080) sees 192.168.0.2, masqueraded; the other sees the client's own address 10.0.0.1",
+    ],
+  ])("%s", (_what, endpoints, want) => {
+    expect(sourceAddressText({ endpoints })).toBe(want);
   });
 });

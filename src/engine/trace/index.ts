@@ -89,7 +89,14 @@ export type {
 } from "./types.ts";
 export { parseTraceDestination, parseTraceSource } from "./query.ts";
 export { formatProbability } from "./format.ts";
-export { causeText, isPolicyLayer, stepTitle, verdictMark } from "./render.ts";
+export {
+  causeText,
+  isPolicyLayer,
+  reasonAfterVerdict,
+  sourceAddressText,
+  stepTitle,
+  verdictMark,
+} from "./render.ts";
 
 /**
  * Traces one request. `index` is buildProxyIndex(model), built once; each

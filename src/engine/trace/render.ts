@@ -184,3 +184,36 @@ export function causeText(c: HopCause): string {
       return `${c.layer} ${c.category}${c.object ? `: ${objectName(c.object)}` : ""}${ruleOf(c, "")}`;
   }
 }
+
+/**
+ * A reason as shown after a verdict word ("Dropped", "DROP"): without the
+ * engine's own leading "dropped: " or "rejected: ", so no surface prints the
+ * verdict twice ("Dropped dropped:").
+ */
+export function reasonAfterVerdict(reason: string): string {
+  return reason.replace(/^(dropped|rejected): /, "");
+}
+
+interface AddressedEndpoint {
+  ip: string;
+  port: number;
+  sourceIP: string;
+  sourceIPPreserved: boolean;
+}
+
+/**
+ * The source address the backends see, in one sentence: the client's own, the
+ * masqueraded one, or (hairpin, mixed policies) which backends see which.
+ * Undefined when there is no backend.
+ */
+export function sourceAddressText(t: { endpoints: readonly AddressedEndpoint[] }): string | undefined {
+  const eps = t.endpoints;
+  if (!eps.length) return undefined;
+  const ips = (l: readonly AddressedEndpoint[]) => [...new Set(l.map((e) => e.sourceIP))].join(", ");
+  const at = (e: AddressedEndpoint) => (e.ip.includes(":") ? `[${e.ip}]:${e.port}` : `${e.ip}:${e.port}`);
+  const masq = eps.filter((e) => !e.sourceIPPreserved);
+  const kept = eps.filter((e) => e.sourceIPPreserved);
+  if (!masq.length) return `${ips(kept)} (the client's own address)`;
+  if (!kept.length) return `${ips(masq)} (masqueraded: not the client's address)`;
+  return `${masq.length} of ${eps.length} backends (${masq.map(at).join(", ")}) ${masq.length === 1 ? "sees" : "see"} ${ips(masq)}, masqueraded; ${kept.length === 1 ? "the other sees" : "the others see"} the client's own address ${ips(kept)}`;
+}
