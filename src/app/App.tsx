@@ -10,12 +10,15 @@ import { WhatIfBar } from "../components/WhatIf/WhatIfBar.tsx";
 import { PresenterPanel } from "../components/Presenter/PresenterPanel.tsx";
 import { PresenterStyles } from "../components/Presenter/PresenterStyles.tsx";
 import { UrlImportPrompt } from "../components/UrlImport/UrlImportPrompt.tsx";
+import { SafeModeBar, TabConflictBar } from "../components/Session/SessionBars.tsx";
 
 export function App() {
   const presenting = useApp((s) => s.presenting);
   return (
     <div className={presenting ? "app presenting" : "app"}>
       <Toolbar />
+      <SafeModeBar />
+      <TabConflictBar />
       <NoticeBar />
       <UrlImportPrompt />
       <LessonBar />

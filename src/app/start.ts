@@ -6,9 +6,12 @@
 import { engineClient } from "../worker/client.ts";
 import { createAppStore, type AppStore } from "../store/createAppStore.ts";
 import { bootstrap } from "../store/bootstrap.ts";
-import { keepPrevious, persistWork, type StorageLike } from "../store/persistence.ts";
+import { loadPrevious, persistWork, type StorageLike } from "../store/persistence.ts";
 import { connectEngine } from "../store/engineSync.ts";
+import { leftEarly, markLoaded, markLoading, previousLoadUnfinished } from "../store/loading.ts";
+import { TABS_CHANNEL, watchOtherTabs, type StorageChange } from "../store/tabs.ts";
 import { decodeShare, payloadFromHash } from "../share/codec.ts";
+import { firstDraw } from "./firstDraw.ts";
 
 function localStorageOrNothing(): StorageLike | undefined {
   try {
@@ -26,12 +29,17 @@ export function startPlayground(): AppStore {
   const storage = localStorageOrNothing();
   const prefersDark = typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
   const boot = bootstrap(location.hash, storage, prefersDark ? "dark" : "light");
-  const store = createAppStore(boot.initial);
+  // Safe mode: the last load never drew (the tab crashed or hung), so this one opens the text without analysing it.
+  const paused = previousLoadUnfinished(storage);
+  const store = createAppStore({ ...boot.initial, paused, previous: loadPrevious(storage) });
   if (boot.notice) store.getState().notify(boot.notice);
   if (boot.consumedHash) dropHash();
 
   const persistence = persistWork(store, storage);
-  addEventListener("pagehide", () => persistence.flush());
+  addEventListener("pagehide", () => {
+    persistence.flush();
+    leftEarly(storage, Date.now());
+  });
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") persistence.flush();
   });
@@ -60,7 +68,7 @@ export function startPlayground(): AppStore {
       return;
     }
     persistence.flush();
-    keepPrevious(storage, previous);
+    store.getState().keepPreviousText(previous);
     store.getState().replaceText(r.input.text, "share", r.input.scenario);
     if (r.input.view) store.getState().restoreView(r.input.view);
     store.getState().notify({
@@ -79,6 +87,38 @@ export function startPlayground(): AppStore {
     { fireImmediately: true },
   );
 
-  connectEngine(store, engineClient());
+  watchOtherTabs(store, persistence, {
+    onStorage(listener: (e: StorageChange) => void) {
+      addEventListener("storage", listener);
+      return () => removeEventListener("storage", listener);
+    },
+    channel: typeof BroadcastChannel === "function" ? new BroadcastChannel(TABS_CHANNEL) : undefined,
+  });
+
+  const connect = () => {
+    markLoading(storage, Date.now());
+    void firstDraw.then(() => markLoaded(storage));
+    // An engine error leaves the tab usable: that load finished too.
+    const offError = store.subscribe(
+      (s) => s.analysis.status,
+      (status) => {
+        if (status !== "error") return;
+        offError();
+        markLoaded(storage);
+      },
+    );
+    connectEngine(store, engineClient());
+  };
+  if (!paused) connect();
+  else {
+    const offPaused = store.subscribe(
+      (s) => s.paused,
+      (p) => {
+        if (p) return;
+        offPaused();
+        connect();
+      },
+    );
+  }
   return store;
 }

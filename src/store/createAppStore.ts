@@ -5,6 +5,7 @@ import { createInputSlice } from "./inputSlice.ts";
 import { createAnalysisSlice } from "./analysisSlice.ts";
 import { createViewSlice } from "./viewSlice.ts";
 import { createWorkshopSlice } from "./workshopSlice.ts";
+import { createSessionSlice } from "./sessionSlice.ts";
 import type { AppState, TextOrigin, Theme } from "./types.ts";
 import type { SharedView } from "../share/view.ts";
 
@@ -15,6 +16,10 @@ export interface InitialState {
   theme?: Theme;
   /** The view to open with (from a share link or the saved work). */
   view?: SharedView;
+  /** Safe mode: open without analysing (the previous load crashed or hung). */
+  paused?: boolean;
+  /** The text kept before a link, a scenario or another tab replaced it (`ktl.previous.v1`). */
+  previous?: string | undefined;
 }
 
 export type AppStore = StoreApi<AppState> & {
@@ -35,6 +40,7 @@ export function createAppStore(initial: InitialState): AppStore {
       ...createAnalysisSlice(...a),
       ...createViewSlice({ theme: initial.theme ?? "light" })(...a),
       ...createWorkshopSlice(...a),
+      ...createSessionSlice({ paused: initial.paused ?? false, previous: initial.previous })(...a),
     })),
   ) as AppStore;
   if (initial.view) store.getState().restoreView(initial.view);

@@ -76,7 +76,15 @@ interface StoredWork {
 
 export function loadWork(storage: StorageLike | undefined): SavedWork | undefined {
   try {
-    const raw = storage?.getItem(WORK_KEY);
+    return parseWork(storage?.getItem(WORK_KEY));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The saved work in its stored form (as a storage event from another tab carries it). */
+export function parseWork(raw: string | null | undefined): SavedWork | undefined {
+  try {
     if (!raw) return undefined;
     const v = JSON.parse(raw) as unknown;
     if (v === null || typeof v !== "object") return undefined;
@@ -146,6 +154,10 @@ export function loadTheme(storage: StorageLike | undefined): Theme | undefined {
 export interface Persistence {
   /** Writes pending changes now (page hide, before a share link replaces the text). */
   flush(): void;
+  /** Stops writing the text (another tab saved over it: writing again would overwrite that tab's work in silence). */
+  pause(): void;
+  /** Writes again, at once (the user chose which text to keep). */
+  resume(): void;
   dispose(): void;
 }
 
@@ -164,6 +176,7 @@ export function persistWork(
   let timer: unknown;
   let dirty = false;
   let warned = false;
+  let paused = false;
 
   const report = (error: string | undefined) => {
     if (error && !warned) {
@@ -180,7 +193,7 @@ export function persistWork(
   };
   const write = (sync: boolean) => {
     timer = undefined;
-    if (!dirty) return;
+    if (!dirty || paused) return;
     dirty = false;
     if (sync) report(saveWork(storage, work()));
     else saveWorkAsync(storage, work(), report);
@@ -215,8 +228,24 @@ export function persistWork(
       }
     },
   );
+  // The kept previous text follows the store (a link, a scenario or another tab replaced the text; a restore swapped them).
+  const offPrevious = store.subscribe(
+    (s) => s.previous,
+    (previous) => {
+      if (previous !== undefined) keepPrevious(storage, previous);
+    },
+  );
   return {
     flush() {
+      if (timer !== undefined) cancel(timer);
+      write(true);
+    },
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      dirty = true;
       if (timer !== undefined) cancel(timer);
       write(true);
     },
@@ -225,6 +254,7 @@ export function persistWork(
       offText();
       offTheme();
       offView();
+      offPrevious();
     },
   };
 }

@@ -13,6 +13,7 @@
  */
 import type { StateCreator } from "zustand";
 import type { WorkshopSlice } from "./workshopSlice.ts";
+import type { SessionSlice } from "./sessionSlice.ts";
 import type { SharedView } from "../share/view.ts";
 import type {
   Analysis,
@@ -186,7 +187,7 @@ export interface ViewSlice {
   restoreView(view: SharedView): void;
 }
 
-export type AppState = InputSlice & AnalysisSlice & ViewSlice & WorkshopSlice;
+export type AppState = InputSlice & AnalysisSlice & ViewSlice & WorkshopSlice & SessionSlice;
 export type { Protocol };
 
 /** A slice of the combined store; the middleware sits on the combined store only (zustand's slices guide). */

@@ -93,6 +93,7 @@ export function useGraph(): GraphModel | undefined {
 export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const store = useAppStore();
   const failed = useApp((s) => s.analysis.status === "error");
+  const paused = useApp((s) => s.paused);
   // The pane's size sets the layout's shape and how many elements the automatic grouping may show.
   const wrapRef = useRef<HTMLDivElement>(null);
   const hasGraph = graph !== undefined;
@@ -295,10 +296,15 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
 
   if (!graph)
     return (
-      <div className="graph-empty">
-        {failed
-          ? "No graph: the engine could not analyse this text (the message above says why)."
-          : "Analysing…"}
+      // Its own positioned box: the absolutely placed message would otherwise cover, and take the clicks of, the whole app.
+      <div style={{ position: "relative", flex: 1 }}>
+        <div className="graph-empty">
+          {paused
+            ? "Analysis paused (safe mode)."
+            : failed
+              ? "No graph: the engine could not analyse this text (the message above says why)."
+              : "Analysing…"}
+        </div>
       </div>
     );
   return (

@@ -8,6 +8,7 @@ import { LessonMenu } from "../Lessons/LessonMenu.tsx";
 import { WhatIfMenu } from "../WhatIf/WhatIfMenu.tsx";
 import { PresentButton } from "../Presenter/PresenterPanel.tsx";
 import { ExportMenu, OpenFile } from "../Export/ExportMenu.tsx";
+import { RestorePreviousButton } from "../Session/SessionBars.tsx";
 
 /** The editor text as a file named after the scenario ("payments-web.yaml"). */
 export function downloadText(store: ReturnType<typeof useAppStore>) {
@@ -31,6 +32,7 @@ export function Toolbar() {
   const text = useApp((s) => s.text);
   const name = useMemo(() => scenarioName(text, scenarioId), [text, scenarioId]);
   const status = useApp((s) => s.analysis.status);
+  const paused = useApp((s) => s.paused);
   const millis = useApp((s) => s.analysis.result?.stats.millis);
 
   const share = async () => {
@@ -72,6 +74,9 @@ export function Toolbar() {
     const s = scenarioById(id);
     if (!s) return;
     const previous = store.getState().text;
+    // The user's own text (not an untouched catalogue scenario) is kept for Previous text before it is replaced.
+    if (previous !== s.manifests && !SCENARIOS.some((c) => c.manifests === previous))
+      store.getState().keepPreviousText(previous);
     store.getState().replaceText(s.manifests, "scenario", s.id);
     if (previous !== s.manifests)
       store.getState().notify({ kind: "info", text: `Opened “${s.title}”.`, undoText: previous });
@@ -109,6 +114,7 @@ export function Toolbar() {
       >
         Reset
       </button>
+      <RestorePreviousButton />
       <LessonMenu />
       <WhatIfMenu />
       <PresentButton />
@@ -116,17 +122,19 @@ export function Toolbar() {
       <span
         className="status"
         role="status"
-        data-status={status}
+        data-status={paused ? "paused" : status}
         data-testid="engine-status"
         title={millis !== undefined ? `The engine analysed the text in ${millis} ms` : undefined}
       >
-        {status === "running"
-          ? "Analysing…"
-          : status === "error"
-            ? "Engine error"
-            : millis !== undefined
-              ? `${millis} ms`
-              : ""}
+        {paused
+          ? "Paused"
+          : status === "running"
+            ? "Analysing…"
+            : status === "error"
+              ? "Engine error"
+              : millis !== undefined
+                ? `${millis} ms`
+                : ""}
       </span>
       <span
         className="privacy"
