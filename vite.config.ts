@@ -1,5 +1,6 @@
 import { defineConfig, type Plugin } from "vitest/config";
 import react from "@vitejs/plugin-react";
+import { CONTENT_SECURITY_POLICY } from "./src/app/csp.ts";
 
 /** `import text from "./manifests.yaml"` gives the file's text, as esbuild's `text` loader does for bin/ktl. */
 function yamlAsText(): Plugin {
@@ -12,8 +13,26 @@ function yamlAsText(): Plugin {
   };
 }
 
+/** The Content-Security-Policy as the first tag of the built index.html (the dev server's React refresh needs inline scripts). */
+function contentSecurityPolicy(): Plugin {
+  return {
+    name: "ktl-content-security-policy",
+    apply: "build",
+    transformIndexHtml: {
+      order: "post",
+      handler: () => [
+        {
+          tag: "meta",
+          attrs: { "http-equiv": "Content-Security-Policy", content: CONTENT_SECURITY_POLICY },
+          injectTo: "head-prepend",
+        },
+      ],
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [yamlAsText(), react()],
+  plugins: [yamlAsText(), react(), contentSecurityPolicy()],
   base: "./",
   worker: { format: "es" },
   build: {
