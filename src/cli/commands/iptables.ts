@@ -2,7 +2,6 @@
 import {
   buildProxyIndex,
   dataplaneOptions,
-  iptablesRules,
   loadModel,
   nodeRules,
   traceRequest,
@@ -140,12 +139,12 @@ export function runMode(mode: ProxyMode, argv: string[], io: Output, helpText: s
   let walk: TraceRuleWalk | undefined;
   const from = flagString(args, "from");
   const to = flagString(args, "to");
-  if (mode === "iptables" && (from || to)) {
+  if (from || to) {
     if (!from || !to) throw new UsageError("--from and --to go together");
     const { protocol } = parsePortProtocol(undefined, flagString(args, "protocol"));
     const trace = traceRequest(model, index, from, to, protocol);
     if (trace.error) throw new UsageError(trace.error);
-    walk = walkTrace(model, iptablesRules(model, index, node, options), trace);
+    walk = walkTrace(model, rules, trace);
   }
   if (json) {
     const out: Record<string, unknown> = {

@@ -263,20 +263,7 @@ export function NodeRulesPane() {
       ) : null}
       {question ? (
         <div className="rules-walk" data-testid="rules-walk">
-          {result?.walkNote ? (
-            <p className="muted">
-              {result.walkNote}.{" "}
-              {result.mode !== "iptables" ? (
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => store.getState().setRulesMode("iptables")}
-                >
-                  Show iptables
-                </button>
-              ) : null}
-            </p>
-          ) : null}
+          {result?.walkNote ? <p className="muted">{result.walkNote}.</p> : null}
           {walk ? (
             <>
               <p title={walk.note}>

@@ -186,17 +186,42 @@ describe("a question's walk through the rules", () => {
     expect(v.walk?.handledElsewhere).toBe("aks-nodepool1-23236778-vmss000002");
   });
 
-  it("nftables and IPVS modes show their text and say where the walk is", () => {
+  it("nftables and IPVS modes walk the packet too (issue 17): the verdict-map element, or the virtual server with no real server", () => {
     const { session } = open("04-drop-calls-with-no-local-endpoint");
     const q = {
       from: "pod:default/client",
       to: "service:default/nginx-sample-svc:80",
       protocol: "TCP",
     } as const;
-    for (const mode of ["nftables", "ipvs"] as const) {
-      const v = session.rules({ mode, trace: q });
-      expect(v.walk).toBeUndefined();
-      expect(v.walkNote).toMatch(/iptables mode/);
+    // internalTrafficPolicy: Local with no local endpoint: nftables drops it through @no-endpoint-services
+    // (nftables/proxier.go syncProxyRules), and its element line is marked with the rule.
+    const nft = session.rules({ mode: "nftables", trace: q });
+    const nb = nft.walk!.branches;
+    expect(nb).toHaveLength(1);
+    expect(nb[0]!.verdict).toBe("drop");
+    const stop = nb[0]!.steps[nb[0]!.stoppedAt!]!;
+    expect(nft.lines[stop.line]).toMatch(/vmap @no-endpoint-services/);
+    const element = nb[0]!.steps.find((st) => st.chain === "@no-endpoint-services")!;
+    expect(nft.lines[element.line]).toMatch(/10\.110\.9\.10 \. tcp \. 80 .*: drop/);
+    expect(stop.hop).toBe(2);
+    // IPVS: the ClusterIP's virtual server has no real server (CategorizeEndpoints gives no cluster list to fall back
+    // to for an internal Local policy, ipvs/proxier.go syncEndpoint): IPVS answers ICMP port unreachable.
+    const ipvs = session.rules({ mode: "ipvs", trace: q });
+    const ib = ipvs.walk!.branches;
+    expect(ib.map((b) => b.verdict)).toEqual(["reject"]);
+    expect(ipvs.lines[ib[0]!.steps[0]!.line]).toMatch(/^TCP {2}10\.110\.9\.10:80 rr/);
+  });
+
+  it("IPVS mode: a Service's new connection goes to one of the virtual server's real servers, each with its share", () => {
+    const { session } = open("01-trace-a-shop-across-zones");
+    const q = { from: "pod:tools/toolbox", to: "service:shop/backend:80", protocol: "TCP" } as const;
+    const v = session.rules({ mode: "ipvs", trace: q });
+    const branches = v.walk!.branches;
+    expect(branches.length).toBeGreaterThan(0);
+    expect(branches.reduce((n, b) => n + b.probability, 0)).toBeCloseTo(1, 12);
+    for (const b of branches) {
+      expect(v.lines[b.steps[0]!.line]).toMatch(/^TCP {2}\S+:80 /);
+      expect(v.lines[b.steps[1]!.line]).toContain(`-> ${b.endpoint}`);
     }
   });
 

@@ -1,6 +1,6 @@
 /**
  * The "Node rules" view: what `ktl iptables|nft|ipvs --node NAME` prints for
- * one node, and the iptables rules a traced packet walks there, each linked
+ * one node, and the rules a traced packet walks there in that mode, each linked
  * to the trace hop it carries out. Everything comes from the dataplane
  * module (src/engine/dataplane: nodeRules, walkTrace), which builds the rules
  * from the same kube-proxy decisions as the trace; this file only reshapes
@@ -16,15 +16,30 @@ import {
   walkTrace,
   type DataplaneOptions,
   type IptablesRules,
-  type NodeRules,
+  type IpvsRules,
+  type NftablesRules,
   type Packet,
   type TraceRuleWalk,
 } from "../dataplane/index.ts";
 import type { RuleOrigin } from "../dataplane/types.ts";
 import type { NodeRulesQuery, NodeRulesView, RuleBranchView, RuleWalkView, TraceQuery } from "./types.ts";
 
-/** Chains whose rules decide the source address (nat POSTROUTING, KUBE-POSTROUTING, KUBE-MARK-MASQ). */
-const SNAT_CHAINS = new Set(["POSTROUTING", "KUBE-POSTROUTING", "KUBE-MARK-MASQ"]);
+/** Chains whose rules decide the source address (iptables: nat POSTROUTING, KUBE-POSTROUTING, KUBE-MARK-MASQ; nftables: nat-postrouting, masquerading, mark-for-masquerade). */
+const SNAT_CHAINS = new Set([
+  "POSTROUTING",
+  "KUBE-POSTROUTING",
+  "KUBE-MARK-MASQ",
+  "nat-postrouting",
+  "masquerading",
+  "mark-for-masquerade",
+]);
+
+/** kube-proxy's loadBalancerSourceRanges chains (iptables KUBE-FW-*, KUBE-PROXY-FIREWALL; nftables firewall-check, firewall-*, @firewall-ips). */
+const isFirewallChain = (chain: string) =>
+  chain === "KUBE-PROXY-FIREWALL" ||
+  chain.startsWith("KUBE-FW-") ||
+  chain.startsWith("firewall-") ||
+  chain === "@firewall-ips";
 
 /**
  * The hop of a trace that a matched rule carries out, by what kube-proxy
@@ -50,8 +65,7 @@ export function hopOfRule(
     return undefined;
   };
   let wanted: string;
-  if (role === "firewall" || chain === "KUBE-PROXY-FIREWALL" || chain.startsWith("KUBE-FW-"))
-    wanted = "loadBalancerSourceRanges";
+  if (role === "firewall" || isFirewallChain(chain)) wanted = "loadBalancerSourceRanges";
   else if (role === "masquerade" || role === "hairpin" || SNAT_CHAINS.has(chain)) wanted = "source address";
   else if (role === "affinity") wanted = "session affinity";
   else wanted = "kube-proxy";
@@ -69,13 +83,16 @@ export function describePacket(p: Packet): string {
 /** The dataplane's walk in the view's shape, each step linked to its trace hop. */
 export function walkView(
   walk: TraceRuleWalk,
-  rules: IptablesRules,
+  rules: IptablesRules | NftablesRules | IpvsRules,
   trace: TraceResult,
   q: TraceQuery,
 ): RuleWalkView {
+  // What kube-proxy wrote each rule for (IPVS servers have no origin: they are the "kube-proxy" hop).
   const origins = new Map<string, RuleOrigin>();
-  if (rules.ruleset)
+  if ("ruleset" in rules && rules.ruleset)
     for (const t of Object.values(rules.ruleset.tables)) for (const r of t.rules) origins.set(r.id, r.origin);
+  if ("table" in rules && rules.table)
+    for (const c of rules.table.chains) for (const r of c.rules) origins.set(r.id, r.origin);
   const v: RuleWalkView = { trace: q, note: walk.note, branches: [] };
   if (walk.packet) v.packet = describePacket(walk.packet);
   else if (!trace.error && trace.handledBy && trace.handledBy !== rules.node)
@@ -117,9 +134,9 @@ export interface RulesSession {
 /** Rules per node and mode are built once per model and reused for every question. */
 export function openRules(model: Model, proxy: ProxyIndex | undefined): RulesSession {
   const options: DataplaneOptions = dataplaneOptions(model);
-  const cache = new Map<string, NodeRules>();
+  const cache = new Map<string, IptablesRules | NftablesRules | IpvsRules>();
   const nodes = model.nodes.map((n) => n.name);
-  const rulesOf = (node: string, mode: NodeRulesQuery["mode"]): NodeRules => {
+  const rulesOf = (node: string, mode: NodeRulesQuery["mode"]): IptablesRules | NftablesRules | IpvsRules => {
     const key = `${mode}\u0000${node}`;
     let r = cache.get(key);
     if (!r) {
@@ -149,10 +166,7 @@ export function openRules(model: Model, proxy: ProxyIndex | undefined): RulesSes
       if (r.deprecated) v.deprecated = r.deprecated;
       if (q.trace && trace) {
         if (trace.error) v.walkNote = `the question cannot be traced: ${trace.error}`;
-        else if (q.mode !== "iptables")
-          v.walkNote = "the rules this request walks are shown in iptables mode";
-        else
-          v.walk = walkView(walkTrace(model, r as IptablesRules, trace), r as IptablesRules, trace, q.trace);
+        else v.walk = walkView(walkTrace(model, r, trace), r, trace, q.trace);
       }
       return v;
     },

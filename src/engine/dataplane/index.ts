@@ -16,9 +16,10 @@ import type { TraceResult } from "../trace/index.ts";
 import { parseIP } from "../model/ip.ts";
 import { buildIptables, type IptablesRuleset } from "./iptables/build.ts";
 import { saveIptables, type SavedLine } from "./iptables/save.ts";
-import { walkIptables, type Packet, type WalkStep } from "./iptables/walk.ts";
-import { buildNftables, listNftables } from "./nftables.ts";
-import { listIpvs } from "./ipvs.ts";
+import { walkIptables, type Packet } from "./iptables/walk.ts";
+import { buildNftables, listNftables, type NftTable } from "./nftables.ts";
+import { listIpvs, walkIpvs, type IpvsVirtualServer } from "./ipvs.ts";
+import { walkNftables } from "./nftwalk.ts";
 import {
   kubeProxyConfigurationOverrides,
   nodeDataplaneInput,
@@ -53,6 +54,8 @@ export { nodeDataplaneInput, resolveProxyConfig, kubeProxyConfigurationOverrides
 export { buildIptables } from "./iptables/build.ts";
 export { saveIptables } from "./iptables/save.ts";
 export { walkIptables } from "./iptables/walk.ts";
+export { walkNftables } from "./nftwalk.ts";
+export { walkIpvs } from "./ipvs.ts";
 
 export type ProxyMode = "iptables" | "nftables" | "ipvs";
 
@@ -141,16 +144,25 @@ export function iptablesRules(
   };
 }
 
+export interface NftablesRules extends NodeRules {
+  table?: NftTable;
+}
+
+export interface IpvsRules extends NodeRules {
+  servers?: IpvsVirtualServer[];
+}
+
 /** nftables mode: what `nft list table ip kube-proxy` (ip6 for IPv6) prints on `node`. */
 export function nftablesRules(
   model: Model,
   index: ProxyIndex,
   node: string,
   options: DataplaneOptions = {},
-): NodeRules {
+): NftablesRules {
   const p = prepare(model, index, node, options);
   if (!p.input) return errorRules(node, "nftables", p.family, p.config, unknownNode(model, node));
-  const listed = listNftables(buildNftables(p.input, p.config));
+  const table = buildNftables(p.input, p.config);
+  const listed = listNftables(table);
   const lines = [...p.notes.map((n) => ({ text: `# ktl: ${n}` })), ...listed.lines];
   return {
     node,
@@ -160,6 +172,7 @@ export function nftablesRules(
     notes: p.notes,
     text: lines.map((l) => l.text).join("\n") + "\n",
     lines,
+    table,
   };
 }
 
@@ -169,7 +182,7 @@ export function ipvsRules(
   index: ProxyIndex,
   node: string,
   options: DataplaneOptions = {},
-): NodeRules {
+): IpvsRules {
   const p = prepare(model, index, node, options);
   if (!p.input) return errorRules(node, "ipvs", p.family, p.config, unknownNode(model, node));
   const listed = listIpvs(p.input, p.config, model);
@@ -182,6 +195,7 @@ export function ipvsRules(
     text: listed.lines.map((l) => l.text).join("\n") + "\n",
     lines: listed.lines,
     deprecated: IPVS_DEPRECATED,
+    servers: listed.servers,
   };
 }
 
@@ -191,7 +205,7 @@ export function nodeRules(
   node: string,
   mode: ProxyMode,
   options: DataplaneOptions = {},
-): NodeRules {
+): IptablesRules | NftablesRules | IpvsRules {
   return mode === "iptables"
     ? iptablesRules(model, index, node, options)
     : mode === "nftables"
@@ -200,7 +214,18 @@ export function nodeRules(
 }
 
 /** A walk step with the line of the printed rules it highlights. */
-export interface TraceRuleStep extends WalkStep {
+export interface TraceRuleStep {
+  /** The rule's id (iptables, nftables), a verdict-map element's (`nft/@MAP/N`), or a virtual or real server's (`ipvs/N`, `ipvs/N/M`). */
+  ruleId: string;
+  /** iptables: the table (filter, nat); nftables: "kube-proxy"; IPVS: "ipvs". */
+  table: string;
+  chain: string;
+  /** The rule as the node's tool prints it. */
+  line: string;
+  /** jump, goto, return, accept, drop, reject, dnat, mark, masquerade or match. */
+  action: string;
+  /** At a fork (statistic, numgen, the IPVS scheduler): the chance this branch took it. */
+  chance?: number;
   /** 0-based index into NodeRules.lines / the text's lines. */
   lineIndex: number;
 }
@@ -218,7 +243,7 @@ export interface TraceRuleBranch {
 
 export interface TraceRuleWalk {
   node: string;
-  mode: "iptables";
+  mode: ProxyMode;
   /** The packet as it reaches the node's netfilter hooks; null when kube-proxy on this node does not see it. */
   packet: Packet | null;
   branches: TraceRuleBranch[];
@@ -275,13 +300,27 @@ export function packetForTrace(
 }
 
 /**
- * The iptables rules a traced packet walks on `node`, in order, one branch
- * per backend kube-proxy may pick (with its chance), each step pointing at
- * its line in `rules` (iptablesRules for the same node and options).
+ * The rules a traced packet walks on `node`, in order, one branch per backend
+ * kube-proxy may pick (with its chance), each step pointing at its line in
+ * `rules` (iptablesRules, nftablesRules or ipvsRules for the same node and
+ * options): iptables chains and rules, nftables chains, rules and
+ * verdict-map elements, or the IPVS virtual server and real server.
  */
-export function walkTrace(model: Model, rules: IptablesRules, trace: TraceResult): TraceRuleWalk {
-  const out: TraceRuleWalk = { node: rules.node, mode: "iptables", packet: null, branches: [], note: "" };
-  if (!rules.ruleset) {
+export function walkTrace(
+  model: Model,
+  rules: IptablesRules | NftablesRules | IpvsRules,
+  trace: TraceResult,
+): TraceRuleWalk {
+  const out: TraceRuleWalk = { node: rules.node, mode: rules.mode, packet: null, branches: [], note: "" };
+  const built =
+    "ruleset" in rules && rules.ruleset
+      ? { kind: "iptables" as const, ruleset: rules.ruleset }
+      : "table" in rules && rules.table
+        ? { kind: "nftables" as const, table: rules.table }
+        : "servers" in rules && rules.servers
+          ? { kind: "ipvs" as const, servers: rules.servers }
+          : undefined;
+  if (!built) {
     out.note = rules.error ?? "no rules";
     return out;
   }
@@ -299,12 +338,41 @@ export function walkTrace(model: Model, rules: IptablesRules, trace: TraceResult
   out.packet = packet;
   const node = model.nodesByName.get(rules.node);
   const local = (node?.addresses ?? []).map((a) => a.address);
-  const walk = walkIptables(rules.ruleset, packet, local);
   const lineOf = new Map<string, number>();
   rules.lines.forEach((l, i) => {
     if (l.ruleId) lineOf.set(l.ruleId, i);
   });
-  const withLine = (s: WalkStep): TraceRuleStep => ({ ...s, lineIndex: lineOf.get(s.ruleId) ?? -1 });
+  const withLine = (s: Omit<TraceRuleStep, "lineIndex" | "table"> & { table?: string }): TraceRuleStep => ({
+    ...s,
+    table: s.table ?? (built.kind === "nftables" ? "kube-proxy" : "ipvs"),
+    lineIndex: lineOf.get(s.ruleId) ?? -1,
+  });
+  if (built.kind === "ipvs") {
+    // IPVS rewrites the destination; the source address is iptables' doing (KUBE-MARK-MASQ, KUBE-POSTROUTING), which ipvsadm does not list: the trace's decision says it.
+    const masquerade = trace.kubeProxy?.masquerade ?? false;
+    const w = walkIpvs({ lines: rules.lines, servers: built.servers }, packet);
+    out.branches = w.branches.map((b) => {
+      const br: TraceRuleBranch = {
+        probability: b.probability,
+        verdict: b.verdict,
+        masquerade: b.verdict === "accept" && masquerade,
+        steps: b.steps.map(withLine),
+      };
+      if (b.dnat) br.endpoint = b.dnat;
+      if (b.stoppedBy) br.stoppedBy = withLine(b.stoppedBy);
+      return br;
+    });
+    out.note = !w.server
+      ? `no IPVS virtual server on ${rules.node} is ${packet.dst}:${packet.dport}/${packet.protocol}: IPVS does not rewrite this packet`
+      : w.server.realServers.length === 0
+        ? `IPVS virtual server ${packet.dst}:${packet.dport}/${packet.protocol} has no real server: the client gets ICMP port unreachable (ip_vs_leave)`
+        : `${out.branches.length} real server${out.branches.length === 1 ? "" : "s"} (scheduler ${w.server.scheduler}): ${out.branches.map((b) => b.endpoint).join(", ")}`;
+    return out;
+  }
+  const walk =
+    built.kind === "iptables"
+      ? walkIptables(built.ruleset, packet, local)
+      : walkNftables(built.table, packet, local);
   out.branches = walk.branches.map((b) => {
     const br: TraceRuleBranch = {
       probability: b.probability,
@@ -324,8 +392,8 @@ export function walkTrace(model: Model, rules: IptablesRules, trace: TraceResult
 }
 
 /**
- * For a trace: the iptables rules of the node that handles its packet (or
- * `node`), and the rules the packet walks there, in order.
+ * For a trace: the rules (in `mode`, iptables by default) of the node that
+ * handles its packet (or `node`), and the rules the packet walks there, in order.
  */
 export function rulesWalkedByTrace(
   model: Model,
@@ -333,8 +401,9 @@ export function rulesWalkedByTrace(
   trace: TraceResult,
   options: DataplaneOptions = {},
   node?: string,
-): { rules: IptablesRules; walk: TraceRuleWalk } {
+  mode: ProxyMode = "iptables",
+): { rules: IptablesRules | NftablesRules | IpvsRules; walk: TraceRuleWalk } {
   const name = node ?? trace.handledBy ?? trace.from.node ?? model.nodes[0]?.name ?? "";
-  const rules = iptablesRules(model, index, name, options);
+  const rules = nodeRules(model, index, name, mode, options);
   return { rules, walk: walkTrace(model, rules, trace) };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildIpvs, listIpvs } from "./ipvs.ts";
+import { buildIpvs, listIpvs, walkIpvs } from "./ipvs.ts";
 import { ep, servicePort, upstreamTestConfig } from "./test-fixtures.ts";
 import type { NodeDataplaneInput } from "./types.ts";
 
@@ -171,5 +171,46 @@ describe("IPVS virtual servers (pkg/proxy/ipvs/proxier.go syncService/syncEndpoi
         "",
       ].join("\n"),
     );
+  });
+});
+
+describe("a packet's way through IPVS (ip_vs_in: ip_vs_service_find, the scheduler, ip_vs_leave)", () => {
+  const listing = listIpvs(
+    node([
+      servicePort({
+        ns: "ns1",
+        name: "svc1",
+        clusterIP: "172.30.0.41",
+        nodePort: 3001,
+        etpLocal: true,
+        endpoints: [ep("10.180.0.1", 80), ep("10.180.0.2", 80)],
+      }),
+      servicePort({ ns: "ns2", name: "empty", clusterIP: "172.30.0.42" }),
+    ]),
+    upstreamTestConfig,
+  );
+  const line = (id: string) => listing.lines.find((l) => l.ruleId === id)!.text;
+
+  it("meets the virtual server of its address, port and protocol, then each real server with an equal share", () => {
+    const w = walkIpvs(listing, { dst: "172.30.0.41", dport: 80, protocol: "TCP" });
+    expect(w.branches.map((b) => [b.dnat, b.probability])).toEqual([
+      ["10.180.0.1:80", 0.5],
+      ["10.180.0.2:80", 0.5],
+    ]);
+    expect(line(w.branches[1]!.steps[0]!.ruleId)).toBe("TCP  172.30.0.41:80 rr");
+    expect(line(w.branches[1]!.steps[1]!.ruleId)).toMatch(/^ {2}-> 10\.180\.0\.2:80 +Masq/);
+  });
+
+  it("follows syncEndpoint's fallback: a NodePort with a Local policy and no local endpoint reaches the cluster's (PR #97081)", () => {
+    const w = walkIpvs(listing, { dst: "192.168.0.2", dport: 3001, protocol: "TCP" });
+    expect(w.branches.map((b) => b.dnat)).toEqual(["10.180.0.1:80", "10.180.0.2:80"]);
+  });
+
+  it("a virtual server without real servers rejects; another port or protocol meets no virtual server", () => {
+    const empty = walkIpvs(listing, { dst: "172.30.0.42", dport: 80, protocol: "TCP" });
+    expect(empty.branches.map((b) => b.verdict)).toEqual(["reject"]);
+    expect(line(empty.branches[0]!.stoppedBy!.ruleId)).toBe("TCP  172.30.0.42:80 rr");
+    expect(walkIpvs(listing, { dst: "172.30.0.41", dport: 81, protocol: "TCP" }).branches).toEqual([]);
+    expect(walkIpvs(listing, { dst: "172.30.0.41", dport: 80, protocol: "UDP" }).branches).toEqual([]);
   });
 });

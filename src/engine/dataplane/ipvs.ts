@@ -134,3 +134,73 @@ export function listIpvs(
   });
   return { text: lines.map((l) => l.text).join("\n") + "\n", lines, servers };
 }
+
+export interface IpvsWalkStep {
+  /** `ipvs/N` for the virtual server's line, `ipvs/N/M` for a real server's. */
+  ruleId: string;
+  chain: string;
+  line: string;
+  action: "match" | "dnat" | "reject";
+  /** The chance the scheduler picks this real server for a new connection. */
+  chance?: number;
+}
+
+export interface IpvsWalkBranch {
+  probability: number;
+  verdict: "accept" | "reject";
+  steps: IpvsWalkStep[];
+  dnat?: string;
+  stoppedBy?: IpvsWalkStep;
+}
+
+/**
+ * Where IPVS sends a new connection to `dst:dport/protocol`: the virtual
+ * server with that address, port and protocol (ip_vs_service_find), then one
+ * of its real servers, which the scheduler picks (rr and the other
+ * schedulers spread new connections evenly over servers of equal weight,
+ * and kube-proxy gives every real server weight 1). A virtual server with no
+ * real server answers ICMP port unreachable for TCP and UDP alike
+ * (net/netfilter/ipvs/ip_vs_core.c ip_vs_leave): a reject. No virtual server:
+ * IPVS does not touch the packet.
+ */
+export function walkIpvs(
+  listing: { lines: readonly SavedLine[]; servers: readonly IpvsVirtualServer[] },
+  packet: { dst: string; dport: number; protocol: string },
+): { server?: IpvsVirtualServer; branches: IpvsWalkBranch[] } {
+  const want = parseIP(packet.dst);
+  const i = listing.servers.findIndex((v) => {
+    const a = parseIP(v.address);
+    return (
+      v.protocol === packet.protocol &&
+      v.port === packet.dport &&
+      !!a &&
+      !!want &&
+      a.family === want.family &&
+      a.value === want.value
+    );
+  });
+  if (i < 0) return { branches: [] };
+  const v = listing.servers[i]!;
+  const text = (id: string) => listing.lines.find((l) => l.ruleId === id)?.text.trim() ?? id;
+  const vsId = `ipvs/${i + 1}`;
+  if (v.realServers.length === 0) {
+    const stop: IpvsWalkStep = { ruleId: vsId, chain: "ipvs", line: text(vsId), action: "reject" };
+    return { server: v, branches: [{ probability: 1, verdict: "reject", steps: [stop], stoppedBy: stop }] };
+  }
+  const n = v.realServers.length;
+  return {
+    server: v,
+    branches: v.realServers.map((r, j) => {
+      const rsId = `ipvs/${i + 1}/${j + 1}`;
+      return {
+        probability: 1 / n,
+        verdict: "accept",
+        dnat: hostPort(r.address, r.port),
+        steps: [
+          { ruleId: vsId, chain: "ipvs", line: text(vsId), action: "match" },
+          { ruleId: rsId, chain: "ipvs", line: text(rsId), action: "dnat", chance: 1 / n },
+        ],
+      };
+    }),
+  };
+}

@@ -24,6 +24,7 @@ import { planServicePort } from "./iptables/build.ts";
 import { nftEndpointBase, nftServiceBase, servicePortNameString } from "./names.ts";
 import type { SavedLine } from "./iptables/save.ts";
 import { parseCidr, parseIP } from "../model/ip.ts";
+import { nftElementId } from "./nftwalk.ts";
 
 export interface NftElement {
   key: string;
@@ -496,19 +497,23 @@ function nftTime(seconds: number): string {
   return out;
 }
 
-/** calculate_delim: IPv4/IPv6 addresses two per line, concatenations and maps one per line. */
-function elementLines(set: NftSet): string {
+/** calculate_delim: IPv4/IPv6 addresses two per line, concatenations and maps one per line; each line with the index of its first element. */
+function elementLines(set: NftSet): { text: string; first: number }[] {
   const items = set.elements.map(
     (e) =>
       `${e.key}${e.comment ? ` comment "${e.comment}"` : ""}${e.value !== undefined ? ` : ${e.value}` : ""}`,
   );
   const perLine = set.kind === "set" && (set.type === "ipv4_addr" || set.type === "ipv6_addr") ? 2 : 1;
-  let out = "";
+  const lines: { text: string; first: number }[] = [];
   items.forEach((it, i) => {
-    if (i > 0) out += i % perLine === 0 ? ",\n\t\t\t     " : ", ";
-    out += it;
+    if (i === 0) lines.push({ text: `elements = { ${it}`, first: 0 });
+    else if (i % perLine === 0) {
+      lines[lines.length - 1]!.text += ",";
+      lines.push({ text: `\t     ${it}`, first: i });
+    } else lines[lines.length - 1]!.text += `, ${it}`;
   });
-  return `{ ${out} }`;
+  if (lines.length) lines[lines.length - 1]!.text += " }";
+  return lines;
 }
 
 export interface NftListing {
@@ -534,8 +539,9 @@ export function listNftables(table: NftTable): NftListing {
     if (s.flags?.length) push(`\t\tflags ${s.flags.join(",")}`);
     if (s.timeoutSeconds !== undefined) push(`\t\ttimeout ${nftTime(s.timeoutSeconds)}`);
     if (s.comment) push(`\t\tcomment "${s.comment}"`);
-    if (s.elements.length)
-      for (const l of `elements = ${elementLines(s)}`.split("\n")) push(`\t\t${l.replace(/^\t\t/, "")}`);
+    // A verdict map's element lines carry ids: a traced packet's walk highlights the element it took.
+    for (const l of elementLines(s))
+      push(`\t\t${l.text}`, s.kind === "map" ? nftElementId(s.name, l.first) : undefined);
     push("\t}");
   }
   for (const c of table.chains) {
