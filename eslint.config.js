@@ -8,6 +8,34 @@ const engineWhy =
 const domWhy =
   "src/engine runs in Node and in a Worker: there is no DOM there. Pass data in, return plain data out.";
 
+const layerWhy =
+  "src/engine imports downward only (ARCHITECTURE.md, import direction): parse <- model <- decisions <- load <- trace <- l7/flows <- views <- analysis; the public API (src/engine/index.ts) is for front ends.";
+const UI_PATHS = [
+  "react",
+  "react-dom",
+  "zustand",
+  "@xyflow/react",
+  "monaco-editor",
+  "monaco-yaml",
+  "elkjs",
+].map((name) => ({ name, message: engineWhy }));
+const UI_PATTERN = {
+  group: ["**/components/**", "**/store/**", "**/app/**", "**/graph/**", "node:*"],
+  message: engineWhy,
+};
+/** src/engine folders from the bottom layer up; folders of one layer may import each other. */
+const ENGINE_LAYERS = [
+  ["parse"],
+  ["model", "http"],
+  ["netpol", "tiers", "policy", "cni", "proxy"],
+  ["load"],
+  ["trace"],
+  ["l7", "flows"],
+  ["dataplane", "connlist", "validate", "expect", "diff", "whatif"],
+  ["analysis"],
+  ["testing"],
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -53,29 +81,7 @@ export default tseslint.config(
     files: ["src/engine/**/*.ts"],
     ignores: ["src/engine/**/*.test.ts"],
     rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          paths: [
-            "react",
-            "react-dom",
-            "zustand",
-            "@xyflow/react",
-            "monaco-editor",
-            "monaco-yaml",
-            "elkjs",
-          ].map((name) => ({
-            name,
-            message: engineWhy,
-          })),
-          patterns: [
-            {
-              group: ["**/components/**", "**/store/**", "**/app/**", "**/graph/**", "node:*"],
-              message: engineWhy,
-            },
-          ],
-        },
-      ],
+      "no-restricted-imports": ["error", { paths: UI_PATHS, patterns: [UI_PATTERN] }],
       "no-restricted-globals": [
         "error",
         ...["window", "document", "localStorage", "sessionStorage", "fetch", "navigator", "location"].map(
@@ -84,6 +90,51 @@ export default tseslint.config(
             message: domWhy,
           }),
         ),
+      ],
+    },
+  },
+  // The direction inside the engine (ARCHITECTURE.md, "Import direction"): a folder imports its own
+  // layer and the ones below it, never one above. Types may flow up (allowTypeImports): a model field
+  // may name a higher layer's parsed objects without a runtime edge. Tests and fixtures are exempt.
+  ...ENGINE_LAYERS.map((layer, rank) => ({
+    files: layer.map((folder) => `src/engine/${folder}/**/*.ts`),
+    ignores: ["src/engine/**/*.test.ts", "src/engine/**/test-fixtures.ts", "src/engine/**/testkit.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: UI_PATHS,
+          patterns: [
+            UI_PATTERN,
+            {
+              regex: `^(\\.\\./)+(${ENGINE_LAYERS.slice(rank + 1)
+                .flat()
+                .join("|")})/`,
+              allowTypeImports: true,
+              message: layerWhy,
+            },
+            { regex: "^\\.\\.(/\\.\\.)*/?(index(\\.ts)?)?$", message: layerWhy },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    // The graph maps engine results to drawing data: it reads no store (types only).
+    files: ["src/graph/**/*.ts", "src/graph/**/*.tsx"],
+    ignores: ["src/graph/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+store/",
+              allowTypeImports: true,
+              message: "src/graph is pure mapping: take the store's values as arguments.",
+            },
+          ],
+        },
       ],
     },
   },

@@ -5,16 +5,13 @@
  * Data flow: text -> parse (parseManifests) -> model (buildModel) ->
  * decisions (netpol, proxy) -> trace -> plain JSON for the view.
  */
-import { parseManifests, type InputFile } from "./parse/manifests.ts";
-import { buildModel, type BuildOptions } from "./model/build.ts";
-import type { Model } from "./model/types.ts";
 
 export type { InputFile, KObject, SourceRef, ParseResult } from "./parse/manifests.ts";
 export type { Diagnostic, Severity } from "./parse/diagnostics.ts";
 export { DIAGNOSTIC_CODES } from "./parse/diagnostics.ts";
 export { parseManifests } from "./parse/manifests.ts";
-export { buildModel } from "./model/build.ts";
-export type { BuildOptions } from "./model/build.ts";
+export { buildModel, loadModel } from "./load/index.ts";
+export type { BuildOptions } from "./load/index.ts";
 export type * from "./model/types.ts";
 export type { Service, ServicePort, EndpointSlice, Endpoint } from "./model/services.ts";
 export type { NetworkPolicy, PolicyRule, PolicyPeer, PolicyPort } from "./model/networkpolicy.ts";
@@ -214,11 +211,6 @@ export type {
 } from "./whatif/index.ts";
 export { diffModels, diffInputs, diffTexts, summarizeDiff } from "./diff/index.ts";
 export type { InputDiff, FlowChange, EndpointChange, FlowState, DiffOptions } from "./diff/index.ts";
-
-/** Parse and build in one step. */
-export function loadModel(files: readonly InputFile[], options: BuildOptions = {}): Model {
-  return buildModel(parseManifests(files), options);
-}
 
 export { parseExpectations, runExpectations, NETASSERT_FIELDS, MAX_PAIRS } from "./expect/index.ts";
 export type { Expectation, ExpectationResult, ExpectationCase } from "./expect/index.ts";

@@ -14,7 +14,7 @@ import { cniFlow } from "./cni.ts";
 import { taintText } from "../model/taints.ts";
 import { externallyAccessible } from "../model/services.ts";
 import type { InputFile } from "../parse/manifests.ts";
-import { buildModel } from "../model/build.ts";
+import { buildModel } from "../load/index.ts";
 import { parseManifests } from "../parse/manifests.ts";
 import type { YamlPartCache } from "../parse/yaml.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";

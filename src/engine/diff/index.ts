@@ -29,7 +29,7 @@
  */
 import type { InputFile } from "../parse/manifests.ts";
 import { parseManifests } from "../parse/manifests.ts";
-import { buildModel } from "../model/build.ts";
+import { buildModel } from "../load/index.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { EXTERNAL_CLIENT_IP, podId, workloadKey } from "../model/ids.ts";

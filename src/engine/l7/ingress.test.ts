@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ingressPathMatches } from "./ingress.ts";
 import { ingressHostMatches } from "./common.ts";
 import { backend, backendsOf, client, l7, nodes, ns, type Obj } from "./test-fixtures.ts";
-import { makePod, makeService, makePolicy } from "../proxy/test-fixtures.ts";
+import { makePod, makeService, makePolicy } from "../testing/fixtures.ts";
 
 // kubernetes.io/docs/concepts/services-networking/ingress "Examples" table.
 describe("ingressPathMatches (the docs' Examples table)", () => {

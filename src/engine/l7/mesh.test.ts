@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { backend, client, endpointsOf, l7, nodes, ns, type Obj } from "./test-fixtures.ts";
-import { makePolicy } from "../proxy/test-fixtures.ts";
+import { makePolicy } from "../testing/fixtures.ts";
 
 const istio = (
   kind: string,

@@ -1,6 +1,6 @@
 /** Builders for the L7 tests: a small cluster (two nodes, backends behind Services) plus routers. */
 import { buildProxyIndex } from "../proxy/index.ts";
-import { makeNode, makePod, makeService, modelOf } from "../proxy/test-fixtures.ts";
+import { makeNode, makePod, makeService, modelOf } from "../testing/fixtures.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../http/request.ts";
 import { parseAnyDestination, traceL7, type L7TraceResult } from "./trace.ts";
 

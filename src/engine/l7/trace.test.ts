@@ -11,7 +11,7 @@ import {
   route,
   type Obj,
 } from "./test-fixtures.ts";
-import { makePolicy } from "../proxy/test-fixtures.ts";
+import { makePolicy } from "../testing/fixtures.ts";
 import { parseL7Destination } from "./trace.ts";
 
 describe("parseL7Destination (shared/contract/ktl-cli.md)", () => {

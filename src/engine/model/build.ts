@@ -25,12 +25,8 @@ import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, boundedJson, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
-import { parseNetworkPolicy } from "./networkpolicy.ts";
-import { buildCniPolicies, isCniObject, type CniPolicies } from "../cni/index.ts";
-import { GENERIC, profileFromInput, type ClusterProfile, type CniName } from "../cni/profile.ts";
-import { CLUSTER_POLICY_KINDS, parseClusterPolicy, sortClusterPolicies } from "../tiers/parse.ts";
+import { isKubernetesNetworkPolicy, parseNetworkPolicy } from "./networkpolicy.ts";
 import { workloadKey } from "./ids.ts";
-import { unmodelledObjects } from "../policy/unmodelled.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
@@ -512,10 +508,8 @@ function runningWorkloads(
   return skip;
 }
 
-export interface BuildOptions {
+export interface CoreBuildOptions {
   config?: Partial<ClusterConfig>;
-  /** The CNI that enforces policy (`ktl --cni`, the toolbar); otherwise read from the input, else generic. */
-  cni?: CniName;
 }
 
 const cidrList = (v: unknown): string[] | undefined => {
@@ -537,7 +531,7 @@ const cidrList = (v: unknown): string[] | undefined => {
  */
 function clusterConfig(
   configs: readonly KObject[],
-  options: BuildOptions,
+  options: CoreBuildOptions,
 ): { config: ClusterConfig; proxy: Json | undefined } {
   const config: ClusterConfig = { ...DEFAULT_CONFIG };
   const proxy = configs.find((c) => c.kind === "KubeProxyConfiguration")?.raw;
@@ -550,28 +544,14 @@ function clusterConfig(
   return { config: { ...config, ...options.config }, proxy };
 }
 
-/** A dialect's policies do nothing under another CNI: drop them from evaluation and say so. */
-function enforcedBy(profile: ClusterProfile, cni: CniPolicies, diagnostics: Diagnostic[]): void {
-  const drop = (dialect: "cilium" | "calico", why: string) => {
-    if (!cni[dialect]) return;
-    cni[dialect] = undefined;
-    diagnostics.push({
-      code: "KTL451",
-      severity: "warning",
-      file: "",
-      doc: 0,
-      line: 0,
-      column: 0,
-      message: `the ${dialect === "cilium" ? "Cilium" : "Calico"} policies of the input are not evaluated: ${why}`,
-    });
-  };
-  if (profile.cni === "calico" || profile.cni === "flannel")
-    drop("cilium", `the cluster runs ${profile.cni}`);
-  if (profile.cni === "cilium" || profile.cni === "cilium-kpr" || profile.cni === "flannel")
-    drop("calico", `the cluster runs ${profile.cni}`);
-}
+/**
+ * The model without the objects of the policy layers above it (cluster
+ * tiers, CNI policies and profile, unmodelled kinds): load/ buildModel adds
+ * those, so that model imports no higher layer.
+ */
+export type CoreModel = Omit<Model, "clusterPolicies" | "unmodelled" | "cni" | "profile">;
 
-export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Model {
+export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = {}): CoreModel {
   const diagnostics: Diagnostic[] = [...parsed.diagnostics];
   const objects = dedupe(parsed.objects, diagnostics);
   const { config, proxy: proxyConfiguration } = clusterConfig(parsed.configs ?? [], options);
@@ -887,18 +867,7 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     if (!p.hostNetwork) for (const ip of p.ips) if (!podsByIP.has(ip)) podsByIP.set(ip, p);
   });
 
-  const policies = objects
-    .filter((o) => o.kind === "NetworkPolicy" && !isCniObject(o))
-    .map(parseNetworkPolicy);
-  const cni = buildCniPolicies(objects, policies, diagnostics);
-  const profile: ClusterProfile = options.cni
-    ? { cni: options.cni, source: "chosen" }
-    : (profileFromInput([...objects, ...(parsed.ignored ?? [])]) ?? GENERIC);
-  enforcedBy(profile, cni, diagnostics);
-  const clusterPolicies = sortClusterPolicies(
-    objects.filter((o) => CLUSTER_POLICY_KINDS.has(o.kind)).map(parseClusterPolicy),
-  );
-  const unmodelled = unmodelledObjects(parsed.ignored);
+  const policies = objects.filter(isKubernetesNetworkPolicy).map(parseNetworkPolicy);
   const { services, endpointSlices } = buildServices(objects, pods, nodes, config, diagnostics);
 
   const workloads = buildWorkloads(objects, pods);
@@ -914,14 +883,10 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     services,
     endpointSlices,
     policies,
-    clusterPolicies,
-    unmodelled,
     objects,
     others: parsed.ignored,
     diagnostics,
     config,
     proxyConfiguration,
-    cni,
-    profile,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeNode, makePod, makeService, makeSlice, modelOf, type PodOpts } from "../proxy/test-fixtures.ts";
+import { makeNode, makePod, makeService, makeSlice, modelOf, type PodOpts } from "../testing/fixtures.ts";
 import { parseCpuMillis } from "./endpointslices.ts";
 import type { EndpointSlice } from "./services.ts";
 

@@ -5,6 +5,7 @@
  */
 import { refOf, type KObject, type SourceRef } from "../parse/manifests.ts";
 import { lineOf } from "../parse/yaml.ts";
+import { groupOf } from "../parse/kinds.ts";
 import { arr, int, isObj, str, strList, type Json } from "../parse/values.ts";
 import { parseLabelSelector, type LabelSelector } from "./labels.ts";
 import { parseCidr, type Cidr } from "./ip.ts";
@@ -119,6 +120,17 @@ function parseRules(list: unknown, peerKey: "from" | "to"): PolicyRule[] {
       ports: parsePorts(rule.ports),
     };
   });
+}
+
+/**
+ * Kubernetes' NetworkPolicy (networking.k8s.io, or extensions of old), not
+ * Calico's projectcalico.org type of the same kind (cni/calico reads those).
+ * An item of a typed list without apiVersion is taken at its kind.
+ */
+export function isKubernetesNetworkPolicy(o: { apiVersion: string; kind: string }): boolean {
+  return (
+    o.kind === "NetworkPolicy" && ["", "networking.k8s.io", "extensions"].includes(groupOf(o.apiVersion))
+  );
 }
 
 export function parseNetworkPolicy(o: KObject): NetworkPolicy {

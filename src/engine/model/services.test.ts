@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cidrContains, parseCidr, parseIP } from "./ip.ts";
-import { makeNode, makePod, makeService, modelOf } from "../proxy/test-fixtures.ts";
+import { makeNode, makePod, makeService, modelOf } from "../testing/fixtures.ts";
 
 const node = makeNode("node-1", "192.168.0.2", { podCIDR: "10.244.1.0/24" });
 const svc = (name: string, spec: Record<string, unknown>, extra: Parameters<typeof makeService>[3] = {}) =>

@@ -161,7 +161,7 @@ export interface Model {
   proxyConfiguration: Json | undefined;
   /** The CNI's own policies (Cilium, Calico) in the input; NetworkPolicy stays in `policies`. */
   cni?: CniPolicies;
-  /** Which CNI enforces policy: chosen (BuildOptions.cni), read from the input, or generic. */
+  /** Which CNI enforces policy: chosen (load/ BuildOptions.cni), read from the input, or generic. */
   profile?: ClusterProfile;
 }
 

@@ -9,7 +9,7 @@ import {
   type ProxyDecision,
   type ProxyRequest,
 } from "./index.ts";
-import { makeNode, makeService, makeSlice, modelOf } from "./test-fixtures.ts";
+import { makeNode, makeService, makeSlice, modelOf } from "../testing/fixtures.ts";
 
 const nodes = [
   makeNode("test-node", "192.168.0.2", { zone: "zone-a" }),

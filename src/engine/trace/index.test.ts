@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadModel } from "../index.ts";
 import { buildProxyIndex } from "../proxy/index.ts";
-import { makeNode, makePod, makePolicy, makeService, makeSlice, modelOf } from "../proxy/test-fixtures.ts";
+import { makeNode, makePod, makePolicy, makeService, makeSlice, modelOf } from "../testing/fixtures.ts";
 import { parseTraceDestination, parseTraceSource, traceRequest, type TraceResult } from "./index.ts";
 
 type Obj = Record<string, unknown>;

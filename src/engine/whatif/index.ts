@@ -46,7 +46,7 @@
  * (model/build.ts), so no other pod moves or changes IP.
  */
 import { parseManifests, type KObject } from "../parse/manifests.ts";
-import { buildModel } from "../model/build.ts";
+import { buildModel } from "../load/index.ts";
 import type { Model, Pod } from "../model/types.ts";
 import { arr, isObj, obj, str, type Json } from "../parse/values.ts";
 import { parseYamlFile, positionOf } from "../parse/yaml.ts";

@@ -5,7 +5,7 @@
  * makeTestEndpointSlice) and its conventions (proxier_test.go: node
  * "test-node" at 192.168.0.2, pod IPs in 10.0.0.0/8, endpoints 10.180.x.y).
  */
-import { buildModel } from "../model/build.ts";
+import { buildModel } from "../load/index.ts";
 import { parseManifests } from "../parse/manifests.ts";
 import type { Model } from "../model/types.ts";
 

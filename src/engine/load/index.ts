@@ -1,0 +1,67 @@
+/**
+ * The input -> the whole model: the core model (model/: namespaces, nodes,
+ * pods, Services, NetworkPolicy) plus the objects of the policy layers built
+ * on it: the cluster tiers (tiers/), the CNI's own policies and the CNI that
+ * enforces them (cni/), and the kinds no layer evaluates (policy/unmodelled).
+ * Every front end and view builds its model here; model/ itself imports no
+ * higher layer (ARCHITECTURE.md, import direction).
+ */
+import { buildCniPolicies, type CniPolicies } from "../cni/index.ts";
+import { GENERIC, profileFromInput, type ClusterProfile, type CniName } from "../cni/profile.ts";
+import { buildCoreModel, type CoreBuildOptions } from "../model/build.ts";
+import type { Model } from "../model/types.ts";
+import type { Diagnostic } from "../parse/diagnostics.ts";
+import { parseManifests, type InputFile, type ParseResult } from "../parse/manifests.ts";
+import { unmodelledObjects } from "../policy/unmodelled.ts";
+import { CLUSTER_POLICY_KINDS, parseClusterPolicy, sortClusterPolicies } from "../tiers/parse.ts";
+
+export interface BuildOptions extends CoreBuildOptions {
+  /** The CNI that enforces policy (`ktl --cni`, the toolbar); otherwise read from the input, else generic. */
+  cni?: CniName;
+}
+
+/** A dialect's policies do nothing under another CNI: drop them from evaluation and say so. */
+function enforcedBy(profile: ClusterProfile, cni: CniPolicies, diagnostics: Diagnostic[]): void {
+  const drop = (dialect: "cilium" | "calico", why: string) => {
+    if (!cni[dialect]) return;
+    cni[dialect] = undefined;
+    diagnostics.push({
+      code: "KTL451",
+      severity: "warning",
+      file: "",
+      doc: 0,
+      line: 0,
+      column: 0,
+      message: `the ${dialect === "cilium" ? "Cilium" : "Calico"} policies of the input are not evaluated: ${why}`,
+    });
+  };
+  if (profile.cni === "calico" || profile.cni === "flannel")
+    drop("cilium", `the cluster runs ${profile.cni}`);
+  if (profile.cni === "cilium" || profile.cni === "cilium-kpr" || profile.cni === "flannel")
+    drop("calico", `the cluster runs ${profile.cni}`);
+}
+
+/** Parsed objects -> the model with every policy layer's objects. */
+export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Model {
+  const core = buildCoreModel(parsed, options.config ? { config: options.config } : {});
+  const { objects, diagnostics } = core;
+  const cni = buildCniPolicies(objects, core.policies, diagnostics);
+  const profile: ClusterProfile = options.cni
+    ? { cni: options.cni, source: "chosen" }
+    : (profileFromInput([...objects, ...(parsed.ignored ?? [])]) ?? GENERIC);
+  enforcedBy(profile, cni, diagnostics);
+  const clusterPolicies = sortClusterPolicies(
+    objects.filter((o) => CLUSTER_POLICY_KINDS.has(o.kind)).map(parseClusterPolicy),
+  );
+  return Object.assign(core, {
+    clusterPolicies,
+    unmodelled: unmodelledObjects(parsed.ignored),
+    cni,
+    profile,
+  });
+}
+
+/** Input files -> the model. */
+export function loadModel(files: readonly InputFile[], options: BuildOptions = {}): Model {
+  return buildModel(parseManifests(files), options);
+}
