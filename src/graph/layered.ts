@@ -13,7 +13,7 @@
 import type { Positions } from "./layout.ts";
 import type { GraphModel, GraphNode } from "./model.ts";
 
-export const LAYERED = { columnGap: 110, subColumnGap: 28, rowGap: 16, padding: 10 };
+export const LAYERED = { columnGap: 84, subColumnGap: 22, rowGap: 14, padding: 10 };
 
 export interface LayeredOptions {
   /** Width / height of the pane the picture should fit. */
@@ -52,10 +52,24 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
   }
   const cols: number[][] = [[], [], [], [], []];
   nodes.forEach((n, i) => cols[columnOf(n, ins[i]!, outs[i]!)]!.push(i));
-  const used = cols.filter((c) => c.length > 0);
+  // Rank by flows inside the middle column: an element that calls another middle element goes left of it (an ingress controller, then the namespaces it calls, then the DNS they all call).
+  const middle = splitByFlows(cols[2]!, links, index);
+  const layers = [cols[0]!, cols[1]!, ...middle, cols[3]!, cols[4]!].filter((c) => c.length > 0);
+  // Packed to the rows a pane shows at a legible zoom, when the pane is known.
+  const used =
+    options.maxRows === undefined
+      ? layers
+      : packLayers(layers, options.maxRows, aspect, {
+          width: Math.max(...nodes.map((n) => n.width), 1),
+          height: Math.max(...nodes.map((n) => n.height), 1),
+        });
+  // A packed column keeps its layers in order (segments); elements are ordered within their segment.
+  const segment = new Map<number, number>();
+  layers.forEach((l, k) => l.forEach((i) => segment.set(i, k)));
+  const seg = (x: number, y: number) => segment.get(x)! - segment.get(y)!;
   // Initial order: namespace, then name; then two barycentre sweeps.
   const key = (i: number) => `${nodes[i]!.namespace ?? ""}\u0000${nodes[i]!.id}`;
-  for (const c of used) c.sort((x, y) => (key(x) < key(y) ? -1 : 1));
+  for (const c of used) c.sort((x, y) => seg(x, y) || (key(x) < key(y) ? -1 : 1));
   const rank = new Float64Array(nodes.length);
   const setRanks = () => used.forEach((c) => c.forEach((i, r) => (rank[i] = r / Math.max(1, c.length - 1))));
   setRanks();
@@ -66,7 +80,7 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
         const ns = nbrs[i]!;
         bary.set(i, ns.length ? ns.reduce((s, j) => s + rank[j]!, 0) / ns.length : rank[i]!);
       }
-      c.sort((x, y) => bary.get(x)! - bary.get(y)! || (key(x) < key(y) ? -1 : 1));
+      c.sort((x, y) => seg(x, y) || bary.get(x)! - bary.get(y)! || (key(x) < key(y) ? -1 : 1));
       c.forEach((i, r) => (rank[i] = r / Math.max(1, c.length - 1)));
     }
   }
@@ -118,6 +132,72 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
     x += subs * w + (subs - 1) * LAYERED.subColumnGap + LAYERED.columnGap;
   }
   return options.previous ? keepPlaces(nodes, out, options.previous) : out;
+}
+
+/** Longest-path layers of the elements of one column over the links among them. */
+export function splitByFlows(
+  col: number[],
+  links: readonly string[],
+  index: Map<string, number>,
+): number[][] {
+  if (col.length < 2) return [col];
+  const inCol = new Set(col);
+  const out = new Map<number, number[]>();
+  for (const l of links) {
+    const [s, t] = l.split(">") as [string, string];
+    const si = index.get(s);
+    const ti = index.get(t);
+    if (si === undefined || ti === undefined || si === ti || !inCol.has(si) || !inCol.has(ti)) continue;
+    out.set(si, [...(out.get(si) ?? []), ti]);
+  }
+  if (out.size === 0) return [col];
+  // Cycles are broken the greedy way (Eades et al.): elements that call more than they are called come first, and a link against that order is ignored.
+  const score = new Map<number, number>(col.map((i) => [i, 0]));
+  for (const [si, ts] of out) {
+    score.set(si, score.get(si)! + ts.length);
+    for (const t of ts) score.set(t, score.get(t)! - 1);
+  }
+  const order = [...col].sort((x, y) => score.get(y)! - score.get(x)!);
+  const at = new Map(order.map((i, k) => [i, k]));
+  const rank = new Map<number, number>(col.map((i) => [i, 0]));
+  for (const i of order)
+    for (const t of out.get(i) ?? [])
+      if (at.get(t)! > at.get(i)!) rank.set(t, Math.max(rank.get(t)!, rank.get(i)! + 1));
+  const layers: number[][] = [];
+  for (const i of col) (layers[rank.get(i)!] ??= []).push(i);
+  return layers.filter((l) => l !== undefined && l.length > 0);
+}
+
+/** While the picture is wider than the pane's shape, two neighbouring short layers share a column (the first above the second). */
+export function packLayers(
+  layers: number[][],
+  rows: number,
+  aspect: number,
+  box: { width: number; height: number },
+): number[][] {
+  const out = layers.map((l) => [...l]);
+  const width = () =>
+    out.reduce((w, l) => {
+      const subs = Math.ceil(l.length / rows);
+      return w + subs * box.width + (subs - 1) * LAYERED.subColumnGap;
+    }, 0) +
+    (out.length - 1) * LAYERED.columnGap;
+  const height = rows * (box.height + LAYERED.rowGap) - LAYERED.rowGap;
+  for (;;) {
+    if (width() <= aspect * height) break;
+    // The pair that saves a column with the fewest elements: two short layers, or a short one in a wrapped layer's free places.
+    let best = -1;
+    const subs = (n: number) => Math.ceil(n / rows);
+    for (let k = 0; k + 1 < out.length; k++) {
+      const a = out[k]!.length;
+      const b = out[k + 1]!.length;
+      if (subs(a + b) < subs(a) + subs(b) && (best < 0 || a + b < out[best]!.length + out[best + 1]!.length))
+        best = k;
+    }
+    if (best < 0) break;
+    out.splice(best, 2, [...out[best]!, ...out[best + 1]!]);
+  }
+  return out;
 }
 
 /** Elements still there keep their previous place when most of the picture is the same; new ones move down past any overlap. */

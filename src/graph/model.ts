@@ -50,6 +50,12 @@ export interface GraphNode {
   inbound?: { allow: number; drop: number; partial: number };
   /** Services merged into a workload element (the workload is their only backend). */
   services?: string[];
+  /** Paths lens: namespaces folded into a namespace family element. */
+  nsCount?: number;
+  /** Paths lens: where the label's distinguishing part starts among its siblings (kept when the name is shortened). */
+  distinct?: number;
+  /** Paths lens: workloads behind a folded namespace. */
+  workloads?: number;
   /** Leaf size for the layout; containers are sized by their children. */
   width: number;
   height: number;

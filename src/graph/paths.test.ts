@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { analyzeText, type Analysis } from "../engine/analysis/index.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
 import { buildGraph, lensOf, topologyDecides, type GraphModel } from "./model.ts";
-import { layeredLayout, columnOf } from "./layered.ts";
-import { namespaceNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
+import { layeredLayout, columnOf, packLayers, splitByFlows } from "./layered.ts";
+import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
 import { toFlowElements } from "./flow.ts";
 import type { Filters, Grouping } from "../store/types.ts";
 // @ts-expect-error: the bench generator is plain JavaScript
@@ -92,6 +92,60 @@ describe("paths lens: namespace -> workload -> pods", () => {
     const g = paths(S, { budget: 12, open: { [nsKey("kube-system")]: true, [nsKey("search-prod")]: true } });
     expect(ids(g)).not.toContain(namespaceNodeId("search-prod"));
     expect(g.nodes.some((n) => n.namespace === "search-prod" && n.kind === "group")).toBe(true);
+  });
+});
+
+describe("paths lens at M (2,036 pods, 43 namespaces)", () => {
+  const M: Analysis = analyzeText((generate("M") as { text: string }).text);
+  it("namespaces sharing a name prefix fold into one family element when folded namespaces alone do not fit", () => {
+    const g = paths(M, { budget: 14 });
+    expect(g.nodes.length).toBeLessThanOrEqual(14);
+    const billing = g.nodes.find((n) => n.id === nsGroupNodeId("billing"))!;
+    expect(billing.label).toBe("billing-*");
+    expect(billing.nsCount).toBe(4);
+    expect(billing.toggle).toBe(nsGroupKey("billing"));
+    // One aggregated edge per pair: the DNS edge from the family counts all its namespaces' connections.
+    expect(g.edges.filter((e) => e.source === billing.id).length).toBeGreaterThan(0);
+  });
+  it("opening a family shows its namespaces, each of which folds back into it", () => {
+    const g = paths(M, { budget: 14, open: { [nsGroupKey("billing")]: true } });
+    expect(ids(g)).not.toContain(nsGroupNodeId("billing"));
+    const ns = g.nodes.find((n) => n.id === namespaceNodeId("billing-prod"))!;
+    expect(ns.fold).toBe(nsGroupKey("billing"));
+  });
+  it("lays out by flows: monitoring and the ingress controller left of the namespaces, DNS right of them", () => {
+    const g = paths(M, { budget: 14 });
+    const pos = layeredLayout(g, { aspect: 2, maxRows: 7 });
+    const x = (label: string) => pos[g.nodes.find((n) => n.label === label)!.id]!.x;
+    expect(x("ingress-nginx-controller")).toBeLessThan(x("billing-*"));
+    expect(x("monitoring")).toBeLessThan(x("billing-*"));
+    expect(x("coredns")).toBeGreaterThan(x("shipping-*"));
+    const width = Math.max(...Object.values(pos).map((p) => p.x + p.width));
+    const height = Math.max(...Object.values(pos).map((p) => p.y + p.height));
+    expect(width / height).toBeLessThan(2.6);
+  });
+});
+
+describe("rank by flows", () => {
+  const index = new Map(["a", "b", "c", "d"].map((k, i) => [k, i]));
+  it.each([
+    [
+      ["a>b", "b>c"],
+      [[0, 3], [1], [2]],
+    ],
+    [
+      ["a>b", "b>a", "a>c", "a>d"],
+      [[0], [1, 2, 3]],
+    ],
+    [[], [[0, 1, 2, 3]]],
+  ] as const)("links %j give layers %j", (links, want) => {
+    const got = splitByFlows([0, 1, 2, 3], links as unknown as string[], index).map((l) => [...l].sort());
+    expect(got).toEqual(want);
+  });
+  it("packs two short layers into one column only when the picture is too wide for the pane", () => {
+    const layers = [[0], [1], [2, 3, 4, 5, 6, 7, 8, 9], [10]];
+    expect(packLayers(layers, 10, 10, { width: 10, height: 10 })).toHaveLength(4);
+    expect(packLayers(layers, 10, 0.5, { width: 10, height: 10 }).length).toBeLessThan(4);
   });
 });
 

@@ -20,16 +20,22 @@ import {
   type GraphOptions,
 } from "./model.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
+import { distinguishingStarts } from "./text.ts";
 
 /** Up to this many pods, every workload shows its pods. */
 export const POD_LEVEL = 30;
 
 export const PATH_SIZES = {
-  leaf: { width: 196, height: 58 },
+  leaf: { width: 176, height: 52 },
 } as const;
 
 export const nsKey = (ns: string) => `ns:${ns}`;
 export const namespaceNodeId = (ns: string) => `group:namespace:${ns}`;
+/** Namespaces sharing a name prefix (`billing-dev`, `billing-prod`: `billing`) fold into one element when folded namespaces alone do not fit. */
+export const nsGroupKey = (prefix: string) => `nsg:${prefix}`;
+export const nsGroupNodeId = (prefix: string) => `group:nsgroup:${prefix}`;
+/** The prefix a namespace shares with its siblings: its name up to the first dash. */
+export const nsPrefix = (ns: string) => (ns.includes("-") ? ns.slice(0, ns.indexOf("-")) : ns);
 export const workloadNodeId = (workloadId: string) => `group:${workloadId}`;
 
 type Mix = { allow: number; drop: number; partial: number };
@@ -129,6 +135,8 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     return n;
   };
   const nsOpen = new Map<string, boolean>();
+  /** Closed namespaces folded further into their name family (prefix). */
+  const familyOf = new Map<string, string>();
   const sortedNs = [...namespaces.values()].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
   for (const ns of sortedNs) nsOpen.set(ns.name, open[nsKey(ns.name)] ?? grouping !== "namespace");
   if (grouping === "auto" && !podLevel) {
@@ -145,14 +153,77 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       nsOpen.set(ns.name, false);
       total -= size.get(ns.name)! - 1;
     }
+    // Still too many (43 namespaces at M): closed namespaces that share a name prefix fold into one element, largest family first.
+    if (total > budget) {
+      const families = new Map<string, Ns[]>();
+      for (const ns of sortedNs) {
+        const k = nsPrefix(ns.name);
+        families.set(k, [...(families.get(k) ?? []), ns]);
+      }
+      const foldable = [...families.entries()]
+        .filter(
+          ([k, list]) =>
+            list.length > 1 && open[nsGroupKey(k)] === undefined && list.every((ns) => !nsOpen.get(ns.name)),
+        )
+        .sort((x, y) => y[1].length - x[1].length || (x[0] < y[0] ? -1 : 1));
+      for (const [k, list] of foldable) {
+        if (total <= budget) break;
+        for (const ns of list) familyOf.set(ns.name, k);
+        total -= list.length - 1;
+      }
+    }
   }
+  for (const [k, chosen] of Object.entries(open))
+    if (chosen === false && k.startsWith("nsg:")) {
+      const prefix = k.slice(4);
+      const list = sortedNs.filter((ns) => nsPrefix(ns.name) === prefix);
+      if (list.length > 1)
+        for (const ns of list) {
+          nsOpen.set(ns.name, false);
+          familyOf.set(ns.name, prefix);
+        }
+    }
 
   // Elements.
   const nodes: GraphNode[] = [];
   const leafOf = new Map<string, string>();
   const leaf = { ...PATH_SIZES.leaf };
   let level: GraphModel["level"] = "pod";
+  const familyNodes = new Map<string, GraphNode>();
   for (const ns of sortedNs) {
+    const family = familyOf.get(ns.name);
+    if (family !== undefined) {
+      level = "namespace";
+      const id = nsGroupNodeId(family);
+      let g = familyNodes.get(family);
+      if (!g) {
+        g = {
+          id,
+          kind: "namespace",
+          label: `${family}-*`,
+          sublabel: "",
+          count: 0,
+          members: [],
+          toggle: nsGroupKey(family),
+          ...leaf,
+        };
+        familyNodes.set(family, g);
+        nodes.push(g);
+      }
+      g.count! += ns.pods;
+      g.nsCount = (g.nsCount ?? 0) + 1;
+      for (const w of ns.workloads.values())
+        for (const p of w.pods) {
+          g.members!.push(p.id);
+          leafOf.set(p.id, id);
+        }
+      for (const s of ns.services) {
+        g.members!.push(s);
+        leafOf.set(s, id);
+      }
+      g.sublabel = `${plural(g.nsCount, "namespace")} · ${plural(g.count!, "pod")}`;
+      continue;
+    }
     if (!nsOpen.get(ns.name)) {
       const id = namespaceNodeId(ns.name);
       level = "namespace";
@@ -165,8 +236,10 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         sublabel: `${plural(ns.workloads.size, "workload")} · ${plural(ns.pods, "pod")} · ${plural(ns.services.length, "Service")}`,
         namespace: ns.name,
         count: ns.pods,
+        workloads: ns.workloads.size,
         members: [...members, ...ns.services],
         toggle: nsKey(ns.name),
+        ...(open[nsGroupKey(nsPrefix(ns.name))] === true ? { fold: nsGroupKey(nsPrefix(ns.name)) } : {}),
         ...leaf,
       });
       for (const m of members) leafOf.set(m, id);
@@ -319,6 +392,11 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         ...leaf,
       });
 
+  const starts = distinguishingStarts(nodes.map((n) => n.label));
+  for (const n of nodes) {
+    const d = starts.get(n.label) ?? 0;
+    if (d > 0) n.distinct = d;
+  }
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const edges: GraphEdge[] = [];
   for (const e of acc.values()) {

@@ -32,13 +32,24 @@ import "./graph.css";
 /** The smallest zoom at which the paths lens's smallest text is still 11 px on screen: "fit view" never goes below it. */
 export const LEGIBLE_ZOOM = 11 / NODE_FONT.sub;
 
+/** Fit view's margins (screen px): the zoom buttons sit in the left one, so they never cover a box. */
+export const FIT_PADDING = { top: 12, right: 16, bottom: 12, left: 50 };
+const FIT_PADDING_PX = {
+  top: `${FIT_PADDING.top}px`,
+  right: `${FIT_PADDING.right}px`,
+  bottom: `${FIT_PADDING.bottom}px`,
+  left: `${FIT_PADDING.left}px`,
+} as const;
+
 /** How many elements a pane of this size shows at a legible zoom (the automatic grouping stays within it). */
 export function capacityOf(width: number, height: number): { budget: number; rows: number } {
-  const w = width / LEGIBLE_ZOOM - 2 * LAYERED.padding;
-  const h = height / LEGIBLE_ZOOM - 2 * LAYERED.padding - 24;
+  // The canvas's size, less fit view's padding.
+  const w = (width - FIT_PADDING.left - FIT_PADDING.right) / LEGIBLE_ZOOM - 2 * LAYERED.padding;
+  const h = (height - FIT_PADDING.top - FIT_PADDING.bottom) / LEGIBLE_ZOOM - 2 * LAYERED.padding;
   const rows = Math.max(1, Math.floor((h + LAYERED.rowGap) / (PATH_SIZES.leaf.height + LAYERED.rowGap)));
   const cols = Math.max(1, Math.floor((w + LAYERED.columnGap) / (PATH_SIZES.leaf.width + LAYERED.columnGap)));
-  return { budget: Math.max(6, Math.floor(rows * cols * 0.7)), rows };
+  // About half the places: room for the edges to fan out, and a picture read at a glance.
+  return { budget: Math.max(6, Math.floor(rows * cols * 0.55)), rows };
 }
 import { edgeTypes, EdgeMarkers } from "./VerdictEdge.tsx";
 import { Legend } from "./Legend.tsx";
@@ -101,8 +112,10 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   useEffect(() => {
     const el = wrapRef.current;
     if (!el || typeof ResizeObserver === "undefined") return;
+    // The canvas (the wrap less the legend) is what fit view fills.
+    const canvas = el.querySelector<HTMLElement>(".graph-canvas") ?? el;
     const ro = new ResizeObserver(() => {
-      const r = el.getBoundingClientRect();
+      const r = canvas.getBoundingClientRect();
       if (r.width < 50 || r.height < 50) return;
       const c = capacityOf(r.width, r.height);
       setShape((s) =>
@@ -112,7 +125,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       );
       store.getState().setGraphBudget(c.budget);
     });
-    ro.observe(el);
+    ro.observe(canvas);
     return () => ro.disconnect();
   }, [store, hasGraph]);
   const { displayed, error } = useLayout(graph, shape.aspect, shape.rows);
@@ -133,7 +146,11 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   // Presenter mode lets a small graph grow to fill the projector (text scales with it).
   const presenting = useApp((s) => s.presenting);
   const fitOptions = useMemo(
-    () => ({ padding: 0.06, minZoom: paths ? LEGIBLE_ZOOM : 0.05, maxZoom: presenting ? 2.2 : 1.25 }),
+    () => ({
+      padding: paths ? FIT_PADDING_PX : 0.06,
+      minZoom: paths ? LEGIBLE_ZOOM : 0.05,
+      maxZoom: presenting ? 2.2 : 1.25,
+    }),
     [paths, presenting],
   );
   // The minimap helps in large graphs; in small ones it would hide part of the picture. The user can toggle it.
@@ -316,6 +333,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       data-testid="graph"
       data-level={displayed?.graph.level ?? ""}
       data-edges={elements.edges.length}
+      data-rows={shape.rows}
       // The input revision the drawn graph shows ("" while a new layout is on its way): benchmarks and tests wait on it.
       data-revision={drawnRevision ?? ""}
     >

@@ -3,7 +3,7 @@ import { memo } from "react";
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import type { FlowNode } from "../../graph/flow.ts";
 import type { GraphNode } from "../../graph/model.ts";
-import { charsFor, middleEllipsis } from "../../graph/text.ts";
+import { charsFor, middleEllipsis, shortenKeeping } from "../../graph/text.ts";
 import { useAppStore } from "../../store/StoreProvider.tsx";
 
 /** Font sizes of the paths lens's elements (graph units), kept in step with graph.css. */
@@ -35,6 +35,18 @@ function InboundBar({ n }: { n: GraphNode }) {
   );
 }
 
+/** A folded namespace's (or namespace family's) second line, longest first: the first that fits is shown. */
+function namespaceLines(n: GraphNode): string[] {
+  const pods = `${n.count ?? 0} pod${n.count === 1 ? "" : "s"}`;
+  if (n.nsCount) return [`${n.nsCount} namespaces · ${pods}`, `${n.nsCount} ns · ${pods}`];
+  const w = n.workloads ?? 0;
+  return [`${pods} · ${w} workload${w === 1 ? "" : "s"}`, `${pods} · ${w} wkld`, pods];
+}
+
+function firstFitting(room: number, lines: string[]): string {
+  return lines.find((l) => l.length <= room) ?? lines[lines.length - 1]!;
+}
+
 const KIND_WORD: Record<string, string> = {
   Deployment: "deploy",
   StatefulSet: "sts",
@@ -59,22 +71,24 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
     .filter(Boolean)
     .join(" ");
   const toggleW = n.toggle || n.fold ? 26 : 0;
-  const countText = n.kind === "group" || n.kind === "namespace" ? `${n.count}×` : "";
+  // Replicas on a workload; a namespace says its pods on its second line.
+  const countText = n.kind === "group" ? `${n.count}×` : "";
   const nameRoom = n.width - 14 - toggleW - (countText ? (countText.length + 1) * 10 : 0);
-  const name = middleEllipsis(n.label, charsFor(nameRoom, NODE_FONT.name, true));
+  const name = shortenKeeping(n.label, n.distinct ?? 0, charsFor(nameRoom, NODE_FONT.name, true));
+  const subRoom = charsFor(n.width - 14 - toggleW, NODE_FONT.sub);
   const kindWord = n.kind === "group" ? (KIND_WORD[n.sublabel?.split(" · ")[0] ?? ""] ?? "") : "";
   const subText =
     n.warning ??
     (n.kind === "group"
       ? `${kindWord} · ${n.namespace ?? ""}${n.services?.length ? " · svc" : ""}`
       : n.kind === "namespace"
-        ? (n.sublabel ?? "").replace(/ · \d+ Services?$/, "")
+        ? firstFitting(subRoom, namespaceLines(n))
         : n.kind === "service"
           ? `svc · ${n.sublabel ?? ""}`
           : (n.sublabel ?? ""));
-  const sub = middleEllipsis(subText, charsFor(n.width - 14 - toggleW, NODE_FONT.sub));
+  const sub = middleEllipsis(subText, subRoom);
   const full = [
-    n.kind === "namespace" ? `Namespace ${n.label}` : n.label,
+    n.kind === "namespace" ? (n.nsCount ? `Namespaces ${n.label}` : `Namespace ${n.label}`) : n.label,
     n.sublabel,
     n.warning,
     summaryOf(n),
@@ -106,7 +120,9 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
           title={
             opening
               ? n.kind === "namespace"
-                ? "Show its workloads (+)"
+                ? n.nsCount
+                  ? "Show its namespaces (+)"
+                  : "Show its workloads (+)"
                 : "Show its pods (+)"
               : "Fold back (−)"
           }
