@@ -27,6 +27,8 @@ export interface EdgeData extends Record<string, unknown> {
   showLabel: boolean;
   /** Stroke width: grows with the connections behind an aggregated edge. */
   width: number;
+  /** Paths lens: where a shown label's top centre goes (graph units), clear of every box and earlier label. */
+  labelAt?: { x: number; y: number; ax: number; ay: number };
 }
 
 export type FlowNode = Node<NodeData>;
@@ -223,7 +225,107 @@ export function toFlowElements(
       ariaLabel: `${e.source} to ${e.target}: ${e.verdict === "allow" ? "allowed" : e.verdict === "drop" ? "dropped" : "partly allowed"}${e.label ? ` by ${e.label}` : ""}`,
     };
   });
+  if (paths && positions) placeLabels(edges, positions);
   return { nodes, edges };
+}
+
+/** An edge's label text: its deciding object, connections and ports. */
+export function edgeText(g: GraphEdge): string {
+  const parts = [g.label];
+  if (g.count && g.count > 1) {
+    const m = g.mix;
+    parts.push(m && g.verdict === "partial" ? `${m.allow}/${g.count} allowed` : `${g.count} connections`);
+  }
+  if (g.ports?.length)
+    parts.push(
+      g.ports.length > 2 ? `${g.ports.slice(0, 2).join(", ")} +${g.ports.length - 2}` : g.ports.join(", "),
+    );
+  return parts.filter(Boolean).join(" · ");
+}
+
+/** Label box metrics (graph units, kept in step with graph.css: 14 px text, 3/8 px padding, 1.5 px border). */
+export const LABEL_BOX = { font: 14, charWidth: 0.62, padX: 19, height: 27, gap: 10 };
+
+type Box = { x: number; y: number; width: number; height: number };
+const hits = (a: Box, b: Box) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/** A point of the bezier React Flow draws between two handles (getBezierPath, curvature 0.3, left/right handles). */
+export function bezierPoint(
+  s: { x: number; y: number; side: "left" | "right" },
+  t: { x: number; y: number; side: "left" | "right" },
+  at: number,
+): { x: number; y: number } {
+  const offset = (d: number) => (d >= 0 ? 0.5 * d : 0.3 * 25 * Math.sqrt(-d));
+  const c1x = s.side === "right" ? s.x + offset(t.x - s.x) : s.x - offset(s.x - t.x);
+  const c2x = t.side === "right" ? t.x + offset(s.x - t.x) : t.x - offset(t.x - s.x);
+  const u = 1 - at;
+  return {
+    x: u * u * u * s.x + 3 * u * u * at * c1x + 3 * u * at * at * c2x + at * at * at * t.x,
+    y: u * u * u * s.y + 3 * u * u * at * s.y + 3 * u * at * at * t.y + at * at * at * t.y,
+  };
+}
+
+/** Where a label may go, relative to a point of its edge (at: 0..1 along it), nearest first. */
+const CANDIDATES: { at: number; dx: number; dy: number }[] = (() => {
+  const out: { at: number; dx: number; dy: number; cost: number }[] = [];
+  for (const at of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8])
+    for (const dx of [0, -60, 60, -120, 120])
+      for (let k = 0; k <= 26; k++)
+        for (const dy of [LABEL_BOX.gap + k * 12, -LABEL_BOX.gap - LABEL_BOX.height - k * 12])
+          out.push({ at, dx, dy, cost: Math.abs(dy) + Math.abs(dx) + Math.abs(at - 0.5) * 80 });
+  return out.sort((a, b) => a.cost - b.cost);
+})();
+
+/**
+ * Shown labels go on their edge where they cover no box and no earlier label:
+ * the middle first, then points along the line, then above it. Lit (traced)
+ * edges are placed first. Pure; positions in graph units.
+ */
+export function placeLabels(edges: FlowEdge[], positions: Positions): void {
+  const boxes: Box[] = Object.values(positions).map((p) => ({
+    x: p.x - 4,
+    y: p.y - 4,
+    width: p.width + 8,
+    height: p.height + 8,
+  }));
+  const shown = edges.filter((e) => e.data?.showLabel && e.data.edge.label);
+  shown.sort((a, b) => Number(b.data!.lit) - Number(a.data!.lit));
+  for (const e of shown) {
+    const sp = positions[e.source];
+    const tp = positions[e.target];
+    if (!sp || !tp) continue;
+    const side = (h: string | null | undefined) => (h?.endsWith("left") ? "left" : "right");
+    const sSide = side(e.sourceHandle);
+    const tSide = side(e.targetHandle);
+    const s = {
+      x: sSide === "right" ? sp.x + sp.width : sp.x,
+      y: sp.y + sp.height / 2,
+      side: sSide,
+    } as const;
+    const t = {
+      x: tSide === "right" ? tp.x + tp.width : tp.x,
+      y: tp.y + tp.height / 2,
+      side: tSide,
+    } as const;
+    const w = edgeText(e.data!.edge).length * LABEL_BOX.font * LABEL_BOX.charWidth + LABEL_BOX.padX;
+    const h = LABEL_BOX.height;
+    // Candidates near the line, nearest first: below or above a point of the edge, then further away (a leader line then joins them).
+    const anchor = bezierPoint(s, t, 0.5);
+    let chosen: { x: number; y: number; ax: number; ay: number } | undefined;
+    for (const c of CANDIDATES) {
+      const p = c.at === 0.5 ? anchor : bezierPoint(s, t, c.at);
+      const box = { x: p.x + c.dx - w / 2, y: p.y + c.dy, width: w, height: h };
+      if (!boxes.some((b) => hits(b, box))) {
+        chosen = { x: p.x + c.dx, y: p.y + c.dy, ax: p.x, ay: p.y };
+        break;
+      }
+    }
+    const fallback = { x: anchor.x, y: anchor.y + LABEL_BOX.gap, ax: anchor.x, ay: anchor.y };
+    const at = chosen ?? fallback;
+    e.data!.labelAt = at;
+    boxes.push({ x: at.x - w / 2, y: at.y, width: w, height: h });
+  }
 }
 
 function ariaLabelOf(n: GraphNode): string {
@@ -256,7 +358,7 @@ export function nodeSignature(n: FlowNode): string {
 export function edgeSignature(e: FlowEdge): string {
   const d = e.data!;
   const g = d.edge;
-  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}`;
+  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.labelAt ? `${d.labelAt.x},${d.labelAt.y}` : ""}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}`;
 }
 
 /**

@@ -4,7 +4,8 @@ import { defaultScenario } from "../../scenarios/index.ts";
 import { buildGraph, lensOf, topologyDecides, type GraphModel } from "./model.ts";
 import { layeredLayout, columnOf, packLayers, splitByFlows } from "./layered.ts";
 import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
-import { toFlowElements } from "./flow.ts";
+import { edgeText, LABEL_BOX, toFlowElements } from "./flow.ts";
+import type { TraceView } from "../engine/analysis/index.ts";
 import type { Filters, Grouping } from "../store/types.ts";
 // @ts-expect-error: the bench generator is plain JavaScript
 import { generate } from "../../bench/generate.mjs";
@@ -248,5 +249,54 @@ describe("selecting an element dims what is not connected to it", () => {
   });
   it("workload element ids name the workload", () => {
     expect(workloadNodeId("workload:shop/Deployment/backend")).toBe("group:workload:shop/Deployment/backend");
+  });
+});
+
+describe("edge labels sit clear of every box and of each other", () => {
+  const trace = (path: string[]): TraceView => ({
+    from: path[0]!,
+    to: path[path.length - 1]!,
+    protocol: "TCP",
+    verdict: "drop",
+    reason: "",
+    sourceIPPreserved: true,
+    endpoints: [],
+    hops: [],
+    path,
+  });
+  it.each([
+    ["backend-1 to the cache", ["pod:shop/backend-1", "service:shop/cache", "pod:shop/cache-0"]],
+    [
+      "toolbox to the backend",
+      ["pod:tools/toolbox", "service:shop/backend", "pod:shop/backend-0", "pod:shop/backend-1"],
+    ],
+  ])("%s, at the pane shapes of 1440x900 and 1280x720", (_, path) => {
+    const g = paths(shop);
+    for (const [aspect, rows] of [
+      [2, 7],
+      [2.7, 5],
+    ] as const) {
+      const pos = layeredLayout(g, { aspect, maxRows: rows });
+      const { edges } = toFlowElements(g, pos, { trace: trace(path) });
+      const labels = edges
+        .filter((e) => e.data!.showLabel && e.data!.edge.label)
+        .map((e) => {
+          const w = edgeText(e.data!.edge).length * LABEL_BOX.font * LABEL_BOX.charWidth + LABEL_BOX.padX;
+          return {
+            id: e.id,
+            x: e.data!.labelAt!.x - w / 2,
+            y: e.data!.labelAt!.y,
+            width: w,
+            height: LABEL_BOX.height,
+          };
+        });
+      expect(labels.length).toBeGreaterThan(0);
+      const hit = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
+        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+      for (const l of labels) {
+        for (const [id, b] of Object.entries(pos)) expect(hit(l, b), `${l.id} over ${id}`).toBe(false);
+        for (const m of labels) if (m !== l) expect(hit(l, m), `${l.id} over ${m.id}`).toBe(false);
+      }
+    }
   });
 });

@@ -7,26 +7,12 @@
  */
 import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
-import type { FlowEdge } from "../../graph/flow.ts";
+import { edgeText, LABEL_BOX, type FlowEdge } from "../../graph/flow.ts";
 import { ARROW_PATHS, CATEGORIES, GLYPH_PATHS, categoryOf } from "../../graph/verdicts.ts";
 import { useApp } from "../../store/StoreProvider.tsx";
 import { marksOf } from "../WhatIf/useDiffMarks.ts";
 import { edgeKey } from "../WhatIf/marks.ts";
 import { focusOf } from "../Presenter/usePresenter.ts";
-
-function edgeText(e: FlowEdge["data"] & object): string {
-  const g = e.edge;
-  const parts = [g.label];
-  if (g.count && g.count > 1) {
-    const m = g.mix;
-    parts.push(m && g.verdict === "partial" ? `${m.allow}/${g.count} allowed` : `${g.count} connections`);
-  }
-  if (g.ports?.length)
-    parts.push(
-      g.ports.length > 2 ? `${g.ports.slice(0, 2).join(", ")} +${g.ports.length - 2}` : g.ports.join(", "),
-    );
-  return parts.filter(Boolean).join(" · ");
-}
 
 export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>) {
   const { id, source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data } =
@@ -93,18 +79,29 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
           />
         </g>
       </g>
+      {data.showLabel && e.label && data.labelAt && Math.abs(data.labelAt.y - data.labelAt.ay) > 30 ? (
+        // A label moved away from its line (to keep clear of the boxes) is joined to it by a thin leader.
+        <line
+          className="edge-leader"
+          x1={data.labelAt.ax}
+          y1={data.labelAt.ay}
+          x2={data.labelAt.x}
+          y2={data.labelAt.y > data.labelAt.ay ? data.labelAt.y : data.labelAt.y + LABEL_BOX.height}
+          style={{ stroke: colour }}
+        />
+      ) : null}
       {data.showLabel && e.label ? (
         <EdgeLabelRenderer>
           <div
             className={`ktl-edge-label nodrag nopan ${e.verdict} ${e.dropCause ?? ""} ${data.dimmed ? "dimmed" : ""}`}
             style={{
-              transform: `translate(-50%, 0) translate(${midX}px, ${midY + 10}px)`,
+              transform: `translate(-50%, 0) translate(${data.labelAt?.x ?? midX}px, ${data.labelAt?.y ?? midY + 10}px)`,
               borderColor: colour,
             }}
             data-edge-label={id}
             title={e.title}
           >
-            {edgeText(data)}
+            {edgeText(data.edge)}
           </div>
         </EdgeLabelRenderer>
       ) : null}
