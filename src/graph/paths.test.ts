@@ -263,6 +263,14 @@ describe("edge labels sit clear of every box and of each other", () => {
     endpoints: [],
     hops: [],
     path,
+    // The path's parts: source -> Service, Service -> each endpoint.
+    edges: path.slice(1).map((to, i) => ({
+      source: i === 0 ? path[0]! : path[1]!,
+      target: to,
+      verdict: "drop" as const,
+      reason: "",
+      decidedBy: [],
+    })),
   });
   it.each([
     ["backend-1 to the cache", ["pod:shop/backend-1", "service:shop/cache", "pod:shop/cache-0"]],
