@@ -9,7 +9,6 @@ import {
   stackReachSummary,
   unmodelledFor,
   unmodelledHeadline,
-  unmodelledTiers,
   type Protocol,
 } from "../../engine/index.ts";
 import {
@@ -87,8 +86,8 @@ function runWithCni(
   io: Output,
 ): number {
   const m = cniClassMatrix(model, cni, port, protocol);
-  // The CNI path does not stack the cluster tiers yet: they are named, not ignored.
-  const unmodelled = [...unmodelledFor(model, "pod"), ...unmodelledTiers(model)];
+  // The CNI path stacks the cluster tiers around the dialect (engine/cni/stack.ts).
+  const unmodelled = unmodelledFor(model, "pod");
   const headline = unmodelledHeadline(unmodelled);
   if (headline && !json) io.out(headline);
   const pods = model.pods.map((p) => p.key);

@@ -20,7 +20,8 @@ import {
   type CalicoPolicy,
   type CalicoTier,
 } from "./calico/policy.ts";
-import { buildCalicoIndex, explainCalico, type CalicoIndex } from "./calico/evaluate.ts";
+import { buildCalicoIndex, explainCalico, KUBE_ADMIN_ORDER, type CalicoIndex } from "./calico/evaluate.ts";
+import { hasTiers, stackCni } from "./stack.ts";
 import { isCiliumObject, parseCiliumPolicy, type CiliumRule } from "./cilium/policy.ts";
 import { explainCilium } from "./cilium/evaluate.ts";
 import type { CniPeer, CniVerdict, Direction } from "./types.ts";
@@ -92,11 +93,22 @@ export function explainCniDirection(
   http?: HttpRequest,
 ): CniVerdict {
   const c = { direction, self, peer, port, protocol, dst: direction === "ingress" ? self : peer.pod, http };
-  const verdicts: CniVerdict[] = [];
-  if (cni.cilium) verdicts.push(explainCilium(model, cni.cilium.rules, model.policies, c));
-  if (cni.calico) verdicts.push(explainCalico(model, cni.calico.index, c));
-  const denied = verdicts.find((v) => !v.allowed || v.l7?.request?.allowed === false);
-  return denied ?? verdicts.find((v) => v.l7) ?? verdicts.find((v) => v.isolated) ?? verdicts[0]!;
+  const tiers = hasTiers(model);
+  const dialect = () => {
+    const verdicts: CniVerdict[] = [];
+    if (cni.cilium) verdicts.push(explainCilium(model, cni.cilium.rules, model.policies, c));
+    if (cni.calico)
+      verdicts.push(explainCalico(model, cni.calico.index, c, tiers ? "after-admin" : undefined));
+    const denied = verdicts.find((v) => !v.allowed || v.l7?.request?.allowed === false);
+    return denied ?? verdicts.find((v) => v.l7) ?? verdicts.find((v) => v.isolated) ?? verdicts[0]!;
+  };
+  // With cluster tiers, the stack: Calico tiers ordered before kube-admin, Admin, the dialect, Baseline (cni/stack.ts).
+  const calico = cni.calico;
+  const pre =
+    tiers && calico?.index.tiers.some((t) => (t.tier.order ?? Infinity) < KUBE_ADMIN_ORDER)
+      ? () => explainCalico(model, calico.index, c, "before-admin")
+      : undefined;
+  return stackCni(model, c, dialect, pre);
 }
 
 /** The peer as a CNI sees an address: the pod behind it, or the node it belongs to. */
@@ -182,6 +194,9 @@ export function cniClassMatrix(
           r.destination.notNets.length,
       ),
     );
+  const tierNets = model.clusterPolicies.some((p) =>
+    [...p.ingress, ...p.egress].some((r) => r.peers.some((x) => x.networks || x.nodes)),
+  );
   const hostPods = model.pods.some((p) => p.hostNetwork);
   const keys = new Map<string, number>();
   const classes: Pod[][] = [];
@@ -201,7 +216,7 @@ export function cniClassMatrix(
       serviceAccount(pod),
       ports,
       pod.hostNetwork ? "h" : "",
-      byAddress || pod.hostNetwork ? (pod.ips[0] ?? "") : "",
+      byAddress || tierNets || pod.hostNetwork ? (pod.ips[0] ?? "") : "",
       hostPods ? (pod.nodeName ?? "") : "",
     ].join("\0");
     let c = keys.get(key);

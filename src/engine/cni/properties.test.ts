@@ -7,7 +7,9 @@
  * - a dialect's policy that selects no pod leaves NetworkPolicy's answer
  *   as the netpol engine gives it (both CNIs enforce NetworkPolicy as
  *   upstream defines it);
- * - a Cilium deny rule never opens a flow (language.rst "Deny Policies").
+ * - a Cilium deny rule never opens a flow (language.rst "Deny Policies");
+ * - with ClusterNetworkPolicies stacked around the dialect (cni/stack.ts),
+ *   the class path, the pair path and the trace still agree.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -253,6 +255,51 @@ const k8sDoc = (p: K8sSpec, i: number): Obj => ({
   spec: p,
 });
 
+// ---- cluster tiers (network-policy-api v1alpha2), stacked around the dialect (cni/stack.ts) ----
+const tierPeer = (dir: "from" | "to") =>
+  fc.oneof(
+    fc
+      .constantFrom(...NAMESPACES)
+      .map((n) => ({ namespaces: { matchLabels: { "kubernetes.io/metadata.name": n } } })),
+    labels.map((l) => ({ pods: { namespaceSelector: {}, podSelector: { matchLabels: l } } })),
+    ...(dir === "to" ? [fc.constant({ networks: ["10.244.1.0/24"] }), fc.constant({ nodes: {} })] : []),
+  );
+const tierRule = (dir: "from" | "to", tier: "Admin" | "Baseline") =>
+  fc.record(
+    {
+      action: fc.constantFrom(...(tier === "Admin" ? ["Accept", "Deny", "Pass"] : ["Accept", "Deny"])),
+      [dir]: fc.array(tierPeer(dir), { minLength: 1, maxLength: 2 }),
+      protocols: fc.constantFrom(
+        [{ tcp: { destinationPort: { number: 80 } } }],
+        [{ udp: { destinationPort: { number: 53 } } }],
+      ),
+    },
+    { requiredKeys: ["action", dir] },
+  );
+const cnpArb = fc.constantFrom("Admin" as const, "Baseline" as const).chain((tier) =>
+  fc.record({
+    tier: fc.constant(tier),
+    priority: fc.integer({ min: 0, max: 3 }),
+    subject: fc.oneof(
+      fc.constant({ namespaces: {} }),
+      fc.constantFrom(...NAMESPACES).map((n) => ({
+        namespaces: { matchLabels: { "kubernetes.io/metadata.name": n } },
+      })),
+      labels.map((l) => ({ pods: { namespaceSelector: {}, podSelector: { matchLabels: l } } })),
+    ),
+    ingress: fc.array(tierRule("from", tier), { maxLength: 2 }),
+    egress: fc.array(tierRule("to", tier), { maxLength: 1 }),
+  }),
+);
+type CnpSpec = typeof cnpArb extends fc.Arbitrary<infer T> ? T : never;
+const cnpDoc = (p: CnpSpec, i: number): Obj => ({
+  apiVersion: "policy.networking.k8s.io/v1alpha2",
+  kind: "ClusterNetworkPolicy",
+  metadata: { name: `cnp${i}` },
+  // Distinct priorities: equal ones leave the winner undefined upstream.
+  spec: { ...p, priority: p.priority * 10 + i },
+});
+
 /** Pairs seen denied and allowed across a property's runs: a property that never sees both proves little. */
 const seen = { denied: 0, allowed: 0 };
 
@@ -310,6 +357,32 @@ describe("CNI dialect properties", slow, () => {
     expect(seen.denied).toBeGreaterThan(100);
     expect(seen.allowed).toBeGreaterThan(100);
   });
+  it.each(["Cilium", "Calico"])(
+    "%s under the cluster tiers: the class path, the pair path and the trace agree",
+    (dialect) => {
+      seen.denied = seen.allowed = 0;
+      const dialectDocs =
+        dialect === "Cilium"
+          ? fc.array(ciliumArb, { minLength: 1, maxLength: 2 }).map((l) => l.map(ciliumDoc))
+          : fc.array(calicoArb, { minLength: 1, maxLength: 2 }).map((l) => l.map(calicoDoc));
+      fc.assert(
+        fc.property(
+          podsArb,
+          dialectDocs,
+          fc.array(cnpArb, { minLength: 1, maxLength: 3 }),
+          fc.array(k8sArb, { maxLength: 1 }),
+          (pods, docs, cnps, nps) => {
+            const model = cluster(pods, [...docs, ...cnps.map(cnpDoc), ...nps.map(k8sDoc)]);
+            expect(model.clusterPolicies.length).toBe(cnps.length);
+            agree(model);
+          },
+        ),
+        { ...params, numRuns: 15 },
+      );
+      expect(seen.denied).toBeGreaterThan(50);
+      expect(seen.allowed).toBeGreaterThan(50);
+    },
+  );
   it("a dialect policy that selects nothing leaves NetworkPolicy's answer unchanged", () => {
     const noHost = podsArb.map((ps) => ps.map((p) => ({ ...p, hostNetwork: false })));
     const inert = [

@@ -26,7 +26,13 @@ export interface CniConnection {
   http?: HttpRequest | undefined;
 }
 
-export type CniLayer = "CiliumNetworkPolicy" | "CalicoNetworkPolicy" | "NetworkPolicy";
+/** Who decided: the dialect, a NetworkPolicy inside it, or a cluster tier around it (cni/stack.ts). */
+export type CniLayer =
+  | "CiliumNetworkPolicy"
+  | "CalicoNetworkPolicy"
+  | "NetworkPolicy"
+  | "AdminNetworkPolicy"
+  | "BaselineAdminNetworkPolicy";
 
 export interface CniRef {
   kind: string;
@@ -49,6 +55,8 @@ export interface CniVerdict {
   reason: string;
   /** The policy, rule and line that decided (absent when nothing governs this end). */
   ref?: CniRef;
+  /** Every applying Calico tier passed (the profile allows, unless a Baseline tier decides first). */
+  passed?: boolean;
   /** Each policy or tier visited, in order, in words: the walkthrough. */
   steps: string[];
   /**

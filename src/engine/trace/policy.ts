@@ -145,6 +145,15 @@ function cniCause(c: CniCheck, direction: PolicyDirection): HopCause {
       : { kind: c.ref.kind, name: c.ref.name }
     : undefined;
   const category = c.verdict === "drop" ? "denied" : c.isolated ? "allowed" : "not-isolated";
+  if (c.layer === "AdminNetworkPolicy" || c.layer === "BaselineAdminNetworkPolicy") {
+    // A cluster tier around the dialect decided (cni/stack.ts).
+    return {
+      layer: c.layer,
+      direction,
+      category: c.verdict === "drop" ? "Deny" : "Accept",
+      ...(object ? { object } : {}),
+    };
+  }
   if (c.layer === "NetworkPolicy") {
     return { layer: "NetworkPolicy", direction, category, ...(object ? { object } : {}) };
   }
@@ -167,14 +176,25 @@ function evaluateCni(
   const hops: TraceHop[] = [];
   const seen = new Set<string>();
   const cl = { kind: client.kind, pod: client.pod, host: client.host, node: client.node.name };
-  const hop = (step: HopStep, c: CniCheck, ep: string, many: boolean) => {
+  const hop = (at: HopStep, c: CniCheck, ep: string, many: boolean) => {
+    const source = at === "egress policy at source";
+    const step: HopStep =
+      c.layer === "AdminNetworkPolicy"
+        ? source
+          ? "admin tier at source"
+          : "admin tier at backend"
+        : c.layer === "BaselineAdminNetworkPolicy"
+          ? source
+            ? "baseline tier at source"
+            : "baseline tier at backend"
+          : at;
     const dialect =
       c.layer === "CiliumNetworkPolicy" ? "Cilium: " : c.layer === "CalicoNetworkPolicy" ? "Calico: " : "";
     const detail = `${dialect}${c.reason}${c.steps.length > 1 ? ` [${c.steps.join("; ")}]` : ""}`;
     const key = `${step}|${c.verdict}|${detail}`;
     if (seen.has(key)) return;
     seen.add(key);
-    const direction = step === "egress policy at source" ? "egress" : "ingress";
+    const direction = source ? "egress" : "ingress";
     const h: TraceHop = {
       step,
       verdict: c.verdict === "allow" ? "pass" : "drop",

@@ -217,14 +217,27 @@ const label = (m: Member) =>
     ? `${m.calico.kind} ${m.calico.key}`
     : `NetworkPolicy ${m.k8s.key} (knp.default.${m.k8s.name}, order ${KNP_ORDER})`;
 
-/** Calico (with Kubernetes NetworkPolicy inside its default tier) for one direction at `c.self`. */
-export function explainCalico(model: Model, index: CalicoIndex, c: CniConnection): CniVerdict {
+/** The order of Calico's `kube-admin` tier, where the Admin tier's policies live (cni/stack.ts). */
+export const KUBE_ADMIN_ORDER = 1000;
+
+/**
+ * Calico (with Kubernetes NetworkPolicy inside its default tier) for one direction at `c.self`.
+ * `range` evaluates only the tiers before the cluster Admin tier (order < 1000) or only those after
+ * it, for the policy stack (cni/stack.ts); a range where every applying tier passes says `passed`.
+ */
+export function explainCalico(
+  model: Model,
+  index: CalicoIndex,
+  c: CniConnection,
+  range?: "before-admin" | "after-admin",
+): CniVerdict {
   const { direction, self } = c;
   const steps: string[] = [];
   let applied = false;
   const other = c.peer.pod ? c.peer.pod.key : c.peer.ip;
   const what = `${c.protocol}/${c.port} ${direction === "ingress" ? "from" : "to"} ${other}`;
   for (const { tier, members } of index.tiers) {
+    if (range && (tier.order ?? Infinity) < KUBE_ADMIN_ORDER !== (range === "before-admin")) continue;
     const applying = members.filter((m) =>
       "calico" in m
         ? calicoApplies(model, m.calico, self, direction)
@@ -330,6 +343,7 @@ export function explainCalico(model: Model, index: CalicoIndex, c: CniConnection
     direction,
     allowed: true,
     isolated: true,
+    ...(range ? { passed: true } : {}),
     layer: "CalicoNetworkPolicy",
     reason: `every Calico tier that selects ${self.key} passes ${what} on: its namespace profile kns.${self.namespace} allows`,
     steps,
