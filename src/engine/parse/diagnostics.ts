@@ -86,6 +86,8 @@ export const DIAGNOSTIC_CODES = {
   KTL609: "Lint: a static ClusterIP or nodePort in the allocator's dynamic band",
   KTL610:
     "Lint: a policy rule's podSelector or namespaceSelector that selects nothing in the input, with the nearest label that exists",
+  KTL611:
+    "Lint: two cluster policies of one tier at one priority that select the same pod (upstream leaves which applies first undefined)",
   KTL620:
     "Update: a field left out keeps the stored value (patchAllocatedValues), e.g. a Service stays headless",
   KTL699: "Lint failed on this input (a ktl bug)",

@@ -29,7 +29,13 @@ export interface Warning extends Finding {
   hint: string;
 }
 
-export const CLUSTER_SCOPED = new Set(["Namespace", "Node"]);
+export const CLUSTER_SCOPED = new Set([
+  "Namespace",
+  "Node",
+  "ClusterNetworkPolicy",
+  "AdminNetworkPolicy",
+  "BaselineAdminNetworkPolicy",
+]);
 
 export function finding(o: KObject, e: FieldError): Finding {
   const f: Finding = {

@@ -17,6 +17,8 @@ import { Allocations, validateServiceCreate, type Svc } from "./service.ts";
 import { validateNetworkPolicy } from "./networkpolicy.ts";
 import { validateEndpointSlice } from "./endpointslice.ts";
 import { lintModel } from "./lint.ts";
+import { isModelled } from "../parse/kinds.ts";
+import { lintTierPriorities, TIER_KINDS, validateClusterPolicy } from "./tiers.ts";
 import { CLUSTER_SCOPED, finding, warning, type Finding, type Warning } from "./findings.ts";
 
 export type { Finding, Warning } from "./findings.ts";
@@ -142,6 +144,12 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
         case "EndpointSlice":
           errs = validateEndpointSlice(o.raw);
           break;
+        case "ClusterNetworkPolicy":
+        case "AdminNetworkPolicy":
+        case "BaselineAdminNetworkPolicy":
+          // network-policy-api's CRDs (validate/tiers.ts), for the group they are modelled in.
+          errs = TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind) ? validateClusterPolicy(o) : [];
+          break;
         default: {
           const rule = NAME_RULES[o.kind];
           errs = rule ? validateObjectMeta(o.raw, !CLUSTER_SCOPED.has(o.kind), rule[0], rule[1]) : [];
@@ -164,6 +172,13 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
   if (options.lint !== false) {
     try {
       warnings.push(...lintModel(model, services, allocations));
+      const tierObjects = new Map(
+        model.clusterPolicies.flatMap((p) => {
+          const o = model.objects.find((x) => x.kind === p.kind && x.name === p.name);
+          return o ? [[p, o] as const] : [];
+        }),
+      );
+      warnings.push(...lintTierPriorities(model, tierObjects));
     } catch (e) {
       const o = model.objects[0];
       if (o)
