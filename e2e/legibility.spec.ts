@@ -62,7 +62,8 @@ async function measure(page: Page): Promise<Measure> {
       const box = el.closest(".rf-path") ?? el;
       const r = rectOf(el);
       const b = box.getBoundingClientRect();
-      if (el.scrollWidth > el.clientWidth + 1 || r.right > b.right + 1 || r.bottom > b.bottom + 1)
+      // Cut where the text runs past its box's border (into the padding is fine: nothing hides it there).
+      if (r.right > b.right - 1 || r.bottom > b.bottom - 1 || r.left < b.left || r.top < b.top)
         clipped.push(name(el));
     }
     const overlaps: string[] = [];
