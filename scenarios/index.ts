@@ -10,25 +10,8 @@ import shopAcrossZones from "./01-trace-a-shop-across-zones/manifests.yaml";
 import frontendToPayments from "./fixtures/why-frontend-cannot-reach-payments/manifests.yaml";
 import { LESSON_SCENARIOS } from "./lessons.ts";
 
-export type ExpectedVerdict = "allow" | "drop" | "partial";
-
-export interface ScenarioExpectation {
-  /** Trace source in `ktl trace` syntax: pod:NS/NAME, node:NAME, external:IP@NODE. */
-  from: string;
-  /** Trace destination in `ktl trace` syntax: service:NS/NAME:PORT, pod:NS/NAME:PORT. */
-  to: string;
-  verdict: ExpectedVerdict;
-}
-
-export interface Scenario {
-  id: string;
-  title: string;
-  summary: string;
-  /** The file name the playground shows and the engine reports in diagnostics. */
-  file: string;
-  manifests: string;
-  expect: readonly ScenarioExpectation[];
-}
+export type { ExpectedVerdict, Scenario, ScenarioExpectation } from "./types.ts";
+import type { Scenario } from "./types.ts";
 
 export const SCENARIOS: readonly Scenario[] = [
   {

@@ -16,7 +16,7 @@ import hairpin from "./21-call-your-own-service-hairpin/manifests.yaml";
 import sourceRanges from "./22-filter-clients-with-source-ranges/manifests.yaml";
 import crossZone from "./23-watch-hints-cross-zones/manifests.yaml";
 import lbInside from "./24-call-a-load-balancer-from-inside/manifests.yaml";
-import type { Scenario, ScenarioExpectation } from "./index.ts";
+import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
 import noLocal from "./04-drop-calls-with-no-local-endpoint/manifests.yaml";

@@ -19,19 +19,16 @@ import {
   buildModel,
   buildPolicyIndex,
   buildProxyIndex,
-  classMatrix,
   computeConnlist,
   diffTexts,
   nodeRules,
   parseManifests,
-  podMatrix,
-  reachSummary,
   traceRequest,
   validateModel,
-  whatIfTargets,
-  type TraceDestination,
-  type TraceSource,
 } from "./index.ts";
+import { classMatrix, podMatrix, reachSummary } from "./netpol/index.ts";
+import { whatIfTargets } from "./whatif/index.ts";
+import { type TraceDestination, type TraceSource } from "./trace/index.ts";
 import { analyzeText } from "./analysis/index.ts";
 import { parseYamlFile } from "./parse/yaml.ts";
 

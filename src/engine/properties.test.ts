@@ -11,16 +11,13 @@ import { describe, expect, it } from "vitest";
 import {
   buildPolicyIndex,
   buildProxyIndex,
-  pairAllowed,
-  classMatrix,
-  explainPair,
   loadModel,
-  podMatrix,
   traceRequest,
   validateModel,
   type Model,
   type Protocol,
 } from "./index.ts";
+import { pairAllowed, classMatrix, explainPair, podMatrix } from "./netpol/index.ts";
 
 const SEED = 20250101;
 const RUNS = 60;

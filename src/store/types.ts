@@ -12,9 +12,9 @@
  * selectors (src/graph), never stored.
  */
 import type { StateCreator } from "zustand";
-import type { WorkshopSlice } from "./workshopSlice.ts";
 import type { SessionSlice } from "./sessionSlice.ts";
 import type { SharedView } from "../share/view.ts";
+import type { InputDiff } from "../engine/index.ts";
 import type {
   Analysis,
   ConnlistDownload,
@@ -192,3 +192,34 @@ export type { Protocol };
 
 /** A slice of the combined store; the middleware sits on the combined store only (zustand's slices guide). */
 export type SliceCreator<T> = StateCreator<AppState, [["zustand/subscribeWithSelector", never]], [], T>;
+
+// The workshop slice's shape lives here, not in workshopSlice.ts, so the store's types and the slice do not import each other.
+
+export interface WhatIfState {
+  status: "idle" | "running" | "ready" | "error";
+  /** What was done, in words ("drain node-a"). */
+  label: string;
+  /** The text before and right after the change; the comparison holds while the editor shows `after`. */
+  before: string;
+  after: string;
+  /** What the edit did beyond the text (pods removed, fields dropped). */
+  notes: string[];
+  diff: InputDiff | undefined;
+  error: string | undefined;
+}
+
+export interface WorkshopSlice {
+  answerShown: boolean;
+  whatIf: WhatIfState;
+  presenting: boolean;
+  /** The hop shown in presenter mode; -1 is the question's overview. */
+  presenterStep: number;
+  showAnswer(shown: boolean): void;
+  whatIfStarted(label: string, before: string): void;
+  whatIfApplied(after: string, notes: string[]): void;
+  whatIfCompared(after: string, diff: InputDiff): void;
+  whatIfFailed(error: string): void;
+  clearWhatIf(): void;
+  setPresenting(on: boolean): void;
+  setPresenterStep(step: number): void;
+}

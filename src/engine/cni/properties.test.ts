@@ -16,13 +16,12 @@ import { describe, expect, it } from "vitest";
 import {
   buildPolicyIndex,
   buildProxyIndex,
-  classMatrix,
   loadModel,
-  podMatrix,
   traceRequest,
   type Model,
   type Protocol,
 } from "../index.ts";
+import { classMatrix, podMatrix } from "../netpol/index.ts";
 import { cniClassMatrix, cniPairAllowed, cniPodMatrix, hasCniPolicies } from "./index.ts";
 
 const params = { seed: 20261201, numRuns: 25 };

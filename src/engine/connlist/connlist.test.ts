@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { explainPair, loadModel } from "../index.ts";
+import { loadModel } from "../index.ts";
+import { explainPair } from "../netpol/index.ts";
 import { computeConnlist, probeIntervals, probeStarts, type ConnList } from "./index.ts";
 import { formatConnlist } from "./format.ts";
 

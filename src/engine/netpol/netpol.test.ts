@@ -5,15 +5,8 @@
  * Every case is checked through both paths (class matrix and exact per-pair).
  */
 import { describe, expect, it } from "vitest";
-import {
-  buildPolicyIndex,
-  classMatrix,
-  explainPair,
-  loadModel,
-  pairAllowed,
-  podMatrix,
-  reachSummary,
-} from "../index.ts";
+import { buildPolicyIndex, loadModel } from "../index.ts";
+import { classMatrix, explainPair, pairAllowed, podMatrix, reachSummary } from "./index.ts";
 import type { Protocol } from "../model/types.ts";
 
 const NAMESPACES = ["x", "y", "z"];

@@ -11,15 +11,8 @@
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import {
-  buildPolicyIndex,
-  classMatrix,
-  explainPair,
-  loadModel,
-  pairAllowed,
-  podMatrix,
-  reachSummary,
-} from "../index.ts";
+import { buildPolicyIndex, loadModel } from "../index.ts";
+import { classMatrix, explainPair, pairAllowed, podMatrix, reachSummary } from "./index.ts";
 import { ipv4Number } from "../model/ip.ts";
 import { setForm } from "./bitset.ts";
 import { parseIPv4 } from "../model/ip.ts";

@@ -7,14 +7,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  buildModel,
-  buildPolicyIndex,
-  classMatrix,
-  parseManifests,
-  podMatrix,
-  validateModel,
-} from "../index.ts";
+import { buildModel, buildPolicyIndex, parseManifests, validateModel } from "../index.ts";
+import { classMatrix, podMatrix } from "../netpol/index.ts";
 
 const DIR = join(import.meta.dirname, "testdata", "hostile");
 
