@@ -15,6 +15,7 @@
  */
 import { hasCniPolicies } from "../cni/index.ts";
 import { cniFlow } from "./cni.ts";
+import { tierFlow, tierStack } from "./tiers.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
@@ -433,6 +434,22 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           if (c.client) flow.client = podId(c.client.key);
           else delete flow.client;
           if (c.l7) flow.l7 = c.l7;
+          if (c.verdict !== "allow") flow.dropCause = "policy";
+        } else if (tierStack(model, index)) {
+          // The cluster tiers around NetworkPolicy decide (policy/stack.ts, analysis/tiers.ts).
+          const c = tierFlow(
+            tierStack(model, index)!,
+            (senders ??= senderPods(model)),
+            pod,
+            ep.port,
+            p.protocol,
+          );
+          flow.verdict = c.verdict;
+          flow.reason = c.reason;
+          flow.decidedBy = c.decidedBy;
+          if (c.client) flow.client = podId(c.client.key);
+          else delete flow.client;
+          if (c.tier) flow.tier = c.tier;
           if (c.verdict !== "allow") flow.dropCause = "policy";
         } else {
           flow.verdict = sum.verdict;

@@ -11,6 +11,8 @@
 import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
 import type { CniName } from "../cni/profile.ts";
 import { cniFlow } from "./cni.ts";
+import { tierStack } from "./tiers.ts";
+import { stackMatrix, stackPairAllowed } from "../policy/index.ts";
 import { taintText } from "../model/taints.ts";
 import { externallyAccessible } from "../model/services.ts";
 import type { InputFile } from "../parse/manifests.ts";
@@ -359,6 +361,9 @@ function directFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex | undef
         };
         if (cp.name) flow.portName = cp.name;
         if (cniSummary?.l7) flow.l7 = cniSummary.l7;
+        const layer = traced?.endpoints[0]?.decidedBy?.layer;
+        if (layer === "AdminNetworkPolicy") flow.tier = "Admin";
+        else if (layer === "BaselineAdminNetworkPolicy") flow.tier = "Baseline";
         if (d.verdict !== "allow") flow.dropCause = d.dropCause ?? "policy";
         flows.push(flow);
       }
@@ -394,10 +399,15 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
   const cm: ClassMatrix = classMatrix(index, q.port, q.protocol);
   const cni = hasCniPolicies(model.cni) ? model.cni : undefined;
   const cniMatrix = cni ? cniClassMatrix(model, cni, q.port, q.protocol) : undefined;
+  // The cluster tiers around NetworkPolicy (policy/stack.ts), when the input has some.
+  const stack = cniMatrix ? undefined : tierStack(model, index);
+  const sm = stack ? stackMatrix(stack, q.port, q.protocol) : undefined;
   const allowed = (a: Pod, b: Pod) =>
     cniMatrix
       ? cniMatrix.allowed[cniMatrix.classOf[a.index]!]![cniMatrix.classOf[b.index]!] === 1
-      : pairAllowed(index, cm, a, b);
+      : stack && sm
+        ? stackPairAllowed(stack, sm, a, b)
+        : pairAllowed(index, cm, a, b);
   const pods = model.pods;
   if (q.by === "pod") {
     if (pods.length > maxRows)

@@ -158,6 +158,8 @@ export interface Flow {
   client?: string;
   /** Only these L7 HTTP rules of a CNI policy allow the edge ("GET /api/.*"): other requests get 403. */
   l7?: string[];
+  /** A cluster policy tier decided the edge (ClusterNetworkPolicy, AdminNetworkPolicy, BaselineAdminNetworkPolicy). */
+  tier?: "Admin" | "Baseline";
 }
 
 export interface AnalysisStats {

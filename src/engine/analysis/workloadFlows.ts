@@ -16,6 +16,8 @@
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
+import { stackMatrix, stackPairAllowed } from "../policy/index.ts";
+import { tierStack } from "./tiers.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, RefView } from "./types.ts";
@@ -62,7 +64,13 @@ export function workloadFlows(
 
   // One judge per endpoint port: the class matrix (or the CNI dialect's) looked up once, not per pair.
   type Judge = ((src: Pod, dst: Pod) => boolean) & { matrix?: ClassMatrix };
+  const stack = cni ? undefined : tierStack(model, index);
   const judgeOf = (port: number, protocol: Protocol): Judge => {
+    if (stack) {
+      // The cluster tiers around NetworkPolicy (policy/stack.ts): the stack's class rows, no shortcut by ingress row.
+      const sm = stackMatrix(stack, port, protocol);
+      return (src: Pod, dst: Pod) => stackPairAllowed(stack, sm, src, dst);
+    }
     if (!cni) {
       const m = matrixOf(port, protocol);
       return Object.assign((src: Pod, dst: Pod) => pairAllowed(index, m, src, dst), { matrix: m });
@@ -98,7 +106,7 @@ export function workloadFlows(
       byClass.fill(-1);
       // Classes some endpoint's ingress admits; a pod-network source of any other class is dropped
       // without judging it (undefined: some endpoint is not isolated for ingress, every class may pass).
-      let admits: Uint8Array | undefined = cni ? undefined : marks.fill(0);
+      let admits: Uint8Array | undefined = cni || stack ? undefined : marks.fill(0);
       for (const ep of endpoints) {
         const row = admits && ep.judge.matrix!.ingressFrom[index.classOf[ep.pod.index]!];
         if (row === null) admits = undefined;
@@ -112,7 +120,7 @@ export function workloadFlows(
           continue;
         }
         const cls = sourceClass[k]!;
-        const memo = !cni && !src.hostNetwork;
+        const memo = !cni && !stack && !src.hostNetwork;
         let admitted = memo ? byClass[cls]! : -1;
         if (admitted < 0) {
           admitted = 0;
