@@ -128,6 +128,38 @@ function traceTimes(model, n) {
   return { perTrace, index: indexMs };
 }
 
+/**
+ * The playground worker's path (--analysis): openAnalysis of the whole text,
+ * then the same after a one-doc edit (a policy appended) with the parse cache
+ * warm, and the size of the answer to the page (the delta against the
+ * analysis before the edit, as JSON) against the whole analysis.
+ */
+if (arg("analysis", false) === true) {
+  const { openAnalysis } = await import("../src/engine/analysis/index.ts");
+  const { YamlPartCache } = await import("../src/engine/parse/yaml.ts");
+  const { messageFor } = await import("../src/worker/delta.ts");
+  times.analysis = [];
+  times.reanalysis = [];
+  const sizes = { whole: [], delta: [] };
+  for (let r = 0; r < runs; r++) {
+    const parseCache = new YamlPartCache();
+    const name = "bench.yaml";
+    gc();
+    let t = performance.now();
+    const before = openAnalysis([{ name, text }], { parseCache }).analysis;
+    times.analysis.push(performance.now() - t);
+    const edited = `${text}\n---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: bench-edit-${r}\n  namespace: default\nspec:\n  podSelector: {}\n  ingress:\n  - {}\n`;
+    gc();
+    t = performance.now();
+    const after = openAnalysis([{ name, text: edited }], { parseCache }).analysis;
+    times.reanalysis.push(performance.now() - t);
+    sizes.whole.push(JSON.stringify(after).length / 1000);
+    sizes.delta.push(JSON.stringify(messageFor(after, { generation: 1, value: before })).length / 1000);
+  }
+  times.answerWholeKB = sizes.whole;
+  times.answerDeltaKB = sizes.delta;
+}
+
 const mem = process.memoryUsage();
 process.stdout.write(
   JSON.stringify({

@@ -162,6 +162,7 @@ async function engineFigures(runner) {
     );
     const args = ["--expose-gc", runner, "--file", path, "--runs", String(inRuns), "--port", "80"];
     if (tier === "M") args.push("--matrix");
+    if (tier === "S" || tier === "M" || tier === "L") args.push("--analysis");
     if (tier in TIERS) args.push("--traces", String(TRACES));
     const r = runNode(args);
     if (r.status !== 0) {
@@ -178,7 +179,7 @@ async function engineFigures(runner) {
     };
     for (const [phase, values] of Object.entries(out.times)) {
       if (values.every((v) => !Number.isFinite(v))) continue;
-      row.figures[phase] = record(tier, phase, "ms", values, at);
+      row.figures[phase] = record(tier, phase, phase.endsWith("KB") ? "kB" : "ms", values, at);
     }
     row.figures.runnerPeakRSS = record(tier, "in-process peak RSS", "MB", [out.maxRssMB], at);
 
@@ -384,6 +385,27 @@ function markdown(rows, browserResult, m) {
     );
   }
   L.push("");
+  const analysed = rows.filter((r) => r.figures.analysis);
+  if (analysed.length) {
+    L.push(
+      "The playground worker's path, in-process: the whole analysis (`openAnalysis`), then again after a one-doc",
+    );
+    L.push(
+      "edit (a policy appended) with the worker's parse cache warm, and the answer to the page as JSON: the whole",
+    );
+    L.push("analysis, and the delta against the analysis before the edit that the worker sends.", "");
+    L.push(
+      "| tier | analysis | after a one-doc edit | whole answer | delta answer |",
+      "|---|---:|---:|---:|---:|",
+    );
+    for (const r of analysed) {
+      const f = r.figures;
+      L.push(
+        `| ${r.tier} | ${fmt(f.analysis)} | ${fmt(f.reanalysis)} | ${fmt(f.answerWholeKB, "kB")} | ${fmt(f.answerDeltaKB, "kB")} |`,
+      );
+    }
+    L.push("");
+  }
   L.push(
     "Tiers: S, M and XL write Deployments, StatefulSets and a DaemonSet that the model expands; L writes every pod",
   );
@@ -435,6 +457,8 @@ function markdown(rows, browserResult, m) {
     );
   }
   L.push("");
+  const notes = join(root, "bench", "notes.md");
+  if (existsSync(notes)) L.push(readFileSync(notes, "utf8").trim(), "");
   return L.join("\n");
 }
 
