@@ -31,12 +31,17 @@ import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
 import {
+  conditionTaints,
   daemonSetTolerations,
+  DEFAULT_TOLERATION_SECONDS,
+  noExecuteOutcome,
   parseTaints,
   parseTolerations,
   taintText,
   UNSCHEDULABLE_TAINT,
   untoleratedTaint,
+  withDefaultTolerations,
+  type Toleration,
 } from "./taints.ts";
 import {
   controllerOf,
@@ -148,6 +153,8 @@ function nodeFromObject(o: KObject): Node {
     !node.taints.some((t) => t.key === UNSCHEDULABLE_TAINT && t.effect === "NoSchedule")
   )
     node.taints.push({ key: UNSCHEDULABLE_TAINT, effect: "NoSchedule" });
+  // The node lifecycle controller's taints for its conditions (not-ready, unreachable, pressure).
+  node.taints.push(...conditionTaints(status.conditions, node.taints));
   return node;
 }
 
@@ -325,9 +332,14 @@ function nodeAffinityMatches(spec: Json, node: Node): boolean {
  */
 function blockingTaint(spec: Json, node: Node, daemonSet: boolean): Taint | undefined {
   if (node.taints.length === 0) return undefined;
+  return untoleratedTaint(node.taints, podTolerations(spec, daemonSet));
+}
+
+/** The pod's tolerations as the apiserver stores them: its own, the DaemonSet controller's, then DefaultTolerationSeconds'. */
+function podTolerations(spec: Json, daemonSet: boolean): Toleration[] {
   const tolerations = parseTolerations(spec);
   if (daemonSet) tolerations.push(...daemonSetTolerations(bool(spec.hostNetwork) ?? false));
-  return untoleratedTaint(node.taints, tolerations);
+  return withDefaultTolerations(tolerations);
 }
 
 /** Why a node cannot run the pod, in a few words; undefined when it can. */
@@ -781,6 +793,7 @@ export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = 
 
   const pods: Pod[] = [];
   const podsByKey = new Map<string, Pod>();
+  const notReadyPods = new Map<string, { key: string; outcome: ReturnType<typeof noExecuteOutcome> }[]>();
   const exhausted = new Map<string, { count: number; first: PodSpecInput; key: string }>();
   for (const { input: p, name, nodeName } of placed) {
     const key = `${p.namespace}/${name}`;
@@ -823,7 +836,15 @@ export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = 
         hint: "Write status.podIP (and podIPs) as the kubelet reports them, or leave the status out to model the pod as running with an address from its node's podCIDR.",
       });
     }
-    const { phase, ready } = readiness(p.status);
+    const { phase, ready: podReady } = readiness(p.status);
+    // MarkPodsNotReady (node lifecycle controller): a pod on a node whose Ready condition is not True is not ready.
+    const ready = podReady && (node?.ready ?? true);
+    if (node && !node.ready && !node.synthesized) {
+      const outcome = noExecuteOutcome(node.taints, podTolerations(p.spec, p.daemonSet));
+      const list = notReadyPods.get(node.name) ?? [];
+      list.push({ key, outcome });
+      notReadyPods.set(node.name, list);
+    }
     const pod: Pod = {
       index: 0,
       namespace: p.namespace,
@@ -847,6 +868,37 @@ export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = 
     if (podsByKey.has(key)) continue;
     podsByKey.set(key, pod);
     pods.push(pod);
+  }
+  for (const [nodeName, list] of notReadyPods) {
+    const node = nodesByName.get(nodeName)!;
+    const noExecute = node.taints.filter((t) => t.effect === "NoExecute").map(taintText);
+    const groups = new Map<string, string[]>();
+    for (const { key, outcome } of list) {
+      const what = !outcome
+        ? "stay"
+        : "evicted" in outcome
+          ? `are evicted at once (they do not tolerate ${taintText(outcome.evicted)})`
+          : outcome.stays === undefined
+            ? "stay (they tolerate it without tolerationSeconds)"
+            : `are evicted ${outcome.stays} s after the taint appeared (tolerationSeconds${outcome.stays === DEFAULT_TOLERATION_SECONDS ? " of DefaultTolerationSeconds" : ""})`;
+      groups.set(what, [...(groups.get(what) ?? []), key]);
+    }
+    const fates = [...groups].map(
+      ([what, keys]) =>
+        `${keys.slice(0, 3).join(", ")}${keys.length > 3 ? ` and ${keys.length - 3} more` : ""} ${what}`,
+    );
+    diagnostics.push({
+      code: "KTL209",
+      severity: "info",
+      file: node.source?.file ?? "",
+      doc: node.source?.doc ?? 0,
+      line: node.source?.line ?? 1,
+      column: 1,
+      kind: "Node",
+      name: node.name,
+      message: `node ${nodeName} is not ready (${noExecute.join(", ") || "Ready is not True"}): its ${list.length} pod(s) are marked not ready, so no Service sends them traffic (MarkPodsNotReady), and no new pod is scheduled there; ${fates.join("; ")}`,
+      hint: "Set the node's Ready condition to True to model it healthy, or add tolerations (key node.kubernetes.io/not-ready, operator Exists, effect NoExecute) to keep pods there longer.",
+    });
   }
   for (const [nodeName, { count, first, key }] of exhausted) {
     diagnostics.push({

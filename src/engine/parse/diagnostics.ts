@@ -50,6 +50,8 @@ export const DIAGNOSTIC_CODES = {
   KTL206: "A workload whose pods the input lists generates no pods of its own (kubectl get -o yaml dumps)",
   KTL207: "A pod has a status but no podIP: not started, so it is no endpoint (ShouldPodBeInEndpoints)",
   KTL208: "A DaemonSet runs no pod on a node whose taint it does not tolerate (NodeShouldRunDaemonPod)",
+  KTL209:
+    "A node is not ready: its pods are marked not ready and leave after their NoExecute tolerationSeconds (DefaultTolerationSeconds: 300 s)",
   KTL210:
     "A workload asks for more pods than ktl models (MAX_REPLICAS per workload, MAX_GENERATED_PODS in all): the rest are left out",
   KTL211:
