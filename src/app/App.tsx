@@ -16,6 +16,17 @@ export function App() {
   const presenting = useApp((s) => s.presenting);
   return (
     <div className={presenting ? "app presenting" : "app"}>
+      {/* Keyboard users reach the graph without tabbing through the toolbar and the editor (whose Tab indents). */}
+      <a
+        className="skip-link"
+        href="#graph-canvas"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById("graph-canvas")?.focus();
+        }}
+      >
+        Skip to the graph
+      </a>
       <Toolbar />
       <SafeModeBar />
       <TabConflictBar />

@@ -92,7 +92,7 @@ export function EditorPane() {
             renderLineHighlight: "line",
             tabSize: 2,
             theme: store.getState().theme === "dark" ? "vs-dark" : "vs",
-            ariaLabel: "YAML manifests editor",
+            ariaLabel: "YAML manifests editor. Tab indents; Ctrl+M makes Tab move the focus instead.",
             quickSuggestions: { other: true, comments: false, strings: true },
             // Completions come from the schemas (monaco-yaml); words from elsewhere in the file only add noise.
             wordBasedSuggestions: "off",
@@ -202,6 +202,10 @@ export function EditorPane() {
       <div className="panel-head">
         <h2 id="editor-title">Manifests</h2>
         <span className="muted mono">{file}</span>
+        {/* Monaco's Tab indents, which traps keyboard users: its own toggle (Ctrl+M) makes Tab move focus. */}
+        <span className="muted tab-hint" id="editor-tab-hint">
+          Tab indents · <kbd>Ctrl</kbd>+<kbd>M</kbd>: Tab leaves the editor
+        </span>
       </div>
       <div className="editor-host" ref={host} data-testid="editor" data-ready={ready ? "true" : "false"}>
         {!ready && (

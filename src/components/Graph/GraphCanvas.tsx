@@ -55,6 +55,48 @@ import { edgeTypes, EdgeMarkers } from "./VerdictEdge.tsx";
 import { Legend } from "./Legend.tsx";
 import { useLayout } from "./useLayout.ts";
 import { markFirstDraw } from "../../app/firstDraw.ts";
+import { drawnAs, findMatches, searchIndex, type Match } from "../../graph/search.ts";
+
+/** Find a pod, workload, Service or namespace: opens what folds it, then the canvas centres and selects it. */
+function GraphFind({ onFind }: { onFind: (m: Match) => void }) {
+  const result = useApp((s) => s.analysis.result);
+  const index = useMemo(() => (result ? searchIndex(result) : []), [result]);
+  const [query, setQuery] = useState("");
+  const [status, setStatus] = useState("");
+  const matches = useMemo(() => findMatches(index, query), [index, query]);
+  const go = (ev: React.FormEvent) => {
+    ev.preventDefault();
+    const q = query.trim();
+    const m = matches.find((x) => `${x.kind} ${x.name}` === q || x.name === q) ?? matches[0];
+    if (!m) {
+      setStatus(q ? `Nothing named “${q}”` : "");
+      return;
+    }
+    setStatus(`${m.kind} ${m.name}`);
+    onFind(m);
+  };
+  return (
+    <form className="graph-find" role="search" onSubmit={go}>
+      <input
+        type="search"
+        list="graph-find-list"
+        value={query}
+        placeholder="Find pod, workload, Service, namespace"
+        aria-label="Find a pod, workload, Service or namespace in the graph (Enter goes to it)"
+        onChange={(e) => setQuery(e.target.value)}
+        data-testid="graph-find"
+      />
+      <datalist id="graph-find-list">
+        {matches.map((m) => (
+          <option key={`${m.kind} ${m.name}`} value={`${m.kind} ${m.name}`} />
+        ))}
+      </datalist>
+      <span className="sr-only" role="status">
+        {status}
+      </span>
+    </form>
+  );
+}
 
 /** The trace that explains an edge: its first dropped flow, else its first flow. */
 export function askEdge(store: AppStore, e: GraphEdge) {
@@ -184,6 +226,44 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
     performance.mark(`ktl:graph-drawn:${drawnRevision}`);
     markFirstDraw();
   }, [drawnRevision, elements]);
+
+  // Find: the element (or what folds it) is centred and selected; when its fold had to open, once the new graph is drawn.
+  const seek = useRef<string[] | undefined>(undefined);
+  const centre = useCallback(
+    (ids: readonly string[]): boolean => {
+      if (!displayed) return false;
+      const byId = new Map(displayed.graph.nodes.map((n) => [n.id, n]));
+      const id = drawnAs(displayed.graph, ids);
+      if (!id) return false;
+      const sel = selectionOf(byId.get(id)!.kind, id);
+      if (sel) store.getState().select(sel);
+      const p = displayed.positions[id];
+      // After the fit a new structure gets (next frame).
+      if (p)
+        setTimeout(
+          () =>
+            void setCenter(p.x + p.width / 2, p.y + p.height / 2, {
+              zoom: Math.max(getViewport().zoom, 1),
+              duration: 200,
+            }),
+          80,
+        );
+      return true;
+    },
+    [displayed, store, setCenter, getViewport],
+  );
+  const onFind = useCallback(
+    (m: Match) => {
+      const closed = m.opens.filter((k) => store.getState().graphOpen[k] !== true);
+      for (const k of closed) store.getState().setGraphOpen(k, true);
+      if (closed.length === 0 && centre(m.ids)) return;
+      seek.current = m.ids;
+    },
+    [store, centre],
+  );
+  useEffect(() => {
+    if (seek.current && centre(seek.current)) seek.current = undefined;
+  }, [centre]);
 
   // Fit the view when the structure changes (a new layout), not on every verdict change.
   const fitted = useRef<string | undefined>(undefined);
@@ -340,6 +420,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       <EdgeMarkers />
       <div
         className="graph-canvas"
+        id="graph-canvas"
         tabIndex={0}
         role="group"
         aria-roledescription="traffic graph"
@@ -411,6 +492,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
         </ReactFlow>
       </div>
       <Legend
+        find={<GraphFind onFind={onFind} />}
         note={
           displayed && displayed.graph.level !== "pod"
             ? paths

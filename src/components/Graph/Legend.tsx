@@ -1,7 +1,7 @@
 import { CATEGORIES, GLYPH_PATHS } from "../../graph/verdicts.ts";
 
 /** The legend is drawn from the same table as the edges: colour, dash and glyph. */
-export function Legend({ note }: { note?: string | undefined }) {
+export function Legend({ note, find }: { note?: string | undefined; find?: React.ReactNode }) {
   return (
     <div className="legend" role="group" aria-label="Legend">
       <span className="legend-title">Edges</span>
@@ -33,6 +33,7 @@ export function Legend({ note }: { note?: string | undefined }) {
           <span>{c.label}</span>
         </span>
       ))}
+      {find}
       {note ? (
         <span className="muted" role="status">
           {note}
