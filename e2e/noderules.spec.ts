@@ -119,6 +119,40 @@ test.describe("node rules", () => {
     });
   }
 
+  test("the same question walks the nftables rules and the IPVS servers too (issue 17): the verdict-map element, the server without real servers", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto("./#lesson=4");
+    await new WorkshopPanel(page).traceLessonQuestion(0);
+    await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+    await playground.details.getByRole("button", { name: "see the rules it matched there" }).click();
+    const rules = new NodeRulesPanel(page);
+    const node = "aks-nodepool1-23236778-vmss000002";
+    await rules.expectShown(node, "iptables");
+
+    await rules.setMode("nftables");
+    await rules.expectShown(node, "nftables");
+    const stop = rules.stoppingLine();
+    await expect(stop).toHaveCount(1);
+    await expect(stop).toHaveAttribute("data-stop", "drop");
+    await expect(stop.locator(".rl-text")).toHaveText(/vmap @no-endpoint-services$/);
+    await expect(rules.walk).toContainText("dropped by nftables chain service-endpoints-check");
+    // The chip of the verdict-map element brings its line, marked as walked, into view.
+    const chips = rules.ruleChips();
+    await chips.last().click();
+    const element = rules.matchedLines().last();
+    await expect(element).toBeInViewport();
+    await expect(element.locator(".rl-text")).toContainText(". tcp . 80 comment");
+
+    await rules.setMode("IPVS");
+    await rules.expectShown(node, "IPVS");
+    const vs = rules.stoppingLine();
+    await expect(vs).toHaveAttribute("data-stop", "reject");
+    await expect(vs.locator(".rl-text")).toHaveText(/^TCP {2}\S+:80 rr$/);
+    await expect(rules.walk).toContainText("rejected by the IPVS virtual server, which has no real server");
+  });
+
   test("the workload connectivity list downloads as ktl connlist prints it, in text and JSON", async ({
     playground,
     page,

@@ -86,7 +86,14 @@ export function lineKind(text: string): "comment" | "table" | "chain" | "drop" |
 /** One branch of a walk in a few words ("dropped by filter KUBE-SERVICES, rule 5 of 5"); the engine's note says the rest. */
 export function branchSummary(b: RuleBranchView): string {
   const stop = b.stoppedAt !== undefined ? b.steps[b.stoppedAt] : undefined;
+  // iptables names its table, nftables its chain, IPVS the virtual server that has no real server.
+  const where = (s: RuleBranchView["steps"][number]) =>
+    s.table === "ipvs"
+      ? "the IPVS virtual server, which has no real server"
+      : s.table === "kube-proxy"
+        ? `nftables chain ${s.chain}`
+        : `${s.table} ${s.chain}`;
   if (stop)
-    return `${b.verdict === "reject" ? "rejected" : "dropped"} by ${stop.table} ${stop.chain}, rule ${b.stoppedAt! + 1} of ${b.steps.length}`;
+    return `${b.verdict === "reject" ? "rejected" : "dropped"} by ${where(stop)}, rule ${b.stoppedAt! + 1} of ${b.steps.length}`;
   return `${b.endpoint ? `DNAT to ${b.endpoint}` : "no DNAT"}${b.masquerade ? ", masqueraded" : ""}, accepted after ${b.steps.length} rule${b.steps.length === 1 ? "" : "s"}`;
 }
