@@ -48,4 +48,28 @@ test.describe("answers that point at the cause", () => {
       "namespace kube-system has label `name=kube-system`; it has no label `name` but has `kubernetes.io/metadata.name=kube-system`",
     );
   });
+
+  test("ask by workload: every pod of the Deployment answered, one traced, the graph lit on its path", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto();
+    await page
+      .getByLabel("Scenario", { exact: true })
+      .selectOption("fixture-why-frontend-cannot-reach-payments");
+    await page.getByRole("combobox", { name: "Source" }).selectOption("workload:web/Deployment/frontend");
+    await page.getByRole("combobox", { name: "Destination" }).selectOption("service:payments/payments:8443");
+    await page.getByRole("button", { name: "Trace" }).click();
+    const answer = page.getByTestId("workload-verdict");
+    await expect(answer).toHaveAttribute("data-verdict", "drop");
+    await expect(answer).toContainText("none of the 2 pods of Deployment web/frontend are allowed");
+    await expect(page.getByTestId("workload-pair")).toHaveCount(2);
+    // The traced pod's answer follows, with the near miss that names the cause.
+    await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+    await expect(page.getByTestId("near-miss").first()).toContainText("it has `team=storefront`");
+    // Another pod's own trace is one click away.
+    await page.getByTestId("workload-pair").getByRole("button", { name: "explain" }).first().click();
+    await expect(page.getByTestId("workload-verdict")).toHaveCount(0);
+    await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+  });
 });

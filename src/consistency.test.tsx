@@ -18,7 +18,7 @@ import { describe, expect, it } from "vitest";
 import { SCENARIOS } from "../scenarios/index.ts";
 import { LESSONS } from "../scenarios/lessons.ts";
 import { applyLessonEdit } from "../scenarios/lessonEdit.ts";
-import { buildProxyIndex, loadModel, traceRequest, type TraceResult } from "./engine/index.ts";
+import { buildProxyIndex, loadModel, traceRequest, traceWorkload, type TraceResult } from "./engine/index.ts";
 import { openAnalysis, type Protocol, type TraceQuery, type TraceView } from "./engine/analysis/index.ts";
 import { causesOf } from "./engine/analysis/flows.ts";
 import { reasonAfterVerdict, sourceAddressText, stepTitle, verdictMark } from "./engine/trace/render.ts";
@@ -137,11 +137,13 @@ function inspectorText(q: TraceQuery, view: TraceView) {
     }),
   );
   const source = /data-testid="source-address"[^>]*>([\s\S]*?)<\/p>/.exec(html);
+  const workload = /data-testid="workload-verdict"[^>]*>([\s\S]*?)<\/p>/.exec(html);
   return {
     verdict: lead?.[1],
     lead: text(lead?.[2] ?? ""),
     hops,
     source: source ? text(source[1]!) : undefined,
+    workload: workload ? text(workload[1]!) : undefined,
   };
 }
 
@@ -266,6 +268,36 @@ describe("one truth: graph, details, presenter and CLI show the engine's answer"
         ),
       );
       if (address) expect(text, at).toContain(`Source address at the backends: ${address}`);
+    }
+
+    // Asked by workload: the details panel, the presenter and ktl show the same aggregate and the same representative.
+    const a = session.analysis;
+    const pod = a.pods.find((p) => p.workload.kind !== "Pod" && p.ips.length > 0);
+    const svc = a.services.find((x) => x.ports.length > 0 && x.type !== "ExternalName");
+    if (pod && svc) {
+      const q = {
+        from: pod.workload.id,
+        to: `${svc.id}:${svc.ports[0]!.port}`,
+        protocol: svc.ports[0]!.protocol,
+      };
+      const at = `${s.id}: ${q.from} -> ${q.to}`;
+      const w = traceWorkload(model, proxy, q.from, q.to, q.protocol);
+      const view = session.trace(q);
+      if (w.error) expect(view.error, at).toBe(w.error);
+      else {
+        expect(view.workload, at).toMatchObject({
+          verdict: w.verdict,
+          summary: w.summary,
+          representative: w.representative,
+        });
+        expect(view.verdict, at).toBe(w.trace.verdict);
+        const d = inspectorText(q, view);
+        expect(d.workload, at).toBe(`${VERDICT_WORDS[w.verdict]} ${w.summary}`);
+        expect(d.verdict, at).toBe(w.trace.verdict);
+        const json = JSON.parse(cli(file, q, true)) as TraceResult & { workload: { summary: string } };
+        expect(json.workload.summary, at).toBe(w.summary);
+        expect(truthOf(json), at).toEqual(truthOf(w.trace));
+      }
     }
   });
 });

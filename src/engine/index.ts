@@ -45,6 +45,7 @@ export {
   sourceAddressText,
 } from "./trace/index.ts";
 export type { TraceResult, TraceRef } from "./trace/index.ts";
+export { traceWorkload, isWorkloadQuery } from "./trace/workload.ts";
 
 export { nodeRules, walkTrace, dataplaneOptions } from "./dataplane/index.ts";
 export type { ProxyMode, DataplaneOptions, TraceRuleWalk } from "./dataplane/index.ts";

@@ -11,6 +11,9 @@ import {
   traceL7,
   verdictMark,
   type L7TraceResult,
+  type Protocol,
+  isWorkloadQuery,
+  traceWorkload,
   type TraceRef,
   unmodelledFor,
   unmodelledHeadline,
@@ -33,9 +36,14 @@ at each backend. Every decision names the object and line that made it.
 SRC:  pod:NAMESPACE/NAME      a pod sends it
       node:NAME               a process in the node's host network sends it
       external:IP@NODE        a client outside the cluster, arriving at NODE
+      workload:NAMESPACE/NAME every pod of a Deployment, StatefulSet, DaemonSet...
+                              (workload:NAMESPACE/KIND/NAME when two share a name):
+                              all, some or none allowed, each pod's verdict, and
+                              the trace of one (a refused one when some are)
 DST:  service:NAMESPACE/NAME:PORT   the Service port (for an external SRC: the
                                     way in its type gives, LoadBalancer or NodePort)
       pod:NAMESPACE/NAME:PORT       the pod's IP directly
+      workload:NAMESPACE/NAME:PORT  each pod of a workload, on its IP
       ip:ADDRESS:PORT               any address: a ClusterIP, external IP,
                                     LoadBalancer IP, node IP (NodePort), pod IP
       gateway:NAMESPACE/NAME:PORT   a Gateway API Gateway's listener: its data
@@ -148,6 +156,11 @@ export function run(argv: string[], io: Output): number {
       "--to DST is required (service:, pod:, ip:, gateway:, ingress: or host:; see ktl trace --help)",
     );
   const { protocol } = parsePortProtocol(undefined, flagString(args, "protocol"));
+  if (isWorkloadQuery(fromText) || isWorkloadQuery(toText)) {
+    if (flagString(args, "http") !== undefined)
+      throw new UsageError("--http asks one pod: ask a workload's pods without --http, or name one pod");
+    return runWorkload(args, fromText, toText, protocol, io);
+  }
   const src = parseTraceSource(fromText);
   if ("error" in src) throw new UsageError(src.error);
   const dst = parseAnyDestination(toText);
@@ -167,5 +180,52 @@ export function run(argv: string[], io: Output): number {
     if (headline) io.out(headline);
     printHuman(t, fromText, toText, protocol, io);
   }
+  return 0;
+}
+
+/** A workload on either side: every pod pair traced, the aggregate, each pair's verdict, then one representative's trace. */
+function runWorkload(
+  args: ReturnType<typeof parseArgs>,
+  fromText: string,
+  toText: string,
+  protocol: Protocol,
+  io: Output,
+): number {
+  const cni = cniOption(flagString(args, "cni"));
+  const model = loadModel(readInputs(args.positional), cni ? { cni } : {});
+  const json = isOn(args, "json");
+  reportDiagnostics(model.diagnostics, io, json);
+  const w = traceWorkload(model, buildProxyIndex(model), fromText, toText, protocol);
+  if (w.error) throw new UsageError(w.error);
+  const unmodelled = unmodelledFor(model, "all");
+  const workload = {
+    verdict: w.verdict,
+    summary: w.summary,
+    from: w.from,
+    to: w.to,
+    pairs: w.pairs,
+    representative: w.representative,
+  };
+  if (json) {
+    // The contract's trace fields describe the representative pair; `workload` is the whole question's answer.
+    io.out(JSON.stringify({ ...w.trace, workload, unmodelled }, null, 2));
+    return 0;
+  }
+  const headline = unmodelledHeadline(unmodelled);
+  if (headline) io.out(headline);
+  io.out(`Workload question ${fromText} -> ${toText} (${protocol})`);
+  io.out(`${w.verdict.toUpperCase()}: ${w.summary}`);
+  io.out("");
+  io.out(
+    table([
+      ["FROM", "TO", "VERDICT", "REASON"],
+      ...w.pairs.map((p) => [p.from, p.to, p.verdict, reasonAfterVerdict(p.reason)]),
+    ]),
+  );
+  io.out("");
+  io.out(
+    `One pair, traced hop by hop (${w.verdict === "allow" ? "the first" : "the first that is not allowed"}):`,
+  );
+  printHuman(w.trace, w.representative.from, w.representative.to, protocol, io);
   return 0;
 }

@@ -1,7 +1,8 @@
 /**
- * "Ask a question": a source (pod, node, external client at a node) and a
- * destination (Service port, pod port); the engine traces it, the graph
- * lights the path and the details panel explains each hop.
+ * "Ask a question": a source (workload, pod, node, external client at a
+ * node) and a destination (Service port, workload port, pod port); the
+ * engine traces it (a workload: every pod of it), the graph lights the path
+ * and the details panel explains each hop.
  */
 import { useMemo, useState, type FormEvent } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
@@ -21,7 +22,31 @@ function choices(a: Analysis | undefined): {
 } {
   if (!a) return { sources: [], destinations: [] };
   const beyondPods = !a.capabilities.serviceTraces;
+  // Workloads (Deployment, StatefulSet, DaemonSet...): the engine traces every pod of one and says whether they differ.
+  const workloads = new Map<
+    string,
+    { label: string; pods: number; ports: Analysis["pods"][number]["ports"] }
+  >();
+  for (const p of a.pods) {
+    if (p.workload.kind === "Pod" || p.ips.length === 0) continue;
+    const w = workloads.get(p.workload.id);
+    if (w) w.pods++;
+    else
+      workloads.set(p.workload.id, {
+        label: `${p.workload.kind} ${p.namespace}/${p.workload.name}`,
+        pods: 1,
+        ports: p.ports,
+      });
+  }
   const sources: [string, Choice[]][] = [
+    [
+      "Workloads (every pod)",
+      [...workloads].map(([id, w]) => ({
+        value: id,
+        label: `${w.label} (${w.pods} pod${w.pods === 1 ? "" : "s"})`,
+        disabled: beyondPods,
+      })),
+    ],
     [
       "Pods",
       a.pods.filter((p) => p.ips.length > 0).map((p) => ({ value: p.id, label: `${p.namespace}/${p.name}` })),
@@ -44,6 +69,17 @@ function choices(a: Analysis | undefined): {
           value: `${s.id}:${p.port}`,
           label: `${s.namespace}/${s.name} :${p.port}${p.name ? ` (${p.name})` : ""} ${p.protocol}`,
           protocol: p.protocol,
+          disabled: beyondPods,
+        })),
+      ),
+    ],
+    [
+      "Workload ports (every pod)",
+      [...workloads].flatMap(([id, w]) =>
+        w.ports.map((cp) => ({
+          value: `${id}:${cp.port}`,
+          label: `${w.label} :${cp.port}${cp.name ? ` (${cp.name})` : ""} ${cp.protocol} (${w.pods} pod${w.pods === 1 ? "" : "s"})`,
+          protocol: cp.protocol,
           disabled: beyondPods,
         })),
       ),

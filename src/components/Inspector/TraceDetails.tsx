@@ -8,7 +8,9 @@ import {
   sourceAddressText,
   stepTitle,
   type TraceHopView,
+  type TraceQuery,
   type Verdict,
+  type WorkloadAnswerView,
 } from "../../engine/analysis/index.ts";
 
 const VERDICT_WORDS: Record<Verdict, string> = {
@@ -70,6 +72,48 @@ function NearMisses({ hops }: { hops: TraceHopView[] }) {
   );
 }
 
+/** Asked by workload: the answer over every pod (all, some or none allowed), each pod's verdict, and which one is traced below. */
+function WorkloadAnswer({ w, protocol }: { w: WorkloadAnswerView; protocol: TraceQuery["protocol"] }) {
+  const store = useAppStore();
+  const shown = w.pairs.slice(0, 12);
+  const rep = w.representative;
+  return (
+    <div className="workload-answer" data-testid="workload-answer" data-verdict={w.verdict}>
+      <p className="lead" data-testid="workload-verdict" data-verdict={w.verdict}>
+        <VerdictBadge verdict={w.verdict} /> {w.summary}
+      </p>
+      <ul className="workload-pairs">
+        {shown.map((p) => (
+          <li key={`${p.from}|${p.to}`} data-testid="workload-pair" data-verdict={p.verdict}>
+            <VerdictBadge verdict={p.verdict} /> <span className="mono">{p.from}</span> →{" "}
+            <span className="mono">{p.to}</span>{" "}
+            {p.from === rep.from && p.to === rep.to ? (
+              <span className="muted">(traced below)</span>
+            ) : (
+              <button
+                type="button"
+                className="link"
+                onClick={() => store.getState().ask({ from: p.from, to: p.to, protocol })}
+              >
+                explain
+              </button>
+            )}
+            <span className="muted"> {reasonAfterVerdict(p.reason)}</span>
+          </li>
+        ))}
+        {w.pairs.length > shown.length ? (
+          <li className="muted">and {w.pairs.length - shown.length} more</li>
+        ) : null}
+      </ul>
+      <h4>
+        One pod traced hop by hop: <span className="mono">{rep.from}</span> →{" "}
+        <span className="mono">{rep.to}</span>
+        {w.verdict === "allow" ? null : <span className="muted"> (one that is not allowed)</span>}
+      </h4>
+    </div>
+  );
+}
+
 /** The answer to the current question, hop by hop, each decision linked to its YAML line. */
 export function TraceDetails() {
   const store = useAppStore();
@@ -103,6 +147,7 @@ export function TraceDetails() {
       {current && status === "ready" && result?.error ? <p role="alert">{result.error}</p> : null}
       {current && status === "ready" && result && !result.error ? (
         <>
+          {result.workload ? <WorkloadAnswer w={result.workload} protocol={question.protocol} /> : null}
           <p className="lead" data-testid="trace-verdict" data-verdict={result.verdict}>
             {/* The badge says the verdict: the engine's reason without its own leading "dropped:" (no "Dropped dropped:"). */}
             <VerdictBadge verdict={result.verdict} /> {reasonAfterVerdict(result.reason)}

@@ -21,10 +21,12 @@ export function stepsOf(s: AppState): PresenterStep[] {
   if (!t || t.error || !s.question) return NONE;
   let steps = cache.get(t);
   if (!steps) {
-    const src = s.question.from.startsWith("pod:")
-      ? s.analysis.result?.pods.find((p) => p.id === s.question!.from)?.node?.replace(/^node:/, "")
+    // Asked by workload: the steps are the representative pod's trace.
+    const q = t.workload ? t.workload.representative : s.question;
+    const src = q.from.startsWith("pod:")
+      ? s.analysis.result?.pods.find((p) => p.id === q.from)?.node?.replace(/^node:/, "")
       : undefined;
-    cache.set(t, (steps = presenterSteps(s.question, t, src)));
+    cache.set(t, (steps = presenterSteps(q, t, src)));
   }
   return steps;
 }

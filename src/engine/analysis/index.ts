@@ -31,6 +31,7 @@ import {
 } from "../netpol/index.ts";
 import { buildProxyIndex, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
+import { isWorkloadQuery, traceWorkload } from "../trace/workload.ts";
 import { validateModel, validationDiagnostics } from "../validate/index.ts";
 import { computeConnlist, type ConnList } from "../connlist/index.ts";
 import { formatConnlist } from "../connlist/format.ts";
@@ -389,6 +390,22 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
       edges: [],
       error: "the kube-proxy model failed to build",
     };
+  if (isWorkloadQuery(q.from) || isWorkloadQuery(q.to)) {
+    const w = traceWorkload(model, proxy, q.from, q.to, q.protocol);
+    if (w.error) return { ...traceView(w.trace, q.from, q.to, q.protocol), error: w.error };
+    const v = traceView(w.trace, w.representative.from, w.representative.to, q.protocol);
+    v.workload = {
+      from: q.from,
+      to: q.to,
+      verdict: w.verdict,
+      summary: w.summary,
+      source: w.from,
+      destination: w.to,
+      pairs: w.pairs.map((p) => ({ from: p.from, to: p.to, verdict: p.verdict, reason: p.reason })),
+      representative: w.representative,
+    };
+    return v;
+  }
   return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
 }
 

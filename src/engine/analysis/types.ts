@@ -250,8 +250,27 @@ export interface TraceView {
   edges: TracePathEdge[];
   /** The node whose kube-proxy handles the packet, when one does. */
   handledBy?: string;
+  /**
+   * Asked by workload (trace/workload.ts): the answer over every pod pair;
+   * the rest of the view is the trace of `workload.representative`.
+   */
+  workload?: WorkloadAnswerView;
   /** Set instead of a verdict when the question cannot be asked (unknown pod, bad syntax). */
   error?: string;
+}
+
+export interface WorkloadAnswerView {
+  /** The question as asked (`workload:NS/NAME` on one side or both). */
+  from: string;
+  to: string;
+  /** allow: every pod pair is allowed; drop: none is; partial: some are. */
+  verdict: Verdict;
+  summary: string;
+  /** `Kind NS/NAME` and its pod count, or the pod/Service asked. */
+  source: { name: string; pods: number };
+  destination: { name: string; pods: number };
+  pairs: { from: string; to: string; verdict: Verdict; reason: string }[];
+  representative: { from: string; to: string };
 }
 
 export interface TraceQuery {
