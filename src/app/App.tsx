@@ -11,6 +11,7 @@ import { PresenterPanel } from "../components/Presenter/PresenterPanel.tsx";
 import { PresenterStyles } from "../components/Presenter/PresenterStyles.tsx";
 import { UrlImportPrompt } from "../components/UrlImport/UrlImportPrompt.tsx";
 import { SafeModeBar, TabConflictBar } from "../components/Session/SessionBars.tsx";
+import { TiersBar } from "../components/Tiers/TiersBar.tsx";
 
 export function App() {
   const presenting = useApp((s) => s.presenting);
@@ -31,6 +32,7 @@ export function App() {
       <SafeModeBar />
       <TabConflictBar />
       <NoticeBar />
+      <TiersBar />
       <UrlImportPrompt />
       <LessonBar />
       <WhatIfBar />

@@ -12,6 +12,7 @@ import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
 import type { CniName } from "../cni/profile.ts";
 import { cniFlow } from "./cni.ts";
 import { tierStack } from "./tiers.ts";
+import { subjectSelects } from "../tiers/layer.ts";
 import { stackMatrix, stackPairAllowed } from "../policy/index.ts";
 import { taintText } from "../model/taints.ts";
 import { externallyAccessible } from "../model/services.ts";
@@ -73,6 +74,7 @@ import type {
   NodeView,
   PodView,
   PolicyView,
+  TierPolicyView,
   PortView,
   RefView,
   ServiceView,
@@ -541,6 +543,17 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
     pods,
     services,
     policies: policiesOf(model, index),
+    tiers: model.clusterPolicies.map((p) => {
+      const v: TierPolicyView = {
+        kind: p.kind,
+        name: p.name,
+        tier: p.tier,
+        selects: model.pods.filter((pod) => subjectSelects(model, p, pod)).length,
+        ref: { kind: p.kind, name: p.name, line: p.source.line },
+      };
+      if (p.kind !== "BaselineAdminNetworkPolicy") v.priority = p.priority;
+      return v;
+    }),
     externalClients: hasExternalServices(model)
       ? [{ id: externalId(EXTERNAL_CLIENT_IP), ip: EXTERNAL_CLIENT_IP }]
       : [],

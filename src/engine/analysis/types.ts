@@ -118,6 +118,17 @@ export interface PolicyView {
   ref: RefView;
 }
 
+export interface TierPolicyView {
+  kind: string;
+  name: string;
+  tier: "Admin" | "Baseline";
+  /** spec.priority (a BaselineAdminNetworkPolicy has none). */
+  priority?: number;
+  /** Pods the subject selects. */
+  selects: number;
+  ref: RefView;
+}
+
 export interface ExternalClientView {
   id: string;
   ip: string;
@@ -181,6 +192,11 @@ export interface Analysis {
   pods: PodView[];
   services: ServiceView[];
   policies: PolicyView[];
+  /**
+   * The cluster-scoped tier policies (ClusterNetworkPolicy, AdminNetworkPolicy, BaselineAdminNetworkPolicy)
+   * in evaluation order, for the playground's banner; empty when the input has none.
+   */
+  tiers: TierPolicyView[];
   externalClients: ExternalClientView[];
   flows: Flow[];
   /** Inputs too large to trace every pod-to-Service pair: who can connect, workload to Service (workloadFlows.ts). */
