@@ -33,12 +33,7 @@ import {
   type PolicyStack,
 } from "../policy/index.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
-import {
-  backendPodPorts,
-  backendService,
-  parseIngressBackends,
-  type BackendService,
-} from "../model/ingress.ts";
+import { backendPodPorts, backendService, parseIngressBackends, type BackendService } from "./ingress.ts";
 import { ipRangeNodes, type IPRangeNode } from "./ipnodes.ts";
 import {
   addRange,

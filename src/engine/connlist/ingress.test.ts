@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseManifests } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import type { ContainerPort } from "./types.ts";
+import type { ContainerPort } from "../model/types.ts";
 import { backendPodPorts, backendService, parseIngressBackends, type IngressBackend } from "./ingress.ts";
 
 const objects = (text: string) => parseManifests([{ name: "in.yaml", text }]).objects;

@@ -13,7 +13,7 @@ import { refOf, type KObject, type SourceRef } from "../parse/manifests.ts";
 import { lineOf } from "../parse/yaml.ts";
 import { arr, isObj, num, obj, str, strMap, type Json } from "../parse/values.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import type { ContainerPort, Protocol } from "./types.ts";
+import type { ContainerPort, Protocol } from "../model/types.ts";
 
 export interface IngressBackend {
   /** The Ingress or Route. */
