@@ -15,6 +15,7 @@ import type { StateCreator } from "zustand";
 import type { SessionSlice } from "./sessionSlice.ts";
 import type { SharedView } from "../share/view.ts";
 import type { InputDiff } from "../engine/index.ts";
+import type { Outcome, Prediction } from "../components/Lessons/predict.ts";
 import type {
   Analysis,
   ConnlistDownload,
@@ -210,11 +211,19 @@ export interface WhatIfState {
 
 export interface WorkshopSlice {
   answerShown: boolean;
+  /** The learner's predictions for the open lesson's questions, by question key (predict, then reveal). */
+  predictions: Record<string, Prediction>;
+  /** The engine's answers to those questions once traced, for the text revision they were traced on. */
+  outcomes: { revision: number; byKey: Record<string, Outcome> };
   whatIf: WhatIfState;
   presenting: boolean;
   /** The hop shown in presenter mode; -1 is the question's overview. */
   presenterStep: number;
   showAnswer(shown: boolean): void;
+  predict(key: string, p: Prediction): void;
+  recordOutcome(revision: number, key: string, o: Outcome): void;
+  /** A new lesson: no predictions, no answers. */
+  clearPredictions(): void;
   whatIfStarted(label: string, before: string): void;
   whatIfApplied(after: string, notes: string[]): void;
   whatIfCompared(after: string, diff: InputDiff): void;

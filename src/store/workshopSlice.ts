@@ -20,10 +20,22 @@ export const NO_WHAT_IF: WhatIfState = {
 
 export const createWorkshopSlice: SliceCreator<WorkshopSlice> = (set) => ({
   answerShown: false,
+  predictions: {},
+  outcomes: { revision: -1, byKey: {} },
   whatIf: NO_WHAT_IF,
   presenting: false,
   presenterStep: -1,
   showAnswer: (answerShown) => set({ answerShown }),
+  predict: (key, p) =>
+    set((s) => ({ predictions: { ...s.predictions, [key]: { ...s.predictions[key], ...p } } })),
+  recordOutcome: (revision, key, o) =>
+    set((s) => ({
+      outcomes: {
+        revision,
+        byKey: s.outcomes.revision === revision ? { ...s.outcomes.byKey, [key]: o } : { [key]: o },
+      },
+    })),
+  clearPredictions: () => set({ predictions: {}, outcomes: { revision: -1, byKey: {} } }),
   whatIfStarted: (label, before) => set({ whatIf: { ...NO_WHAT_IF, status: "running", label, before } }),
   whatIfApplied: (after, notes) => set((s) => ({ whatIf: { ...s.whatIf, after, notes } })),
   whatIfCompared: (after, diff) =>

@@ -1,7 +1,18 @@
 import { CATEGORIES, GLYPH_PATHS } from "../../graph/verdicts.ts";
+import { useApp } from "../../store/StoreProvider.tsx";
+import { verdictsHidden } from "../Lessons/predict.ts";
 
 /** The legend is drawn from the same table as the edges: colour, dash and glyph. */
 export function Legend({ note, find }: { note?: string | undefined; find?: React.ReactNode }) {
+  const hidden = useApp(verdictsHidden);
+  if (hidden)
+    return (
+      <div className="legend" role="group" aria-label="Legend" data-hidden="true">
+        <span className="legend-title">Edges</span>
+        <span>Verdicts are hidden: predict the lesson's questions, then reveal the answer.</span>
+        {find}
+      </div>
+    );
   return (
     <div className="legend" role="group" aria-label="Legend">
       <span className="legend-title">Edges</span>

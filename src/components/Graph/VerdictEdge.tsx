@@ -13,6 +13,7 @@ import { useApp } from "../../store/StoreProvider.tsx";
 import { marksOf } from "../WhatIf/useDiffMarks.ts";
 import { edgeKey } from "../WhatIf/marks.ts";
 import { focusOf } from "../Presenter/usePresenter.ts";
+import { verdictsHidden } from "../Lessons/predict.ts";
 
 export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>) {
   const { id, source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data } =
@@ -29,8 +30,33 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
   // Workshop marks: what a what-if changed on this edge, and whether presenter mode's current hop is about it.
   const diff = useApp((st) => marksOf(st)?.edges.get(edgeKey(source, target)));
   const focus = useApp((st) => focusOf(st, source) === true && focusOf(st, target) === true);
+  // A lesson before its reveal: every edge neutral, no glyph, no label (the learner predicts first).
+  const hidden = useApp(verdictsHidden);
   if (!data) return null;
   const e = data.edge;
+  if (hidden)
+    return (
+      <g
+        className={`ktl-edge hidden-verdict${data.dimmed ? " dimmed" : ""}${data.lit ? " lit" : ""}`}
+        data-testid="flow-edge"
+        data-edge-id={id}
+        data-verdict={e.verdict}
+        data-category="hidden"
+        data-source={source}
+        data-target={target}
+        data-kind={e.kind}
+      >
+        <title>{`${source} → ${target}`}</title>
+        <BaseEdge
+          id={id}
+          path={path}
+          markerEnd="url(#ktl-arrow-hidden)"
+          className="edge-line"
+          interactionWidth={14}
+          style={{ stroke: "var(--muted)", strokeWidth: data.lit ? 3.2 : data.width }}
+        />
+      </g>
+    );
   const cat = categoryOf(e.verdict, e.dropCause);
   const cls = [
     "ktl-edge",
@@ -141,6 +167,18 @@ export function EdgeMarkers() {
             </marker>
           );
         })}
+        <marker
+          id="ktl-arrow-hidden"
+          viewBox="-1 -1 12 12"
+          refX="9"
+          refY="5"
+          markerWidth="13"
+          markerHeight="13"
+          markerUnits="userSpaceOnUse"
+          orient="auto-start-reverse"
+        >
+          <path d="M 0 0 L 10 5 L 0 10" style={{ fill: "none", stroke: "var(--muted)", strokeWidth: 2 }} />
+        </marker>
       </defs>
     </svg>
   );

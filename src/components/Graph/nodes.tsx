@@ -4,7 +4,8 @@ import { Handle, Position, type NodeProps } from "@xyflow/react";
 import type { FlowNode } from "../../graph/flow.ts";
 import type { GraphNode } from "../../graph/model.ts";
 import { charsFor, middleEllipsis, shortenKeeping } from "../../graph/text.ts";
-import { useAppStore } from "../../store/StoreProvider.tsx";
+import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { verdictsHidden } from "../Lessons/predict.ts";
 
 /** Font sizes of the paths lens's elements (graph units), kept in step with graph.css. */
 export const NODE_FONT = { name: 15, sub: 13.5 };
@@ -60,6 +61,8 @@ const KIND_WORD: Record<string, string> = {
 /** The paths lens's element: a namespace, workload, pod, Service or external client, with its open/close toggle. */
 export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
   const store = useAppStore();
+  // Before a lesson's reveal, the inbound verdict summary (bar and hover text) is not shown.
+  const hidden = useApp(verdictsHidden);
   const n = data.node;
   const classes = [
     "rf-path",
@@ -91,7 +94,7 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
     n.kind === "namespace" ? (n.nsCount ? `Namespaces ${n.label}` : `Namespace ${n.label}`) : n.label,
     n.sublabel,
     n.warning,
-    summaryOf(n),
+    hidden ? "" : summaryOf(n),
   ]
     .filter(Boolean)
     .join("\n");
@@ -105,7 +108,7 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
         {name}
       </div>
       <div className={n.warning ? "sub warn-text" : "sub"}>{sub}</div>
-      <InboundBar n={n} />
+      {hidden ? null : <InboundBar n={n} />}
       {key ? (
         <button
           type="button"

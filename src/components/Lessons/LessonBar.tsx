@@ -2,12 +2,16 @@
  * The open lesson: its goal, the question to predict, the answer on demand,
  * the questions to trace, and its suggested edit with what to look for.
  */
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { LESSONS, lessonById, replaceInText, type Lesson } from "../../../scenarios/lessons.ts";
 import { runTextChange, runWhatIf } from "../WhatIf/run.ts";
 import { whatIfClient } from "../WhatIf/client.ts";
 import { openLesson } from "./open.ts";
+import { currentTrace } from "../Presenter/usePresenter.ts";
+import { backendOptions, checkKey, judge, outcomeOf, VERDICT_WORDS, type Outcome } from "./predict.ts";
+import type { Verdict } from "../../engine/analysis/index.ts";
+import type { AppStore } from "../../store/createAppStore.ts";
 import "./workshop.css";
 
 function applyEdit(store: ReturnType<typeof useAppStore>, l: Lesson) {
@@ -23,6 +27,157 @@ function applyEdit(store: ReturnType<typeof useAppStore>, l: Lesson) {
   else void runTextChange(store, whatIfClient, label, r.text);
 }
 
+const checkLabel = (c: Lesson["checks"][number]) =>
+  `${c.from.replace(/^(pod|external):/, "")} → ${c.to.replace(/^(service|pod):/, "")}${
+    c.protocol && c.protocol !== "TCP" ? ` ${c.protocol}` : ""
+  }`;
+const podName = (id: string) => id.replace(/^pod:/, "");
+const NO_OUTCOMES: Record<string, Outcome> = {};
+
+/** Reveal (or hide) the answer; the reveal traces the lesson's first question unless one is asked already. */
+export function reveal(store: AppStore, l: Lesson, shown: boolean): void {
+  const s = store.getState();
+  s.showAnswer(shown);
+  const c = l.checks[0];
+  if (shown && c && !s.question) s.ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" });
+}
+
+/** Before the reveal: the learner's prediction for each question (the verdict, and the backend where there is a choice). */
+function Predictions({ lesson }: { lesson: Lesson }) {
+  const store = useAppStore();
+  const predictions = useApp((s) => s.predictions);
+  const analysis = useApp((s) => s.analysis.result);
+  return (
+    <div className="ws-predict" role="group" aria-label="Your prediction" data-testid="lesson-predict">
+      <p className="ws-predict-lead">
+        <strong>Predict first.</strong> The graph hides its verdicts until you reveal the answer.
+      </p>
+      {lesson.checks.map((c, k) => {
+        const key = checkKey(c);
+        const p = predictions[key];
+        const options = backendOptions(analysis, c.to);
+        const label = checkLabel(c);
+        return (
+          <div key={key} className="ws-predict-row" data-testid="prediction" data-check={key}>
+            <span className="mono">{label}</span>
+            <span role="radiogroup" aria-label={`Prediction for ${label}`} className="ws-predict-choices">
+              {(["allow", "drop", "partial"] as Verdict[]).map((v) => (
+                <label key={v}>
+                  <input
+                    type="radio"
+                    name={`predict-${lesson.id}-${k}`}
+                    value={v}
+                    checked={p?.verdict === v}
+                    onChange={() => store.getState().predict(key, { verdict: v })}
+                  />
+                  {VERDICT_WORDS[v]}
+                </label>
+              ))}
+            </span>
+            {options.length ? (
+              <label>
+                received by{" "}
+                <select
+                  aria-label={`Backend for ${label}`}
+                  value={p?.backend ?? ""}
+                  onChange={(e) => store.getState().predict(key, { backend: e.target.value || undefined })}
+                >
+                  <option value="">(no guess)</option>
+                  {options.map((o) => (
+                    <option key={o} value={o}>
+                      {podName(o)}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : null}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+/** After the reveal: each question's engine verdict (once traced) against the prediction. */
+function Results({ lesson }: { lesson: Lesson }) {
+  const store = useAppStore();
+  const predictions = useApp((s) => s.predictions);
+  const outcomes = useApp((s) =>
+    s.outcomes.revision === s.analysis.revision ? s.outcomes.byKey : NO_OUTCOMES,
+  );
+  const predicted = lesson.checks.some((c) => predictions[checkKey(c)]?.verdict);
+  return (
+    <ul className="ws-results" aria-label="Your predictions" data-testid="lesson-results">
+      {lesson.checks.map((c) => {
+        const key = checkKey(c);
+        const p = predictions[key];
+        const o = outcomes[key];
+        const label = checkLabel(c);
+        if (!o)
+          return (
+            <li key={key} data-testid="result" data-check={key} data-right="">
+              <span className="mono">{label}</span>:{" "}
+              {p?.verdict
+                ? `you predicted ${VERDICT_WORDS[p.verdict]}; `
+                : predicted
+                  ? "no prediction; "
+                  : ""}
+              <button
+                type="button"
+                className="btn small"
+                onClick={() =>
+                  store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })
+                }
+              >
+                trace it to see
+              </button>
+            </li>
+          );
+        const j = judge(p, o);
+        const right = !!p?.verdict && j.verdict.right && (!j.backend || j.backend.right);
+        return (
+          <li key={key} data-testid="result" data-check={key} data-right={p?.verdict ? String(right) : ""}>
+            <span className="mono">{label}</span>: <strong>{VERDICT_WORDS[o.verdict]}</strong>
+            {p?.verdict ? (
+              <span className={j.verdict.right ? "ws-right" : "ws-wrong"}>
+                {" "}
+                {j.verdict.right ? "✓ as you predicted" : `✗ you predicted ${VERDICT_WORDS[p.verdict]}`}
+              </span>
+            ) : (
+              <span className="muted"> (no prediction)</span>
+            )}
+            {j.backend ? (
+              <span className={j.backend.right ? "ws-right" : "ws-wrong"}>
+                {"; "}
+                {j.backend.right
+                  ? `✓ ${podName(j.backend.said)} receives it`
+                  : `✗ ${podName(j.backend.said)} does not receive it${
+                      o.receiving.length
+                        ? ` (${o.receiving.map(podName).join(", ")} do${o.receiving.length === 1 ? "es" : ""})`
+                        : ""
+                    }`}
+              </span>
+            ) : null}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** Keeps the engine's answer to each lesson question that gets traced (for judging predictions). */
+function useRecordOutcomes(store: AppStore, lesson: Lesson | undefined) {
+  const trace = useApp(currentTrace);
+  const question = useApp((s) => s.question);
+  const revision = useApp((s) => s.analysis.revision);
+  useEffect(() => {
+    if (!lesson || !trace || trace.error || !question) return;
+    const key = checkKey(question);
+    if (lesson.checks.some((c) => checkKey(c) === key))
+      store.getState().recordOutcome(revision, key, outcomeOf(trace));
+  }, [store, lesson, trace, question, revision]);
+}
+
 export function LessonBar() {
   const store = useAppStore();
   const scenarioId = useApp((s) => s.scenarioId);
@@ -30,6 +185,7 @@ export function LessonBar() {
   const question = useApp((s) => s.question);
   const [collapsed, setCollapsed] = useState(false);
   const lesson = scenarioId ? lessonById(scenarioId) : undefined;
+  useRecordOutcomes(store, lesson);
   if (!lesson) return null;
   const i = LESSONS.indexOf(lesson);
   const prev = LESSONS[i - 1];
@@ -74,16 +230,20 @@ export function LessonBar() {
           <p className="ws-question" data-testid="lesson-question">
             <strong>Question.</strong> {lesson.question}
           </p>
+          {answerShown ? null : <Predictions lesson={lesson} />}
           <div className="ws-row">
             <button
               type="button"
               className="btn small primary"
               aria-expanded={answerShown}
-              onClick={() => store.getState().showAnswer(!answerShown)}
+              data-testid="lesson-reveal"
+              onClick={() => reveal(store, lesson, !answerShown)}
             >
               {answerShown ? "Hide the answer" : "Reveal the answer"}
             </button>
-            <span className="muted">Trace it:</span>
+            <span className="muted">
+              {answerShown ? "Trace it:" : "Or trace it now (shows its verdict):"}
+            </span>
             {lesson.checks.map((c, k) => {
               const asked =
                 question?.from === c.from &&
@@ -100,12 +260,12 @@ export function LessonBar() {
                     store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })
                   }
                 >
-                  {c.from.replace(/^(pod|external):/, "")} → {c.to.replace(/^(service|pod):/, "")}
-                  {c.protocol && c.protocol !== "TCP" ? ` ${c.protocol}` : ""}
+                  {checkLabel(c)}
                 </button>
               );
             })}
           </div>
+          {answerShown ? <Results lesson={lesson} /> : null}
           {answerShown ? (
             <p className="ws-answer" data-testid="lesson-answer" role="status">
               <strong>Answer.</strong> {lesson.answer}

@@ -17,6 +17,7 @@ export function openLesson(store: AppStore, lesson: Lesson): void {
   const previous = s.text;
   s.replaceText(lesson.manifests, "scenario", lesson.id);
   s.showAnswer(false);
+  s.clearPredictions();
   s.clearWhatIf();
   s.setPresenterStep(-1);
   syncLessonHash(lesson.id);

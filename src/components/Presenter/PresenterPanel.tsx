@@ -8,6 +8,7 @@ import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { lessonById } from "../../../scenarios/lessons.ts";
 import { presenterKey } from "./steps.ts";
 import { currentTrace, stepsOf } from "./usePresenter.ts";
+import { reveal } from "../Lessons/LessonBar.tsx";
 
 const WORD: Record<string, string> = { pass: "passes", drop: "drops", info: "note" };
 
@@ -32,7 +33,8 @@ export function PresenterPanel() {
   const lesson = useApp((s) => (s.scenarioId ? lessonById(s.scenarioId) : undefined));
   // In a lesson whose answer is not revealed yet, the verdict waits for the last hop.
   const [lessonOpen, setLessonOpen] = useState(false);
-  const hideVerdict = useApp((s) => !!lesson && !s.answerShown);
+  const revealed = useApp((s) => s.answerShown);
+  const hideVerdict = !!lesson && !revealed;
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -70,6 +72,18 @@ export function PresenterPanel() {
         >
           Reset
         </button>
+        {lesson ? (
+          <button
+            type="button"
+            className="btn small"
+            aria-pressed={revealed}
+            data-testid="presenter-reveal"
+            onClick={() => reveal(store, lesson, !revealed)}
+            title="Show the verdicts on the graph and the lesson's answer to the room"
+          >
+            {revealed ? "Hide verdicts" : "Reveal"}
+          </button>
+        ) : null}
         <button
           type="button"
           className="btn small"
