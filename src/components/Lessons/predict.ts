@@ -50,7 +50,10 @@ export function backendOptions(analysis: Pick<Analysis, "flows"> | undefined, to
   return pods.size >= 2 ? [...pods].sort() : [];
 }
 
-export function outcomeOf(t: Pick<TraceView, "verdict" | "endpoints">): Outcome {
+export function outcomeOf(t: {
+  verdict: TraceView["verdict"];
+  endpoints: readonly { pod?: string | undefined; verdict: string; probability: number }[];
+}): Outcome {
   return {
     verdict: t.verdict,
     receiving: t.endpoints
