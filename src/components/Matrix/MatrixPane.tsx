@@ -1,12 +1,111 @@
 /** The reachability matrix for one port and protocol, by pod or by workload; each cell opens its trace. */
+import { useEffect, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import type { MatrixGranularity, Protocol } from "../../engine/analysis/index.ts";
+import type { MatrixGranularity, MatrixView, Protocol } from "../../engine/analysis/index.ts";
 import { useDiffMarks } from "../WhatIf/useDiffMarks.ts";
 import { cellKey } from "../WhatIf/marks.ts";
 import { downloadConnlist } from "../Export/connlist.ts";
 
 const WORDS: Record<string, string> = { a: "allowed", d: "dropped", p: "partly allowed" };
+
+/** Past this many rows, the matrix draws only the cells in view (300 pods would be 90,000 buttons). */
+export const VIRTUAL_FROM = 60;
+const CELL = { w: 26, h: 24 };
+const HEAD = { w: 200, h: 150 };
+
+/** The matrix as a window: a scroll area of the full size, with only the visible rows, columns and cells drawn. */
+function VirtualMatrix({
+  m,
+  cellProps,
+}: {
+  m: MatrixView;
+  cellProps: (
+    i: number,
+    j: number,
+  ) => React.ButtonHTMLAttributes<HTMLButtonElement> & Record<string, unknown>;
+}) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [view, setView] = useState({ top: 0, left: 0, width: 900, height: 500 });
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const update = () =>
+      setView((v) =>
+        v.top === el.scrollTop &&
+        v.left === el.scrollLeft &&
+        v.width === el.clientWidth &&
+        v.height === el.clientHeight
+          ? v
+          : { top: el.scrollTop, left: el.scrollLeft, width: el.clientWidth, height: el.clientHeight },
+      );
+    update();
+    el.addEventListener("scroll", update, { passive: true });
+    const ro = typeof ResizeObserver === "undefined" ? undefined : new ResizeObserver(update);
+    ro?.observe(el);
+    return () => {
+      el.removeEventListener("scroll", update);
+      ro?.disconnect();
+    };
+  }, []);
+  const n = m.ids.length;
+  const r0 = Math.max(0, Math.floor(view.top / CELL.h) - 2);
+  const r1 = Math.min(n, Math.ceil((view.top + view.height - HEAD.h) / CELL.h) + 2);
+  const c0 = Math.max(0, Math.floor(view.left / CELL.w) - 2);
+  const c1 = Math.min(n, Math.ceil((view.left + view.width - HEAD.w) / CELL.w) + 2);
+  const rows: number[] = [];
+  for (let i = r0; i < r1; i++) rows.push(i);
+  const cols: number[] = [];
+  for (let j = c0; j < c1; j++) cols.push(j);
+  return (
+    <div
+      ref={ref}
+      className="matrix-virtual"
+      role="region"
+      tabIndex={0}
+      aria-label={`Reachability on ${m.protocol}/${m.port} by ${m.by}: ${n} × ${n}, scroll to see more (only the cells in view are drawn)`}
+      data-rows={n}
+      data-drawn-rows={rows.length}
+    >
+      <div className="mv-space" style={{ width: HEAD.w + n * CELL.w, height: HEAD.h + n * CELL.h }}>
+        {rows.flatMap((i) =>
+          cols.map((j) => (
+            <button
+              key={`${i}:${j}`}
+              type="button"
+              {...cellProps(i, j)}
+              style={{ position: "absolute", left: HEAD.w + j * CELL.w, top: HEAD.h + i * CELL.h }}
+            />
+          )),
+        )}
+        {cols.map((j) => (
+          <div
+            key={`c${j}`}
+            className="mv-col"
+            title={m.labels[j]}
+            style={{ left: HEAD.w + j * CELL.w, top: view.top, width: CELL.w, height: HEAD.h }}
+          >
+            <span>{m.labels[j]}</span>
+          </div>
+        ))}
+        {rows.map((i) => (
+          <div
+            key={`r${i}`}
+            className="mv-row"
+            title={m.labels[i]}
+            style={{ left: view.left, top: HEAD.h + i * CELL.h, width: HEAD.w, height: CELL.h }}
+          >
+            {m.labels[i]}
+          </div>
+        ))}
+        <div
+          className="mv-corner"
+          style={{ left: view.left, top: view.top, width: HEAD.w, height: HEAD.h }}
+        />
+      </div>
+    </div>
+  );
+}
 
 export function MatrixPane() {
   const store = useAppStore();
@@ -24,6 +123,26 @@ export function MatrixPane() {
 
   const open = (pair: [string, string]) => {
     store.getState().ask({ from: pair[0], to: `${pair[1]}:${mq.port}`, protocol: mq.protocol });
+  };
+
+  /** One cell's button: verdict, what-if mark, and its trace on click. */
+  const cellProps = (mv: MatrixView, i: number, j: number) => {
+    const c = mv.cells[i]![j]!;
+    const pair = mv.pairs[i]![j]!;
+    const pressed = question?.from === pair[0] && question.to === `${pair[1]}:${mv.port}`;
+    const change = marks?.cells.get(cellKey(mv.port, mv.protocol, mv.ids[i]!, mv.ids[j]!));
+    return {
+      className: `cell ${c}${change ? ` diff-${change}` : ""}`,
+      "data-diff": change ?? "",
+      "data-from": mv.ids[i],
+      "data-to": mv.ids[j],
+      "data-verdict": c === "a" ? "allow" : c === "d" ? "drop" : "partial",
+      "aria-pressed": pressed,
+      "aria-label": `${mv.labels[i]} to ${mv.labels[j]}: ${WORDS[c]}${change ? ` (${change} by the what-if)` : ""}`,
+      title: `${mv.labels[i]} → ${mv.labels[j]}: ${WORDS[c]}`,
+      onClick: () => open(pair),
+      children: c === "a" ? "✓" : c === "d" ? "✕" : "~",
+    };
   };
 
   const download = async (format: "txt" | "json") => {
@@ -126,7 +245,10 @@ export function MatrixPane() {
         {error ? <p role="alert">{error}</p> : null}
         {!m && !error ? <p className="muted">Computing…</p> : null}
         {m?.tooLarge ? <p role="status">{m.tooLarge}</p> : null}
-        {m && !m.tooLarge ? (
+        {m && !m.tooLarge && m.ids.length > VIRTUAL_FROM ? (
+          <VirtualMatrix m={m} cellProps={(i, j) => cellProps(m, i, j)} />
+        ) : null}
+        {m && !m.tooLarge && m.ids.length <= VIRTUAL_FROM ? (
           <table className="matrix" aria-label={`Reachability on ${m.protocol}/${m.port} by ${m.by}`}>
             <thead>
               <tr>
