@@ -7,6 +7,8 @@ import {
   reasonAfterVerdict,
   sourceAddressText,
   stepTitle,
+  type NearMiss,
+  type ProxyNearMiss,
   type TraceHopView,
   type TraceQuery,
   type Verdict,
@@ -25,15 +27,24 @@ export function VerdictBadge({ verdict }: { verdict: string }) {
   return <span className={`verdict ${verdict}`}>{word}</span>;
 }
 
-/** The rules that would allow a dropped connection but for one condition, first on the panel, each with its two lines. */
+/**
+ * What would allow a dropped connection but for one condition, first on the
+ * panel, each with its two lines and the edit: NetworkPolicy rules one label,
+ * namespace or port away, and Services whose selector, targetPort or traffic
+ * policy leaves kube-proxy without an endpoint.
+ */
 function NearMisses({ hops }: { hops: TraceHopView[] }) {
   const seen = new Set<string>();
   const misses = hops
-    .flatMap((h) =>
-      h.verdict === "drop" && h.cause.layer === "NetworkPolicy" ? (h.cause.nearMisses ?? []) : [],
+    .flatMap((h): (NearMiss | ProxyNearMiss)[] =>
+      h.verdict !== "drop"
+        ? []
+        : h.cause.layer === "NetworkPolicy" || h.cause.layer === "kube-proxy"
+          ? (h.cause.nearMisses ?? [])
+          : [],
     )
     .filter((m) => {
-      const k = `${m.direction}|${m.policy}|${m.rule}|${m.peer ?? ""}|${m.condition}`;
+      const k = `${m.text}|${m.ruleRef.line}`;
       if (seen.has(k)) return false;
       seen.add(k);
       return true;
@@ -41,11 +52,17 @@ function NearMisses({ hops }: { hops: TraceHopView[] }) {
   if (!misses.length) return null;
   return (
     <div className="near-misses" data-testid="near-misses">
-      <h4>Closest rules that would allow it</h4>
+      <h4>Closest {misses.some((m) => "policy" in m) ? "rules" : "fixes"} that would allow it</h4>
       <ul>
         {misses.map((m, i) => (
           <li key={i} data-testid="near-miss" data-condition={m.condition}>
-            <span>{m.text}.</span> <LineLink line={m.ruleRef.line}>the rule, line {m.ruleRef.line}</LineLink>
+            <span>{m.text}.</span>{" "}
+            <LineLink line={m.ruleRef.line}>
+              {"policy" in m
+                ? "the rule"
+                : `${m.ruleRef.kind} ${m.ruleRef.namespace ?? ""}/${m.ruleRef.name}`}
+              , line {m.ruleRef.line}
+            </LineLink>
             {m.objectRef ? (
               <>
                 {" · "}
@@ -55,7 +72,7 @@ function NearMisses({ hops }: { hops: TraceHopView[] }) {
                 </LineLink>
               </>
             ) : null}
-            {m.edit ? (
+            {m.edit?.kind === "label" ? (
               <span className="muted">
                 {" "}
                 · smallest edit: label {m.edit.target.kind} {m.edit.target.name} with{" "}
@@ -63,6 +80,14 @@ function NearMisses({ hops }: { hops: TraceHopView[] }) {
                   {m.edit.key}: {m.edit.value}
                 </span>{" "}
                 (or change the selector)
+              </span>
+            ) : m.edit?.kind === "field" ? (
+              <span className="muted">
+                {" "}
+                · smallest edit: in Service {m.edit.target.namespace}/{m.edit.target.name} set{" "}
+                <span className="mono">
+                  {m.edit.field}: {m.edit.value}
+                </span>
               </span>
             ) : null}
           </li>

@@ -87,7 +87,15 @@ export type * from "./types.ts";
 export type { Protocol } from "../model/types.ts";
 export { EXTERNAL_CLIENT_IP, FLOW_BUDGET } from "./flows.ts";
 export { causeText, reasonAfterVerdict, sourceAddressText, stepTitle, verdictMark } from "../trace/render.ts";
-export type { CauseLayer, HopCause, HopStep, HopVerdict, ObjectRef } from "../trace/types.ts";
+export type {
+  CauseLayer,
+  HopCause,
+  HopStep,
+  HopVerdict,
+  NearMiss,
+  ObjectRef,
+  ProxyNearMiss,
+} from "../trace/types.ts";
 
 export interface AnalyzeOptions {
   /** Pod-to-pod flows are drawn only when the input has no Service and at most this many pods (the matrix covers the rest). */

@@ -2,9 +2,11 @@
 import type { Node } from "../model/types.ts";
 import type { Service, ServicePort } from "../model/services.ts";
 import type { Family } from "../model/ip.ts";
+import { proxyNearMisses } from "../proxy/nearmiss.ts";
 import {
   chooseEndpoints,
   nodeAddress,
+  portEndpoints,
   type Frontend,
   type ProxyDecision,
   type TrafficOrigin,
@@ -70,6 +72,15 @@ export function viaKubeProxy(
   };
   const decided = traceRef(d.decidedBy ?? undefined);
   if (d.action !== "forward") {
+    // The one edit that would give kube-proxy an endpoint here (proxy/nearmiss.ts).
+    const sp = ctx.index.services.get(s.key);
+    const why =
+      d.action === "reject"
+        ? ({ kind: "none" } as const)
+        : d.policy === "Local"
+          ? ({ kind: "local", node: handling.name, field: d.policyField } as const)
+          : undefined;
+    const misses = sp && why ? proxyNearMisses(model, s, port, portEndpoints(sp, port), why) : [];
     ctx.hops.push({
       step: "kube-proxy",
       verdict: "drop",
@@ -81,6 +92,7 @@ export function viaKubeProxy(
         node: handling.name,
         action: d.action,
         endpoints: d.category,
+        ...(misses.length ? { nearMisses: misses } : {}),
       },
       ...(decided ? { ref: decided } : {}),
     });

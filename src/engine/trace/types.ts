@@ -45,8 +45,10 @@
 import type { Protocol } from "../model/types.ts";
 import type { Frontend, ProxyDecision } from "../proxy/index.ts";
 import type { NearMiss } from "../netpol/nearmiss.ts";
+import type { ProxyNearMiss } from "../proxy/nearmiss.ts";
 
 export type { NearMiss } from "../netpol/nearmiss.ts";
+export type { ProxyNearMiss } from "../proxy/nearmiss.ts";
 
 export type TraceVerdict = "allow" | "drop" | "partial";
 
@@ -169,6 +171,8 @@ export type HopCause =
       node: string;
       action?: "forward" | "drop" | "reject";
       endpoints?: ProxyDecision["category"];
+      /** For a drop: the one Service edit that would give kube-proxy an endpoint (proxy/nearmiss.ts). */
+      nearMisses?: ProxyNearMiss[];
     }
   /**
    * A NetworkPolicy verdict for one direction: allowed by a rule, not isolated, isolated with no rule
