@@ -46,6 +46,25 @@ const GOLDEN: { version: number; payload: string; input: SharedInput }[] = [
       },
     },
   },
+  {
+    version: 3,
+    payload:
+      "AzVQQU4DMQz8ShSupKVwKIqEOPQOlag47cVk3cZq1glJdltU9UG8g4_hLOISxTPj8dgXXfFctdU36hBDj6wC8VFND1YxTpiV88AHVNVTUU2qYpYCZ1nHkOgdc6HIVjkKNA4LisvpvuMjcW_VZsZesJ5iPm5jIPfV8YAVeqhgO1aKYUCrxMeE9X9dEjgBi4-pY32ri0OGTFFirtYm434saMAkqN6cSB4wf8PFw-QxoPRMhCdtL_pzxFIlX_vvcxzEI8XeNu-lC4RcRVybdcE8kcydKQlkH--ESjnW6GIQwW6zFcDXmpqZbOFjL_D29W3XhJJGqiX0A_Hz-WnVtAi9nKfJfSztzOK7aAOEPBtZIwvmYP_zra_XqwSBDwEOGZIXhWNq9Lya8L8",
+    input: {
+      text: "# golden link v3: never change this text or the link\napiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata:\n  name: api-l7\n  namespace: shop\n",
+      scenario: "17-refuse-a-path-with-a-cilium-l7-rule",
+      view: {
+        question: {
+          from: "pod:shop/client",
+          to: "service:shop/api:80",
+          protocol: "TCP",
+          http: { method: "POST", path: "/admin?x=1", headers: { host: "api.shop", "x-user": "café" } },
+        },
+        tab: "graph",
+        cni: "cilium",
+      },
+    },
+  },
 ];
 
 describe("golden share links open forever", () => {
@@ -112,6 +131,43 @@ describe("the view (format 2): question, filters, tabs, lesson step", () => {
           filters: { port: "80/TCP", hiddenNamespaces: ["a", "b"], onlyDrops: false },
         },
       },
+    });
+  });
+  it("a version 2 link carries no profile and no HTTP request, even when its JSON has them", () => {
+    const json = JSON.stringify({
+      text: "a",
+      view: {
+        cni: "cilium",
+        question: {
+          from: "pod:a/b",
+          to: "service:a/c:80",
+          protocol: "TCP",
+          http: { method: "GET", path: "/" },
+        },
+      },
+    });
+    expect(decodeShare(deflated(2, json))).toEqual({
+      ok: true,
+      version: 2,
+      input: { text: "a", view: { question: { from: "pod:a/b", to: "service:a/c:80", protocol: "TCP" } } },
+    });
+    // The same JSON in version 3 keeps both.
+    const r = decodeShare(deflated(3, json));
+    expect(r.ok && r.input.view?.cni).toBe("cilium");
+    expect(r.ok && r.input.view?.question?.http).toEqual({ method: "GET", path: "/", headers: {} });
+  });
+  it("a profile or HTTP request this version does not understand is left out", () => {
+    const json = JSON.stringify({
+      text: "a",
+      view: {
+        cni: "weave",
+        question: { from: "p", to: "q", protocol: "TCP", http: { method: "G T", path: "/" } },
+      },
+    });
+    expect(decodeShare(deflated(3, json))).toEqual({
+      ok: true,
+      version: 3,
+      input: { text: "a", view: { question: { from: "p", to: "q", protocol: "TCP" } } },
     });
   });
   it("a version 1 link carries no view, even when its JSON has one", () => {

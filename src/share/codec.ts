@@ -4,7 +4,10 @@
  *   #share=<base64url( [version byte] [raw DEFLATE of the UTF-8 JSON of the input] )>
  *
  * Version 1: {text, scenario?}. Version 2 adds `view` (the question, filters,
- * tabs and lesson step: view.ts); links are made in version 2.
+ * tabs and lesson step: view.ts). Version 3 adds to the view the cluster
+ * profile (`cni`) and the question's HTTP request (`question.http`), which
+ * change the answer: a reader of version 2 would drop them silently, so they
+ * get a new version that such a reader refuses. Links are made in version 3.
  *
  * The byte layout of a published version must never change: old links keep
  * opening forever (the golden links in codec.test.ts pin that). A new format
@@ -18,7 +21,7 @@ import { sanitizeView, type SharedView } from "./view.ts";
 export type { SharedView } from "./view.ts";
 
 export const SHARE_PARAM = "share";
-export const SHARE_VERSION = 2;
+export const SHARE_VERSION = 3;
 
 /** What a link carries: the editor text, the catalogue scenario it started from (if any), and the view (version 2 on). */
 export interface SharedInput {
@@ -91,7 +94,21 @@ const MIGRATIONS: Record<number, (value: unknown) => unknown> = {
     v !== null && typeof v === "object" && !Array.isArray(v)
       ? { ...(v as Record<string, unknown>), view: undefined }
       : v,
-  2: (v) => v,
+  // Version 2 has no profile and no HTTP request: such keys in a version 2 link are not ours, and are dropped.
+  2: (v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const o = v as Record<string, unknown>;
+    const view = o.view;
+    if (view === null || typeof view !== "object" || Array.isArray(view)) return o;
+    const { cni: _cni, ...rest } = view as Record<string, unknown>;
+    const q = rest.question;
+    if (q !== null && typeof q === "object" && !Array.isArray(q)) {
+      const { http: _http, ...plain } = q as Record<string, unknown>;
+      rest.question = plain;
+    }
+    return { ...o, view: rest };
+  },
+  3: (v) => v,
 };
 
 function validate(value: unknown): SharedInput | string {

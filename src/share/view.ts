@@ -9,6 +9,7 @@
  */
 import type { Filters, MainTab, SideTab } from "../store/types.ts";
 import type { MatrixQuery, TraceQuery } from "../engine/analysis/types.ts";
+import { CNI_NAMES, type CniName } from "../engine/cni/profile.ts";
 
 export interface SharedView {
   question?: TraceQuery;
@@ -19,6 +20,8 @@ export interface SharedView {
   matrix?: MatrixQuery;
   /** The lesson's step: the answer revealed, presenter mode and its hop (-1: the question's overview). */
   lesson?: { revealed: boolean; presenting: boolean; step: number };
+  /** The cluster profile chosen in the toolbar (format 3 on); absent: read from the input, else generic. */
+  cni?: CniName;
 }
 
 const PROTOCOLS = new Set(["TCP", "UDP", "SCTP"]);
@@ -30,6 +33,21 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 const shortString = (v: unknown): v is string => typeof v === "string" && v.length > 0 && v.length <= MAX_ID;
 
+const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
+const HEADER = /^[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/;
+
+/** An HTTP request of a question (format 3 on): method, path and at most 20 headers; anything else leaves it out. */
+function http(v: unknown): TraceQuery["http"] {
+  if (!isRecord(v) || typeof v.method !== "string" || !METHOD.test(v.method)) return undefined;
+  if (typeof v.path !== "string" || v.path.length > MAX_ID || !(v.path.startsWith("/") || v.path === "*"))
+    return undefined;
+  const headers: Record<string, string> = {};
+  if (isRecord(v.headers))
+    for (const [k, x] of Object.entries(v.headers).slice(0, 20))
+      if (HEADER.test(k) && typeof x === "string" && x.length <= MAX_ID) headers[k] = x;
+  return { method: v.method, path: v.path, headers };
+}
+
 function question(v: unknown): TraceQuery | undefined {
   if (
     !isRecord(v) ||
@@ -39,7 +57,10 @@ function question(v: unknown): TraceQuery | undefined {
     !PROTOCOLS.has(v.protocol)
   )
     return undefined;
-  return { from: v.from, to: v.to, protocol: v.protocol as TraceQuery["protocol"] };
+  const q: TraceQuery = { from: v.from, to: v.to, protocol: v.protocol as TraceQuery["protocol"] };
+  const h = http(v.http);
+  if (h) q.http = h;
+  return q;
 }
 
 function filters(v: unknown): Filters | undefined {
@@ -84,6 +105,8 @@ export function sanitizeView(v: unknown): SharedView | undefined {
   if (m) out.matrix = m;
   const l = lesson(v.lesson);
   if (l) out.lesson = l;
+  if (typeof v.cni === "string" && (CNI_NAMES as readonly string[]).includes(v.cni))
+    out.cni = v.cni as CniName;
   return Object.keys(out).length ? out : undefined;
 }
 
@@ -98,6 +121,7 @@ export interface ViewSource {
   answerShown: boolean;
   presenting: boolean;
   presenterStep: number;
+  cni: CniName | undefined;
 }
 
 export function viewOf(s: ViewSource): SharedView {
@@ -106,7 +130,12 @@ export function viewOf(s: ViewSource): SharedView {
     tab: s.tab,
     side: s.side,
   };
-  if (s.question) v.question = { from: s.question.from, to: s.question.to, protocol: s.question.protocol };
+  if (s.question) {
+    const q: TraceQuery = { from: s.question.from, to: s.question.to, protocol: s.question.protocol };
+    if (s.question.http) q.http = { ...s.question.http, headers: { ...s.question.http.headers } };
+    v.question = q;
+  }
+  if (s.cni) v.cni = s.cni;
   if (s.matrixChosen) v.matrix = { ...s.matrixQuery };
   if (s.answerShown || s.presenting || s.presenterStep !== -1)
     v.lesson = { revealed: s.answerShown, presenting: s.presenting, step: s.presenterStep };

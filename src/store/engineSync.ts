@@ -7,7 +7,7 @@ import { BudgetError, type EngineClient } from "../worker/engineClient.ts";
 import type { AppStore } from "./createAppStore.ts";
 import type { MatrixQuery, NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
 import type { ConnlistRequest } from "./types.ts";
-import { rulesQueryOf, sameRulesQuery } from "./viewSlice.ts";
+import { rulesQueryOf, sameHttp, sameRulesQuery } from "./viewSlice.ts";
 
 export interface SyncOptions {
   /** Quiet time after the last keystroke before analysing; larger texts wait longer. */
@@ -21,7 +21,7 @@ export interface SyncOptions {
 const defaultDebounce = (n: number) => (n > 2_000_000 ? 60 : 16);
 
 const sameTrace = (a: TraceQuery | undefined, b: TraceQuery | undefined) =>
-  a?.from === b?.from && a?.to === b?.to && a?.protocol === b?.protocol;
+  a?.from === b?.from && a?.to === b?.to && a?.protocol === b?.protocol && sameHttp(a?.http, b?.http);
 const sameMatrix = (a: MatrixQuery | undefined, b: MatrixQuery | undefined) =>
   a?.port === b?.port && a?.protocol === b?.protocol && a?.by === b?.by;
 
@@ -41,10 +41,10 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
 
   const analyze = () => {
     timer = undefined;
-    const { text, file, revision } = store.getState();
+    const { text, file, revision, cni } = store.getState();
     mark(`ktl:analysis-sent:${revision}`);
     store.getState().analysisStarted(revision);
-    client.analyze(text, file).then(
+    (cni ? client.analyze(text, file, cni) : client.analyze(text, file)).then(
       (o) => {
         if (disposed || o.stale) return;
         mark(`ktl:analysis-received:${revision}`);
@@ -126,12 +126,14 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     );
   };
 
+  // A new text, or another cluster profile (which changes the answers), is analysed again.
   const offText = store.subscribe(
-    (s) => s.revision,
+    (s) => [s.revision, s.cni] as const,
     () => {
       if (timer !== undefined) cancel(timer);
       timer = schedule(analyze, debounce(store.getState().text.length));
     },
+    { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] },
   );
   // Questions and matrices follow the newest analysis, so the details panel never shows an answer about old text.
   const offAnswers = store.subscribe(

@@ -283,8 +283,8 @@ describe("engine sync", () => {
     const resolvers: ((o: Outcome<Analysis>) => void)[] = [];
     const client: EngineClient = {
       generation: 0,
-      analyze(text) {
-        calls.push(`analyze:${text}`);
+      analyze(text, _file, cni) {
+        calls.push(`analyze:${text}${cni ? `@${cni}` : ""}`);
         return new Promise((r) => resolvers.push(r));
       },
       validate() {
@@ -339,6 +339,32 @@ describe("engine sync", () => {
     expect(s.getState().analysis).toMatchObject({ status: "ready", revision: 2 });
     await tick();
     expect(s.getState().validation).toMatchObject({ revision: 2, diagnostics: [{ code: "KTL600" }] });
+  });
+
+  it("analyses again under the cluster profile chosen in the toolbar, and back to the input's own", () => {
+    const { client, calls } = fakeClient();
+    const timers = manualTimers();
+    const s = fresh("a");
+    connectEngine(s, client, timers);
+    s.getState().setCni("calico");
+    timers.runAll();
+    s.getState().setCni(undefined);
+    timers.runAll();
+    expect(calls).toEqual(["analyze:a", "analyze:a@calico", "analyze:a"]);
+  });
+
+  it("an HTTP request makes another question: the engine is asked again", async () => {
+    const { client, calls, resolvers } = fakeClient();
+    const s = fresh("a");
+    connectEngine(s, client, manualTimers());
+    resolvers[0]!({ stale: false, value: { pods: [], ports: [] } as unknown as Analysis, generation: 1 });
+    await tick();
+    const q = { from: "pod:a/b", to: "service:a/c:80", protocol: "TCP" as const };
+    s.getState().ask(q);
+    s.getState().ask({ ...q, http: { method: "GET", path: "/admin", headers: {} } });
+    s.getState().ask({ ...q, http: { method: "GET", path: "/admin", headers: {} } });
+    await tick();
+    expect(calls.filter((c) => c.startsWith("trace:"))).toHaveLength(2);
   });
 
   it("traces the question against each new analysis", async () => {

@@ -16,6 +16,7 @@ import type { SessionSlice } from "./sessionSlice.ts";
 import type { SharedView } from "../share/view.ts";
 import type { InputDiff } from "../engine/index.ts";
 import type { Outcome, Prediction } from "../components/Lessons/predict.ts";
+import type { CniName } from "../engine/cni/profile.ts";
 import type {
   Analysis,
   ConnlistDownload,
@@ -161,6 +162,8 @@ export interface ViewSlice {
   /** The node whose kube-proxy rules the Node rules tab shows; undefined follows the question's node. */
   rulesNode: string | undefined;
   rulesMode: RulesMode;
+  /** The cluster profile chosen in the toolbar (engine/cni/profile.ts); undefined: read from the input, else generic. It changes the answers, so the engine analyses again. */
+  cni: CniName | undefined;
   /** A trace hop to highlight and scroll to in the details (a rule's link); the nonce makes asking twice move it again. */
   hopFocus: { index: number; nonce: number } | undefined;
   connlistRequest: ConnlistRequest | undefined;
@@ -182,6 +185,7 @@ export interface ViewSlice {
   notify(n: Notice | undefined): void;
   setRulesNode(node: string | undefined): void;
   setRulesMode(mode: RulesMode): void;
+  setCni(cni: CniName | undefined): void;
   focusHop(index: number): void;
   requestConnlist(format: ConnlistDownload): ConnlistRequest;
   /** Puts back a view from a share link or the saved work (question, filters, tabs, matrix port, lesson step). */

@@ -2,10 +2,23 @@ import type { SliceCreator, Theme, ViewSlice } from "./types.ts";
 import type { NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
 import type { AppState } from "./types.ts";
 
+/** The same HTTP request (method, path, headers), or both none. */
+export function sameHttp(a: TraceQuery["http"], b: TraceQuery["http"]): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.method !== b.method || a.path !== b.path) return false;
+  const ka = Object.keys(a.headers);
+  return ka.length === Object.keys(b.headers).length && ka.every((k) => a.headers[k] === b.headers[k]);
+}
+
 export function sameQuestion(a: TraceQuery | undefined, b: TraceQuery | undefined): boolean {
   return (
     a === b ||
-    (a !== undefined && b !== undefined && a.from === b.from && a.to === b.to && a.protocol === b.protocol)
+    (a !== undefined &&
+      b !== undefined &&
+      a.from === b.from &&
+      a.to === b.to &&
+      a.protocol === b.protocol &&
+      sameHttp(a.http, b.http))
   );
 }
 
@@ -48,6 +61,7 @@ export const createViewSlice =
     notice: undefined,
     rulesNode: undefined,
     rulesMode: "iptables",
+    cni: undefined,
     hopFocus: undefined,
     connlistRequest: undefined,
     setTheme: (theme) => set({ theme }),
@@ -98,6 +112,7 @@ export const createViewSlice =
     notify: (notice) => set({ notice }),
     setRulesNode: (rulesNode) => set({ rulesNode }),
     setRulesMode: (rulesMode) => set({ rulesMode }),
+    setCni: (cni) => set({ cni }),
     focusHop: (index) =>
       set((s) => ({ hopFocus: { index, nonce: (s.hopFocus?.nonce ?? 0) + 1 }, side: "details" })),
     restoreView: (v) =>
@@ -109,6 +124,7 @@ export const createViewSlice =
         ...(v.tab ? { tab: v.tab } : {}),
         ...(v.side ? { side: v.side } : {}),
         ...(v.matrix ? { matrixQuery: v.matrix, matrixChosen: true } : {}),
+        cni: v.cni,
         ...(v.lesson
           ? { answerShown: v.lesson.revealed, presenting: v.lesson.presenting, presenterStep: v.lesson.step }
           : { answerShown: s.answerShown }),

@@ -8,14 +8,15 @@ import { openAnalysis, type Analysis, type AnalysisSession } from "../engine/ana
 import { applyWhatIf } from "../engine/whatif/index.ts";
 import { diffTexts } from "../engine/diff/index.ts";
 import { messageFor } from "./delta.ts";
+import type { CniName } from "../engine/cni/profile.ts";
 import type { EngineHandlers, EngineRequest, EngineResponse } from "./protocol.ts";
 import { createSessionCache } from "./sessionCache.ts";
 import { YamlPartCache } from "../engine/parse/yaml.ts";
 
 /** The docs of the texts analysed last: an edit re-parses only the docs it changed. */
 const parseCache = new YamlPartCache();
-const sessions = createSessionCache<AnalysisSession>((text, file) =>
-  openAnalysis([{ name: file, text }], { parseCache }),
+const sessions = createSessionCache<AnalysisSession>((text, file, cni) =>
+  openAnalysis([{ name: file, text }], cni ? { parseCache, cni: cni as CniName } : { parseCache }),
 );
 let generation = 0;
 /** The analyses sent last, by the client's generation: the bases a delta can be made against. */
@@ -29,8 +30,8 @@ function current(): AnalysisSession {
 }
 
 const handlers: EngineHandlers = {
-  analyze({ text, file, generation: g, base }) {
-    const session = sessions.open(text, file);
+  analyze({ text, file, generation: g, base, cni }) {
+    const session = sessions.open(text, file, cni ?? "");
     generation = g;
     const held = base === undefined ? undefined : sent.find((s) => s.generation === base);
     const message = messageFor(session.analysis, held);

@@ -32,6 +32,7 @@ import type {
 import type { InputDiff, WhatIf } from "../engine/index.ts";
 import { valueOf, type AnalysisMessage } from "./delta.ts";
 import type { EngineMethod, EngineRequest, EngineResponse, WhatIfAnswer } from "./protocol.ts";
+import type { CniName } from "../engine/cni/profile.ts";
 
 export interface WorkerLike {
   postMessage(message: EngineRequest): void;
@@ -44,7 +45,8 @@ export interface WorkerLike {
 export type Outcome<T> = { stale: false; value: T; generation: number } | { stale: true };
 
 export interface EngineClient {
-  analyze(text: string, file: string): Promise<Outcome<Analysis>>;
+  /** `cni`: the toolbar's cluster profile; absent, the engine reads it from the input. */
+  analyze(text: string, file: string, cni?: CniName): Promise<Outcome<Analysis>>;
   validate(): Promise<Outcome<DiagnosticView[]>>;
   trace(q: TraceQuery): Promise<Outcome<TraceView>>;
   matrix(q: MatrixQuery): Promise<Outcome<MatrixView>>;
@@ -92,6 +94,7 @@ interface Pending {
 interface Waiting {
   text: string;
   file: string;
+  cni?: CniName;
   generation: number;
   resolve(o: Outcome<Analysis>): void;
   reject(e: Error): void;
@@ -193,6 +196,7 @@ export function createEngineClient(
       file: job.file,
       generation: job.generation,
       ...(base !== undefined ? { base } : {}),
+      ...(job.cni ? { cni: job.cni } : {}),
     }).then(
       (r) => {
         busy = false;
@@ -260,7 +264,7 @@ export function createEngineClient(
     get generation() {
       return generation;
     },
-    analyze(text, file) {
+    analyze(text, file, cni) {
       const g = ++generation;
       // Questions about an older text that were still waiting are superseded: never sent.
       const superseded = idle;
@@ -268,6 +272,7 @@ export function createEngineClient(
       for (const q of superseded) q.supersede();
       return new Promise((resolve, reject) => {
         const job: Waiting = { text, file, generation: g, resolve, reject };
+        if (cni) job.cni = cni;
         if (busy) {
           waiting?.resolve({ stale: true });
           waiting = job;

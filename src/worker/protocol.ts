@@ -17,6 +17,7 @@ import type {
 } from "../engine/analysis/index.ts";
 import type { InputDiff, WhatIf, WhatIfResult } from "../engine/index.ts";
 import type { AnalysisMessage } from "./delta.ts";
+import type { CniName } from "../engine/cni/profile.ts";
 
 export interface AnalyzeParams {
   text: string;
@@ -28,6 +29,8 @@ export interface AnalyzeParams {
    * worker answers with the parts that changed since it (delta.ts).
    */
   base?: number;
+  /** The cluster profile chosen in the toolbar (engine/cni/profile.ts); absent: read from the input, else generic. */
+  cni?: CniName;
 }
 
 export interface WhatIfAnswer {

@@ -31,6 +31,15 @@ describe("the worker's recent sessions", () => {
     expect(opened).toEqual(["a", "a"]);
   });
 
+  it("the same text under another cluster profile is another session; each is reused", () => {
+    const { cache, opened } = cacheOf();
+    cache.open("a", "f.yaml");
+    cache.open("a", "f.yaml", "calico");
+    cache.open("a", "f.yaml", "calico");
+    cache.open("a", "f.yaml");
+    expect(opened).toEqual(["a", "a"]);
+  });
+
   it("a text above the size limit is not kept once another is asked", () => {
     const { cache, opened } = cacheOf({ maxChars: 3 });
     cache.open("long text", "f.yaml");

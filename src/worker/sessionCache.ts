@@ -14,21 +14,21 @@ export interface SessionCacheOptions {
 }
 
 export interface SessionCache<S> {
-  /** The session for this text, opened when it is not among the recent ones. */
-  open(text: string, file: string): S;
+  /** The session for this text (and variant: the cluster profile), opened when it is not among the recent ones. */
+  open(text: string, file: string, variant?: string): S;
   /** The session of the text asked for last. */
   readonly current: S | undefined;
 }
 
 export function createSessionCache<S>(
-  openSession: (text: string, file: string) => S,
+  openSession: (text: string, file: string, variant: string) => S,
   { size = 2, maxChars = 2_000_000 }: SessionCacheOptions = {},
 ): SessionCache<S> {
-  let recent: { text: string; file: string; session: S }[] = [];
+  let recent: { text: string; file: string; variant: string; session: S }[] = [];
   return {
-    open(text, file) {
-      const i = recent.findIndex((e) => e.text === text && e.file === file);
-      const entry = i >= 0 ? recent[i]! : { text, file, session: openSession(text, file) };
+    open(text, file, variant = "") {
+      const i = recent.findIndex((e) => e.text === text && e.file === file && e.variant === variant);
+      const entry = i >= 0 ? recent[i]! : { text, file, variant, session: openSession(text, file, variant) };
       const kept = recent.filter((e, j) => j !== i && e.text.length <= maxChars);
       recent = [entry, ...kept].slice(0, size);
       return entry.session;

@@ -9,6 +9,47 @@ import { WhatIfMenu } from "../WhatIf/WhatIfMenu.tsx";
 import { PresentButton } from "../Presenter/PresenterPanel.tsx";
 import { ExportMenu, OpenFile } from "../Export/ExportMenu.tsx";
 import { RestorePreviousButton } from "../Session/SessionBars.tsx";
+import { CNI_NAMES, type CniName } from "../../engine/cni/profile.ts";
+
+const CNI_LABELS: Record<CniName, string> = {
+  generic: "generic",
+  calico: "Calico",
+  cilium: "Cilium",
+  "cilium-kpr": "Cilium, no kube-proxy",
+  flannel: "flannel",
+};
+
+/**
+ * The cluster profile (engine/cni/profile.ts, `ktl --cni`): which CNI
+ * enforces policy. "From input" lets the engine read it from the text
+ * (cilium-config, calico-config), else generic; the engine's own words say
+ * which one is in effect.
+ */
+function ProfilePicker() {
+  const store = useAppStore();
+  const cni = useApp((s) => s.cni);
+  const profile = useApp((s) => s.analysis.result?.profile);
+  const auto = profile && profile.source !== "chosen" ? CNI_LABELS[profile.cni as CniName] : undefined;
+  return (
+    <label className="filters" title={profile ? `Cluster profile: ${profile.text}` : "Cluster profile"}>
+      <span className="q-label">CNI</span>
+      <select
+        aria-label="Cluster profile (CNI)"
+        data-testid="cni-profile"
+        data-cni={profile?.cni ?? ""}
+        value={cni ?? ""}
+        onChange={(e) => store.getState().setCni((e.target.value || undefined) as CniName | undefined)}
+      >
+        <option value="">{auto ? `auto: ${auto}` : "auto"}</option>
+        {CNI_NAMES.map((n) => (
+          <option key={n} value={n}>
+            {CNI_LABELS[n]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 /** The editor text as a file named after the scenario ("payments-web.yaml"). */
 export function downloadText(store: ReturnType<typeof useAppStore>) {
@@ -118,6 +159,7 @@ export function Toolbar() {
       <LessonMenu />
       <WhatIfMenu />
       <PresentButton />
+      <ProfilePicker />
       <span className="spacer" />
       <span
         className="status"

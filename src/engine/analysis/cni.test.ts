@@ -40,4 +40,17 @@ describe("analysis under a CNI's policies", () => {
     expect(fromOther.verdict).toBe("drop");
     expect(fromOther.decidedBy[0]).toMatchObject({ kind: "CiliumNetworkPolicy", name: "api-l7" });
   });
+
+  it("the cluster profile chosen in the toolbar decides which dialect enforces, and the analysis says which is in effect", () => {
+    expect(analyzeText(TEXT).profile).toEqual({
+      cni: "generic",
+      source: "default",
+      text: "generic Kubernetes",
+    });
+    const calico = analyzeText(TEXT, "m.yaml", { cni: "calico" });
+    expect(calico.profile).toMatchObject({ cni: "calico", source: "chosen" });
+    // Under Calico the CiliumNetworkPolicy is not enforced: the other pod reaches api.
+    const fromOther = calico.flows.find((f) => f.to === "pod:app/api" && f.from.includes("pod:app/other"))!;
+    expect(fromOther.verdict).toBe("allow");
+  });
 });

@@ -9,7 +9,7 @@
  * Worker holds one session per editor text.
  */
 import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
-import type { CniName } from "../cni/profile.ts";
+import { describeProfile, type CniName } from "../cni/profile.ts";
 import { cniFlow } from "./cni.ts";
 import { tierStack } from "./tiers.ts";
 import { subjectSelects } from "../tiers/layer.ts";
@@ -504,6 +504,11 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
 
 // ---------- the session ----------
 
+function profileView(model: Model): Analysis["profile"] {
+  const p = model.profile ?? { cni: "generic", source: "default" as const };
+  return { cni: p.cni, source: p.source, text: describeProfile(p) };
+}
+
 export function openAnalysis(files: readonly InputFile[], options: AnalyzeOptions = {}): AnalysisSession {
   const opts = { ...DEFAULTS, ...options };
   const t0 = now();
@@ -568,6 +573,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
     flows,
     ports: portsOf(model),
     capabilities: { serviceTraces: proxy !== undefined },
+    profile: profileView(model),
     stats: {
       objects: model.objects.length,
       pods: model.pods.length,

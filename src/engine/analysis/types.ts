@@ -207,6 +207,8 @@ export interface Analysis {
   capabilities: { serviceTraces: boolean };
   /** Set when the flows were not all computed (too many sources or destinations). */
   truncated?: string;
+  /** The cluster profile in effect (engine/cni/profile.ts): the CNI, where it came from, in words. */
+  profile: { cni: string; source: "default" | "chosen" | "input"; text: string };
   stats: AnalysisStats;
 }
 
@@ -291,8 +293,11 @@ export interface WorkloadAnswerView {
 
 export interface TraceQuery {
   from: string;
+  /** Also `gateway:NS/NAME:PORT`, `ingress:NS/NAME:PORT` and `host:NAME:PORT` (the L7 routers, engine/l7). */
   to: string;
   protocol: Protocol;
+  /** Make it an HTTP request (`ktl trace --http 'METHOD PATH' --header 'Name: value'`): header names lower-cased, Host included. */
+  http?: { method: string; path: string; headers: Record<string, string> };
 }
 
 // ---------- matrix ----------
