@@ -346,6 +346,8 @@ function ariaLabelOf(n: GraphNode): string {
       return `Zone ${n.label}`;
     case "bucket":
       return `${n.label}: ${n.sublabel ?? ""}`;
+    case "router":
+      return `${n.sublabel?.split(" · ")[0] ?? "Router"} ${n.namespace}/${n.label}`;
   }
 }
 

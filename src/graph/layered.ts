@@ -23,7 +23,11 @@ export interface LayeredOptions {
   maxRows?: number | undefined;
 }
 
+/** Column 5 is drawn between 0 and 1: L7 routers sit between their clients and the Services they route to. */
+export const COLUMN_ORDER = [0, 5, 1, 2, 3, 4] as const;
+
 export function columnOf(n: GraphNode, ins: number, outs: number): number {
+  if (n.kind === "router") return 5;
   if (n.kind === "external") return 0;
   if (n.kind === "service") return 1;
   if (ins === 0 && outs > 0) return 0;
@@ -50,11 +54,12 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
     nbrs[si]!.push(ti);
     nbrs[ti]!.push(si);
   }
-  const cols: number[][] = [[], [], [], [], []];
+  const cols: number[][] = [[], [], [], [], [], []];
   nodes.forEach((n, i) => cols[columnOf(n, ins[i]!, outs[i]!)]!.push(i));
   // Rank by flows inside the middle column: an element that calls another middle element goes left of it (an ingress controller, then the namespaces it calls, then the DNS they all call).
   const middle = splitByFlows(cols[2]!, links, index);
-  const layers = [cols[0]!, cols[1]!, ...middle, cols[3]!, cols[4]!].filter((c) => c.length > 0);
+  // Column 5 (L7 routers) sits between the clients (0) and the Services (1).
+  const layers = [cols[0]!, cols[5]!, cols[1]!, ...middle, cols[3]!, cols[4]!].filter((c) => c.length > 0);
   // Packed to the rows a pane shows at a legible zoom, when the pane is known.
   const used =
     options.maxRows === undefined

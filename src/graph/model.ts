@@ -17,10 +17,11 @@ import type {
 import type { Filters, GraphLens, Grouping } from "../store/types.ts";
 import { buildPathGraph } from "./paths.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
+import type { EdgeNoteId } from "./verdicts.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
 export type GraphNodeKind =
-  "bucket" | "zone" | "node" | "pod" | "group" | "namespace" | "service" | "external";
+  "bucket" | "zone" | "node" | "pod" | "group" | "namespace" | "service" | "external" | "router";
 export type Lens = "topology" | "paths";
 
 /** Kinds that hold other nodes. A bucket packs many zones, nodes or Services into one block in large graphs. */
@@ -85,6 +86,8 @@ export interface GraphEdge {
   title: string;
   decidedBy: RefView[];
   flows: EdgeFlow[];
+  /** How the edge is worded beyond its verdict (verdicts.ts NOTES): a router's share, a CNI dialect's decision, an L7 restriction. */
+  note?: EdgeNoteId;
   /** Paths lens: pod-level connections behind the edge, by verdict, and their ports. */
   count?: number;
   mix?: { allow: number; drop: number; partial: number };

@@ -224,6 +224,8 @@ describe("layered layout", () => {
     ["group", 2, 1, 2],
     ["group", 2, 0, 3],
     ["group", 0, 0, 4],
+    // An L7 router: column 5, drawn between the clients (0) and the Services (1) (COLUMN_ORDER).
+    ["router", 1, 2, 5],
   ] as const)("a %s with %i in and %i out goes to column %i", (kind, ins, outs, col) => {
     expect(columnOf({ id: "x", kind, label: "x", width: 1, height: 1 }, ins, outs)).toBe(col);
   });

@@ -21,6 +21,7 @@ import {
 } from "./model.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { distinguishingStarts } from "./text.ts";
+import { cniDialectOf, noteTag, type EdgeNoteId } from "./verdicts.ts";
 
 /** Up to this many pods, every workload shows its pods. */
 export const POD_LEVEL = 30;
@@ -305,6 +306,25 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       leafOf.set(s.id, s.id);
     }
   }
+  // L7 routers (Gateway, Ingress, VirtualService): one element each, between their clients and the Services they route to.
+  for (const r of a.routers) {
+    if (hiddenNs.has(r.namespace)) continue;
+    const where = r.hosts.length
+      ? r.hosts.slice(0, 2).join(", ")
+      : r.ports.length
+        ? `:${r.ports.join(", :")}`
+        : "";
+    nodes.push({
+      id: r.id,
+      kind: "router",
+      label: r.name,
+      sublabel: `${r.kind} · ${r.namespace}${where ? ` · ${where}` : ""}`,
+      namespace: r.namespace,
+      ref: r.ref,
+      ...leaf,
+    });
+    leafOf.set(r.id, r.id);
+  }
   const resolve = (id: string): string | undefined => {
     if (id.startsWith("external:")) return graphEndpointId(id);
     return leafOf.get(id);
@@ -323,6 +343,9 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     ports: Set<string>;
     flows: EdgeFlow[];
     flowIds: Set<string>;
+    weights: number[];
+    l7: Set<string>;
+    dialect: string | undefined;
   }
   const acc = new Map<string, Acc>();
   const links = new Set<string>();
@@ -358,6 +381,9 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
             ports: new Set(),
             flows: [],
             flowIds: new Set(),
+            weights: [],
+            l7: new Set(),
+            dialect: undefined,
           };
           acc.set(key, e);
         }
@@ -366,6 +392,10 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         e.ports.add(`${f.port}/${f.protocol}`);
         if (e.flowIds.has(f.id)) continue;
         e.flowIds.add(f.id);
+        if (f.weight !== undefined) e.weights.push(f.weight);
+        for (const r of f.l7 ?? []) e.l7.add(r);
+        if (f.layer) e.dialect ??= f.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
+        else e.dialect ??= cniDialectOf(f.decidedBy[0]);
         for (const r of f.decidedBy) {
           if (!seen(e.refs, r)) e.refs.push(r);
           if (f.verdict !== "allow" && !seen(e.dropRefs, r)) e.dropRefs.push(r);
@@ -403,7 +433,21 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     if (!byId.has(e.source) || !byId.has(e.target)) continue;
     const kinds = (["allow", "drop", "partial"] as const).filter((v) => e.mix[v] > 0);
     const verdict: Verdict = kinds.length === 1 ? kinds[0]! : "partial";
-    const { refs, label } = edgeRefs(verdict, e);
+    const { refs, label: byRef } = edgeRefs(verdict, e);
+    // A note words what the verdict alone does not say (verdicts.ts NOTES).
+    const note: EdgeNoteId | undefined =
+      e.kind === "route" && e.weights.length
+        ? "weight"
+        : e.dialect && verdict !== "allow"
+          ? "cni"
+          : e.l7.size && verdict !== "drop"
+            ? "l7"
+            : undefined;
+    const tag = note
+      ? noteTag(note, { weights: e.weights, dialect: e.dialect, l7: [...e.l7], verdict })
+      : undefined;
+    // A route's label is its share (its HTTPRoute is in the tooltip), unless a lower layer dropped some of it.
+    const label = note === "weight" && verdict === "allow" ? tag! : tag ? `${tag} · ${byRef}` : byRef;
     const count = e.mix.allow + e.mix.drop + e.mix.partial;
     const edge: GraphEdge = {
       id: `e:${e.source}->${e.target}`,
@@ -419,6 +463,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       mix: e.mix,
       ports: [...e.ports].sort(),
     };
+    if (note) edge.note = note;
     if (verdict !== "allow") {
       const cause: DropCause | undefined = e.causes.has("policy")
         ? "policy"

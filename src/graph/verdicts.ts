@@ -37,7 +37,7 @@ export const CATEGORIES: readonly EdgeCategory[] = [
   {
     id: "drop",
     verdict: "drop",
-    label: "dropped by NetworkPolicy",
+    label: "dropped by a policy",
     colour: "--drop",
     dash: "9 4",
     arrow: "tee",
@@ -62,6 +62,63 @@ export const CATEGORIES: readonly EdgeCategory[] = [
     glyph: "half",
   },
 ];
+
+/**
+ * Notes: how an edge is worded beyond its verdict. They keep their
+ * verdict's colour, dash and glyph (the verdict is what the eye sorts by)
+ * and add a tag in front of the edge's label, also listed in the legend:
+ * - weight: a router's route to a Service, tagged with its share ("90%");
+ * - cni: dropped by a Cilium or Calico policy (the CNI's own dialect, not
+ *   NetworkPolicy), tagged with the dialect;
+ * - l7: allowed for some HTTP requests only (a Cilium L7 rule), tagged
+ *   with the requests it lets through; others get 403.
+ */
+export type EdgeNoteId = "weight" | "cni" | "l7";
+
+export interface EdgeNote {
+  id: EdgeNoteId;
+  /** The legend's words. */
+  label: string;
+  /** The tag's example in the legend. */
+  sample: string;
+}
+
+export const NOTES: readonly EdgeNote[] = [
+  { id: "weight", label: "share of a router's requests", sample: "90%" },
+  { id: "cni", label: "decided by a CNI policy (Cilium, Calico)", sample: "Cilium ✕" },
+  { id: "l7", label: "only some HTTP requests (others get 403)", sample: "HTTP GET /api/*" },
+];
+
+const CNI_KINDS: Record<string, string> = {
+  CiliumNetworkPolicy: "Cilium",
+  CiliumClusterwideNetworkPolicy: "Cilium",
+  GlobalNetworkPolicy: "Calico",
+  Tier: "Calico",
+};
+
+/** The dialect of a deciding object, when it is a CNI's own policy ("Cilium", "Calico"). */
+export function cniDialectOf(ref: { kind: string } | undefined, apiGroup?: string): string | undefined {
+  if (!ref) return undefined;
+  if (CNI_KINDS[ref.kind]) return CNI_KINDS[ref.kind];
+  if (ref.kind === "NetworkPolicy" && apiGroup?.includes("projectcalico")) return "Calico";
+  return undefined;
+}
+
+/** A share as its tag: 0.9 -> "90%", 1/3 -> "33.3%". */
+export function shareText(w: number): string {
+  return `${Math.round(w * 1000) / 10}%`;
+}
+
+/** The tag an edge's note puts in front of its label. */
+export function noteTag(
+  note: EdgeNoteId,
+  e: { weights?: number[]; dialect?: string | undefined; l7?: string[]; verdict: Verdict },
+): string {
+  if (note === "weight") return (e.weights ?? []).map(shareText).join(" + ");
+  if (note === "cni") return `${e.dialect ?? "CNI"}${e.verdict === "allow" ? "" : " ✕"}`;
+  const l7 = e.l7 ?? [];
+  return `HTTP ${l7.slice(0, 2).join(", ")}${l7.length > 2 ? ` +${l7.length - 2}` : ""} only`;
+}
 
 /** Colours per theme (the CSS variables of styles.css carry the same values). */
 export const PALETTE: Record<"light" | "dark", Record<string, string>> = {

@@ -493,6 +493,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       </div>
       <Legend
         find={<GraphFind onFind={onFind} />}
+        notes={displayed ? [...new Set(displayed.graph.edges.flatMap((e) => (e.note ? [e.note] : [])))] : []}
         note={
           displayed && displayed.graph.level !== "pod"
             ? paths

@@ -1,9 +1,17 @@
-import { CATEGORIES, GLYPH_PATHS } from "../../graph/verdicts.ts";
+import { CATEGORIES, GLYPH_PATHS, NOTES, type EdgeNoteId } from "../../graph/verdicts.ts";
 import { useApp } from "../../store/StoreProvider.tsx";
 import { verdictsHidden } from "../Lessons/predict.ts";
 
-/** The legend is drawn from the same table as the edges: colour, dash and glyph. */
-export function Legend({ note, find }: { note?: string | undefined; find?: React.ReactNode }) {
+/** The legend is drawn from the same table as the edges: colour, dash and glyph, and the notes (tags) the graph shows. */
+export function Legend({
+  note,
+  notes = [],
+  find,
+}: {
+  note?: string | undefined;
+  notes?: readonly EdgeNoteId[];
+  find?: React.ReactNode;
+}) {
   const hidden = useApp(verdictsHidden);
   if (hidden)
     return (
@@ -42,6 +50,12 @@ export function Legend({ note, find }: { note?: string | undefined; find?: React
             </g>
           </svg>
           <span>{c.label}</span>
+        </span>
+      ))}
+      {NOTES.filter((n) => notes.includes(n.id)).map((n) => (
+        <span key={n.id} className="item" data-note={n.id}>
+          <span className="legend-tag">{n.sample}</span>
+          <span>{n.label}</span>
         </span>
       ))}
       {find}

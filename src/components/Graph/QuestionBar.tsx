@@ -63,6 +63,19 @@ function choices(a: Analysis | undefined): {
   ];
   const destinations: [string, Choice[]][] = [
     [
+      "L7 routers (Gateway, Ingress)",
+      a.routers.flatMap((r) =>
+        r.kind === "VirtualService"
+          ? []
+          : r.ports.map((port) => ({
+              value: `${r.kind.toLowerCase()}:${r.namespace}/${r.name}:${port}`,
+              label: `${r.kind} ${r.namespace}/${r.name} :${port}`,
+              protocol: "TCP" as Protocol,
+              disabled: beyondPods,
+            })),
+      ),
+    ],
+    [
       "Service ports",
       a.services.flatMap((s) =>
         s.ports.map((p) => ({
@@ -101,6 +114,30 @@ function choices(a: Analysis | undefined): {
     sources: sources.filter(([, l]) => l.length > 0),
     destinations: destinations.filter(([, l]) => l.length > 0),
   };
+}
+
+/** Why a destination takes an HTTP request (an L7 router, a Cilium L7 rule, a mesh route), from the engine's analysis; undefined when it does not. */
+export function l7Reason(a: Analysis | undefined, to: string): string | undefined {
+  if (/^(gateway|ingress|host):/.test(to))
+    return "the destination is an L7 router: the request decides the route";
+  const id = to.replace(/:\d+$/, "");
+  return a?.l7Targets[id];
+}
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+
+/** "Name: value; Other: v" -> lower-cased header names (Host is set apart); an error names the bad part. */
+export function parseHeaders(text: string): Record<string, string> | { error: string } {
+  const out: Record<string, string> = {};
+  for (const part of text.split(/[;\n]/)) {
+    const p = part.trim();
+    if (!p) continue;
+    const at = p.indexOf(":");
+    const name = at > 0 ? p.slice(0, at).trim() : "";
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return { error: `“${p}” is not a header (Name: value)` };
+    out[name.toLowerCase()] = p.slice(at + 1).trim();
+  }
+  return out;
 }
 
 function Options({ groups }: { groups: [string, Choice[]][] }) {
@@ -195,6 +232,15 @@ export function QuestionBar() {
   const [from, setFrom] = useState(question?.from ?? "");
   const [to, setTo] = useState(question?.to ?? "");
   const [protocol, setProtocol] = useState<Protocol>(question?.protocol ?? "TCP");
+  const [method, setMethod] = useState(question?.http?.method ?? "GET");
+  const [path, setPath] = useState(question?.http?.path ?? "/");
+  const [host, setHost] = useState(question?.http?.headers.host ?? "");
+  const headerText = (h: Record<string, string> | undefined) =>
+    Object.entries(h ?? {})
+      .filter(([k]) => k !== "host")
+      .map(([k, v]) => `${k}: ${v}`)
+      .join("; ");
+  const [headers, setHeaders] = useState(headerText(question?.http?.headers));
 
   // Follow questions asked elsewhere (an edge, a matrix cell): adjust the draft while rendering (react.dev, "You might not need an effect").
   const [followed, setFollowed] = useState(question);
@@ -204,6 +250,12 @@ export function QuestionBar() {
       setFrom(question.from);
       setTo(question.to);
       setProtocol(question.protocol);
+      if (question.http) {
+        setMethod(question.http.method);
+        setPath(question.http.path);
+        setHost(question.http.headers.host ?? "");
+        setHeaders(headerText(question.http.headers));
+      }
     }
   }
 
@@ -216,9 +268,19 @@ export function QuestionBar() {
     const p = all(destinations).find((c) => c.value === v)?.protocol;
     if (p) setProtocol(p);
   };
+  const l7 = l7Reason(result, toValue);
+  const parsedHeaders = parseHeaders(headers);
+  const headerError = "error" in parsedHeaders ? String(parsedHeaders.error) : undefined;
+  const pathError = path.startsWith("/") ? undefined : "the path starts with /";
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (fromValue && toValue) store.getState().ask({ from: fromValue, to: toValue, protocol });
+    if (!fromValue || !toValue) return;
+    if (l7 && protocol === "TCP") {
+      if (headerError || pathError) return;
+      const h: Record<string, string> = { ...(parsedHeaders as Record<string, string>) };
+      if (host.trim()) h.host = host.trim();
+      store.getState().ask({ from: fromValue, to: toValue, protocol, http: { method, path, headers: h } });
+    } else store.getState().ask({ from: fromValue, to: toValue, protocol });
   };
 
   return (
@@ -251,7 +313,50 @@ export function QuestionBar() {
           <option>SCTP</option>
         </select>
       </label>
-      <button className="btn primary small" type="submit" disabled={!fromValue || !toValue}>
+      {l7 && protocol === "TCP" ? (
+        <span className="http-fields" data-testid="http-fields" title={`An HTTP request: ${l7}`}>
+          <select aria-label="HTTP method" value={method} onChange={(e) => setMethod(e.target.value)}>
+            {METHODS.map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+          </select>
+          <input
+            type="text"
+            aria-label="HTTP path"
+            aria-invalid={pathError ? true : undefined}
+            title={pathError ?? "Path and query, such as /api/v1?x=1"}
+            value={path}
+            spellCheck={false}
+            style={{ width: 110 }}
+            onChange={(e) => setPath(e.target.value)}
+          />
+          <input
+            type="text"
+            aria-label="Host header"
+            placeholder="Host"
+            value={host}
+            spellCheck={false}
+            style={{ width: 110 }}
+            onChange={(e) => setHost(e.target.value)}
+          />
+          <input
+            type="text"
+            aria-label="HTTP headers"
+            aria-invalid={headerError ? true : undefined}
+            title={headerError ?? "Headers as Name: value; Other: value"}
+            placeholder="Name: value; …"
+            value={headers}
+            spellCheck={false}
+            style={{ width: 130 }}
+            onChange={(e) => setHeaders(e.target.value)}
+          />
+        </span>
+      ) : null}
+      <button
+        className="btn primary small"
+        type="submit"
+        disabled={!fromValue || !toValue || (!!l7 && protocol === "TCP" && !!(headerError || pathError))}
+      >
         Trace
       </button>
       {question ? (

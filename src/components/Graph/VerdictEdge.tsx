@@ -84,6 +84,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
         data-target={target}
         data-cause={e.dropCause ?? ""}
         data-kind={e.kind}
+        data-note={e.note ?? ""}
         data-diff={diff ?? ""}
         data-focus={focus ? "true" : "false"}
       >
@@ -125,6 +126,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
               borderColor: colour,
             }}
             data-edge-label={id}
+            data-note={e.note ?? ""}
             title={e.title}
           >
             {edgeText(data.edge)}

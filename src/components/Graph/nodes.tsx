@@ -88,7 +88,9 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
         ? firstFitting(subRoom, namespaceLines(n))
         : n.kind === "service"
           ? `svc · ${n.sublabel ?? ""}`
-          : (n.sublabel ?? ""));
+          : n.kind === "router"
+            ? (n.sublabel ?? "").replace(/^VirtualService/, "mesh route")
+            : (n.sublabel ?? ""));
   const sub = middleEllipsis(subText, subRoom);
   const full = [
     n.kind === "namespace" ? (n.nsCount ? `Namespaces ${n.label}` : `Namespace ${n.label}`) : n.label,
@@ -234,4 +236,5 @@ export const allNodeTypes = {
   "p-namespace": PathNode,
   "p-service": PathNode,
   "p-external": PathNode,
+  "p-router": PathNode,
 };

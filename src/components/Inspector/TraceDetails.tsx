@@ -11,6 +11,7 @@ import {
   type ProxyNearMiss,
   type TraceHopView,
   type TraceQuery,
+  type TraceView,
   type Verdict,
   type WorkloadAnswerView,
 } from "../../engine/analysis/index.ts";
@@ -139,6 +140,100 @@ function WorkloadAnswer({ w, protocol }: { w: WorkloadAnswerView; protocol: Trac
   );
 }
 
+const STATUS_WORDS: Record<number, string> = {
+  200: "OK: a backend pod answers",
+  301: "redirect",
+  302: "redirect",
+  403: "Forbidden: an L7 rule refuses the request",
+  404: "Not Found: no route matches the request",
+  500: "Internal Server Error: the route's backend is invalid",
+  503: "Service Unavailable: the backend has no ready endpoint",
+};
+
+/** The L7 part of an answer, as the engine gave it: the request, the HTTP status, who refused it, the router's weighted backends. */
+function L7Answer({ result }: { result: TraceView }) {
+  if (!result.request && result.httpStatus === undefined && !result.backends?.length) return null;
+  return (
+    <div className="l7-answer" data-testid="l7-answer">
+      {result.request ? (
+        <p>
+          <span className="muted">Request</span>{" "}
+          <span className="mono">
+            {result.request.method} {result.request.path}
+            {Object.entries(result.request.headers).map(([k, v]) => ` · ${k}: ${v}`)}
+          </span>
+          {result.router ? (
+            <span className="muted">
+              {" "}
+              through{" "}
+              {result.router.kind === "Pod"
+                ? `the sidecar of ${result.router.name}`
+                : `${result.router.kind} ${result.router.namespace ?? ""}/${result.router.name}`}
+            </span>
+          ) : null}
+        </p>
+      ) : null}
+      {result.httpStatus !== undefined ? (
+        <p data-testid="http-status" data-status={result.httpStatus}>
+          <span className={`http-status s${Math.floor(result.httpStatus / 100)}xx`}>
+            HTTP {result.httpStatus}
+          </span>{" "}
+          {STATUS_WORDS[result.httpStatus] ?? ""}
+          {result.redirect ? (
+            <span className="mono">
+              {" "}
+              to {result.redirect.scheme}://{result.redirect.host}:{result.redirect.port}
+              {result.redirect.path}
+            </span>
+          ) : null}
+          {result.decidedBy ? (
+            <span className="muted">
+              {" "}
+              · decided by {result.decidedBy.layer}
+              {result.decidedBy.name
+                ? ` (${result.decidedBy.kind ?? ""} ${result.decidedBy.namespace ? `${result.decidedBy.namespace}/` : ""}${result.decidedBy.name}${result.decidedBy.rule ? `, ${result.decidedBy.rule}` : ""})`
+                : ""}
+              {result.decidedBy.line ? (
+                <>
+                  {" "}
+                  <LineLink line={result.decidedBy.line}>line {result.decidedBy.line}</LineLink>
+                </>
+              ) : null}
+            </span>
+          ) : null}
+        </p>
+      ) : null}
+      {result.backends?.length ? (
+        <>
+          <h4>Backends the route chose</h4>
+          <table className="endpoints" data-testid="l7-backends">
+            <thead>
+              <tr>
+                <th>Service</th>
+                <th>Port</th>
+                <th>Subset</th>
+                <th>Share</th>
+                <th>Route</th>
+              </tr>
+            </thead>
+            <tbody>
+              {result.backends.map((b, i) => (
+                <tr key={i} data-service={b.service} data-weight={b.weight}>
+                  <td>{b.service.replace(/^service:/, "")}</td>
+                  <td>{b.port}</td>
+                  <td>{b.subset ?? "—"}</td>
+                  <td>{Math.round(b.weight * 1000) / 10}%</td>
+                  <td>{b.ref ? <RefLink refView={b.ref} /> : "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
 /** The answer to the current question, hop by hop, each decision linked to its YAML line. */
 export function TraceDetails() {
   const store = useAppStore();
@@ -165,7 +260,10 @@ export function TraceDetails() {
     <section aria-label="Trace" data-testid="trace">
       <h3>
         <span className="mono">{question.from}</span> → <span className="mono">{question.to}</span>{" "}
-        <span className="muted">{question.protocol}</span>
+        <span className="muted">
+          {question.protocol}
+          {question.http ? ` · ${question.http.method} ${question.http.path}` : ""}
+        </span>
       </h3>
       {!current || status === "running" ? <p className="muted">Tracing…</p> : null}
       {current && status === "error" ? <p role="alert">The engine could not trace this: {error}</p> : null}
@@ -177,6 +275,7 @@ export function TraceDetails() {
             {/* The badge says the verdict: the engine's reason without its own leading "dropped:" (no "Dropped dropped:"). */}
             <VerdictBadge verdict={result.verdict} /> {reasonAfterVerdict(result.reason)}
           </p>
+          <L7Answer result={result} />
           <NearMisses hops={result.hops} />
           {!result.sourceIPPreserved && source ? (
             // The engine's sentence, as ktl trace prints it: with a hairpin, only the backends that are masqueraded see the node's address.
@@ -226,7 +325,11 @@ export function TraceDetails() {
           </ol>
           {result.endpoints.length ? (
             <>
-              <h4>Endpoints kube-proxy chooses among</h4>
+              <h4>
+                {result.backends?.length
+                  ? "Endpoints, each with its share of all requests"
+                  : "Endpoints kube-proxy chooses among"}
+              </h4>
               <table className="endpoints">
                 <thead>
                   <tr>

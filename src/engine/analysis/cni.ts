@@ -16,6 +16,8 @@ export interface CniFlowSummary {
   client?: Pod;
   /** The HTTP rules that restrict the edge, when only L7 rules allow it. */
   l7?: string[];
+  /** The CNI dialect whose own policy decided (absent when a NetworkPolicy inside it did). */
+  layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
 }
 
 function ref(v: CniVerdict): RefView[] {
@@ -68,6 +70,8 @@ export function cniFlow(
     decidedBy: base ? ref(base.v) : [],
   };
   if (base) out.client = base.pod;
+  const layer = base?.v.layer;
+  if (base?.v.ref && (layer === "CiliumNetworkPolicy" || layer === "CalicoNetworkPolicy")) out.layer = layer;
   if (l7) out.l7 = l7;
   return out;
 }

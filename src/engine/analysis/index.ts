@@ -14,6 +14,8 @@ import { cniFlow } from "./cni.ts";
 import { tierStack } from "./tiers.ts";
 import { subjectSelects } from "../tiers/layer.ts";
 import { stackMatrix, stackPairAllowed } from "../policy/index.ts";
+import { routerFlows } from "./routers.ts";
+import { parseAnyDestination, traceL7, type L7TraceResult } from "../l7/index.ts";
 import { taintText } from "../model/taints.ts";
 import { externallyAccessible } from "../model/services.ts";
 import type { InputFile } from "../parse/manifests.ts";
@@ -55,6 +57,7 @@ import {
   EXTERNAL_CLIENT_IP,
   FLOW_BUDGET,
   endpointFlows,
+  refOfTrace,
   externalFlows,
   causesOf,
   hasExternalServices,
@@ -375,6 +378,7 @@ function directFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex | undef
         const layer = traced?.endpoints[0]?.decidedBy?.layer;
         if (layer === "AdminNetworkPolicy") flow.tier = "Admin";
         else if (layer === "BaselineAdminNetworkPolicy") flow.tier = "Baseline";
+        if (cniSummary?.layer) flow.layer = cniSummary.layer;
         if (d.verdict !== "allow") flow.dropCause = d.dropCause ?? "policy";
         flows.push(flow);
       }
@@ -416,7 +420,56 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
     };
     return v;
   }
-  return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
+  const dst = parseAnyDestination(q.to);
+  if ("error" in dst)
+    return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
+  // As `ktl trace` answers: every destination of the contract, with or without an HTTP request (engine/l7).
+  const t = traceL7(model, proxy, q.from, dst, q.protocol, q.http);
+  return l7View(t, q);
+}
+
+/** The trace view plus the L7 fields of `ktl trace --json` (backends, httpStatus, redirect, decidedBy) and the router on the path. */
+function l7View(t: L7TraceResult, q: TraceQuery): TraceView {
+  const v = traceView(t, q.from, q.to, q.protocol);
+  if (t.httpStatus !== undefined) v.httpStatus = t.httpStatus;
+  if (t.redirect) v.redirect = { ...t.redirect };
+  if (t.decidedBy) v.decidedBy = { ...t.decidedBy };
+  if (t.request)
+    v.request = { method: t.request.method, path: t.request.path, headers: { ...t.request.headers } };
+  if (t.profile) v.profile = t.profile;
+  if (t.backends)
+    v.backends = t.backends.map((b) => {
+      const x: NonNullable<TraceView["backends"]>[number] = {
+        service: serviceId(b.service),
+        port: b.port,
+        weight: b.weight,
+      };
+      if (b.subset) x.subset = b.subset;
+      if (b.ref) x.ref = refOfTrace(b.ref);
+      return x;
+    });
+  // The router on the path: the Gateway or Ingress, or the VirtualService that routed in the client's sidecar.
+  let router: string | undefined;
+  if (t.router?.kind === "Gateway" || t.router?.kind === "Ingress")
+    router = `${t.router.kind.toLowerCase()}:${t.router.namespace ?? ""}/${t.router.name}`;
+  else {
+    const vs = t.hops.find((h) => h.ref?.kind === "VirtualService")?.ref;
+    if (vs) router = `virtualservice:${vs.namespace ?? ""}/${vs.name}`;
+  }
+  if (t.router) {
+    v.router = {
+      layer: t.router.layer,
+      kind: t.router.kind,
+      name: t.router.name,
+      pods: t.router.pods.map(podId),
+    };
+    if (t.router.namespace) v.router.namespace = t.router.namespace;
+    if (router) v.router.id = router;
+  }
+  // The graph lights the path as a star from its second element (graph/model.ts pathEdges): client -> router -> each backend Service.
+  if (router && !v.error)
+    v.path = [...new Set([v.path[0]!, router, ...(v.backends ?? []).map((b) => b.service)])];
+  return v;
 }
 
 // ---------- matrix ----------
@@ -504,6 +557,17 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
 
 // ---------- the session ----------
 
+/** Destinations whose requests a CNI policy's HTTP rules judge (Flow.l7), added to the routers' targets. */
+function withCniL7(targets: Analysis["l7Targets"], flows: readonly Flow[]): Analysis["l7Targets"] {
+  for (const f of flows) {
+    if (!f.l7?.length) continue;
+    const why = `HTTP rules allow only ${f.l7.join(", ")}`;
+    targets[f.to] ??= why;
+    if (f.kind === "endpoint" && f.from[0]) targets[f.from[0]] ??= why;
+  }
+  return targets;
+}
+
 function profileView(model: Model): Analysis["profile"] {
   const p = model.profile ?? { cni: "generic", source: "default" as const };
   return { cni: p.cni, source: p.source, text: describeProfile(p) };
@@ -524,6 +588,8 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   let flows: Flow[] = [];
   const notes: string[] = [];
   let reach: Analysis["reach"];
+  let routers: Analysis["routers"] = [];
+  const l7Targets: Analysis["l7Targets"] = {};
   if (model.services.length === 0) {
     if (model.pods.length <= opts.maxDirectFlowPods)
       flows = guarded("pod flows", file, extra, [], () => directFlows(model, index, proxy));
@@ -535,7 +601,12 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
       serviceFlows(model, index, proxy, budget),
     );
     const eps = guarded("endpoint flows", file, extra, [], () => endpointFlows(model, index, proxy));
-    flows = [...svc.flows, ...eps, ...ext];
+    const l7 = guarded("L7 routers", file, extra, { routers: [], flows: [], l7Targets: {} }, () =>
+      routerFlows(model, proxy),
+    );
+    routers = l7.routers;
+    Object.assign(l7Targets, l7.l7Targets);
+    flows = [...svc.flows, ...eps, ...ext, ...l7.flows];
     if (svc.skipped) {
       notes.push(
         "Pod-to-Service flows are traced for small scenarios only: the graph shows who can connect (workload to Service); ask a question, or click an edge, to trace one",
@@ -571,6 +642,8 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
       ? [{ id: externalId(EXTERNAL_CLIENT_IP), ip: EXTERNAL_CLIENT_IP }]
       : [],
     flows,
+    routers,
+    l7Targets: withCniL7(l7Targets, flows),
     ports: portsOf(model),
     capabilities: { serviceTraces: proxy !== undefined },
     profile: profileView(model),

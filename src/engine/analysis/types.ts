@@ -142,7 +142,9 @@ export type FlowKind =
   /** A client outside the cluster reaches a Service (NodePort, LoadBalancer, external IP). */
   | "external"
   /** A pod connects to another pod's IP on one of its declared ports. */
-  | "pod";
+  | "pod"
+  /** An L7 router (Gateway, Ingress, VirtualService) sends a share of a rule's requests to a Service (routers.ts). */
+  | "route";
 
 /**
  * One drawn edge family: every source in `from` gets the same decisions
@@ -171,6 +173,30 @@ export interface Flow {
   l7?: string[];
   /** A cluster policy tier decided the edge (ClusterNetworkPolicy, AdminNetworkPolicy, BaselineAdminNetworkPolicy). */
   tier?: "Admin" | "Baseline";
+  /** The CNI dialect whose own policy decided the edge (engine/cni), when not a NetworkPolicy. */
+  layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
+  /** Route flows: the backend's share of its rule's requests (0..1), and the rule ("split rule 1: /*"). */
+  weight?: number;
+  match?: string;
+}
+
+/** An L7 router drawn between its clients and the Services it routes to (engine/l7, routers.ts). */
+export interface RouterView {
+  /** `gateway:NS/NAME`, `ingress:NS/NAME` or `virtualservice:NS/NAME`. */
+  id: string;
+  kind: "Gateway" | "Ingress" | "VirtualService";
+  layer: "Gateway" | "Ingress" | "Istio";
+  namespace: string;
+  name: string;
+  /** Listener ports (Gateway), 80 (Ingress); none for a mesh route. */
+  ports: number[];
+  hosts: string[];
+  /** Its data plane's pods (ids) and Service (id), as the L7 trace finds them. */
+  pods: string[];
+  service?: string;
+  /** Ask a question through it (`ktl trace --to gateway:NS/NAME:PORT`). */
+  traceTo?: string;
+  ref: RefView;
 }
 
 export interface AnalysisStats {
@@ -201,6 +227,10 @@ export interface Analysis {
   flows: Flow[];
   /** Inputs too large to trace every pod-to-Service pair: who can connect, workload to Service (workloadFlows.ts). */
   reach?: { flows: Flow[]; dropped: number; omitted: number };
+  /** L7 routers (Gateway, Ingress, Istio VirtualService) and, in `flows`, their entry and route flows. */
+  routers: RouterView[];
+  /** Destinations (ids) behind an L7 rule or router, and why: a question to them can carry an HTTP request. */
+  l7Targets: Record<string, string>;
   /** Port and protocol pairs worth offering in the matrix and the filters, most common first. */
   ports: PortView[];
   /** What the engine can answer: service flows need the kube-proxy and trace parts. */
@@ -275,6 +305,27 @@ export interface TraceView {
   workload?: WorkloadAnswerView;
   /** Set instead of a verdict when the question cannot be asked (unknown pod, bad syntax). */
   error?: string;
+  // The L7 fields of `ktl trace --json` (shared/contract/ktl-cli.md), from engine/l7:
+  /** The request as the routers saw it. */
+  request?: { method: string; path: string; headers: Record<string, string> };
+  /** 200 reached a backend; 403 refused by an L7 rule; 404 no route; 503 no backend; 3xx redirect. */
+  httpStatus?: number;
+  redirect?: { scheme: string; host: string; port: number; path: string };
+  /** The layer (and object, rule, line) that refused the request. */
+  decidedBy?: {
+    layer: string;
+    kind?: string;
+    namespace?: string;
+    name?: string;
+    rule?: string;
+    line?: number;
+  };
+  /** The Services the router chose, each with its share of the requests (weights multiplied down the path). */
+  backends?: { service: string; port: number; subset?: string; weight: number; ref?: RefView }[];
+  /** The router the request went through (`id` is its graph element, when drawn). */
+  router?: { id?: string; layer: string; kind: string; namespace?: string; name: string; pods: string[] };
+  /** The cluster profile when not generic, in words. */
+  profile?: string;
 }
 
 export interface WorkloadAnswerView {

@@ -1,0 +1,347 @@
+/**
+ * The L7 routers as the playground draws them (engine/l7): each Gateway,
+ * Ingress and Istio VirtualService is an element between its clients and
+ * the Services it routes to, with one `route` flow per (rule, backend)
+ * carrying the backend's share of its rule (a 90/10 canary is two flows of
+ * 0.9 and 0.1).
+ *
+ * What decides what:
+ * - the router's data plane (its pods and Service) is what `traceL7` finds
+ *   for it (Gateway API's gateway-name label, ingress-nginx's conventions);
+ * - the share is the rule's backendRef weight over the rule's total
+ *   (gateway-api BackendRef.Weight; Ingress sends a path to one backend;
+ *   Istio HTTPRouteDestination.weight, 100 for a lone destination);
+ * - the verdict of a route flow is the lower layers' (NetworkPolicy, tiers,
+ *   CNI policies) from the router's pods to each ready endpoint of the
+ *   backend, by `traceRequest`, as the L7 trace judges its proxy-to-backend
+ *   hop. A mesh route runs in each client's sidecar, and a router without
+ *   pods in the input has no proxy to judge from: those flows say that the
+ *   lower layers were not judged, and a question (which names the client)
+ *   answers for one request.
+ * Which rule a request takes (precedence, hosts, listeners) is the
+ * question's answer, not the picture's.
+ */
+import type { KObject } from "../parse/manifests.ts";
+import { arr, isObj, num, obj, str, strList } from "../parse/values.ts";
+import { lineOf } from "../parse/yaml.ts";
+import type { Model } from "../model/types.ts";
+import type { Service } from "../model/services.ts";
+import type { ProxyIndex } from "../proxy/index.ts";
+import { traceRequest } from "../trace/index.ts";
+import { traceL7 } from "../l7/index.ts";
+import { GATEWAY_GROUP, parseHTTPRoute } from "../l7/gateway.ts";
+import { ingressPaths } from "../l7/ingress.ts";
+import { fqdn, serviceOfHost } from "../l7/mesh.ts";
+import { EXTERNAL_CLIENT_IP, refOfTrace } from "./flows.ts";
+import { podId, serviceId } from "./refs.ts";
+import type { Flow, RefView, RouterView, Verdict } from "./types.ts";
+
+/** More routers than this are listed, not judged (each costs a trace). */
+const MAX_ROUTERS = 40;
+
+export const routerId = (kind: RouterView["kind"], ns: string, name: string): string =>
+  `${kind.toLowerCase()}:${ns}/${name}`;
+
+function refOf(o: KObject, line?: number): RefView {
+  return { kind: o.kind, namespace: o.namespace ?? "", name: o.name, line: line || o.line };
+}
+
+interface RouteTarget {
+  service: Service | undefined;
+  /** "NS/NAME" as written, for a Service missing from the input. */
+  key: string;
+  port: number | undefined;
+  weight: number;
+  match: string;
+  ref: RefView;
+  subset?: string;
+}
+
+function pct(w: number): string {
+  const p = Math.round(w * 1000) / 10;
+  return `${p}%`;
+}
+
+/** The lower layers from the router's pods to every ready endpoint of the Service port. */
+function judge(
+  model: Model,
+  proxy: ProxyIndex,
+  proxies: readonly string[],
+  s: Service,
+  port: number,
+): { verdict: Verdict; reason: string; decidedBy: RefView[] } {
+  const sp = s.ports.find((p) => p.port === port);
+  const pe = sp
+    ? proxy.services.get(s.key)?.ports.find((p) => p.name === sp.name && p.protocol === sp.protocol)
+    : undefined;
+  const eps = pe ? [...pe.v4, ...pe.v6].filter((e) => e.ready) : [];
+  if (!sp || eps.length === 0)
+    return {
+      verdict: "drop",
+      reason: sp
+        ? `Service ${s.key} has no ready endpoint: the router answers 503`
+        : `Service ${s.key} has no port ${port}`,
+      decidedBy: [],
+    };
+  let allow = 0;
+  let drop = 0;
+  let reason = "";
+  const decidedBy: RefView[] = [];
+  for (const px of proxies)
+    for (const ep of eps) {
+      const t = traceRequest(
+        model,
+        proxy,
+        { kind: "pod", pod: px },
+        { kind: "ip", ip: ep.ip, port: ep.port },
+        sp.protocol,
+      );
+      const e = t.endpoints[0];
+      if (e?.verdict === "allow") allow++;
+      else {
+        drop++;
+        reason ||= `from ${px} to ${ep.ip}:${ep.port}: ${e?.reason ?? t.reason}`;
+        const r = e?.ingress.verdict === "drop" ? e.ingress.ref : e?.egress.ref;
+        if (r && !decidedBy.some((d) => d.name === r.name && d.kind === r.kind))
+          decidedBy.push(refOfTrace(r));
+      }
+    }
+  if (drop === 0)
+    return {
+      verdict: "allow",
+      reason: `the lower layers admit the router's ${proxies.length === 1 ? "pod" : `${proxies.length} pods`} to all ${eps.length} ready endpoints`,
+      decidedBy: [],
+    };
+  return { verdict: allow === 0 ? "drop" : "partial", reason, decidedBy };
+}
+
+function gatewayTargets(model: Model, gw: KObject, routes: KObject[]): RouteTarget[] {
+  const out: RouteTarget[] = [];
+  for (const o of routes) {
+    const r = parseHTTPRoute(o);
+    const attached = r.parentRefs.some(
+      (p) => p.kind === "Gateway" && p.name === gw.name && p.namespace === gw.namespace,
+    );
+    if (!attached) continue;
+    for (const rule of r.rules) {
+      const refs = rule.backendRefs.filter(
+        (b) => b.kind === "Service" && (b.group === "" || b.group === "core"),
+      );
+      const total = refs.reduce((n, b) => n + b.weight, 0);
+      const m = rule.matches[0];
+      const match = m
+        ? `${m.method ? `${m.method} ` : ""}${m.path.value}${m.path.type === "PathPrefix" ? "*" : ""}${m.headers.length ? ` [${m.headers.map((h) => `${h.name}: ${h.value}`).join(", ")}]` : ""}`
+        : "/*";
+      for (const b of refs) {
+        const s = model.services.find((x) => x.namespace === b.namespace && x.name === b.name);
+        out.push({
+          service: s,
+          key: `${b.namespace}/${b.name}`,
+          port: b.port,
+          weight: total > 0 ? b.weight / total : 0,
+          match: `${r.name} rule ${rule.index + 1}: ${match}`,
+          ref: refOf(o, b.line || rule.line),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+function ingressTargets(model: Model, ing: KObject): RouteTarget[] {
+  return ingressPaths(ing).flatMap((p) => {
+    if (!("service" in p.backend)) return [];
+    const { service, port } = p.backend;
+    const s = model.services.find((x) => x.namespace === ing.namespace && x.name === service);
+    const portNum = typeof port === "number" ? port : s?.ports.find((sp) => sp.name === port)?.port;
+    return [
+      {
+        service: s,
+        key: `${ing.namespace}/${service}`,
+        port: portNum,
+        weight: 1,
+        match: `${p.host ?? "*"}${p.path}${p.pathType === "Exact" ? "" : "*"}`,
+        ref: refOf(ing, p.line),
+      },
+    ];
+  });
+}
+
+function meshTargets(model: Model, vs: KObject): RouteTarget[] {
+  const ns = vs.namespace ?? "default";
+  const out: RouteTarget[] = [];
+  arr(obj(vs.raw.spec)?.http).forEach((h, hi) => {
+    if (!isObj(h)) return;
+    const dests = arr(h.route).filter(isObj);
+    const weights = dests.map((d) => num(d.weight) ?? (dests.length === 1 ? 100 : 0));
+    const total = weights.reduce((a, b) => a + b, 0);
+    const m = obj(arr(h.match)[0]);
+    const uri = obj(m?.uri);
+    const headers = Object.entries(obj(m?.headers) ?? {}).map(
+      ([k, v]) => `${k}: ${str(obj(v)?.exact) ?? str(obj(v)?.prefix) ?? str(obj(v)?.regex) ?? "*"}`,
+    );
+    const match = `${str(h.name) ?? `http[${hi}]`}: ${str(uri?.exact) ?? (str(uri?.prefix) !== undefined ? `${str(uri?.prefix)}*` : "/*")}${headers.length ? ` [${headers.join(", ")}]` : ""}`;
+    dests.forEach((d, di) => {
+      const dest = obj(d.destination);
+      const host = str(dest?.host);
+      if (!host) return;
+      const s = serviceOfHost(fqdn(host, ns, model), model);
+      const t: RouteTarget = {
+        service: s,
+        key: s ? s.key : host,
+        port: num(obj(dest?.port)?.number) ?? s?.ports[0]?.port,
+        weight: total > 0 ? weights[di]! / total : 0,
+        match,
+        ref: refOf(vs, lineOf(d)),
+      };
+      const subset = str(dest?.subset);
+      if (subset) t.subset = subset;
+      out.push(t);
+    });
+  });
+  return out;
+}
+
+/** The routers of the input and their entry and route flows. */
+export function routerFlows(
+  model: Model,
+  proxy: ProxyIndex,
+): { routers: RouterView[]; flows: Flow[]; l7Targets: Record<string, string> } {
+  const objects = [...model.objects, ...(model.others ?? [])];
+  const isGw = (o: KObject) => o.apiVersion.startsWith(`${GATEWAY_GROUP}/`);
+  const gateways = objects.filter((o) => o.kind === "Gateway" && isGw(o));
+  const routes = objects.filter((o) => o.kind === "HTTPRoute" && isGw(o));
+  const ingresses = objects.filter(
+    (o) => o.kind === "Ingress" && o.apiVersion.startsWith("networking.k8s.io/"),
+  );
+  const services = objects.filter(
+    (o) => o.kind === "VirtualService" && o.apiVersion.startsWith("networking.istio.io/"),
+  );
+  const routers: RouterView[] = [];
+  const flows: Flow[] = [];
+  const l7Targets: Record<string, string> = {};
+  const firstNode = model.nodes[0]?.name;
+  const entryFrom = firstNode ? `external:${EXTERNAL_CLIENT_IP}@${firstNode}` : undefined;
+  // A mesh route's question needs a client pod (its sidecar routes): the first pod with an address.
+  const meshPod = model.pods.find((p) => p.ips.length > 0 && !p.hostNetwork);
+  const meshClient = meshPod ? podId(meshPod.key) : undefined;
+  const add = (
+    kind: RouterView["kind"],
+    o: KObject,
+    ports: number[],
+    hosts: string[],
+    targets: RouteTarget[],
+  ) => {
+    if (routers.length >= MAX_ROUTERS) return;
+    const ns = o.namespace ?? "default";
+    const id = routerId(kind, ns, o.name);
+    const layer = kind === "Gateway" ? "Gateway" : kind === "Ingress" ? "Ingress" : "Istio";
+    const r: RouterView = {
+      id,
+      kind,
+      layer,
+      namespace: ns,
+      name: o.name,
+      ports,
+      hosts,
+      pods: [],
+      ref: refOf(o),
+    };
+    let proxies: string[] = [];
+    const port = ports[0];
+    if (kind !== "VirtualService" && port !== undefined && entryFrom) {
+      r.traceTo = `${kind.toLowerCase()}:${ns}/${o.name}:${port}`;
+      const to =
+        kind === "Gateway"
+          ? { kind: "gateway" as const, gateway: `${ns}/${o.name}`, port }
+          : { kind: "ingress" as const, ingress: `${ns}/${o.name}`, port };
+      const t = traceL7(model, proxy, entryFrom, to, "TCP");
+      proxies = t.router?.pods ?? [];
+      r.pods = proxies.map(podId);
+      // The way in: an external client to the router's own Service (the packet layers; the route is the question's).
+      if (t.service) {
+        const svc = `${t.service.namespace}/${t.service.name}`;
+        r.service = serviceId(svc);
+        for (const n of model.nodes) {
+          const from = `external:${EXTERNAL_CLIENT_IP}@${n.name}`;
+          const e = traceRequest(model, proxy, from, `service:${svc}:${t.service.port}`, "TCP");
+          flows.push({
+            id: `entry:${id}@${n.name}`,
+            kind: "external",
+            from: [from],
+            to: id,
+            port: t.service.port,
+            protocol: "TCP",
+            verdict: e.verdict,
+            reason: `to ${kind} ${ns}/${o.name} through Service ${svc}: ${e.reason}`,
+            decidedBy: e.verdict === "allow" ? [r.ref] : [],
+            traceTo: r.traceTo,
+            ...(e.verdict !== "allow" ? { dropCause: "policy" as const } : {}),
+          });
+        }
+      }
+    }
+    routers.push(r);
+    targets.forEach((tg, i) => {
+      const to = tg.service ? serviceId(tg.service.key) : undefined;
+      if (!to || tg.port === undefined) return;
+      l7Targets[to] ??= `${kind} ${ns}/${o.name} routes to it`;
+      const judged =
+        kind === "VirtualService"
+          ? {
+              verdict: "allow" as Verdict,
+              reason:
+                "a mesh route runs in each client's sidecar: the lower layers are judged per client (ask a question from a client pod)",
+              decidedBy: [] as RefView[],
+            }
+          : proxies.length === 0
+            ? {
+                verdict: "allow" as Verdict,
+                reason: `not judged below L7: the input has no pods of ${kind} ${ns}/${o.name}'s data plane, so the proxy-to-backend hop has no source`,
+                decidedBy: [] as RefView[],
+              }
+            : judge(model, proxy, proxies, tg.service!, tg.port);
+      const flow: Flow = {
+        id: `route:${id}#${i}`,
+        kind: "route",
+        from: [id],
+        to,
+        port: tg.port,
+        protocol: "TCP",
+        verdict: judged.verdict,
+        reason: `${pct(tg.weight)} of ${tg.match}${tg.subset ? ` (subset ${tg.subset})` : ""}: ${judged.reason}`,
+        decidedBy: [tg.ref, ...judged.decidedBy],
+        traceTo: r.traceTo ?? `service:${tg.service!.key}:${tg.port}`,
+        weight: tg.weight,
+        match: tg.match,
+      };
+      if (entryFrom && r.traceTo) flow.client = entryFrom;
+      else if (meshClient) flow.client = meshClient;
+      if (judged.verdict !== "allow") flow.dropCause = "policy";
+      flows.push(flow);
+    });
+  };
+  for (const g of gateways) {
+    const ls = arr(obj(g.raw.spec)?.listeners).filter(isObj);
+    add(
+      "Gateway",
+      g,
+      [...new Set(ls.map((l) => num(l.port)).filter((p): p is number => p !== undefined))],
+      ls.map((l) => str(l.hostname)).filter((h): h is string => !!h),
+      gatewayTargets(model, g, routes),
+    );
+  }
+  for (const ing of ingresses) {
+    const hosts = arr(obj(ing.raw.spec)?.rules)
+      .map((r) => str(obj(r)?.host))
+      .filter((h): h is string => !!h);
+    add("Ingress", ing, [80], hosts, ingressTargets(model, ing));
+  }
+  for (const vs of services) {
+    const spec = obj(vs.raw.spec);
+    const gws = strList(spec?.gateways);
+    if (gws.length > 0 && !gws.includes("mesh")) continue;
+    add("VirtualService", vs, [], strList(spec?.hosts), meshTargets(model, vs));
+  }
+  return { routers, flows, l7Targets };
+}
