@@ -11,17 +11,14 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  buildProxyIndex,
-  loadModel,
-  traceRequest,
-  validateModel,
-  type TraceResult,
-} from "../src/engine/index.ts";
+import { buildProxyIndex, loadModel, validateModel } from "../src/engine/index.ts";
+import { parseAnyDestination, traceL7, type L7TraceResult } from "../src/engine/l7/index.ts";
 import { LESSONS, LESSON_SCENARIOS, lessonById, type Lesson, type LessonCheck } from "./lessons.ts";
 import { applyLessonEdit } from "./lessonEdit.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../src/engine/http/request.ts";
 import { SCENARIOS, scenarioById } from "./index.ts";
+
+type TraceResult = L7TraceResult;
 
 function trace(text: string, c: LessonCheck): TraceResult {
   const model = loadModel([{ name: "manifests.yaml", text }], c.cni ? { cni: c.cni } : {});
@@ -36,7 +33,10 @@ function trace(text: string, c: LessonCheck): TraceResult {
       http = next;
     }
   }
-  return traceRequest(model, buildProxyIndex(model), c.from, c.to, c.protocol ?? "TCP", http ? { http } : {});
+  // As `ktl trace` answers (src/cli/commands/trace.ts): every destination of the contract, L7 routers included.
+  const to = parseAnyDestination(c.to);
+  if ("error" in to) throw new Error(to.error);
+  return traceL7(model, buildProxyIndex(model), c.from, to, c.protocol ?? "TCP", http);
 }
 
 /** The check's fields, read off the trace, in the check's own terms (unset fields left out). */
@@ -60,6 +60,13 @@ function observed(r: TraceResult, c: LessonCheck): LessonCheck {
   if (c.headers) o.headers = c.headers;
   if (c.httpStatus !== undefined && r.httpStatus !== undefined) o.httpStatus = r.httpStatus;
   if (c.cni) o.cni = c.cni;
+  if (c.backends)
+    o.backends = Object.fromEntries(
+      (r.backends ?? []).map((b) => [
+        `${b.service}:${b.port}${b.subset ? `#${b.subset}` : ""}`,
+        Math.round(b.weight * 1000) / 1000,
+      ]),
+    );
   if (c.says && r.hops.some((h) => h.detail.includes(c.says!))) o.says = c.says;
   return o;
 }

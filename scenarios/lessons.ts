@@ -16,6 +16,9 @@ import hairpin from "./21-call-your-own-service-hairpin/manifests.yaml";
 import sourceRanges from "./22-filter-clients-with-source-ranges/manifests.yaml";
 import crossZone from "./23-watch-hints-cross-zones/manifests.yaml";
 import lbInside from "./24-call-a-load-balancer-from-inside/manifests.yaml";
+import gatewayCanary from "./25-split-a-canary-through-a-gateway/manifests.yaml";
+import ingress404 from "./26-find-why-an-ingress-answers-404/manifests.yaml";
+import istioHeader from "./27-route-by-header-with-an-istio-virtualservice/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -37,7 +40,7 @@ import headless from "./16-resolve-headless-and-externalname/manifests.yaml";
 export interface LessonCheck {
   /** `pod:NS/NAME`, `node:NAME` or `external:IP@NODE`. */
   from: string;
-  /** `service:NS/NAME:PORT`, `pod:NS/NAME:PORT` or `ip:ADDRESS:PORT`. */
+  /** `service:NS/NAME:PORT`, `pod:NS/NAME:PORT`, `ip:ADDRESS:PORT`, or an L7 router: `gateway:NS/NAME:PORT`, `ingress:NS/NAME:PORT`. */
   to: string;
   protocol?: Protocol;
   verdict: "allow" | "drop" | "partial";
@@ -57,6 +60,8 @@ export interface LessonCheck {
   headers?: string[];
   /** What the client gets back (`ktl trace --json` httpStatus): 200, or 403 when an L7 policy refuses. */
   httpStatus?: number;
+  /** The Services an L7 router chose and each one's share (`ktl trace --json` backends): "NS/NAME:PORT" or "NS/NAME:PORT#SUBSET" -> weight. */
+  backends?: Record<string, number>;
   /** The cluster profile the check runs under (`ktl trace --cni`); generic when unset. */
   cni?: CniName;
   /** Words the trace must say (a hop's detail), for answers that depend on the CNI. */
@@ -1257,6 +1262,201 @@ const DATA: [string, LessonData][] = [
       },
     },
   ],
+  [
+    gatewayCanary,
+    {
+      id: "25-split-a-canary-through-a-gateway",
+      title: "Split a canary through a Gateway",
+      sources: [
+        "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go BackendRef.Weight (a backend's share is its weight over the sum of the rule's weights)",
+        "https://github.com/istio/istio/blob/master/pilot/pkg/config/kube/gatewaycommon/deploymentcontroller.go (the Gateway's data plane: pods and a Service labelled gateway.networking.k8s.io/gateway-name)",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
+      ],
+      topics: ["Gateway API", "HTTPRoute", "L7", "canary"],
+      goal: "Follow a request through a Gateway: the HTTPRoute splits it by weight between two Services, then each Service's endpoints share their part, and NetworkPolicy still judges the hop from the gateway's pods to each backend.",
+      question:
+        "The HTTPRoute web sends 90 to web-stable and 10 to web-canary. web-stable has 2 pods, web-canary 1, and web-from-gateway admits only the Gateway's pods. What share of requests does each pod get, and does the policy let them through?",
+      answer:
+        "The route picks a Service first: web-stable gets 90% and web-canary 10% (weight over the sum of the rule's weights). The gateway's proxy then spreads each Service's share over its ready endpoints: each web-stable pod gets 45%, the canary pod 10%; the probabilities multiply down the path. The proxy opens the connection to the pod itself, so NetworkPolicy sees the gateway pod as the client: web-from-gateway admits it, and all three pods answer (HTTP 200). A policy that admitted only the external client's range would drop every request here.",
+      checks: [
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "gateway:shop/web-gw:80",
+          http: "GET /",
+          verdict: "allow",
+          httpStatus: 200,
+          count: 3,
+          backends: { "shop/web-stable:8080": 0.9, "shop/web-canary:8080": 0.1 },
+          hops: ["listener", "route", "backend"],
+        },
+      ],
+      edit: {
+        description: "Move the canary to half the traffic: weights 50 and 50.",
+        lookFor:
+          "Each Service now takes half: each web-stable pod 25%, the canary pod 50%. One pod behind a weight of 50 works as hard as two behind 100.",
+        change: {
+          replace: {
+            find: "          weight: 90\n        - name: web-canary\n          port: 8080\n          weight: 10",
+            with: "          weight: 50\n        - name: web-canary\n          port: 8080\n          weight: 50",
+          },
+        },
+        checks: [
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "gateway:shop/web-gw:80",
+            http: "GET /",
+            verdict: "allow",
+            httpStatus: 200,
+            backends: { "shop/web-stable:8080": 0.5, "shop/web-canary:8080": 0.5 },
+          },
+        ],
+      },
+    },
+  ],
+  [
+    ingress404,
+    {
+      id: "26-find-why-an-ingress-answers-404",
+      title: "Find why an Ingress answers 404",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/ingress/#examples (pathType Prefix matches element by element: /api matches /api/orders, not /apiv2/orders)",
+        "https://kubernetes.io/docs/concepts/services-networking/ingress/#name-based-virtual-hosting (a rule with a host serves that host only)",
+        "https://github.com/kubernetes/ingress-nginx/blob/main/docs/user-guide/default-backend.md (a request no rule serves goes to the default backend, which answers 404)",
+      ],
+      topics: ["Ingress", "L7", "404"],
+      goal: "See the two ways an Ingress request misses every rule, by host and by path, and that the miss is an HTTP 404 from the controller, not a dropped connection.",
+      question:
+        "The Ingress shop serves host shop.example.com with one path, /api (Prefix), to Service api. What do GET /api/orders for shop.example.com, GET /api/orders for www.shop.example.com and GET /apiv2/orders for shop.example.com get?",
+      answer:
+        "Only the first reaches api (200). www.shop.example.com is another host: the rule's host must equal the Host header (a wildcard would match one label only), so no rule serves it and the controller's default backend answers 404. /apiv2/orders has the right host, but Prefix compares whole path elements: /api matches /api and /api/orders, not /apiv2. The connections all open: the controller answers the 404 itself.",
+      checks: [
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "ingress:shop/shop:80",
+          http: "GET /api/orders",
+          headers: ["Host: shop.example.com"],
+          verdict: "allow",
+          httpStatus: 200,
+          backends: { "shop/api:8080": 1 },
+        },
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "ingress:shop/shop:80",
+          http: "GET /api/orders",
+          headers: ["Host: www.shop.example.com"],
+          verdict: "drop",
+          httpStatus: 404,
+        },
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "ingress:shop/shop:80",
+          http: "GET /apiv2/orders",
+          headers: ["Host: shop.example.com"],
+          verdict: "drop",
+          httpStatus: 404,
+        },
+      ],
+      edit: {
+        description: "Drop the host from the rule, so that it serves every host.",
+        lookFor:
+          "www.shop.example.com now reaches api too. /apiv2/orders still gets 404: the path rule, not the host, refuses it.",
+        change: {
+          replace: { find: "    - host: shop.example.com\n      http:", with: "    - http:" },
+        },
+        checks: [
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "ingress:shop/shop:80",
+            http: "GET /api/orders",
+            headers: ["Host: www.shop.example.com"],
+            verdict: "allow",
+            httpStatus: 200,
+            backends: { "shop/api:8080": 1 },
+          },
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "ingress:shop/shop:80",
+            http: "GET /apiv2/orders",
+            headers: ["Host: shop.example.com"],
+            verdict: "drop",
+            httpStatus: 404,
+          },
+        ],
+      },
+    },
+  ],
+  [
+    istioHeader,
+    {
+      id: "27-route-by-header-with-an-istio-virtualservice",
+      title: "Route by header with an Istio VirtualService",
+      sources: [
+        "https://github.com/istio/api/blob/master/networking/v1alpha3/virtual_service.proto HTTPRoute (routes are tried in order, the first match wins) and HTTPMatchRequest.headers (exact is case-sensitive)",
+        "https://github.com/istio/api/blob/master/networking/v1alpha3/destination_rule.proto Subset (a subset is the Service's pods with its labels)",
+      ],
+      topics: ["Istio", "VirtualService", "L7", "headers"],
+      goal: "See a mesh route decided in the client's sidecar: the VirtualService's http routes are tried in order, a header match sends testers to v2, and everyone else falls through to v1.",
+      question:
+        "productpage (with a sidecar) calls reviews. The VirtualService sends requests with end-user: jason to subset v2 and the rest to v1. Where do a request from jason, one from Jason and one with no end-user header go?",
+      answer:
+        "jason's request matches the first route, testers, and goes to v2. Jason's does not: exact compares the value as written, case included, so it falls to everyone-else and v1, like the request without the header. The choice is made in productpage's sidecar before any packet leaves the pod; kube-proxy's random pick among all reviews pods never happens.",
+      checks: [
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          headers: ["end-user: jason"],
+          verdict: "allow",
+          httpStatus: 200,
+          backends: { "shop/reviews:9080#v2": 1 },
+        },
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          headers: ["end-user: Jason"],
+          verdict: "allow",
+          backends: { "shop/reviews:9080#v1": 1 },
+        },
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          verdict: "allow",
+          backends: { "shop/reviews:9080#v1": 1 },
+        },
+      ],
+      edit: {
+        description:
+          "Send a fifth of everyone else to v2 as well: weights 80 (v1) and 20 (v2) on the last route.",
+        lookFor:
+          "A request without the header now goes to v1 with 80% and v2 with 20%; jason still always gets v2, because his route comes first.",
+        change: {
+          replace: {
+            find: "        - destination: {host: reviews, subset: v1}\n",
+            with: "        - destination: {host: reviews, subset: v1}\n          weight: 80\n        - destination: {host: reviews, subset: v2}\n          weight: 20\n",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/productpage",
+            to: "service:shop/reviews:9080",
+            http: "GET /reviews/1",
+            verdict: "allow",
+            backends: { "shop/reviews:9080#v1": 0.8, "shop/reviews:9080#v2": 0.2 },
+          },
+          {
+            from: "pod:shop/productpage",
+            to: "service:shop/reviews:9080",
+            http: "GET /reviews/1",
+            headers: ["end-user: jason"],
+            verdict: "allow",
+            backends: { "shop/reviews:9080#v2": 1 },
+          },
+        ],
+      },
+    },
+  ],
 ];
 
 export const LESSONS: readonly Lesson[] = DATA.map(([manifests, d]) => ({
@@ -1287,7 +1487,9 @@ export function replaceInText(
 function expectationsOf(l: Lesson): ScenarioExpectation[] {
   // Expectations are plain TCP connections under the generic profile: HTTP and profile checks stay in lessons.test.ts.
   return l.checks
-    .filter((c) => (c.protocol ?? "TCP") === "TCP" && !c.http && !c.cni)
+    .filter(
+      (c) => (c.protocol ?? "TCP") === "TCP" && !c.http && !c.cni && !/^(gateway|ingress|host):/.test(c.to),
+    )
     .map((c) => ({ from: c.from, to: c.to, verdict: c.verdict }));
 }
 
