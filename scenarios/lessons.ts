@@ -1433,8 +1433,8 @@ const DATA: [string, LessonData][] = [
           "A request without the header now goes to v1 with 80% and v2 with 20%; jason still always gets v2, because his route comes first.",
         change: {
           replace: {
-            find: "        - destination: {host: reviews, subset: v1}\n",
-            with: "        - destination: {host: reviews, subset: v1}\n          weight: 80\n        - destination: {host: reviews, subset: v2}\n          weight: 20\n",
+            find: "        - destination: { host: reviews, subset: v1 }\n",
+            with: "        - destination: { host: reviews, subset: v1 }\n          weight: 80\n        - destination: { host: reviews, subset: v2 }\n          weight: 20\n",
           },
         },
         checks: [
