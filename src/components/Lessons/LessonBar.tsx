@@ -2,6 +2,8 @@
  * The open lesson: its goal, the question to predict, the answer on demand,
  * the questions to trace, and its suggested edit with what to look for.
  */
+import { questionLabel, questionOf } from "./question.ts";
+import { sameQuestion } from "../../store/viewSlice.ts";
 import { useEffect, useState } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { LESSONS, lessonById, replaceInText, type Lesson } from "../../../scenarios/lessons.ts";
@@ -27,10 +29,6 @@ function applyEdit(store: ReturnType<typeof useAppStore>, l: Lesson) {
   else void runTextChange(store, whatIfClient, label, r.text);
 }
 
-const checkLabel = (c: Lesson["checks"][number]) =>
-  `${c.from.replace(/^(pod|external):/, "")} → ${c.to.replace(/^(service|pod):/, "")}${
-    c.protocol && c.protocol !== "TCP" ? ` ${c.protocol}` : ""
-  }`;
 const podName = (id: string) => id.replace(/^pod:/, "");
 const NO_OUTCOMES: Record<string, Outcome> = {};
 
@@ -39,7 +37,7 @@ export function reveal(store: AppStore, l: Lesson, shown: boolean): void {
   const s = store.getState();
   s.showAnswer(shown);
   const c = l.checks[0];
-  if (shown && c && !s.question) s.ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" });
+  if (shown && c && !s.question) s.ask(questionOf(c));
 }
 
 /** Before the reveal: the learner's prediction for each question (the verdict, and the backend where there is a choice). */
@@ -56,7 +54,7 @@ function Predictions({ lesson }: { lesson: Lesson }) {
         const key = checkKey(c);
         const p = predictions[key];
         const options = backendOptions(analysis, c.to);
-        const label = checkLabel(c);
+        const label = questionLabel(c);
         return (
           <div key={key} className="ws-predict-row" data-testid="prediction" data-check={key}>
             <span className="mono">{label}</span>
@@ -112,7 +110,7 @@ function Results({ lesson }: { lesson: Lesson }) {
         const key = checkKey(c);
         const p = predictions[key];
         const o = outcomes[key];
-        const label = checkLabel(c);
+        const label = questionLabel(c);
         if (!o)
           return (
             <li key={key} data-testid="result" data-check={key} data-right="">
@@ -122,13 +120,7 @@ function Results({ lesson }: { lesson: Lesson }) {
                 : predicted
                   ? "no prediction; "
                   : ""}
-              <button
-                type="button"
-                className="btn small"
-                onClick={() =>
-                  store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })
-                }
-              >
+              <button type="button" className="btn small" onClick={() => store.getState().ask(questionOf(c))}>
                 trace it to see
               </button>
             </li>
@@ -245,10 +237,7 @@ export function LessonBar() {
               {answerShown ? "Trace it:" : "Or trace it now (shows its verdict):"}
             </span>
             {lesson.checks.map((c, k) => {
-              const asked =
-                question?.from === c.from &&
-                question.to === c.to &&
-                question.protocol === (c.protocol ?? "TCP");
+              const asked = sameQuestion(question, questionOf(c));
               return (
                 <button
                   key={k}
@@ -256,11 +245,9 @@ export function LessonBar() {
                   className="btn small mono"
                   aria-pressed={asked}
                   data-testid="lesson-trace"
-                  onClick={() =>
-                    store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })
-                  }
+                  onClick={() => store.getState().ask(questionOf(c))}
                 >
-                  {checkLabel(c)}
+                  {questionLabel(c)}
                 </button>
               );
             })}

@@ -3,6 +3,7 @@
  * the keyboard (→ next, ← back, Home overview, End last, R reset between
  * questions, Esc leave); each hop is lit on the graph with its explanation.
  */
+import { questionOf } from "../Lessons/question.ts";
 import { useEffect, useState } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { lessonById } from "../../../scenarios/lessons.ts";
@@ -120,11 +121,10 @@ export function PresenterPanel() {
                     type="button"
                     className="btn mono"
                     data-testid="presenter-question"
-                    onClick={() =>
-                      store.getState().ask({ from: c.from, to: c.to, protocol: c.protocol ?? "TCP" })
-                    }
+                    onClick={() => store.getState().ask(questionOf(c))}
                   >
                     {c.from} → {c.to}
+                    {c.http ? ` · ${c.http}` : ""}
                   </button>
                 </li>
               ))}

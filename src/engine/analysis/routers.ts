@@ -267,7 +267,8 @@ export function routerFlows(
           const e = traceRequest(model, proxy, from, `service:${svc}:${t.service.port}`, "TCP");
           flows.push({
             id: `entry:${id}@${n.name}`,
-            kind: "external",
+            // A router's own flow (not one of the Service flows that analysis and diff share, engine/flows).
+            kind: "route",
             from: [from],
             to: id,
             port: t.service.port,

@@ -143,7 +143,7 @@ export type FlowKind =
   | "external"
   /** A pod connects to another pod's IP on one of its declared ports. */
   | "pod"
-  /** An L7 router (Gateway, Ingress, VirtualService) sends a share of a rule's requests to a Service (routers.ts). */
+  /** An L7 router's own flows (routers.ts): a client into the router, and the router sending a share of a rule's requests to a Service. */
   | "route";
 
 /**
