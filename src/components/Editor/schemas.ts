@@ -6,6 +6,8 @@
  * the engine's own validation (src/engine/validate) reports what the
  * apiserver would reject.
  */
+import { L7_KINDS } from "./schemasL7.ts";
+
 type Schema = Record<string, unknown>;
 
 const str = (description: string, extra: Schema = {}): Schema => ({ type: "string", description, ...extra });
@@ -263,154 +265,166 @@ const definitions: Record<string, Schema> = {
   ),
 };
 
-const KINDS: { kind: string; apiVersion: string; description: string; properties: Record<string, Schema> }[] =
-  [
-    {
-      kind: "Namespace",
-      apiVersion: "v1",
-      description:
-        "A namespace. Its labels are what NetworkPolicy namespaceSelectors match (plus kubernetes.io/metadata.name).",
-      properties: {},
-    },
-    {
-      kind: "Node",
-      apiVersion: "v1",
-      description: "A node. Its topology.kubernetes.io/zone label places it in a zone.",
-      properties: {
-        spec: obj({
-          podCIDR: str("The node's pod IP range."),
-          podCIDRs: list({ type: "string" }, "Pod IP ranges, one per family."),
-          unschedulable: bool("Cordoned: new pods are not placed here."),
-        }),
-        status: obj({
-          addresses: list(
-            obj({
-              type: str("InternalIP, ExternalIP or Hostname.", {
-                enum: ["InternalIP", "ExternalIP", "Hostname", "InternalDNS", "ExternalDNS"],
-              }),
-              address: str("The address."),
-            }),
-            "The node's addresses.",
-          ),
-          conditions: list(
-            obj({
-              type: str("Condition type, e.g. Ready."),
-              status: str("True, False or Unknown.", { enum: ["True", "False", "Unknown"] }),
-            }),
-            "Node conditions.",
-          ),
-        }),
-      },
-    },
-    {
-      kind: "Pod",
-      apiVersion: "v1",
-      description: "A pod: its labels, ports and node decide what reaches it.",
-      properties: {
-        spec: ref("PodSpec"),
-        status: obj({
-          phase: str("Pending, Running, Succeeded, Failed or Unknown.", {
-            enum: ["Pending", "Running", "Succeeded", "Failed", "Unknown"],
-          }),
-          podIP: str("The pod's IP."),
-          podIPs: list(obj({ ip: str("An IP of the pod.") }), "The pod's IPs, one per family."),
-          conditions: list(
-            obj({
-              type: str("Condition type, e.g. Ready."),
-              status: str("True or False.", { enum: ["True", "False", "Unknown"] }),
-            }),
-            "Pod conditions; Ready decides whether it is a ready endpoint.",
-          ),
-        }),
-      },
-    },
-    ...(["Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"] as const).map((kind) => ({
-      kind,
-      apiVersion: "apps/v1",
-      description: `A ${kind}: the engine creates the pods it would run.`,
-      properties: { spec: ref("WorkloadSpec") },
-    })),
-    {
-      kind: "ReplicationController",
-      apiVersion: "v1",
-      description: "A ReplicationController: the engine creates the pods it would run.",
-      properties: { spec: ref("WorkloadSpec") },
-    },
-    {
-      kind: "Job",
-      apiVersion: "batch/v1",
-      description: "A Job: its parallelism is the number of pods.",
-      properties: { spec: obj({ parallelism: int("Pods running at once."), template: ref("PodTemplate") }) },
-    },
-    {
-      kind: "CronJob",
-      apiVersion: "batch/v1",
-      description: "A CronJob: the engine models the pods of one run.",
-      properties: {
-        spec: obj({
-          schedule: str("Cron schedule."),
-          jobTemplate: obj({
-            spec: obj({ parallelism: int("Pods running at once."), template: ref("PodTemplate") }),
-          }),
-        }),
-      },
-    },
-    {
-      kind: "Service",
-      apiVersion: "v1",
-      description:
-        "A Service: a stable address that kube-proxy spreads over the ready pods its selector matches.",
-      properties: { spec: ref("ServiceSpec") },
-    },
-    {
-      kind: "EndpointSlice",
-      apiVersion: "discovery.k8s.io/v1",
-      description:
-        "Endpoints of a Service (label kubernetes.io/service-name). Written by hand for Services without a selector.",
-      properties: {
-        addressType: str("IPv4, IPv6 or FQDN.", { enum: ["IPv4", "IPv6", "FQDN"] }),
-        endpoints: list(
+const KINDS: {
+  kind: string;
+  apiVersion: string | string[];
+  description: string;
+  properties: Record<string, Schema>;
+}[] = [
+  ...L7_KINDS,
+  {
+    kind: "Namespace",
+    apiVersion: "v1",
+    description:
+      "A namespace. Its labels are what NetworkPolicy namespaceSelectors match (plus kubernetes.io/metadata.name).",
+    properties: {},
+  },
+  {
+    kind: "Node",
+    apiVersion: "v1",
+    description: "A node. Its topology.kubernetes.io/zone label places it in a zone.",
+    properties: {
+      spec: obj({
+        podCIDR: str("The node's pod IP range."),
+        podCIDRs: list({ type: "string" }, "Pod IP ranges, one per family."),
+        unschedulable: bool("Cordoned: new pods are not placed here."),
+      }),
+      status: obj({
+        addresses: list(
           obj({
-            addresses: list({ type: "string" }, "The endpoint's addresses."),
-            conditions: obj({
-              ready: bool("Ready to serve."),
-              serving: bool("Serving, even while terminating."),
-              terminating: bool("Terminating."),
+            type: str("InternalIP, ExternalIP or Hostname.", {
+              enum: ["InternalIP", "ExternalIP", "Hostname", "InternalDNS", "ExternalDNS"],
             }),
-            nodeName: str("Node of the endpoint."),
-            zone: str("Zone of the endpoint."),
-            hints: obj({
-              forZones: list(
-                obj({ name: str("Zone name.") }),
-                "Zones this endpoint serves (topology-aware routing).",
-              ),
-              forNodes: list(obj({ name: str("Node name.") }), "Nodes this endpoint serves."),
-            }),
-            targetRef: obj({
-              kind: str("Usually Pod."),
-              name: str("Pod name."),
-              namespace: str("Pod namespace."),
-            }),
+            address: str("The address."),
           }),
-          "The endpoints.",
+          "The node's addresses.",
         ),
-        ports: list(
+        conditions: list(
           obj({
-            name: str("Matches the Service port's name."),
-            port: int("The endpoint port."),
-            protocol: PROTOCOL,
+            type: str("Condition type, e.g. Ready."),
+            status: str("True, False or Unknown.", { enum: ["True", "False", "Unknown"] }),
           }),
-          "Ports of the endpoints.",
+          "Node conditions.",
         ),
-      },
+      }),
     },
-    {
-      kind: "NetworkPolicy",
-      apiVersion: "networking.k8s.io/v1",
-      description: "A NetworkPolicy: isolates the pods it selects and allows what its rules list.",
-      properties: { spec: ref("NetworkPolicySpec") },
+  },
+  {
+    kind: "Pod",
+    apiVersion: "v1",
+    description: "A pod: its labels, ports and node decide what reaches it.",
+    properties: {
+      spec: ref("PodSpec"),
+      status: obj({
+        phase: str("Pending, Running, Succeeded, Failed or Unknown.", {
+          enum: ["Pending", "Running", "Succeeded", "Failed", "Unknown"],
+        }),
+        podIP: str("The pod's IP."),
+        podIPs: list(obj({ ip: str("An IP of the pod.") }), "The pod's IPs, one per family."),
+        conditions: list(
+          obj({
+            type: str("Condition type, e.g. Ready."),
+            status: str("True or False.", { enum: ["True", "False", "Unknown"] }),
+          }),
+          "Pod conditions; Ready decides whether it is a ready endpoint.",
+        ),
+      }),
     },
-  ];
+  },
+  ...(["Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"] as const).map((kind) => ({
+    kind,
+    apiVersion: "apps/v1",
+    description: `A ${kind}: the engine creates the pods it would run.`,
+    properties: { spec: ref("WorkloadSpec") },
+  })),
+  {
+    kind: "ReplicationController",
+    apiVersion: "v1",
+    description: "A ReplicationController: the engine creates the pods it would run.",
+    properties: { spec: ref("WorkloadSpec") },
+  },
+  {
+    kind: "Job",
+    apiVersion: "batch/v1",
+    description: "A Job: its parallelism is the number of pods.",
+    properties: { spec: obj({ parallelism: int("Pods running at once."), template: ref("PodTemplate") }) },
+  },
+  {
+    kind: "CronJob",
+    apiVersion: "batch/v1",
+    description: "A CronJob: the engine models the pods of one run.",
+    properties: {
+      spec: obj({
+        schedule: str("Cron schedule."),
+        jobTemplate: obj({
+          spec: obj({ parallelism: int("Pods running at once."), template: ref("PodTemplate") }),
+        }),
+      }),
+    },
+  },
+  {
+    kind: "Service",
+    apiVersion: "v1",
+    description:
+      "A Service: a stable address that kube-proxy spreads over the ready pods its selector matches.",
+    properties: { spec: ref("ServiceSpec") },
+  },
+  {
+    kind: "EndpointSlice",
+    apiVersion: "discovery.k8s.io/v1",
+    description:
+      "Endpoints of a Service (label kubernetes.io/service-name). Written by hand for Services without a selector.",
+    properties: {
+      addressType: str("IPv4, IPv6 or FQDN.", { enum: ["IPv4", "IPv6", "FQDN"] }),
+      endpoints: list(
+        obj({
+          addresses: list({ type: "string" }, "The endpoint's addresses."),
+          conditions: obj({
+            ready: bool("Ready to serve."),
+            serving: bool("Serving, even while terminating."),
+            terminating: bool("Terminating."),
+          }),
+          nodeName: str("Node of the endpoint."),
+          zone: str("Zone of the endpoint."),
+          hints: obj({
+            forZones: list(
+              obj({ name: str("Zone name.") }),
+              "Zones this endpoint serves (topology-aware routing).",
+            ),
+            forNodes: list(obj({ name: str("Node name.") }), "Nodes this endpoint serves."),
+          }),
+          targetRef: obj({
+            kind: str("Usually Pod."),
+            name: str("Pod name."),
+            namespace: str("Pod namespace."),
+          }),
+        }),
+        "The endpoints.",
+      ),
+      ports: list(
+        obj({
+          name: str("Matches the Service port's name."),
+          port: int("The endpoint port."),
+          protocol: PROTOCOL,
+        }),
+        "Ports of the endpoints.",
+      ),
+    },
+  },
+  {
+    kind: "NetworkPolicy",
+    apiVersion: "networking.k8s.io/v1",
+    description: "A NetworkPolicy: isolates the pods it selects and allows what its rules list.",
+    properties: { spec: ref("NetworkPolicySpec") },
+  },
+];
+
+const versionsOf = (k: (typeof KINDS)[number]): string[] =>
+  Array.isArray(k.apiVersion) ? k.apiVersion : [k.apiVersion];
+/** Kinds that more than one API group defines (NetworkPolicy: networking.k8s.io and projectcalico.org): told apart by apiVersion. */
+const SHARED_KINDS = new Set(
+  KINDS.filter((k, i) => KINDS.findIndex((x) => x.kind === k.kind) !== i).map((k) => k.kind),
+);
 
 export const KUBERNETES_SCHEMA: Schema = {
   $schema: "http://json-schema.org/draft-07/schema#",
@@ -418,21 +432,37 @@ export const KUBERNETES_SCHEMA: Schema = {
   type: "object",
   properties: {
     apiVersion: str("API group and version of the object.", {
-      enum: [...new Set(KINDS.map((k) => k.apiVersion))],
+      enum: [...new Set(KINDS.flatMap(versionsOf))],
     }),
-    kind: str("Kind of the object.", { enum: [...KINDS.map((k) => k.kind), "List"] }),
+    kind: str("Kind of the object.", { enum: [...new Set([...KINDS.map((k) => k.kind), "List"])] }),
     metadata: ref("ObjectMeta"),
   },
-  allOf: KINDS.map((k) => ({
-    if: { properties: { kind: { const: k.kind } }, required: ["kind"] },
-    then: {
-      description: k.description,
-      properties: {
-        apiVersion: { const: k.apiVersion, description: `${k.kind} is in ${k.apiVersion}.` },
-        ...k.properties,
+  allOf: KINDS.map((k) => {
+    const versions = versionsOf(k);
+    const shared = SHARED_KINDS.has(k.kind);
+    return {
+      if: shared
+        ? {
+            properties: { kind: { const: k.kind }, apiVersion: { enum: versions } },
+            required: ["kind", "apiVersion"],
+          }
+        : { properties: { kind: { const: k.kind } }, required: ["kind"] },
+      then: {
+        description: k.description,
+        properties: {
+          ...(shared
+            ? {}
+            : {
+                apiVersion:
+                  versions.length === 1
+                    ? { const: versions[0], description: `${k.kind} is in ${versions[0]}.` }
+                    : { enum: versions, description: `${k.kind} is in ${versions.join(" or ")}.` },
+              }),
+          ...k.properties,
+        },
       },
-    },
-  })),
+    };
+  }),
   definitions,
 };
 
