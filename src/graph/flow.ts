@@ -216,7 +216,12 @@ export function toFlowElements(
         edge: e,
         dimmed: (tracing && !isLit) || (focus !== undefined && !touchesFocus),
         lit: isLit,
-        showLabel: isLit || selected || hovered || (first && (allLabels || e.verdict !== "allow")),
+        // A note (a router's share, an L7 restriction) is what the edge is there to say: always shown.
+        showLabel:
+          isLit ||
+          selected ||
+          hovered ||
+          (first && (allLabels || e.verdict !== "allow" || e.note !== undefined)),
         width: e.count && e.count > 1 ? Math.min(6, 1.8 + Math.log2(e.count) * 0.7) : 1.8,
       },
       selected,

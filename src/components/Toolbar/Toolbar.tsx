@@ -15,7 +15,7 @@ const CNI_LABELS: Record<CniName, string> = {
   generic: "generic",
   calico: "Calico",
   cilium: "Cilium",
-  "cilium-kpr": "Cilium, no kube-proxy",
+  "cilium-kpr": "Cilium KPR",
   flannel: "flannel",
 };
 
@@ -40,9 +40,13 @@ function ProfilePicker() {
         value={cni ?? ""}
         onChange={(e) => store.getState().setCni((e.target.value || undefined) as CniName | undefined)}
       >
-        <option value="">{auto ? `auto: ${auto}` : "auto"}</option>
+        <option value="">{auto ? `${auto} (auto)` : "auto"}</option>
         {CNI_NAMES.map((n) => (
-          <option key={n} value={n}>
+          <option
+            key={n}
+            value={n}
+            title={n === "cilium-kpr" ? "Cilium with kube-proxy replacement" : undefined}
+          >
             {CNI_LABELS[n]}
           </option>
         ))}

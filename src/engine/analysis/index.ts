@@ -558,13 +558,23 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
 // ---------- the session ----------
 
 /** Destinations whose requests a CNI policy's HTTP rules judge (Flow.l7), added to the routers' targets. */
-function withCniL7(targets: Analysis["l7Targets"], flows: readonly Flow[]): Analysis["l7Targets"] {
+function withCniL7(targets: Analysis["l7Targets"], flows: Flow[]): Analysis["l7Targets"] {
+  const ofService = new Map<string, string[]>();
   for (const f of flows) {
     if (!f.l7?.length) continue;
     const why = `HTTP rules allow only ${f.l7.join(", ")}`;
     targets[f.to] ??= why;
-    if (f.kind === "endpoint" && f.from[0]) targets[f.from[0]] ??= why;
+    if (f.kind === "endpoint" && f.from[0]) {
+      targets[f.from[0]] ??= why;
+      ofService.set(f.from[0], f.l7);
+    }
   }
+  // A connection to such a Service that the CNI's policy admits is admitted for those requests only (the rules' own words, from the endpoint flow).
+  for (const f of flows)
+    if ((f.kind === "service" || f.kind === "external") && f.verdict !== "drop" && !f.l7) {
+      const rules = ofService.get(f.to);
+      if (rules && f.decidedBy.some((r) => r.kind.startsWith("Cilium"))) f.l7 = rules;
+    }
   return targets;
 }
 
