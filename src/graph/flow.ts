@@ -216,12 +216,13 @@ export function toFlowElements(
         edge: e,
         dimmed: (tracing && !isLit) || (focus !== undefined && !touchesFocus),
         lit: isLit,
-        // A note (a router's share, an L7 restriction) is what the edge is there to say: always shown.
+        // A note (a router's share, an L7 restriction) is what the edge is there to say: shown in both lenses.
         showLabel:
           isLit ||
           selected ||
           hovered ||
-          (first && (allLabels || e.verdict !== "allow" || e.note !== undefined)),
+          (e.note !== undefined && (paths || first)) ||
+          (first && (allLabels || e.verdict !== "allow")),
         width: e.count && e.count > 1 ? Math.min(6, 1.8 + Math.log2(e.count) * 0.7) : 1.8,
       },
       selected,
