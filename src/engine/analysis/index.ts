@@ -421,7 +421,8 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
     return v;
   }
   const dst = parseAnyDestination(q.to);
-  if ("error" in dst)
+  // A plain question (no HTTP request, no router) keeps the packet-level answer the graph's flows give.
+  if ("error" in dst || (!q.http && (dst.kind === "service" || dst.kind === "pod" || dst.kind === "ip")))
     return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
   // As `ktl trace` answers: every destination of the contract, with or without an HTTP request (engine/l7).
   const t = traceL7(model, proxy, q.from, dst, q.protocol, q.http);
