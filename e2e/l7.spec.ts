@@ -8,6 +8,8 @@ test.describe("L7 and CNI policies", () => {
     page,
   }) => {
     await playground.goto("./#lesson=17");
+    // A lesson opens with its verdicts hidden (predict, then reveal): reveal them first.
+    await new WorkshopPanel(page).revealAnswer();
     const bar = page.getByRole("form", { name: "Ask a question" });
     await bar.getByRole("combobox", { name: "Source" }).selectOption("pod:shop/frontend");
     await bar.getByRole("combobox", { name: "Destination" }).selectOption("service:shop/api:80");
@@ -36,6 +38,7 @@ test.describe("L7 and CNI policies", () => {
     await playground.goto("./#lesson=18");
     const w = new WorkshopPanel(page);
     await expect(w.lesson).toHaveAttribute("data-lesson", "18-order-calico-tiers-with-pass");
+    await w.revealAnswer();
     await w.traceLessonQuestion(2);
     await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
     await expect(playground.details).toContainText("db-deny-reports");
@@ -50,6 +53,7 @@ test.describe("L7 and CNI policies", () => {
     page,
   }) => {
     await playground.goto("./#lesson=25");
+    await new WorkshopPanel(page).revealAnswer();
     const router = page.locator('[data-testid="router-node"][data-id="gateway:shop/web-gw"]');
     await expect(router).toBeVisible();
     const labels = page.locator('[data-edge-label][data-note="weight"]');

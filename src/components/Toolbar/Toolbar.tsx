@@ -190,7 +190,7 @@ export function Toolbar() {
           <rect x="1" y="5" width="9" height="6.5" rx="1.2" fill="currentColor" />
           <path d="M3 5V3.6a2.5 2.5 0 0 1 5 0V5" fill="none" stroke="currentColor" strokeWidth="1.3" />
         </svg>{" "}
-        Nothing leaves your browser
+        <span className="privacy-text">Nothing leaves your browser</span>
       </span>
       <OpenFile />
       <ExportMenu />
