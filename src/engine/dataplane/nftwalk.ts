@@ -24,7 +24,7 @@
 import type { Protocol } from "../model/types.ts";
 import { parseCidr, parseIP } from "../model/ip.ts";
 import type { NftTable } from "./nftables.ts";
-import type { Packet } from "./iptables/walk.ts";
+import { branchOf, type Packet } from "./iptables/walk.ts";
 
 export type NftStepAction =
   "jump" | "goto" | "return" | "accept" | "drop" | "reject" | "dnat" | "mark" | "masquerade" | "match";
@@ -374,17 +374,7 @@ export function walkNftables(table: NftTable, packet: Packet, localAddresses: re
     steps: [],
   };
   const branches: NftWalkBranch[] = [];
-  const finish = (o: Outcome) => {
-    const b: NftWalkBranch = {
-      probability: o.state.chance,
-      verdict: o.verdict === "DROP" ? "drop" : o.verdict === "REJECT" ? "reject" : "accept",
-      steps: o.state.steps,
-      masquerade: o.state.masquerade,
-    };
-    if (o.state.dnat) b.dnat = o.state.dnat;
-    if (o.stoppedBy) b.stoppedBy = o.stoppedBy;
-    branches.push(b);
-  };
+  const finish = (o: Outcome) => branches.push(branchOf(o));
   for (const o of w.hook(packet.fromHost ? "output" : "prerouting", [start])) {
     if (o.verdict !== "ACCEPT") {
       finish(o);

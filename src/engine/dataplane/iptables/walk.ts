@@ -90,6 +90,30 @@ interface Outcome {
 
 const clone = (s: State): State => ({ ...s, ct: new Set(s.ct), steps: [...s.steps] });
 
+/** A walk's end as a branch (shared by the nftables walk): its chance, verdict, steps, DNAT and the rule that stopped it. */
+export function branchOf<Step>(o: {
+  state: { chance: number; steps: Step[]; masquerade: boolean; dnat?: string };
+  verdict: "ACCEPT" | "DROP" | "REJECT" | "CONTINUE";
+  stoppedBy?: Step;
+}): {
+  probability: number;
+  verdict: "accept" | "drop" | "reject";
+  steps: Step[];
+  masquerade: boolean;
+  dnat?: string;
+  stoppedBy?: Step;
+} {
+  const b: ReturnType<typeof branchOf<Step>> = {
+    probability: o.state.chance,
+    verdict: o.verdict === "DROP" ? "drop" : o.verdict === "REJECT" ? "reject" : "accept",
+    steps: o.state.steps,
+    masquerade: o.state.masquerade,
+  };
+  if (o.state.dnat) b.dnat = o.state.dnat;
+  if (o.stoppedBy) b.stoppedBy = o.stoppedBy;
+  return b;
+}
+
 const PROTO_NAMES: Record<string, Protocol> = { tcp: "TCP", udp: "UDP", sctp: "SCTP" };
 
 class Walker {
@@ -311,17 +335,7 @@ export function walkIptables(
     steps: [],
   };
   const branches: WalkBranch[] = [];
-  const finish = (o: Outcome) => {
-    const b: WalkBranch = {
-      probability: o.state.chance,
-      verdict: o.verdict === "DROP" ? "drop" : o.verdict === "REJECT" ? "reject" : "accept",
-      steps: o.state.steps,
-      masquerade: o.state.masquerade,
-    };
-    if (o.state.dnat) b.dnat = o.state.dnat;
-    if (o.stoppedBy) b.stoppedBy = o.stoppedBy;
-    branches.push(b);
-  };
+  const finish = (o: Outcome) => branches.push(branchOf(o));
   const isLocal = (ip: string) => localAddresses.includes(ip) || ip.startsWith("127.") || ip === "::1";
   const nat = w.hook("nat", packet.fromHost ? "OUTPUT" : "PREROUTING", [start]);
   for (const o of nat) {
