@@ -206,7 +206,7 @@ describe("a packet's way through IPVS (ip_vs_in: ip_vs_service_find, the schedul
     expect(w.branches.map((b) => b.dnat)).toEqual(["10.180.0.1:80", "10.180.0.2:80"]);
   });
 
-  it("a virtual server without real servers rejects; another port or protocol meets no virtual server", () => {
+  it("a virtual server without real servers rejects (ip_vs_leave: ICMP port unreachable, then NF_DROP; kubernetes PR #72534); another port or protocol meets no virtual server", () => {
     const empty = walkIpvs(listing, { dst: "172.30.0.42", dport: 80, protocol: "TCP" });
     expect(empty.branches.map((b) => b.verdict)).toEqual(["reject"]);
     expect(line(empty.branches[0]!.stoppedBy!.ruleId)).toBe("TCP  172.30.0.42:80 rr");

@@ -159,9 +159,17 @@ export interface IpvsWalkBranch {
  * of its real servers, which the scheduler picks (rr and the other
  * schedulers spread new connections evenly over servers of equal weight,
  * and kube-proxy gives every real server weight 1). A virtual server with no
- * real server answers ICMP port unreachable for TCP and UDP alike
- * (net/netfilter/ipvs/ip_vs_core.c ip_vs_leave): a reject. No virtual server:
- * IPVS does not touch the packet.
+ * real server answers ICMP port unreachable for TCP and UDP alike: the
+ * scheduler finds no destination, ip_vs_schedule leaves `ignored` at 0 and
+ * ip_vs_in calls ip_vs_leave (net/netfilter/ipvs/ip_vs_core.c), which sends
+ * ICMP_DEST_UNREACH/ICMP_PORT_UNREACH (ICMPv6 port unreachable for IPv6) and
+ * returns NF_DROP: a reject. Its two exits do not apply to kube-proxy's
+ * virtual servers: the cache_bypass entry is for fwmark services (kube-proxy
+ * writes address:port ones) and the FTP exit needs a port other than the
+ * virtual server's (the lookup is by that port). Upstream confirmed it when
+ * the iptables proxier gained its REJECT for Services without endpoints:
+ * "IPVS proxier doesn't need this similar change" (kubernetes PR #72534).
+ * No virtual server: IPVS does not touch the packet.
  */
 export function walkIpvs(
   listing: { lines: readonly SavedLine[]; servers: readonly IpvsVirtualServer[] },
