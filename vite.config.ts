@@ -1,6 +1,6 @@
 import { defineConfig, type Plugin } from "vitest/config";
 import react from "@vitejs/plugin-react";
-import { CONTENT_SECURITY_POLICY } from "./src/app/csp.ts";
+import { CONTENT_SECURITY_POLICY, SITE_HEADERS, headersFile } from "./src/app/csp.ts";
 
 /** `import text from "./manifests.yaml"` gives the file's text, as esbuild's `text` loader does for bin/ktl. */
 function yamlAsText(): Plugin {
@@ -28,6 +28,10 @@ function contentSecurityPolicy(): Plugin {
         },
       ],
     },
+    generateBundle() {
+      // frame-ancestors cannot be a meta tag: hosts that read `_headers` send it as a header.
+      this.emitFile({ type: "asset", fileName: "_headers", source: headersFile() });
+    },
   };
 }
 
@@ -35,6 +39,8 @@ export default defineConfig({
   plugins: [yamlAsText(), react(), contentSecurityPolicy()],
   base: "./",
   worker: { format: "es" },
+  // The built site as a host that reads `_headers` serves it (e2e runs against this).
+  preview: { headers: { ...SITE_HEADERS } },
   build: {
     target: "es2022",
     chunkSizeWarningLimit: 4096,

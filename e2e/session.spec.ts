@@ -7,7 +7,7 @@
 import { test, expect } from "./fixtures.ts";
 import { PlaygroundPage } from "./pages/PlaygroundPage.ts";
 
-test("a load that crashed the tab reopens in safe mode with the text intact, and resumes on request", async ({
+test("a load whose tab crashed before its first drawing reopens in safe mode with the text intact, and resumes on request", async ({
   playground,
   page,
   context,
@@ -20,12 +20,20 @@ test("a load that crashed the tab reopens in safe mode with the text intact, and
   // A drawn load leaves no flag behind.
   expect(await page.evaluate(() => localStorage.getItem("ktl.loading.v1"))).toBeNull();
 
-  // A load that started a minute ago never drew (the engine hung, or the tab ran out of memory), and the tab is closed.
-  // (Chromium's Page.crash takes the whole test browser down here, so the crash is the flag it leaves behind.)
-  await page.evaluate(() =>
-    localStorage.setItem("ktl.loading.v1", JSON.stringify({ at: Date.now() - 60_000 })),
-  );
-  await page.close();
+  // The next load of that text crashes the tab before its first drawing: the engine worker's script is held back
+  // (so nothing can be drawn), the start code writes its flag, and Chromium's renderer is killed (CDP Page.crash),
+  // as an out-of-memory kill would. No pagehide runs: the flag the real start code wrote is what is left behind.
+  await page.route(/engine\.worker[^/]*\.js/, async (route) => {
+    await new Promise((r) => setTimeout(r, 15_000));
+    await route.continue().catch(() => undefined);
+  });
+  await page.reload();
+  await page.waitForFunction(() => localStorage.getItem("ktl.loading.v1") !== null);
+  const crashed = page.waitForEvent("crash");
+  const cdp = await context.newCDPSession(page);
+  void cdp.send("Page.crash").catch(() => undefined);
+  await crashed;
+
   const next = await context.newPage();
   const again = new PlaygroundPage(next);
   await next.goto("./");
@@ -101,4 +109,21 @@ test("the built site runs under its Content-Security-Policy with no violation", 
   await expect(page.locator(".monaco-editor .squiggly-error").first()).toBeAttached({ timeout: 20_000 });
   await playground.graph.waitForDrawn();
   expect(violations).toEqual([]);
+});
+
+test("another site cannot frame the playground: frame-ancestors comes as a header, with the rest of the policy", async ({
+  page,
+  baseURL,
+}) => {
+  // The preview serves the build as a host that reads the build's `_headers` file does.
+  const response = await page.request.get(baseURL!);
+  const policy = response.headers()["content-security-policy"] ?? "";
+  expect(policy).toContain("frame-ancestors 'none'");
+  expect(policy).toContain("script-src 'self'");
+  expect(response.headers()["x-frame-options"]).toBe("DENY");
+
+  // A page of another origin (about:blank here) frames it: the browser refuses, the app never starts inside.
+  await page.setContent(`<iframe id="ktl" src="${baseURL}" width="800" height="600"></iframe>`);
+  const frame = page.frameLocator("#ktl");
+  await expect(frame.locator("#root")).toHaveCount(0);
 });
