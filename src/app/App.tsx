@@ -34,7 +34,6 @@ export function App() {
       <NoticeBar />
       <TiersBar />
       <UrlImportPrompt />
-      <LessonBar />
       <WhatIfBar />
       <PresenterStyles />
       <main style={{ display: "flex", flex: 1, minHeight: 0 }}>
@@ -46,9 +45,13 @@ export function App() {
           label="Resize the editor"
           storageKey="ktl.split.editor"
           first={
-            <ErrorBoundary area="the editor">
-              <EditorPane />
-            </ErrorBoundary>
+            <>
+              {/* The open lesson reads beside the graph, above the manifests it is about, so the graph keeps its height. */}
+              <LessonBar />
+              <ErrorBoundary area="the editor">
+                <EditorPane />
+              </ErrorBoundary>
+            </>
           }
           second={
             <Split

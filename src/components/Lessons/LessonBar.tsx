@@ -184,11 +184,10 @@ export function LessonBar() {
   const next = LESSONS[i + 1];
   return (
     <section className="ws-bar lesson" aria-label="Lesson" data-testid="lesson" data-lesson={lesson.id}>
-      <div className="ws-row">
+      <div className="ws-row ws-head">
         <strong className="ws-title">
           Lesson {String(lesson.number).padStart(2, "0")} · {lesson.title}
         </strong>
-        <span className="spacer" />
         <button
           type="button"
           className="btn small"

@@ -1,0 +1,57 @@
+/**
+ * The graph keeps the stage with a lesson open: the lesson reads at the top of
+ * the editor column (scrolling inside itself past 60 % of it), and the question
+ * bar wraps its HTTP fields to a second row instead of scrolling sideways.
+ * Lesson 25 (a Gateway canary) shows the most: a predict form and HTTP fields.
+ */
+import type { Page } from "@playwright/test";
+import { test, expect } from "./fixtures.ts";
+import { WorkshopPanel } from "./pages/WorkshopPanel.ts";
+
+async function heights(page: Page) {
+  return page.evaluate(() => {
+    const h = (sel: string) => document.querySelector(sel)?.getBoundingClientRect().height ?? 0;
+    const form = document.querySelector<HTMLElement>("form.question")!;
+    const box = form.getBoundingClientRect();
+    const outside = [...form.querySelectorAll<HTMLElement>("select, input, button")]
+      .map((el) => ({ el, r: el.getBoundingClientRect() }))
+      .filter(({ r }) => r.width > 0 && (r.right > box.right + 0.5 || r.left < box.left - 0.5))
+      .map(({ el }) => el.getAttribute("aria-label") ?? el.textContent);
+    return {
+      viewport: window.innerHeight,
+      traffic: h('[aria-label="Traffic"]'),
+      canvas: h('[data-testid="graph"]'),
+      lesson: h('[data-testid="lesson"]'),
+      overflow: form.scrollWidth - form.clientWidth,
+      outside,
+    };
+  });
+}
+
+for (const viewport of [
+  { width: 1280, height: 720 },
+  { width: 1440, height: 900 },
+])
+  test(`with lesson 25 open at ${viewport.width}x${viewport.height} the graph keeps most of the height and the question bar does not scroll sideways`, async ({
+    playground,
+    page,
+  }) => {
+    await page.setViewportSize(viewport);
+    await playground.goto("./#lesson=25");
+    const w = new WorkshopPanel(page);
+    await expect(w.lesson.getByTestId("lesson-predict")).toBeVisible();
+    await expect(page.getByTestId("http-fields")).toBeVisible();
+    await expect(playground.graph.edges().first()).toBeVisible();
+    const m = await heights(page);
+    // The notice "Opened lesson 25" is still up: the toolbar and it are all that sit above the graph pane.
+    expect(m.traffic, JSON.stringify(m)).toBeGreaterThanOrEqual(0.55 * m.viewport);
+    expect(m.canvas, JSON.stringify(m)).toBeGreaterThanOrEqual(0.4 * m.viewport);
+    expect(m.overflow, "the question bar scrolls sideways").toBeLessThanOrEqual(0);
+    expect(m.outside, "controls outside the question bar").toEqual([]);
+    // Everything in the lesson is reachable (it scrolls inside itself), and hiding it gives the editor back.
+    await w.lesson.getByTestId("lesson-edit").scrollIntoViewIfNeeded();
+    await expect(w.lesson.getByTestId("lesson-edit")).toBeInViewport();
+    await expect(w.lesson.getByRole("button", { name: "Previous lesson" })).toBeInViewport();
+    await w.lesson.getByRole("button", { name: "Hide lesson" }).click();
+    expect((await heights(page)).lesson).toBeLessThan(m.lesson);
+  });
