@@ -212,56 +212,45 @@ async function engineFigures(runner) {
 // ---------- ktl start-up ----------
 
 /**
- * What one short ktl run costs, as the conformance suites pay it ~120 times:
- * node alone, bin/ktl (its freshness check, then the ESM bundle), the same
- * code as one CommonJS bundle, and that bundle from a V8 startup snapshot
- * (bench/snapshot-entry.mjs). Wall time per run, minimum and median (the
- * minimum is the least disturbed by other load on the machine).
+ * What one short ktl run costs, as the conformance suites pay it ~120 times: node alone, then
+ * ./bin/ktl as a user runs it (sh, then node from the V8 startup snapshot that bin/build-cli.mjs
+ * built for this node and these sources), the same with KTL_NO_SNAPSHOT=1 (sh, then node with
+ * bin/ktl's freshness check and the plain ESM bundle), and `node bin/ktl` (no sh). Wall time per
+ * run, minimum and median (the minimum is the least disturbed by other load on the machine),
+ * the variants interleaved so that load changes hit all of them alike.
  */
 async function startupFigures() {
-  const esbuild = await import("esbuild");
-  const cjs = join(cacheDir, "ktl-snapshot.cjs");
-  const blob = join(cacheDir, "ktl.blob");
-  await esbuild.build({
-    entryPoints: [join(root, "bench", "snapshot-entry.mjs")],
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    outfile: cjs,
-    logLevel: "error",
-    loader: { ".yaml": "text", ".md": "text" },
-    define: {
-      __KTL_VERSION__: JSON.stringify(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version),
-    },
-  });
-  const built = spawnSync(process.execPath, ["--snapshot-blob", blob, "--build-snapshot", cjs], {
-    cwd: cacheDir,
-    encoding: "utf8",
-  });
+  const { ensureBuilt, ensureSnapshot } = await import(
+    pathToFileURL(join(root, "bin", "build-cli.mjs")).href
+  );
+  await ensureBuilt();
+  if (!(await ensureSnapshot())) log("startup: no snapshot could be built; ./bin/ktl runs the plain bundle");
   const small = join(root, "scenarios", "05-allow-one-caller-after-default-deny", "manifests.yaml");
+  const ktl = join(root, "bin", "ktl");
   const variants = [
-    ["node alone (node -e 0)", ["-e", "0"]],
-    ["bin/ktl validate (1 small file)", [join(root, "bin", "ktl"), "validate", small]],
-    ["CommonJS bundle, validate", [cjs, "validate", small]],
+    ["node alone (node -e 0)", process.execPath, ["-e", "0"], {}],
+    ["./bin/ktl validate (1 small file), from the snapshot", ktl, ["validate", small], {}],
+    [
+      "./bin/ktl validate, KTL_NO_SNAPSHOT=1 (plain bundle)",
+      ktl,
+      ["validate", small],
+      { KTL_NO_SNAPSHOT: "1" },
+    ],
+    ["node bin/ktl validate (plain bundle, no sh)", process.execPath, [ktl, "validate", small], {}],
   ];
-  if (built.status === 0)
-    variants.push(["V8 startup snapshot, validate", ["--snapshot-blob", blob, "validate", small]]);
-  else log(`startup: the snapshot did not build: ${(built.stderr || "").slice(-300)}`);
   const RUNS = 21;
-  for (const [name, args] of variants) {
-    const times = [];
-    for (let i = 0; i < RUNS; i++) {
+  const times = variants.map(() => []);
+  for (let i = 0; i < RUNS; i++)
+    variants.forEach(([name, cmd, args, env], v) => {
+      if (times[v].length < i) return; // this variant failed before
       const t = performance.now();
-      const r = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
-      times.push(performance.now() - t);
-      if (r.status !== 0) {
-        log(`startup: ${name} exited ${r.status}: ${(r.stderr || "").slice(-300)}`);
-        break;
-      }
-    }
-    record("-", `start-up: ${name}`, "ms", times, { startup: true, min: round(Math.min(...times)) });
-  }
+      const r = spawnSync(cmd, args, { cwd: root, encoding: "utf8", env: { ...process.env, ...env } });
+      if (r.status !== 0) return log(`startup: ${name} exited ${r.status}: ${(r.stderr || "").slice(-300)}`);
+      times[v].push(performance.now() - t);
+    });
+  variants.forEach(([name], v) =>
+    record("-", `start-up: ${name}`, "ms", times[v], { startup: true, min: round(Math.min(...times[v])) }),
+  );
 }
 
 // ---------- browser figures ----------
