@@ -133,6 +133,30 @@ export default tseslint.config(
               allowTypeImports: true,
               message: "src/graph is pure mapping: take the store's values as arguments.",
             },
+            {
+              regex: "^(\\.\\./)+(app|components)/",
+              message:
+                "src/graph is pure mapping: it is drawn by components, and imports none of them (nor app/).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Components never import app/: app/ composes them (App.tsx, start.ts), so an import back is a cycle
+    // in waiting. What both need (the first-draw promise) lives in store/ or beside the component.
+    files: ["src/components/**/*.ts", "src/components/**/*.tsx"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+app/",
+              message:
+                "src/components never import src/app: move what both need to src/store or beside the component.",
+            },
           ],
         },
       ],

@@ -22,7 +22,7 @@ import { buildProxyIndex, loadModel, traceRequest, traceWorkload, type TraceResu
 import { openAnalysis, type Protocol, type TraceQuery, type TraceView } from "./engine/analysis/index.ts";
 import { causesOf } from "./engine/analysis/flows.ts";
 import { reasonAfterVerdict, sourceAddressText, stepTitle, verdictMark } from "./engine/trace/render.ts";
-import { buildGraph } from "./graph/model.ts";
+import { buildGraph } from "./graph/build.ts";
 import { toFlowElements } from "./graph/flow.ts";
 import { presenterSteps } from "./components/Presenter/steps.ts";
 import { TraceDetails } from "./components/Inspector/TraceDetails.tsx";

@@ -11,7 +11,7 @@ import { connectEngine } from "../store/engineSync.ts";
 import { leftEarly, markLoaded, markLoading, previousLoadUnfinished } from "../store/loading.ts";
 import { TABS_CHANNEL, watchOtherTabs, type StorageChange } from "../store/tabs.ts";
 import { decodeShare, payloadFromHash } from "../share/codec.ts";
-import { firstDraw } from "./firstDraw.ts";
+import { firstDraw } from "../store/firstDraw.ts";
 
 function localStorageOrNothing(): StorageLike | undefined {
   try {

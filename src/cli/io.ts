@@ -9,7 +9,7 @@
 import { closeSync, openSync, readSync, readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { InputFile } from "../engine/index.ts";
-import { escapeControls } from "./report.ts";
+import { escapeControls } from "./escape.ts";
 
 export class UsageError extends Error {}
 

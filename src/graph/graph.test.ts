@@ -8,7 +8,8 @@ import {
   type TraceView,
 } from "../engine/analysis/index.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
-import { AUTO, buildGraph, chooseLevel, leafResolver, pathEdges, type GraphModel } from "./model.ts";
+import { AUTO, chooseLevel, leafResolver, pathEdges, type GraphModel } from "./model.ts";
+import { buildGraph } from "./build.ts";
 import { positionsOf, toElkGraph } from "./layout.ts";
 import { ElementStabilizer, questionEdges, toFlowElements } from "./flow.ts";
 import type { Filters } from "../store/types.ts";

@@ -15,7 +15,6 @@ import type {
   Verdict,
 } from "../engine/analysis/index.ts";
 import type { Filters, GraphLens, Grouping } from "../store/types.ts";
-import { buildPathGraph } from "./paths.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import type { EdgeNoteId } from "./verdicts.ts";
 
@@ -192,10 +191,6 @@ export function topologyDecides(a: Analysis): boolean {
 /** "auto" is the paths lens: zones and nodes are a lens the user turns on (the legend says when they decide something). */
 export function lensOf(_a: Analysis, lens: GraphLens | undefined): Lens {
   return lens === "topology" ? "topology" : "paths";
-}
-
-export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
-  return lensOf(a, options.lens) === "paths" ? buildPathGraph(a, options) : buildTopologyGraph(a, options);
 }
 
 /** The topology lens: pods (or their groups) inside cluster nodes inside zones. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { analyzeText, type Analysis } from "../engine/analysis/index.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
-import { buildGraph, lensOf, topologyDecides, type GraphModel } from "./model.ts";
+import { lensOf, topologyDecides, type GraphModel } from "./model.ts";
+import { buildGraph } from "./build.ts";
 import { layeredLayout, columnOf, packLayers, splitByFlows } from "./layered.ts";
 import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
 import { edgeText, LABEL_BOX, toFlowElements } from "./flow.ts";

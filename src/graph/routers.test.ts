@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { analyzeText } from "../engine/analysis/index.ts";
 import { yamlOf } from "../engine/testing/fixtures.ts";
 import { backend, client, gateway, nodes, ns, route } from "../engine/l7/test-fixtures.ts";
-import { buildGraph } from "./model.ts";
+import { buildGraph } from "./build.ts";
 import { layeredLayout } from "./layered.ts";
 import { noteTag, shareText } from "./verdicts.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyzeText } from "../engine/analysis/index.ts";
-import { buildGraph } from "./model.ts";
+import { buildGraph } from "./build.ts";
 import { drawnAs, findMatches, searchIndex } from "./search.ts";
 import { nsGroupKey, nsKey } from "./paths.ts";
 // @ts-expect-error: the bench generator is plain JavaScript

@@ -7,22 +7,11 @@
  * not understand is left out, so a link never fails to open because of its
  * view; the text is what matters.
  */
-import type { Filters, MainTab, SideTab } from "../store/types.ts";
+import type { Filters, MainTab, SharedView, SideTab } from "../store/types.ts";
+
+export type { SharedView };
 import type { MatrixQuery, TraceQuery } from "../engine/analysis/types.ts";
 import { CNI_NAMES, type CniName } from "../engine/cni/profile.ts";
-
-export interface SharedView {
-  question?: TraceQuery;
-  filters?: Filters;
-  tab?: MainTab;
-  side?: SideTab;
-  /** Only when the user chose the matrix port (otherwise it follows the scenario). */
-  matrix?: MatrixQuery;
-  /** The lesson's step: the answer revealed, presenter mode and its hop (-1: the question's overview). */
-  lesson?: { revealed: boolean; presenting: boolean; step: number };
-  /** The cluster profile chosen in the toolbar (format 3 on); absent: read from the input, else generic. */
-  cni?: CniName;
-}
 
 const PROTOCOLS = new Set(["TCP", "UDP", "SCTP"]);
 const TABS = new Set<MainTab>(["graph", "matrix", "rules"]);

@@ -6,31 +6,9 @@
  * this tab's saved work. Written only through these actions; `start.ts` and
  * `tabs.ts` wire them to the worker and to localStorage.
  */
-import type { SliceCreator } from "./types.ts";
+import type { SessionSlice, SliceCreator } from "./types.ts";
 
-export interface TabConflict {
-  /** The text the other tab saved. */
-  otherText: string;
-}
-
-export interface SessionSlice {
-  /** Safe mode: the previous load did not reach its first drawing, so this one does not analyse until asked. */
-  paused: boolean;
-  /** The text kept before something replaced the editor's text; undefined when none is kept. */
-  previous: string | undefined;
-  /** Another tab saved different text over this tab's; this tab stops saving until the user chooses. */
-  tabConflict: TabConflict | undefined;
-  /** Another tab of the playground is open in this browser. */
-  otherTab: boolean;
-  resumeAnalysis(): void;
-  keepPreviousText(text: string): void;
-  /** Swaps the editor's text and the kept one, so restoring is itself undoable. */
-  restorePrevious(): void;
-  tabConflicted(otherText: string): void;
-  /** The user chose: "mine" keeps this tab's text (the other's becomes the previous text), "theirs" opens the other's (this tab's becomes the previous text). */
-  resolveTabConflict(choice: "mine" | "theirs"): void;
-  setOtherTab(open: boolean): void;
-}
+export type { SessionSlice, TabConflict } from "./types.ts";
 
 export const createSessionSlice =
   (initial: { paused: boolean; previous: string | undefined }): SliceCreator<SessionSlice> =>

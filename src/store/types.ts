@@ -12,8 +12,6 @@
  * selectors (src/graph), never stored.
  */
 import type { StateCreator } from "zustand";
-import type { SessionSlice } from "./sessionSlice.ts";
-import type { SharedView } from "../share/view.ts";
 import type { InputDiff } from "../engine/index.ts";
 import type { Outcome, Prediction } from "../components/Lessons/predict.ts";
 import type { CniName } from "../engine/cni/profile.ts";
@@ -235,4 +233,44 @@ export interface WorkshopSlice {
   clearWhatIf(): void;
   setPresenting(on: boolean): void;
   setPresenterStep(step: number): void;
+}
+
+// The session slice's shape (sessionSlice.ts), here for the same reason.
+
+export interface TabConflict {
+  /** The text the other tab saved. */
+  otherText: string;
+}
+
+export interface SessionSlice {
+  /** Safe mode: the previous load did not reach its first drawing, so this one does not analyse until asked. */
+  paused: boolean;
+  /** The text kept before something replaced the editor's text; undefined when none is kept. */
+  previous: string | undefined;
+  /** Another tab saved different text over this tab's; this tab stops saving until the user chooses. */
+  tabConflict: TabConflict | undefined;
+  /** Another tab of the playground is open in this browser. */
+  otherTab: boolean;
+  resumeAnalysis(): void;
+  keepPreviousText(text: string): void;
+  /** Swaps the editor's text and the kept one, so restoring is itself undoable. */
+  restorePrevious(): void;
+  tabConflicted(otherText: string): void;
+  /** The user chose: "mine" keeps this tab's text (the other's becomes the previous text), "theirs" opens the other's (this tab's becomes the previous text). */
+  resolveTabConflict(choice: "mine" | "theirs"): void;
+  setOtherTab(open: boolean): void;
+}
+
+/** The view a share link and the saved work carry besides the text (share/view.ts reads and checks it). */
+export interface SharedView {
+  question?: TraceQuery;
+  filters?: Filters;
+  tab?: MainTab;
+  side?: SideTab;
+  /** Only when the user chose the matrix port (otherwise it follows the scenario). */
+  matrix?: MatrixQuery;
+  /** The lesson's step: the answer revealed, presenter mode and its hop (-1: the question's overview). */
+  lesson?: { revealed: boolean; presenting: boolean; step: number };
+  /** The cluster profile chosen in the toolbar (format 3 on); absent: read from the input, else generic. */
+  cni?: CniName;
 }

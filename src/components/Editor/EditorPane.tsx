@@ -10,7 +10,7 @@ import { useShallow } from "zustand/react/shallow";
 import type * as MonacoApi from "monaco-editor";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { selectDiagnostics } from "../../store/selectors.ts";
-import { afterFirstDraw } from "../../app/firstDraw.ts";
+import { afterFirstDraw } from "../../store/firstDraw.ts";
 import type { DiagnosticView } from "../../engine/analysis/index.ts";
 
 type Monaco = typeof MonacoApi;

@@ -12,13 +12,8 @@ import {
 } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import {
-  buildGraph,
-  topologyDecides,
-  CONTAINER_KINDS,
-  type GraphEdge,
-  type GraphModel,
-} from "../../graph/model.ts";
+import { topologyDecides, CONTAINER_KINDS, type GraphEdge, type GraphModel } from "../../graph/model.ts";
+import { buildGraph } from "../../graph/build.ts";
 import { ElementStabilizer, toFlowElements, type FlowEdge, type FlowNode } from "../../graph/flow.ts";
 import type { AppStore } from "../../store/createAppStore.ts";
 import type { Selection } from "../../store/types.ts";
@@ -54,7 +49,7 @@ export function capacityOf(width: number, height: number): { budget: number; row
 import { edgeTypes, EdgeMarkers } from "./VerdictEdge.tsx";
 import { Legend } from "./Legend.tsx";
 import { useLayout } from "./useLayout.ts";
-import { markFirstDraw } from "../../app/firstDraw.ts";
+import { markFirstDraw } from "../../store/firstDraw.ts";
 import { drawnAs, findMatches, searchIndex, type Match } from "../../graph/search.ts";
 
 /** Find a pod, workload, Service or namespace: opens what folds it, then the canvas centres and selects it. */

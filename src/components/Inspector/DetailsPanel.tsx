@@ -1,7 +1,8 @@
 /** What the selection means: an edge's flows and its trace, a pod, a Service, a node, or the question asked. */
 import { useMemo } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { buildGraph, type GraphEdge } from "../../graph/model.ts";
+import type { GraphEdge } from "../../graph/model.ts";
+import { buildGraph } from "../../graph/build.ts";
 import type { Analysis, Flow, PodView, RefView } from "../../engine/analysis/index.ts";
 import { LineLink, RefLink } from "./RefLink.tsx";
 import { TraceDetails, VerdictBadge } from "./TraceDetails.tsx";

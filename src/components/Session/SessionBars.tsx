@@ -4,7 +4,7 @@
  * and the permanent entry that brings back the text something replaced.
  */
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { downloadText } from "../Toolbar/Toolbar.tsx";
+import { downloadText } from "../Toolbar/download.ts";
 
 export function SafeModeBar() {
   const store = useAppStore();

@@ -9,6 +9,7 @@ import { WhatIfMenu } from "../WhatIf/WhatIfMenu.tsx";
 import { PresentButton } from "../Presenter/PresenterPanel.tsx";
 import { ExportMenu, OpenFile } from "../Export/ExportMenu.tsx";
 import { RestorePreviousButton } from "../Session/SessionBars.tsx";
+import { downloadText } from "./download.ts";
 import { CNI_NAMES, type CniName } from "../../engine/cni/profile.ts";
 
 const CNI_LABELS: Record<CniName, string> = {
@@ -53,21 +54,6 @@ function ProfilePicker() {
       </select>
     </label>
   );
-}
-
-/** The editor text as a file named after the scenario ("payments-web.yaml"). */
-export function downloadText(store: ReturnType<typeof useAppStore>) {
-  const { text, scenarioId } = store.getState();
-  download(text, `${scenarioName(text, scenarioId).slug}.yaml`);
-}
-
-function download(text: string, name: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 export function Toolbar() {

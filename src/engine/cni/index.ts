@@ -12,29 +12,20 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import type { HttpRequest } from "../http/request.ts";
-import {
-  CALICO_KINDS,
-  isCalicoObject,
-  parseCalicoPolicy,
-  parseCalicoTier,
-  type CalicoPolicy,
-  type CalicoTier,
-} from "./calico/policy.ts";
-import { buildCalicoIndex, explainCalico, KUBE_ADMIN_ORDER, type CalicoIndex } from "./calico/evaluate.ts";
+import { CALICO_KINDS, isCalicoObject, parseCalicoPolicy, parseCalicoTier } from "./calico/policy.ts";
+import { buildCalicoIndex, explainCalico, KUBE_ADMIN_ORDER } from "./calico/evaluate.ts";
 import { hasTiers, stackCni } from "./stack.ts";
-import { isCiliumObject, parseCiliumPolicy, type CiliumRule } from "./cilium/policy.ts";
+import { isCiliumObject, parseCiliumPolicy } from "./cilium/policy.ts";
 import { explainCilium } from "./cilium/evaluate.ts";
 import type { CniPeer, CniVerdict, Direction } from "./types.ts";
+import type { CniPolicies } from "./policies.ts";
 
 export type { CniVerdict, CniPeer, CniRef, CniLayer, CniConnection, Direction } from "./types.ts";
 export { isCalicoObject } from "./calico/policy.ts";
 export { isCiliumObject } from "./cilium/policy.ts";
 export { parseCalicoSelector, isSelectorError } from "./calico/selector.ts";
 
-export interface CniPolicies {
-  calico: { policies: CalicoPolicy[]; tiers: CalicoTier[]; index: CalicoIndex } | undefined;
-  cilium: { rules: CiliumRule[]; objects: number } | undefined;
-}
+export type { CniPolicies };
 
 /** Kinds of the CNI dialects, for the parser's list of modelled kinds. */
 export const CNI_KINDS = [

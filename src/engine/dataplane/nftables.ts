@@ -24,7 +24,9 @@ import { planServicePort } from "./iptables/build.ts";
 import { nftEndpointBase, nftServiceBase, servicePortNameString } from "./names.ts";
 import type { SavedLine } from "./iptables/save.ts";
 import { parseCidr, parseIP } from "../model/ip.ts";
-import { nftElementId } from "./nftwalk.ts";
+
+/** The id of a verdict-map or set element's line in `nft list table` (the walk in nftwalk.ts lights it). */
+export const nftElementId = (set: string, index: number) => `nft/@${set}/${index + 1}`;
 
 export interface NftElement {
   key: string;

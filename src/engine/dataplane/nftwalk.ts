@@ -23,7 +23,7 @@
  */
 import type { Protocol } from "../model/types.ts";
 import { parseCidr, parseIP } from "../model/ip.ts";
-import type { NftTable } from "./nftables.ts";
+import { nftElementId, type NftTable } from "./nftables.ts";
 import { branchOf, type Packet } from "./iptables/walk.ts";
 
 export type NftStepAction =
@@ -54,9 +54,6 @@ export interface NftWalk {
   packet: Packet;
   branches: NftWalkBranch[];
 }
-
-/** The id of a verdict-map or set element's line in `nft list table`. */
-export const nftElementId = (set: string, index: number) => `nft/@${set}/${index + 1}`;
 
 interface State {
   dst: string;

@@ -56,17 +56,19 @@ import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, int, isObj, obj, str, strList, strMap } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
-import type { Node, Pod, Protocol } from "./types.ts";
-import { parseIP, type Family } from "./ip.ts";
-import { safeSuffix } from "./hash.ts";
 import type {
   Endpoint,
   EndpointHints,
   EndpointSlice,
   EndpointSlicePort,
+  Node,
+  Pod,
+  Protocol,
   Service,
   ServicePort,
-} from "./services.ts";
+} from "./types.ts";
+import { parseIP, type Family } from "./ip.ts";
+import { safeSuffix } from "./hash.ts";
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";

@@ -9,7 +9,7 @@ import { groupOf } from "../parse/kinds.ts";
 import { arr, int, isObj, str, strList, type Json } from "../parse/values.ts";
 import { parseLabelSelector, type LabelSelector } from "./labels.ts";
 import { parseCidr, type Cidr } from "./ip.ts";
-import type { Protocol } from "./types.ts";
+import type { Protocol } from "./protocol.ts";
 
 export interface IPBlock {
   cidr: string;

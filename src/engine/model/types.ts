@@ -7,14 +7,13 @@ import type { KObject, SourceRef } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import type { Json } from "../parse/values.ts";
 import type { LabelSelector } from "./labels.ts";
-import type { Service, EndpointSlice } from "./services.ts";
 import type { NetworkPolicy } from "./networkpolicy.ts";
-import type { CniPolicies } from "../cni/index.ts";
+import type { CniPolicies } from "../cni/policies.ts";
 import type { ClusterProfile } from "../cni/profile.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
+import type { Protocol } from "./protocol.ts";
 
-export type Protocol = "TCP" | "UDP" | "SCTP";
-export const PROTOCOLS: readonly Protocol[] = ["TCP", "UDP", "SCTP"];
+export { PROTOCOLS, type Protocol } from "./protocol.ts";
 
 export interface Namespace {
   name: string;
@@ -191,3 +190,163 @@ export const DEFAULT_CONFIG: ClusterConfig = {
 };
 
 export type { LabelSelector };
+
+// Services and EndpointSlices as the apiserver stores them (built in services.ts and endpointslices.ts).
+
+export type ServiceType = "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalName";
+export type IPFamily = "IPv4" | "IPv6";
+export type TrafficPolicy = "Cluster" | "Local";
+
+/**
+ * Position of a port among a Service's valid ports (Service.ports), which is
+ * not its index in spec.ports when an earlier entry is invalid: the endpoint
+ * lists (proxy PortEndpoints) are indexed by it. Branded so that an index
+ * into spec.ports cannot be passed where a slot is meant.
+ */
+export type PortSlot = number & { readonly __portSlot: true };
+
+export interface ServicePort {
+  /** Index in spec.ports: for field paths (`spec.ports[3]`) only. */
+  index: number;
+  /** Position in Service.ports and in the endpoint lists built from it. */
+  slot: PortSlot;
+  /** spec.ports[].name ("" when absent, as the apiserver stores it). */
+  name: string;
+  protocol: Protocol;
+  port: number;
+  /** A number, or the name of a container port (resolved per pod). */
+  targetPort: number | string;
+  nodePort?: number;
+  /** The nodePort was allocated by the model, not written in the input. */
+  nodePortAllocated?: boolean;
+  appProtocol?: string;
+  line: number;
+}
+
+export interface LoadBalancerIngress {
+  ip?: string;
+  hostname?: string;
+  /** status.loadBalancer.ingress[].ipMode; VIP when absent. */
+  ipMode: "VIP" | "Proxy";
+  line: number;
+}
+
+/** Lines of the fields that decide routing (0 when the field is absent). */
+export interface ServiceLines {
+  /** The `spec:` key: where defaulted (absent) fields are referred to. */
+  spec: number;
+  type: number;
+  selector: number;
+  clusterIP: number;
+  ports: number;
+  externalIPs: number;
+  externalTrafficPolicy: number;
+  internalTrafficPolicy: number;
+  healthCheckNodePort: number;
+  sessionAffinity: number;
+  trafficDistribution: number;
+  topologyMode: number;
+  publishNotReadyAddresses: number;
+  loadBalancerSourceRanges: number;
+  /** The service.beta.kubernetes.io/load-balancer-source-ranges annotation. */
+  loadBalancerSourceRangesAnnotation: number;
+  loadBalancerIngress: number;
+  externalName: number;
+}
+
+export interface Service {
+  namespace: string;
+  name: string;
+  key: string;
+  type: ServiceType;
+  headless: boolean;
+  /** Effective ClusterIPs, primary family first; empty for headless and ExternalName. */
+  clusterIPs: string[];
+  /** The ClusterIPs were allocated by the model. */
+  clusterIPsAllocated: boolean;
+  ipFamilies: IPFamily[];
+  ipFamilyPolicy: "SingleStack" | "PreferDualStack" | "RequireDualStack";
+  /** undefined (or an empty map): no selector, endpoints are managed by hand. */
+  selector: Record<string, string> | undefined;
+  ports: ServicePort[];
+  externalIPs: string[];
+  /** VIP-mode load balancer IPs, the ones kube-proxy captures. */
+  loadBalancerIPs: string[];
+  loadBalancerIngress: LoadBalancerIngress[];
+  /** A LoadBalancer whose status has no ingress yet: no address (kubectl's <pending>). */
+  loadBalancerPending: boolean;
+  /** spec.loadBalancerSourceRanges, trimmed: kube-proxy's firewall. */
+  loadBalancerSourceRanges: string[];
+  /** The service.beta.kubernetes.io/load-balancer-source-ranges annotation: read by cloud providers only, when the field is empty. */
+  loadBalancerSourceRangesAnnotation: string[];
+  externalName?: string;
+  internalTrafficPolicy: TrafficPolicy;
+  /** As defaulted; only takes effect when the Service is externally accessible. */
+  externalTrafficPolicy: TrafficPolicy;
+  healthCheckNodePort?: number;
+  healthCheckNodePortAllocated?: boolean;
+  sessionAffinity: "None" | "ClientIP";
+  sessionAffinityTimeoutSeconds: number;
+  trafficDistribution?: string;
+  /** service.kubernetes.io/topology-mode (the older topology-aware-hints annotation wins when both are set). */
+  topologyMode?: string;
+  publishNotReadyAddresses: boolean;
+  allocateLoadBalancerNodePorts: boolean;
+  lines: ServiceLines;
+  source: SourceRef;
+  raw: Json;
+}
+
+export interface EndpointHints {
+  forZones: string[];
+  forNodes: string[];
+}
+
+export interface Endpoint {
+  addresses: string[];
+  /** Conditions as kube-proxy reads them: ready and serving default to true, terminating to false. */
+  ready: boolean;
+  serving: boolean;
+  terminating: boolean;
+  nodeName?: string;
+  zone?: string;
+  hints?: EndpointHints;
+  /** "namespace/name" of the pod behind it, when known. */
+  pod?: string;
+  /** Line of the endpoint (input slices), of the address (Endpoints) or of the pod (derived). */
+  line: number;
+  /** The object that holds the line. */
+  ref: SourceRef;
+}
+
+export interface EndpointSlicePort {
+  name: string;
+  /** Absent ports are ignored by kube-proxy (endpointslicecache.go). */
+  port: number | undefined;
+  protocol: Protocol;
+  line: number;
+}
+
+export interface EndpointSlice {
+  namespace: string;
+  name: string;
+  /** kubernetes.io/service-name label; "" when missing (kube-proxy ignores such slices). */
+  serviceName: string;
+  addressType: string;
+  ports: EndpointSlicePort[];
+  endpoints: Endpoint[];
+  /** Derived from the Service selector rather than given in the input. */
+  derived: boolean;
+  /** Where it came from: written in the input, made by the EndpointSlice controller, or mirrored from an Endpoints object. */
+  origin: "input" | "controller" | "mirrored";
+  /** endpointslice.kubernetes.io/managed-by */
+  managedBy?: string;
+  /** For derived slices: how the EndpointSlice controller set (or did not set) hints. */
+  hintsNote?: string;
+  source: SourceRef;
+}
+
+export interface ServiceBuild {
+  services: Service[];
+  endpointSlices: EndpointSlice[];
+}

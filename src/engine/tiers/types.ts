@@ -7,7 +7,7 @@
 import type { SourceRef } from "../parse/manifests.ts";
 import type { LabelSelector } from "../model/labels.ts";
 import type { Cidr } from "../model/ip.ts";
-import type { Protocol } from "../model/types.ts";
+import type { Protocol } from "../model/protocol.ts";
 
 export type Tier = "Admin" | "Baseline";
 /** v1alpha1's Allow is read as Accept. */

@@ -40,19 +40,14 @@ import {
   type CniVerdict,
   type Direction,
 } from "../types.ts";
+import type { CalicoIndex, CalicoMember } from "../policies.ts";
 
 export const KNP_ORDER = 1000;
 /** Calico >= 3.29 gives the default tier this order; older releases leave it unset (last). */
 export const DEFAULT_TIER_ORDER = 1_000_000;
 
-type Member =
-  | { calico: CalicoPolicy; sortName: string; order: number | undefined }
-  | { k8s: NetworkPolicy; sortName: string; order: number };
-
-export interface CalicoIndex {
-  tiers: { tier: CalicoTier; members: Member[] }[];
-  policies: CalicoPolicy[];
-}
+type Member = CalicoMember;
+export type { CalicoIndex };
 
 const byOrder = (
   a: { order: number | undefined; name: string },

@@ -1,7 +1,8 @@
 /**
  * The first drawn graph, as a promise: Monaco's large chunk waits for it (or
  * for a short while at most), so that loading the editor never delays the
- * first picture of the scenario.
+ * first picture of the scenario. Here rather than in app/: the graph canvas
+ * marks it and the editor waits for it, and components never import app/.
  */
 let resolve: () => void = () => {};
 export const firstDraw = new Promise<void>((r) => (resolve = r));
