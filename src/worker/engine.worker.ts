@@ -1,57 +1,12 @@
 /**
- * The engine's Web Worker: a thin handler map over the analysis facade and
- * the what-if rewrite. It keeps one session (the model) per editor text, and
- * the previous one (sessionCache.ts), and the analyses it sent last, so that
- * an analysis goes back as a delta against the one the page holds (delta.ts).
+ * The engine's Web Worker: answers the page's requests with the handler map
+ * of handlers.ts (one session per editor text, kept here), one response per
+ * request, paired by id.
  */
-import { openAnalysis, type Analysis, type AnalysisSession } from "../engine/analysis/index.ts";
-import { applyWhatIf } from "../engine/whatif/index.ts";
-import { diffTexts } from "../engine/diff/index.ts";
-import { messageFor } from "./delta.ts";
-import type { CniName } from "../engine/cni/profile.ts";
-import type { EngineHandlers, EngineRequest, EngineResponse } from "./protocol.ts";
-import { createSessionCache } from "./sessionCache.ts";
-import { YamlPartCache } from "../engine/parse/yaml.ts";
+import type { EngineRequest, EngineResponse } from "./protocol.ts";
+import { createEngineHandlers } from "./handlers.ts";
 
-/** The docs of the texts analysed last: an edit re-parses only the docs it changed. */
-const parseCache = new YamlPartCache();
-const sessions = createSessionCache<AnalysisSession>((text, file, cni) =>
-  openAnalysis([{ name: file, text }], cni ? { parseCache, cni: cni as CniName } : { parseCache }),
-);
-let generation = 0;
-/** The analyses sent last, by the client's generation: the bases a delta can be made against. */
-let sent: { generation: number; value: Analysis }[] = [];
-const SENT_KEPT = 3;
-
-function current(): AnalysisSession {
-  const session = sessions.current;
-  if (!session) throw new Error("no scenario has been analysed yet");
-  return session;
-}
-
-const handlers: EngineHandlers = {
-  analyze({ text, file, generation: g, base, cni }) {
-    const session = sessions.open(text, file, cni ?? "");
-    generation = g;
-    const held = base === undefined ? undefined : sent.find((s) => s.generation === base);
-    const message = messageFor(session.analysis, held);
-    sent = [{ generation: g, value: session.analysis }, ...sent.filter((s) => s.generation !== g)].slice(
-      0,
-      SENT_KEPT,
-    );
-    return message;
-  },
-  validate: () => current().validate(),
-  trace: (q) => current().trace(q),
-  matrix: (q) => current().matrix(q),
-  rules: (q) => current().rules(q),
-  connlist: ({ format }) => current().connlist(format),
-  whatIf({ text, op }) {
-    const result = applyWhatIf(text, op);
-    return result.changed ? { result, diff: diffTexts(text, result.text) } : { result };
-  },
-  diff: ({ before, after }) => diffTexts(before, after),
-};
+const engine = createEngineHandlers();
 
 /** The worker global, typed without the WebWorker lib (which clashes with the DOM lib of the app build). */
 const scope = self as unknown as {
@@ -63,11 +18,16 @@ scope.onmessage = (e: MessageEvent<EngineRequest>) => {
   const { id, method, params } = e.data;
   let response: EngineResponse;
   try {
-    const handler = handlers[method] as (p: typeof params) => unknown;
+    const handler = engine.handlers[method] as (p: typeof params) => unknown;
     const result = handler(params);
-    response = { id, ok: true, result, generation };
+    response = { id, ok: true, result, generation: engine.generation };
   } catch (err) {
-    response = { id, ok: false, error: err instanceof Error ? err.message : String(err), generation };
+    response = {
+      id,
+      ok: false,
+      error: err instanceof Error ? err.message : String(err),
+      generation: engine.generation,
+    };
   }
   scope.postMessage(response);
 };

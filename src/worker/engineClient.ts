@@ -9,7 +9,7 @@
  *   answer is dropped if a newer text was asked for meanwhile: the newest
  *   result wins and the worker never builds a backlog while the user types.
  *   The answer is a delta against the analysis this client holds (delta.ts).
- * - trace, matrix, rules, connlist and validate: wait until the newest text
+ * - trace, matrix, rules, connlist, tests and validate: wait until the newest text
  *   is analysed; a newer text supersedes those still waiting (they are
  *   `stale` without being sent) and those in flight.
  * - whatIf and diff: about the texts they carry, never stale.
@@ -26,6 +26,8 @@ import type {
   MatrixView,
   NodeRulesQuery,
   NodeRulesView,
+  TestRunView,
+  TestsQuery,
   TraceQuery,
   TraceView,
 } from "../engine/analysis/index.ts";
@@ -52,6 +54,8 @@ export interface EngineClient {
   matrix(q: MatrixQuery): Promise<Outcome<MatrixView>>;
   rules(q: NodeRulesQuery): Promise<Outcome<NodeRulesView>>;
   connlist(format: ConnlistDownload): Promise<Outcome<string>>;
+  /** A test file run against the newest analysed text. */
+  tests(q: TestsQuery): Promise<Outcome<TestRunView>>;
   whatIf(text: string, op: WhatIf): Promise<WhatIfAnswer>;
   diff(before: string, after: string): Promise<InputDiff>;
   /** The newest generation asked for. */
@@ -76,6 +80,7 @@ const WHAT: Record<EngineMethod, string> = {
   matrix: "The matrix",
   rules: "The node rules",
   connlist: "The connectivity list",
+  tests: "The tests",
   whatIf: "The what-if",
   diff: "The comparison",
 };
@@ -284,6 +289,7 @@ export function createEngineClient(
     matrix: (q) => query<MatrixView>("matrix", q),
     rules: (q) => query<NodeRulesView>("rules", q),
     connlist: (format) => query<string>("connlist", { format }),
+    tests: (q) => query<TestRunView>("tests", q),
     whatIf: (text, op) => call<WhatIfAnswer>("whatIf", { text, op }),
     diff: (before, after) => call<InputDiff>("diff", { before, after }),
     dispose() {

@@ -12,6 +12,8 @@ import type {
   MatrixView,
   NodeRulesQuery,
   NodeRulesView,
+  TestRunView,
+  TestsQuery,
   TraceQuery,
   TraceView,
 } from "../engine/analysis/index.ts";
@@ -49,6 +51,8 @@ export interface EngineHandlers {
   rules(params: NodeRulesQuery): NodeRulesView;
   /** The workload connectivity list in netpol-analyzer's text or JSON. */
   connlist(params: { format: ConnlistDownload }): string;
+  /** A `ktl test` file run against the analysed text (engine/expect), with the graph's marks. */
+  tests(params: TestsQuery): TestRunView;
   /** A what-if control's rewrite of a text (engine whatif), with before against after (engine diff). */
   whatIf(params: { text: string; op: WhatIf }): WhatIfAnswer;
   /** Two texts compared (engine diff), for an edit made elsewhere (a lesson's suggested edit). */

@@ -40,6 +40,7 @@ import { computeConnlist, type ConnList } from "../connlist/index.ts";
 import { formatConnlist } from "../connlist/format.ts";
 import { openRules } from "./rules.ts";
 import { workloadFlows } from "./workloadFlows.ts";
+import { runTests, type TestRunView, type TestsQuery } from "./tests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import {
   podId,
@@ -87,6 +88,7 @@ import type {
 } from "./types.ts";
 
 export type * from "./types.ts";
+export type { TestMark, TestResultView, TestRunView, TestsQuery } from "./tests.ts";
 export type { Protocol } from "../model/types.ts";
 export { EXTERNAL_CLIENT_IP, FLOW_BUDGET } from "./flows.ts";
 export { causeText, reasonAfterVerdict, sourceAddressText, stepTitle, verdictMark } from "../trace/render.ts";
@@ -123,6 +125,8 @@ export interface AnalysisSession {
   rules(q: NodeRulesQuery): NodeRulesView;
   /** What `ktl connlist --format txt|json` prints (src/engine/connlist, netpol-analyzer's conventions). */
   connlist(format: ConnlistDownload): string;
+  /** A `ktl test` file run against this model (engine/expect), with the graph's marks (tests.ts). */
+  tests(q: TestsQuery): TestRunView;
 }
 
 const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache">> = {
@@ -680,6 +684,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
     matrix: (q) => matrix(model, index, q, opts.maxMatrixRows),
     rules: (q) => (rules ??= openRules(model, proxy)).rules(q),
     connlist: (format) => formatConnlist((connlist ??= computeConnlist(model)), format),
+    tests: (q) => runTests(model, proxy, (t) => trace(model, proxy, t), q),
   };
   function validateOnce(): DiagnosticView[] {
     const found: Diagnostic[] = [];

@@ -342,6 +342,21 @@ function decidedByText(t: TraceResult): string | undefined {
   return [d.layer, obj, d.rule ? `rule ${d.rule}` : ""].filter(Boolean).join(" ");
 }
 
+/** Why one traced pair does not meet the expectation, or undefined when it does. */
+export function caseFailure(
+  e: Pick<Expectation, "expect" | "sourceIPPreserved">,
+  t: { verdict: string; reason: string; sourceIPPreserved: boolean },
+): string | undefined {
+  if (t.verdict !== e.expect) return `${t.verdict}, expected ${e.expect}: ${t.reason}`;
+  if (
+    e.sourceIPPreserved !== undefined &&
+    t.verdict !== "drop" &&
+    t.sourceIPPreserved !== e.sourceIPPreserved
+  )
+    return `source address ${t.sourceIPPreserved ? "preserved" : "masqueraded"}, expected ${e.sourceIPPreserved ? "preserved" : "masqueraded"}`;
+  return undefined;
+}
+
 export function runExpectation(model: Model, index: ProxyIndex, e: Expectation): ExpectationResult {
   const result: ExpectationResult = {
     name: e.name,
@@ -390,14 +405,7 @@ export function runExpectation(model: Model, index: ProxyIndex, e: Expectation):
       const by = decidedByText(t);
       if (by) c.decidedBy = by;
       result.cases.push(c);
-      let why: string | undefined;
-      if (t.verdict !== e.expect) why = `${t.verdict}, expected ${e.expect}: ${t.reason}`;
-      else if (
-        e.sourceIPPreserved !== undefined &&
-        t.verdict !== "drop" &&
-        t.sourceIPPreserved !== e.sourceIPPreserved
-      )
-        why = `source address ${t.sourceIPPreserved ? "preserved" : "masqueraded"}, expected ${e.sourceIPPreserved ? "preserved" : "masqueraded"}`;
+      const why = caseFailure(e, t);
       if (why) {
         failing++;
         if (result.failures.length < MAX_FAILURE_LINES) result.failures.push(`${from} -> ${to}: ${why}`);

@@ -1,0 +1,146 @@
+/**
+ * The engine worker's handlers, driven without a worker: `tests` runs a
+ * `ktl test` file against the session of the text analysed last (the
+ * worker's cached session), with the verdicts `ktl test` gives
+ * (src/cli/commands/test.test.ts) and what the page needs to show them.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { defaultScenario } from "../../scenarios/index.ts";
+import { createEngineHandlers } from "./handlers.ts";
+
+const shop = defaultScenario().manifests;
+const example = readFileSync(new URL("../../docs/examples/shop-tests.yaml", import.meta.url), "utf8");
+
+const toolboxToBackend = `tests:
+  - name: the storefront reaches the backend
+    from: shop/frontend
+    to: service:shop/backend:80
+    expect: allow
+  - name: the toolbox reaches the backend
+    from: tools/toolbox
+    to: service:shop/backend:80
+    expect: allow
+`;
+
+/** A NetworkPolicy that lets the tools namespace reach the backend (the fix the e2e spec types). */
+const backendFromTools = `
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: backend-from-tools
+  namespace: shop
+spec:
+  podSelector:
+    matchLabels:
+      app: backend
+  ingress:
+    - from:
+        - namespaceSelector:
+            matchLabels:
+              kubernetes.io/metadata.name: tools
+`;
+
+function analysed(text = shop) {
+  const engine = createEngineHandlers();
+  engine.handlers.analyze({ text, file: "manifests.yaml", generation: 1 });
+  return engine;
+}
+
+describe("worker handler: tests", () => {
+  it("needs an analysed text first, as every session question does", () => {
+    const engine = createEngineHandlers();
+    expect(() => engine.handlers.tests({ text: example, file: "t.yaml" })).toThrow(/no scenario/);
+  });
+
+  it("the README's example passes against the default scenario, each with its deciding object and editor line", () => {
+    const run = analysed().handlers.tests({ text: example, file: "shop-tests.yaml" });
+    expect([run.passed, run.failed, run.diagnostics]).toEqual([4, 0, []]);
+    const toolbox = run.results[1]!;
+    expect(toolbox).toMatchObject({ name: "the toolbox cannot call the backend", line: 7, pass: true });
+    expect(toolbox.question).toEqual({
+      from: "pod:tools/toolbox",
+      to: "service:shop/backend:80",
+      protocol: "TCP",
+    });
+    const deny = toolbox.decidedBy.find((r) => r.name === "default-deny-ingress");
+    // The line the Inspector's links go to: inside the policy's own document.
+    const lines = shop.split("\n");
+    const named = lines.indexOf("  name: default-deny-ingress") + 1;
+    expect(deny!.line).toBeGreaterThanOrEqual(named - 3);
+    expect(lines.slice(named, deny!.line).includes("---")).toBe(false);
+    expect(run.results.every((r) => r.marks.length === 0)).toBe(true);
+  });
+
+  it("a failing expectation names each failing pair and marks where the path contradicts it", () => {
+    const run = analysed().handlers.tests({ text: toolboxToBackend, file: "t.yaml" });
+    expect([run.passed, run.failed]).toEqual([1, 1]);
+    const r = run.results[1]!;
+    expect(r).toMatchObject({
+      name: "the toolbox reaches the backend",
+      line: 6,
+      pass: false,
+      expect: "allow",
+    });
+    expect(r.failures[0]).toMatch(/^pod:tools\/toolbox -> service:shop\/backend:80: drop, expected allow: /);
+    // Expect allow, got drop: the dropped parts are marked, the question's edge and each dropped endpoint.
+    expect(r.marks).toEqual([
+      { source: "pod:tools/toolbox", target: "service:shop/backend" },
+      { source: "service:shop/backend", target: "pod:shop/backend-1" },
+      { source: "service:shop/backend", target: "pod:shop/backend-0" },
+    ]);
+    expect(r.decidedBy.map((x) => x.name)).toContain("default-deny-ingress");
+    expect(r.question).toEqual({ from: "pod:tools/toolbox", to: "service:shop/backend:80", protocol: "TCP" });
+  });
+
+  it("the same file passes once the manifests allow it: the run follows the newest analysed text", () => {
+    const engine = analysed();
+    expect(engine.handlers.tests({ text: toolboxToBackend, file: "t.yaml" }).failed).toBe(1);
+    engine.handlers.analyze({ text: shop + backendFromTools, file: "manifests.yaml", generation: 2 });
+    const run = engine.handlers.tests({ text: toolboxToBackend, file: "t.yaml" });
+    expect([run.passed, run.failed]).toEqual([2, 0]);
+    expect(run.results[1]!.decidedBy.map((x) => x.name)).toContain("backend-from-tools");
+    expect(engine.generation).toBe(2);
+  });
+
+  it("expect drop where traffic gets through marks every part of the allowed path", () => {
+    const text =
+      "tests:\n  - name: x\n    from: shop/frontend\n    to: service:shop/backend:80\n    expect: drop\n";
+    const r = analysed().handlers.tests({ text, file: "t.yaml" }).results[0]!;
+    expect(r.pass).toBe(false);
+    expect(r.marks).toContainEqual({ source: "pod:shop/frontend-0", target: "service:shop/backend" });
+    expect(r.marks.filter((m) => m.source === "service:shop/backend").length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    [
+      "an unknown verdict",
+      "tests:\n  - name: a\n    from: shop/frontend\n    to: service:shop/backend:80\n    expect: maybe\n",
+      5,
+      /expect must be allow, drop or partial, not "maybe"/,
+    ],
+    ["a mapping without tests", "from: a\nto: b\n", 1, /a test file holds a list of tests/],
+    ["broken YAML", "tests:\n  - name: [unclosed\n    from: a\n", 3, /./],
+    [
+      "no destination",
+      "tests:\n  - name: a\n    from: shop/frontend\n    expect: allow\n",
+      2,
+      /needs from and to/,
+    ],
+  ])("a bad test file (%s) is a message with its line, and nothing runs", (_what, text, line, message) => {
+    const run = analysed().handlers.tests({ text, file: "t.yaml" });
+    expect(run.results).toEqual([]);
+    const d = run.diagnostics.find((x) => x.severity === "error");
+    expect(d?.line).toBe(line);
+    expect(d?.message).toMatch(message);
+  });
+
+  it("an expectation about something the input lacks fails with what is missing, at its line", () => {
+    const text =
+      "tests:\n  - name: a\n    from: shop/nothing\n    to: service:shop/backend:80\n    expect: allow\n";
+    const r = analysed().handlers.tests({ text, file: "t.yaml" }).results[0]!;
+    expect(r).toMatchObject({ pass: false, line: 2, marks: [] });
+    expect(r.failures).toEqual(["no workload or pod shop/nothing in the input"]);
+  });
+});

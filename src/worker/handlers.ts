@@ -1,0 +1,73 @@
+/**
+ * The engine worker's handler map: a thin layer over the analysis facade and
+ * the what-if rewrite. It keeps one session (the model) per editor text, and
+ * the previous one (sessionCache.ts), and the analyses it sent last, so that
+ * an analysis goes back as a delta against the one the page holds (delta.ts).
+ * A factory, so that tests drive it without a worker (engine.worker.ts posts
+ * its answers).
+ */
+import { openAnalysis, type Analysis, type AnalysisSession } from "../engine/analysis/index.ts";
+import { applyWhatIf } from "../engine/whatif/index.ts";
+import { diffTexts } from "../engine/diff/index.ts";
+import { messageFor } from "./delta.ts";
+import type { CniName } from "../engine/cni/profile.ts";
+import type { EngineHandlers } from "./protocol.ts";
+import { createSessionCache } from "./sessionCache.ts";
+import { YamlPartCache } from "../engine/parse/yaml.ts";
+
+/** The analyses kept as bases a delta can be made against. */
+const SENT_KEPT = 3;
+
+export interface EngineState {
+  handlers: EngineHandlers;
+  /** The client's generation of the text analysed last; the worker echoes it with every answer. */
+  readonly generation: number;
+}
+
+export function createEngineHandlers(): EngineState {
+  /** The docs of the texts analysed last: an edit re-parses only the docs it changed. */
+  const parseCache = new YamlPartCache();
+  const sessions = createSessionCache<AnalysisSession>((text, file, cni) =>
+    openAnalysis([{ name: file, text }], cni ? { parseCache, cni: cni as CniName } : { parseCache }),
+  );
+  let generation = 0;
+  /** The analyses sent last, by the client's generation: the bases a delta can be made against. */
+  let sent: { generation: number; value: Analysis }[] = [];
+
+  function current(): AnalysisSession {
+    const session = sessions.current;
+    if (!session) throw new Error("no scenario has been analysed yet");
+    return session;
+  }
+
+  const handlers: EngineHandlers = {
+    analyze({ text, file, generation: g, base, cni }) {
+      const session = sessions.open(text, file, cni ?? "");
+      generation = g;
+      const held = base === undefined ? undefined : sent.find((s) => s.generation === base);
+      const message = messageFor(session.analysis, held);
+      sent = [{ generation: g, value: session.analysis }, ...sent.filter((s) => s.generation !== g)].slice(
+        0,
+        SENT_KEPT,
+      );
+      return message;
+    },
+    validate: () => current().validate(),
+    trace: (q) => current().trace(q),
+    matrix: (q) => current().matrix(q),
+    rules: (q) => current().rules(q),
+    connlist: ({ format }) => current().connlist(format),
+    tests: (q) => current().tests(q),
+    whatIf({ text, op }) {
+      const result = applyWhatIf(text, op);
+      return result.changed ? { result, diff: diffTexts(text, result.text) } : { result };
+    },
+    diff: ({ before, after }) => diffTexts(before, after),
+  };
+  return {
+    handlers,
+    get generation() {
+      return generation;
+    },
+  };
+}
