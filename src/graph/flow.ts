@@ -13,6 +13,8 @@ import {
   type GraphNode,
 } from "./model.ts";
 import type { Positions } from "./layout.ts";
+import type { TestFailures } from "./testMarks.ts";
+import { TEST_FAILED_TAG } from "./verdicts.ts";
 
 export interface NodeData extends Record<string, unknown> {
   node: GraphNode;
@@ -27,6 +29,8 @@ export interface EdgeData extends Record<string, unknown> {
   showLabel: boolean;
   /** Stroke width: grows with the connections behind an aggregated edge. */
   width: number;
+  /** The Tests tab's expectations that fail on this edge (testMarks.ts). */
+  testFailed?: readonly string[];
   /** Paths lens: where a shown label's top centre goes (graph units), clear of every box and earlier label. */
   labelAt?: { x: number; y: number; ax: number; ay: number };
 }
@@ -131,6 +135,8 @@ export interface FlowOptions {
   hoveredEdge?: string | undefined;
   /** Show every edge's label (small graphs); otherwise only drops, partials and lit edges. */
   allLabels?: boolean;
+  /** Edges on which an expectation of the Tests tab fails: tagged, and their label always shown. */
+  testFailed?: TestFailures;
 }
 
 export function toFlowElements(
@@ -141,7 +147,8 @@ export function toFlowElements(
   const { lit, extra, asked } = questionEdges(g, options.trace);
   const tracing = lit.size > 0;
   const litNodes = new Set<string>();
-  const all = [...g.edges.map((e) => asked.get(e.id) ?? e), ...extra];
+  const failed = options.testFailed;
+  const all = [...g.edges.map((e) => tested(asked.get(e.id) ?? e, failed?.get(e.id))), ...extra];
   for (const e of all) {
     if (lit.has(e.id)) {
       litNodes.add(e.source);
@@ -216,10 +223,12 @@ export function toFlowElements(
         edge: e,
         dimmed: (tracing && !isLit) || (focus !== undefined && !touchesFocus),
         lit: isLit,
+        ...(failed?.has(e.id) ? { testFailed: failed.get(e.id)! } : {}),
         // A note (a router's share, an L7 restriction) is what the edge is there to say: shown in both lenses.
         showLabel:
           isLit ||
           selected ||
+          failed?.has(e.id) === true ||
           hovered ||
           (e.note !== undefined && (paths || first)) ||
           (first && (allLabels || e.verdict !== "allow")),
@@ -228,11 +237,21 @@ export function toFlowElements(
       selected,
       zIndex: isLit || selected ? 10 : e.verdict === "allow" ? 1 : 2,
       focusable: true,
-      ariaLabel: `${e.source} to ${e.target}: ${e.verdict === "allow" ? "allowed" : e.verdict === "drop" ? "dropped" : "partly allowed"}${e.label ? ` by ${e.label}` : ""}`,
+      ariaLabel: `${e.source} to ${e.target}: ${e.verdict === "allow" ? "allowed" : e.verdict === "drop" ? "dropped" : "partly allowed"}${e.label ? ` by ${e.label}` : ""}${failed?.has(e.id) ? ` (test failed: ${failed.get(e.id)!.join("; ")})` : ""}`,
     };
   });
   if (paths && positions) placeLabels(edges, positions);
   return { nodes, edges };
+}
+
+/** An edge on which tests fail: the "test failed" note's tag before its label, and their names first in its tooltip. */
+function tested(e: GraphEdge, names: readonly string[] | undefined): GraphEdge {
+  if (!names) return e;
+  return {
+    ...e,
+    label: e.label ? `${TEST_FAILED_TAG} · ${e.label}` : TEST_FAILED_TAG,
+    title: `Test failed: ${names.join("; ")}\n${e.title}`,
+  };
 }
 
 /** An edge's label text: its deciding object, connections and ports. */

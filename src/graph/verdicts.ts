@@ -71,9 +71,11 @@ export const CATEGORIES: readonly EdgeCategory[] = [
  * - cni: dropped by a Cilium or Calico policy (the CNI's own dialect, not
  *   NetworkPolicy), tagged with the dialect;
  * - l7: allowed for some HTTP requests only (a Cilium L7 rule), tagged
- *   with the requests it lets through; others get 403.
+ *   with the requests it lets through; others get 403;
+ * - test: an expectation of the Tests tab (a `ktl test` file) fails on this
+ *   part of its path (testMarks.ts); the tag comes before any other note's.
  */
-export type EdgeNoteId = "weight" | "cni" | "l7";
+export type EdgeNoteId = "weight" | "cni" | "l7" | "test";
 
 export interface EdgeNote {
   id: EdgeNoteId;
@@ -83,10 +85,14 @@ export interface EdgeNote {
   sample: string;
 }
 
+/** The tag of an edge on which a test's expectation fails. */
+export const TEST_FAILED_TAG = "✗ test failed";
+
 export const NOTES: readonly EdgeNote[] = [
   { id: "weight", label: "share of a router's requests", sample: "90%" },
   { id: "cni", label: "decided by a CNI policy (Cilium, Calico)", sample: "Cilium ✕" },
   { id: "l7", label: "only some HTTP requests (others get 403)", sample: "HTTP GET /api/*" },
+  { id: "test", label: "an expectation of the Tests tab fails here", sample: TEST_FAILED_TAG },
 ];
 
 const CNI_KINDS: Record<string, string> = {
@@ -115,6 +121,7 @@ export function noteTag(
   e: { weights?: number[]; dialect?: string | undefined; l7?: string[]; verdict: Verdict },
 ): string {
   if (note === "weight") return (e.weights ?? []).map(shareText).join(" + ");
+  if (note === "test") return TEST_FAILED_TAG;
   if (note === "cni") return `${e.dialect ?? "CNI"}${e.verdict === "allow" ? "" : " ✕"}`;
   const l7 = e.l7 ?? [];
   return `HTTP ${l7.slice(0, 2).join(", ")}${l7.length > 2 ? ` +${l7.length - 2}` : ""} only`;

@@ -6,7 +6,7 @@
 import { decodeShare, payloadFromHash } from "../share/codec.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
 import type { InitialState } from "./createAppStore.ts";
-import { keepPrevious, loadTheme, loadView, loadWork, type StorageLike } from "./persistence.ts";
+import { keepPrevious, loadTests, loadTheme, loadView, loadWork, type StorageLike } from "./persistence.ts";
 import type { Notice, Theme } from "./types.ts";
 
 export interface Bootstrap {
@@ -33,12 +33,20 @@ export function bootstrap(hash: string, storage: StorageLike | undefined, prefer
     const s = defaultScenario();
     return { text: s.manifests, scenarioId: s.id, origin: "default", theme };
   };
+  // The Tests tab's file is this browser's, whatever the text opens with.
+  const tests = loadTests(storage);
+  const withTests = (i: InitialState): InitialState => (tests ? { ...i, tests } : i);
   const payload = payloadFromHash(hash);
-  if (payload === undefined) return { initial: fallback(), notice: undefined, consumedHash: false };
+  if (payload === undefined)
+    return { initial: withTests(fallback()), notice: undefined, consumedHash: false };
   const r = decodeShare(payload);
   if (!r.ok) {
     const kept = saved ? "Your own text is open as you left it." : "The default scenario is open instead.";
-    return { initial: fallback(), notice: { kind: "error", text: `${r.error} ${kept}` }, consumedHash: true };
+    return {
+      initial: withTests(fallback()),
+      notice: { kind: "error", text: `${r.error} ${kept}` },
+      consumedHash: true,
+    };
   }
   // The text in this browser is kept before the link's text can be saved over it (and before it is analysed).
   const replaced = saved !== undefined && saved.text !== r.input.text;
@@ -60,5 +68,5 @@ export function bootstrap(hash: string, storage: StorageLike | undefined, prefer
     theme,
     ...(r.input.view ? { view: r.input.view } : {}),
   };
-  return { initial, notice, consumedHash: false };
+  return { initial: withTests(initial), notice, consumedHash: false };
 }

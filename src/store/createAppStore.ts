@@ -6,6 +6,7 @@ import { createAnalysisSlice } from "./analysisSlice.ts";
 import { createViewSlice } from "./viewSlice.ts";
 import { createWorkshopSlice } from "./workshopSlice.ts";
 import { createSessionSlice } from "./sessionSlice.ts";
+import { createTestsSlice } from "./testsSlice.ts";
 import type { AppState, TextOrigin, Theme } from "./types.ts";
 import type { SharedView } from "../share/view.ts";
 
@@ -20,6 +21,8 @@ export interface InitialState {
   paused?: boolean;
   /** The text kept before a link, a scenario or another tab replaced it (`ktl.previous.v1`). */
   previous?: string | undefined;
+  /** The Tests tab's file, saved in this browser (`ktl.tests.v1`). */
+  tests?: { text: string; file?: string; on?: boolean };
 }
 
 export type AppStore = StoreApi<AppState> & {
@@ -41,6 +44,7 @@ export function createAppStore(initial: InitialState): AppStore {
       ...createViewSlice({ theme: initial.theme ?? "light" })(...a),
       ...createWorkshopSlice(...a),
       ...createSessionSlice({ paused: initial.paused ?? false, previous: initial.previous })(...a),
+      ...createTestsSlice(initial.tests)(...a),
     })),
   ) as AppStore;
   if (initial.view) store.getState().restoreView(initial.view);

@@ -20,6 +20,9 @@ export interface SyncOptions {
 // (engineClient supersedes older ones), so typing needs no long wait; only very large texts pause a little longer.
 const defaultDebounce = (n: number) => (n > 2_000_000 ? 60 : 16);
 
+/** Quiet time after typing in the Tests tab's editor before the tests run again. */
+const TESTS_DEBOUNCE_MS = 250;
+
 const sameTrace = (a: TraceQuery | undefined, b: TraceQuery | undefined) =>
   a?.from === b?.from && a?.to === b?.to && a?.protocol === b?.protocol && sameHttp(a?.http, b?.http);
 const sameMatrix = (a: MatrixQuery | undefined, b: MatrixQuery | undefined) =>
@@ -126,6 +129,28 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     );
   };
 
+  // The Tests tab's file, run against the analysed text; a newer text or test file makes an answer stale.
+  const tests = () => {
+    testsTimer = undefined;
+    const { testsText, testsFile, testsOn, analysis } = store.getState();
+    if (!testsOn || !analysis.result) return;
+    const revision = analysis.revision;
+    const current = () =>
+      store.getState().analysis.revision === revision && store.getState().testsText === testsText;
+    store.getState().testsStarted(revision, testsText);
+    client.tests({ text: testsText, file: testsFile }).then(
+      (o) => {
+        if (disposed || o.stale || !current() || !store.getState().testsOn) return;
+        store.getState().testsReceived(revision, testsText, o.value);
+      },
+      (e: unknown) => {
+        if (!disposed && current() && store.getState().testsOn)
+          store.getState().testsFailed(revision, testsText, message(e));
+      },
+    );
+  };
+  let testsTimer: unknown;
+
   // A new text, or another cluster profile (which changes the answers), is analysed again.
   const offText = store.subscribe(
     (s) => [s.revision, s.cni] as const,
@@ -164,6 +189,19 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     },
     { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] },
   );
+  // Tests run with each new analysis (so they follow every edit of the manifests, debounced with it) and, a
+  // moment after typing stops, with each edit of the test file.
+  const offTests = store.subscribe(
+    (s) => [s.analysis.result, s.testsText, s.testsOn] as const,
+    ([result, text, on], [prevResult, prevText, prevOn]) => {
+      if (!result || !on) return;
+      if (testsTimer !== undefined) cancel(testsTimer);
+      testsTimer = undefined;
+      if (result !== prevResult || on !== prevOn) tests();
+      else if (text !== prevText) testsTimer = schedule(tests, TESTS_DEBOUNCE_MS);
+    },
+    { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] },
+  );
   analyze();
   return () => {
     disposed = true;
@@ -172,5 +210,7 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     offAnswers();
     offRules();
     offConnlist();
+    offTests();
+    if (testsTimer !== undefined) cancel(testsTimer);
   };
 }

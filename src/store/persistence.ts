@@ -20,6 +20,29 @@ export const THEME_KEY = "ktl.theme";
 /** The view (question, filters, tabs, lesson step) beside the saved work, so a reload keeps it; small, so saved apart from the text. */
 export const VIEW_KEY = "ktl.view.v1";
 
+/** The Tests tab's file and whether it is on (small, and not part of a share link). */
+export const TESTS_KEY = "ktl.tests.v1";
+
+export interface SavedTests {
+  text: string;
+  file?: string;
+  on?: boolean;
+}
+
+export function loadTests(storage: StorageLike | undefined): SavedTests | undefined {
+  try {
+    const raw = storage?.getItem(TESTS_KEY);
+    const v = raw ? (JSON.parse(raw) as Partial<SavedTests> | null) : undefined;
+    if (!v || typeof v.text !== "string") return undefined;
+    const t: SavedTests = { text: v.text };
+    if (typeof v.file === "string") t.file = v.file;
+    if (typeof v.on === "boolean") t.on = v.on;
+    return t;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The text a link (or a pasted link) replaced, kept before the link's text is
  * saved over it: "Restore previous text" brings it back even after the notice
@@ -228,6 +251,16 @@ export function persistWork(
       }
     },
   );
+  const offTests = store.subscribe(
+    (s) => JSON.stringify({ text: s.testsText, file: s.testsFile, on: s.testsOn } satisfies SavedTests),
+    (tests) => {
+      try {
+        storage?.setItem(TESTS_KEY, tests);
+      } catch {
+        /* the test file is small; a full storage is already reported for the text */
+      }
+    },
+  );
   // The kept previous text follows the store (a link, a scenario or another tab replaced the text; a restore swapped them).
   const offPrevious = store.subscribe(
     (s) => s.previous,
@@ -254,6 +287,7 @@ export function persistWork(
       offText();
       offTheme();
       offView();
+      offTests();
       offPrevious();
     },
   };

@@ -315,6 +315,7 @@ describe("engine sync", () => {
         calls.push(`connlist:${format}`);
         return Promise.resolve({ stale: false, value: `list as ${format}`, generation: 1 });
       },
+      tests: () => Promise.reject(new Error("no tests here")),
       whatIf: () => Promise.reject(new Error("no what-if here")),
       diff: () => Promise.reject(new Error("no diff here")),
       dispose() {},

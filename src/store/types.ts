@@ -24,6 +24,7 @@ import type {
   NodeRulesQuery,
   NodeRulesView,
   RulesMode,
+  TestRunView,
   TraceQuery,
   TraceView,
   Protocol,
@@ -109,7 +110,7 @@ export type Grouping = "auto" | "pod" | "workload" | "namespace";
 export type GraphLens = "auto" | "topology" | "paths";
 export type Theme = "light" | "dark";
 export type MainTab = "graph" | "matrix" | "rules";
-export type SideTab = "details" | "problems";
+export type SideTab = "details" | "problems" | "tests";
 
 export interface Filters {
   /** Namespaces whose pods and Services are hidden. */
@@ -190,7 +191,34 @@ export interface ViewSlice {
   restoreView(view: SharedView): void;
 }
 
-export type AppState = InputSlice & AnalysisSlice & ViewSlice & WorkshopSlice & SessionSlice;
+export type AppState = InputSlice & AnalysisSlice & ViewSlice & WorkshopSlice & SessionSlice & TestsSlice;
+
+/** The Tests tab (testsSlice.ts): a `ktl test` file, and the engine's run of it against the analysed text. */
+export interface TestsSlice {
+  testsText: string;
+  /** The test file's name, for messages (an opened file's, else tests.yaml). */
+  testsFile: string;
+  /** Run against every new analysis and marked on the graph (the user pressed Run). */
+  testsOn: boolean;
+  /** The engine's answer, for the analysis revision and test text it was run on. */
+  testRun: {
+    status: Status;
+    revision: number;
+    text: string;
+    result: TestRunView | undefined;
+    error: string | undefined;
+  };
+  /** The expectation whose path the graph lights (its index in the run's results). */
+  testSelected: number | undefined;
+  setTestsText(text: string, file?: string): void;
+  runTests(): void;
+  stopTests(): void;
+  /** Selects an expectation and asks its explaining pair (the graph lights its path). */
+  selectTest(index: number | undefined, question?: TraceQuery): void;
+  testsStarted(revision: number, text: string): void;
+  testsReceived(revision: number, text: string, result: TestRunView): void;
+  testsFailed(revision: number, text: string, error: string): void;
+}
 export type { Protocol };
 
 /** A slice of the combined store; the middleware sits on the combined store only (zustand's slices guide). */

@@ -51,6 +51,8 @@ import { Legend } from "./Legend.tsx";
 import { useLayout } from "./useLayout.ts";
 import { markFirstDraw } from "../../store/firstDraw.ts";
 import { drawnAs, findMatches, searchIndex, type Match } from "../../graph/search.ts";
+import { testFailedEdges } from "../../graph/testMarks.ts";
+import { currentTestResults } from "../Tests/results.ts";
 
 /** Find a pod, workload, Service or namespace: opens what folds it, then the canvas centres and selects it. */
 function GraphFind({ onFind }: { onFind: (m: Match) => void }) {
@@ -195,6 +197,12 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const [miniMapChoice, setMiniMap] = useState<boolean | undefined>(undefined);
   const showMiniMap = miniMapChoice ?? leaves > 30;
 
+  // The Tests tab's failing expectations, for the text on screen: marked on the edges of their paths.
+  const testResults = useApp(currentTestResults);
+  const testFailed = useMemo(
+    () => (displayed ? testFailedEdges(displayed.graph, testResults) : undefined),
+    [displayed, testResults],
+  );
   const elements = useMemo(() => {
     if (!displayed) return { nodes: [] as FlowNode[], edges: [] as FlowEdge[] };
     const selectedEdge = selection?.kind === "edge" ? selection.id : undefined;
@@ -205,10 +213,11 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       selectedEdge,
       selectedNode,
       hoveredEdge,
+      ...(testFailed?.size ? { testFailed } : {}),
     });
     if (selectedNode) for (const n of el.nodes) if (n.id === selectedNode) n.selected = true;
     return el;
-  }, [displayed, selection, trace, question, hoveredEdge]);
+  }, [displayed, selection, trace, question, hoveredEdge, testFailed]);
 
   // Unchanged elements keep their objects, so only what an edit changed re-renders.
   const [stabilizer] = useState(() => new ElementStabilizer());
@@ -488,7 +497,14 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       </div>
       <Legend
         find={<GraphFind onFind={onFind} />}
-        notes={displayed ? [...new Set(displayed.graph.edges.flatMap((e) => (e.note ? [e.note] : [])))] : []}
+        notes={
+          displayed
+            ? [
+                ...new Set(displayed.graph.edges.flatMap((e) => (e.note ? [e.note] : []))),
+                ...(testFailed?.size ? (["test"] as const) : []),
+              ]
+            : []
+        }
         note={
           displayed && displayed.graph.level !== "pod"
             ? paths

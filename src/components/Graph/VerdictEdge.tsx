@@ -67,6 +67,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
     data.lit ? "lit" : "",
     diff ? `diff-${diff}` : "",
     focus ? "focus" : "",
+    data.testFailed ? "test-failed" : "",
   ]
     .filter(Boolean)
     .join(" ");
@@ -87,8 +88,13 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
         data-note={e.note ?? ""}
         data-diff={diff ?? ""}
         data-focus={focus ? "true" : "false"}
+        data-test-failed={data.testFailed ? "true" : undefined}
       >
         <title>{`${source} → ${target}\n${cat.label}${e.count && e.count > 1 ? ` (${e.count} connections)` : ""}\n${e.title}`}</title>
+        {data.testFailed ? (
+          // A failing test's mark is a shape too (a wide hatched band under the line), beside its "test failed" tag.
+          <path d={path} className="edge-test-band" aria-hidden="true" />
+        ) : null}
         <BaseEdge
           id={id}
           path={path}

@@ -3,16 +3,19 @@ import { selectDiagnostics } from "../../store/selectors.ts";
 import { DetailsPanel } from "./DetailsPanel.tsx";
 import { ProblemsPanel } from "./ProblemsPanel.tsx";
 import { ErrorBoundary } from "../ErrorBoundary.tsx";
+import { TestsPanel } from "../Tests/TestsPanel.tsx";
+import { currentTestResults } from "../Tests/results.ts";
 
 export function SidePanel() {
   const store = useAppStore();
   const side = useApp((s) => s.side);
   const problems = useApp((s) => selectDiagnostics(s)?.filter((d) => d.severity !== "info").length ?? 0);
   const errors = useApp((s) => selectDiagnostics(s)?.some((d) => d.severity === "error") ?? false);
+  const failing = useApp((s) => currentTestResults(s)?.filter((r) => !r.pass).length);
   return (
     <div className="panel">
       <div className="panel-head">
-        <div className="tabs" role="tablist" aria-label="Details and problems">
+        <div className="tabs" role="tablist" aria-label="Details, problems and tests">
           <button
             type="button"
             role="tab"
@@ -35,16 +38,27 @@ export function SidePanel() {
           >
             Problems <span className={`badge ${errors ? "error" : ""}`}>{problems}</span>
           </button>
+          <button
+            type="button"
+            role="tab"
+            id="tab-tests"
+            className="tab"
+            aria-selected={side === "tests"}
+            aria-controls="side-panel"
+            onClick={() => store.getState().setSide("tests")}
+          >
+            Tests
+            {failing !== undefined ? (
+              <span className={`badge ${failing ? "error" : ""}`} title={`${failing} failing`}>
+                {failing ? `${failing} ✗` : "✓"}
+              </span>
+            ) : null}
+          </button>
         </div>
       </div>
-      <div
-        className="panel-body"
-        id="side-panel"
-        role="tabpanel"
-        aria-labelledby={side === "details" ? "tab-details" : "tab-problems"}
-      >
+      <div className="panel-body" id="side-panel" role="tabpanel" aria-labelledby={`tab-${side}`}>
         <ErrorBoundary area="the details panel">
-          {side === "details" ? <DetailsPanel /> : <ProblemsPanel />}
+          {side === "details" ? <DetailsPanel /> : side === "tests" ? <TestsPanel /> : <ProblemsPanel />}
         </ErrorBoundary>
       </div>
     </div>
