@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { openAnalysis, type TestResultView } from "../engine/analysis/index.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
-import { buildGraph, type GraphModel } from "./model.ts";
+import { buildGraph } from "./build.ts";
+import type { GraphModel } from "./model.ts";
 import { toFlowElements } from "./flow.ts";
 import { testFailedEdges } from "./testMarks.ts";
 import { NOTES, TEST_FAILED_TAG, noteTag } from "./verdicts.ts";
