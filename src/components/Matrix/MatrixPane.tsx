@@ -1,11 +1,12 @@
 /** The reachability matrix for one port and protocol, by pod or by workload; each cell opens its trace. */
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import type { MatrixGranularity, MatrixView, Protocol } from "../../engine/analysis/index.ts";
 import { useDiffMarks } from "../WhatIf/useDiffMarks.ts";
 import { cellKey } from "../WhatIf/marks.ts";
 import { downloadConnlist } from "../Export/connlist.ts";
+import { moveCell, pageRows, scrollToShow, type Cell } from "./grid.ts";
 
 const WORDS: Record<string, string> = { a: "allowed", d: "dropped", p: "partly allowed" };
 
@@ -14,16 +15,37 @@ export const VIRTUAL_FROM = 60;
 const CELL = { w: 26, h: 24 };
 const HEAD = { w: 200, h: 150 };
 
-/** The matrix as a window: a scroll area of the full size, with only the visible rows, columns and cells drawn. */
+type CellProps = React.ButtonHTMLAttributes<HTMLButtonElement> & Record<string, unknown>;
+
+/** The active cell's button, focused after a key moved it (the window scrolled already: no native scroll there). */
+function useFocusActive(box: React.RefObject<HTMLElement | null>, at: Cell, preventScroll: boolean) {
+  const pending = useRef(false);
+  useLayoutEffect(() => {
+    if (!pending.current) return;
+    pending.current = false;
+    box.current
+      ?.querySelector<HTMLElement>(`button.cell[data-row="${at.row}"][data-col="${at.col}"]`)
+      ?.focus({ preventScroll });
+  }, [box, at.row, at.col, preventScroll]);
+  return pending;
+}
+
+/**
+ * The matrix as a window: a scroll area of the full size, with only the visible rows, columns and cells drawn
+ * (and the active cell, which keeps the grid's one tab stop). A WAI-ARIA grid: rows and cells carry their
+ * indexes (aria-rowindex, aria-colindex) since most are not in the DOM; keys move the active cell and scroll
+ * the window so it is drawn under the sticky headers.
+ */
 function VirtualMatrix({
   m,
   cellProps,
+  active,
+  setActive,
 }: {
   m: MatrixView;
-  cellProps: (
-    i: number,
-    j: number,
-  ) => React.ButtonHTMLAttributes<HTMLButtonElement> & Record<string, unknown>;
+  cellProps: (i: number, j: number) => CellProps;
+  active: Cell;
+  setActive(c: Cell): void;
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const [view, setView] = useState({ top: 0, left: 0, width: 900, height: 500 });
@@ -49,6 +71,7 @@ function VirtualMatrix({
     };
   }, []);
   const n = m.ids.length;
+  const focusPendingRef = useFocusActive(ref, active, true);
   const r0 = Math.max(0, Math.floor(view.top / CELL.h) - 2);
   const r1 = Math.min(n, Math.ceil((view.top + view.height - HEAD.h) / CELL.h) + 2);
   const c0 = Math.max(0, Math.floor(view.left / CELL.w) - 2);
@@ -57,51 +80,95 @@ function VirtualMatrix({
   for (let i = r0; i < r1; i++) rows.push(i);
   const cols: number[] = [];
   for (let j = c0; j < c1; j++) cols.push(j);
+  // The active cell is always drawn, scrolled away or not: it is the grid's tab stop.
+  if (active.row < r0 || active.row >= r1) rows.push(active.row);
+  const colsOf = (i: number) =>
+    i === active.row && (active.col < c0 || active.col >= c1) ? [...cols, active.col] : cols;
+  const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>) => {
+    const el = ref.current;
+    if (!el || e.altKey || e.shiftKey) return;
+    const next = moveCell(active, e, { rows: n, cols: n, page: pageRows(el.clientHeight, HEAD.h, CELL.h) });
+    if (!next) return;
+    e.preventDefault();
+    el.scrollTop = scrollToShow(el.scrollTop, next.row, CELL.h, HEAD.h, el.clientHeight);
+    el.scrollLeft = scrollToShow(el.scrollLeft, next.col, CELL.w, HEAD.w, el.clientWidth);
+    focusPendingRef.current = true;
+    setActive(next);
+  };
   return (
     <div
       ref={ref}
       className="matrix-virtual"
-      role="region"
-      tabIndex={0}
-      aria-label={`Reachability on ${m.protocol}/${m.port} by ${m.by}: ${n} × ${n}, scroll to see more (only the cells in view are drawn)`}
+      role="grid"
+      aria-label={`Reachability on ${m.protocol}/${m.port} by ${m.by}: ${n} × ${n}; arrow keys, Home, End, Page Up and Page Down move between cells, Enter traces one`}
+      aria-rowcount={n + 1}
+      aria-colcount={n + 1}
       data-rows={n}
       data-drawn-rows={rows.length}
+      onKeyDown={onKeyDown}
     >
-      <div className="mv-space" style={{ width: HEAD.w + n * CELL.w, height: HEAD.h + n * CELL.h }}>
-        {rows.flatMap((i) =>
-          cols.map((j) => (
-            <button
-              key={`${i}:${j}`}
-              type="button"
-              {...cellProps(i, j)}
-              style={{ position: "absolute", left: HEAD.w + j * CELL.w, top: HEAD.h + i * CELL.h }}
-            />
-          )),
-        )}
-        {cols.map((j) => (
-          <div
-            key={`c${j}`}
-            className="mv-col"
-            title={m.labels[j]}
-            style={{ left: HEAD.w + j * CELL.w, top: view.top, width: CELL.w, height: HEAD.h }}
-          >
-            <span>{m.labels[j]}</span>
-          </div>
-        ))}
+      <div
+        className="mv-space"
+        role="presentation"
+        style={{ width: HEAD.w + n * CELL.w, height: HEAD.h + n * CELL.h }}
+      >
         {rows.map((i) => (
           <div
             key={`r${i}`}
-            className="mv-row"
-            title={m.labels[i]}
-            style={{ left: view.left, top: HEAD.h + i * CELL.h, width: HEAD.w, height: CELL.h }}
+            role="row"
+            aria-rowindex={i + 2}
+            className="mv-line"
+            style={{ top: HEAD.h + i * CELL.h, width: HEAD.w + n * CELL.w, height: CELL.h }}
           >
-            {m.labels[i]}
+            <div
+              role="rowheader"
+              aria-colindex={1}
+              className="mv-row"
+              title={m.labels[i]}
+              style={{ left: view.left, width: HEAD.w, height: CELL.h }}
+            >
+              {m.labels[i]}
+            </div>
+            {colsOf(i).map((j) => (
+              <div
+                key={j}
+                role="gridcell"
+                aria-colindex={j + 2}
+                className="mv-cell"
+                style={{ left: HEAD.w + j * CELL.w }}
+              >
+                <button type="button" {...cellProps(i, j)} />
+              </div>
+            ))}
           </div>
         ))}
         <div
-          className="mv-corner"
-          style={{ left: view.left, top: view.top, width: HEAD.w, height: HEAD.h }}
-        />
+          role="row"
+          aria-rowindex={1}
+          className="mv-line"
+          style={{ top: view.top, width: HEAD.w + n * CELL.w, height: HEAD.h }}
+        >
+          <div
+            role="columnheader"
+            aria-colindex={1}
+            className="mv-corner"
+            style={{ left: view.left, width: HEAD.w, height: HEAD.h }}
+          >
+            <span className="visually-hidden">from \ to</span>
+          </div>
+          {cols.map((j) => (
+            <div
+              key={`c${j}`}
+              role="columnheader"
+              aria-colindex={j + 2}
+              className="mv-col"
+              title={m.labels[j]}
+              style={{ left: HEAD.w + j * CELL.w, width: CELL.w, height: HEAD.h }}
+            >
+              <span>{m.labels[j]}</span>
+            </div>
+          ))}
+        </div>
       </div>
     </div>
   );
@@ -121,12 +188,22 @@ export function MatrixPane() {
       ? result
       : undefined;
 
+  // The grid's one tab stop: the cell the keys move (kept inside the matrix when it shrinks).
+  const [activeCell, setActive] = useState<Cell>({ row: 0, col: 0 });
+  const n = m?.ids.length ?? 0;
+  const active = {
+    row: Math.max(0, Math.min(n - 1, activeCell.row)),
+    col: Math.max(0, Math.min(n - 1, activeCell.col)),
+  };
+  const tableRef = useRef<HTMLTableElement>(null);
+  const tableFocusRef = useFocusActive(tableRef, active, false);
+
   const open = (pair: [string, string]) => {
     store.getState().ask({ from: pair[0], to: `${pair[1]}:${mq.port}`, protocol: mq.protocol });
   };
 
-  /** One cell's button: verdict, what-if mark, and its trace on click. */
-  const cellProps = (mv: MatrixView, i: number, j: number) => {
+  /** One cell's button: verdict, what-if mark, its trace on click (and Enter), and the grid's roving tab stop. */
+  const cellProps = (mv: MatrixView, i: number, j: number): CellProps => {
     const c = mv.cells[i]![j]!;
     const pair = mv.pairs[i]![j]!;
     const pressed = question?.from === pair[0] && question.to === `${pair[1]}:${mv.port}`;
@@ -141,6 +218,10 @@ export function MatrixPane() {
       "aria-label": `${mv.labels[i]} to ${mv.labels[j]}: ${WORDS[c]}${change ? ` (${change} by the what-if)` : ""}`,
       title: `${mv.labels[i]} → ${mv.labels[j]}: ${WORDS[c]}`,
       onClick: () => open(pair),
+      onFocus: () => (active.row === i && active.col === j ? undefined : setActive({ row: i, col: j })),
+      tabIndex: active.row === i && active.col === j ? 0 : -1,
+      "data-row": i,
+      "data-col": j,
       children: c === "a" ? "✓" : c === "d" ? "✕" : "~",
     };
   };
@@ -246,10 +327,28 @@ export function MatrixPane() {
         {!m && !error ? <p className="muted">Computing…</p> : null}
         {m?.tooLarge ? <p role="status">{m.tooLarge}</p> : null}
         {m && !m.tooLarge && m.ids.length > VIRTUAL_FROM ? (
-          <VirtualMatrix m={m} cellProps={(i, j) => cellProps(m, i, j)} />
+          <VirtualMatrix
+            m={m}
+            cellProps={(i, j) => cellProps(m, i, j)}
+            active={active}
+            setActive={setActive}
+          />
         ) : null}
         {m && !m.tooLarge && m.ids.length <= VIRTUAL_FROM ? (
-          <table className="matrix" aria-label={`Reachability on ${m.protocol}/${m.port} by ${m.by}`}>
+          <table
+            ref={tableRef}
+            className="matrix"
+            role="grid"
+            aria-label={`Reachability on ${m.protocol}/${m.port} by ${m.by}; arrow keys, Home, End, Page Up and Page Down move between cells, Enter traces one`}
+            onKeyDown={(e) => {
+              if (e.altKey || e.shiftKey) return;
+              const next = moveCell(active, e, { rows: n, cols: n, page: 10 });
+              if (!next) return;
+              e.preventDefault();
+              tableFocusRef.current = true;
+              setActive(next);
+            }}
+          >
             <thead>
               <tr>
                 <th scope="col">
@@ -263,34 +362,16 @@ export function MatrixPane() {
               </tr>
             </thead>
             <tbody>
-              {m.cells.map((row, i) => (
+              {m.cells.map((_row, i) => (
                 <tr key={m.ids[i]}>
                   <th scope="row" title={m.labels[i]}>
                     {m.labels[i]}
                   </th>
-                  {[...row].map((c, j) => {
-                    const pair = m.pairs[i]![j]!;
-                    const pressed = question?.from === pair[0] && question.to === `${pair[1]}:${m.port}`;
-                    const change = marks?.cells.get(cellKey(m.port, m.protocol, m.ids[i]!, m.ids[j]!));
-                    return (
-                      <td key={m.ids[j]}>
-                        <button
-                          type="button"
-                          className={`cell ${c}${change ? ` diff-${change}` : ""}`}
-                          data-diff={change ?? ""}
-                          data-from={m.ids[i]}
-                          data-to={m.ids[j]}
-                          data-verdict={c === "a" ? "allow" : c === "d" ? "drop" : "partial"}
-                          aria-pressed={pressed}
-                          aria-label={`${m.labels[i]} to ${m.labels[j]}: ${WORDS[c]}${change ? ` (${change} by the what-if)` : ""}`}
-                          title={`${m.labels[i]} → ${m.labels[j]}: ${WORDS[c]}`}
-                          onClick={() => open(pair)}
-                        >
-                          {c === "a" ? "✓" : c === "d" ? "✕" : "~"}
-                        </button>
-                      </td>
-                    );
-                  })}
+                  {m.ids.map((id, j) => (
+                    <td key={id}>
+                      <button type="button" {...cellProps(m, i, j)} />
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>
