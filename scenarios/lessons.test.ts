@@ -146,7 +146,9 @@ describe("lesson catalogue", () => {
       .filter((d) => /^\d\d-/.test(d) && d !== "01-trace-a-shop-across-zones")
       .sort();
     expect(LESSONS.map((l) => l.id)).toEqual(folders);
-    LESSONS.forEach((l, i) => expect(l.number).toBe(i + 2));
+    // Numbers are reserved per area (tiers 27-28, L7 29-31), so one area's lessons may land before another's.
+    expect(LESSONS[0]!.number).toBe(2);
+    LESSONS.forEach((l, i) => i > 0 && expect(l.number).toBeGreaterThan(LESSONS[i - 1]!.number));
     for (const l of LESSON_SCENARIOS) expect(scenarioById(l.id)?.manifests).toBe(l.manifests);
     expect(lessonById("09-keep-traffic-in-zone-with-hints")?.title).toMatch(/topology hints/);
   });

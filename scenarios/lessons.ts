@@ -18,6 +18,7 @@ import crossZone from "./23-watch-hints-cross-zones/manifests.yaml";
 import lbInside from "./24-call-a-load-balancer-from-inside/manifests.yaml";
 import gatewayCanary from "./25-split-a-canary-through-a-gateway/manifests.yaml";
 import ingress404 from "./26-find-why-an-ingress-answers-404/manifests.yaml";
+import istioHeader from "./31-route-by-header-with-an-istio-virtualservice/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -1379,6 +1380,78 @@ const DATA: [string, LessonData][] = [
             headers: ["Host: shop.example.com"],
             verdict: "drop",
             httpStatus: 404,
+          },
+        ],
+      },
+    },
+  ],
+  [
+    istioHeader,
+    {
+      id: "31-route-by-header-with-an-istio-virtualservice",
+      title: "Route by header with an Istio VirtualService",
+      sources: [
+        "https://github.com/istio/api/blob/master/networking/v1alpha3/virtual_service.proto HTTPRoute (routes are tried in order, the first match wins) and HTTPMatchRequest.headers (exact is case-sensitive)",
+        "https://github.com/istio/api/blob/master/networking/v1alpha3/destination_rule.proto Subset (a subset is the Service's pods with its labels)",
+      ],
+      topics: ["Istio", "VirtualService", "L7", "headers"],
+      goal: "See a mesh route decided in the client's sidecar: the VirtualService's http routes are tried in order, a header match sends testers to v2, and everyone else falls through to v1.",
+      question:
+        "productpage (with a sidecar) calls reviews. The VirtualService sends requests with end-user: jason to subset v2 and the rest to v1. Where do a request from jason, one from Jason and one with no end-user header go?",
+      answer:
+        "jason's request matches the first route, testers, and goes to v2. Jason's does not: exact compares the value as written, case included, so it falls to everyone-else and v1, like the request without the header. The choice is made in productpage's sidecar before any packet leaves the pod; kube-proxy's random pick among all reviews pods never happens.",
+      checks: [
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          headers: ["end-user: jason"],
+          verdict: "allow",
+          httpStatus: 200,
+          backends: { "shop/reviews:9080#v2": 1 },
+        },
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          headers: ["end-user: Jason"],
+          verdict: "allow",
+          backends: { "shop/reviews:9080#v1": 1 },
+        },
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          verdict: "allow",
+          backends: { "shop/reviews:9080#v1": 1 },
+        },
+      ],
+      edit: {
+        description:
+          "Send a fifth of everyone else to v2 as well: weights 80 (v1) and 20 (v2) on the last route.",
+        lookFor:
+          "A request without the header now goes to v1 with 80% and v2 with 20%; jason still always gets v2, because his route comes first.",
+        change: {
+          replace: {
+            find: "        - destination: { host: reviews, subset: v1 }\n",
+            with: "        - destination: { host: reviews, subset: v1 }\n          weight: 80\n        - destination: { host: reviews, subset: v2 }\n          weight: 20\n",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/productpage",
+            to: "service:shop/reviews:9080",
+            http: "GET /reviews/1",
+            verdict: "allow",
+            backends: { "shop/reviews:9080#v1": 0.8, "shop/reviews:9080#v2": 0.2 },
+          },
+          {
+            from: "pod:shop/productpage",
+            to: "service:shop/reviews:9080",
+            http: "GET /reviews/1",
+            headers: ["end-user: jason"],
+            verdict: "allow",
+            backends: { "shop/reviews:9080#v2": 1 },
           },
         ],
       },

@@ -16,9 +16,11 @@ import { join } from "node:path";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { SCENARIOS } from "../scenarios/index.ts";
-import { LESSONS } from "../scenarios/lessons.ts";
+import { LESSONS, type LessonCheck } from "../scenarios/lessons.ts";
 import { applyLessonEdit } from "../scenarios/lessonEdit.ts";
-import { buildProxyIndex, loadModel, traceRequest, traceWorkload, type TraceResult } from "./engine/index.ts";
+import { buildProxyIndex, loadModel, traceWorkload, type TraceResult } from "./engine/index.ts";
+import { parseAnyDestination, traceL7 } from "./engine/l7/index.ts";
+import { questionOf } from "./components/Lessons/question.ts";
 import { openAnalysis, type Protocol, type TraceQuery, type TraceView } from "./engine/analysis/index.ts";
 import { causesOf } from "./engine/analysis/flows.ts";
 import { reasonAfterVerdict, sourceAddressText, stepTitle, verdictMark } from "./engine/trace/render.ts";
@@ -37,6 +39,9 @@ const FLOWS_PER_SCENARIO = 12;
 
 interface Question extends TraceQuery {
   why: string;
+  /** The request as the lesson check writes it (`ktl trace --http LINE --header H...`); `http` is what the playground parsed from it. */
+  httpLine?: string;
+  headers?: string[];
 }
 
 /** A text to ask questions of: each catalogue scenario, and each lesson after its suggested edit. */
@@ -44,7 +49,15 @@ interface Case {
   id: string;
   file: string;
   manifests: string;
-  asked: { from: string; to: string; protocol?: Protocol; why: string; http?: string; cni?: string }[];
+  asked: {
+    from: string;
+    to: string;
+    protocol?: Protocol;
+    why: string;
+    http?: string;
+    headers?: string[];
+    cni?: string;
+  }[];
 }
 
 const CASES: Case[] = [
@@ -70,18 +83,34 @@ const CASES: Case[] = [
 
 function questionsOf(c: Case, flows: ReturnType<typeof openAnalysis>["analysis"]["flows"]): Question[] {
   const out = new Map<string, Question>();
-  const add = (from: string, to: string, protocol: Protocol, why: string) => {
-    const k = `${from}|${to}|${protocol}`;
-    if (!out.has(k)) out.set(k, { from, to, protocol, why });
+  const add = (q: Question) => {
+    const k = `${q.from}|${q.to}|${q.protocol}|${q.httpLine ?? ""}|${(q.headers ?? []).join("|")}`;
+    if (!out.has(k)) out.set(k, q);
   };
-  // HTTP requests and other CNI profiles are L7 and profile questions the playground does not ask yet.
-  for (const a of c.asked) if (!a.http && !a.cni) add(a.from, a.to, a.protocol ?? "TCP", a.why);
+  // A lesson check with an HTTP request is asked as the lesson bar asks it (questionOf); other CNI profiles
+  // are the share link's, not a question's.
+  for (const a of c.asked) {
+    if (a.cni) continue;
+    const check: LessonCheck = { from: a.from, to: a.to, verdict: "allow" };
+    if (a.protocol) check.protocol = a.protocol;
+    if (a.http) check.http = a.http;
+    if (a.headers) check.headers = a.headers;
+    const q: Question = { ...questionOf(check), why: a.why };
+    if (a.http) q.httpLine = a.http;
+    if (a.headers?.length) q.headers = a.headers;
+    add(q);
+  }
   // Drawn flows, drops first: they are where surfaces used to disagree.
   const drawn = [...flows]
     .filter((f) => f.kind !== "endpoint" || f.client)
     .sort((a, b) => Number(a.verdict === "allow") - Number(b.verdict === "allow"));
   for (const f of drawn.slice(0, FLOWS_PER_SCENARIO))
-    add(f.kind === "endpoint" ? f.client! : f.from[0]!, f.traceTo, f.protocol, `${f.kind} flow`);
+    add({
+      from: f.kind === "endpoint" ? f.client! : f.from[0]!,
+      to: f.traceTo,
+      protocol: f.protocol,
+      why: `${f.kind} flow`,
+    });
   return [...out.values()];
 }
 
@@ -147,9 +176,23 @@ function inspectorText(q: TraceQuery, view: TraceView) {
   };
 }
 
-function cli(file: string, q: TraceQuery, json: boolean): string {
+function cli(file: string, q: Question | TraceQuery, json: boolean): string {
   const out: string[] = [];
-  const argv = ["--from", q.from, "--to", q.to, "--protocol", q.protocol, ...(json ? ["--json"] : []), file];
+  const request =
+    "httpLine" in q && q.httpLine
+      ? ["--http", q.httpLine, ...(q.headers ?? []).flatMap((h) => ["--header", h])]
+      : [];
+  const argv = [
+    "--from",
+    q.from,
+    "--to",
+    q.to,
+    "--protocol",
+    q.protocol,
+    ...request,
+    ...(json ? ["--json"] : []),
+    file,
+  ];
   const code = ktlTrace(argv, { out: (s) => out.push(s), err: () => {} });
   expect(code).toBe(0);
   return out.join("\n");
@@ -168,16 +211,29 @@ describe("one truth: graph, details, presenter and CLI show the engine's answer"
     const questions = questionsOf(s, session.analysis.flows);
     expect(questions.length).toBeGreaterThan(0);
     for (const q of questions) {
-      const at = `${s.id}: ${q.from} -> ${q.to} ${q.protocol} (${q.why})`;
-      const t = traceRequest(model, proxy, q.from, q.to, q.protocol);
+      const at = `${s.id}: ${q.from} -> ${q.to} ${q.protocol}${q.httpLine ? ` ${q.httpLine}${(q.headers ?? []).map((h) => ` [${h}]`).join("")}` : ""} (${q.why})`;
+      // The engine's answer as `ktl trace` gives it: traceL7, which is traceRequest's packet-level answer
+      // unless the question is an HTTP request, names a router, or a mesh's sidecars decide (engine/l7).
+      const dst = parseAnyDestination(q.to);
+      if ("error" in dst) continue;
+      const t = traceL7(model, proxy, q.from, dst, q.protocol, q.http);
       if (t.error) continue;
       const truth = truthOf(t);
 
       // The graph's flow record for this question (drawn by pod source): its verdict, reason and deciding lines.
-      const flow = session.analysis.flows.find(
-        (f) =>
-          f.kind !== "endpoint" && f.from.includes(q.from) && f.traceTo === q.to && f.protocol === q.protocol,
-      );
+      // A flow is a connection, not one request: an HTTP question has none. A route flow is one (rule, backend)
+      // share of a router (analysis/routers.ts), not the router's answer to a request: which rule a request
+      // takes is the question's answer, checked on every surface below.
+      const flow =
+        !q.http &&
+        session.analysis.flows.find(
+          (f) =>
+            f.kind !== "endpoint" &&
+            f.kind !== "route" &&
+            f.from.includes(q.from) &&
+            f.traceTo === q.to &&
+            f.protocol === q.protocol,
+        );
       if (flow) {
         expect(flow.verdict, at).toBe(truth.verdict);
         expect(flow.reason, at).toBe(truth.reason);
@@ -238,7 +294,9 @@ describe("one truth: graph, details, presenter and CLI show the engine's answer"
         if (want.line) expect(h.lines, at).toContain(String(want.line));
       });
       const address = sourceAddressText(t);
-      if (!t.sourceIPPreserved) expect(d.source, at).toBe(`Source address at the backends: ${address}`);
+      // No endpoint (an HTTP 404 from the router, say): no address to state, on any surface.
+      if (!t.sourceIPPreserved && address)
+        expect(d.source, at).toBe(`Source address at the backends: ${address}`);
       else expect(d.source, at).toBeUndefined();
 
       // Presenter mode: one step per hop, same title, verdict, words and line.

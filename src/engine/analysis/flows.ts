@@ -22,6 +22,7 @@ import type { ClassSet } from "../netpol/bitset.ts";
 import type { PolicyRule } from "../model/networkpolicy.ts";
 import type { LabelSelector } from "../model/labels.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
+import { meshPresent, parseAnyDestination, traceL7 } from "../l7/index.ts";
 import { traceRequest, type TraceEndpoint, type TraceRef, type TraceResult } from "../trace/index.ts";
 import { isPolicyLayer } from "../trace/render.ts";
 import { externalId, podId, refOfPolicy, refOfSource, serviceId } from "./refs.ts";
@@ -176,7 +177,12 @@ interface Budget {
 /** One flow of the flow model (flows/), traced. */
 function tracedFlow(model: Model, proxy: ProxyIndex, spec: ServiceFlowSpec): Flow {
   const { port, protocol, name } = spec.port;
-  const t = traceRequest(model, proxy, spec.traceFrom, spec.traceTo, protocol);
+  // In a mesh the client's sidecar routes the request: the flow says what `ktl trace` says for it.
+  const dst = meshPresent(model) ? parseAnyDestination(spec.traceTo) : undefined;
+  const t =
+    dst && !("error" in dst)
+      ? traceL7(model, proxy, spec.traceFrom, dst, protocol)
+      : traceRequest(model, proxy, spec.traceFrom, spec.traceTo, protocol);
   const c = causesOf(t);
   const flow: Flow = {
     id: `${spec.kind}|${spec.traceFrom}|${spec.traceTo}/${protocol}`,

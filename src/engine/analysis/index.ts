@@ -15,7 +15,7 @@ import { tierStack } from "./tiers.ts";
 import { subjectSelects } from "../tiers/layer.ts";
 import { stackMatrix, stackPairAllowed } from "../policy/index.ts";
 import { routerFlows } from "./routers.ts";
-import { parseAnyDestination, traceL7, type L7TraceResult } from "../l7/index.ts";
+import { meshPresent, parseAnyDestination, traceL7, type L7TraceResult } from "../l7/index.ts";
 import { taintText } from "../model/taints.ts";
 import { externallyAccessible } from "../model/services.ts";
 import type { InputFile } from "../parse/manifests.ts";
@@ -425,8 +425,12 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
     return v;
   }
   const dst = parseAnyDestination(q.to);
-  // A plain question (no HTTP request, no router) keeps the packet-level answer the graph's flows give.
-  if ("error" in dst || (!q.http && (dst.kind === "service" || dst.kind === "pod" || dst.kind === "ip")))
+  // A plain question (no HTTP request, no router, no mesh) keeps the packet-level answer the graph's flows give;
+  // in a mesh the sidecars decide, and every surface answers as `ktl trace` does (engine/l7).
+  if (
+    "error" in dst ||
+    (!q.http && (dst.kind === "service" || dst.kind === "pod" || dst.kind === "ip") && !meshPresent(model))
+  )
     return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
   // As `ktl trace` answers: every destination of the contract, with or without an HTTP request (engine/l7).
   const t = traceL7(model, proxy, q.from, dst, q.protocol, q.http);

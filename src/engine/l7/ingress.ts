@@ -152,6 +152,8 @@ export function routeIngress(
     ref: klass ? refAt(klass.obj) : ingRef,
   });
   const host = hostOf(req) ?? defaultHost.toLowerCase();
+  // A request with no Host header (and no address to stand for it) matches only the rules without a host.
+  const hostWords = host ? `host ${host}` : "a request without a Host header";
   const paths = served.flatMap(ingressPaths);
   const hostHits = paths.filter((p) => !p.host || ingressHostMatches(p.host, host));
   const bestHost = Math.max(-1, ...hostHits.map((p) => hostScore(p.host)));
@@ -196,7 +198,7 @@ export function routeIngress(
       hops.push({
         step: "ingress rule",
         verdict: "pass",
-        detail: `no rule matches host ${host} path ${req.path}: Ingress ${withDefault.namespace ?? "default"}/${withDefault.name}'s defaultBackend serves it`,
+        detail: `no rule matches ${hostWords} path ${req.path}: Ingress ${withDefault.namespace ?? "default"}/${withDefault.name}'s defaultBackend serves it`,
         ref: bRef,
       });
     } else {
@@ -205,7 +207,7 @@ export function routeIngress(
         verdict: "drop",
         detail: sameHost.length
           ? `no path of host ${sameHost[0]!.host ?? "(any)"} matches ${req.path} and no defaultBackend: the controller's default backend answers 404`
-          : `no rule serves host ${host} and no defaultBackend: the controller's default backend answers 404`,
+          : `no rule serves ${hostWords} and no defaultBackend: the controller's default backend answers 404`,
         ref: ingRef,
       });
       return { ...out, status: 404, decidedBy: decidedAt("Ingress", ingRef) };

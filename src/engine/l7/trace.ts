@@ -969,6 +969,16 @@ function serverChecked(
 }
 
 /**
+ * The input has an Istio mesh (an injected namespace, the mesh config, or any
+ * Istio object): then `traceL7` can answer a plain question differently from
+ * `traceRequest` (the client's sidecar routes it, the server's sidecar
+ * admits it), and every surface answers it as `ktl trace` does.
+ */
+export function meshPresent(model: Model): boolean {
+  return meshInput(model, [...model.objects, ...(model.others ?? [])]).present;
+}
+
+/**
  * `ktl trace` with every destination of the contract, with or without an
  * HTTP request. Reads the routers' objects from model.objects and
  * model.others (the mesh's ConfigMap and the L7 kinds are not modelled).
