@@ -107,7 +107,7 @@ ${l.edit.lookFor}
 
 \`scenarios/lessons.test.ts\` runs these traces (\`ktl trace --from SRC --to DST scenarios/${l.id}/\`):
 
-${l.checks.map((c) => `- \`${c.from}\` → \`${c.to}\`${c.protocol && c.protocol !== "TCP" ? ` (${c.protocol})` : ""}: ${c.verdict}`).join("\n")}
+${l.checks.map((c) => `- \`${c.from}\` → \`${c.to}\`${c.protocol && c.protocol !== "TCP" ? ` (${c.protocol})` : ""}${c.http ? ` \`--http '${c.http}'${(c.headers ?? []).map((h) => ` --header '${h}'`).join("")}\`` : ""}${c.cni ? ` \`--cni ${c.cni}\`` : ""}: ${c.verdict}${c.httpStatus ? ` (HTTP ${c.httpStatus})` : ""}`).join("\n")}
 `;
 }
 

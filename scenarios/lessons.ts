@@ -18,6 +18,8 @@ import crossZone from "./23-watch-hints-cross-zones/manifests.yaml";
 import lbInside from "./24-call-a-load-balancer-from-inside/manifests.yaml";
 import gatewayCanary from "./25-split-a-canary-through-a-gateway/manifests.yaml";
 import ingress404 from "./26-find-why-an-ingress-answers-404/manifests.yaml";
+import routePrecedence from "./29-find-which-httproute-rule-wins/manifests.yaml";
+import registryOnly from "./30-admit-an-external-host-with-a-serviceentry/manifests.yaml";
 import istioHeader from "./31-route-by-header-with-an-istio-virtualservice/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
@@ -1270,14 +1272,15 @@ const DATA: [string, LessonData][] = [
       sources: [
         "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/shared_types.go BackendRef.Weight (a backend's share is its weight over the sum of the rule's weights)",
         "https://github.com/istio/istio/blob/master/pilot/pkg/config/kube/gatewaycommon/deploymentcontroller.go (the Gateway's data plane: pods and a Service labelled gateway.networking.k8s.io/gateway-name)",
+        "kubernetes/kubernetes pkg/proxy/healthcheck/service_health.go (externalTrafficPolicy Local: 200 on healthCheckNodePort where a local endpoint runs, 503 elsewhere)",
         "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
       ],
-      topics: ["Gateway API", "HTTPRoute", "L7", "canary"],
-      goal: "Follow a request through a Gateway: the HTTPRoute splits it by weight between two Services, then each Service's endpoints share their part, and NetworkPolicy still judges the hop from the gateway's pods to each backend.",
+      topics: ["Gateway API", "HTTPRoute", "L7", "canary", "externalTrafficPolicy"],
+      goal: "Follow a request through a Gateway: externalTrafficPolicy: Local on the gateway's Service decides which nodes reach the gateway at all, then the HTTPRoute splits what arrives by weight between two Services, each Service's endpoints share their part, and NetworkPolicy still judges the hop from the gateway's pod to each backend.",
       question:
-        "The HTTPRoute web sends 90 to web-stable and 10 to web-canary. web-stable has 2 pods, web-canary 1, and web-from-gateway admits only the Gateway's pods. What share of requests does each pod get, and does the policy let them through?",
+        "The gateway's Service web-gw-istio has externalTrafficPolicy: Local, and its one pod runs on node-a. The HTTPRoute web sends 90 to web-stable and 10 to web-canary; web-stable has 2 pods, web-canary 1, and web-from-gateway admits only the Gateway's pods. What share of requests does each pod get, and what happens to a client's packet that arrives at node-b?",
       answer:
-        "The route picks a Service first: web-stable gets 90% and web-canary 10% (weight over the sum of the rule's weights). The gateway's proxy then spreads each Service's share over its ready endpoints: each web-stable pod gets 45%, the canary pod 10%; the probabilities multiply down the path. The proxy opens the connection to the pod itself, so NetworkPolicy sees the gateway pod as the client: web-from-gateway admits it, and all three pods answer (HTTP 200). A policy that admitted only the external client's range would drop every request here.",
+        "Local comes first, below the router: the load balancer's health check finds a gateway pod only on node-a (healthCheckNodePort answers 200 there, 503 on node-b), so clients are sent to node-a, and a packet that reaches node-b anyway is dropped by kube-proxy before any proxy sees it, so there is no HTTP status at all. On node-a the packet keeps the client's address 203.0.113.10 up to the gateway pod (what Local is for). Then the route picks a Service: web-stable gets 90% and web-canary 10% (weight over the sum of the rule's weights). The gateway's proxy spreads each Service's share over its ready endpoints: each web-stable pod gets 45%, the canary pod 10%; the probabilities multiply down the path. The proxy opens the connection to the pod itself, so NetworkPolicy sees the gateway pod (10.244.1.2) as the client, not 203.0.113.10: web-from-gateway admits it, and all three pods answer (HTTP 200). A policy that admitted only the external client's range would drop every request here.",
       checks: [
         {
           from: "external:203.0.113.10@node-a",
@@ -1287,7 +1290,17 @@ const DATA: [string, LessonData][] = [
           httpStatus: 200,
           count: 3,
           backends: { "shop/web-stable:8080": 0.9, "shop/web-canary:8080": 0.1 },
-          hops: ["listener", "route", "backend"],
+          hops: ["load balancer health check", "listener", "route", "backend"],
+          says: "externalTrafficPolicy Local keeps the client's source address",
+        },
+        {
+          from: "external:203.0.113.10@node-b",
+          to: "gateway:shop/web-gw:80",
+          http: "GET /",
+          verdict: "drop",
+          kubeProxy: "drop",
+          hops: ["load balancer health check"],
+          says: "node-b answers 503 on healthCheckNodePort",
         },
       ],
       edit: {
@@ -1380,6 +1393,137 @@ const DATA: [string, LessonData][] = [
             headers: ["Host: shop.example.com"],
             verdict: "drop",
             httpStatus: 404,
+          },
+        ],
+      },
+    },
+  ],
+  [
+    routePrecedence,
+    {
+      id: "29-find-which-httproute-rule-wins",
+      title: "Find which HTTPRoute rule wins",
+      sources: [
+        "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/httproute_types.go HTTPRouteRule.Matches (precedence across all rules: Exact path, then the longest PathPrefix, then method, then most header matches, then most query param matches; then the oldest Route, then namespace/name; list order only within one Route)",
+        "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/httproute_types.go HTTPPathMatch (PathPrefix matches element by element: /api matches /api/orders, not /apiary)",
+        "https://github.com/kubernetes-sigs/gateway-api/blob/main/conformance/tests/httproute-matching.go (HTTPRouteMatching: path and header precedence)",
+      ],
+      topics: ["Gateway API", "HTTPRoute", "L7", "precedence"],
+      goal: "See that an HTTPRoute is not first-match: Gateway API ranks every matching rule (exact path, longest prefix, method, headers, query params) and list order only breaks the last tie.",
+      question:
+        "The HTTPRoute shop lists its catch-all PathPrefix / first, then PathPrefix /api, then PathPrefix /api for POST only. Where do GET /api/orders, POST /api/orders and GET /apiary go?",
+      answer:
+        "GET /api/orders goes to api, even though the catch-all is listed first: Gateway API does not take the first rule that matches but ranks every match, and a longer PathPrefix (/api, 4 characters) beats a shorter one (/, 1). POST /api/orders goes to api-writer: its rule and the api rule tie on the prefix, and a method match breaks the tie. GET /apiary goes to web: a PathPrefix matches whole path elements, so /api matches /api and /api/orders but not /apiary. List order decides only when every criterion ties, and only within one HTTPRoute; across Routes the oldest creationTimestamp, then namespace/name, decide.",
+      checks: [
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "gateway:shop/web-gw:80",
+          http: "GET /api/orders",
+          verdict: "allow",
+          httpStatus: 200,
+          backends: { "shop/api:8080": 1 },
+          says: "HTTPRoute shop/shop rule 2 (api) matches",
+        },
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "gateway:shop/web-gw:80",
+          http: "POST /api/orders",
+          verdict: "allow",
+          httpStatus: 200,
+          backends: { "shop/api-writer:8080": 1 },
+          says: "HTTPRoute shop/shop rule 3 (api-writes) matches",
+        },
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "gateway:shop/web-gw:80",
+          http: "GET /apiary",
+          verdict: "allow",
+          httpStatus: 200,
+          backends: { "shop/web:8080": 1 },
+          says: "HTTPRoute shop/shop rule 1 (everything-else) matches",
+        },
+      ],
+      edit: {
+        description: "Give the catch-all rule a method match too: method GET on PathPrefix /.",
+        lookFor:
+          "GET /api/orders still goes to api: the prefix's length is compared before the method, so a method match cannot beat a longer prefix. And POST /about now gets 404: no rule matches it any more.",
+        change: {
+          replace: {
+            find: "        - path: { type: PathPrefix, value: / }\n",
+            with: "        - path: { type: PathPrefix, value: / }\n          method: GET\n",
+          },
+        },
+        checks: [
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "gateway:shop/web-gw:80",
+            http: "GET /api/orders",
+            verdict: "allow",
+            httpStatus: 200,
+            backends: { "shop/api:8080": 1 },
+          },
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "gateway:shop/web-gw:80",
+            http: "POST /about",
+            verdict: "drop",
+            httpStatus: 404,
+          },
+        ],
+      },
+    },
+  ],
+  [
+    registryOnly,
+    {
+      id: "30-admit-an-external-host-with-a-serviceentry",
+      title: "Admit an external host with a ServiceEntry",
+      sources: [
+        "https://github.com/istio/istio.io/blob/master/content/en/docs/tasks/traffic-management/egress/egress-control/index.md (REGISTRY_ONLY: the sidecar blocks any host without an HTTP service or service entry in the mesh)",
+        "https://github.com/istio/api/blob/master/mesh/v1alpha1/config.proto OutboundTrafficPolicy (ALLOW_ANY by default; REGISTRY_ONLY drops unknown outbound traffic)",
+        "https://github.com/istio/istio/blob/master/pilot/pkg/networking/core/httproute.go (the BlackHole virtual host: a 502 direct response on an HTTP port)",
+        "https://github.com/istio/api/blob/master/networking/v1alpha3/service_entry.proto ServiceEntry (adds a host to the mesh's registry)",
+      ],
+      topics: ["Istio", "ServiceEntry", "outboundTrafficPolicy", "L7", "egress"],
+      goal: "See Istio's outboundTrafficPolicy REGISTRY_ONLY at work in the client's sidecar: a host outside the mesh's registry is blocked with no NetworkPolicy involved, and a ServiceEntry admits it.",
+      question:
+        "The mesh config (ConfigMap istio in istio-system) sets outboundTrafficPolicy REGISTRY_ONLY, and no NetworkPolicy exists. checkout, which has a sidecar, calls http://httpbin.org/headers and the in-cluster Service orders. What does each call get?",
+      answer:
+        "httpbin.org is blocked in checkout's own sidecar: under REGISTRY_ONLY the sidecar sends a host that is neither a Service nor a ServiceEntry host to its BlackHoleCluster, which answers 502 on an HTTP port (a closed connection otherwise). No packet leaves the pod, so no NetworkPolicy, node or firewall is involved, and ALLOW_ANY (Istio's default) would have let it through. orders is a Service, so it is in the registry and answered as usual (HTTP 200).",
+      checks: [
+        {
+          from: "pod:shop/checkout",
+          to: "host:httpbin.org:80",
+          http: "GET /headers",
+          verdict: "drop",
+          says: "the outbound traffic policy is REGISTRY_ONLY",
+        },
+        {
+          from: "pod:shop/checkout",
+          to: "service:shop/orders:80",
+          http: "GET /orders/1",
+          verdict: "allow",
+          httpStatus: 200,
+          backends: { "shop/orders:80": 1 },
+        },
+      ],
+      edit: {
+        description: "Admit httpbin.org: add a ServiceEntry for it (MESH_EXTERNAL, port 80 HTTP).",
+        lookFor:
+          "The same request now leaves the sidecar: the ServiceEntry put httpbin.org in the registry, and REGISTRY_ONLY lets registered hosts out. What httpbin.org answers is outside the cluster, so ktl says allowed without a status.",
+        change: {
+          replace: {
+            find: "      port: 80\n      targetPort: http\n",
+            with: "      port: 80\n      targetPort: http\n---\n# Puts httpbin.org in the mesh's registry, so REGISTRY_ONLY lets it out.\napiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: httpbin\n  namespace: shop\nspec:\n  hosts: [httpbin.org]\n  location: MESH_EXTERNAL\n  resolution: DNS\n  ports:\n    - { number: 80, name: http, protocol: HTTP }\n",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/checkout",
+            to: "host:httpbin.org:80",
+            http: "GET /headers",
+            verdict: "allow",
+            says: "ServiceEntry shop/httpbin registers httpbin.org",
           },
         ],
       },

@@ -72,6 +72,13 @@ export const ROUTER_KINDS: ReadonlySet<string> = new Set([
   "PeerAuthentication",
 ]);
 
+/** Istio's mesh config (ConfigMap istio in istio-system, key mesh): engine/l7/mesh.ts reads its outboundTrafficPolicy, so it is not "ignored". */
+function isMeshConfig(o: KObject): boolean {
+  return (
+    o.kind === "ConfigMap" && o.apiVersion === "v1" && o.name === "istio" && o.namespace === "istio-system"
+  );
+}
+
 /** Kinds the engine reads (in some API group: `isModelled` decides by group and kind). Everything else is reported as ignored. */
 export const MODELED_KINDS = MODELLED_KIND_NAMES;
 
@@ -180,7 +187,7 @@ export function parseManifests(files: readonly InputFile[], options: ParseOption
       if (isModelled(o.apiVersion, o.kind)) objects.push(o);
       else if (CONFIG_KINDS.has(o.kind)) configs.push(o);
       else if (embedded.length) configs.push(...embedded);
-      else if (isRouterObject(o.apiVersion, o.kind)) ignored.push(o);
+      else if (isRouterObject(o.apiVersion, o.kind) || isMeshConfig(o)) ignored.push(o);
       else {
         ignored.push(o);
         const scope = unmodelledScope(o.apiVersion, o.kind);

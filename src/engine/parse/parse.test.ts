@@ -244,3 +244,16 @@ items:
     expect(cm.configs[0]?.raw.mode).toBe("nftables");
   });
 });
+
+describe("Istio's mesh config", () => {
+  // istio/istio pkg/config/mesh (MeshConfig from the istio ConfigMap's `mesh` key): engine/l7/mesh.ts reads it.
+  it("ConfigMap istio-system/istio is read for the mesh, not reported as ignored; another ConfigMap is", () => {
+    const text = (name: string, ns: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\ndata:\n  mesh: |\n    outboundTrafficPolicy:\n      mode: REGISTRY_ONLY\n`;
+    const codes = (name: string, ns: string) =>
+      parseManifests([{ name: "m.yaml", text: text(name, ns) }]).diagnostics.map((d) => d.code);
+    expect(codes("istio", "istio-system")).toEqual([]);
+    expect(codes("istio", "default")).toEqual(["KTL104"]);
+    expect(codes("settings", "istio-system")).toEqual(["KTL104"]);
+  });
+});
