@@ -21,8 +21,11 @@ import { applyLessonEdit } from "../scenarios/lessonEdit.ts";
 import { buildProxyIndex, loadModel, traceWorkload, type TraceResult } from "./engine/index.ts";
 import { parseAnyDestination, traceL7 } from "./engine/l7/index.ts";
 import { questionOf } from "./components/Lessons/question.ts";
+import { yamlOf } from "./engine/testing/fixtures.ts";
+import { canaryBehindPolicy } from "./engine/l7/test-fixtures.ts";
 import { openAnalysis, type Protocol, type TraceQuery, type TraceView } from "./engine/analysis/index.ts";
 import { causesOf } from "./engine/analysis/flows.ts";
+import type { HopStep } from "./engine/trace/types.ts";
 import { reasonAfterVerdict, sourceAddressText, stepTitle, verdictMark } from "./engine/trace/render.ts";
 import { buildGraph } from "./graph/build.ts";
 import { toFlowElements } from "./graph/flow.ts";
@@ -134,17 +137,21 @@ const refText = (r: { kind: string; namespace?: string; name: string; line: numb
   `${r.kind} ${r.namespace ?? ""}/${r.name}:${r.line}`;
 
 /** The details panel as people read it: the verdict, its sentence, each hop's title, mark, words and line link. */
-function inspectorText(q: TraceQuery, view: TraceView) {
+function detailsHtml(q: TraceQuery, view: TraceView): string {
   const store = createAppStore({ text: "", scenarioId: undefined, origin: "default" });
   store.setState({ question: q, trace: { status: "ready", query: q, result: view, error: undefined } });
   // Server rendering reads the store's initial state (useSyncExternalStore's server snapshot): make it this one.
   const state = store.getState();
   store.getInitialState = () => state;
-  const html = renderToStaticMarkup(
+  return renderToStaticMarkup(
     <StoreProvider store={store}>
       <TraceDetails />
     </StoreProvider>,
   );
+}
+
+function inspectorText(q: TraceQuery, view: TraceView) {
+  const html = detailsHtml(q, view);
   const text = (s: string) =>
     s
       .replace(/<[^>]+>/g, "")
@@ -357,5 +364,65 @@ describe("one truth: graph, details, presenter and CLI show the engine's answer"
         expect(truthOf(json), at).toEqual(truthOf(w.trace));
       }
     }
+  });
+});
+
+// Issue 20's "done when", in the playground: the same question the CLI test asks (src/cli/commands/trace.test.ts),
+// through the analysis session the worker runs, rendered as the details panel shows it.
+describe("a Gateway's weighted route to pods behind NetworkPolicy, in the details panel", () => {
+  const text = yamlOf(canaryBehindPolicy());
+  const session = openAnalysis([{ name: "canary.yaml", text }]);
+  const q: TraceQuery = {
+    from: "external:203.0.113.10@node-1",
+    to: "gateway:shop/web:80",
+    protocol: "TCP",
+    http: { method: "GET", path: "/", headers: {} },
+  };
+  const view = session.trace(q);
+  const html = detailsHtml(q, view);
+
+  it("every layer is a hop, in the panel as in the engine's answer", () => {
+    const d = inspectorText(q, view);
+    expect(d.verdict).toBe("partial");
+    const layers: HopStep[] = [
+      "load balancer",
+      "load balancer health check",
+      "kube-proxy",
+      "router",
+      "listener",
+      "route",
+      "backend",
+      "proxy to backend",
+      "ingress policy at backend",
+    ];
+    for (const layer of layers)
+      expect(
+        d.hops.some((h) => h.text.startsWith(stepTitle(layer))),
+        layer,
+      ).toBe(true);
+  });
+
+  it("the backends' shares and each endpoint's chance multiply: 90% x 1/2 = 45%, 10% x 1/1 = 10%", () => {
+    const backends = [...html.matchAll(/<tr data-service="([^"]+)" data-weight="([^"]+)">/g)].map((m) => [
+      m[1],
+      Number(m[2]),
+    ]);
+    expect(backends).toEqual([
+      ["service:shop/stable", 0.9],
+      ["service:shop/canary", 0.1],
+    ]);
+    const table = html.slice(html.indexOf("Endpoints, each with its share of all requests"));
+    const rows = [
+      ...table.matchAll(
+        /<tr><td>([^<]+)<\/td><td class="mono">([^<]+)<\/td><td>[^<]*<\/td><td>([^<]+)<\/td><td[^>]*><span class="verdict ([a-z]+)"/g,
+      ),
+    ].map((m) => [m[1], m[3], m[4]]);
+    expect(rows).toEqual([
+      ["shop/stable-0", "45%", "allow"],
+      ["shop/stable-1", "45%", "allow"],
+      ["shop/canary-0", "10%", "drop"],
+    ]);
+    // And the graph's paths view carries the same shares on the router's edges.
+    expect(view.backends?.map((b) => [b.service, b.weight])).toEqual(backends);
   });
 });

@@ -302,10 +302,45 @@ const CANDIDATES: { at: number; dx: number; dy: number }[] = (() => {
   return out.sort((a, b) => a.cost - b.cost);
 })();
 
+/** Does the segment a-b pass through the box? (Liang-Barsky clipping.) */
+export function segmentHits(a: { x: number; y: number }, b: { x: number; y: number }, r: Box): boolean {
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  let t0 = 0;
+  let t1 = 1;
+  for (const [p, q] of [
+    [-dx, a.x - r.x],
+    [dx, r.x + r.width - a.x],
+    [-dy, a.y - r.y],
+    [dy, r.y + r.height - a.y],
+  ] as const) {
+    if (p === 0) {
+      if (q <= 0) return false;
+      continue;
+    }
+    const t = q / p;
+    if (p < 0) t0 = Math.max(t0, t);
+    else t1 = Math.min(t1, t);
+    if (t0 >= t1) return false;
+  }
+  return true;
+}
+
+/** An edge's drawn curve as a polyline, with its bounding box for a quick reject. */
+interface Line {
+  points: { x: number; y: number }[];
+  bounds: Box;
+}
+
+/** More drawn edges than this: labels avoid boxes and labels only (each candidate would test every line). */
+const MAX_LINES = 400;
+
 /**
- * Shown labels go on their edge where they cover no box and no earlier label:
- * the middle first, then points along the line, then above it. Lit (traced)
- * edges are placed first. Pure; positions in graph units.
+ * Shown labels go on their edge where they cover no box, no earlier label
+ * and no drawn line (their own included): the middle first, then points
+ * along the line, then above it. Where every candidate crosses some line,
+ * the first clear of boxes and labels. Lit (traced) edges are placed first.
+ * Pure; positions in graph units.
  */
 export function placeLabels(edges: FlowEdge[], positions: Positions): void {
   const boxes: Box[] = Object.values(positions).map((p) => ({
@@ -314,13 +349,11 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
     width: p.width + 8,
     height: p.height + 8,
   }));
-  const shown = edges.filter((e) => e.data?.showLabel && e.data.edge.label);
-  shown.sort((a, b) => Number(b.data!.lit) - Number(a.data!.lit));
-  for (const e of shown) {
+  const side = (h: string | null | undefined) => (h?.endsWith("left") ? "left" : "right");
+  const ends = (e: FlowEdge) => {
     const sp = positions[e.source];
     const tp = positions[e.target];
-    if (!sp || !tp) continue;
-    const side = (h: string | null | undefined) => (h?.endsWith("left") ? "left" : "right");
+    if (!sp || !tp) return undefined;
     const sSide = side(e.sourceHandle);
     const tSide = side(e.targetHandle);
     const s = {
@@ -333,21 +366,52 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
       y: tp.y + tp.height / 2,
       side: tSide,
     } as const;
+    return { s, t };
+  };
+  const lines: Line[] = [];
+  if (edges.length <= MAX_LINES)
+    for (const e of edges) {
+      const st = ends(e);
+      if (!st) continue;
+      const points = Array.from({ length: 33 }, (_, i) => bezierPoint(st.s, st.t, i / 32));
+      const xs = points.map((p) => p.x);
+      const ys = points.map((p) => p.y);
+      const x = Math.min(...xs);
+      const y = Math.min(...ys);
+      lines.push({ points, bounds: { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y } });
+    }
+  // A touching bounding box (zero width or height for a straight line) still counts: pad by a pixel.
+  const crossesLine = (box: Box) => {
+    const near = { x: box.x - 1, y: box.y - 1, width: box.width + 2, height: box.height + 2 };
+    return lines.some(
+      (l) => hits(l.bounds, near) && l.points.some((p, i) => i > 0 && segmentHits(l.points[i - 1]!, p, box)),
+    );
+  };
+  const shown = edges.filter((e) => e.data?.showLabel && e.data.edge.label);
+  shown.sort((a, b) => Number(b.data!.lit) - Number(a.data!.lit));
+  for (const e of shown) {
+    const st = ends(e);
+    if (!st) continue;
+    const { s, t } = st;
     const w = edgeText(e.data!.edge).length * LABEL_BOX.font * LABEL_BOX.charWidth + LABEL_BOX.padX;
     const h = LABEL_BOX.height;
     // Candidates near the line, nearest first: below or above a point of the edge, then further away (a leader line then joins them).
     const anchor = bezierPoint(s, t, 0.5);
     let chosen: { x: number; y: number; ax: number; ay: number } | undefined;
+    let clearOfBoxes: typeof chosen;
     for (const c of CANDIDATES) {
       const p = c.at === 0.5 ? anchor : bezierPoint(s, t, c.at);
       const box = { x: p.x + c.dx - w / 2, y: p.y + c.dy, width: w, height: h };
-      if (!boxes.some((b) => hits(b, box))) {
-        chosen = { x: p.x + c.dx, y: p.y + c.dy, ax: p.x, ay: p.y };
+      if (boxes.some((b) => hits(b, box))) continue;
+      const at = { x: p.x + c.dx, y: p.y + c.dy, ax: p.x, ay: p.y };
+      clearOfBoxes ??= at;
+      if (!crossesLine(box)) {
+        chosen = at;
         break;
       }
     }
     const fallback = { x: anchor.x, y: anchor.y + LABEL_BOX.gap, ax: anchor.x, ay: anchor.y };
-    const at = chosen ?? fallback;
+    const at = chosen ?? clearOfBoxes ?? fallback;
     e.data!.labelAt = at;
     boxes.push({ x: at.x - w / 2, y: at.y, width: w, height: h });
   }

@@ -1,8 +1,12 @@
 /** `ktl trace` with a workload on one side: the aggregate, each pod's verdict, one representative trace. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "./trace.ts";
 import { UsageError } from "../io.ts";
+import { yamlOf } from "../../engine/testing/fixtures.ts";
+import { canaryBehindPolicy } from "../../engine/l7/test-fixtures.ts";
 
 const shop = join(import.meta.dirname, "../../../scenarios/01-trace-a-shop-across-zones/manifests.yaml");
 
@@ -45,5 +49,70 @@ describe("ktl trace --from workload:", () => {
     expect(() => ktl("--from", "workload:shop/nope", "--to", "service:shop/cache:6379", shop)).toThrow(
       /no workload shop\/nope/,
     );
+  });
+});
+
+// Issue 20's "done when", on the command line: an external client through a Gateway (externalTrafficPolicy
+// Local) with a weighted HTTPRoute to pods behind NetworkPolicy shows every layer, and the probabilities multiply.
+describe("ktl trace through a Gateway to pods behind NetworkPolicy", () => {
+  const file = join(mkdtempSync(join(tmpdir(), "ktl-trace-gw-")), "canary.yaml");
+  writeFileSync(file, yamlOf(canaryBehindPolicy()));
+  const args = [
+    "--from",
+    "external:203.0.113.10@node-1",
+    "--to",
+    "gateway:shop/web:80",
+    "--http",
+    "GET /",
+    file,
+  ];
+  const LAYERS = [
+    "load balancer",
+    "load balancer health check",
+    "kube-proxy",
+    "router",
+    "listener",
+    "route",
+    "backend",
+    "proxy to backend",
+    "ingress policy at backend",
+  ];
+
+  it("json: every layer is a hop; each endpoint's chance is its backend's weight over the backend's endpoints", () => {
+    const r = ktl("--json", ...args);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out) as {
+      verdict: string;
+      hops: { step: string }[];
+      backends: { service: string; weight: number }[];
+      endpoints: { ip: string; pod: string; probability: number; verdict: string }[];
+    };
+    expect(j.verdict).toBe("partial");
+    for (const layer of LAYERS) expect(j.hops.map((h) => h.step)).toContain(layer);
+    const weight = Object.fromEntries(j.backends.map((b) => [b.service, b.weight]));
+    expect(weight).toEqual({ "shop/stable": 0.9, "shop/canary": 0.1 });
+    const chance = Object.fromEntries(j.endpoints.map((e) => [e.ip, [e.probability, e.verdict]]));
+    expect(chance).toEqual({
+      "10.244.1.11": [0.45, "allow"],
+      "10.244.2.11": [0.45, "allow"],
+      "10.244.1.12": [0.1, "drop"],
+    });
+    // The product down the path: the route's weight times the Service's even share, summing to 1.
+    const of = (svc: string) => j.endpoints.filter((e) => e.pod.startsWith(`shop/${svc}`));
+    for (const svc of ["stable", "canary"])
+      for (const e of of(svc)) expect(e.probability).toBeCloseTo(weight[`shop/${svc}`]! / of(svc).length, 12);
+    expect(j.endpoints.reduce((n, e) => n + e.probability, 0)).toBeCloseTo(1, 12);
+  });
+
+  it("text: the hops, the backends' shares and each endpoint's chance", () => {
+    const r = ktl(...args);
+    expect(r.code).toBe(0);
+    for (const layer of LAYERS) expect(r.out).toMatch(new RegExp(`^ ?\\d+\\. \\[[^\\]]+\\] ${layer}: `, "m"));
+    expect(r.out).toMatch(
+      /^PARTIAL: 2 of 3 candidate endpoints accept the request; 10\.244\.1\.12:3000 does not/m,
+    );
+    expect(r.out).toMatch(/^shop\/stable:8080 +- +0\.9/m);
+    expect(r.out).toMatch(/^10\.244\.1\.11:3000 +shop\/stable\S* +node-1 +0\.45/m);
+    expect(r.out).toMatch(/^10\.244\.1\.12:3000 +shop\/canary\S* +node-1 +(0\.1|1\/10) .* drop /m);
   });
 });

@@ -1,6 +1,6 @@
 /** Builders for the L7 tests: a small cluster (two nodes, backends behind Services) plus routers. */
 import { buildProxyIndex } from "../proxy/index.ts";
-import { makeNode, makePod, makeService, modelOf } from "../testing/fixtures.ts";
+import { makeNode, makePod, makePolicy, makeService, modelOf } from "../testing/fixtures.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../http/request.ts";
 import { parseAnyDestination, traceL7, type L7TraceResult } from "./trace.ts";
 
@@ -136,4 +136,44 @@ export function endpointsOf(t: L7TraceResult): string {
     )
     .sort()
     .join(" ");
+}
+
+/**
+ * The issue's "done when" input: an external client, a Gateway whose Service
+ * has externalTrafficPolicy Local (one gateway pod, on node-1), an HTTPRoute
+ * splitting 90/10 between stable (2 pods) and canary (1 pod), and a
+ * NetworkPolicy that admits nothing from the gateway to the canary. Arriving
+ * at node-1: 0.45 + 0.45 allowed, 0.1 dropped. The engine, CLI and
+ * playground tests all ask it.
+ */
+export function canaryBehindPolicy(): Obj[] {
+  const APP = "shop";
+  return [
+    ...nodes,
+    ns("default"),
+    ns(APP),
+    client(),
+    ...gateway(APP, "web", [{ name: "http", port: 80, protocol: "HTTP" }], { etp: "Local" }).filter(
+      (o) => (o.metadata as Obj).name !== "web-istio-b",
+    ),
+    ...backend(APP, "stable", 11, 2),
+    ...backend(APP, "canary", 12, 1),
+    route(APP, "split", {
+      parentRefs: [{ name: "web" }],
+      rules: [
+        {
+          backendRefs: [
+            { name: "stable", port: 8080, weight: 90 },
+            { name: "canary", port: 8080, weight: 10 },
+          ],
+        },
+      ],
+    }),
+    // The canary admits nothing from the gateway's pods.
+    makePolicy(APP, "canary-closed", {
+      podSelector: { matchLabels: { app: "canary" } },
+      policyTypes: ["Ingress"],
+      ingress: [{ from: [{ podSelector: { matchLabels: { app: "stable" } } }] }],
+    }),
+  ];
 }

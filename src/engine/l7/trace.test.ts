@@ -1,17 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  backend,
-  backendsOf,
-  client,
-  endpointsOf,
-  gateway,
-  l7,
-  nodes,
-  ns,
-  route,
-  type Obj,
-} from "./test-fixtures.ts";
-import { makePolicy } from "../testing/fixtures.ts";
+import { backendsOf, canaryBehindPolicy, endpointsOf, l7 } from "./test-fixtures.ts";
 import { parseL7Destination } from "./trace.ts";
 
 describe("parseL7Destination (shared/contract/ktl-cli.md)", () => {
@@ -29,37 +17,7 @@ describe("parseL7Destination (shared/contract/ktl-cli.md)", () => {
 // The "done when": an external client through a Gateway with a weighted HTTPRoute to pods
 // behind NetworkPolicy shows every layer, with probabilities that multiply.
 describe("external client -> Gateway (externalTrafficPolicy Local) -> 90/10 split -> NetworkPolicy", () => {
-  const APP = "shop";
-  const gwObjs = gateway(APP, "web", [{ name: "http", port: 80, protocol: "HTTP" }], { etp: "Local" }).filter(
-    (o) => (o.metadata as Obj).name !== "web-istio-b",
-  );
-  const objs: Obj[] = [
-    ...nodes,
-    ns("default"),
-    ns(APP),
-    client(),
-    ...gwObjs,
-    ...backend(APP, "stable", 11, 2),
-    ...backend(APP, "canary", 12, 1),
-    route(APP, "split", {
-      parentRefs: [{ name: "web" }],
-      rules: [
-        {
-          backendRefs: [
-            { name: "stable", port: 8080, weight: 90 },
-            { name: "canary", port: 8080, weight: 10 },
-          ],
-        },
-      ],
-    }),
-    // The canary admits nothing from the gateway's pods.
-    makePolicy(APP, "canary-closed", {
-      podSelector: { matchLabels: { app: "canary" } },
-      policyTypes: ["Ingress"],
-      ingress: [{ from: [{ podSelector: { matchLabels: { app: "stable" } } }] }],
-    }),
-  ];
-  const t = l7(objs);
+  const t = l7(canaryBehindPolicy());
   it("arriving at the node with the gateway pod: 0.45 + 0.45 allowed, 0.1 dropped by NetworkPolicy", () => {
     const r = t("external:203.0.113.10@node-1", "gateway:shop/web:80", "GET /");
     expect(backendsOf(r)).toBe("shop/canary:8080=0.1 shop/stable:8080=0.9");
