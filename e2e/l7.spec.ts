@@ -65,6 +65,18 @@ test.describe("L7 and CNI policies", () => {
     const backends = playground.details.getByTestId("l7-backends");
     await expect(backends.locator("tr[data-service]")).toHaveCount(2);
     await expect(backends).toContainText("90%");
+    // The shares multiply down the path: 90% x 1/2 for each stable pod, 10% for the canary.
+    await expect(playground.details.locator("table.endpoints").last().locator("tbody tr")).toHaveText([
+      /45%/,
+      /45%/,
+      /10%/,
+    ]);
+    // externalTrafficPolicy: Local on the gateway's Service: node-b has no gateway pod, so no proxy ever sees it.
+    await new WorkshopPanel(page).traceLessonQuestion(1);
+    await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+    await expect(playground.traceHops().filter({ hasText: "healthCheckNodePort" })).toContainText(
+      "node-b answers 503",
+    );
   });
 
   test("the cluster profile is in the toolbar and in the share link", async ({ playground, page }) => {
