@@ -29,7 +29,7 @@ test.describe("L7 lessons: predict, reveal, read the deciding route", () => {
     const route = playground.traceHops().filter({ hasText: "HTTPRoute shop/shop rule" });
     await expect(route).toContainText("HTTPRoute shop/shop rule 2 (api) matches");
     await expect(playground.details.getByTestId("l7-backends").locator("tr[data-service]")).toHaveText([
-      /shop\/api\b/,
+      /^shop\/api8080/,
     ]);
 
     // POST /api/orders: the same prefix, and the method match breaks the tie.
@@ -58,7 +58,7 @@ test.describe("L7 lessons: predict, reveal, read the deciding route", () => {
     await w.applySuggestedEdit();
     await w.traceLessonQuestion(0);
     await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "allow");
-    await expect(playground.traceHops().filter({ hasText: "ServiceEntry" })).toContainText(
+    await expect(playground.traceHops().filter({ hasText: "registers httpbin.org" })).toContainText(
       "ServiceEntry shop/httpbin registers httpbin.org",
     );
   });
