@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { openAnalysis } from "../engine/analysis/index.ts";
 import { lessonById } from "../../scenarios/lessons.ts";
 import { questionOf } from "../components/Lessons/question.ts";
-import { buildGraph } from "./model.ts";
+import { buildGraph } from "./build.ts";
 import { layeredLayout } from "./layered.ts";
 import { bezierPoint, edgeText, LABEL_BOX, toFlowElements, type FlowEdge } from "./flow.ts";
 
