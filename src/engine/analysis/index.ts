@@ -91,7 +91,15 @@ export type * from "./types.ts";
 export type { TestMark, TestResultView, TestRunView, TestsQuery } from "./tests.ts";
 export type { Protocol } from "../model/types.ts";
 export { EXTERNAL_CLIENT_IP, FLOW_BUDGET } from "./flows.ts";
-export { causeText, reasonAfterVerdict, sourceAddressText, stepTitle, verdictMark } from "../trace/render.ts";
+export {
+  causeText,
+  nearMissEditText,
+  nearMissesOf,
+  reasonAfterVerdict,
+  sourceAddressText,
+  stepTitle,
+  verdictMark,
+} from "../trace/render.ts";
 export type {
   CauseLayer,
   HopCause,
