@@ -64,6 +64,7 @@ import {
   hasExternalServices,
   serviceFlows,
   traceView,
+  workloadPaths,
 } from "./flows.ts";
 import type {
   Analysis,
@@ -430,6 +431,10 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
       pairs: w.pairs.map((p) => ({ from: p.from, to: p.to, verdict: p.verdict, reason: p.reason })),
       representative: w.representative,
     };
+    // The graph lights every pod's path, each with its own verdict, not only the traced pair's.
+    const lit = workloadPaths(w);
+    v.path = lit.path;
+    v.edges = lit.edges;
     return v;
   }
   const dst = parseAnyDestination(q.to);
