@@ -53,6 +53,8 @@ test.describe("answers that point at the cause", () => {
     // The same question, answered again over the edited text.
     await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "allow");
     await expect(page.getByTestId("near-miss")).toHaveCount(0);
+    // The editor shows the edit (one undoable change), not only the analysis.
+    await expect(page.locator(".monaco-editor .view-lines")).toContainText("team: web");
     const text = await playground.editorText();
     expect(text).toContain("  name: web\n  labels:\n    team: web\n");
     // Only the label changed (the header comment still tells the story).
