@@ -483,14 +483,16 @@ function clusterPolicies(p) {
     `  subject:\n    namespaces:\n      matchLabels:\n        env: prod\n  ingress:\n  - name: from-dev\n    action: Deny\n    from:\n    - namespaces:\n        matchLabels:\n          env: dev\n`,
   );
   // Each team's namespaces hand traffic among themselves to the team's NetworkPolicies (at most 30 teams: tens of policies).
-  p.teams.slice(0, 30).forEach((team, i) =>
-    doc(
-      `team-${team}`,
-      "Admin",
-      10 + i,
-      `  subject:\n    namespaces:\n      matchLabels:\n        team: ${team}\n  ingress:\n  - name: same-team\n    action: Pass\n    from:\n    - namespaces:\n        matchLabels:\n          team: ${team}\n`,
-    ),
-  );
+  p.teams
+    .slice(0, 30)
+    .forEach((team, i) =>
+      doc(
+        `team-${team}`,
+        "Admin",
+        10 + i,
+        `  subject:\n    namespaces:\n      matchLabels:\n        team: ${team}\n  ingress:\n  - name: same-team\n    action: Pass\n    from:\n    - namespaces:\n        matchLabels:\n          team: ${team}\n`,
+      ),
+    );
   doc(
     "default",
     "Baseline",
