@@ -11,6 +11,7 @@
  * Graph nodes and edges are derived from analysis + view by memoised
  * selectors (src/graph), never stored.
  */
+import type { LayerFilter } from "../graph/verdicts.ts";
 import type { StateCreator } from "zustand";
 import type { InputDiff } from "../engine/index.ts";
 import type { Outcome, Prediction } from "../components/Lessons/predict.ts";
@@ -120,6 +121,8 @@ export interface Filters {
   /** "all", or "PORT/PROTOCOL" of the flows to show. */
   port: string;
   onlyDrops: boolean;
+  /** Only the edges a policy layer decided (graph/verdicts.ts LAYER_FILTERS); absent: any. */
+  layer?: LayerFilter;
 }
 
 export interface Notice {

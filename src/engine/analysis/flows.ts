@@ -505,6 +505,7 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           else delete flow.client;
           if (c.l7) flow.l7 = c.l7;
           if (c.layer) flow.layer = c.layer;
+          if (c.tier) flow.tier = c.tier;
           if (c.verdict !== "allow") flow.dropCause = "policy";
         } else if (tierStack(model, index)) {
           // The cluster tiers around NetworkPolicy decide (policy/stack.ts, analysis/tiers.ts).
