@@ -180,7 +180,7 @@ export function tierTag(tier: Tier): string {
 export type LayerFilter = "all" | "Admin" | "NetworkPolicy" | "Baseline" | "CNI";
 
 export const LAYER_FILTERS: readonly { id: LayerFilter; label: string }[] = [
-  { id: "all", label: "any layer" },
+  { id: "all", label: "all layers" },
   { id: "Admin", label: "Admin tier" },
   { id: "NetworkPolicy", label: "NetworkPolicy" },
   { id: "Baseline", label: "Baseline tier" },

@@ -84,9 +84,10 @@ function Filters() {
         </select>
       </label>
       {tiered || cni || (filters.layer && filters.layer !== "all") ? (
+        // One select, no visible caption (it names itself: "all layers", "Admin tier"), so the filters keep one row at 1280.
         <label title="Only the edges that this policy layer decided (the details name its policy and rule)">
-          Decided by
           <select
+            aria-label="Decided by"
             value={filters.layer ?? "all"}
             onChange={(e) => store.getState().setFilters({ layer: e.target.value as LayerFilter })}
           >

@@ -57,6 +57,21 @@ function pushRef(list: RefView[], r: RefView | undefined) {
   if (r && !list.some((x) => sameRef(x, r))) list.push(r);
 }
 
+function tierOfLayer(layer: string | undefined): "Admin" | "Baseline" | undefined {
+  return layer === "AdminNetworkPolicy"
+    ? "Admin"
+    : layer === "BaselineAdminNetworkPolicy"
+      ? "Baseline"
+      : undefined;
+}
+
+/** The cluster tier that decided a trace: its first refusing endpoint's, or (allowed) its first endpoint's. */
+export function traceTier(t: TraceResult): "Admin" | "Baseline" | undefined {
+  const ep =
+    t.verdict === "allow" ? t.endpoints[0] : t.endpoints.find((e) => e.verdict === "drop" && e.decidedBy);
+  return tierOfLayer(ep?.decidedBy?.layer);
+}
+
 /** What decided a trace, read off its hops and endpoints. */
 export function causesOf(t: TraceResult): { dropCause?: DropCause; decidedBy: RefView[]; reason: string } {
   const decidedBy: RefView[] = [];
@@ -102,6 +117,8 @@ function pathParts(t: TraceResult, path: readonly string[]): TracePathEdge[] {
     decidedBy: whole.decidedBy,
   };
   if (t.verdict !== "allow" && whole.dropCause) first.dropCause = whole.dropCause;
+  const tier = traceTier(t);
+  if (tier) first.tier = tier;
   const parts = [first];
   if (!path[1]!.startsWith("service:")) return parts;
   const seen = new Set<string>();
@@ -115,6 +132,8 @@ function pathParts(t: TraceResult, path: readonly string[]): TracePathEdge[] {
       reason: ep.reason,
       ...endpointCauses(ep),
     };
+    const epTier = tierOfLayer(ep.decidedBy?.layer);
+    if (epTier) part.tier = epTier;
     parts.push(part);
   }
   return parts;
@@ -262,6 +281,8 @@ function tracedFlow(model: Model, proxy: ProxyIndex, spec: ServiceFlowSpec): Flo
   };
   if (name) flow.portName = name;
   if (t.verdict !== "allow" && c.dropCause) flow.dropCause = c.dropCause;
+  const tier = traceTier(t);
+  if (tier) flow.tier = tier;
   return flow;
 }
 

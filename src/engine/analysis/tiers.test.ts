@@ -66,6 +66,13 @@ describe("analysis under the cluster tiers", () => {
     expect(fromWeb.tier).toBeUndefined();
     const endpoint = withService.flows.find((f) => f.kind === "endpoint" && f.to === "pod:shop/api")!;
     expect(endpoint).toMatchObject({ verdict: "partial", tier: "Admin" });
+    // The pod-to-Service flow (traced) and the trace's path parts name the tier too.
+    const service = withService.flows.find((f) => f.kind === "service" && f.from.includes("pod:dev/tool"))!;
+    expect(service).toMatchObject({ verdict: "drop", tier: "Admin" });
+    const fromWebToService = withService.flows.find(
+      (f) => f.kind === "service" && f.from.includes("pod:shop/web"),
+    )!;
+    expect(fromWebToService.tier).toBeUndefined();
   });
 
   it("the matrix names the tier that dropped a cell: A where the Admin Deny decides, none where NetworkPolicy does", () => {

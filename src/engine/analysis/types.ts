@@ -281,6 +281,8 @@ export interface TracePathEdge {
   dropCause?: DropCause;
   reason: string;
   decidedBy: RefView[];
+  /** A cluster tier decided this part (as Flow.tier). */
+  tier?: "Admin" | "Baseline";
 }
 
 export interface TraceView {
