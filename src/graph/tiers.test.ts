@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { analyzeText } from "../engine/analysis/index.ts";
-import { buildGraph, type GraphModel } from "./model.ts";
+import { buildGraph } from "./build.ts";
+import type { GraphModel } from "./model.ts";
 import { categoryOf, type LayerFilter } from "./verdicts.ts";
 import type { Filters } from "../store/types.ts";
 
