@@ -14,6 +14,11 @@
 // allowances, tier-to-tier ingress and egress, cross-team access by namespace
 // labels, matchExpressions, egress to the internet as ipBlock with except,
 // port ranges with endPort, and per-app rules to fill the tier's count.
+// The L and XL clusters add what a platform team puts above and below those
+// (network-policy-api ClusterNetworkPolicy v1alpha2, tens of policies): Admin
+// guards (DNS and monitoring accepted, the cloud metadata address and
+// dev-to-prod denied, each team's own namespaces passed down to their
+// NetworkPolicies), and a Baseline default deny for the team namespaces.
 //
 // Layouts: "workloads" writes Deployments/StatefulSets/DaemonSets (the model
 // expands them into pods); "pods" writes every pod explicitly with its node
@@ -22,7 +27,7 @@
 // Usage: node bench/generate.mjs TIER [SEED] > cluster.yaml
 
 /** Bump when the output changes, so cached files are regenerated. */
-export const GENERATOR_VERSION = 4;
+export const GENERATOR_VERSION = 5;
 export const DEFAULT_SEED = 20240601;
 
 /** Cluster tiers. Pod counts are approximate; `describe` prints the exact ones. */
@@ -56,6 +61,7 @@ export const TIERS = {
     servicesPerNs: 14,
     policiesPerNs: 30,
     nodes: 100,
+    clusterPolicies: true,
   },
   XL: {
     layout: "workloads",
@@ -66,6 +72,7 @@ export const TIERS = {
     servicesPerNs: 10,
     policiesPerNs: 75,
     nodes: 1500,
+    clusterPolicies: true,
   },
 };
 
@@ -443,6 +450,58 @@ function namespacePolicies(p, ns, count, spec) {
   return out.slice(0, count);
 }
 
+/** The cluster tier policies of a platform team: tens, whatever the cluster's size. */
+function clusterPolicies(p) {
+  const out = [];
+  const doc = (name, tier, priority, body) =>
+    out.push(
+      `---\napiVersion: policy.networking.k8s.io/v1alpha2\nkind: ClusterNetworkPolicy\nmetadata:\n  name: ${name}\nspec:\n  tier: ${tier}\n  priority: ${priority}\n${body}`,
+    );
+  const teamNs = `  subject:\n    namespaces:\n      matchLabels:\n        app.kubernetes.io/managed-by: platform\n`;
+  doc(
+    "allow-dns",
+    "Admin",
+    1,
+    `${teamNs}  egress:\n  - name: to-coredns\n    action: Accept\n    to:\n    - pods:\n        namespaceSelector:\n          matchLabels:\n            kubernetes.io/metadata.name: kube-system\n        podSelector:\n          matchLabels:\n            k8s-app: kube-dns\n    protocols:\n    - udp:\n        destinationPort:\n          number: 53\n    - tcp:\n        destinationPort:\n          number: 53\n`,
+  );
+  doc(
+    "deny-metadata",
+    "Admin",
+    2,
+    `${teamNs}  egress:\n  - name: cloud-metadata\n    action: Deny\n    to:\n    - networks:\n      - 169.254.169.254/32\n`,
+  );
+  doc(
+    "allow-monitoring",
+    "Admin",
+    3,
+    `${teamNs}  ingress:\n  - name: from-prometheus\n    action: Accept\n    from:\n    - pods:\n        namespaceSelector:\n          matchLabels:\n            kubernetes.io/metadata.name: monitoring\n        podSelector:\n          matchLabels:\n            app: prometheus\n    protocols:\n    - destinationNamedPort: metrics\n`,
+  );
+  doc(
+    "isolate-prod-from-dev",
+    "Admin",
+    4,
+    `  subject:\n    namespaces:\n      matchLabels:\n        env: prod\n  ingress:\n  - name: from-dev\n    action: Deny\n    from:\n    - namespaces:\n        matchLabels:\n          env: dev\n`,
+  );
+  // Each team's namespaces hand traffic among themselves to the team's NetworkPolicies (at most 30 teams: tens of policies).
+  p.teams
+    .slice(0, 30)
+    .forEach((team, i) =>
+      doc(
+        `team-${team}`,
+        "Admin",
+        10 + i,
+        `  subject:\n    namespaces:\n      matchLabels:\n        team: ${team}\n  ingress:\n  - name: same-team\n    action: Pass\n    from:\n    - namespaces:\n        matchLabels:\n          team: ${team}\n`,
+      ),
+    );
+  doc(
+    "default",
+    "Baseline",
+    0,
+    `${teamNs}  ingress:\n  - name: from-ingress-controller\n    action: Accept\n    from:\n    - namespaces:\n        matchLabels:\n          kubernetes.io/metadata.name: ingress-nginx\n  - name: deny-the-rest\n    action: Deny\n    from:\n    - namespaces: {}\n`,
+  );
+  return out;
+}
+
 // ---------- the whole file ----------
 
 /**
@@ -616,6 +675,11 @@ export function generate(tier, seed = DEFAULT_SEED) {
     }
     stats.policies += pols.length;
     parts.push(...pols);
+  }
+  if (spec.clusterPolicies) {
+    const cps = clusterPolicies(p);
+    stats.clusterPolicies = cps.length;
+    parts.push(...cps);
   }
   const text = parts.join("");
   return { text, stats: { ...stats, bytes: Buffer.byteLength(text) } };

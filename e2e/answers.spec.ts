@@ -1,4 +1,5 @@
 import { test, expect } from "./fixtures.ts";
+import { WorkshopPanel } from "./pages/WorkshopPanel.ts";
 
 /** Issue 14's scenario (scenarios/fixtures/why-frontend-cannot-reach-payments): answers that point at the cause. */
 test.describe("answers that point at the cause", () => {
@@ -26,6 +27,40 @@ test.describe("answers that point at the cause", () => {
     await expect(playground.cursorLine()).toHaveText(/^Line 211,/);
     await miss.getByRole("button", { name: /Namespace web, line/ }).click();
     await expect(playground.cursorLine()).toHaveText(/^Line 15,/);
+  });
+
+  test("the near miss's edit as a what-if: one click labels namespace web team: web, and frontend reaches payments", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto();
+    await page
+      .getByLabel("Scenario", { exact: true })
+      .selectOption("fixture-why-frontend-cannot-reach-payments");
+    const from = "pod:web/frontend-5z9smncpq2-prk7w";
+    const g = playground.graph;
+    await g.clickEdge(from, "service:payments/payments");
+    await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+    const miss = page.getByTestId("near-miss").first();
+    await expect(miss).toContainText("smallest edit, line 16: set label team: web on Namespace web");
+    await miss.getByRole("button", { name: "Try this edit" }).click();
+    // The what-if bar compares before and after (src/engine/whatif/nearmiss.test.ts: the edit, re-traced, allows).
+    const w = new WorkshopPanel(page);
+    await expect(w.whatIf).toContainText("set label team: web on Namespace web");
+    await w.expectDiff("6 flows gained");
+    await expect(g.edge(from, "service:payments/payments")).toHaveAttribute("data-diff", "gained");
+    await g.expectEdge(from, "service:payments/payments", "allow");
+    // The same question, answered again over the edited text.
+    await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "allow");
+    await expect(page.getByTestId("near-miss")).toHaveCount(0);
+    // The editor shows the edit (one undoable change), not only the analysis.
+    await expect(page.locator(".monaco-editor .view-lines")).toContainText("team: web");
+    const text = await playground.editorText();
+    expect(text).toContain("  name: web\n  labels:\n    team: web\n");
+    // Only the label changed (the header comment still tells the story).
+    expect(text).not.toContain("  labels:\n    team: storefront\n");
+    await w.undoWhatIf();
+    await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
   });
 
   test("the DNS mistake: payments' call to checkout fails at DNS, first hop after the source", async ({

@@ -40,7 +40,12 @@ test.describe("exports and imports", () => {
       "pod:tools/toolbox → service:shop/backend:80 (TCP): dropped: none of the 2 candidate",
     );
     const legend = /<g data-testid="legend"[^>]*>(.*)<\/g>/.exec(slide)?.[1] ?? "";
-    for (const label of ["allowed", "dropped by a policy", "dropped by traffic policy", "partly allowed"])
+    for (const label of [
+      "allowed",
+      "dropped by NetworkPolicy or CNI",
+      "dropped by traffic policy",
+      "partly allowed",
+    ])
       expect(legend).toContain(`>${label}<`);
     expect(slide).toMatch(
       /<g data-lit="true"><path [^>]*data-source="pod:tools\/toolbox" data-target="service:shop\/backend"/,

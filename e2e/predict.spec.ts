@@ -44,7 +44,7 @@ test.describe("predict, then reveal", () => {
     await expect(
       playground.graph.root.locator('[data-testid="flow-edge"][data-category="drop"]').first(),
     ).toBeVisible();
-    await expect(playground.graph.root.locator(".legend")).toContainText("dropped by a policy");
+    await expect(playground.graph.root.locator(".legend")).toContainText("dropped by NetworkPolicy or CNI");
 
     // The next lesson starts hidden again, with no predictions.
     await w.lesson.getByRole("button", { name: "Next lesson" }).click();

@@ -3,6 +3,7 @@
  * opens lessons by hash; and `#url=` opens a scenario from another server
  * only after asking, explaining a server that does not allow cross-origin reads.
  */
+import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
@@ -96,6 +97,49 @@ test("served from a sub-path it draws the default scenario and opens a lesson by
     "data-lesson",
     "05-allow-one-caller-after-default-deny",
   );
+});
+
+test("the README's preview command serves the built site under its sub-path", async ({ playground }) => {
+  // The hosted site section's example, run as written but on a free port (e2e runs after the build).
+  const readme = await readFile(join(import.meta.dirname, "..", "README.md"), "utf8");
+  const section = readme.slice(
+    readme.indexOf("### The hosted site"),
+    readme.indexOf("\n### ", readme.indexOf("### The hosted site") + 5),
+  );
+  const line = /^npx vite preview .*$/m.exec(section)?.[0].replace(/\s+#.*$/, "");
+  expect(line).toBeDefined();
+  const base = /--base (\S+)/.exec(line!)?.[1];
+  expect(base).toBe(SUB);
+  // A port nobody uses: the one the system hands out, freed again.
+  const probe = createServer();
+  const port = await listen(probe);
+  await new Promise((r) => probe.close(r));
+  const args = line!
+    .split(/\s+/)
+    .slice(1)
+    .map((a, i, all) => (all[i - 1] === "--port" ? String(port) : a));
+  const preview = spawn("npx", [...args, "--host", "127.0.0.1", "--strictPort"], {
+    cwd: join(import.meta.dirname, ".."),
+    stdio: "ignore",
+    // Its own process group: npx starts vite as a child, and both must stop with the test.
+    detached: true,
+  });
+  try {
+    await expect
+      .poll(
+        () =>
+          fetch(`http://127.0.0.1:${port}${SUB}`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        { timeout: 20_000 },
+      )
+      .toBe(200);
+    await playground.goto(`http://127.0.0.1:${port}${SUB}`);
+    await expect(playground.graph.edges().first()).toHaveAttribute("data-verdict", /allow|drop|partial/);
+  } finally {
+    if (preview.pid) process.kill(-preview.pid, "SIGTERM");
+  }
 });
 
 test("#url= asks first, then opens the file, with Undo", async ({ page, playground }) => {

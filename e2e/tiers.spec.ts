@@ -1,6 +1,9 @@
 // The cluster tiers in the playground (issue 15): a banner names the tier policies, and an edge that an
-// Admin Deny drops is drawn dropped although a NetworkPolicy allows it.
+// Admin Deny drops is drawn dropped although a NetworkPolicy allows it, as a tier's drop (its own legend
+// entry, line and glyph, and a label naming the tier), with a filter by the deciding layer and the matrix
+// naming the tier; the two tier lessons (27 and 28), predicted then revealed.
 import { expect, test } from "./fixtures.ts";
+import { WorkshopPanel } from "./pages/WorkshopPanel.ts";
 
 const TEXT = `apiVersion: v1
 kind: Namespace
@@ -54,4 +57,106 @@ test("cluster tiers: a banner names them and an Admin Deny drops the edge", asyn
   await expect(banner).toContainText("ClusterNetworkPolicy no-dev (priority 10)");
   await playground.graph.expectEdge("pod:dev/tool", "service:shop/api", "drop");
   await playground.graph.expectEdge("pod:shop/web", "service:shop/api", "allow");
+});
+
+test("a tier-dropped edge: its legend entry, its label, the Decided by filter and the matrix name the tier", async ({
+  playground,
+  page,
+}) => {
+  await playground.goto();
+  await playground.pasteText(TEXT);
+  await expect(page.getByTestId("tiers-banner")).toBeVisible({ timeout: 20_000 });
+  const admin = playground.graph.edge("pod:dev/tool", "service:shop/api");
+  await expect(admin).toHaveAttribute("data-category", "tier");
+  await expect(admin).toHaveAttribute("data-tier", "Admin");
+  await expect(admin.locator("title")).toContainText("dropped by a cluster tier (Admin, Baseline)");
+  // A NetworkPolicy's own drop keeps the policy category: the two are told apart by more than colour.
+  await expect(playground.graph.edge("pod:shop/web", "service:shop/api")).toHaveAttribute(
+    "data-category",
+    "allow",
+  );
+  const legend = playground.graph.root.locator(".legend");
+  await expect(legend.locator('[data-category="tier"]')).toContainText("dropped by a cluster tier");
+  await expect(legend.locator('[data-category="drop"]')).toContainText("dropped by NetworkPolicy or CNI");
+
+  // Decided by: the Admin tier's edges only, then NetworkPolicy's only.
+  const decidedBy = page.getByRole("group", { name: "Graph filters" }).getByLabel("Decided by");
+  await decidedBy.selectOption("Admin");
+  await expect(admin).toBeAttached();
+  await playground.graph.expectNoEdge("pod:shop/web", "service:shop/api");
+  await decidedBy.selectOption("NetworkPolicy");
+  await playground.graph.expectNoEdge("pod:dev/tool", "service:shop/api");
+  await playground.graph.expectEdge("pod:shop/web", "service:shop/api", "allow");
+  await decidedBy.selectOption("all");
+  await expect(admin).toBeAttached();
+
+  // Its label (drawn when the edge is lit) names the tier before the policy.
+  const id = await admin.getAttribute("data-edge-id");
+  await playground.graph.clickEdge("pod:dev/tool", "service:shop/api");
+  await expect(page.locator(`[data-edge-label="${id}"]`)).toHaveText(/^Admin ✕ · .*no-dev/);
+  await expect(playground.details).toContainText("Admin tier");
+
+  // The matrix: the cell's cross carries the tier's initial, and its tooltip says it in words.
+  const matrix = await playground.openMatrix();
+  const cell = matrix.locator('button.cell[data-from="pod:dev/tool"][data-to="pod:shop/api"]');
+  await expect(cell).toHaveAttribute("data-tier", "A");
+  await expect(cell).toHaveAttribute("title", /dropped by the Admin tier/);
+  await expect(cell).toHaveText("✕A");
+  await expect(matrix.page().getByTestId("matrix-tier-key")).toBeVisible();
+  await expect(
+    matrix.locator('button.cell[data-from="pod:shop/web"][data-to="pod:shop/api"]'),
+  ).toHaveAttribute("data-verdict", "allow");
+});
+
+test("lesson 27: predicted, revealed, the Admin Deny holds over shop's NetworkPolicy and names its tier", async ({
+  playground,
+  page,
+}) => {
+  await playground.goto("./#lesson=27");
+  const w = new WorkshopPanel(page);
+  await expect(w.lesson).toHaveAttribute("data-lesson", "27-hold-an-admin-deny-over-every-namespace");
+  // Hidden until the reveal: no edge shows its verdict.
+  await expect(playground.graph.edges().first()).toHaveAttribute("data-category", "hidden");
+  const rows = w.lesson.getByTestId("lesson-predict").getByTestId("prediction");
+  await rows.nth(0).getByLabel("allowed", { exact: true }).check(); // tester -> api: the NetworkPolicy allows it...
+  await w.revealAnswer();
+  await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+  await expect(w.lesson.getByTestId("result").nth(0)).toHaveAttribute("data-right", "false");
+  await expect(playground.details).toContainText("Admin tier");
+  await expect(playground.details).toContainText("isolate-sandbox");
+  await expect(playground.graph.edge("pod:sandbox/tester", "service:shop/api")).toHaveAttribute(
+    "data-category",
+    "tier",
+  );
+  await w.traceLessonQuestion(1);
+  await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "allow");
+  // The edit: Deny becomes Pass, and shop's NetworkPolicy decides.
+  await w.applySuggestedEdit();
+  await w.traceLessonQuestion(0);
+  await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "allow");
+  await expect(playground.details).toContainText("Pass");
+});
+
+test("lesson 28: a Pass reaches the NetworkPolicy; where none governs, the Baseline tier denies", async ({
+  playground,
+  page,
+}) => {
+  await playground.goto("./#lesson=28");
+  const w = new WorkshopPanel(page);
+  await expect(w.lesson).toHaveAttribute("data-lesson", "28-pass-to-the-namespace-with-a-baseline-behind");
+  const rows = w.lesson.getByTestId("lesson-predict").getByTestId("prediction");
+  await expect(rows).toHaveCount(3);
+  await rows.nth(0).getByLabel("allowed", { exact: true }).check();
+  await w.revealAnswer();
+  await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "allow");
+  await expect(w.lesson.getByTestId("result").nth(0)).toHaveAttribute("data-right", "true");
+  await expect(playground.details).toContainText("Pass");
+  await expect(playground.details).toContainText("delegate-billing");
+  await w.traceLessonQuestion(1);
+  await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+  await expect(playground.details).toContainText("Baseline tier");
+  await expect(playground.details).toContainText("BaselineAdminNetworkPolicy default");
+  await w.traceLessonQuestion(2);
+  await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
+  await expect(playground.details).toContainText("api-allow-billing");
 });

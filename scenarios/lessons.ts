@@ -18,6 +18,8 @@ import crossZone from "./23-watch-hints-cross-zones/manifests.yaml";
 import lbInside from "./24-call-a-load-balancer-from-inside/manifests.yaml";
 import gatewayCanary from "./25-split-a-canary-through-a-gateway/manifests.yaml";
 import ingress404 from "./26-find-why-an-ingress-answers-404/manifests.yaml";
+import adminDeny from "./27-hold-an-admin-deny-over-every-namespace/manifests.yaml";
+import passToBaseline from "./28-pass-to-the-namespace-with-a-baseline-behind/manifests.yaml";
 import routePrecedence from "./29-find-which-httproute-rule-wins/manifests.yaml";
 import registryOnly from "./30-admit-an-external-host-with-a-serviceentry/manifests.yaml";
 import istioHeader from "./31-route-by-header-with-an-istio-virtualservice/manifests.yaml";
@@ -1393,6 +1395,105 @@ const DATA: [string, LessonData][] = [
             headers: ["Host: shop.example.com"],
             verdict: "drop",
             httpStatus: 404,
+          },
+        ],
+      },
+    },
+  ],
+  [
+    adminDeny,
+    {
+      id: "27-hold-an-admin-deny-over-every-namespace",
+      title: "Hold an Admin Deny over every namespace",
+      sources: [
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha2/clusternetworkpolicy_types.go ClusterNetworkPolicySpec.Tier (the Admin tier is evaluated first; its Accept or Deny is final and cannot be overridden in the other tiers)",
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/conformance/tests/admin-network-policy-standard-integration.go CNPAdminTierIntegration (an admin Deny holds over a NetworkPolicy that allows)",
+      ],
+      topics: ["ClusterNetworkPolicy", "Admin tier", "Deny", "NetworkPolicy"],
+      goal: "See the cluster's Admin tier above every namespace: its Deny is final before any NetworkPolicy is read, so a namespace cannot allow its way around it.",
+      question:
+        "shop's own NetworkPolicy api-allow-web-and-testers admits web and every pod of a sandbox namespace to api. The platform's ClusterNetworkPolicy isolate-sandbox (Admin tier) denies traffic from sandbox namespaces into prod ones. Can sandbox's tester reach api on 8080? Can web?",
+      answer:
+        "tester cannot: the Admin tier is evaluated before NetworkPolicy, and its Deny is final, so shop's NetworkPolicy is never consulted; the drop names the Admin tier, isolate-sandbox and its rule deny-from-sandbox. web can: no Admin rule matches it, so the decision falls to shop's NetworkPolicy, which admits it.",
+      checks: [
+        {
+          from: "pod:sandbox/tester",
+          to: "service:shop/api:80",
+          verdict: "drop",
+          says: "Admin tier: Deny by ClusterNetworkPolicy isolate-sandbox",
+        },
+        { from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow" },
+      ],
+      edit: {
+        description: "In isolate-sandbox, turn the rule's Deny into Pass.",
+        lookFor:
+          "tester now reaches api: a Pass decides nothing itself, it hands the connection to the next tier, and there shop's NetworkPolicy admits sandbox namespaces. The platform delegated the decision instead of making it.",
+        change: { replace: { find: "      action: Deny", with: "      action: Pass" } },
+        checks: [
+          {
+            from: "pod:sandbox/tester",
+            to: "service:shop/api:80",
+            verdict: "allow",
+            says: "Admin tier: Pass by ClusterNetworkPolicy isolate-sandbox",
+          },
+          { from: "pod:shop/web", to: "service:shop/api:80", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    passToBaseline,
+    {
+      id: "28-pass-to-the-namespace-with-a-baseline-behind",
+      title: "Pass to the namespace, with a Baseline behind it",
+      sources: [
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha2/clusternetworkpolicy_types.go ClusterNetworkPolicyRuleActionPass (skips the rest of the tier, evaluation goes on in the next) and ClusterNetworkPolicySpec.Tier (NetworkPolicy decides for the pods it selects; the Baseline tier only for the others)",
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/conformance/tests/admin-network-policy-standard-integration.go CNPAdminTierIntegration (pass-ingress, then the network policy's match, or the baseline's)",
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha1/ AdminNetworkPolicy and BaselineAdminNetworkPolicy (v1alpha1: the same two tiers, the baseline named default)",
+      ],
+      topics: ["AdminNetworkPolicy", "BaselineAdminNetworkPolicy", "Pass", "NetworkPolicy"],
+      goal: "Follow a Pass from the Admin tier to the namespace's NetworkPolicy, and see the Baseline tier decide only where no NetworkPolicy governs the pod.",
+      question:
+        "The Admin tier's delegate-billing passes billing's traffic into payments on to payments' own policies; payments' NetworkPolicy api-allow-billing admits billing to api and says nothing about vault; the Baseline tier's default denies everything into payments. On 8080: can invoicer (billing) reach api? vault? Can frontend (web) reach api?",
+      answer:
+        "invoicer reaches api: the Admin tier passes it on, and api-allow-billing admits it. invoicer does not reach vault: the Pass hands it on, but no NetworkPolicy selects vault, so the Baseline tier decides, and default denies it. frontend does not reach api: no Admin rule matches, and api-allow-billing isolates api and admits only billing; the NetworkPolicy's drop is final, the Baseline tier is never consulted.",
+      checks: [
+        {
+          from: "pod:billing/invoicer",
+          to: "pod:payments/api:8080",
+          verdict: "allow",
+          says: "Admin tier: Pass by AdminNetworkPolicy delegate-billing",
+        },
+        {
+          from: "pod:billing/invoicer",
+          to: "pod:payments/vault:8080",
+          verdict: "drop",
+          says: "Baseline tier: Deny by BaselineAdminNetworkPolicy default",
+        },
+        {
+          from: "pod:web/frontend",
+          to: "pod:payments/api:8080",
+          verdict: "drop",
+          says: "isolated for ingress by payments/api-allow-billing",
+        },
+      ],
+      edit: {
+        description: "Make api-allow-billing select every pod of payments (podSelector: {}).",
+        lookFor:
+          "invoicer now reaches vault: a NetworkPolicy governs vault, so its allow is final and the Baseline tier is never consulted. frontend to vault is still dropped, now by the NetworkPolicy instead of the Baseline.",
+        change: {
+          replace: {
+            find: "  podSelector:\n    matchLabels:\n      app: api\n  policyTypes:",
+            with: "  podSelector: {}\n  policyTypes:",
+          },
+        },
+        checks: [
+          { from: "pod:billing/invoicer", to: "pod:payments/vault:8080", verdict: "allow" },
+          {
+            from: "pod:web/frontend",
+            to: "pod:payments/vault:8080",
+            verdict: "drop",
+            says: "isolated for ingress by payments/api-allow-billing",
           },
         ],
       },

@@ -362,6 +362,23 @@ describe("one truth: graph, details, presenter and CLI show the engine's answer"
         const json = JSON.parse(cli(file, q, true)) as TraceResult & { workload: { summary: string } };
         expect(json.workload.summary, at).toBe(w.summary);
         expect(truthOf(json), at).toEqual(truthOf(w.trace));
+        // The graph lights every pod's path: each pair's first part carries that pair's own verdict.
+        for (const p of w.pairs) {
+          const target = p.to.replace(/:\d+$/, "");
+          const part = view.edges.find((x) => x.source === p.from && x.target === target);
+          expect(part?.verdict, `${at}: ${p.from} -> ${target}`).toBe(p.verdict);
+        }
+        const g = buildGraph(session.analysis, {
+          filters: { hiddenNamespaces: [], port: "all", onlyDrops: false },
+          grouping: "pod",
+          lens: "topology",
+        });
+        for (const e of toFlowElements(g, undefined, { trace: view }).edges.filter((x) => x.data!.lit)) {
+          const part = view.edges.find(
+            (x) => x.source === e.data!.edge.source && x.target === e.data!.edge.target,
+          );
+          expect(e.data!.edge.verdict, `${at}: lit edge ${e.id}`).toBe(part?.verdict);
+        }
       }
     }
   });

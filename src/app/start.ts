@@ -48,7 +48,11 @@ export function startPlayground(): AppStore {
   store.subscribe(
     (s) => s.revision,
     () => {
-      if (store.getState().origin === "edit" && payloadFromHash(location.hash) !== undefined) dropHash();
+      if (
+        ["edit", "whatif"].includes(store.getState().origin) &&
+        payloadFromHash(location.hash) !== undefined
+      )
+        dropHash();
     },
   );
 

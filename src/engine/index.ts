@@ -44,6 +44,7 @@ export {
   reasonAfterVerdict,
   sourceAddressText,
 } from "./trace/index.ts";
+export { nearMissesOf, nearMissLines, nearMissEditText } from "./trace/render.ts";
 export type { TraceResult, TraceRef } from "./trace/index.ts";
 export { traceWorkload, isWorkloadQuery } from "./trace/workload.ts";
 

@@ -14,7 +14,7 @@ import {
 } from "./model.ts";
 import type { Positions } from "./layout.ts";
 import type { TestFailures } from "./testMarks.ts";
-import { TEST_FAILED_TAG } from "./verdicts.ts";
+import { TEST_FAILED_TAG, tierTag } from "./verdicts.ts";
 
 export interface NodeData extends Record<string, unknown> {
   node: GraphNode;
@@ -89,19 +89,22 @@ export function questionEdges(
     const e = existing.get(key);
     const { verdict } = part;
     if (e) {
+      const byRef = edgeRefs(verdict, {
+        refs: part.decidedBy,
+        dropRefs: verdict === "allow" ? [] : part.decidedBy,
+        kind: e.kind === "question" ? "pod" : e.kind,
+      }).label;
       const shown: GraphEdge = {
         ...e,
         verdict,
-        label: edgeRefs(verdict, {
-          refs: part.decidedBy,
-          dropRefs: verdict === "allow" ? [] : part.decidedBy,
-          kind: e.kind === "question" ? "pod" : e.kind,
-        }).label,
+        label: part.tier && verdict !== "allow" ? `${tierTag(part.tier)} · ${byRef}` : byRef,
         title: part.reason,
         decidedBy: part.decidedBy,
       };
       if (part.dropCause) shown.dropCause = part.dropCause;
       else delete shown.dropCause;
+      if (part.tier && verdict === "drop") shown.tier = part.tier;
+      else delete shown.tier;
       asked.set(e.id, shown);
       lit.add(e.id);
       continue;
@@ -120,6 +123,7 @@ export function questionEdges(
       flows: [],
     };
     if (part.dropCause) q.dropCause = part.dropCause;
+    if (part.tier && verdict === "drop") q.tier = part.tier;
     extra.push(q);
     lit.add(q.id);
   }
@@ -449,7 +453,7 @@ export function nodeSignature(n: FlowNode): string {
 export function edgeSignature(e: FlowEdge): string {
   const d = e.data!;
   const g = d.edge;
-  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.labelAt ? `${d.labelAt.x},${d.labelAt.y}` : ""}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}`;
+  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.labelAt ? `${d.labelAt.x},${d.labelAt.y}` : ""}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.tier ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}`;
 }
 
 /**

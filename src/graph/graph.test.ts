@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import ELK from "elkjs/lib/elk.bundled.js";
 import {
   analyzeText,
+  openAnalysis,
   type Analysis,
   type Flow,
   type PodView,
@@ -262,6 +263,37 @@ describe("a traced path lights up", () => {
       "e:service:shop/backend->pod:shop/backend-1",
     ]);
   });
+  it("asked by workload: every pod's path is lit, each with its own verdict", () => {
+    // The shop's cache has internalTrafficPolicy Local: backend-0 runs beside cache-0, backend-1 does not.
+    const session = openAnalysis([{ name: "m.yaml", text: defaultScenario().manifests }]);
+    const t = session.trace({
+      from: "workload:shop/backend",
+      to: "service:shop/cache:6379",
+      protocol: "TCP",
+    });
+    expect(t.workload?.verdict).toBe("partial");
+    // The traced pair (the refused one) comes first, as the details panel shows it.
+    expect(t.edges[0]).toMatchObject({ source: "pod:shop/backend-1", verdict: "drop" });
+    const { edges } = toFlowElements(graph(session.analysis, {}, "pod"), undefined, { trace: t });
+    const lit = edges
+      .filter((e) => e.data!.lit)
+      .map((e) => [e.source, e.target, e.data!.edge.verdict])
+      .sort();
+    expect(lit).toEqual([
+      ["pod:shop/backend-0", "service:shop/cache", "allow"],
+      ["pod:shop/backend-1", "service:shop/cache", "drop"],
+      ["service:shop/cache", "pod:shop/cache-0", "allow"],
+    ]);
+    expect(t.path).toEqual(
+      expect.arrayContaining([
+        "pod:shop/backend-0",
+        "pod:shop/backend-1",
+        "service:shop/cache",
+        "pod:shop/cache-0",
+      ]),
+    );
+  });
+
   it("dims what is off the path and keeps the test hooks on every edge", () => {
     const t: TraceView = {
       from: "pod:tools/toolbox",

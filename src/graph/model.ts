@@ -16,7 +16,7 @@ import type {
 } from "../engine/analysis/index.ts";
 import type { Filters, GraphLens, Grouping } from "../store/types.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
-import type { EdgeNoteId } from "./verdicts.ts";
+import { layerPasses, tierTag, type EdgeNoteId, type Tier } from "./verdicts.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
 export type GraphNodeKind =
@@ -79,6 +79,8 @@ export interface GraphEdge {
   kind: FlowKind | "question";
   verdict: Verdict;
   dropCause?: DropCause;
+  /** A cluster tier dropped every dropped flow of the edge (verdicts.ts `tier` category; the label starts with it). */
+  tier?: Tier;
   /** The deciding object, short. */
   label: string;
   /** Every reason behind the edge, for the tooltip. */
@@ -341,11 +343,15 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
     dropRefs: RefView[];
     reasons: Set<string>;
     flows: EdgeFlow[];
+    drops: number;
+    tierDrops: number;
+    tier: Tier | undefined;
   }
   const acc = new Map<string, Acc>();
   const externals = new Set<string>();
   for (const f of a.flows) {
     if (filters.port !== "all" && portKey(f.port, f.protocol) !== filters.port) continue;
+    if (!layerPasses(filters.layer, f)) continue;
     const target = resolve(f.to);
     if (!target) continue;
     for (const from of f.from) {
@@ -365,10 +371,20 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
           dropRefs: [],
           reasons: new Set(),
           flows: [],
+          drops: 0,
+          tierDrops: 0,
+          tier: undefined,
         };
         acc.set(key, e);
       }
       e.verdicts.add(f.verdict);
+      if (f.verdict !== "allow") {
+        e.drops++;
+        if (f.tier) {
+          e.tierDrops++;
+          e.tier ??= f.tier;
+        }
+      }
       if (f.dropCause) e.causes.add(f.dropCause);
       const seen = (list: RefView[], r: RefView) =>
         list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
@@ -406,7 +422,8 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
     const verdict = merge(e.verdicts);
     if (filters.onlyDrops && verdict === "allow") continue;
     if (!byId.has(e.source) || !byId.has(e.target)) continue;
-    const { refs, label } = edgeRefs(verdict, e);
+    const { refs, label: byRef } = edgeRefs(verdict, e);
+    const label = e.tier && verdict !== "allow" ? `${tierTag(e.tier)} · ${byRef}` : byRef;
     const edge: GraphEdge = {
       id: `e:${e.source}->${e.target}`,
       source: e.source,
@@ -425,6 +442,7 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
           ? "traffic-policy"
           : undefined;
       if (cause) edge.dropCause = cause;
+      if (e.tier && e.tierDrops === e.drops) edge.tier = e.tier;
     }
     edges.push(edge);
   }

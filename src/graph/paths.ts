@@ -21,7 +21,7 @@ import {
 } from "./model.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { distinguishingStarts } from "./text.ts";
-import { cniDialectOf, noteTag, type EdgeNoteId } from "./verdicts.ts";
+import { cniDialectOf, layerPasses, noteTag, tierTag, type EdgeNoteId, type Tier } from "./verdicts.ts";
 
 /** Up to this many pods, every workload shows its pods. */
 export const POD_LEVEL = 30;
@@ -346,6 +346,9 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     weights: number[];
     l7: Set<string>;
     dialect: string | undefined;
+    drops: number;
+    tierDrops: number;
+    tier: Tier | undefined;
   }
   const acc = new Map<string, Acc>();
   const links = new Set<string>();
@@ -359,7 +362,8 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       if (!target) continue;
       const passes =
         (filters.port === "all" || `${f.port}/${f.protocol}` === filters.port) &&
-        !(filters.onlyDrops && f.verdict === "allow");
+        !(filters.onlyDrops && f.verdict === "allow") &&
+        layerPasses(filters.layer, f);
       for (const from of f.from) {
         const source = resolve(from);
         if (!source || source === target) continue;
@@ -384,6 +388,9 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
             weights: [],
             l7: new Set(),
             dialect: undefined,
+            drops: 0,
+            tierDrops: 0,
+            tier: undefined,
           };
           acc.set(key, e);
         }
@@ -392,6 +399,13 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         e.ports.add(`${f.port}/${f.protocol}`);
         if (e.flowIds.has(f.id)) continue;
         e.flowIds.add(f.id);
+        if (f.verdict !== "allow") {
+          e.drops++;
+          if (f.tier) {
+            e.tierDrops++;
+            e.tier ??= f.tier;
+          }
+        }
         if (f.weight !== undefined) e.weights.push(f.weight);
         for (const r of f.l7 ?? []) e.l7.add(r);
         if (f.layer) e.dialect ??= f.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
@@ -447,7 +461,10 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       ? noteTag(note, { weights: e.weights, dialect: e.dialect, l7: [...e.l7], verdict })
       : undefined;
     // A route's label is its share (its HTTPRoute is in the tooltip), unless a lower layer dropped some of it.
-    const label = note === "weight" && verdict === "allow" ? tag! : tag ? `${tag} · ${byRef}` : byRef;
+    // A drop by a cluster tier names the tier (the category's colour, dash and glyph are not alone): "Admin ✕ · guard".
+    const tierLabel =
+      e.tier && verdict !== "allow" && note !== "cni" ? `${tierTag(e.tier)} · ${byRef}` : byRef;
+    const label = note === "weight" && verdict === "allow" ? tag! : tag ? `${tag} · ${tierLabel}` : tierLabel;
     const count = e.mix.allow + e.mix.drop + e.mix.partial;
     const edge: GraphEdge = {
       id: `e:${e.source}->${e.target}`,
@@ -471,6 +488,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
           ? "traffic-policy"
           : undefined;
       if (cause) edge.dropCause = cause;
+      if (e.tier && e.tierDrops === e.drops) edge.tier = e.tier;
     }
     edges.push(edge);
     const t = byId.get(e.target)!;

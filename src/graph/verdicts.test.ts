@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { distance, VISIONS } from "./colourVision.ts";
-import { CATEGORIES, PALETTE, categoryOf } from "./verdicts.ts";
+import { CATEGORIES, PALETTE, categoryOf, flowLayer, layerPasses, type LayerFilter } from "./verdicts.ts";
 
 // Minimum OKLab distances between any two verdict colours (0.02 is about one just-noticeable step).
 const MIN_COLOUR = 0.1;
@@ -60,11 +60,53 @@ describe("not colour alone", () => {
       }
   });
   it.each([
-    ["allow", undefined, "allow"],
-    ["drop", "policy", "drop"],
-    ["drop", "traffic-policy", "traffic"],
-    ["partial", undefined, "partial"],
-  ] as const)("%s (%s) is drawn as %s", (verdict, cause, id) => {
-    expect(categoryOf(verdict, cause).id).toBe(id);
+    ["allow", undefined, undefined, "allow"],
+    ["drop", "policy", undefined, "drop"],
+    ["drop", "policy", "Admin", "tier"],
+    ["drop", "policy", "Baseline", "tier"],
+    ["drop", "traffic-policy", undefined, "traffic"],
+    ["partial", "policy", "Admin", "partial"],
+    ["allow", undefined, "Admin", "allow"],
+  ] as const)("%s (%s, tier %s) is drawn as %s", (verdict, cause, tier, id) => {
+    expect(categoryOf(verdict, cause, tier).id).toBe(id);
+  });
+  it("a tier drop and a NetworkPolicy drop are told apart by the legend's words, dash and glyph", () => {
+    const tier = categoryOf("drop", "policy", "Admin");
+    const np = categoryOf("drop", "policy");
+    expect(tier.label).toMatch(/cluster tier/);
+    expect(np.label).toMatch(/NetworkPolicy/);
+    expect(np.label).not.toMatch(/tier/);
+    expect([tier.dash === np.dash, tier.glyph === np.glyph]).toEqual([false, false]);
+  });
+});
+
+describe("the Decided by filter", () => {
+  const np = { kind: "NetworkPolicy", name: "deny", namespace: "a", line: 3 };
+  it.each([
+    [{ tier: "Admin" as const, decidedBy: [{ kind: "ClusterNetworkPolicy", name: "g", line: 1 }] }, "Admin"],
+    [
+      {
+        tier: "Baseline" as const,
+        decidedBy: [{ kind: "BaselineAdminNetworkPolicy", name: "default", line: 1 }],
+      },
+      "Baseline",
+    ],
+    [{ decidedBy: [np] }, "NetworkPolicy"],
+    [
+      {
+        layer: "CiliumNetworkPolicy" as const,
+        decidedBy: [{ kind: "CiliumNetworkPolicy", name: "c", line: 1 }],
+      },
+      "CNI",
+    ],
+    [{ decidedBy: [{ kind: "GlobalNetworkPolicy", name: "c", line: 1 }] }, "CNI"],
+    [{ decidedBy: [{ kind: "Service", name: "web", line: 1 }] }, undefined],
+    [{ decidedBy: [] }, undefined],
+  ] as [Parameters<typeof flowLayer>[0], LayerFilter | undefined][])("%o is decided by %s", (f, layer) => {
+    expect(flowLayer(f)).toBe(layer);
+    expect(layerPasses("all", f)).toBe(true);
+    expect(layerPasses(undefined, f)).toBe(true);
+    if (layer) expect(layerPasses(layer, f)).toBe(true);
+    expect(layerPasses(layer === "Admin" ? "Baseline" : "Admin", f)).toBe(false);
   });
 });

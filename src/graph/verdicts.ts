@@ -4,12 +4,13 @@
  * simulations in verdicts.test.ts), line style, arrowhead and glyph, and the
  * legend is drawn from this same table.
  *
- * A new category (a drop by a cluster policy tier, by a CNI policy, an L7
- * weighted route) is one entry here plus the rule in `categoryOf` that picks it.
+ * A new category is one entry here plus the rule in `categoryOf` that picks
+ * it: a drop by a cluster policy tier is one (`tier`); a CNI dialect's drop
+ * and an L7 weighted route are notes (a tag on the label, below).
  */
-import type { DropCause, Verdict } from "../engine/analysis/index.ts";
+import type { DropCause, Flow, Verdict } from "../engine/analysis/index.ts";
 
-export type Glyph = "check" | "cross" | "bar" | "half";
+export type Glyph = "check" | "cross" | "bar" | "half" | "shield";
 export type Arrow = "triangle" | "tee" | "open";
 
 export interface EdgeCategory {
@@ -37,11 +38,22 @@ export const CATEGORIES: readonly EdgeCategory[] = [
   {
     id: "drop",
     verdict: "drop",
-    label: "dropped by a policy",
+    label: "dropped by NetworkPolicy or CNI",
     colour: "--drop",
     dash: "9 4",
     arrow: "tee",
     glyph: "cross",
+  },
+  {
+    // A cluster-scoped tier (ClusterNetworkPolicy, AdminNetworkPolicy, BaselineAdminNetworkPolicy) dropped it:
+    // no namespace's NetworkPolicy can change that (Admin) or none governs the pod (Baseline). The label names the tier.
+    id: "tier",
+    verdict: "drop",
+    label: "dropped by a cluster tier (Admin, Baseline)",
+    colour: "--tier",
+    dash: "10 3 2 3 2 3",
+    arrow: "tee",
+    glyph: "shield",
   },
   {
     id: "traffic",
@@ -129,15 +141,63 @@ export function noteTag(
 
 /** Colours per theme (the CSS variables of styles.css carry the same values). */
 export const PALETTE: Record<"light" | "dark", Record<string, string>> = {
-  light: { "--allow": "#0c69c2", "--drop": "#8f3304", "--traffic": "#5c0b5b", "--partial": "#928b18" },
-  dark: { "--allow": "#7cc4f2", "--drop": "#fd5e17", "--traffic": "#b43fd0", "--partial": "#fff484" },
+  light: {
+    "--allow": "#0c69c2",
+    "--drop": "#8f3304",
+    "--tier": "#1a1a1a",
+    "--traffic": "#5c0b5b",
+    "--partial": "#928b18",
+  },
+  dark: {
+    "--allow": "#7cc4f2",
+    "--drop": "#fd5e17",
+    "--tier": "#456a5e",
+    "--traffic": "#b43fd0",
+    "--partial": "#fff484",
+  },
 };
 
 const BY_ID = new Map(CATEGORIES.map((c) => [c.id, c]));
 
-export function categoryOf(verdict: Verdict, dropCause?: DropCause): EdgeCategory {
-  if (verdict === "drop") return BY_ID.get(dropCause === "traffic-policy" ? "traffic" : "drop")!;
+/** A cluster tier that decided an edge's drops (the engine's `Flow.tier`). */
+export type Tier = "Admin" | "Baseline";
+
+export function categoryOf(verdict: Verdict, dropCause?: DropCause, tier?: Tier): EdgeCategory {
+  if (verdict === "drop")
+    return BY_ID.get(dropCause === "traffic-policy" ? "traffic" : tier ? "tier" : "drop")!;
   return BY_ID.get(verdict)!;
+}
+
+/** The tag a tier-dropped edge's label starts with ("Admin ✕ · guard"): the tier in words, not colour alone. */
+export function tierTag(tier: Tier): string {
+  return `${tier} ✕`;
+}
+
+/**
+ * The graph's "Decided by" filter: the policy layer whose decision an edge
+ * shows (the engine says which: `Flow.tier`, `Flow.layer`, `decidedBy`).
+ */
+export type LayerFilter = "all" | "Admin" | "NetworkPolicy" | "Baseline" | "CNI";
+
+export const LAYER_FILTERS: readonly { id: LayerFilter; label: string }[] = [
+  { id: "all", label: "all layers" },
+  { id: "Admin", label: "Admin tier" },
+  { id: "NetworkPolicy", label: "NetworkPolicy" },
+  { id: "Baseline", label: "Baseline tier" },
+  { id: "CNI", label: "CNI policy" },
+];
+
+/** The layer that decided a flow, as the filter names it; undefined when no policy did (kube-proxy, default allow). */
+export function flowLayer(
+  f: Pick<Flow, "tier" | "layer" | "decidedBy">,
+): Exclude<LayerFilter, "all"> | undefined {
+  if (f.tier) return f.tier;
+  if (f.layer || cniDialectOf(f.decidedBy[0])) return "CNI";
+  return f.decidedBy.some((r) => r.kind === "NetworkPolicy") ? "NetworkPolicy" : undefined;
+}
+
+export function layerPasses(filter: LayerFilter | undefined, f: Pick<Flow, "tier" | "layer" | "decidedBy">) {
+  return !filter || filter === "all" || flowLayer(f) === filter;
 }
 
 /** SVG path data of each glyph, drawn in a 12x12 box centred on (0, 0). */
@@ -146,6 +206,7 @@ export const GLYPH_PATHS: Record<Glyph, string> = {
   cross: "M -3 -3 L 3 3 M 3 -3 L -3 3",
   bar: "M -3.6 0 L 3.6 0",
   half: "M 0 -4.2 A 4.2 4.2 0 0 1 0 4.2 Z",
+  shield: "M 0 -4.4 L 3.8 -2.8 L 3.2 1.6 L 0 4.4 L -3.2 1.6 L -3.8 -2.8 Z",
 };
 
 /** Arrowhead path data of each arrow kind, in a 10x10 marker box (the graph's markers and the slide export draw them). */

@@ -7,6 +7,7 @@
  * not understand is left out, so a link never fails to open because of its
  * view; the text is what matters.
  */
+import { LAYER_FILTERS } from "../graph/verdicts.ts";
 import type { Filters, MainTab, SharedView, SideTab } from "../store/types.ts";
 
 export type { SharedView };
@@ -58,7 +59,14 @@ function filters(v: unknown): Filters | undefined {
     ? v.hiddenNamespaces.filter(shortString).slice(0, 1000)
     : [];
   const port = typeof v.port === "string" && /^(all|\d{1,5}\/(TCP|UDP|SCTP))$/.test(v.port) ? v.port : "all";
-  return { hiddenNamespaces: [...new Set(hidden)].sort(), port, onlyDrops: v.onlyDrops === true };
+  const out: Filters = {
+    hiddenNamespaces: [...new Set(hidden)].sort(),
+    port,
+    onlyDrops: v.onlyDrops === true,
+  };
+  const layer = LAYER_FILTERS.find((l) => l.id === v.layer && l.id !== "all");
+  if (layer) out.layer = layer.id;
+  return out;
 }
 
 function matrix(v: unknown): MatrixQuery | undefined {

@@ -14,8 +14,8 @@ export const createInputSlice =
     scenarioId: initial.scenarioId,
     origin: initial.origin,
     revision: 0,
-    editText: (text) =>
-      set((s) => (s.text === text ? {} : { text, origin: "edit", revision: s.revision + 1 })),
+    editText: (text, origin = "edit") =>
+      set((s) => (s.text === text ? {} : { text, origin, revision: s.revision + 1 })),
     replaceText: (text, origin, scenarioId) =>
       set((s) => ({
         text,

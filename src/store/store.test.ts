@@ -60,6 +60,14 @@ describe("input slice", () => {
     expect(s.getState()).toMatchObject({ revision, origin, text });
   });
 
+  it("an edit made for the user (a what-if) is marked so the editor takes it in, and keeps the question", () => {
+    const s = fresh();
+    const q = { from: "pod:a/b", to: "pod:a/c:80", protocol: "TCP" } as const;
+    s.getState().ask(q);
+    s.getState().editText("labelled", "whatif");
+    expect(s.getState()).toMatchObject({ text: "labelled", origin: "whatif", revision: 1, question: q });
+  });
+
   it("replacing the text (scenario, link) clears the selection and the question", () => {
     const s = fresh();
     s.getState().ask({ from: "pod:a/b", to: "pod:a/c:80", protocol: "TCP" });

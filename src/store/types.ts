@@ -11,6 +11,7 @@
  * Graph nodes and edges are derived from analysis + view by memoised
  * selectors (src/graph), never stored.
  */
+import type { LayerFilter } from "../graph/verdicts.ts";
 import type { StateCreator } from "zustand";
 import type { InputDiff } from "../engine/index.ts";
 import type { Outcome, Prediction } from "../components/Lessons/predict.ts";
@@ -30,7 +31,9 @@ import type {
   Protocol,
 } from "../engine/analysis/index.ts";
 
-export type TextOrigin = "default" | "storage" | "share" | "scenario" | "edit" | "restore" | "file";
+/** Where the text came from; "whatif" is an edit made for the user (a what-if, a lesson's or a near miss's edit), which the editor takes in as one undoable change. */
+export type TextOrigin =
+  "default" | "storage" | "share" | "scenario" | "edit" | "whatif" | "restore" | "file";
 
 export interface InputSlice {
   text: string;
@@ -41,8 +44,8 @@ export interface InputSlice {
   origin: TextOrigin;
   /** Increments on every change of the text. */
   revision: number;
-  /** The user typed in the editor. */
-  editText(text: string): void;
+  /** The user typed in the editor ("edit"), or an edit was made for them ("whatif": the editor takes it in; the question stays). */
+  editText(text: string, origin?: "edit" | "whatif"): void;
   /** Text from elsewhere (a scenario, a share link, saved work): the editor shows it. */
   replaceText(text: string, origin: Exclude<TextOrigin, "edit">, scenarioId?: string): void;
 }
@@ -118,6 +121,8 @@ export interface Filters {
   /** "all", or "PORT/PROTOCOL" of the flows to show. */
   port: string;
   onlyDrops: boolean;
+  /** Only the edges a policy layer decided (graph/verdicts.ts LAYER_FILTERS); absent: any. */
+  layer?: LayerFilter;
 }
 
 export interface Notice {

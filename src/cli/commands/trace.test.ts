@@ -116,3 +116,66 @@ describe("ktl trace through a Gateway to pods behind NetworkPolicy", () => {
     expect(r.out).toMatch(/^10\.244\.1\.12:3000 +shop\/canary\S* +node-1 +(0\.1|1\/10) .* drop /m);
   });
 });
+
+const payments = join(
+  import.meta.dirname,
+  "../../../scenarios/fixtures/why-frontend-cannot-reach-payments/manifests.yaml",
+);
+
+describe("ktl trace: near misses in the text answer", () => {
+  it("a drop says what would allow it: the rule, both lines and the edit", () => {
+    const r = ktl(
+      "--from",
+      "pod:web/frontend-5z9smncpq2-prk7w",
+      "--to",
+      "service:payments/payments:8443",
+      payments,
+    );
+    expect(r.code).toBe(0);
+    const lines = r.out.split("\n");
+    const at = lines.findIndex((l) => l.startsWith("Would allow if"));
+    expect(at).toBeGreaterThan(lines.findIndex((l) => l.startsWith("DROP")));
+    expect(lines.slice(at, at + 5)).toEqual([
+      "Would allow if (the 2 closest fixes):",
+      "  - rule 1 of payments/allow-checkout-and-web matches if namespace web has label `team=web`; it has `team=storefront`",
+      `      rule:   NetworkPolicy payments/allow-checkout-and-web spec.ingress[0].from[1].namespaceSelector, ${payments}:211`,
+      `      object: Namespace web metadata.labels, ${payments}:15`,
+      `      edit:   set label team: web on Namespace web (${payments}:16)`,
+    ]);
+  });
+
+  it("a kube-proxy drop names the Service field to change", () => {
+    // The shop's cache has internalTrafficPolicy Local and no endpoint on backend-1's node.
+    const r = ktl("--from", "pod:shop/backend-1", "--to", "service:shop/cache:6379", shop);
+    expect(r.out).toContain("Would allow if (the closest fix):");
+    expect(r.out).toMatch(
+      /^ {6}asks: {3}Service shop\/cache spec\.internalTrafficPolicy, .*manifests\.yaml:\d+$/m,
+    );
+    expect(r.out).toMatch(
+      /^ {6}edit: {3}set spec\.internalTrafficPolicy: Cluster in Service shop\/cache \(/m,
+    );
+  });
+
+  it("an allowed request has no such block, and the JSON keeps its near misses where they were", () => {
+    const ok = ktl("--from", "workload:shop/StatefulSet/frontend", "--to", "service:shop/backend:80", shop);
+    expect(ok.out).not.toContain("Would allow if");
+    const j = JSON.parse(
+      ktl(
+        "--json",
+        "--from",
+        "pod:web/frontend-5z9smncpq2-prk7w",
+        "--to",
+        "service:payments/payments:8443",
+        payments,
+      ).out,
+    );
+    expect(j).not.toHaveProperty("nearMisses");
+    const hop = j.hops.find((h: { verdict: string }) => h.verdict === "drop");
+    expect(hop.cause.nearMisses[0].edit).toMatchObject({
+      kind: "label",
+      target: { kind: "Namespace", name: "web" },
+      key: "team",
+      value: "web",
+    });
+  });
+});

@@ -3,6 +3,8 @@ import {
   buildProxyIndex,
   formatProbability,
   loadModel,
+  nearMissesOf,
+  nearMissLines,
   parseAnyDestination,
   parseTraceSource,
   reasonAfterVerdict,
@@ -92,6 +94,7 @@ function printHuman(t: L7TraceResult, from: string, to: string, protocol: string
     io.out(
       `Decided by: ${t.decidedBy.layer}${t.decidedBy.kind ? ` (${t.decidedBy.kind} ${t.decidedBy.namespace ? `${t.decidedBy.namespace}/` : ""}${t.decidedBy.name}${t.decidedBy.line ? `, line ${t.decidedBy.line}` : ""})` : ""}`,
     );
+  for (const l of nearMissLines(nearMissesOf(t.hops))) io.out(l);
   if (t.redirect)
     io.out(`Redirect: ${t.redirect.scheme}://${t.redirect.host}:${t.redirect.port}${t.redirect.path}`);
   if (t.backends?.length) {

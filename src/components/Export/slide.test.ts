@@ -20,7 +20,7 @@ describe("graph export as a slide", () => {
     expect(title).toContain(">A shop across two zones<");
     expect(title).toContain("pod:tools/toolbox → service:shop/backend:80 (TCP): dropped.");
     const legend = /<g data-testid="legend"[^>]*>(.*)<\/g>/.exec(svg)?.[1] ?? "";
-    for (const c of CATEGORIES) {
+    for (const c of CATEGORIES.filter((x) => x.id !== "tier")) {
       expect(legend).toContain(`data-category="${c.id}"`);
       expect(legend).toContain(`>${c.label}<`);
       // Each legend line has the category's own colour, dash and arrowhead.
@@ -29,6 +29,21 @@ describe("graph export as a slide", () => {
       expect(svg).toContain(`<marker id="ktl-x-arrow-${c.id}"`);
     }
     expect(svg).toContain('data-id="pod:shop/web-0"');
+  });
+
+  it("lists the cluster tier's drop only when the graph draws one, and keeps the row inside the slide", () => {
+    const legendOf = (svg: string) => /<g data-testid="legend"([^>]*)>(.*)<\/g>/.exec(svg) ?? [];
+    const plain = legendOf(slideSvg({ title: "t", graph }));
+    expect(plain[2]).not.toContain('data-category="tier"');
+    const tiered = legendOf(
+      slideSvg({ title: "t", graph: { ...graph, body: `${graph.body}<g data-category="tier"></g>` } }),
+    );
+    expect(tiered[2]).toContain('data-category="tier"');
+    expect(tiered[2]).toContain(">dropped by a cluster tier (Admin, Baseline)<");
+    // Five entries are wider than the slide at 20 px: the row is scaled to fit between the margins.
+    const k = Number(/scale\(([\d.]+)\)/.exec(tiered[1] ?? "")?.[1]);
+    expect(k).toBeGreaterThan(0.6);
+    expect(k).toBeLessThan(1);
   });
 
   it("uses the theme's colours when given, and escapes names", () => {

@@ -84,13 +84,19 @@ export function legendSvg(
   colours: Record<string, string> | undefined,
   bg: string,
   text: string,
+  categories: readonly EdgeCategory[] = CATEGORIES.filter((c) => c.id !== "tier"),
 ): string {
+  // One row; scaled down when the categories' words would run past the slide's margin.
+  const room = SLIDE.width - SLIDE.margin - x;
+  const natural =
+    76 + categories.reduce((w, c) => w + 76 + 20 + Math.ceil(c.label.length * 20 * 0.52) + 36, 0);
+  const k = Math.min(1, room / natural);
   const parts = [
-    `<g data-testid="legend" font-size="20">`,
+    `<g data-testid="legend" font-size="20"${k < 1 ? ` transform="translate(${x} ${y}) scale(${k.toFixed(3)}) translate(${-x} ${-y})"` : ""}>`,
     `<text x="${x}" y="${y + 7}" font-weight="600" fill="${text}">Edges</text>`,
   ];
   let at = x + 76;
-  for (const c of CATEGORIES) {
+  for (const c of categories) {
     const col = colourOf(c, colours);
     parts.push(
       `<g data-category="${c.id}"><line x1="${at}" y1="${y}" x2="${at + 64}" y2="${y}" stroke="${col}" stroke-width="3"${c.dash ? ` stroke-dasharray="${c.dash}"` : ""} marker-end="url(#${markerId(c.id)})"/>`,
@@ -129,7 +135,15 @@ export function slideSvg(input: SlideInput): string {
 ${input.graph.body}
 </svg>
 <line x1="${M}" y1="${H - legendBand}" x2="${W - M}" y2="${H - legendBand}" stroke="${muted}" stroke-opacity="0.35"/>
-${legendSvg(M, H - legendBand / 2, input.colours, bg, text)}
+${legendSvg(
+  M,
+  H - legendBand / 2,
+  input.colours,
+  bg,
+  text,
+  // The cluster tier's entry when the graph draws a tier-dropped edge.
+  CATEGORIES.filter((c) => c.id !== "tier" || input.graph.body.includes('data-category="tier"')),
+)}
 </svg>
 `;
 }

@@ -2,6 +2,7 @@ import { ReactFlowProvider } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { portKey } from "../../graph/model.ts";
+import { LAYER_FILTERS, type LayerFilter } from "../../graph/verdicts.ts";
 import type { GraphLens, Grouping } from "../../store/types.ts";
 import { GraphCanvas, useGraph } from "./GraphCanvas.tsx";
 import { QuestionBar } from "./QuestionBar.tsx";
@@ -21,6 +22,12 @@ function Filters() {
         ...new Set([...result.pods.map((p) => p.namespace), ...result.services.map((s) => s.namespace)]),
       ].sort()
     : [];
+  // "Decided by": offered when a layer besides NetworkPolicy can decide (a cluster tier, a CNI dialect).
+  const tiered = !!result && result.tiers.length > 0;
+  const cni = !!result && result.flows.some((f) => f.layer !== undefined);
+  const layers = LAYER_FILTERS.filter(
+    (l) => (l.id !== "Admin" && l.id !== "Baseline") || tiered || filters.layer === l.id,
+  ).filter((l) => l.id !== "CNI" || cni || filters.layer === "CNI");
   const flowPorts = result
     ? [...new Map(result.flows.map((f) => [portKey(f.port, f.protocol), f])).values()].sort(
         (a, b) => a.port - b.port,
@@ -76,6 +83,22 @@ function Filters() {
           ))}
         </select>
       </label>
+      {tiered || cni || (filters.layer && filters.layer !== "all") ? (
+        // One select, no visible caption (it names itself: "all layers", "Admin tier"), so the filters keep one row at 1280.
+        <label title="Only the edges that this policy layer decided (the details name its policy and rule)">
+          <select
+            aria-label="Decided by"
+            value={filters.layer ?? "all"}
+            onChange={(e) => store.getState().setFilters({ layer: e.target.value as LayerFilter })}
+          >
+            {layers.map((l) => (
+              <option key={l.id} value={l.id}>
+                {l.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       <label>
         <input
           type="checkbox"

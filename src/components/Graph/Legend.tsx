@@ -13,6 +13,8 @@ export function Legend({
   find?: React.ReactNode;
 }) {
   const hidden = useApp(verdictsHidden);
+  // The cluster tier's entry only where the input has tier policies (ClusterNetworkPolicy, AdminNetworkPolicy, BANP).
+  const tiers = useApp((s) => (s.analysis.result?.tiers.length ?? 0) > 0);
   if (hidden)
     return (
       <div className="legend" role="group" aria-label="Legend" data-hidden="true">
@@ -24,7 +26,7 @@ export function Legend({
   return (
     <div className="legend" role="group" aria-label="Legend">
       <span className="legend-title">Edges</span>
-      {CATEGORIES.map((c) => (
+      {CATEGORIES.filter((c) => c.id !== "tier" || tiers).map((c) => (
         <span key={c.id} className="item" data-category={c.id}>
           <svg width="44" height="16" viewBox="0 0 44 16" aria-hidden="true">
             <line

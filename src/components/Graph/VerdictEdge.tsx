@@ -57,7 +57,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
         />
       </g>
     );
-  const cat = categoryOf(e.verdict, e.dropCause);
+  const cat = categoryOf(e.verdict, e.dropCause, e.tier);
   const cls = [
     "ktl-edge",
     e.verdict,
@@ -84,6 +84,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
         data-source={source}
         data-target={target}
         data-cause={e.dropCause ?? ""}
+        data-tier={e.tier ?? ""}
         data-kind={e.kind}
         data-note={e.note ?? ""}
         data-diff={diff ?? ""}

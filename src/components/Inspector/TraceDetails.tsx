@@ -3,12 +3,14 @@ import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { sameQuestion } from "../../store/viewSlice.ts";
 import { LineLink, RefLink } from "./RefLink.tsx";
+import { runWhatIf } from "../WhatIf/run.ts";
+import { whatIfClient } from "../WhatIf/client.ts";
 import {
+  nearMissEditText,
+  nearMissesOf,
   reasonAfterVerdict,
   sourceAddressText,
   stepTitle,
-  type NearMiss,
-  type ProxyNearMiss,
   type TraceHopView,
   type TraceQuery,
   type TraceView,
@@ -32,24 +34,14 @@ export function VerdictBadge({ verdict }: { verdict: string }) {
  * What would allow a dropped connection but for one condition, first on the
  * panel, each with its two lines and the edit: NetworkPolicy rules one label,
  * namespace or port away, and Services whose selector, targetPort or traffic
- * policy leaves kube-proxy without an endpoint.
+ * policy leaves kube-proxy without an endpoint. The engine gives each edit as
+ * a what-if action; "Try this edit" runs it as one (the graph then shows what
+ * changed, and the question is answered again over the edited text).
  */
 function NearMisses({ hops }: { hops: TraceHopView[] }) {
-  const seen = new Set<string>();
-  const misses = hops
-    .flatMap((h): (NearMiss | ProxyNearMiss)[] =>
-      h.verdict !== "drop"
-        ? []
-        : h.cause.layer === "NetworkPolicy" || h.cause.layer === "kube-proxy"
-          ? (h.cause.nearMisses ?? [])
-          : [],
-    )
-    .filter((m) => {
-      const k = `${m.text}|${m.ruleRef.line}`;
-      if (seen.has(k)) return false;
-      seen.add(k);
-      return true;
-    });
+  const store = useAppStore();
+  const running = useApp((s) => s.whatIf.status === "running");
+  const misses = nearMissesOf(hops);
   if (!misses.length) return null;
   return (
     <div className="near-misses" data-testid="near-misses">
@@ -73,22 +65,27 @@ function NearMisses({ hops }: { hops: TraceHopView[] }) {
                 </LineLink>
               </>
             ) : null}
-            {m.edit?.kind === "label" ? (
-              <span className="muted">
+            {m.edit ? (
+              <span className="near-miss-edit">
                 {" "}
-                · smallest edit: label {m.edit.target.kind} {m.edit.target.name} with{" "}
-                <span className="mono">
-                  {m.edit.key}: {m.edit.value}
+                <span className="muted">
+                  · smallest edit, line {m.edit.at.line}:{" "}
+                  <span className="mono">{nearMissEditText(m.edit)}</span>
+                  {m.edit.kind === "label" ? " (or change the selector)" : ""}
                 </span>{" "}
-                (or change the selector)
-              </span>
-            ) : m.edit?.kind === "field" ? (
-              <span className="muted">
-                {" "}
-                · smallest edit: in Service {m.edit.target.namespace}/{m.edit.target.name} set{" "}
-                <span className="mono">
-                  {m.edit.field}: {m.edit.value}
-                </span>
+                <button
+                  type="button"
+                  className="btn small"
+                  data-testid="near-miss-try"
+                  disabled={running}
+                  title="Make this edit in the editor as a what-if: the graph shows what changes, and the question is answered again"
+                  onClick={() => {
+                    const edit = m.edit!;
+                    void runWhatIf(store, whatIfClient, nearMissEditText(edit), edit);
+                  }}
+                >
+                  Try this edit
+                </button>
               </span>
             ) : null}
           </li>

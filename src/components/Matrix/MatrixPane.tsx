@@ -9,6 +9,36 @@ import { downloadConnlist } from "../Export/connlist.ts";
 import { moveCell, pageRows, scrollToShow, type Cell } from "./grid.ts";
 
 const WORDS: Record<string, string> = { a: "allowed", d: "dropped", p: "partly allowed" };
+const TIERS: Record<string, string> = { A: "Admin", B: "Baseline" };
+
+/** A cell's verdict in words, with the tier whose rule dropped it when one did (the engine's `tiers`). */
+function cellWords(m: MatrixView, i: number, j: number): string {
+  const c = m.cells[i]![j]!;
+  const tier = TIERS[m.tiers?.[i]?.[j] ?? "."];
+  if (!tier || c === "a") return WORDS[c]!;
+  return c === "d" ? `dropped by the ${tier} tier` : `partly allowed (dropped by the ${tier} tier)`;
+}
+
+/** A dropped cell that a tier dropped: drawn in the tier's colour, as the graph's tier edges. */
+function tierDrop(m: MatrixView, i: number, j: number): boolean {
+  const t = m.tiers?.[i]?.[j];
+  return m.cells[i]![j] === "d" && !!t && t !== ".";
+}
+
+/** A cell's text: its glyph, and the tier's initial after a drop's cross (not colour alone). */
+function cellText(m: MatrixView, i: number, j: number): React.ReactNode {
+  const c = m.cells[i]![j]!;
+  const glyph = c === "a" ? "✓" : c === "d" ? "✕" : "~";
+  const t = m.tiers?.[i]?.[j];
+  return c !== "a" && t && t !== "." ? (
+    <>
+      {glyph}
+      <span className="cell-tier">{t}</span>
+    </>
+  ) : (
+    glyph
+  );
+}
 
 /** Past this many rows, the matrix draws only the cells in view (300 pods would be 90,000 buttons). */
 export const VIRTUAL_FROM = 60;
@@ -209,20 +239,21 @@ export function MatrixPane() {
     const pressed = question?.from === pair[0] && question.to === `${pair[1]}:${mv.port}`;
     const change = marks?.cells.get(cellKey(mv.port, mv.protocol, mv.ids[i]!, mv.ids[j]!));
     return {
-      className: `cell ${c}${change ? ` diff-${change}` : ""}`,
+      className: `cell ${c}${tierDrop(mv, i, j) ? " tier" : ""}${change ? ` diff-${change}` : ""}`,
       "data-diff": change ?? "",
       "data-from": mv.ids[i],
       "data-to": mv.ids[j],
       "data-verdict": c === "a" ? "allow" : c === "d" ? "drop" : "partial",
       "aria-pressed": pressed,
-      "aria-label": `${mv.labels[i]} to ${mv.labels[j]}: ${WORDS[c]}${change ? ` (${change} by the what-if)` : ""}`,
-      title: `${mv.labels[i]} → ${mv.labels[j]}: ${WORDS[c]}`,
+      "data-tier": mv.tiers?.[i]?.[j] ?? "",
+      "aria-label": `${mv.labels[i]} to ${mv.labels[j]}: ${cellWords(mv, i, j)}${change ? ` (${change} by the what-if)` : ""}`,
+      title: `${mv.labels[i]} → ${mv.labels[j]}: ${cellWords(mv, i, j)}`,
       onClick: () => open(pair),
       onFocus: () => (active.row === i && active.col === j ? undefined : setActive({ row: i, col: j })),
       tabIndex: active.row === i && active.col === j ? 0 : -1,
       "data-row": i,
       "data-col": j,
-      children: c === "a" ? "✓" : c === "d" ? "✕" : "~",
+      children: cellText(mv, i, j),
     };
   };
 
@@ -321,6 +352,11 @@ export function MatrixPane() {
           </span>
         ) : null}
         <span className="muted">Rows send, columns receive, by pod IP. Click a cell to trace it.</span>
+        {m?.tiers ? (
+          <span className="muted" data-testid="matrix-tier-key">
+            ✕A: dropped by the Admin tier, ✕B: by the Baseline tier (no NetworkPolicy decided).
+          </span>
+        ) : null}
       </div>
       <div className="matrix-wrap" data-testid="matrix" data-status={status}>
         {error ? <p role="alert">{error}</p> : null}

@@ -117,7 +117,8 @@ export function TestsPanel() {
         ref={area}
         className="tests-text mono"
         spellCheck={false}
-        rows={9}
+        // Shorter once there are results to read (it can be pulled taller).
+        rows={result?.results.length ? 4 : 9}
         value={text}
         placeholder={
           "tests:\n  - name: the storefront reaches the backend\n    from: shop/frontend\n    to: service:shop/backend:80\n    expect: allow"

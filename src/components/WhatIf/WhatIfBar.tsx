@@ -58,7 +58,7 @@ export function WhatIfBar() {
           type="button"
           className="btn small"
           onClick={() => {
-            store.getState().editText(whatIf.before);
+            store.getState().editText(whatIf.before, "whatif");
             store.getState().clearWhatIf();
           }}
         >

@@ -5,12 +5,15 @@
 import { useRef, useCallback, useMemo, useState, type FormEvent } from "react";
 import { useDismiss } from "../Lessons/useDismiss.ts";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import type { Analysis } from "../../engine/analysis/index.ts";
+import { nearMissEditText, type Analysis } from "../../engine/analysis/index.ts";
 import type { WhatIf, WhatIfKind } from "../../engine/index.ts";
 import { runWhatIf } from "./run.ts";
 import { whatIfClient } from "./client.ts";
 
-const ACTIONS: { kind: WhatIfKind; label: string }[] = [
+/** The actions this menu offers; a near miss's label or field edit is offered by its answer (Inspector/TraceDetails). */
+type MenuKind = Exclude<WhatIfKind, "label" | "field">;
+
+const ACTIONS: { kind: MenuKind; label: string }[] = [
   { kind: "scale", label: "Scale a workload" },
   { kind: "cordon", label: "Cordon a node" },
   { kind: "drain", label: "Drain a node" },
@@ -32,7 +35,7 @@ interface Target {
   etp?: string;
 }
 
-function targetsFor(kind: WhatIfKind, a: Analysis | undefined): Target[] {
+function targetsFor(kind: MenuKind, a: Analysis | undefined): Target[] {
   if (!a) return [];
   switch (kind) {
     case "scale": {
@@ -99,6 +102,9 @@ function describe(op: WhatIf): string {
       return `switch off ${op.policy}`;
     case "trafficPolicy":
       return `set ${op.field} of ${op.service} to ${op.value}`;
+    case "label":
+    case "field":
+      return nearMissEditText(op);
   }
 }
 
@@ -113,7 +119,7 @@ export function WhatIfMenu() {
     useCallback(() => setOpen(false), []),
     box,
   );
-  const [kind, setKind] = useState<WhatIfKind>("scale");
+  const [kind, setKind] = useState<MenuKind>("scale");
   const [target, setTarget] = useState("");
   const [replicas, setReplicas] = useState<number | undefined>(undefined);
   const [field, setField] = useState<"internalTrafficPolicy" | "externalTrafficPolicy">(
@@ -183,7 +189,7 @@ export function WhatIfMenu() {
               aria-label="What-if action"
               value={kind}
               onChange={(e) => {
-                setKind(e.target.value as WhatIfKind);
+                setKind(e.target.value as MenuKind);
                 setTarget("");
                 setReplicas(undefined);
               }}

@@ -27,7 +27,7 @@ export async function runWhatIf(
       return;
     }
     store.getState().whatIfApplied(result.text, result.notes);
-    store.getState().editText(result.text);
+    store.getState().editText(result.text, "whatif");
     if (diff) store.getState().whatIfCompared(result.text, diff);
   } catch (e) {
     store.getState().whatIfFailed(e instanceof Error ? e.message : String(e));
@@ -44,7 +44,7 @@ export async function runTextChange(
   const before = store.getState().text;
   store.getState().whatIfStarted(label, before);
   store.getState().whatIfApplied(after, []);
-  store.getState().editText(after);
+  store.getState().editText(after, "whatif");
   try {
     store.getState().whatIfCompared(after, await client.diff(before, after));
   } catch (e) {

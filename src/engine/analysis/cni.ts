@@ -18,6 +18,8 @@ export interface CniFlowSummary {
   l7?: string[];
   /** The CNI dialect whose own policy decided (absent when a NetworkPolicy inside it did). */
   layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
+  /** A cluster tier around the dialect decided (cni/stack.ts), as Flow.tier. */
+  tier?: "Admin" | "Baseline";
 }
 
 function ref(v: CniVerdict): RefView[] {
@@ -72,6 +74,8 @@ export function cniFlow(
   if (base) out.client = base.pod;
   const layer = base?.v.layer;
   if (base?.v.ref && (layer === "CiliumNetworkPolicy" || layer === "CalicoNetworkPolicy")) out.layer = layer;
+  if (layer === "AdminNetworkPolicy") out.tier = "Admin";
+  else if (layer === "BaselineAdminNetworkPolicy") out.tier = "Baseline";
   if (l7) out.l7 = l7;
   return out;
 }

@@ -24,6 +24,7 @@ import type { LabelSelector } from "../model/labels.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { meshPresent, parseAnyDestination, traceL7 } from "../l7/index.ts";
 import { traceRequest, type TraceEndpoint, type TraceRef, type TraceResult } from "../trace/index.ts";
+import type { WorkloadTrace } from "../trace/workload.ts";
 import { isPolicyLayer } from "../trace/render.ts";
 import { externalId, podId, refOfPolicy, refOfSource, serviceId } from "./refs.ts";
 import {
@@ -55,6 +56,21 @@ function sameRef(a: RefView, b: RefView): boolean {
 
 function pushRef(list: RefView[], r: RefView | undefined) {
   if (r && !list.some((x) => sameRef(x, r))) list.push(r);
+}
+
+function tierOfLayer(layer: string | undefined): "Admin" | "Baseline" | undefined {
+  return layer === "AdminNetworkPolicy"
+    ? "Admin"
+    : layer === "BaselineAdminNetworkPolicy"
+      ? "Baseline"
+      : undefined;
+}
+
+/** The cluster tier that decided a trace: its first refusing endpoint's, or (allowed) its first endpoint's. */
+export function traceTier(t: TraceResult): "Admin" | "Baseline" | undefined {
+  const ep =
+    t.verdict === "allow" ? t.endpoints[0] : t.endpoints.find((e) => e.verdict === "drop" && e.decidedBy);
+  return tierOfLayer(ep?.decidedBy?.layer);
 }
 
 /** What decided a trace, read off its hops and endpoints. */
@@ -102,6 +118,8 @@ function pathParts(t: TraceResult, path: readonly string[]): TracePathEdge[] {
     decidedBy: whole.decidedBy,
   };
   if (t.verdict !== "allow" && whole.dropCause) first.dropCause = whole.dropCause;
+  const tier = traceTier(t);
+  if (tier) first.tier = tier;
   const parts = [first];
   if (!path[1]!.startsWith("service:")) return parts;
   const seen = new Set<string>();
@@ -115,13 +133,15 @@ function pathParts(t: TraceResult, path: readonly string[]): TracePathEdge[] {
       reason: ep.reason,
       ...endpointCauses(ep),
     };
+    const epTier = tierOfLayer(ep.decidedBy?.layer);
+    if (epTier) part.tier = epTier;
     parts.push(part);
   }
   return parts;
 }
 
 /** The trace in the view's shape, with the ids of the graph elements on its path. */
-export function traceView(t: TraceResult, from: string, to: string, protocol: Protocol): TraceView {
+function pathOf(t: TraceResult, from: string): string[] {
   const path: string[] = [];
   if (!t.error) {
     // An external client is one graph element whichever node its packet arrives at.
@@ -130,6 +150,75 @@ export function traceView(t: TraceResult, from: string, to: string, protocol: Pr
     for (const ep of t.endpoints) if (ep.pod) path.push(podId(ep.pod));
     if (path.length === 1 && t.to.kind === "pod") path.push(podId(t.to.name));
   }
+  return path;
+}
+
+/**
+ * Asked by workload: every pair's path, each part with its own trace's
+ * verdict, the representative's first (so `edges[0]` stays the traced
+ * pair's). A part that several pairs cross (a Service to one backend) keeps
+ * one verdict when they agree; where they differ it is partial, with each
+ * distinct reason and every deciding object.
+ */
+export function workloadPaths(w: WorkloadTrace): { path: string[]; edges: TracePathEdge[] } {
+  const rep = w.pairs.findIndex((p) => p.from === w.representative.from && p.to === w.representative.to);
+  const order =
+    rep < 0 ? w.pairs.map((_, i) => i) : [rep, ...w.pairs.map((_, i) => i).filter((i) => i !== rep)];
+  const path: string[] = [];
+  const onPath = new Set<string>();
+  const parts = new Map<string, TracePathEdge[]>();
+  for (const i of order) {
+    const t = w.traces[i];
+    if (!t) continue;
+    const p = pathOf(t, w.pairs[i]!.from);
+    for (const id of p) {
+      if (onPath.has(id)) continue;
+      onPath.add(id);
+      path.push(id);
+    }
+    for (const part of pathParts(t, p)) {
+      const k = `${part.source}->${part.target}`;
+      const l = parts.get(k);
+      if (l) l.push(part);
+      else parts.set(k, [part]);
+    }
+  }
+  const edges = [...parts.values()].map((l): TracePathEdge => {
+    const first = l[0]!;
+    if (l.every((x) => x.verdict === first.verdict)) {
+      if (l.length === 1) return first;
+      const merged: TracePathEdge = { ...first, reason: [...new Set(l.map((x) => x.reason))].join("; ") };
+      merged.decidedBy = refsOf(l);
+      return merged;
+    }
+    const out: TracePathEdge = {
+      source: first.source,
+      target: first.target,
+      verdict: "partial",
+      reason: [...new Set(l.map((x) => x.reason))].join("; "),
+      decidedBy: refsOf(l),
+    };
+    const cause = l.find((x) => x.dropCause)?.dropCause;
+    if (cause) out.dropCause = cause;
+    return out;
+  });
+  return { path, edges };
+}
+
+function refsOf(parts: readonly TracePathEdge[]): RefView[] {
+  const seen = new Set<string>();
+  const out: RefView[] = [];
+  for (const r of parts.flatMap((p) => p.decidedBy)) {
+    const k = JSON.stringify(r);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(r);
+  }
+  return out;
+}
+
+export function traceView(t: TraceResult, from: string, to: string, protocol: Protocol): TraceView {
+  const path = pathOf(t, from);
   const v: TraceView = {
     from,
     to,
@@ -198,6 +287,8 @@ function tracedFlow(model: Model, proxy: ProxyIndex, spec: ServiceFlowSpec): Flo
   };
   if (name) flow.portName = name;
   if (t.verdict !== "allow" && c.dropCause) flow.dropCause = c.dropCause;
+  const tier = traceTier(t);
+  if (tier) flow.tier = tier;
   return flow;
 }
 
@@ -441,6 +532,7 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           else delete flow.client;
           if (c.l7) flow.l7 = c.l7;
           if (c.layer) flow.layer = c.layer;
+          if (c.tier) flow.tier = c.tier;
           if (c.verdict !== "allow") flow.dropCause = "policy";
         } else if (tierStack(model, index)) {
           // The cluster tiers around NetworkPolicy decide (policy/stack.ts, analysis/tiers.ts).

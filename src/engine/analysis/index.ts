@@ -11,9 +11,9 @@
 import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
 import { describeProfile, type CniName } from "../cni/profile.ts";
 import { cniFlow } from "./cni.ts";
-import { tierStack } from "./tiers.ts";
+import { tierOf, tierStack } from "./tiers.ts";
 import { subjectSelects } from "../tiers/layer.ts";
-import { stackMatrix, stackPairAllowed } from "../policy/index.ts";
+import { explainStackPair, stackMatrix, stackPairAllowed, type PolicyStack } from "../policy/index.ts";
 import { routerFlows } from "./routers.ts";
 import { meshPresent, parseAnyDestination, traceL7, type L7TraceResult } from "../l7/index.ts";
 import { taintText } from "../model/taints.ts";
@@ -64,6 +64,7 @@ import {
   hasExternalServices,
   serviceFlows,
   traceView,
+  workloadPaths,
 } from "./flows.ts";
 import type {
   Analysis,
@@ -91,7 +92,15 @@ export type * from "./types.ts";
 export type { TestMark, TestResultView, TestRunView, TestsQuery } from "./tests.ts";
 export type { Protocol } from "../model/types.ts";
 export { EXTERNAL_CLIENT_IP, FLOW_BUDGET } from "./flows.ts";
-export { causeText, reasonAfterVerdict, sourceAddressText, stepTitle, verdictMark } from "../trace/render.ts";
+export {
+  causeText,
+  nearMissEditText,
+  nearMissesOf,
+  reasonAfterVerdict,
+  sourceAddressText,
+  stepTitle,
+  verdictMark,
+} from "../trace/render.ts";
 export type {
   CauseLayer,
   HopCause,
@@ -422,6 +431,10 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
       pairs: w.pairs.map((p) => ({ from: p.from, to: p.to, verdict: p.verdict, reason: p.reason })),
       representative: w.representative,
     };
+    // The graph lights every pod's path, each with its own verdict, not only the traced pair's.
+    const lit = workloadPaths(w);
+    v.path = lit.path;
+    v.edges = lit.edges;
     return v;
   }
   const dst = parseAnyDestination(q.to);
@@ -498,6 +511,7 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
         ? stackPairAllowed(stack, sm, a, b)
         : pairAllowed(index, cm, a, b);
   const pods = model.pods;
+  const tierMark = stack && model.clusterPolicies.length > 0 ? tierMarker(stack, index, q) : undefined;
   if (q.by === "pod") {
     if (pods.length > maxRows)
       return {
@@ -509,13 +523,19 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
         tooLarge: `${pods.length} pods are too many to show one by one: view by workload instead`,
       };
     const ids = pods.map((p) => podId(p.key));
-    return {
+    const cells = pods.map((a) => pods.map((b) => (allowed(a, b) ? "a" : "d")).join(""));
+    const out: MatrixView = {
       ...base,
       ids,
       labels: pods.map((p) => p.key),
-      cells: pods.map((a) => pods.map((b) => (allowed(a, b) ? "a" : "d")).join("")),
+      cells,
       pairs: pods.map((a) => pods.map((b) => [podId(a.key), podId(b.key)] as [string, string])),
     };
+    if (tierMark)
+      out.tiers = pods.map((a, i) =>
+        pods.map((b, j) => (cells[i]![j] === "a" ? "." : tierMark(a, b))).join(""),
+      );
+    return out;
   }
   const groups = new Map<string, { label: string; pods: Pod[] }>();
   for (const p of pods) {
@@ -536,14 +556,17 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
     };
   const cells: string[] = [];
   const pairs: [string, string][][] = [];
+  const tierRows: string[] = [];
   for (const [, ga] of list) {
     let row = "";
+    let tierRow = "";
     const rowPairs: [string, string][] = [];
     for (const [, gb] of list) {
       let any = false;
       let all = true;
       let firstAllowed: [string, string] | undefined;
       let firstDropped: [string, string] | undefined;
+      let droppedBy: string | undefined;
       for (const a of ga.pods) {
         for (const b of gb.pods) {
           if (allowed(a, b)) {
@@ -551,17 +574,54 @@ function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: numbe
             firstAllowed ??= [podId(a.key), podId(b.key)];
           } else {
             all = false;
-            firstDropped ??= [podId(a.key), podId(b.key)];
+            if (!firstDropped) {
+              firstDropped = [podId(a.key), podId(b.key)];
+              if (tierMark) droppedBy = tierMark(a, b);
+            }
           }
         }
       }
       row += all ? "a" : any ? "p" : "d";
+      tierRow += droppedBy ?? ".";
       rowPairs.push(firstDropped ?? firstAllowed!);
     }
     cells.push(row);
     pairs.push(rowPairs);
+    tierRows.push(tierRow);
   }
-  return { ...base, ids: list.map(([id]) => id), labels: list.map(([, g]) => g.label), cells, pairs };
+  const out: MatrixView = {
+    ...base,
+    ids: list.map(([id]) => id),
+    labels: list.map(([, g]) => g.label),
+    cells,
+    pairs,
+  };
+  if (tierMark) out.tiers = tierRows;
+  return out;
+}
+
+/**
+ * The tier whose rule drops a pair, for the matrix's cells ("A", "B" or "."):
+ * the exact stack walk of the pair (as its trace), once per pair of policy
+ * classes (their pods get the same decisions), except for a pod to itself and a
+ * host-network sender, which the stack judges one by one.
+ */
+function tierMarker(stack: PolicyStack, index: PolicyIndex, q: MatrixQuery): (a: Pod, b: Pod) => string {
+  const byClass = new Map<number, string>();
+  const n = index.classes.length;
+  const mark = (a: Pod, b: Pod) => {
+    const d = explainStackPair(stack, a, b, q.port, q.protocol);
+    if (d.allowed) return ".";
+    const tier = tierOf(d.egress.allowed ? d.ingress.decidedBy : d.egress.decidedBy);
+    return tier === "Admin" ? "A" : tier === "Baseline" ? "B" : ".";
+  };
+  return (a, b) => {
+    if (a === b || a.hostNetwork) return mark(a, b);
+    const k = index.classOf[a.index]! * n + index.classOf[b.index]!;
+    let m = byClass.get(k);
+    if (m === undefined) byClass.set(k, (m = mark(a, b)));
+    return m;
+  };
 }
 
 // ---------- the session ----------

@@ -5,7 +5,7 @@
  * (network-policy-api conformance/tests at 0eec1b0e).
  */
 import { describe, expect, it } from "vitest";
-import { analyzeText } from "./index.ts";
+import { analyzeText, openAnalysis } from "./index.ts";
 
 const TEXT = `apiVersion: v1
 kind: Node
@@ -66,5 +66,54 @@ describe("analysis under the cluster tiers", () => {
     expect(fromWeb.tier).toBeUndefined();
     const endpoint = withService.flows.find((f) => f.kind === "endpoint" && f.to === "pod:shop/api")!;
     expect(endpoint).toMatchObject({ verdict: "partial", tier: "Admin" });
+    // The pod-to-Service flow (traced) and the trace's path parts name the tier too.
+    const service = withService.flows.find((f) => f.kind === "service" && f.from.includes("pod:dev/tool"))!;
+    expect(service).toMatchObject({ verdict: "drop", tier: "Admin" });
+    const fromWebToService = withService.flows.find(
+      (f) => f.kind === "service" && f.from.includes("pod:shop/web"),
+    )!;
+    expect(fromWebToService.tier).toBeUndefined();
+  });
+
+  it("the matrix names the tier that dropped a cell: A where the Admin Deny decides, none where NetworkPolicy does", () => {
+    const baseline = `${TEXT}---
+apiVersion: policy.networking.k8s.io/v1alpha1
+kind: BaselineAdminNetworkPolicy
+metadata: {name: default}
+spec:
+  subject: {namespaces: {matchLabels: {team: dev}}}
+  ingress:
+  - {name: deny-all, action: Deny, from: [{namespaces: {}}]}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: ops}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bot, namespace: ops, labels: {app: bot}}
+spec: {nodeName: n1, containers: [{name: c}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny-all, namespace: ops}
+spec: {podSelector: {}, policyTypes: [Ingress]}
+`;
+    const s = openAnalysis([{ name: "m.yaml", text: baseline }]);
+    for (const by of ["pod", "workload"] as const) {
+      const m = s.matrix({ port: 80, protocol: "TCP", by });
+      const at = (from: string, to: string) => {
+        const i = m.labels.indexOf(from);
+        const j = m.labels.indexOf(to);
+        return `${m.cells[i]![j]}${m.tiers![i]![j]}`;
+      };
+      expect(at("dev/tool", "shop/api"), by).toBe("dA"); // the Admin tier's Deny, over shop's allow-all
+      expect(at("shop/web", "dev/tool"), by).toBe("dB"); // no NetworkPolicy in dev: the Baseline default deny
+      expect(at("shop/api", "ops/bot"), by).toBe("d."); // ops's own NetworkPolicy isolates bot
+      expect(at("shop/web", "shop/api"), by).toBe("a.");
+    }
+    // Without tier policies the matrix carries no tier row.
+    const plain = openAnalysis([{ name: "m.yaml", text: TEXT.split("---\napiVersion: policy")[0]! }]);
+    expect(plain.matrix({ port: 80, protocol: "TCP", by: "pod" }).tiers).toBeUndefined();
   });
 });

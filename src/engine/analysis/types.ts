@@ -281,6 +281,8 @@ export interface TracePathEdge {
   dropCause?: DropCause;
   reason: string;
   decidedBy: RefView[];
+  /** A cluster tier decided this part (as Flow.tier). */
+  tier?: "Admin" | "Baseline";
 }
 
 export interface TraceView {
@@ -372,6 +374,12 @@ export interface MatrixView {
   cells: string[];
   /** For each cell, the pod pair whose trace explains it (a dropped pair for partial cells). */
   pairs: [string, string][][];
+  /**
+   * With cluster tier policies in the input: one string per row, one character
+   * per column, the tier whose rule dropped the cell's pair (its `pairs` entry):
+   * A (Admin), B (Baseline), "." (another layer, or allowed).
+   */
+  tiers?: string[];
   /** Set when the matrix is too large to show. */
   tooLarge?: string;
 }

@@ -41,13 +41,42 @@ export interface NearMiss {
   ruleRef: NearMissRef;
   /** The object whose labels or port the rule does not match, where they are written. */
   objectRef?: NearMissRef;
-  /** The smallest edit that makes the rule match: one label on a Namespace or Pod object of the input. */
-  edit?: {
-    kind: "label";
-    target: { kind: "Namespace" | "Pod"; namespace?: string; name: string };
-    key: string;
-    value: string;
-  };
+  /** The smallest edit that makes the rule match: one label on a Namespace or Pod object of the input (a what-if action, whatif/). */
+  edit?: LabelEdit;
+}
+
+/** Where an edit changes the text: the file, its YAML document (0-based) and line (1-based). */
+export interface EditAt {
+  file: string;
+  doc: number;
+  line: number;
+}
+
+/** Set one label of a Namespace or Pod object (`metadata.labels[key]: value`): a what-if action. */
+export interface LabelEdit {
+  kind: "label";
+  target: { kind: "Namespace" | "Pod"; namespace?: string; name: string };
+  key: string;
+  value: string;
+  at: EditAt;
+}
+
+/** Where `metadata.labels[key]` of an object is (or would be) written. */
+function labelAt(
+  model: Model,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+  key: string,
+): EditAt | undefined {
+  const o = objectOf(model, kind, namespace, name);
+  if (!o) return undefined;
+  const line =
+    lineOfPath(o.raw, ["metadata", "labels", key]) ||
+    lineOfPath(o.raw, ["metadata", "labels"]) ||
+    lineOfPath(o.raw, ["metadata"]) ||
+    o.line;
+  return { file: o.file, doc: o.doc, line };
 }
 
 const MAX = 3;
@@ -230,7 +259,9 @@ function peerMiss(model: Model, policy: NetworkPolicy, peer: PolicyPeer, pod: Po
     if (r && ns && !ns.implied) {
       miss.objectRef = r;
       const e = labelEdit(peer.namespaceSelector, nsLabels);
-      if (e) miss.edit = { kind: "label", target: { kind: "Namespace", name: pod.namespace }, ...e };
+      const at = e && labelAt(model, "Namespace", undefined, pod.namespace, e.key);
+      if (e && at)
+        miss.edit = { kind: "label", target: { kind: "Namespace", name: pod.namespace }, ...e, at };
     }
     return miss;
   }
@@ -253,11 +284,13 @@ function peerMiss(model: Model, policy: NetworkPolicy, peer: PolicyPeer, pod: Po
     if (r) {
       miss.objectRef = r;
       const e = labelEdit(peer.podSelector!, pod.labels);
-      if (e)
+      const at = e && labelAt(model, "Pod", pod.namespace, pod.name, e.key);
+      if (e && at)
         miss.edit = {
           kind: "label",
           target: { kind: "Pod", namespace: pod.namespace, name: pod.name },
           ...e,
+          at,
         };
     }
   } else {

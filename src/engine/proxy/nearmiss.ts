@@ -21,7 +21,7 @@
 import { lineOfPath } from "../parse/yaml.ts";
 import type { Model, Pod } from "../model/types.ts";
 import type { Service, ServicePort } from "../model/services.ts";
-import type { NearMissRef } from "../netpol/nearmiss.ts";
+import type { EditAt, NearMissRef } from "../netpol/nearmiss.ts";
 import type { PortEndpoints } from "./endpoints.ts";
 
 export interface ProxyNearMiss {
@@ -33,12 +33,34 @@ export interface ProxyNearMiss {
   ruleRef: NearMissRef;
   /** Where the pods (or endpoints) it misses are written. */
   objectRef?: NearMissRef;
-  /** The one field of the Service whose new value makes it work. */
-  edit?: {
-    kind: "field";
-    target: { kind: "Service"; namespace: string; name: string };
-    field: string;
-    value: string;
+  /** The one field of the Service whose new value makes it work (a what-if action, whatif/). */
+  edit?: FieldEdit;
+}
+
+/** Set one scalar field of a Service (`field`, the same as `path`): a what-if action. */
+export interface FieldEdit {
+  kind: "field";
+  target: { kind: "Service"; namespace: string; name: string };
+  field: string;
+  /** The field's path in the object (keys and sequence indexes). */
+  path: (string | number)[];
+  value: string | number;
+  at: EditAt;
+}
+
+function fieldEdit(
+  s: Service,
+  ref: NearMissRef,
+  path: (string | number)[],
+  value: string | number,
+): FieldEdit {
+  return {
+    kind: "field",
+    target: { kind: "Service", namespace: s.namespace, name: s.name },
+    field: ref.field ?? path.join("."),
+    path,
+    value,
+    at: { file: ref.file, doc: s.source.doc, line: ref.line },
   };
 }
 
@@ -100,24 +122,14 @@ function selectorMisses(model: Model, s: Service, port: ServicePort): ProxyNearM
       const declared = same.map((c) =>
         c.name ? `\`${c.name}\` (${c.containerPort})` : `${c.containerPort}`,
       );
+      const path = ["spec", "ports", port.index, "targetPort"];
       const m: ProxyNearMiss = {
         condition: "targetPort",
         text: `targetPort \`${tp}\` of Service ${s.key} port ${port.name || port.port} names no ${port.protocol} container port of the pods of ${owner(p)}; ${declared.length ? `they declare ${declared.join(", ")}` : "they declare none"}`,
-        ruleRef: serviceRef(
-          model,
-          s,
-          ["spec", "ports", port.index, "targetPort"],
-          `spec.ports[${port.index}].targetPort`,
-        ),
+        ruleRef: serviceRef(model, s, path, `spec.ports[${port.index}].targetPort`),
         objectRef: podRef(model, p, ["spec", "containers"], "containers[].ports"),
       };
-      if (only)
-        m.edit = {
-          kind: "field",
-          target: { kind: "Service", namespace: s.namespace, name: s.name },
-          field: `spec.ports[${port.index}].targetPort`,
-          value: only.name ?? String(only.containerPort),
-        };
+      if (only) m.edit = fieldEdit(s, m.ruleRef, path, only.name ?? only.containerPort);
       out.push(m);
       if (out.length >= MAX) break;
     }
@@ -142,13 +154,7 @@ function selectorMisses(model: Model, s: Service, port: ServicePort): ProxyNearM
         "metadata.labels",
       ),
     };
-    if (has !== undefined)
-      m.edit = {
-        kind: "field",
-        target: { kind: "Service", namespace: s.namespace, name: s.name },
-        field: `spec.selector.${k}`,
-        value: has,
-      };
+    if (has !== undefined) m.edit = fieldEdit(s, m.ruleRef, ["spec", "selector", k], has);
     out.push(m);
     if (out.length >= MAX) return out;
   }
@@ -195,18 +201,14 @@ export function proxyNearMisses(
     field: "endpoints",
   };
   if (first.ref.namespace !== undefined) objectRef.namespace = first.ref.namespace;
+  const ruleRef = serviceRef(model, s, ["spec", why.field], `spec.${why.field}`);
   return [
     {
       condition: "trafficPolicy",
       text: `${why.field} Local keeps the packet on ${why.node}, which has no endpoint; the ready ${elsewhere.length === 1 ? "endpoint is" : "endpoints are"} on ${nodes.join(", ")} (${pods.slice(0, 3).join(", ")}${pods.length > 3 ? `, and ${pods.length - 3} more` : ""}): with ${why.field} Cluster kube-proxy on ${why.node} would forward to ${elsewhere.length === 1 ? "it" : "them"}${why.field === "externalTrafficPolicy" ? " (masqueraded: the backends would no longer see the client's address)" : ""}`,
-      ruleRef: serviceRef(model, s, ["spec", why.field], `spec.${why.field}`),
+      ruleRef,
       objectRef,
-      edit: {
-        kind: "field",
-        target: { kind: "Service", namespace: s.namespace, name: s.name },
-        field: `spec.${why.field}`,
-        value: "Cluster",
-      },
+      edit: fieldEdit(s, ruleRef, ["spec", why.field], "Cluster"),
     },
   ];
 }

@@ -6,7 +6,19 @@
  * `cause`. A new layer adds a case here; the switches are exhaustive, so
  * one that nobody renders fails the build.
  */
-import type { CauseLayer, HopCause, HopStep, HopVerdict, ObjectRef } from "./types.ts";
+import type {
+  CauseLayer,
+  HopCause,
+  HopStep,
+  HopVerdict,
+  NearMiss,
+  ObjectRef,
+  ProxyNearMiss,
+  TraceHop,
+  TraceRef,
+} from "./types.ts";
+import type { LabelEdit } from "../netpol/nearmiss.ts";
+import type { FieldEdit } from "../proxy/nearmiss.ts";
 
 /** The title of a hop, as every front end prints it (the contract's `step` string). */
 export function stepTitle(step: HopStep): string {
@@ -216,4 +228,59 @@ export function sourceAddressText(t: { endpoints: readonly AddressedEndpoint[] }
   if (!masq.length) return `${ips(kept)} (the client's own address)`;
   if (!kept.length) return `${ips(masq)} (masqueraded: not the client's address)`;
   return `${masq.length} of ${eps.length} backends (${masq.map(at).join(", ")}) ${masq.length === 1 ? "sees" : "see"} ${ips(masq)}, masqueraded; ${kept.length === 1 ? "the other sees" : "the others see"} the client's own address ${ips(kept)}`;
+}
+
+/**
+ * The near misses of a trace's drops, once each, in hop order: what every
+ * surface lists as "would allow if" (the details panel, `ktl trace`).
+ */
+export function nearMissesOf(
+  hops: readonly Pick<TraceHop, "verdict" | "cause">[],
+): (NearMiss | ProxyNearMiss)[] {
+  const seen = new Set<string>();
+  return hops
+    .flatMap((h): (NearMiss | ProxyNearMiss)[] =>
+      h.verdict === "drop" && (h.cause.layer === "NetworkPolicy" || h.cause.layer === "kube-proxy")
+        ? (h.cause.nearMisses ?? [])
+        : [],
+    )
+    .filter((m) => {
+      const k = `${m.text}|${m.ruleRef.file}:${m.ruleRef.line}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+}
+
+/** A near miss's edit as an action: "set label team: web on Namespace web". */
+export function nearMissEditText(e: LabelEdit | FieldEdit): string {
+  switch (e.kind) {
+    case "label":
+      return `set label ${e.key}: ${e.value} on ${e.target.kind} ${e.target.namespace !== undefined ? `${e.target.namespace}/` : ""}${e.target.name}`;
+    case "field":
+      return `set ${e.field}: ${e.value} in Service ${e.target.namespace}/${e.target.name}`;
+  }
+}
+
+function refText(r: TraceRef): string {
+  return `${r.kind} ${r.namespace !== undefined ? `${r.namespace}/` : ""}${r.name}${r.field ? ` ${r.field}` : ""}, ${r.file}:${r.line}`;
+}
+
+/**
+ * The "would allow if" block of a text answer: each near miss, the line of
+ * the rule (or Service field) and of the object it misses, and the edit.
+ * Empty when there is none.
+ */
+export function nearMissLines(misses: readonly (NearMiss | ProxyNearMiss)[]): string[] {
+  if (!misses.length) return [];
+  const out = [
+    `Would allow if (${misses.length === 1 ? "the closest fix" : `the ${misses.length} closest fixes`}):`,
+  ];
+  for (const m of misses) {
+    out.push(`  - ${m.text}`);
+    out.push(`      ${"policy" in m ? "rule" : "asks"}:   ${refText(m.ruleRef)}`);
+    if (m.objectRef) out.push(`      object: ${refText(m.objectRef)}`);
+    if (m.edit) out.push(`      edit:   ${nearMissEditText(m.edit)} (${m.edit.at.file}:${m.edit.at.line})`);
+  }
+  return out;
 }

@@ -39,6 +39,8 @@ export interface WorkloadTrace {
   /** The pair whose full trace is shown: the first refused one when some are, else the first. */
   representative: { from: string; to: string };
   trace: TraceResult;
+  /** Every pair's own trace, in the order of `pairs` (the graph lights each pod's path). */
+  traces: TraceResult[];
   error?: string;
 }
 
@@ -122,6 +124,7 @@ export function traceWorkload(
       pairs: [],
       representative: { from, to },
       trace,
+      traces: [],
       error,
     };
   };
@@ -183,5 +186,6 @@ export function traceWorkload(
     pairs,
     representative: { from: chosen.from, to: chosen.to },
     trace: traces.get(chosen)!,
+    traces: pairs.map((p) => traces.get(p)!),
   };
 }

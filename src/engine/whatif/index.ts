@@ -38,6 +38,11 @@
  *   refused for a Service that is not externally accessible (apiserver
  *   validateServiceExternalTrafficPolicy).
  *
+ * - label: one label of a Namespace or Pod (metadata.labels), and field: one
+ *   scalar of a Service (its selector, a targetPort, a traffic policy): the
+ *   near misses' edits (netpol/nearmiss.ts, proxy/nearmiss.ts), which the
+ *   engine words as these actions so the UI runs them as they are.
+ *
  * A pod that a workload generates has no object of its own to edit: notReady
  * and terminating write it out as a Pod (`kubectl get pod -o yaml` shape:
  * the workload's pod template, its node, its IPs, an ownerReference to its
@@ -54,6 +59,9 @@ import { externallyAccessible } from "../model/services.ts";
 import { workloadKey } from "../model/ids.ts";
 import { updateFindings } from "../validate/update.ts";
 import { formatFieldError } from "../validate/errors.ts";
+import type { LabelEdit } from "../netpol/nearmiss.ts";
+import type { FieldEdit } from "../proxy/nearmiss.ts";
+import { nearMissEditText } from "../trace/render.ts";
 import {
   appendToDocument,
   applySplices,
@@ -87,7 +95,9 @@ export type WhatIf =
       service: string;
       field: "internalTrafficPolicy" | "externalTrafficPolicy";
       value: "Cluster" | "Local";
-    };
+    }
+  | LabelEdit
+  | FieldEdit;
 
 export type WhatIfKind = WhatIf["kind"];
 
@@ -668,6 +678,57 @@ function trafficPolicy(
   return done(ctx.text, splices, `set ${field} of Service ${svc.key} to ${value} (was ${svc[field]})`, notes);
 }
 
+// ---------- near-miss edits ----------
+
+function label(ctx: Ctx, e: LabelEdit): WhatIfResult {
+  const { kind, name } = e.target;
+  const namespace = kind === "Pod" ? (e.target.namespace ?? "default") : undefined;
+  const o = findObject(ctx, (k) => k === kind, namespace, name);
+  const id = `${kind} ${namespace !== undefined ? `${namespace}/` : ""}${name}`;
+  if (!o) return refused(ctx.text, `no ${id} in the input to label`);
+  const labels = obj(obj(o.raw.metadata)?.labels);
+  if (labels && labels[e.key] === e.value)
+    return done(ctx.text, [], `${id} already has label ${e.key}=${e.value}`);
+  const before =
+    labels && typeof labels[e.key] === "string" ? ` (was ${e.key}=${labels[e.key] as string})` : "";
+  return done(
+    ctx.text,
+    [setPath(ctx, o, ["metadata", "labels", e.key], e.value)],
+    `labelled ${id} ${e.key}=${e.value}${before}`,
+  );
+}
+
+function field(ctx: Ctx, e: FieldEdit): WhatIfResult {
+  const { namespace, name } = e.target;
+  const id = `${namespace}/${name}`;
+  const [top, second] = e.path;
+  if (
+    e.path.length === 2 &&
+    top === "spec" &&
+    (second === "internalTrafficPolicy" || second === "externalTrafficPolicy") &&
+    (e.value === "Cluster" || e.value === "Local")
+  )
+    return trafficPolicy(ctx, id, second, e.value);
+  const o = findObject(ctx, (k) => k === "Service", namespace, name);
+  if (!o) return refused(ctx.text, `no Service ${id} in the input`);
+  let node: unknown = o.raw;
+  for (const step of e.path.slice(0, -1)) {
+    node = typeof step === "number" ? arr(node)[step] : isObj(node) ? node[step] : undefined;
+    if (!node || typeof node !== "object" || !positionOf(node))
+      return refused(ctx.text, `Service ${id} has no ${e.field} to set`);
+  }
+  const last = e.path[e.path.length - 1];
+  if (typeof last !== "string" || !isObj(node))
+    return refused(ctx.text, `Service ${id} has no ${e.field} to set`);
+  const was = node[last];
+  if (was === e.value) return done(ctx.text, [], `${e.field} of Service ${id} is already ${e.value}`);
+  return done(
+    ctx.text,
+    [setScalar(ctx.text, node, last, e.value)],
+    `set ${e.field} of Service ${id} to ${e.value}${was !== undefined && typeof was !== "object" ? ` (was ${String(was)})` : ""}`,
+  );
+}
+
 /** Applies one what-if to the manifest text. Never throws: a refused edit is a result with `error`. */
 export function applyWhatIf(text: string, op: WhatIf, options: WhatIfOptions = {}): WhatIfResult {
   const ctx = load(text, options);
@@ -720,6 +781,10 @@ function dispatch(ctx: Ctx, op: WhatIf): WhatIfResult {
         return policyOff(ctx, op.policy, op.mode ?? "comment");
       case "trafficPolicy":
         return trafficPolicy(ctx, op.service, op.field, op.value);
+      case "label":
+        return label(ctx, op);
+      case "field":
+        return field(ctx, op);
     }
   } catch (e) {
     return refused(text, `the edit could not be made in this text: ${(e as Error).message}`);
@@ -745,6 +810,9 @@ export function describeWhatIf(op: WhatIf): string {
       return `switch off ${strip(op.policy, "networkpolicy")}`;
     case "trafficPolicy":
       return `set ${op.field} of ${strip(op.service, "service")} to ${op.value}`;
+    case "label":
+    case "field":
+      return nearMissEditText(op);
   }
 }
 
