@@ -99,6 +99,11 @@ test.describe("answers that point at the cause", () => {
     await expect(answer).toHaveAttribute("data-verdict", "drop");
     await expect(answer).toContainText("none of the 2 pods of Deployment web/frontend are allowed");
     await expect(page.getByTestId("workload-pair")).toHaveCount(2);
+    // The graph lights both pods' paths, not only the traced one's.
+    for (const pod of ["pod:web/frontend-5z9smncpq2-prk7w", "pod:web/frontend-5z9smncpq2-zcxq5"]) {
+      await expect(playground.graph.edge(pod, "service:payments/payments")).toHaveClass(/\blit\b/);
+      await playground.graph.expectEdge(pod, "service:payments/payments", "drop");
+    }
     // The traced pod's answer follows, with the near miss that names the cause.
     await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
     await expect(page.getByTestId("near-miss").first()).toContainText("it has `team=storefront`");

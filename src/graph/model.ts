@@ -17,6 +17,7 @@ import type {
 import type { Filters, GraphLens, Grouping } from "../store/types.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { layerPasses, tierTag, type EdgeNoteId, type Tier } from "./verdicts.ts";
+import type { NsGroupBy } from "./nsGroups.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
 export type GraphNodeKind =
@@ -178,6 +179,8 @@ export interface GraphOptions {
   open?: Record<string, boolean>;
   /** How many elements the pane shows legibly. */
   budget?: number;
+  /** How namespaces fold into families past the budget (paths lens): "auto", "prefix" or "label:KEY". */
+  nsGroupBy?: NsGroupBy;
 }
 
 /** Zones and nodes decide something when a flow is dropped by a traffic policy or a Service keeps traffic on its node. */

@@ -8,6 +8,7 @@ import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, POD_LEVEL, workloadN
 import { edgeText, LABEL_BOX, toFlowElements } from "./flow.ts";
 import type { TraceView } from "../engine/analysis/index.ts";
 import type { Filters, Grouping } from "../store/types.ts";
+import type { NsGroupBy } from "./nsGroups.ts";
 // @ts-expect-error: the bench generator is plain JavaScript
 import { generate } from "../../bench/generate.mjs";
 
@@ -21,6 +22,7 @@ const paths = (
     open?: Record<string, boolean>;
     budget?: number;
     filters?: Partial<Filters>;
+    nsGroupBy?: NsGroupBy;
   } = {},
 ): GraphModel =>
   buildGraph(a, {
@@ -29,6 +31,7 @@ const paths = (
     lens: "paths",
     open: o.open ?? {},
     budget: o.budget ?? 30,
+    ...(o.nsGroupBy ? { nsGroupBy: o.nsGroupBy } : {}),
   });
 const ids = (g: GraphModel, kind?: string) =>
   g.nodes.filter((n) => !kind || n.kind === kind).map((n) => n.id);
@@ -100,7 +103,7 @@ describe("paths lens: namespace -> workload -> pods", () => {
 describe("paths lens at M (2,036 pods, 43 namespaces)", () => {
   const M: Analysis = analyzeText((generate("M") as { text: string }).text);
   it("namespaces sharing a name prefix fold into one family element when folded namespaces alone do not fit", () => {
-    const g = paths(M, { budget: 14 });
+    const g = paths(M, { budget: 14, nsGroupBy: "prefix" });
     expect(g.nodes.length).toBeLessThanOrEqual(14);
     const billing = g.nodes.find((n) => n.id === nsGroupNodeId("billing"))!;
     expect(billing.label).toBe("billing-*");
@@ -109,14 +112,50 @@ describe("paths lens at M (2,036 pods, 43 namespaces)", () => {
     // One aggregated edge per pair: the DNS edge from the family counts all its namespaces' connections.
     expect(g.edges.filter((e) => e.source === billing.id).length).toBeGreaterThan(0);
   });
+  it("auto folds by the team label the namespaces carry: one element per team, titled as a selector", () => {
+    const g = paths(M, { budget: 14 });
+    expect(g.nodes.length).toBeLessThanOrEqual(14);
+    const billing = g.nodes.find((n) => n.id === nsGroupNodeId("team=billing"))!;
+    expect(billing.label).toBe("team=billing");
+    expect(billing.nsCount).toBe(4);
+    expect(billing.sublabel).toMatch(/^4 namespaces · \d+ pods$/);
+    expect(billing.toggle).toBe(nsGroupKey("team=billing"));
+    expect(ids(g)).not.toContain(nsGroupNodeId("billing"));
+  });
+  it("a label that cuts across the names (env) makes other families; namespaces without it are never folded into one", () => {
+    const g = paths(M, { budget: 14, nsGroupBy: "label:env" });
+    const families = g.nodes.filter((n) => n.id.startsWith("group:nsgroup:"));
+    expect(families.map((n) => n.label).sort()).toEqual(expect.arrayContaining(["env=prod", "env=staging"]));
+    const prod = families.find((n) => n.label === "env=prod")!;
+    // Every team has two prod namespaces (NAME-prod and NAME-prod-3): the family holds both of each of the ten teams.
+    expect(prod.nsCount).toBe(20);
+    expect(prod.members).toEqual(expect.arrayContaining([expect.stringMatching(/^pod:billing-prod\//)]));
+    // kube-system has no env label: it stays its own element (or open), never in a family.
+    expect(g.nodes.some((n) => n.namespace === "kube-system")).toBe(true);
+    for (const f of families) expect(f.members!.some((m) => m.includes("kube-system/"))).toBe(false);
+  });
+  it("a label no namespace carries folds nothing further", () => {
+    const g = paths(M, { budget: 14, nsGroupBy: "label:no-such-key" });
+    expect(g.nodes.some((n) => n.id.startsWith("group:nsgroup:"))).toBe(false);
+  });
   it("opening a family shows its namespaces, each of which folds back into it", () => {
-    const g = paths(M, { budget: 14, open: { [nsGroupKey("billing")]: true } });
+    const g = paths(M, { budget: 14, nsGroupBy: "prefix", open: { [nsGroupKey("billing")]: true } });
     expect(ids(g)).not.toContain(nsGroupNodeId("billing"));
     const ns = g.nodes.find((n) => n.id === namespaceNodeId("billing-prod"))!;
     expect(ns.fold).toBe(nsGroupKey("billing"));
+    const byTeam = paths(M, { budget: 14, open: { [nsGroupKey("team=billing")]: true } });
+    expect(byTeam.nodes.find((n) => n.id === namespaceNodeId("billing-prod"))!.fold).toBe(
+      nsGroupKey("team=billing"),
+    );
+  });
+  it("closing a family by hand folds it whatever the budget", () => {
+    const g = paths(M, { budget: 400, nsGroupBy: "label:env", open: { [nsGroupKey("env=dev")]: false } });
+    const dev = g.nodes.find((n) => n.id === nsGroupNodeId("env=dev"))!;
+    expect(dev.nsCount).toBeGreaterThan(1);
+    expect(ids(g)).not.toContain(namespaceNodeId("billing-dev"));
   });
   it("lays out by flows: monitoring and the ingress controller left of the namespaces, DNS right of them", () => {
-    const g = paths(M, { budget: 14 });
+    const g = paths(M, { budget: 14, nsGroupBy: "prefix" });
     const pos = layeredLayout(g, { aspect: 2, maxRows: 7 });
     const x = (label: string) => pos[g.nodes.find((n) => n.label === label)!.id]!.x;
     expect(x("ingress-nginx-controller")).toBeLessThan(x("billing-*"));

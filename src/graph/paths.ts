@@ -22,6 +22,7 @@ import {
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { distinguishingStarts } from "./text.ts";
 import { cniDialectOf, layerPasses, noteTag, tierTag, type EdgeNoteId, type Tier } from "./verdicts.ts";
+import { familyResolver, familyTitle } from "./nsGroups.ts";
 
 /** Up to this many pods, every workload shows its pods. */
 export const POD_LEVEL = 30;
@@ -32,11 +33,12 @@ export const PATH_SIZES = {
 
 export const nsKey = (ns: string) => `ns:${ns}`;
 export const namespaceNodeId = (ns: string) => `group:namespace:${ns}`;
-/** Namespaces sharing a name prefix (`billing-dev`, `billing-prod`: `billing`) fold into one element when folded namespaces alone do not fit. */
-export const nsGroupKey = (prefix: string) => `nsg:${prefix}`;
-export const nsGroupNodeId = (prefix: string) => `group:nsgroup:${prefix}`;
-/** The prefix a namespace shares with its siblings: its name up to the first dash. */
-export const nsPrefix = (ns: string) => (ns.includes("-") ? ns.slice(0, ns.indexOf("-")) : ns);
+/**
+ * Namespaces of one family (a name prefix, `billing`, or a label, `team=billing`: see nsGroups.ts) fold into
+ * one element when folded namespaces alone do not fit.
+ */
+export const nsGroupKey = (family: string) => `nsg:${family}`;
+export const nsGroupNodeId = (family: string) => `group:nsgroup:${family}`;
 export const workloadNodeId = (workloadId: string) => `group:${workloadId}`;
 
 type Mix = { allow: number; drop: number; partial: number };
@@ -51,6 +53,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   const open = options.open ?? {};
   const budget = options.budget ?? 30;
   const hiddenNs = new Set(filters.hiddenNamespaces);
+  const familyKey = familyResolver(a, options.nsGroupBy);
   let hidden = 0;
 
   // The hierarchy: namespace -> workload -> pods, and each namespace's Services.
@@ -136,7 +139,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     return n;
   };
   const nsOpen = new Map<string, boolean>();
-  /** Closed namespaces folded further into their name family (prefix). */
+  /** Closed namespaces folded further into their family (name prefix or label). */
   const familyOf = new Map<string, string>();
   const sortedNs = [...namespaces.values()].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
   for (const ns of sortedNs) nsOpen.set(ns.name, open[nsKey(ns.name)] ?? grouping !== "namespace");
@@ -154,12 +157,12 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       nsOpen.set(ns.name, false);
       total -= size.get(ns.name)! - 1;
     }
-    // Still too many (43 namespaces at M): closed namespaces that share a name prefix fold into one element, largest family first.
+    // Still too many (43 namespaces at M): closed namespaces of one family fold into one element, largest family first.
     if (total > budget) {
       const families = new Map<string, Ns[]>();
       for (const ns of sortedNs) {
-        const k = nsPrefix(ns.name);
-        families.set(k, [...(families.get(k) ?? []), ns]);
+        const k = familyKey(ns.name);
+        if (k !== undefined) families.set(k, [...(families.get(k) ?? []), ns]);
       }
       const foldable = [...families.entries()]
         .filter(
@@ -176,12 +179,12 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   }
   for (const [k, chosen] of Object.entries(open))
     if (chosen === false && k.startsWith("nsg:")) {
-      const prefix = k.slice(4);
-      const list = sortedNs.filter((ns) => nsPrefix(ns.name) === prefix);
+      const family = k.slice(4);
+      const list = sortedNs.filter((ns) => familyKey(ns.name) === family);
       if (list.length > 1)
         for (const ns of list) {
           nsOpen.set(ns.name, false);
-          familyOf.set(ns.name, prefix);
+          familyOf.set(ns.name, family);
         }
     }
 
@@ -201,7 +204,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         g = {
           id,
           kind: "namespace",
-          label: `${family}-*`,
+          label: familyTitle(family),
           sublabel: "",
           count: 0,
           members: [],
@@ -227,6 +230,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     }
     if (!nsOpen.get(ns.name)) {
       const id = namespaceNodeId(ns.name);
+      const family = familyKey(ns.name);
       level = "namespace";
       const members: string[] = [];
       for (const w of ns.workloads.values()) for (const p of w.pods) members.push(p.id);
@@ -240,7 +244,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         workloads: ns.workloads.size,
         members: [...members, ...ns.services],
         toggle: nsKey(ns.name),
-        ...(open[nsGroupKey(nsPrefix(ns.name))] === true ? { fold: nsGroupKey(nsPrefix(ns.name)) } : {}),
+        ...(family !== undefined && open[nsGroupKey(family)] === true ? { fold: nsGroupKey(family) } : {}),
         ...leaf,
       });
       for (const m of members) leafOf.set(m, id);

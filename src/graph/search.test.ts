@@ -46,7 +46,17 @@ describe("find in the graph", () => {
   );
   it("opens the namespace family, then the namespace, then (for a pod) its workload", () => {
     const pod = index.find((x) => x.kind === "pod" && x.name.startsWith("payments-prod/"))!;
-    expect(pod.opens.slice(0, 2)).toEqual([nsGroupKey("payments"), nsKey("payments-prod")]);
+    // auto: M's namespaces carry a team label, so the family is the team.
+    expect(pod.opens.slice(0, 2)).toEqual([nsGroupKey("team=payments"), nsKey("payments-prod")]);
     expect(pod.opens).toHaveLength(3);
+    const byPrefix = searchIndex(M, "prefix").find((x) => x.name === pod.name)!;
+    expect(byPrefix.opens.slice(0, 2)).toEqual([nsGroupKey("payments"), nsKey("payments-prod")]);
+  });
+  it("a namespace outside every family (no value for the label) has only itself to open", () => {
+    const ws = searchIndex(M, "label:env").find(
+      (x) => x.kind === "workload" && x.name === "kube-system/coredns",
+    )!;
+    expect(ws.opens).toEqual([nsKey("kube-system")]);
+    expect(ws.ids).not.toContain(expect.stringMatching(/^group:nsgroup:/));
   });
 });

@@ -5,7 +5,8 @@
  */
 import type { Analysis } from "../engine/analysis/index.ts";
 import { leafResolver, type GraphModel } from "./model.ts";
-import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, nsPrefix, workloadNodeId } from "./paths.ts";
+import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, workloadNodeId } from "./paths.ts";
+import { familyResolver, type NsGroupBy } from "./nsGroups.ts";
 
 export interface Match {
   kind: "pod" | "workload" | "Service" | "namespace";
@@ -20,11 +21,17 @@ export interface Match {
 export const KIND_ORDER: Record<Match["kind"], number> = { namespace: 0, workload: 1, Service: 2, pod: 3 };
 
 /** Everything findable, in a stable order (namespaces, workloads, Services, pods; by name). */
-export function searchIndex(a: Analysis): Match[] {
+export function searchIndex(a: Analysis, nsGroupBy?: NsGroupBy): Match[] {
   const out: Match[] = [];
+  const familyOf = familyResolver(a, nsGroupBy);
+  // A namespace with no family (no value for the grouping label) is never folded further.
+  const family = (ns: string) => {
+    const f = familyOf(ns);
+    return f === undefined ? { opens: [], ids: [] } : { opens: [nsGroupKey(f)], ids: [nsGroupNodeId(f)] };
+  };
   const outer = (ns: string) => ({
-    opens: [nsGroupKey(nsPrefix(ns)), nsKey(ns)],
-    ids: [namespaceNodeId(ns), nsGroupNodeId(nsPrefix(ns))],
+    opens: [...family(ns).opens, nsKey(ns)],
+    ids: [namespaceNodeId(ns), ...family(ns).ids],
   });
   const namespaces = new Set<string>();
   const workloads = new Map<string, { ns: string; name: string; pods: string[] }>();
@@ -39,8 +46,8 @@ export function searchIndex(a: Analysis): Match[] {
     out.push({
       kind: "namespace",
       name: ns,
-      opens: [nsGroupKey(nsPrefix(ns))],
-      ids: [namespaceNodeId(ns), nsGroupNodeId(nsPrefix(ns))],
+      opens: family(ns).opens,
+      ids: [namespaceNodeId(ns), ...family(ns).ids],
     });
   for (const [id, w] of workloads) {
     const o = outer(w.ns);

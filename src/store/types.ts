@@ -12,6 +12,7 @@
  * selectors (src/graph), never stored.
  */
 import type { LayerFilter } from "../graph/verdicts.ts";
+import type { NsGroupBy } from "../graph/nsGroups.ts";
 import type { StateCreator } from "zustand";
 import type { InputDiff } from "../engine/index.ts";
 import type { Outcome, Prediction } from "../components/Lessons/predict.ts";
@@ -150,6 +151,8 @@ export interface ViewSlice {
   filters: Filters;
   grouping: Grouping;
   graphLens: GraphLens;
+  /** How namespaces fold into families past the budget: "auto" (an owner label such as team, else the name prefix), "prefix", "label:KEY". */
+  nsGroupBy: NsGroupBy;
   /** Namespaces ("ns:NAME") and workloads (their id) the user opened (true) or closed (false) in the graph. */
   graphOpen: Record<string, boolean>;
   /** How many elements the graph pane shows legibly at fit view (from its size); the automatic grouping stays within it. */
@@ -179,6 +182,7 @@ export interface ViewSlice {
   toggleNamespace(ns: string): void;
   setGrouping(g: Grouping): void;
   setGraphLens(l: GraphLens): void;
+  setNsGroupBy(g: NsGroupBy): void;
   setGraphOpen(key: string, open: boolean): void;
   setGraphBudget(n: number): void;
   ask(q: TraceQuery, selection?: Selection): void;

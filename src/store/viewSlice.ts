@@ -51,6 +51,7 @@ export const createViewSlice =
     filters: { hiddenNamespaces: [], port: "all", onlyDrops: false },
     grouping: "auto",
     graphLens: "auto",
+    nsGroupBy: "auto",
     graphOpen: {},
     graphBudget: 30,
     question: undefined,
@@ -91,6 +92,12 @@ export const createViewSlice =
       }),
     setGrouping: (grouping) => set({ grouping, graphOpen: {} }),
     setGraphLens: (graphLens) => set({ graphLens }),
+    // The families change: the user's open and closed families no longer name the same namespaces.
+    setNsGroupBy: (nsGroupBy) =>
+      set((s) => ({
+        nsGroupBy,
+        graphOpen: Object.fromEntries(Object.entries(s.graphOpen).filter(([k]) => !k.startsWith("nsg:"))),
+      })),
     setGraphOpen: (key, open) => set((s) => ({ graphOpen: { ...s.graphOpen, [key]: open } })),
     setGraphBudget: (graphBudget) => set((s) => (s.graphBudget === graphBudget ? {} : { graphBudget })),
     // Asking the same question again keeps its object, so the answer already on its way still counts.

@@ -57,7 +57,8 @@ import { currentTestResults } from "../Tests/results.ts";
 /** Find a pod, workload, Service or namespace: opens what folds it, then the canvas centres and selects it. */
 function GraphFind({ onFind }: { onFind: (m: Match) => void }) {
   const result = useApp((s) => s.analysis.result);
-  const index = useMemo(() => (result ? searchIndex(result) : []), [result]);
+  const nsGroupBy = useApp((s) => s.nsGroupBy);
+  const index = useMemo(() => (result ? searchIndex(result, nsGroupBy) : []), [result, nsGroupBy]);
   const [query, setQuery] = useState("");
   const [status, setStatus] = useState("");
   const matches = useMemo(() => findMatches(index, query), [index, query]);
@@ -122,21 +123,29 @@ function selectionOf(kind: string | undefined, id: string): Selection | undefine
 
 export function useGraph(): GraphModel | undefined {
   const result = useApp((s) => s.analysis.result);
-  const { filters, grouping, graphLens, graphOpen, graphBudget } = useApp(
+  const { filters, grouping, graphLens, graphOpen, graphBudget, nsGroupBy } = useApp(
     useShallow((s) => ({
       filters: s.filters,
       grouping: s.grouping,
       graphLens: s.graphLens,
       graphOpen: s.graphOpen,
       graphBudget: s.graphBudget,
+      nsGroupBy: s.nsGroupBy,
     })),
   );
   return useMemo(
     () =>
       result
-        ? buildGraph(result, { filters, grouping, lens: graphLens, open: graphOpen, budget: graphBudget })
+        ? buildGraph(result, {
+            filters,
+            grouping,
+            lens: graphLens,
+            open: graphOpen,
+            budget: graphBudget,
+            nsGroupBy,
+          })
         : undefined,
-    [result, filters, grouping, graphLens, graphOpen, graphBudget],
+    [result, filters, grouping, graphLens, graphOpen, graphBudget, nsGroupBy],
   );
 }
 

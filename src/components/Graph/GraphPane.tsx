@@ -1,9 +1,11 @@
+import { useMemo } from "react";
 import { ReactFlowProvider } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { portKey } from "../../graph/model.ts";
 import { LAYER_FILTERS, type LayerFilter } from "../../graph/verdicts.ts";
 import type { GraphLens, Grouping } from "../../store/types.ts";
+import { groupingKeys, resolveNsGrouping, type NsGroupBy } from "../../graph/nsGroups.ts";
 import { GraphCanvas, useGraph } from "./GraphCanvas.tsx";
 import { QuestionBar } from "./QuestionBar.tsx";
 import { MatrixPane } from "../Matrix/MatrixPane.tsx";
@@ -11,11 +13,47 @@ import { NodeRulesPane } from "../NodeRules/NodeRulesPane.tsx";
 import { ErrorBoundary } from "../ErrorBoundary.tsx";
 import { EngineAlert } from "../EngineAlert/EngineAlert.tsx";
 
+/** Past the pane's budget, namespaces fold into families: by name prefix or by a namespace label. */
+function FoldBy({
+  value,
+  namespaces,
+}: {
+  value: NsGroupBy;
+  namespaces: { name: string; labels: Record<string, string> }[];
+}) {
+  const store = useAppStore();
+  const keys = useMemo(() => groupingKeys(namespaces).slice(0, 8), [namespaces]);
+  const auto = resolveNsGrouping("auto", namespaces);
+  return (
+    <label title="When folded namespaces do not fit, namespaces of one family fold into one element: the part of the name before the first dash, or the value of a namespace label. Auto takes an owner label (team, owner, tenant, project, part-of) when one groups them.">
+      Fold namespaces by
+      <select
+        aria-label="Fold namespaces by"
+        value={value}
+        onChange={(e) => store.getState().setNsGroupBy(e.target.value as NsGroupBy)}
+      >
+        <option value="auto">auto ({auto.by === "label" ? `label ${auto.key}` : "name prefix"})</option>
+        <option value="prefix">name prefix</option>
+        {keys.map((k) => (
+          <option key={k} value={`label:${k}`}>
+            label {k}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function Filters() {
   const store = useAppStore();
   const result = useApp((s) => s.analysis.result);
-  const { filters, grouping, graphLens } = useApp(
-    useShallow((s) => ({ filters: s.filters, grouping: s.grouping, graphLens: s.graphLens })),
+  const { filters, grouping, graphLens, nsGroupBy } = useApp(
+    useShallow((s) => ({
+      filters: s.filters,
+      grouping: s.grouping,
+      graphLens: s.graphLens,
+      nsGroupBy: s.nsGroupBy,
+    })),
   );
   const namespaces = result
     ? [
@@ -116,6 +154,7 @@ function Filters() {
           <option value="namespace">namespace</option>
         </select>
       </label>
+      {namespaces.length > 6 && result ? <FoldBy value={nsGroupBy} namespaces={result.namespaces} /> : null}
       <label title="Topology draws zones and nodes around the pods; paths draws clients, Services and backends left to right. Auto shows topology when a zone or node decides a verdict.">
         View
         <select

@@ -14,12 +14,15 @@ function useEdge(id: string): GraphEdge | undefined {
   const lens = useApp((s) => s.graphLens);
   const open = useApp((s) => s.graphOpen);
   const budget = useApp((s) => s.graphBudget);
+  const nsGroupBy = useApp((s) => s.nsGroupBy);
   return useMemo(
     () =>
       result
-        ? buildGraph(result, { filters, grouping, lens, open, budget }).edges.find((e) => e.id === id)
+        ? buildGraph(result, { filters, grouping, lens, open, budget, nsGroupBy }).edges.find(
+            (e) => e.id === id,
+          )
         : undefined,
-    [result, filters, grouping, lens, open, budget, id],
+    [result, filters, grouping, lens, open, budget, nsGroupBy, id],
   );
 }
 

@@ -4,6 +4,7 @@ import { forgetMatrices, matrixInputsKey } from "./flows.ts";
 import { SCENARIOS, defaultScenario } from "../../../scenarios/index.ts";
 import { loadModel } from "../index.ts";
 import { buildPolicyIndex, classMatrix, explainIngress, podMatrix } from "../netpol/index.ts";
+import { asPodKey } from "../model/ids.ts";
 
 const shop = defaultScenario();
 const open = (text = shop.manifests) => openAnalysis([{ name: "manifests.yaml", text }]);
@@ -70,7 +71,7 @@ describe("flow records agree with the engine's own answers", () => {
     const model = loadModel([{ name: "manifests.yaml", text: shop.manifests }]);
     const index = buildPolicyIndex(model);
     for (const f of analysis.flows.filter((x) => x.kind === "endpoint")) {
-      const dst = model.podsByKey.get(f.to.slice(4))!;
+      const dst = model.podsByKey.get(asPodKey(f.to.slice(4)))!;
       const port = dst.ports[0]!.containerPort;
       const admitted = model.pods.filter(
         (src) => explainIngress(model, dst, { ip: src.ips[0]!, pod: src }, port, f.protocol).allowed,

@@ -17,6 +17,7 @@ import { hasCniPolicies } from "../cni/index.ts";
 import { cniFlow } from "./cni.ts";
 import { tierFlow, tierStack } from "./tiers.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
+import { asPodKey } from "../model/ids.ts";
 import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
 import type { PolicyRule } from "../model/networkpolicy.ts";
@@ -148,7 +149,7 @@ function pathOf(t: TraceResult, from: string): string[] {
     path.push(from.startsWith("external:") ? from.split("@")[0]! : from);
     if (t.service) path.push(serviceId(`${t.service.namespace}/${t.service.name}`));
     for (const ep of t.endpoints) if (ep.pod) path.push(podId(ep.pod));
-    if (path.length === 1 && t.to.kind === "pod") path.push(podId(t.to.name));
+    if (path.length === 1 && t.to.kind === "pod") path.push(podId(asPodKey(t.to.name)));
   }
   return path;
 }

@@ -24,7 +24,7 @@
 import type { KObject } from "../parse/manifests.ts";
 import { arr, isObj, num, obj, str, strList } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
-import type { Model } from "../model/types.ts";
+import type { Model, PodKey } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
@@ -66,7 +66,7 @@ function pct(w: number): string {
 function judge(
   model: Model,
   proxy: ProxyIndex,
-  proxies: readonly string[],
+  proxies: readonly PodKey[],
   s: Service,
   port: number,
 ): { verdict: Verdict; reason: string; decidedBy: RefView[] } {
@@ -247,7 +247,7 @@ export function routerFlows(
       pods: [],
       ref: refOf(o),
     };
-    let proxies: string[] = [];
+    let proxies: PodKey[] = [];
     const port = ports[0];
     if (kind !== "VirtualService" && port !== undefined && entryFrom) {
       r.traceTo = `${kind.toLowerCase()}:${ns}/${o.name}:${port}`;

@@ -9,6 +9,7 @@ import { cluster, type PodSpec } from "./testkit.ts";
 import { cniPairAllowed, explainCniDirection, hasCniPolicies, peerOf } from "./index.ts";
 import type { Protocol } from "../model/types.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../http/request.ts";
+import { asPodKey } from "../model/ids.ts";
 
 type Probe = [from: string, to: string, port: number, allowed: boolean, protocol?: Protocol];
 
@@ -22,8 +23,8 @@ function probe(
   expect(model.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
   expect(hasCniPolicies(model.cni)).toBe(true);
   for (const [from, to, port, allowed, protocol] of probes) {
-    const a = model.podsByKey.get(from)!,
-      b = model.podsByKey.get(to)!;
+    const a = model.podsByKey.get(asPodKey(from))!,
+      b = model.podsByKey.get(asPodKey(to))!;
     expect(cniPairAllowed(model, model.cni!, a, b, port, protocol ?? "TCP"), `${from} -> ${to} ${port}`).toBe(
       allowed,
     );
@@ -180,7 +181,7 @@ describe("Cilium", () => {
       [...pods],
       `apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata: {name: p, namespace: a}\nspec:\n  endpointSelector: {matchLabels: {app: server}}\n  ingress:\n  - ${peerRule}`,
     );
-    const server = model.podsByKey.get("a/server")!;
+    const server = model.podsByKey.get(asPodKey("a/server"))!;
     const from = peerOf(model, peer.ip, model.podsByIP.get(peer.ip));
     expect(explainCniDirection(model, model.cni!, "ingress", server, from, 80, "TCP").allowed).toBe(allowed);
   });
@@ -210,8 +211,8 @@ describe("Cilium", () => {
       model,
       model.cni!,
       "ingress",
-      model.podsByKey.get("a/server")!,
-      peerOf(model, "10.244.2.11", model.podsByKey.get("a/client")),
+      model.podsByKey.get(asPodKey("a/server"))!,
+      peerOf(model, "10.244.2.11", model.podsByKey.get(asPodKey("a/client"))),
       80,
       "TCP",
       request,
@@ -225,8 +226,8 @@ describe("Cilium", () => {
       model,
       model.cni!,
       "ingress",
-      model.podsByKey.get("a/server")!,
-      peerOf(model, "10.244.2.11", model.podsByKey.get("a/client")),
+      model.podsByKey.get(asPodKey("a/server"))!,
+      peerOf(model, "10.244.2.11", model.podsByKey.get(asPodKey("a/client"))),
       81,
       "TCP",
       req("GET /api/x"),
@@ -419,8 +420,15 @@ describe("Calico", () => {
       gnp("p", `  selector: app == 'server'\n  ingress: [{action: Allow, source: {${source}}}]`),
     );
     expect(
-      explainCniDirection(model, model.cni!, "ingress", model.podsByKey.get("a/server")!, { ip }, 80, "TCP")
-        .allowed,
+      explainCniDirection(
+        model,
+        model.cni!,
+        "ingress",
+        model.podsByKey.get(asPodKey("a/server"))!,
+        { ip },
+        80,
+        "TCP",
+      ).allowed,
     ).toBe(allowed);
   });
 
@@ -433,8 +441,8 @@ describe("Calico", () => {
       cniPairAllowed(
         model,
         model.cni!,
-        model.podsByKey.get("a/client")!,
-        model.podsByKey.get("a/server")!,
+        model.podsByKey.get(asPodKey("a/client"))!,
+        model.podsByKey.get(asPodKey("a/server"))!,
         80,
         "TCP",
       ),
@@ -449,8 +457,8 @@ describe("Calico", () => {
       model,
       model.cni!,
       "ingress",
-      model.podsByKey.get("a/server")!,
-      peerOf(model, "10.244.2.12", model.podsByKey.get("a/bad")),
+      model.podsByKey.get(asPodKey("a/server"))!,
+      peerOf(model, "10.244.2.12", model.podsByKey.get(asPodKey("a/bad"))),
       80,
       "TCP",
     );

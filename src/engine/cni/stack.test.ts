@@ -11,6 +11,7 @@ import { loadModel } from "../index.ts";
 import { buildProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
 import { cniPairAllowed, explainCniDirection, peerOf } from "./index.ts";
+import { asPodKey } from "../model/ids.ts";
 
 const BASE = `apiVersion: v1
 kind: Node
@@ -69,8 +70,8 @@ spec:
 
 function judge(...docs: string[]) {
   const model = loadModel([{ name: "t.yaml", text: [BASE, ...docs].join("---\n") }]);
-  const a = model.podsByKey.get("x/a")!;
-  const b = model.podsByKey.get("x/b")!;
+  const a = model.podsByKey.get(asPodKey("x/a"))!;
+  const b = model.podsByKey.get(asPodKey("x/b"))!;
   const v = explainCniDirection(model, model.cni!, "ingress", b, peerOf(model, a.ips[0]!, a), 80, "TCP");
   const t = traceRequest(model, buildProxyIndex(model), "pod:x/a", "pod:x/b:80", "TCP");
   return { allowed: cniPairAllowed(model, model.cni!, a, b, 80, "TCP"), layer: v.layer, trace: t };

@@ -20,8 +20,9 @@
  * names, so each protocol is probed once per interval between bounds.
  */
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import type { Model, Pod, Protocol, Workload, WorkloadRef } from "../model/types.ts";
+import type { Model, Pod, Protocol, Workload, WorkloadKey, WorkloadRef } from "../model/types.ts";
 import { PROTOCOLS } from "../model/types.ts";
+import { asPodKey } from "../model/ids.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { buildPolicyIndex, classAllowed, explainEgress, explainIngress } from "../netpol/index.ts";
@@ -115,7 +116,8 @@ function representative(w: Workload, index: number): Pod {
     index,
     namespace: w.namespace,
     name: w.name,
-    key: connlistName(w),
+    // netpol-analyzer names a workload's stand-in by its own spelling, not NAMESPACE/NAME.
+    key: asPodKey(connlistName(w)),
     labels: w.labels,
     annotations: {},
     nodeName: undefined,
@@ -138,7 +140,7 @@ function standInController(index: number): Pod {
     kind: "Pod",
     namespace: INGRESS_CONTROLLER_NAMESPACE,
     name: "ingress-controller",
-    key: INGRESS_CONTROLLER,
+    key: INGRESS_CONTROLLER as WorkloadKey, // netpol-analyzer's own name for its stand-in
     labels: {},
     ports: [],
     hostNetwork: false,

@@ -11,6 +11,7 @@
  * CategorizeEndpoints, the decision the trace reads.
  */
 import type { Model } from "../model/types.ts";
+import { asPodKey } from "../model/ids.ts";
 import { nodeAddress, type ProxyIndex } from "../proxy/index.ts";
 import type { TraceResult } from "../trace/index.ts";
 import { parseIP } from "../model/ip.ts";
@@ -282,7 +283,7 @@ export function packetForTrace(
   let src: string | undefined;
   let host = false;
   if (from.kind === "pod") {
-    const pod = model.podsByKey.get(from.name);
+    const pod = model.podsByKey.get(asPodKey(from.name));
     host = !!pod?.hostNetwork;
     src =
       pod?.ips.find((ip) => parseIP(ip)?.family === fam) ??

@@ -5,7 +5,7 @@
  * (src/engine/proxy), the same ones the trace uses, so the printed rules and
  * the trace cannot disagree.
  */
-import type { Protocol } from "../model/types.ts";
+import type { PodKey, Protocol } from "../model/types.ts";
 import type { SourceRef } from "../parse/manifests.ts";
 
 export type IPFamily = "IPv4" | "IPv6";
@@ -56,7 +56,7 @@ export interface DataplaneEndpoint {
   serving: boolean;
   terminating: boolean;
   /** "namespace/name" of the pod behind it, when known. */
-  pod?: string;
+  pod?: PodKey;
   nodeName?: string;
 }
 

@@ -30,9 +30,9 @@
 import type { InputFile } from "../parse/manifests.ts";
 import { parseManifests } from "../parse/manifests.ts";
 import { buildModel } from "../load/index.ts";
-import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { Model, Pod, PodKey, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
-import { EXTERNAL_CLIENT_IP, podId, workloadKey } from "../model/ids.ts";
+import { asPodKey, EXTERNAL_CLIENT_IP, podId, workloadKey } from "../model/ids.ts";
 import { externalFlowSpecs, reachableFromOutside, serviceFlowSpecs } from "../flows/index.ts";
 import {
   buildPolicyIndex,
@@ -122,7 +122,7 @@ export interface Side {
   policy: PolicyIndex;
   proxy: ProxyIndex;
   /** Pod key -> the id it is compared under. */
-  id: Map<string, string>;
+  id: Map<PodKey, PodKey>;
 }
 
 // ---------- 1. pod identity ----------
@@ -130,9 +130,9 @@ export interface Side {
 function matchPods(
   a: Model,
   b: Model,
-): { idA: Map<string, string>; idB: Map<string, string>; pods: InputDiff["pods"] } {
-  const idA = new Map<string, string>();
-  const idB = new Map<string, string>();
+): { idA: Map<PodKey, PodKey>; idB: Map<PodKey, PodKey>; pods: InputDiff["pods"] } {
+  const idA = new Map<PodKey, PodKey>();
+  const idB = new Map<PodKey, PodKey>();
   const renamed: { before: string; after: string }[] = [];
   const moved: { pod: string; from: string; to: string }[] = [];
   const onlyA = a.pods.filter((p) => !b.podsByKey.has(p.key));
@@ -175,7 +175,7 @@ function matchPods(
   const added: string[] = [];
   for (const x of onlyA)
     if (!idA.has(x.key)) {
-      idA.set(x.key, `${x.key}`);
+      idA.set(x.key, x.key);
       removed.push(`pod:${x.key}`);
     }
   for (const y of onlyB)
@@ -338,7 +338,7 @@ function endpointSets(side: Side): Map<string, Set<string>> {
 
 // ---------- the diff ----------
 
-function side(model: Model, id: Map<string, string>): Side {
+function side(model: Model, id: Map<PodKey, PodKey>): Side {
   return { model, policy: buildPolicyIndex(model), proxy: buildProxyIndex(model), id };
 }
 
@@ -411,9 +411,9 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
       const [ends, pp] = key.split("|") as [string, string];
       const [src, dst] = ends.split(">") as [string, string];
       const [port, protocol] = pp.split("/") as [string, Protocol];
-      const gone = !b.podsByKey.has(src)
+      const gone = !b.podsByKey.has(asPodKey(src))
         ? `pod ${src} is gone`
-        : !b.podsByKey.has(dst)
+        : !b.podsByKey.has(asPodKey(dst))
           ? `pod ${dst} is gone`
           : `pod ${dst} no longer declares ${port}/${protocol}`;
       flows.push({
@@ -445,7 +445,7 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
       const change = compareStates(x?.state ?? "absent", y?.state ?? "absent");
       if (!change) continue;
       const f = (y ?? x)!;
-      const srcGone = f.from.startsWith("pod:") && !b.podsByKey.has(f.from.slice(4));
+      const srcGone = f.from.startsWith("pod:") && !b.podsByKey.has(asPodKey(f.from.slice(4)));
       const svcGone = !b.services.some((x) => `service:${x.key}` === f.to);
       const reason = y
         ? y.reason

@@ -27,7 +27,7 @@
  *   upstream connection a lower layer drops answers 503 (the contract).
  */
 import type { KObject } from "../parse/manifests.ts";
-import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { Model, Pod, PodKey, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { matchesSelector, parseLabelSelector } from "../model/labels.ts";
 import { findServicePort, type ProxyIndex } from "../proxy/index.ts";
@@ -93,7 +93,7 @@ export interface L7TraceResult extends TraceResult {
   decidedBy?: DecidedBy;
   request?: { method: string; path: string; headers: Record<string, string> };
   /** The L7 router the request went through, for the views. */
-  router?: { layer: L7Layer; kind: string; namespace?: string; name: string; pods: string[]; ref?: TraceRef };
+  router?: { layer: L7Layer; kind: string; namespace?: string; name: string; pods: PodKey[]; ref?: TraceRef };
 }
 
 /** `gateway:NS/NAME:PORT`, `ingress:NS/NAME:PORT` or `host:NAME:PORT`; undefined for the other kinds. */

@@ -26,7 +26,7 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, boundedJson, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
 import { lineOf } from "../parse/yaml.ts";
 import { isKubernetesNetworkPolicy, parseNetworkPolicy } from "./networkpolicy.ts";
-import { workloadKey } from "./ids.ts";
+import { podKey, workloadKey, type PodKey } from "./ids.ts";
 import { buildServices } from "./services.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
@@ -423,7 +423,7 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
       kind: o.kind,
       namespace: o.namespace ?? "default",
       name: o.name,
-      key: "",
+      key: workloadKey({ kind: o.kind, namespace: o.namespace ?? "default", name: o.name }),
       labels: strMap(obj(template.metadata)?.labels),
       ports: containerPorts(spec),
       hostNetwork: bool(spec.hostNetwork) ?? false,
@@ -431,7 +431,6 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
       given: true,
       source: { ...refOf(o), namespace: o.namespace ?? "default" },
     };
-    w.key = workloadKey(w);
     byKey.set(w.key, w);
   }
   for (const p of pods) {
@@ -792,11 +791,11 @@ export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = 
   };
 
   const pods: Pod[] = [];
-  const podsByKey = new Map<string, Pod>();
+  const podsByKey = new Map<PodKey, Pod>();
   const notReadyPods = new Map<string, { key: string; outcome: ReturnType<typeof noExecuteOutcome> }[]>();
   const exhausted = new Map<string, { count: number; first: PodSpecInput; key: string }>();
   for (const { input: p, name, nodeName } of placed) {
-    const key = `${p.namespace}/${name}`;
+    const key = podKey(p.namespace, name);
     const hostNetwork = bool(p.spec.hostNetwork) ?? false;
     const node = nodeName ? nodesByName.get(nodeName) : undefined;
     let ips = statusIPs(p.status);

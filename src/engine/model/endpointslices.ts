@@ -69,6 +69,7 @@ import type {
 } from "./types.ts";
 import { parseIP, type Family } from "./ip.ts";
 import { safeSuffix } from "./hash.ts";
+import { podKey } from "./ids.ts";
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";
@@ -130,7 +131,7 @@ function parseInputSlice(o: KObject): EndpointSlice {
     }
     const t = obj(e.targetRef);
     if (t && (str(t.kind) ?? "Pod") === "Pod" && str(t.name))
-      ep.pod = `${str(t.namespace) ?? o.namespace ?? "default"}/${str(t.name)}`;
+      ep.pod = podKey(str(t.namespace) ?? o.namespace ?? "default", str(t.name)!);
     endpoints.push(ep);
   });
   const slice: EndpointSlice = {
@@ -499,7 +500,7 @@ function mirror(o: KObject, s: Service): EndpointSlice[] {
         if (nodeName) ep.nodeName = nodeName;
         const t = obj(a.targetRef);
         if (t && (str(t.kind) ?? "Pod") === "Pod" && str(t.name))
-          ep.pod = `${str(t.namespace) ?? s.namespace}/${str(t.name)}`;
+          ep.pod = podKey(str(t.namespace) ?? s.namespace, str(t.name)!);
         slice.endpoints.push(ep);
       });
     }

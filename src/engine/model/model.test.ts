@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../index.ts";
+import { asPodKey } from "./ids.ts";
 
 const load = (text: string) => loadModel([{ name: "m.yaml", text }]);
 
@@ -194,9 +195,9 @@ kind: Pod
 metadata: {name: host}
 spec: {nodeName: a, hostNetwork: true}
 `);
-    expect(m.podsByKey.get("default/given")!.ips).toEqual(["10.9.0.2"]);
-    expect(m.podsByKey.get("default/made")!.ips).toEqual(["10.9.0.3"]);
-    expect(m.podsByKey.get("default/host")!.ips).toEqual([m.nodes[0]!.internalIP]);
+    expect(m.podsByKey.get(asPodKey("default/given"))!.ips).toEqual(["10.9.0.2"]);
+    expect(m.podsByKey.get(asPodKey("default/made"))!.ips).toEqual(["10.9.0.3"]);
+    expect(m.podsByKey.get(asPodKey("default/host"))!.ips).toEqual([m.nodes[0]!.internalIP]);
   });
 
   it("reads readiness from the Ready condition and terminating from deletionTimestamp", () => {
@@ -219,12 +220,12 @@ apiVersion: v1
 kind: Pod
 metadata: {name: d}
 `);
-    expect(m.podsByKey.get("default/a")).toMatchObject({ ready: false, terminating: true });
-    expect(m.podsByKey.get("default/b")).toMatchObject({ ready: false, terminating: false });
+    expect(m.podsByKey.get(asPodKey("default/a"))).toMatchObject({ ready: false, terminating: true });
+    expect(m.podsByKey.get(asPodKey("default/b"))).toMatchObject({ ready: false, terminating: false });
     // IsPodReady (pkg/api/v1/pod): a status without a Ready condition is not ready.
-    expect(m.podsByKey.get("default/c")).toMatchObject({ phase: "Running", ready: false });
+    expect(m.podsByKey.get(asPodKey("default/c"))).toMatchObject({ phase: "Running", ready: false });
     // No status at all: desired state, taken as running and ready.
-    expect(m.podsByKey.get("default/d")).toMatchObject({ phase: "Running", ready: true });
+    expect(m.podsByKey.get(asPodKey("default/d"))).toMatchObject({ phase: "Running", ready: true });
   });
 
   it("keeps a pod owned by ReplicaSet <deployment>-<pod-template-hash> under that ReplicaSet (the controller as written; its Deployment is not in the input)", () => {
@@ -403,7 +404,11 @@ spec: {nodeName: a, containers: [{name: c, image: pg}]}
 `;
   it("a Pending pod with a status and no podIP gets no IP and is no endpoint, even with publishNotReadyAddresses", () => {
     const m = load(sts);
-    expect(m.podsByKey.get("ns/db-1")).toMatchObject({ ips: [], ipsSynthesized: false, phase: "Pending" });
+    expect(m.podsByKey.get(asPodKey("ns/db-1"))).toMatchObject({
+      ips: [],
+      ipsSynthesized: false,
+      phase: "Pending",
+    });
     const eps = m.endpointSlices
       .filter((s) => s.serviceName === "db")
       .flatMap((s) => s.endpoints.map((e) => e.addresses[0]));
@@ -411,8 +416,11 @@ spec: {nodeName: a, containers: [{name: c, image: pg}]}
   });
   it("a pod written without status gets an address from its node's podCIDR, marked synthesised; status IPs are not", () => {
     const m = load(sts);
-    expect(m.podsByKey.get("ns/bare")).toMatchObject({ ipsSynthesized: true });
-    expect(m.podsByKey.get("ns/bare")!.ips[0]).toMatch(/^10\.244\.1\./);
-    expect(m.podsByKey.get("ns/db-0")).toMatchObject({ ips: ["10.244.1.7"], ipsSynthesized: false });
+    expect(m.podsByKey.get(asPodKey("ns/bare"))).toMatchObject({ ipsSynthesized: true });
+    expect(m.podsByKey.get(asPodKey("ns/bare"))!.ips[0]).toMatch(/^10\.244\.1\./);
+    expect(m.podsByKey.get(asPodKey("ns/db-0"))).toMatchObject({
+      ips: ["10.244.1.7"],
+      ipsSynthesized: false,
+    });
   });
 });

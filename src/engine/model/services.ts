@@ -62,6 +62,7 @@ import type {
 import { fnv1a } from "./hash.ts";
 import { formatIP, parseCidr, parseIP, type Cidr, type Family } from "./ip.ts";
 import { buildEndpointSlices } from "./endpointslices.ts";
+import { portSlot, specIndex } from "./ids.ts";
 
 // The Service and EndpointSlice types live in types.ts with the rest of the model (no import cycle); named here too.
 export type {
@@ -137,8 +138,8 @@ function parsePorts(spec: Json): ServicePort[] {
             : tp
           : port;
     const sp: ServicePort = {
-      index,
-      slot: out.length as PortSlot,
+      index: specIndex(index),
+      slot: portSlot(out.length),
       name: str(p.name) ?? "",
       protocol: protocolOf(p.protocol),
       port,

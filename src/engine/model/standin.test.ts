@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../index.ts";
+import { asPodKey } from "./ids.ts";
 
 const base = `apiVersion: v1
 kind: Node
@@ -70,13 +71,13 @@ describe("given pods stand in for the workload pods of the same name", () => {
       where(base).map((l) => l.replace(/ (gen|given)$/, "")),
     );
     expect(after.find((l) => l.startsWith(`${pod}@`))).toMatch(/given$/);
-    expect(model(text).podsByKey.get(pod)!.labels).toEqual({ app: "x" });
+    expect(model(text).podsByKey.get(asPodKey(pod))!.labels).toEqual({ app: "x" });
   });
 
   it("an unpinned stand-in is placed in its workload's turn", () => {
     const text = `${base}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: db-2\nspec:\n  containers:\n    - name: c\n      image: i\n`;
-    expect(model(text).podsByKey.get("default/db-2")!.nodeName).toBe(
-      before.podsByKey.get("default/db-2")!.nodeName,
+    expect(model(text).podsByKey.get(asPodKey("default/db-2"))!.nodeName).toBe(
+      before.podsByKey.get(asPodKey("default/db-2"))!.nodeName,
     );
   });
 

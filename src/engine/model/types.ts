@@ -12,8 +12,10 @@ import type { CniPolicies } from "../cni/policies.ts";
 import type { ClusterProfile } from "../cni/profile.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
 import type { Protocol } from "./protocol.ts";
+import type { PodKey, PortSlot, SpecIndex, WorkloadKey } from "./ids.ts";
 
 export { PROTOCOLS, type Protocol } from "./protocol.ts";
+export type { PodKey, PortSlot, SpecIndex, WorkloadKey } from "./ids.ts";
 
 export interface Namespace {
   name: string;
@@ -85,7 +87,7 @@ export interface WorkloadRef {
  */
 export interface Workload extends WorkloadRef {
   /** "namespace/Kind/name" (ids.ts workloadKey) */
-  key: string;
+  key: WorkloadKey;
   /** Of the pod template; of the first given pod (by key) when the object is absent. */
   labels: Record<string, string>;
   ports: ContainerPort[];
@@ -103,7 +105,7 @@ export interface Pod {
   namespace: string;
   name: string;
   /** "namespace/name" */
-  key: string;
+  key: PodKey;
   labels: Record<string, string>;
   annotations: Record<string, string>;
   /** Node the pod runs on; undefined when it cannot be scheduled. */
@@ -138,7 +140,7 @@ export interface Model {
   nodesByName: Map<string, Node>;
   /** Sorted by key. */
   pods: Pod[];
-  podsByKey: Map<string, Pod>;
+  podsByKey: Map<PodKey, Pod>;
   podsByIP: Map<string, Pod>;
   /** Sorted by key. */
   workloads: Workload[];
@@ -197,17 +199,9 @@ export type ServiceType = "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalN
 export type IPFamily = "IPv4" | "IPv6";
 export type TrafficPolicy = "Cluster" | "Local";
 
-/**
- * Position of a port among a Service's valid ports (Service.ports), which is
- * not its index in spec.ports when an earlier entry is invalid: the endpoint
- * lists (proxy PortEndpoints) are indexed by it. Branded so that an index
- * into spec.ports cannot be passed where a slot is meant.
- */
-export type PortSlot = number & { readonly __portSlot: true };
-
 export interface ServicePort {
   /** Index in spec.ports: for field paths (`spec.ports[3]`) only. */
-  index: number;
+  index: SpecIndex;
   /** Position in Service.ports and in the endpoint lists built from it. */
   slot: PortSlot;
   /** spec.ports[].name ("" when absent, as the apiserver stores it). */
@@ -312,7 +306,7 @@ export interface Endpoint {
   zone?: string;
   hints?: EndpointHints;
   /** "namespace/name" of the pod behind it, when known. */
-  pod?: string;
+  pod?: PodKey;
   /** Line of the endpoint (input slices), of the address (Endpoints) or of the pod (derived). */
   line: number;
   /** The object that holds the line. */

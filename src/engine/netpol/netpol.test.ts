@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { buildPolicyIndex, loadModel } from "../index.ts";
 import { classMatrix, explainPair, pairAllowed, podMatrix, reachSummary } from "./index.ts";
 import type { Protocol } from "../model/types.ts";
+import { asPodKey } from "../model/ids.ts";
 
 const NAMESPACES = ["x", "y", "z"];
 const PODS = ["a", "b", "c"];
@@ -272,7 +273,7 @@ spec:
   - from: [{podSelector: {matchLabels: {pod: b}}}]
     ports: [{port: 80}]`;
   const model = loadModel([{ name: "case.yaml", text: cluster(policies) }]);
-  const pod = (k: string) => model.podsByKey.get(k)!;
+  const pod = (k: string) => model.podsByKey.get(asPodKey(k))!;
 
   it("names the policy, the rule and its line when a rule allows", () => {
     const v = explainPair(model, pod("x/b"), pod("x/a"), 80, "TCP");
@@ -334,8 +335,8 @@ spec:
   policyTypes: [Ingress]
   ingress: [{from: [{podSelector: {matchLabels: {app: x}}}]}, {from: [{ipBlock: {cidr: 192.168.1.0/24}}], ports: [{port: 81}]}]`;
     const model = loadModel([{ name: "h.yaml", text }]);
-    const host = model.podsByKey.get("default/host")!;
-    const web = model.podsByKey.get("default/web")!;
+    const host = model.podsByKey.get(asPodKey("default/host"))!;
+    const web = model.podsByKey.get(asPodKey("default/web"))!;
     expect(explainPair(model, host, web, 80, "TCP").allowed).toBe(false);
     expect(explainPair(model, host, web, 81, "TCP").allowed).toBe(true);
     expect(explainPair(model, web, host, 80, "TCP").ingress.isolated).toBe(false);
@@ -373,7 +374,7 @@ kind: NetworkPolicy
 metadata: {name: deny}
 spec: {podSelector: {matchLabels: {app: web}}, policyTypes: [Ingress]}`;
   const model = loadModel([{ name: "own.yaml", text }]);
-  const pod = (k: string) => model.podsByKey.get(k)!;
+  const pod = (k: string) => model.podsByKey.get(asPodKey(k))!;
   const index = buildPolicyIndex(model);
   const m = classMatrix(index, 80, "TCP");
 
@@ -404,7 +405,13 @@ spec:
   ingress: [{from: [${peer}], ports: [{port: ${port}}]}]`;
   const verdict = (text: string) => {
     const model = loadModel([{ name: "f.yaml", text: cluster(text) }]);
-    return explainPair(model, model.podsByKey.get("y/a")!, model.podsByKey.get("x/a")!, 80, "TCP").allowed;
+    return explainPair(
+      model,
+      model.podsByKey.get(asPodKey("y/a"))!,
+      model.podsByKey.get(asPodKey("x/a"))!,
+      80,
+      "TCP",
+    ).allowed;
   };
   it("a quoted port is IntOrString's string form, a port name, and matches no container port", () => {
     expect(verdict(policy("{namespaceSelector: {}}", "80"))).toBe(true);

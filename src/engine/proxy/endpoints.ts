@@ -19,7 +19,7 @@
  *    IPv6): kube-proxy's rule order.
  */
 import type { SourceRef } from "../parse/manifests.ts";
-import type { Model, Protocol } from "../model/types.ts";
+import type { Model, PodKey, Protocol } from "../model/types.ts";
 import type { EndpointSlice, Service } from "../model/services.ts";
 import { parseIP, type Family } from "../model/ip.ts";
 
@@ -39,7 +39,7 @@ export interface ProxyEndpoint {
   /** hints.forNodes names; empty when the endpoint has none. */
   nodeHints: string[];
   /** "namespace/name" of the pod behind the endpoint, when the model has it. */
-  pod?: string;
+  pod?: PodKey;
   /** "namespace/name" of the EndpointSlice. */
   slice: string;
   sliceOrigin: EndpointSlice["origin"];

@@ -51,7 +51,7 @@
  *    load-balancer-source-ranges annotation is not kube-proxy's.
  */
 import type { SourceRef } from "../parse/manifests.ts";
-import type { Model, Node, Pod, Protocol } from "../model/types.ts";
+import type { Model, Node, Pod, PodKey, Protocol } from "../model/types.ts";
 import type { EndpointSlice, Service, ServicePort } from "../model/services.ts";
 import { externallyAccessible, externalPolicyLocal } from "../model/services.ts";
 import { cidrContains, parseCidr, parseIP, type Cidr, type Family } from "../model/ip.ts";
@@ -250,7 +250,7 @@ export interface ProxyCandidate {
   port: number;
   /** "ip:port" as kube-proxy prints it. */
   key: string;
-  pod?: string;
+  pod?: PodKey;
   node?: string;
   zone?: string;
   ready: boolean;

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { buildPolicyIndex, loadModel, type Model } from "../index.ts";
 import { buildStack, explainStackPair } from "../policy/index.ts";
 import { tierCidrs } from "./parse.ts";
+import { asPodKey } from "../model/ids.ts";
 
 const BASE = `apiVersion: v1
 kind: Node
@@ -47,7 +48,13 @@ function model(extra: string): Model {
 
 function pair(m: Model, from: string, to: string, port = 80, protocol: "TCP" | "UDP" = "TCP") {
   const stack = buildStack(m, buildPolicyIndex(m));
-  return explainStackPair(stack, m.podsByKey.get(from)!, m.podsByKey.get(to)!, port, protocol);
+  return explainStackPair(
+    stack,
+    m.podsByKey.get(asPodKey(from))!,
+    m.podsByKey.get(asPodKey(to))!,
+    port,
+    protocol,
+  );
 }
 
 const cnp = (name: string, tier: string, priority: number, body: string) =>

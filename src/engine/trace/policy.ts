@@ -1,6 +1,6 @@
 /** NetworkPolicy at both ends of each backend (index.ts rules 1 and 2). */
 import type { SourceRef } from "../parse/manifests.ts";
-import type { Pod, Protocol } from "../model/types.ts";
+import type { Pod, PodKey, Protocol } from "../model/types.ts";
 import type { Family } from "../model/ip.ts";
 import { explainEgress, explainIngress, type DirectionVerdict } from "../netpol/index.ts";
 import { nearMisses, type NearMiss } from "../netpol/nearmiss.ts";
@@ -114,7 +114,7 @@ export interface Backend {
   ip: string;
   port: number;
   pod?: Pod;
-  podKey?: string;
+  podKey?: PodKey;
   node?: string;
   zone?: string;
   probability: number;

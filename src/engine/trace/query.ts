@@ -1,5 +1,5 @@
 /** The query syntax of `ktl trace --from/--to` (shared/contract/ktl-cli.md). */
-import { parseExternalAtNode } from "../model/ids.ts";
+import { asPodKey, parseExternalAtNode } from "../model/ids.ts";
 import { parseIP } from "../model/ip.ts";
 import type { TraceDestination, TraceSource } from "./types.ts";
 
@@ -20,7 +20,7 @@ export function parseTraceSource(text: string): TraceSource | { error: string } 
   const rest = text.slice(colon + 1);
   if (kind === "pod") {
     if (!/^[^/\s]+\/[^/\s]+$/.test(rest)) return { error: `--from ${text}: expected pod:NAMESPACE/NAME` };
-    return { kind: "pod", pod: rest };
+    return { kind: "pod", pod: asPodKey(rest) };
   }
   if (kind === "node") {
     if (!rest) return { error: `--from ${text}: expected node:NAME` };
@@ -48,7 +48,7 @@ export function parseTraceDestination(text: string): TraceDestination | { error:
   if (kind === "service" || kind === "pod") {
     if (!/^[^/\s:]+\/[^/\s:]+$/.test(head) || port === undefined)
       return { error: `--to ${text}: expected ${kind}:NAMESPACE/NAME:PORT` };
-    return kind === "service" ? { kind, service: head, port } : { kind, pod: head, port };
+    return kind === "service" ? { kind, service: head, port } : { kind, pod: asPodKey(head), port };
   }
   if (kind === "ip") {
     const ip = head.replace(/^\[(.*)\]$/, "$1");

@@ -4,6 +4,7 @@ import type { Service } from "../model/services.ts";
 import type { Family } from "../model/ip.ts";
 import { findServicePort, nodeAddress, portLabel } from "../proxy/index.ts";
 import type { TraceResult } from "./types.ts";
+import type { PodKey } from "../model/types.ts";
 import { finish, type Ctx } from "./result.ts";
 import { lookUp } from "./dns.ts";
 import { evaluate, type Backend } from "./policy.ts";
@@ -46,12 +47,12 @@ function headless(ctx: Ctx, s: Service, port: number | string): TraceResult {
   );
   // DNS publishes the Ready endpoints (publishNotReadyAddresses makes the controller mark all of them ready).
   const proxy = index.services.get(s.key);
-  const seen = new Map<string, { pod?: string; node?: string; zone?: string; ref: SourceRef }>();
+  const seen = new Map<string, { pod?: PodKey; node?: string; zone?: string; ref: SourceRef }>();
   for (const slice of proxy?.slices ?? [])
     for (const e of slice.endpoints) {
       const ip = e.addresses[0];
       if (!ip || !e.ready || familyOf(ip) !== family || seen.has(ip)) continue;
-      const v: { pod?: string; node?: string; zone?: string; ref: SourceRef } = { ref: e.ref };
+      const v: { pod?: PodKey; node?: string; zone?: string; ref: SourceRef } = { ref: e.ref };
       const podKey = e.pod && model.podsByKey.has(e.pod) ? e.pod : model.podsByIP.get(ip)?.key;
       if (podKey) v.pod = podKey;
       if (e.nodeName) v.node = e.nodeName;

@@ -42,7 +42,7 @@
  *     "error"?: "..."                            the query itself could not be resolved (unknown pod, bad syntax)
  *   }
  */
-import type { Protocol } from "../model/types.ts";
+import type { PodKey, Protocol } from "../model/types.ts";
 import type { Frontend, ProxyDecision } from "../proxy/index.ts";
 import type { NearMiss } from "../netpol/nearmiss.ts";
 import type { ProxyNearMiss } from "../proxy/nearmiss.ts";
@@ -257,7 +257,7 @@ export interface PolicyCheck {
 export interface TraceEndpoint {
   ip: string;
   port: number;
-  pod?: string;
+  pod?: PodKey;
   node?: string;
   zone?: string;
   probability: number;
@@ -354,10 +354,10 @@ export interface TraceResult {
 }
 
 export type TraceSource =
-  | { kind: "pod"; pod: string }
+  | { kind: "pod"; pod: PodKey }
   | { kind: "node"; node: string }
   | { kind: "external"; ip: string; node: string };
 export type TraceDestination =
   | { kind: "service"; service: string; port: number | string }
-  | { kind: "pod"; pod: string; port: number | string }
+  | { kind: "pod"; pod: PodKey; port: number | string }
   | { kind: "ip"; ip: string; port: number };

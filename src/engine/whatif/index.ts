@@ -56,7 +56,7 @@ import type { Model, Pod } from "../model/types.ts";
 import { arr, isObj, obj, str, type Json } from "../parse/values.ts";
 import { parseYamlFile, positionOf } from "../parse/yaml.ts";
 import { externallyAccessible } from "../model/services.ts";
-import { workloadKey } from "../model/ids.ts";
+import { podKey, workloadKey } from "../model/ids.ts";
 import { updateFindings } from "../validate/update.ts";
 import { formatFieldError } from "../validate/errors.ts";
 import type { LabelEdit } from "../netpol/nearmiss.ts";
@@ -428,7 +428,7 @@ function findContainingSequence(ctx: Ctx, o: KObject): { seq: unknown[]; index: 
 function podTarget(ctx: Ctx, id: string): { pod: Pod; object?: KObject } | string {
   const key = strip(id, "pod");
   const { namespace, name } = nsName(key);
-  const pod = ctx.model.podsByKey.get(`${namespace}/${name}`);
+  const pod = ctx.model.podsByKey.get(podKey(namespace, name));
   if (!pod) return `no pod ${namespace}/${name} in the input`;
   if (pod.generated) return { pod };
   const object = findObject(ctx, (k) => k === "Pod", namespace, name);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { applyWhatIf, describeWhatIf, whatIfTargets, type WhatIf, type WhatIfResult } from "./index.ts";
 import { loadModel } from "../index.ts";
 import type { Model } from "../model/types.ts";
+import { asPodKey } from "../model/ids.ts";
 
 const SCENARIOS = join(import.meta.dirname, "../../../scenarios");
 const scenario = (id: string) => readFileSync(join(SCENARIOS, id, "manifests.yaml"), "utf8");
@@ -230,9 +231,9 @@ describe("cordon (kubectl cordon: spec.unschedulable) and drain (kubectl drain -
     expectOnlyEdits(NODES_AND_PODS, r);
     const after = model(r.text);
     expect(after.nodesByName.get("node-a")!.unschedulable).toBe(true);
-    expect(after.podsByKey.has("shop/debug")).toBe(false);
-    expect(after.podsByKey.get("shop/worker-abc12")!.nodeName).toBe("node-b");
-    expect(after.podsByKey.get("shop/agent-x")!.nodeName).toBe("node-a");
+    expect(after.podsByKey.has(asPodKey("shop/debug"))).toBe(false);
+    expect(after.podsByKey.get(asPodKey("shop/worker-abc12"))!.nodeName).toBe("node-b");
+    expect(after.podsByKey.get(asPodKey("shop/agent-x"))!.nodeName).toBe("node-a");
     expect(after.pods.filter((p) => p.workload.name === "web").every((p) => p.nodeName === "node-b")).toBe(
       true,
     );
@@ -254,13 +255,13 @@ describe("pod state (EndpointSlice controller podToEndpoint: serving = Ready, te
     expectOnlyEdits(NODES_AND_PODS, r);
     expect(r.edits).toHaveLength(1);
     expect(r.edits[0]!.text).toBe('"False"');
-    expect(model(r.text).podsByKey.get("shop/worker-abc12")!.ready).toBe(false);
+    expect(model(r.text).podsByKey.get(asPodKey("shop/worker-abc12"))!.ready).toBe(false);
   });
 
   it("notReady adds a status to a pod without one", () => {
     const r = applyWhatIf(NODES_AND_PODS, { kind: "notReady", pod: "shop/debug" });
     expectOnlyEdits(NODES_AND_PODS, r);
-    expect(model(r.text).podsByKey.get("shop/debug")!.ready).toBe(false);
+    expect(model(r.text).podsByKey.get(asPodKey("shop/debug"))!.ready).toBe(false);
   });
 
   it("terminating sets metadata.deletionTimestamp after the namespace line", () => {
@@ -270,7 +271,7 @@ describe("pod state (EndpointSlice controller podToEndpoint: serving = Ready, te
       { now: "2025-06-01T12:00:00Z" },
     );
     expect(r.text).toContain('  namespace: shop\n  deletionTimestamp: "2025-06-01T12:00:00Z"\nspec:');
-    expect(model(r.text).podsByKey.get("shop/debug")!.terminating).toBe(true);
+    expect(model(r.text).podsByKey.get(asPodKey("shop/debug"))!.terminating).toBe(true);
   });
 
   it("a terminating pod that stays Ready keeps serving: its endpoint is serving and terminating, not ready", () => {
@@ -304,7 +305,7 @@ describe("pod state (EndpointSlice controller podToEndpoint: serving = Ready, te
         expectOnlyEdits(text, r);
         const after = model(r.text);
         expect(placement(after)).toEqual(placement(before));
-        const p = after.podsByKey.get(pod)!;
+        const p = after.podsByKey.get(asPodKey(pod))!;
         expect(p.generated).toBe(false);
         if (op.kind === "notReady") expect(p.ready).toBe(false);
         else expect(p.terminating).toBe(true);
@@ -317,7 +318,7 @@ describe("pod state (EndpointSlice controller podToEndpoint: serving = Ready, te
     const r = applyWhatIf(NODES_AND_PODS, { kind: "deletePod", pod: "shop/debug" });
     expectOnlyEdits(NODES_AND_PODS, r);
     expect(r.text).not.toContain("# a bare pod");
-    expect(model(r.text).podsByKey.has("shop/debug")).toBe(false);
+    expect(model(r.text).podsByKey.has(asPodKey("shop/debug"))).toBe(false);
     expect(model(r.text).pods).toHaveLength(model(NODES_AND_PODS).pods.length - 1);
   });
 
