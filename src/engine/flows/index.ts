@@ -102,7 +102,10 @@ export function serviceFlowCount(model: Model, index: PolicyIndex, proxy: ProxyI
       n += groups.length;
       for (const pod of endpointPods(proxy, s, i)) {
         const gi = groupOf.get(pod);
-        if (gi !== undefined && self[gi]++ === 0) touched.push(gi);
+        if (gi === undefined) continue;
+        const k = self[gi]!;
+        self[gi] = k + 1;
+        if (k === 0) touched.push(gi);
       }
       for (const gi of touched) {
         const k = self[gi]!;
