@@ -6,10 +6,11 @@
  * `kubectl-NAME` on the PATH as the plugin NAME).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { dump, loadAll } from "js-yaml";
 
 const root = join(import.meta.dirname, "..");
 const work = mkdtempSync(join(tmpdir(), "ktl-pack-"));
@@ -76,5 +77,28 @@ describe("npm pack", () => {
       ]),
     ) as { verdict: string };
     expect(["allow", "drop", "partial"]).toContain(trace.verdict);
+  });
+
+  it("the README's live-cluster lines run as written, with the manifests as kubectl would print them", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const at = readme.indexOf("### `npx`, and `kubectl ktl`");
+    const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(at))![1]!;
+    const lines = block
+      .split("\n")
+      .map((l) => l.replace(/\s+#.*$/, "").trim())
+      .filter((l) => l.startsWith("kubectl "));
+    expect(lines).toHaveLength(2);
+    // kubectl get … -o yaml prints one List of the objects.
+    const items = (loadAll(readFileSync(shop, "utf8")) as unknown[]).filter(Boolean);
+    const manifests = dump({ apiVersion: "v1", kind: "List", items });
+    for (const line of lines) {
+      // `kubectl get … | ktl …` reads what kubectl prints; `kubectl ktl …` is kubectl running kubectl-ktl.
+      const command = line.includes("| ")
+        ? line.slice(line.indexOf("| ") + 2)
+        : line.replace(/^kubectl ktl /, "kubectl-ktl ");
+      const [name, ...args] = command.split(/\s+/);
+      const out = run(bin(name!), args, manifests);
+      expect(out, line).toMatch(name === "ktl" ? /frontend/ : /backend/);
+    }
   });
 });

@@ -201,6 +201,9 @@ export function workloadPaths(w: WorkloadTrace): { path: string[]; edges: TraceP
     };
     const cause = l.find((x) => x.dropCause)?.dropCause;
     if (cause) out.dropCause = cause;
+    // The tier that refused some of the pods, as the refused part carries it.
+    const tier = l.find((x) => x.verdict !== "allow" && x.tier)?.tier;
+    if (tier) out.tier = tier;
     return out;
   });
   return { path, edges };

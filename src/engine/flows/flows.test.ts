@@ -9,7 +9,15 @@ import { EXTERNAL_CLIENT_IP, graphEndpointId, parseExternalAtNode, externalAtNod
 import type { Model } from "../model/types.ts";
 import { buildPolicyIndex } from "../netpol/index.ts";
 import { buildProxyIndex } from "../proxy/index.ts";
-import { externalFlowSpecs, hasExternalServices, reachableFromOutside, serviceFlowSpecs } from "./index.ts";
+import {
+  externalFlowSpecs,
+  hasExternalServices,
+  reachableFromOutside,
+  serviceFlowCount,
+  serviceFlowSpecs,
+} from "./index.ts";
+// @ts-expect-error: the bench generator is plain JavaScript
+import { generate } from "../../../bench/generate.mjs";
 
 const load = (text: string): Model => loadModel([{ name: "m.yaml", text }]);
 
@@ -164,6 +172,18 @@ status: { podIP: 10.244.1.6 }
       ["pod:shop/web"],
       ["pod:shop/web2"],
     ]);
+  });
+});
+
+describe("serviceFlowCount: the budget check counts what serviceFlowSpecs lists", () => {
+  const inputs: [string, string][] = [
+    ...SCENARIOS.map((sc): [string, string] => [sc.id, sc.manifests]),
+    ["bench S", (generate("S", 20240601) as { text: string }).text],
+    ["bench S, seed 7", (generate("S", 7) as { text: string }).text],
+  ];
+  it.each(inputs)("%s", (_, text) => {
+    const { model, policy, proxy } = side(load(text));
+    expect(serviceFlowCount(model, policy, proxy)).toBe(serviceFlowSpecs(model, policy, proxy).length);
   });
 });
 
