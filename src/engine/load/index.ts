@@ -14,6 +14,7 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import { parseManifests, type InputFile, type ParseResult } from "../parse/manifests.ts";
 import { unmodelledObjects } from "../policy/unmodelled.ts";
 import { CLUSTER_POLICY_KINDS, parseClusterPolicy, sortClusterPolicies } from "../tiers/parse.ts";
+import type { ClusterPolicy } from "../tiers/types.ts";
 
 export interface BuildOptions extends CoreBuildOptions {
   /** The CNI that enforces policy (`ktl --cni`, the toolbar); otherwise read from the input, else generic. */
@@ -41,6 +42,34 @@ function enforcedBy(profile: ClusterProfile, cni: CniPolicies, diagnostics: Diag
     drop("calico", `the cluster runs ${profile.cni}`);
 }
 
+/**
+ * Cilium does not implement network-policy-api's tiers: the project's list of
+ * implementations (kubernetes-sigs/network-policy-api site-src/implementations.md,
+ * updated 21 April 2026) names Cilium under AdminNetworkPolicy only by its
+ * tracking issue (cilium/cilium#23380) and not at all under
+ * ClusterNetworkPolicy. Under the cilium profiles the tier policies are in the
+ * input but nothing enforces them: they leave the evaluation, with a warning,
+ * and the trace says so (trace/policy.ts).
+ */
+function notImplemented(
+  profile: ClusterProfile,
+  tiers: ClusterPolicy[],
+  diagnostics: Diagnostic[],
+): ClusterPolicy[] | undefined {
+  if (tiers.length === 0 || (profile.cni !== "cilium" && profile.cni !== "cilium-kpr")) return undefined;
+  const names = tiers.slice(0, 3).map((p) => `${p.kind} ${p.name}`);
+  diagnostics.push({
+    code: "KTL451",
+    severity: "warning",
+    file: tiers[0]!.source.file,
+    doc: tiers[0]!.source.doc,
+    line: tiers[0]!.source.line,
+    column: 0,
+    message: `the ${tiers.length} cluster tier ${tiers.length === 1 ? "policy" : "policies"} of the input (${names.join(", ")}${tiers.length > 3 ? ", ..." : ""}) ${tiers.length === 1 ? "is" : "are"} not evaluated: the cluster runs Cilium, which does not implement network-policy-api's tiers (network-policy-api lists it only by its tracking issue, cilium/cilium#23380), so nothing enforces ${tiers.length === 1 ? "it" : "them"}`,
+  });
+  return tiers;
+}
+
 /** Parsed objects -> the model with every policy layer's objects. */
 export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Model {
   const core = buildCoreModel(parsed, options.config ? { config: options.config } : {});
@@ -50,10 +79,13 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
     ? { cni: options.cni, source: "chosen" }
     : (profileFromInput([...objects, ...(parsed.ignored ?? [])]) ?? GENERIC);
   enforcedBy(profile, cni, diagnostics);
-  const clusterPolicies = sortClusterPolicies(
+  let clusterPolicies = sortClusterPolicies(
     objects.filter((o) => CLUSTER_POLICY_KINDS.has(o.kind)).map(parseClusterPolicy),
   );
+  const unenforcedTiers = notImplemented(profile, clusterPolicies, diagnostics);
+  if (unenforcedTiers) clusterPolicies = [];
   return Object.assign(core, {
+    ...(unenforcedTiers ? { unenforcedTiers } : {}),
     clusterPolicies,
     unmodelled: unmodelledObjects(parsed.ignored),
     cni,

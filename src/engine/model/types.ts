@@ -149,6 +149,11 @@ export interface Model {
   policies: NetworkPolicy[];
   /** ClusterNetworkPolicy, AdminNetworkPolicy, BaselineAdminNetworkPolicy, in the tiers' evaluation order (tiers/parse.ts). */
   clusterPolicies: ClusterPolicy[];
+  /**
+   * Tier policies of the input that the cluster's CNI does not implement (Cilium: load/index.ts), so none
+   * of them is in `clusterPolicies`; the trace says so. Absent when every tier policy is evaluated.
+   */
+  unenforcedTiers?: ClusterPolicy[];
   /** Objects that could change a traffic answer and that the engine does not evaluate (never ignored in silence). */
   unmodelled: UnmodelledObject[];
   /** Every modelled object as parsed, for validation and lookups. */

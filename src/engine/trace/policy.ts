@@ -1,6 +1,6 @@
 /** NetworkPolicy at both ends of each backend (index.ts rules 1 and 2). */
 import type { SourceRef } from "../parse/manifests.ts";
-import type { Pod, PodKey, Protocol } from "../model/types.ts";
+import type { Model, Pod, PodKey, Protocol } from "../model/types.ts";
 import type { Family } from "../model/ip.ts";
 import { explainEgress, explainIngress, type DirectionVerdict } from "../netpol/index.ts";
 import { nearMisses, type NearMiss } from "../netpol/nearmiss.ts";
@@ -277,7 +277,7 @@ export function evaluate(
   const profile = model.profile ?? GENERIC;
   // flannel enforces no NetworkPolicy (cni/profile.ts): the policies are in the input, nothing applies them.
   if (profile.cni === "flannel") model = { ...model, policies: [] };
-  else if (hasCniPolicies(model.cni)) return evaluateCni(ctx, model.cni, backends);
+  else if (hasCniPolicies(model.cni)) return withTierNote(evaluateCni(ctx, model.cni, backends), model);
   const endpoints: TraceEndpoint[] = [];
   const egressGroups = new Map<
     string,
@@ -611,5 +611,22 @@ export function evaluate(
       cause: { layer: "NetworkPolicy", direction: "ingress", category: "not-applicable" },
     });
   }
-  return { endpoints, hops };
+  return withTierNote({ endpoints, hops }, ctx.model);
+}
+
+/** A note when the CNI does not implement the tiers (load/index.ts): the input's tier policies changed nothing. */
+function withTierNote(
+  r: { endpoints: TraceEndpoint[]; hops: TraceHop[] },
+  model: Model,
+): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
+  const tiers = model.unenforcedTiers;
+  if (!tiers?.length) return r;
+  const names = tiers.slice(0, 3).map((p) => `${p.kind} ${p.name}`);
+  r.hops.push({
+    step: "admin tier at backend",
+    verdict: "info",
+    detail: `the cluster runs ${describeProfile(model.profile ?? GENERIC)}, which does not implement network-policy-api's tiers: the ${tiers.length} tier ${tiers.length === 1 ? "policy" : "policies"} of the input (${names.join(", ")}${tiers.length > 3 ? ", ..." : ""}) ${tiers.length === 1 ? "changes" : "change"} nothing`,
+    cause: { layer: "AdminNetworkPolicy", direction: "ingress", category: "not-enforced" },
+  });
+  return r;
 }

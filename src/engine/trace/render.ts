@@ -166,6 +166,8 @@ export function tierText(c: TierCause): string {
       return `${tier}: no policy of the tier selects the pod for ${c.direction}, no decision`;
     case "hairpin":
       return `${tier}: a pod's traffic to its own IP is not subject to the tier`;
+    case "not-enforced":
+      return `${tier}: the cluster's CNI does not implement the tier, whose policies change nothing`;
   }
 }
 

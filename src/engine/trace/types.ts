@@ -199,7 +199,7 @@ export type HopCause =
   | {
       layer: "AdminNetworkPolicy" | "BaselineAdminNetworkPolicy";
       direction: PolicyDirection;
-      category: "Accept" | "Deny" | "Pass" | "no-match" | "not-selected" | "hairpin";
+      category: "Accept" | "Deny" | "Pass" | "no-match" | "not-selected" | "hairpin" | "not-enforced";
       object?: ObjectRef;
       rule?: RuleRef;
       /** The policy's spec.priority (a BaselineAdminNetworkPolicy has none). */
