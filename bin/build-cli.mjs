@@ -28,7 +28,9 @@ function newest(dir) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) t = Math.max(t, newest(p));
-    else if (e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")) t = Math.max(t, statSync(p).mtimeMs);
+    // .ts sources, and the .yaml and .md files the bundle embeds as text (lessons' manifests and READMEs).
+    else if (/\.(ts|yaml|md)$/.test(e.name) && !e.name.endsWith(".test.ts"))
+      t = Math.max(t, statSync(p).mtimeMs);
   }
   return t;
 }

@@ -50,7 +50,11 @@ describe("npm pack", () => {
 
   it("ships the bundle and the launcher, no sources and no dependencies", () => {
     expect(files).toContain("lib/ktl.mjs");
-    expect(files).toContain("bin/ktl");
+    expect(files).toContain("bin/ktl.mjs");
+    // The installed commands start under a node shebang: npm's shims run them wherever node runs.
+    expect(readFileSync(join(app, "node_modules", "kube-traffic-lab", "bin", "ktl.mjs"), "utf8")).toMatch(
+      /^#!\/usr\/bin\/env node\n/,
+    );
     expect(files.filter((f) => f.startsWith("src/"))).toEqual([]);
     expect(readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith("."))).toEqual([
       "kube-traffic-lab",

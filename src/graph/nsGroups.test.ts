@@ -80,9 +80,10 @@ describe("namespace families", () => {
     expect(nsFamily("x", { team: "" }, { by: "label", key: "team" })).toBe("team=");
   });
 
-  it("titles: a prefix reads as a name pattern, a label as a selector", () => {
+  it("titles: a prefix reads as a name pattern, a label as its value", () => {
     expect(familyTitle("billing")).toBe("billing-*");
-    expect(familyTitle("team=billing")).toBe("team=billing");
+    expect(familyTitle("team=billing")).toBe("billing");
+    expect(familyTitle("app.kubernetes.io/part-of=platform")).toBe("platform");
   });
 
   it("the resolver folds by team under auto, so names that share nothing still meet", () => {

@@ -81,8 +81,12 @@ export function nsFamily(
   return v === undefined ? undefined : `${g.key}=${v}`;
 }
 
-/** A family element's title: `billing-*` for a name prefix, `team=billing` for a label (as a selector reads). */
-export const familyTitle = (family: string) => (family.includes("=") ? family : `${family}-*`);
+/**
+ * A family element's title: `billing-*` for a name prefix, the label's value (`billing`) for a label: the key is
+ * in the View option above the graph, and `team=` would take the room the shortened name needs.
+ */
+export const familyTitle = (family: string) =>
+  family.includes("=") ? family.slice(family.indexOf("=") + 1) : `${family}-*`;
 
 /** The family of every namespace, for the paths lens and Find alike. */
 export function familyResolver(
