@@ -85,7 +85,7 @@ function parseProtocols(list: unknown): TierPort[] | null {
       else if (range) {
         port.port = int(range.start) ?? 0;
         port.endPort = int(range.end) ?? 0;
-      }
+      } else port.port = 0; // no number and no range (e.g. an unknown field only): invalid, so it matches no port, never every port
       ports.push(port);
     }
   });

@@ -231,6 +231,24 @@ describe("ClusterNetworkPolicy v1alpha2, exactly", () => {
     expect(step.reason).toBe('Deny by ClusterNetworkPolicy deny rule 2 "second"');
   });
 
+  it("a destinationPort without number or range (an undeclared field only) matches no port, never every port", () => {
+    // The apiserver prunes `name` and rejects the empty destinationPort (minProperties 1): the policy
+    // does not exist, so it denies nothing; ktl validate reports it (validate/tiers.ts).
+    const m = model(
+      cnp(
+        "bad-port",
+        "Admin",
+        1,
+        "  subject: {namespaces: {}}\n  ingress:\n  - {name: no-metrics, action: Deny, from: [{namespaces: {}}], protocols: [{tcp: {destinationPort: {name: web}}}]}\n",
+      ),
+    );
+    for (const port of [80, 8080]) {
+      const v = pair(m, "slytherin/draco", "gryffindor/harry", port);
+      expect(v.allowed).toBe(true);
+      expect(v.ingress.decidedBy?.layer).not.toBe("AdminNetworkPolicy");
+    }
+  });
+
   it("nodes peers add every node address to the class cuts; networks their CIDRs", () => {
     const m = model(
       cnp(

@@ -18,7 +18,7 @@ import { validateNetworkPolicy } from "./networkpolicy.ts";
 import { validateEndpointSlice } from "./endpointslice.ts";
 import { lintModel } from "./lint.ts";
 import { isModelled } from "../parse/kinds.ts";
-import { lintTierPriorities, TIER_KINDS, validateClusterPolicy } from "./tiers.ts";
+import { lintTierPriorities, TIER_KINDS, unknownTierFields, validateClusterPolicy } from "./tiers.ts";
 import { CLUSTER_SCOPED, finding, warning, type Finding, type Warning } from "./findings.ts";
 
 export type { Finding, Warning } from "./findings.ts";
@@ -113,7 +113,8 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
       }
       const schema = SCHEMAS[o.kind] ?? metadataOnly(o.kind);
       const decoded = decode(o.raw, schema);
-      for (const u of decoded.unknown) {
+      const tierPolicy = TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind);
+      for (const u of tierPolicy ? unknownTierFields(o) : decoded.unknown) {
         const field = formatPath(u);
         warnings.push(
           warning(

@@ -157,6 +157,43 @@ describe("ClusterNetworkPolicy / AdminNetworkPolicy / BaselineAdminNetworkPolicy
     });
   });
 
+  it.each<[string, string, string[], string[]]>([
+    [
+      "v1alpha2: a destinationPort of undeclared fields only is pruned to {} (minProperties 1), and Strict rejects the field",
+      cnp(
+        `{tier: Admin, priority: 1, ${SUBJ}, ingress: [{action: Deny, from: [{namespaces: {}}], protocols: [{tcp: {destinationPort: {name: metrics}}}]}]}`,
+      ),
+      ["spec.ingress[0].protocols[0].tcp.destinationPort"],
+      ["spec.ingress[0].protocols[0].tcp.destinationPort.name"],
+    ],
+    [
+      "v1alpha1: a port entry of an undeclared field only (namedPorts for namedPort)",
+      anp(
+        `{priority: 3, ${SUBJ}, ingress: [{action: Allow, from: [{namespaces: {}}], ports: [{namedPorts: web}]}]}`,
+      ),
+      ["spec.ingress[0].ports[0]"],
+      ["spec.ingress[0].ports[0].namedPorts"],
+    ],
+    [
+      "an undeclared field beside a declared one: a warning only, the declared one stands",
+      cnp(
+        `{tier: Admin, priority: 1, subject: {namespaces: {}, namespace: {}}, egress: [{action: Deny, to: [{networks: [10.0.0.0/8], cidr: x}]}]}`,
+      ),
+      [],
+      ["spec.subject.namespace", "spec.egress[0].to[0].cidr"],
+    ],
+    [
+      "a valid policy has no unknown field",
+      cnp(`{tier: Admin, priority: 0, ${SUBJ}, ingress: ${rulesOf(1)}}`),
+      [],
+      [],
+    ],
+  ])("%s", (_name, yaml, errors, unknown) => {
+    const r = run(yaml);
+    expect(r.errors.map((e) => e.field)).toEqual(errors);
+    expect(r.warnings.filter((w) => w.code === "KTL510").map((w) => w.field)).toEqual(unknown);
+  });
+
   it("leaves Antrea's crd.antrea.io ClusterNetworkPolicy alone (another API group)", () => {
     const yaml = `apiVersion: crd.antrea.io/v1beta1\nkind: ClusterNetworkPolicy\nmetadata: {name: a}\nspec: {priority: 5000}\n`;
     expect(run(yaml).errors).toEqual([]);

@@ -25,6 +25,7 @@ import {
   type PathSegment,
 } from "./errors.ts";
 import { warning, type Warning } from "./findings.ts";
+import { LABEL_SELECTOR, OBJECT_META, decode, type Schema } from "./decode.ts";
 
 const CNP_CRD = "network-policy-api config/crd/standard/policy.networking.k8s.io_clusternetworkpolicies.yaml";
 const ANP_CRD =
@@ -116,6 +117,22 @@ function exactlyOne(path: PathSegment[], v: Json, crd: string): FieldError[] {
   return [];
 }
 
+/**
+ * The fields of `v` the CRD declares. The apiserver prunes the others before
+ * validating (and kubectl's Strict field validation rejects them: KTL510), so
+ * `destinationPort: {name: metrics}` is an empty port, not a port of one field.
+ */
+function declared(v: Json, fields: readonly string[]): Json {
+  return Object.fromEntries(Object.entries(v).filter(([k]) => fields.includes(k)));
+}
+
+/** The fields of one port entry, per API version, and of a v1alpha2 destinationPort. */
+const PORT_FIELDS = {
+  protocols: ["tcp", "udp", "sctp", "destinationNamedPort"],
+  ports: ["portNumber", "namedPort", "portRange"],
+} as const;
+const DESTINATION_PORT_FIELDS = ["number", "range"];
+
 function port(path: PathSegment[], v: unknown, crd: string): FieldError[] {
   return range(path, v, 1, 65535, crd);
 }
@@ -126,7 +143,7 @@ function ports(path: PathSegment[], list: unknown, s: Spec, peers: Json[]): Fiel
   list.forEach((p, i) => {
     const at = [...path, i];
     if (!isObj(p)) return;
-    errs.push(...exactlyOne(at, p, s.crd));
+    errs.push(...exactlyOne(at, declared(p, PORT_FIELDS[s.portsKey]), s.crd));
     if (s.portsKey === "protocols") {
       for (const proto of ["tcp", "udp", "sctp"]) {
         const x = p[proto];
@@ -144,7 +161,7 @@ function ports(path: PathSegment[], list: unknown, s: Spec, peers: Json[]): Fiel
           continue;
         }
         const dpPath = [...at, proto, "destinationPort"];
-        errs.push(...exactlyOne(dpPath, dp, s.crd));
+        errs.push(...exactlyOne(dpPath, declared(dp, DESTINATION_PORT_FIELDS), s.crd));
         if (dp.number !== undefined) errs.push(...port([...dpPath, "number"], dp.number, s.crd));
         if (isObj(dp.range)) errs.push(...portRange([...dpPath, "range"], dp.range, s.crd));
       }
@@ -216,11 +233,7 @@ const PEER_FIELDS = {
 function peer(path: PathSegment[], v: unknown, s: Spec, egress: boolean): FieldError[] {
   if (!isObj(v)) return [];
   const known = PEER_FIELDS[egress ? "egress" : "ingress"];
-  const errs = exactlyOne(
-    path,
-    Object.fromEntries(Object.entries(v).filter(([k]) => known.includes(k))),
-    s.crd,
-  );
+  const errs = exactlyOne(path, declared(v, known), s.crd);
   if (isObj(v.pods)) errs.push(...namespacedPods([...path, "pods"], v.pods, s));
   if (egress && Array.isArray(v.networks)) {
     const np = [...path, "networks"];
@@ -290,7 +303,7 @@ export function validateClusterPolicy(o: KObject): FieldError[] {
   }
   if (spec.subject === undefined) errs.push(required([...p, "subject"], "", s.crd));
   else if (isObj(spec.subject)) {
-    errs.push(...exactlyOne([...p, "subject"], spec.subject, s.crd));
+    errs.push(...exactlyOne([...p, "subject"], declared(spec.subject, ["namespaces", "pods"]), s.crd));
     if (isObj(spec.subject.pods))
       errs.push(...namespacedPods([...p, "subject", "pods"], spec.subject.pods, s));
   }
@@ -339,4 +352,87 @@ export function lintTierPriorities(model: Model, objects: ReadonlyMap<ClusterPol
     }
   }
   return out;
+}
+
+const NAMESPACED_POD: Schema = {
+  struct: "NamespacedPod",
+  fields: { namespaceSelector: LABEL_SELECTOR, podSelector: LABEL_SELECTOR },
+};
+const SUBJECT: Schema = { struct: "Subject", fields: { namespaces: LABEL_SELECTOR, pods: NAMESPACED_POD } };
+const strings: Schema = { list: "any" };
+const peerOf = (egress: boolean): Schema => ({
+  struct: egress ? "EgressPeer" : "IngressPeer",
+  fields: egress
+    ? {
+        namespaces: LABEL_SELECTOR,
+        pods: NAMESPACED_POD,
+        nodes: LABEL_SELECTOR,
+        networks: strings,
+        domainNames: strings,
+      }
+    : { namespaces: LABEL_SELECTOR, pods: NAMESPACED_POD },
+});
+const RANGE: Schema = { struct: "PortRange", fields: { start: "any", end: "any" } };
+const PROTOCOL_PORT: Schema = {
+  struct: "ProtocolPort",
+  fields: { destinationPort: { struct: "Port", fields: { number: "any", range: RANGE } } },
+};
+const PORTS: Record<Spec["portsKey"], Schema> = {
+  protocols: {
+    list: {
+      struct: "ProtocolPort",
+      fields: { tcp: PROTOCOL_PORT, udp: PROTOCOL_PORT, sctp: PROTOCOL_PORT, destinationNamedPort: "any" },
+    },
+  },
+  ports: {
+    list: {
+      struct: "AdminNetworkPolicyPort",
+      fields: {
+        portNumber: { struct: "Port", fields: { protocol: "any", port: "any" } },
+        namedPort: "any",
+        portRange: { struct: "PortRange", fields: { protocol: "any", start: "any", end: "any" } },
+      },
+    },
+  },
+};
+const rulesOf = (s: Spec, egress: boolean): Schema => ({
+  list: {
+    struct: egress ? "EgressRule" : "IngressRule",
+    fields: {
+      name: "any",
+      action: "any",
+      [egress ? "to" : "from"]: { list: peerOf(egress) },
+      [s.portsKey]: PORTS[s.portsKey],
+    },
+  },
+});
+
+/**
+ * The fields of a tier policy its CRD does not declare (the CRD's structural
+ * schema, from the CRD files named in SPECS): kubectl's Strict field
+ * validation rejects the object ("strict decoding error: unknown field"),
+ * other clients have them pruned. Types are the CRD validation's to word
+ * (validateClusterPolicy), so only unknown fields come from here.
+ */
+export function unknownTierFields(o: KObject): PathSegment[][] {
+  const s = SPECS[o.kind];
+  if (!s) return [];
+  const spec: Record<string, Schema> = {
+    subject: SUBJECT,
+    ingress: rulesOf(s, false),
+    egress: rulesOf(s, true),
+  };
+  if (s.tier) spec.tier = "any";
+  if (s.priority) spec.priority = "any";
+  const schema: Schema = {
+    struct: o.kind,
+    fields: {
+      apiVersion: "any",
+      kind: "any",
+      metadata: OBJECT_META,
+      spec: { struct: `${o.kind}Spec`, fields: spec },
+      status: "any",
+    },
+  };
+  return decode(o.raw, schema).unknown;
 }
