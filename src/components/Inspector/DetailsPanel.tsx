@@ -263,13 +263,34 @@ function Intro({ a }: { a: Analysis | undefined }) {
         <p className="muted">
           {a.stats.pods} pods, {a.stats.services} Services, {a.stats.policies} NetworkPolicies,{" "}
           {a.nodes.length} nodes
-          {a.zones.length ? ` in ${a.zones.length} zones` : ""}.{" "}
-          {a.flows.filter((f) => f.verdict !== "allow").length} of {a.flows.length} drawn flows are dropped or
-          partial.
+          {a.zones.length ? ` in ${a.zones.length} zones` : ""}. <FlowCounts a={a} />
         </p>
       ) : null}
       {a?.truncated ? <p className="muted">{a.truncated}</p> : null}
     </section>
+  );
+}
+
+/**
+ * What the drawn edges add up to. At scale the graph draws who can connect, workload to Service
+ * (`reach`: allowed or partly allowed pairs; the pairs no endpoint admits are counted, not drawn),
+ * beside the Service-to-pod flows, whose "partial" means some clients are refused.
+ */
+export function FlowCounts({ a }: { a: Analysis }) {
+  const notAllowed = (fs: readonly { verdict: string }[]) => fs.filter((f) => f.verdict !== "allow").length;
+  if (!a.reach)
+    return (
+      <>
+        {notAllowed(a.flows)} of {a.flows.length} drawn flows are dropped or partial.
+      </>
+    );
+  const { flows, dropped, omitted } = a.reach;
+  return (
+    <>
+      Workload to Service: {flows.length + omitted} connections are allowed ({notAllowed(flows)} of them by
+      only some of the Service&apos;s pods); {dropped} are dropped and not drawn. Service to pod:{" "}
+      {notAllowed(a.flows)} of {a.flows.length} flows refuse some or all of their clients.
+    </>
   );
 }
 
