@@ -13,7 +13,9 @@ const lessons = readdirSync(dir)
     const title = /^# \d\d · (.+)$/m.exec(md)![1]!;
     const question = /## Question\n\n(.+)\n/.exec(md)![1]!;
     const answer = /<summary>Answer<\/summary>\n\n(.+)\n/.exec(md)![1]!;
-    const first = /^- `(.+?)` → `(.+?)`(?: \((\w+)\))?: (allow|drop|partial)$/m.exec(md)!;
+    // A check line: from → to, an optional protocol, an optional HTTP request (L7 lessons), the verdict, its HTTP status.
+    const first =
+      /^- `(.+?)` → `(.+?)`(?: \((\w+)\))?(?: `[^`]*`)?: (allow|drop|partial)(?: \(HTTP \d+\))?$/m.exec(md)!;
     return {
       id,
       number: Number(id.slice(0, 2)),
