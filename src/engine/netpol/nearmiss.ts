@@ -122,13 +122,13 @@ function portWords(ports: PolicyPort[]): string {
 }
 
 /**
- * The rules of `policies` (those isolating `self` for `direction`) that miss the
+ * The rules of `policies` (those isolating the pod `isolated` for `direction`) that miss the
  * connection to or from `other` on (port, protocol) by one condition.
  */
 export function nearMisses(
   model: Model,
   direction: Direction,
-  self: Pod,
+  isolated: Pod,
   other: PeerEndpoint,
   port: number,
   protocol: Protocol,
@@ -136,7 +136,7 @@ export function nearMisses(
 ): NearMiss[] {
   const out: NearMiss[] = [];
   const likely = new Map<NearMiss, number>();
-  const dst = direction === "ingress" ? self : other.pod;
+  const dst = direction === "ingress" ? isolated : other.pod;
   const otherPod = other.pod && !other.pod.hostNetwork ? other.pod : undefined;
   for (const policy of policies) {
     const rules = direction === "ingress" ? policy.ingress : policy.egress;
