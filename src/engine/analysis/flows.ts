@@ -15,7 +15,7 @@
  */
 import { hasCniPolicies } from "../cni/index.ts";
 import { cniFlow } from "./cni.ts";
-import { tierFlow, tierStack } from "./tiers.ts";
+import { tierFlowJudge, tierStack } from "./tiers.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { asPodKey } from "../model/ids.ts";
 import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
@@ -479,6 +479,8 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
     .filter((c) => c.pods.some((p) => p.ips.length > 0 && p.nodeName))
     .map((c) => c.index);
   let senders: Pod[] | undefined;
+  const stack = tierStack(model, index);
+  let tierJudge: ReturnType<typeof tierFlowJudge> | undefined;
   for (const s of model.services) {
     const sp = proxy.services.get(s.key);
     if (!sp) continue;
@@ -538,11 +540,9 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           if (c.layer) flow.layer = c.layer;
           if (c.tier) flow.tier = c.tier;
           if (c.verdict !== "allow") flow.dropCause = "policy";
-        } else if (tierStack(model, index)) {
+        } else if (stack) {
           // The cluster tiers around NetworkPolicy decide (policy/stack.ts, analysis/tiers.ts).
-          const c = tierFlow(
-            tierStack(model, index)!,
-            (senders ??= senderPods(model)),
+          const c = (tierJudge ??= tierFlowJudge(stack, (senders ??= senderPods(model))))(
             pod,
             ep.port,
             p.protocol,

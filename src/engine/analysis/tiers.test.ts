@@ -5,7 +5,35 @@
  * (network-policy-api conformance/tests at 0eec1b0e).
  */
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { analyzeText, openAnalysis } from "./index.ts";
+import { buildPolicyIndex, loadModel } from "../index.ts";
+import type { Model, Pod, Protocol } from "../model/types.ts";
+import { buildProxyIndex } from "../proxy/index.ts";
+import { buildStack, explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
+import { randomStackCluster } from "../policy/test-fixtures.ts";
+import { workloadId } from "./refs.ts";
+
+/** kube-proxy's endpoints of one Service port (v4 then v6), each with its pod and target port. */
+function portEndpoints(model: Model, service: string, port: number, protocol: Protocol) {
+  const sp = buildProxyIndex(model).services.get(service)!;
+  const i = sp.service.ports.findIndex((p) => p.port === port && p.protocol === protocol);
+  const eps = sp.ports[i];
+  return eps ? [...eps.v4, ...eps.v6] : [];
+}
+
+/** The ready endpoint pods of a Service port, once each, with their target port (workloadFlows' destinations). */
+function readyEndpoints(model: Model, service: string, port: number, protocol: Protocol): [Pod, number][] {
+  const seen = new Set<string>();
+  const out: [Pod, number][] = [];
+  for (const ep of portEndpoints(model, service, port, protocol)) {
+    if (!ep.pod || !ep.ready || seen.has(ep.pod)) continue;
+    seen.add(ep.pod);
+    const pod = model.podsByKey.get(ep.pod);
+    if (pod) out.push([pod, ep.port]);
+  }
+  return out;
+}
 
 const TEXT = `apiVersion: v1
 kind: Node
@@ -116,4 +144,139 @@ spec: {podSelector: {}, policyTypes: [Ingress]}
     const plain = openAnalysis([{ name: "m.yaml", text: TEXT.split("---\napiVersion: policy")[0]! }]);
     expect(plain.matrix({ port: 80, protocol: "TCP", by: "pod" }).tiers).toBeUndefined();
   });
+});
+
+/**
+ * The graph's flows count senders by class under the stack (tierFlowJudge,
+ * workloadFlows' per-class memo and ingress-row prefilter); on random stacks
+ * with Services they must say what walking every pair exactly
+ * (explainStackPair) says: the endpoint flow's verdict, reason, client and
+ * tier, and each workload flow's verdict and the dropped count.
+ */
+describe("flows under the tiers agree with the exact walk of every pair on random stacks", () => {
+  const SERVICES = `
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sa, namespace: ns0}
+spec:
+  selector: {app: a}
+  ports: [{name: web, port: 80, targetPort: http}, {name: dns, port: 53, protocol: UDP, targetPort: 53}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sb, namespace: ns1}
+spec:
+  selector: {app: b}
+  ports: [{port: 8080, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sc, namespace: ns2}
+spec:
+  selector: {app: c}
+  ports: [{port: 75}]
+`;
+  // The exact oracle: every sender toward the endpoint, as tierFlow walked them before it counted by class.
+  function exactEndpoint(stack: PolicyStack, senders: Pod[], dst: Pod, port: number, protocol: Protocol) {
+    let allowed = 0;
+    let refused: [Pod, LayerStep | undefined] | undefined;
+    let admitted: [Pod, LayerStep | undefined] | undefined;
+    const from = senders.filter((p) => p !== dst && p.ips.length > 0);
+    for (const src of from) {
+      const d = explainStackPair(stack, src, dst, port, protocol);
+      if (!d.allowed) refused ??= [src, (d.egress.allowed ? d.ingress : d.egress).decidedBy];
+      else {
+        allowed++;
+        admitted ??= [src, d.ingress.decidedBy ?? d.egress.decidedBy];
+      }
+    }
+    const n = from.length;
+    const verdict = n === 0 || allowed === n ? "allow" : allowed === 0 ? "drop" : "partial";
+    const base = refused ?? admitted;
+    return { verdict, allowed, n, client: base?.[0].key, step: base?.[1] };
+  }
+
+  it("endpoint and workload flows", () => {
+    const judged = { endpoints: 0, workload: 0 };
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) => {
+        const text = randomStackCluster(seed) + SERVICES;
+        if (!text.includes("NetworkPolicy\nmetadata: {name: cnp") && !text.includes("AdminNetworkPolicy"))
+          return;
+        const model = loadModel([{ name: "random.yaml", text }]);
+        const stack = buildStack(model, buildPolicyIndex(model));
+        const wrong: string[] = [];
+        const senders = model.pods.filter((p) => p.nodeName && p.ips.length > 0);
+        const traced = analyzeText(text, "random.yaml");
+        const wide = analyzeText(text, "random.yaml", { flowBudget: 0 });
+        let endpoints = 0;
+        for (const f of traced.flows) {
+          if (f.kind !== "endpoint" || f.dropCause === "traffic-policy") continue;
+          const dst = model.podsByKey.get(f.to.slice("pod:".length) as never)!;
+          const svc = model.services.find((s) => `service:${s.key}` === f.from[0])!;
+          const sp = svc.ports.find((p) => p.port === f.port && p.protocol === f.protocol)!;
+          const ep = portEndpoints(model, svc.key, sp.port, sp.protocol).find((e) => e.pod === dst.key)!;
+          const x = exactEndpoint(stack, senders, dst, ep.port, f.protocol);
+          endpoints++;
+          const got = { verdict: f.verdict, client: f.client?.slice("pod:".length), tier: f.tier };
+          const want = {
+            verdict: x.verdict,
+            client: x.client,
+            tier:
+              x.step?.layer === "AdminNetworkPolicy"
+                ? "Admin"
+                : x.step?.layer === "BaselineAdminNetworkPolicy"
+                  ? "Baseline"
+                  : undefined,
+          };
+          if (JSON.stringify(got) !== JSON.stringify(want))
+            wrong.push(`${f.id}: ${JSON.stringify(got)} vs exact ${JSON.stringify(want)}`);
+          if (x.step && !f.reason.includes(x.step.reason))
+            wrong.push(`${f.id}: reason ${f.reason} lacks ${x.step.reason}`);
+          if (x.allowed > 0 && x.allowed < x.n && !f.reason.includes(`${x.allowed} of ${x.n} senders`))
+            wrong.push(`${f.id}: reason ${f.reason}, exact ${x.allowed} of ${x.n}`);
+        }
+        // Workload flows: each source group (a workload's pods of one class) by its first pod toward every
+        // ready endpoint, exactly: the listed flows with their verdicts, and the count of dropped pairs.
+        const index = buildPolicyIndex(model);
+        const groups = new Map<string, Pod>();
+        for (const p of senders) {
+          const k = `${workloadId(p.workload)}#${index.classOf[p.index]}`;
+          if (!groups.has(k)) groups.set(k, p);
+        }
+        const want = new Map<string, string>();
+        let dropped = 0;
+        for (const svc of model.services)
+          for (const sp of svc.ports) {
+            const eps = readyEndpoints(model, svc.key, sp.port, sp.protocol);
+            if (eps.length === 0) continue;
+            for (const src of groups.values()) {
+              const ok = eps.filter(
+                ([pod, port]) => explainStackPair(stack, src, pod, port, sp.protocol).allowed,
+              ).length;
+              if (ok === 0) dropped++;
+              else
+                want.set(
+                  `workload|pod:${src.key}|service:${svc.key}|${sp.port}/${sp.protocol}`,
+                  ok === eps.length ? "allow" : "partial",
+                );
+            }
+          }
+        const got = new Map((wide.reach?.flows ?? []).map((f) => [f.id, f.verdict as string]));
+        for (const [id, v] of want)
+          if (got.get(id) !== v) wrong.push(`${id}: ${got.get(id) ?? "not listed"} vs exact ${v}`);
+        for (const id of got.keys()) if (!want.has(id)) wrong.push(`${id}: listed, exact drop`);
+        if (wide.reach && wide.reach.dropped !== dropped)
+          wrong.push(`dropped ${wide.reach.dropped} vs exact ${dropped}`);
+        expect(wrong, `seed ${seed}\n${text}`).toEqual([]);
+        judged.endpoints += endpoints;
+        judged.workload += wide.reach?.flows.length ?? 0;
+      }),
+      { seed: 20261202, numRuns: 60 },
+    );
+    // The runs compared something: endpoint flows and workload flows under tier policies.
+    expect(judged.endpoints).toBeGreaterThan(100);
+    expect(judged.workload).toBeGreaterThan(100);
+  }, 120_000);
 });

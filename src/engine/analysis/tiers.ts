@@ -6,7 +6,15 @@
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { PolicyIndex } from "../netpol/index.ts";
-import { buildStack, explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
+import { classAllowed } from "../netpol/index.ts";
+import {
+  buildStack,
+  explainStackPair,
+  stackMatrix,
+  stackPairAllowed,
+  type LayerStep,
+  type PolicyStack,
+} from "../policy/index.ts";
 import type { RefView, Verdict } from "./types.ts";
 
 export interface TierFlowSummary {
@@ -44,28 +52,111 @@ export function tierOf(s: LayerStep | undefined): "Admin" | "Baseline" | undefin
       : undefined;
 }
 
-/** Every sender (with an address, other than the destination) toward `dst`, each pair through the stack. */
-export function tierFlow(
+/** What the senders of one NetworkPolicy class do toward one destination class, by the stack's rows. */
+interface ClassTally {
+  /** Pod-network senders admitted, over the classes other than the destination's. */
+  allowed: number;
+  /** The first refused and the first admitted of those senders (positions in sender order, -1: none). */
+  refused: number;
+  admitted: number;
+}
+
+/**
+ * Judges senders toward endpoints under the stack, for the graph's endpoint
+ * flows: every sender toward one pod port, with the verdict `explainStackPair`
+ * gives each pair, but counted by class. A pod-network sender is decided by its
+ * class's row (`stackPairAllowed`), so the senders are tallied once per
+ * destination class and port; the destination itself and host-network senders
+ * (NetworkPolicy admits a pod's own node, which a layer above may overrule)
+ * are judged one by one. The reason and the tier come from the exact walk of
+ * one pair: the first refused sender, else the first admitted one.
+ */
+export function tierFlowJudge(
   stack: PolicyStack,
   senders: readonly Pod[],
+): (dst: Pod, port: number, protocol: Protocol) => TierFlowSummary {
+  const index = stack.index!;
+  const n = index.classes.length;
+  const from = senders.filter((p) => p.ips.length > 0);
+  // Per class: its pod-network senders' count and first two positions; host-network senders apart.
+  const count = new Int32Array(n);
+  const first = new Int32Array(n).fill(-1);
+  const second = new Int32Array(n).fill(-1);
+  const host: number[] = [];
+  from.forEach((p, i) => {
+    if (p.hostNetwork) return void host.push(i);
+    const c = index.classOf[p.index]!;
+    const k = ++count[c]!;
+    if (k === 1) first[c] = i;
+    else if (k === 2) second[c] = i;
+  });
+  const classes = [...count.keys()].filter((c) => count[c]! > 0);
+  const tallies = new Map<string, ClassTally>();
+  const min = (a: number, b: number) => (a < 0 ? b : b < 0 ? a : Math.min(a, b));
+
+  const posOf = new Map(from.map((p, i) => [p, i]));
+
+  return (dst, port, protocol) => {
+    const mk = `${port}/${protocol}`;
+    const sm = stackMatrix(stack, port, protocol);
+    const b = index.classOf[dst.index]!;
+    const tk = `${mk}/${b}`;
+    let t = tallies.get(tk);
+    if (!t) {
+      t = { allowed: 0, refused: -1, admitted: -1 };
+      for (const a of classes) {
+        if (a === b) continue;
+        if (classAllowed(sm, a, b)) {
+          t.allowed += count[a]!;
+          t.admitted = min(t.admitted, first[a]!);
+        } else t.refused = min(t.refused, first[a]!);
+      }
+      tallies.set(tk, t);
+    }
+    let { allowed, refused, admitted } = t;
+    const at = posOf.get(dst) ?? -1;
+    // The destination's own class: its pod-network senders but the destination itself, by the class's row to itself.
+    const self = at >= 0 && !dst.hostNetwork ? 1 : 0;
+    if (count[b]! - self > 0) {
+      const one = first[b] === at ? second[b]! : first[b]!;
+      if (classAllowed(sm, b, b)) {
+        allowed += count[b]! - self;
+        admitted = min(admitted, one);
+      } else refused = min(refused, one);
+    }
+    for (const i of host) {
+      const src = from[i]!;
+      if (src === dst) continue;
+      if (stackPairAllowed(stack, sm, src, dst)) {
+        allowed++;
+        admitted = min(admitted, i);
+      } else refused = min(refused, i);
+    }
+    const total = from.length - (at >= 0 ? 1 : 0);
+    return summarize(stack, dst, port, protocol, allowed, total, from[refused], from[admitted]);
+  };
+}
+
+/** The flow's verdict from the counts, and its reason from the exact walk of one pair (the first refused sender, else the first admitted). */
+function summarize(
+  stack: PolicyStack,
   dst: Pod,
   port: number,
   protocol: Protocol,
+  allowed: number,
+  n: number,
+  refusedPod: Pod | undefined,
+  admittedPod: Pod | undefined,
 ): TierFlowSummary {
-  let allowed = 0;
   let refused: { pod: Pod; step: LayerStep | undefined } | undefined;
   let admitted: { pod: Pod; step: LayerStep | undefined } | undefined;
-  const from = senders.filter((p) => p !== dst && p.ips.length > 0);
-  for (const src of from) {
-    const d = explainStackPair(stack, src, dst, port, protocol);
-    if (!d.allowed) {
-      refused ??= { pod: src, step: (d.egress.allowed ? d.ingress : d.egress).decidedBy };
-    } else {
-      allowed++;
-      admitted ??= { pod: src, step: d.ingress.decidedBy ?? d.egress.decidedBy };
-    }
+  if (refusedPod) {
+    const d = explainStackPair(stack, refusedPod, dst, port, protocol);
+    refused = { pod: refusedPod, step: (d.egress.allowed ? d.ingress : d.egress).decidedBy };
+  } else if (admittedPod) {
+    const d = explainStackPair(stack, admittedPod, dst, port, protocol);
+    admitted = { pod: admittedPod, step: d.ingress.decidedBy ?? d.egress.decidedBy };
   }
-  const n = from.length;
   const verdict: Verdict = n === 0 || allowed === n ? "allow" : allowed === 0 ? "drop" : "partial";
   const base = refused ?? admitted;
   const words = (s: LayerStep | undefined) => (s ? `${s.label}: ${s.reason}` : "no policy decides: allowed");

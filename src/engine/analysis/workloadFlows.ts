@@ -67,9 +67,9 @@ export function workloadFlows(
   const stack = cni ? undefined : tierStack(model, index);
   const judgeOf = (port: number, protocol: Protocol): Judge => {
     if (stack) {
-      // The cluster tiers around NetworkPolicy (policy/stack.ts): the stack's class rows, no shortcut by ingress row.
-      const sm = stackMatrix(stack, port, protocol);
-      return (src: Pod, dst: Pod) => stackPairAllowed(stack, sm, src, dst);
+      // The cluster tiers around NetworkPolicy (policy/stack.ts): the stack's class rows (built once per port).
+      const m = stackMatrix(stack, port, protocol);
+      return Object.assign((src: Pod, dst: Pod) => stackPairAllowed(stack, m, src, dst), { matrix: m });
     }
     if (!cni) {
       const m = matrixOf(port, protocol);
@@ -103,10 +103,13 @@ export function workloadFlows(
       if (endpoints.length === 0) return;
       // A pod-network source is judged by its NetworkPolicy class alone (pairAllowed's host-network rule
       // needs the pod; a CNI dialect has classes of its own), so each class is judged once per Service port.
+      // Under the cluster tiers a pod's traffic to itself is NetworkPolicy's alone (stackPairAllowed), so a
+      // source that is one of the endpoints is judged pair by pair.
       byClass.fill(-1);
+      const isEndpoint = stack ? new Set(endpoints.map((e) => e.pod)) : undefined;
       // Classes some endpoint's ingress admits; a pod-network source of any other class is dropped
       // without judging it (undefined: some endpoint is not isolated for ingress, every class may pass).
-      let admits: Uint8Array | undefined = cni || stack ? undefined : marks.fill(0);
+      let admits: Uint8Array | undefined = cni ? undefined : marks.fill(0);
       for (const ep of endpoints) {
         const row = admits && ep.judge.matrix!.ingressFrom[index.classOf[ep.pod.index]!];
         if (row === null) admits = undefined;
@@ -115,12 +118,13 @@ export function workloadFlows(
       for (let k = 0; k < sources.length; k++) {
         const g = sources[k]!;
         const src = g[0]!;
-        if (admits && !src.hostNetwork && admits[sourceClass[k]!] === 0) {
+        const byRow = !src.hostNetwork && !isEndpoint?.has(src);
+        if (admits && byRow && admits[sourceClass[k]!] === 0) {
           out.dropped++;
           continue;
         }
         const cls = sourceClass[k]!;
-        const memo = !cni && !stack && !src.hostNetwork;
+        const memo = !cni && byRow;
         let admitted = memo ? byClass[cls]! : -1;
         if (admitted < 0) {
           admitted = 0;

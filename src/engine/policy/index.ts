@@ -58,6 +58,8 @@ export interface PolicyStack {
   layered: boolean;
   /** NetworkPolicy-only class matrices by `port/protocol`. */
   netpolMatrices: Map<string, ClassMatrix>;
+  /** The whole stack's class matrices by `port/protocol` (each built once: the graph's flows, the matrix and the CLI share them). */
+  matrices: Map<string, StackMatrix>;
 }
 
 export function buildStack(model: Model, index?: PolicyIndex): PolicyStack {
@@ -69,7 +71,14 @@ export function buildStack(model: Model, index?: PolicyIndex): PolicyStack {
     const l = f(model, index);
     if (l) layers.push(l);
   }
-  return { model, index, layers: sortLayers(layers), layered: layers.length > 1, netpolMatrices };
+  return {
+    model,
+    index,
+    layers: sortLayers(layers),
+    layered: layers.length > 1,
+    netpolMatrices,
+    matrices: new Map(),
+  };
 }
 
 export interface StackPairDecision {
@@ -184,6 +193,13 @@ function netpolMatrix(stack: PolicyStack, index: PolicyIndex, port: number, prot
  * classes with the same entries.
  */
 export function stackMatrix(stack: PolicyStack, port: number, protocol: Protocol): StackMatrix {
+  const k = `${port}/${protocol}`;
+  let m = stack.matrices.get(k);
+  if (!m) stack.matrices.set(k, (m = buildStackMatrix(stack, port, protocol)));
+  return m;
+}
+
+function buildStackMatrix(stack: PolicyStack, port: number, protocol: Protocol): StackMatrix {
   const index = stack.index;
   if (!index) throw new Error("stackMatrix needs a policy index");
   const np = netpolMatrix(stack, index, port, protocol);
