@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { openAnalysis, analyzeText } from "./index.ts";
-import { forgetMatrices, matrixInputsKey } from "./flows.ts";
+import { forgetMatrices } from "./flows.ts";
+import { matrixInputsKey } from "./inputKeys.ts";
 import { SCENARIOS, defaultScenario } from "../../../scenarios/index.ts";
 import { loadModel } from "../index.ts";
 import { buildPolicyIndex, classMatrix, explainIngress, podMatrix } from "../netpol/index.ts";

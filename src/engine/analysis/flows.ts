@@ -16,12 +16,11 @@
 import { hasCniPolicies } from "../cni/index.ts";
 import { cniFlow } from "./cni.ts";
 import { tierFlowJudge, tierStack } from "./tiers.ts";
+import { matrixInputsKey } from "./inputKeys.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { asPodKey } from "../model/ids.ts";
 import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
-import type { PolicyRule } from "../model/networkpolicy.ts";
-import type { LabelSelector } from "../model/labels.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { meshPresent, parseAnyDestination, traceL7 } from "../l7/index.ts";
 import { traceRequest, type TraceEndpoint, type TraceRef, type TraceResult } from "../trace/index.ts";
@@ -409,55 +408,6 @@ function summarizeIngress(
     decidedBy: policies,
     client,
   };
-}
-
-const selectorKey = (s: LabelSelector | undefined) => (s ? `${s.key}${s.invalid ? "!" : ""}` : "-");
-
-/**
- * Everything classMatrix reads (netpol/index.ts): each class's namespace,
- * labels, hostNetwork, its representative's container ports (named ports)
- * and IP (ipBlock), the namespaces' labels (namespaceSelector), and each
- * policy's selector, isolation, peers and ports in order. Equal keys give
- * equal matrices, so an edit that changes none of these (a replica count, a
- * Service, an image) reuses the previous analysis's matrices.
- */
-export function matrixInputsKey(index: PolicyIndex): string {
-  const parts: string[] = [];
-  // Pod IPs matter only to ipBlock peers; without them an edit that shifts allocated IPs keeps the key.
-  const ipBlocks = index.model.policies.some((pol) =>
-    [...pol.ingress, ...pol.egress].some((r) => r.peers?.some((x) => x.ipBlock)),
-  );
-  for (const c of index.classes) {
-    const ports = c.repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).join(",");
-    parts.push(
-      `${c.namespace}\0${JSON.stringify(c.labels)}\0${c.hostNetwork ? "h" : ""}\0${ports}\0${ipBlocks ? (c.repr.ips[0] ?? "") : ""}`,
-    );
-  }
-  parts.push("\u0001");
-  for (const n of index.model.namespaces.values()) parts.push(`${n.name}\0${JSON.stringify(n.labels)}`);
-  parts.push("\u0001");
-  const rule = (r: PolicyRule) => {
-    const peers =
-      r.peers === null
-        ? "*"
-        : r.peers
-            .map((x) =>
-              x.ipBlock
-                ? `ip:${x.ipBlock.cidr}|${x.ipBlock.except.join(",")}`
-                : `${selectorKey(x.namespaceSelector)}|${selectorKey(x.podSelector)}`,
-            )
-            .join(";");
-    const ports =
-      r.ports === null
-        ? "*"
-        : r.ports.map((x) => `${x.protocol}:${x.port ?? ""}-${x.endPort ?? ""}`).join(";");
-    return `${peers}>${ports}`;
-  };
-  for (const pol of index.model.policies)
-    parts.push(
-      `${pol.namespace}\0${selectorKey(pol.podSelector)}\0${pol.ingressIsolation ? "i" : ""}${pol.egressIsolation ? "e" : ""}\0${pol.ingress.map(rule).join("\0")}\0\0${pol.egress.map(rule).join("\0")}`,
-    );
-  return parts.join("\n");
 }
 
 /** The last analysis's matrices by port and the key of their inputs (one worker, one text at a time). */

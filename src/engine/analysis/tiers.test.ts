@@ -13,6 +13,9 @@ import { buildProxyIndex } from "../proxy/index.ts";
 import { buildStack, explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
 import { randomStackCluster } from "../policy/test-fixtures.ts";
 import { workloadId } from "./refs.ts";
+import { forgetStackMatrices } from "./tiers.ts";
+import { tierInputsKey } from "./inputKeys.ts";
+import { scenarioById } from "../../../scenarios/index.ts";
 
 /** kube-proxy's endpoints of one Service port (v4 then v6), each with its pod and target port. */
 function portEndpoints(model: Model, service: string, port: number, protocol: Protocol) {
@@ -279,4 +282,43 @@ spec:
     expect(judged.endpoints).toBeGreaterThan(100);
     expect(judged.workload).toBeGreaterThan(100);
   }, 120_000);
+});
+
+describe("endpoint edges under the tiers reuse the previous text's stack matrices only when their inputs are unchanged", () => {
+  const base = scenarioById("27-hold-an-admin-deny-over-every-namespace")!.manifests;
+  const keyOf = (text: string) => {
+    const model = loadModel([{ name: "manifests.yaml", text }]);
+    return tierInputsKey(model, buildPolicyIndex(model));
+  };
+  const endpointFlowsOf = (text: string) =>
+    openAnalysis([{ name: "manifests.yaml", text }]).analysis.flows.filter((f) => f.kind === "endpoint");
+  // Each edit: the text change, and whether the stack's class matrices read anything it changes.
+  it.each([
+    [
+      "a comment line (every position below it moves)",
+      "# The platform team's guard",
+      "#\n# The platform team's guard",
+      false,
+    ],
+    ["the tier rule's action", "      action: Deny", "      action: Accept", true],
+    ["the tier rule's peer", "              env: sandbox\n", "              env: staging\n", true],
+    ["the tier's priority", "  priority: 10\n", "  priority: 11\n", true],
+    ["a namespace label", "    env: sandbox\n", "    env: staging\n", true],
+  ] as const)("%s", (_, from, to, changesInputs) => {
+    expect(base).toContain(from);
+    const edited = base.replace(from, to);
+    expect(keyOf(edited) !== keyOf(base)).toBe(changesInputs);
+    // Fresh: no matrices kept. Warm: those of the unedited text, reused when the key is equal.
+    forgetStackMatrices();
+    const fresh = endpointFlowsOf(edited);
+    forgetStackMatrices();
+    endpointFlowsOf(base);
+    expect(endpointFlowsOf(edited)).toEqual(fresh);
+  });
+  it("an edit that changes the tier's verdict changes the endpoint edge (the test can tell stale matrices)", () => {
+    forgetStackMatrices();
+    const before = endpointFlowsOf(base);
+    const after = endpointFlowsOf(base.replace("      action: Deny", "      action: Accept"));
+    expect(after.map((f) => f.verdict)).not.toEqual(before.map((f) => f.verdict));
+  });
 });

@@ -16,6 +16,7 @@ import {
   type PolicyStack,
 } from "../policy/index.ts";
 import type { RefView, Verdict } from "./types.ts";
+import { tierInputsKey } from "./inputKeys.ts";
 
 export interface TierFlowSummary {
   verdict: Verdict;
@@ -28,11 +29,33 @@ export interface TierFlowSummary {
 
 const stacks = new WeakMap<Model, PolicyStack>();
 
-/** The model's stack, built once (undefined when the input has no cluster tier policy). */
+/** The last analysis's stack matrices and the key of their inputs (one worker, one text at a time). */
+let lastStack: { key: string; matrices: PolicyStack["matrices"] } | undefined;
+
+/** Drops the kept stack matrices: the next analysis computes its own. */
+export function forgetStackMatrices(): void {
+  lastStack = undefined;
+}
+
+/**
+ * The model's stack, built once (undefined when the input has no cluster tier
+ * policy). Its class matrices are those of the previous analysis when nothing
+ * they read changed (`tierInputsKey`): an edit to a replica count, a Service
+ * or an image rebuilds no stack matrix.
+ */
 export function tierStack(model: Model, index: PolicyIndex): PolicyStack | undefined {
   if (model.clusterPolicies.length === 0) return undefined;
   let s = stacks.get(model);
-  if (!s) stacks.set(model, (s = buildStack(model, index)));
+  if (!s) {
+    s = buildStack(model, index);
+    // Only NetworkPolicy and the two tiers: a CNI dialect's layer reads inputs the key does not name.
+    if (s.layers.length === 3) {
+      const key = tierInputsKey(model, index);
+      if (lastStack?.key === key) s.matrices = lastStack.matrices;
+      lastStack = { key, matrices: s.matrices };
+    }
+    stacks.set(model, s);
+  }
   return s;
 }
 

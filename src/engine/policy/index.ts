@@ -58,7 +58,11 @@ export interface PolicyStack {
   layered: boolean;
   /** NetworkPolicy-only class matrices by `port/protocol`. */
   netpolMatrices: Map<string, ClassMatrix>;
-  /** The whole stack's class matrices by `port/protocol` (each built once: the graph's flows, the matrix and the CLI share them). */
+  /**
+   * The whole stack's class matrices by `port/protocol`, each built once: the
+   * graph's flows, the matrix and the CLI share them (and the next analysis,
+   * when their inputs are unchanged: analysis/tiers.ts).
+   */
   matrices: Map<string, StackMatrix>;
 }
 
