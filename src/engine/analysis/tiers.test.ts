@@ -13,7 +13,7 @@ import { buildProxyIndex } from "../proxy/index.ts";
 import { buildStack, explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
 import { randomStackCluster } from "../policy/test-fixtures.ts";
 import { workloadId } from "./refs.ts";
-import { forgetStackMatrices } from "./tiers.ts";
+import { forgetStackMatrices, tierOf } from "./tiers.ts";
 import { tierInputsKey } from "./inputKeys.ts";
 import { scenarioById } from "../../../scenarios/index.ts";
 
@@ -255,18 +255,28 @@ spec:
             const eps = readyEndpoints(model, svc.key, sp.port, sp.protocol);
             if (eps.length === 0) continue;
             for (const src of groups.values()) {
-              const ok = eps.filter(
-                ([pod, port]) => explainStackPair(stack, src, pod, port, sp.protocol).allowed,
-              ).length;
+              const walks = eps.map(([pod, port]) => explainStackPair(stack, src, pod, port, sp.protocol));
+              const ok = walks.filter((d) => d.allowed).length;
+              // The step the flow names: the first refusing endpoint's refusing direction, else the first admitting one's.
+              const refused = walks.find((d) => !d.allowed);
+              const step = refused
+                ? (refused.egress.allowed ? refused.ingress : refused.egress).decidedBy
+                : (walks[0]!.ingress.decidedBy ?? walks[0]!.egress.decidedBy);
+              const tier = tierOf(step);
               if (ok === 0) dropped++;
               else
                 want.set(
                   `workload|pod:${src.key}|service:${svc.key}|${sp.port}/${sp.protocol}`,
-                  ok === eps.length ? "allow" : "partial",
+                  `${ok === eps.length ? "allow" : "partial"}${tier ? ` ${tier}: ${step!.reason}` : ""}`,
                 );
             }
           }
-        const got = new Map((wide.reach?.flows ?? []).map((f) => [f.id, f.verdict as string]));
+        const got = new Map(
+          (wide.reach?.flows ?? []).map((f) => [
+            f.id,
+            `${f.verdict}${f.tier ? ` ${f.tier}: ${/(?:Admin|Baseline): (.*?)(?: \(every ready endpoint, \d+\))?$/.exec(f.reason)?.[1]}` : ""}`,
+          ]),
+        );
         for (const [id, v] of want)
           if (got.get(id) !== v) wrong.push(`${id}: ${got.get(id) ?? "not listed"} vs exact ${v}`);
         for (const id of got.keys()) if (!want.has(id)) wrong.push(`${id}: listed, exact drop`);

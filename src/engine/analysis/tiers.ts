@@ -59,7 +59,8 @@ export function tierStack(model: Model, index: PolicyIndex): PolicyStack | undef
   return s;
 }
 
-function ref(s: LayerStep | undefined): RefView[] {
+/** The cause of a layer's step as the graph names it (none when no layer decided). */
+export function stepRefs(s: LayerStep | undefined): RefView[] {
   const c = s?.cause;
   if (!c) return [];
   const r: RefView = { kind: c.kind, name: c.name, line: c.line };
@@ -190,7 +191,7 @@ function summarize(
       : admitted
         ? words(admitted.step)
         : "no sender",
-    decidedBy: ref(base?.step),
+    decidedBy: stepRefs(base?.step),
   };
   if (base) out.client = base.pod;
   const tier = tierOf(base?.step);

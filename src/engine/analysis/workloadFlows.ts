@@ -16,11 +16,17 @@
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
-import { stackMatrix, stackPairAllowed } from "../policy/index.ts";
-import { tierStack } from "./tiers.ts";
+import {
+  explainStackPair,
+  stackMatrix,
+  stackPairAllowed,
+  type LayerStep,
+  type PolicyStack,
+} from "../policy/index.ts";
+import { stepRefs, tierOf, tierStack } from "./tiers.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
-import type { Flow, RefView } from "./types.ts";
+import type { Flow } from "./types.ts";
 
 /** Most flow records listed; beyond, the rest are counted. */
 export const WORKLOAD_FLOW_LIMIT = 20_000;
@@ -88,7 +94,7 @@ export function workloadFlows(
     s.ports.forEach((p, i) => {
       const eps = sp.ports[i];
       if (!eps) return;
-      const endpoints: { pod: Pod; judge: Judge }[] = [];
+      const endpoints: { pod: Pod; port: number; judge: Judge }[] = [];
       const judges = new Map<number, Judge>();
       const seen = new Set<string>();
       for (const ep of [...eps.v4, ...eps.v6]) {
@@ -98,7 +104,7 @@ export function workloadFlows(
         if (!pod) continue;
         let judge = judges.get(ep.port);
         if (!judge) judges.set(ep.port, (judge = judgeOf(ep.port, p.protocol)));
-        endpoints.push({ pod, judge });
+        endpoints.push({ pod, port: ep.port, judge });
       }
       if (endpoints.length === 0) return;
       // A pod-network source is judged by its NetworkPolicy class alone (pairAllowed's host-network rule
@@ -139,12 +145,6 @@ export function workloadFlows(
           out.omitted++;
           continue;
         }
-        const decidedBy: RefView[] = [];
-        for (const pol of index.egressPolicies[cls] ?? [])
-          if (decidedBy.length < 3) decidedBy.push(refOfPolicy(pol));
-        const dst = index.classOf[endpoints[0]!.pod.index]!;
-        for (const pol of index.ingressPolicies[dst] ?? [])
-          if (decidedBy.length < 6) decidedBy.push(refOfPolicy(pol));
         const all = admitted === endpoints.length;
         const flow: Flow = {
           id: `workload|${podId(src.key)}|${serviceId(s.key)}|${p.port}/${p.protocol}`,
@@ -157,9 +157,26 @@ export function workloadFlows(
           reason: all
             ? `NetworkPolicy admits ${src.workload.name}'s pods at every ready endpoint (${endpoints.length})`
             : `NetworkPolicy admits ${src.workload.name}'s pods at ${admitted} of ${endpoints.length} ready endpoints`,
-          decidedBy,
+          decidedBy: [],
           traceTo: `service:${s.key}:${p.port}`,
         };
+        const why = stack && stackWhy(stack, src, endpoints, p.protocol, byRow);
+        const tier = why && tierOf(why.step);
+        if (why && tier) {
+          // A cluster tier decided: name its rule, at the first refusing endpoint, else the first admitting one.
+          const words = `${why.step!.label}: ${why.step!.reason}`;
+          flow.reason = all
+            ? `${words} (every ready endpoint, ${endpoints.length})`
+            : `${admitted} of ${endpoints.length} ready endpoints admit ${src.workload.name}'s pods; ${why.pod.key}: ${words}`;
+          flow.decidedBy = stepRefs(why.step);
+          flow.tier = tier;
+        } else {
+          for (const pol of index.egressPolicies[cls] ?? [])
+            if (flow.decidedBy.length < 3) flow.decidedBy.push(refOfPolicy(pol));
+          const dst = index.classOf[endpoints[0]!.pod.index]!;
+          for (const pol of index.ingressPolicies[dst] ?? [])
+            if (flow.decidedBy.length < 6) flow.decidedBy.push(refOfPolicy(pol));
+        }
         if (p.name) flow.portName = p.name;
         if (!all) flow.dropCause = "policy";
         out.flows.push(flow);
@@ -168,3 +185,46 @@ export function workloadFlows(
   }
   return out;
 }
+
+/**
+ * Under the policy stack, the step that decided a source's connection to a
+ * Service port: at the first endpoint that refuses it (the refusing
+ * direction's), else at the first that admits it (ingress's, else egress's),
+ * by the exact walk of that one pair. A pod-network source that is not an
+ * endpoint is decided by its class, so the walk is kept per class pair.
+ */
+function stackWhy(
+  stack: PolicyStack,
+  src: Pod,
+  endpoints: readonly { pod: Pod; port: number; judge: (src: Pod, dst: Pod) => boolean }[],
+  protocol: Protocol,
+  byClass: boolean,
+): { pod: Pod; step: LayerStep | undefined } {
+  let refused: (typeof endpoints)[number] | undefined;
+  let admitted: (typeof endpoints)[number] | undefined;
+  for (const ep of endpoints) {
+    if (!ep.judge(src, ep.pod)) {
+      refused = ep;
+      break;
+    }
+    admitted ??= ep;
+  }
+  const ep = (refused ?? admitted)!;
+  const classOf = stack.index!.classOf;
+  const key =
+    byClass && !ep.pod.hostNetwork
+      ? `${classOf[src.index]}|${classOf[ep.pod.index]}|${ep.port}/${protocol}|${refused ? "r" : "a"}`
+      : undefined;
+  let steps = whySteps.get(stack);
+  if (!steps) whySteps.set(stack, (steps = new Map()));
+  const hit = key === undefined ? undefined : steps.get(key);
+  if (hit) return { pod: ep.pod, step: hit.step };
+  const d = explainStackPair(stack, src, ep.pod, ep.port, protocol);
+  const step = refused
+    ? (d.egress.allowed ? d.ingress : d.egress).decidedBy
+    : (d.ingress.decidedBy ?? d.egress.decidedBy);
+  if (key !== undefined) steps.set(key, { step });
+  return { pod: ep.pod, step };
+}
+
+const whySteps = new WeakMap<PolicyStack, Map<string, { step: LayerStep | undefined }>>();
