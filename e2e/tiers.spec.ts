@@ -59,6 +59,48 @@ test("cluster tiers: a banner names them and an Admin Deny drops the edge", asyn
   await playground.graph.expectEdge("pod:shop/web", "service:shop/api", "allow");
 });
 
+test("tens of tier policies: the banner counts them in one line and lists every one on demand", async ({
+  playground,
+  page,
+}) => {
+  // A platform team's usual count (the bench's L cluster has 30): naming each in the sentence took a fifth of the screen.
+  const many = Array.from(
+    { length: 12 },
+    (_, i) => `---
+apiVersion: policy.networking.k8s.io/v1alpha2
+kind: ClusterNetworkPolicy
+metadata: {name: team-${String(i).padStart(2, "0")}}
+spec:
+  tier: Admin
+  priority: ${20 + i}
+  subject: {namespaces: {matchLabels: {team: t${i}}}}
+  ingress:
+  - {name: deny, action: Deny, from: [{namespaces: {matchLabels: {team: dev}}}]}
+`,
+  ).join("");
+  await playground.goto();
+  await playground.pasteText(`${TEXT}${many}`);
+  const banner = page.getByTestId("tiers-banner");
+  await expect(banner).toContainText(
+    "Admin: 13 policies, evaluated from no-dev (priority 10) to team-11 (priority 31).",
+    {
+      timeout: 20_000,
+    },
+  );
+  await expect(banner.locator("p")).not.toContainText("team-05");
+  // One line of text plus the list's summary: the banner stays a banner.
+  const box = await banner.boundingBox();
+  expect(box!.height).toBeLessThan(120);
+  const list = page.getByTestId("tiers-list");
+  await expect(list.locator("li").first()).toBeHidden();
+  await list.locator("summary").click();
+  await expect(list.locator("li")).toHaveCount(13);
+  await expect(list.locator("li").last()).toBeVisible();
+  await expect(list.locator("li").nth(6)).toHaveText(
+    /^Admin: ClusterNetworkPolicy team-05 \(priority 25\), line \d+$/,
+  );
+});
+
 test("a tier-dropped edge: its legend entry, its label, the Decided by filter and the matrix name the tier", async ({
   playground,
   page,

@@ -515,6 +515,7 @@ if (from) {
   browserResult = browser
     ? await browserFigures()
     : { skipped: flag("no-browser") ? "--no-browser" : "only with every tier, or with --browser" };
+  if (browser && browserResult.skipped) log(`browser figures not measured: ${browserResult.skipped}`);
 }
 if (json) {
   for (const t of targetRows())

@@ -17,17 +17,44 @@ export function TiersBar() {
   const baseline = tiers.filter((t) => t.tier === "Baseline");
   const name = (t: (typeof tiers)[number]) =>
     `${t.kind} ${t.name}${t.priority !== undefined ? ` (priority ${t.priority})` : ""}, line ${t.ref.line}`;
+  // A handful are named in the sentence; tens (a platform team's usual count) are counted, and listed on demand.
+  const few = tiers.length <= FEW;
+  const part = (label: string, list: typeof tiers) =>
+    list.length === 0
+      ? ""
+      : few || list.length === 1
+        ? ` ${label}: ${list.map(name).join("; ")}.`
+        : ` ${label}: ${list.length} policies, evaluated from ${short(list[0]!)} to ${short(list[list.length - 1]!)}.`;
+  const short = (t: (typeof tiers)[number]) =>
+    `${t.name}${t.priority !== undefined ? ` (priority ${t.priority})` : ""}`;
   return (
     <div className="notice" data-kind="info" role="status" data-testid="tiers-banner">
-      <p>
-        <strong>Cluster-scoped policy tiers in this input.</strong> Verdicts are decided Admin tier →
-        NetworkPolicy → Baseline tier → allow: an Admin rule overrides every namespace&apos;s NetworkPolicy.
-        {admin.length ? ` Admin: ${admin.map(name).join("; ")}.` : ""}
-        {baseline.length ? ` Baseline: ${baseline.map(name).join("; ")}.` : ""}
-        {decided
-          ? ` ${decided} edge${decided === 1 ? "" : "s"} dropped by a tier: drawn as policy drops, their details name the tier, policy and rule.`
-          : ""}
-      </p>
+      <div className="notice-body">
+        <p>
+          <strong>Cluster-scoped policy tiers in this input.</strong> Verdicts are decided Admin tier →
+          NetworkPolicy → Baseline tier → allow: an Admin rule overrides every namespace&apos;s NetworkPolicy.
+          {part("Admin", admin)}
+          {part("Baseline", baseline)}
+          {decided
+            ? ` ${decided} edge${decided === 1 ? "" : "s"} dropped by a tier: drawn as policy drops, their details name the tier, policy and rule.`
+            : ""}
+        </p>
+        {few ? null : (
+          <details data-testid="tiers-list">
+            <summary>All {tiers.length} tier policies, in the order they are evaluated</summary>
+            <ol className="tiers-list">
+              {[...admin, ...baseline].map((t) => (
+                <li key={`${t.kind}/${t.name}`}>
+                  {t.tier}: {name(t)}
+                </li>
+              ))}
+            </ol>
+          </details>
+        )}
+      </div>
     </div>
   );
 }
+
+/** Up to this many tier policies are named in the banner's sentence. */
+const FEW = 4;
