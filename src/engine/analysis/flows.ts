@@ -418,11 +418,20 @@ export function forgetMatrices(): void {
   lastMatrices = undefined;
 }
 
+/**
+ * NetworkPolicy's class matrices of this index by `port/protocol`: those of
+ * the previous analysis when classMatrix's inputs are unchanged, else a new
+ * map; the endpoint and the workload flows share it.
+ */
+export function keptMatrices(index: PolicyIndex): Map<string, ClassMatrix> {
+  const inputs = matrixInputsKey(index);
+  if (lastMatrices?.key !== inputs) lastMatrices = { key: inputs, matrices: new Map() };
+  return lastMatrices.matrices;
+}
+
 export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex): Flow[] {
   const flows: Flow[] = [];
-  const inputs = matrixInputsKey(index);
-  const matrices = lastMatrices?.key === inputs ? lastMatrices.matrices : new Map<string, ClassMatrix>();
-  lastMatrices = { key: inputs, matrices };
+  const matrices = keptMatrices(index);
   const splits = new Map<ClassSet | null, RowSplit>();
   const summaries = new Map<string, IngressSummary>();
   const sources = index.classes

@@ -24,6 +24,7 @@ import {
   type PolicyStack,
 } from "../policy/index.ts";
 import { stepRefs, tierOf, tierStack } from "./tiers.ts";
+import { keptMatrices } from "./flows.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow } from "./types.ts";
@@ -57,7 +58,7 @@ export function workloadFlows(
   const sourceClass = Int32Array.from(sources, (g) => index.classOf[g[0]!.index]!);
   const byClass = new Int32Array(index.classes.length);
   const marks = new Uint8Array(index.classes.length);
-  const matrices = new Map<string, ClassMatrix>();
+  const matrices = keptMatrices(index);
   const matrixOf = (port: number, protocol: Protocol) => {
     const k = `${port}/${protocol}`;
     let m = matrices.get(k);
