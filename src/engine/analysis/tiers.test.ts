@@ -332,3 +332,48 @@ describe("endpoint edges under the tiers reuse the previous text's stack matrice
     expect(after.map((f) => f.verdict)).not.toEqual(before.map((f) => f.verdict));
   });
 });
+
+describe("an endpoint edge's reason under the tiers names its own pod", () => {
+  // Two replicas of one class, refused by NetworkPolicy (whose reason names the pod it isolates) while a
+  // tier policy is in the input: each edge's reason is its own pod's, not the first replica's.
+  const text = `apiVersion: v1
+kind: Pod
+metadata: {name: early, namespace: dev, labels: {app: tool}}
+spec: {nodeName: n1, containers: [{name: c}]}
+---
+${TEXT}---
+apiVersion: v1
+kind: Pod
+metadata: {name: api-2, namespace: shop, labels: {app: api}}
+spec: {nodeName: n1, containers: [{name: c, ports: [{containerPort: 80}]}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: shop}
+spec: {selector: {app: api}, ports: [{port: 80}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api-from-web, namespace: shop}
+spec: {podSelector: {matchLabels: {app: api}}, ingress: [{from: [{podSelector: {matchLabels: {app: web}}}]}]}
+`
+    .replace(
+      "spec: {podSelector: {}, ingress: [{}]}",
+      "spec: {podSelector: {matchLabels: {app: web}}, ingress: [{}]}",
+    )
+    .replace(
+      "subject: {namespaces: {matchLabels: {team: shop}}}",
+      "subject: {namespaces: {matchLabels: {team: none}}}",
+    );
+  it("each replica's edge names that replica", () => {
+    const flows = analyzeText(text).flows.filter((f) => f.kind === "endpoint");
+    expect(flows.map((f) => f.to).sort()).toEqual(["pod:shop/api", "pod:shop/api-2"]);
+    for (const f of flows) {
+      expect(f.verdict).toBe("partial");
+      expect(f.tier).toBeUndefined();
+      expect(f.reason).toContain(
+        `dev/early: NetworkPolicy: ${f.to.slice("pod:".length)} is isolated for ingress by shop/api-from-web`,
+      );
+    }
+  });
+});

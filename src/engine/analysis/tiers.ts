@@ -15,6 +15,7 @@ import {
   type LayerStep,
   type PolicyStack,
 } from "../policy/index.ts";
+import type { Direction } from "../policy/stack.ts";
 import type { RefView, Verdict } from "./types.ts";
 import { tierInputsKey } from "./inputKeys.ts";
 
@@ -119,6 +120,8 @@ export function tierFlowJudge(
   const min = (a: number, b: number) => (a < 0 ? b : b < 0 ? a : Math.min(a, b));
 
   const posOf = new Map(from.map((p, i) => [p, i]));
+  const steps = new Map<string, { step: LayerStep | undefined; direction: Direction }>();
+  const netpol = stack.layers.find((l) => l.layer === "NetworkPolicy")!;
 
   return (dst, port, protocol) => {
     const mk = `${port}/${protocol}`;
@@ -157,30 +160,61 @@ export function tierFlowJudge(
       } else refused = min(refused, i);
     }
     const total = from.length - (at >= 0 ? 1 : 0);
-    return summarize(stack, dst, port, protocol, allowed, total, from[refused], from[admitted]);
+    // The reason: one pair walked exactly, the first refused sender, else the first admitted one.
+    const pod = from[refused] ?? from[admitted];
+    const step = pod && stepOf(pod, dst, port, protocol, refused >= 0);
+    return summarize(allowed, total, pod && { pod, step, refused: refused >= 0 });
   };
+
+  /**
+   * The deciding step of one pair. Which layer decides a pod-network sender's
+   * pair, and by which rule, is its class pair's (the rows were built over
+   * classes), so the walk is kept per sender, destination class and port. A
+   * cluster tier's step, a NetworkPolicy's Accept or no decision name no pod
+   * and are reused as they are; a NetworkPolicy's Deny names the pod it
+   * isolates, so that layer alone is asked again for this destination.
+   */
+  function stepOf(src: Pod, dst: Pod, port: number, protocol: Protocol, refused: boolean) {
+    const key = src.hostNetwork
+      ? undefined
+      : `${src.index}|${index.classOf[dst.index]}|${port}/${protocol}|${refused ? "r" : "a"}`;
+    const hit = key === undefined ? undefined : steps.get(key);
+    if (hit) {
+      const { step, direction } = hit;
+      if (step?.layer !== "NetworkPolicy" || step.action !== "Deny") return step;
+      return netpol.decide({
+        model: stack.model,
+        direction,
+        self: direction === "ingress" ? dst : src,
+        other:
+          direction === "ingress" ? { ip: src.ips[0] ?? "", pod: src } : { ip: dst.ips[0] ?? "", pod: dst },
+        port,
+        protocol,
+        dst,
+        hairpin: false,
+      });
+    }
+    const d = explainStackPair(stack, src, dst, port, protocol);
+    const decided = refused
+      ? d.egress.allowed
+        ? d.ingress
+        : d.egress
+      : d.ingress.decidedBy
+        ? d.ingress
+        : d.egress;
+    if (key !== undefined) steps.set(key, { step: decided.decidedBy, direction: decided.direction });
+    return decided.decidedBy;
+  }
 }
 
-/** The flow's verdict from the counts, and its reason from the exact walk of one pair (the first refused sender, else the first admitted). */
+/** The flow's verdict from the counts, and its reason from the step of one pair (the first refused sender, else the first admitted). */
 function summarize(
-  stack: PolicyStack,
-  dst: Pod,
-  port: number,
-  protocol: Protocol,
   allowed: number,
   n: number,
-  refusedPod: Pod | undefined,
-  admittedPod: Pod | undefined,
+  pair: { pod: Pod; step: LayerStep | undefined; refused: boolean } | undefined,
 ): TierFlowSummary {
-  let refused: { pod: Pod; step: LayerStep | undefined } | undefined;
-  let admitted: { pod: Pod; step: LayerStep | undefined } | undefined;
-  if (refusedPod) {
-    const d = explainStackPair(stack, refusedPod, dst, port, protocol);
-    refused = { pod: refusedPod, step: (d.egress.allowed ? d.ingress : d.egress).decidedBy };
-  } else if (admittedPod) {
-    const d = explainStackPair(stack, admittedPod, dst, port, protocol);
-    admitted = { pod: admittedPod, step: d.ingress.decidedBy ?? d.egress.decidedBy };
-  }
+  const refused = pair?.refused ? pair : undefined;
+  const admitted = pair && !pair.refused ? pair : undefined;
   const verdict: Verdict = n === 0 || allowed === n ? "allow" : allowed === 0 ? "drop" : "partial";
   const base = refused ?? admitted;
   const words = (s: LayerStep | undefined) => (s ? `${s.label}: ${s.reason}` : "no policy decides: allowed");

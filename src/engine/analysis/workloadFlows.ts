@@ -56,6 +56,10 @@ export function workloadFlows(
   }
   const sources = [...groups.values()];
   const sourceClass = Int32Array.from(sources, (g) => index.classOf[g[0]!.index]!);
+  // Per source, its first pod's index and whether it is on the host network (read for every Service port).
+  const sourcePod = Int32Array.from(sources, (g) => g[0]!.index);
+  const sourceHost = Uint8Array.from(sources, (g) => (g[0]!.hostNetwork ? 1 : 0));
+  const isEndpoint = new Uint8Array(model.pods.length);
   const byClass = new Int32Array(index.classes.length);
   const marks = new Uint8Array(index.classes.length);
   const matrices = keptMatrices(index);
@@ -113,7 +117,7 @@ export function workloadFlows(
       // Under the cluster tiers a pod's traffic to itself is NetworkPolicy's alone (stackPairAllowed), so a
       // source that is one of the endpoints is judged pair by pair.
       byClass.fill(-1);
-      const isEndpoint = stack ? new Set(endpoints.map((e) => e.pod)) : undefined;
+      if (stack) for (const e of endpoints) isEndpoint[e.pod.index] = 1;
       // Classes some endpoint's ingress admits; a pod-network source of any other class is dropped
       // without judging it (undefined: some endpoint is not isolated for ingress, every class may pass).
       let admits: Uint8Array | undefined = cni ? undefined : marks.fill(0);
@@ -123,14 +127,14 @@ export function workloadFlows(
         else row?.forEach((a) => (admits![a] = 1));
       }
       for (let k = 0; k < sources.length; k++) {
-        const g = sources[k]!;
-        const src = g[0]!;
-        const byRow = !src.hostNetwork && !isEndpoint?.has(src);
-        if (admits && byRow && admits[sourceClass[k]!] === 0) {
+        const cls = sourceClass[k]!;
+        const byRow = sourceHost[k] === 0 && isEndpoint[sourcePod[k]!] === 0;
+        if (admits && byRow && admits[cls] === 0) {
           out.dropped++;
           continue;
         }
-        const cls = sourceClass[k]!;
+        const g = sources[k]!;
+        const src = g[0]!;
         const memo = !cni && byRow;
         let admitted = memo ? byClass[cls]! : -1;
         if (admitted < 0) {
@@ -182,6 +186,7 @@ export function workloadFlows(
         if (!all) flow.dropCause = "policy";
         out.flows.push(flow);
       }
+      for (const e of endpoints) isEndpoint[e.pod.index] = 0;
     });
   }
   return out;

@@ -64,6 +64,8 @@ export interface PolicyStack {
    * when their inputs are unchanged: analysis/tiers.ts).
    */
   matrices: Map<string, StackMatrix>;
+  /** stackPairAllowed's host-network senders to pods on their node, by port, sender and destination class. */
+  ownNode: Map<string, boolean>;
 }
 
 export function buildStack(model: Model, index?: PolicyIndex): PolicyStack {
@@ -82,6 +84,7 @@ export function buildStack(model: Model, index?: PolicyIndex): PolicyStack {
     layered: layers.length > 1,
     netpolMatrices,
     matrices: new Map(),
+    ownNode: new Map(),
   };
 }
 
@@ -242,8 +245,15 @@ function buildStackMatrix(stack: PolicyStack, port: number, protocol: Protocol):
 export function stackPairAllowed(stack: PolicyStack, m: StackMatrix, src: Pod, dst: Pod): boolean {
   const index = stack.index!;
   if (src === dst) return pairAllowed(index, m.netpol, src, dst);
-  if (stack.layered && ownNodeSender(src, dst))
-    return explainStackPair(stack, src, dst, m.port, m.protocol).allowed;
+  if (stack.layered && ownNodeSender(src, dst)) {
+    // Exact, once per sender, destination class and port: the sender's node is the destination's, and
+    // what else the walk reads of the destination is its class's.
+    const key = `${m.port}/${m.protocol}|${src.index}|${index.classOf[dst.index]}`;
+    let allowed = stack.ownNode.get(key);
+    if (allowed === undefined)
+      stack.ownNode.set(key, (allowed = explainStackPair(stack, src, dst, m.port, m.protocol).allowed));
+    return allowed;
+  }
   return pairAllowed(index, m, src, dst);
 }
 
