@@ -4,6 +4,7 @@
  * two tabs never overwrite each other's saved text in silence; and the built
  * site runs under its Content-Security-Policy with no violation.
  */
+import { deflateRawSync } from "node:zlib";
 import { test, expect } from "./fixtures.ts";
 import { PlaygroundPage } from "./pages/PlaygroundPage.ts";
 
@@ -126,4 +127,36 @@ test("another site cannot frame the playground: frame-ancestors comes as a heade
   await page.setContent(`<iframe id="ktl" src="${baseURL}" width="800" height="600"></iframe>`);
   const frame = page.frameLocator("#ktl");
   await expect(frame.locator("#root")).toHaveCount(0);
+});
+
+test("a text over 1 MB keeps its YAML colouring but never starts monaco-yaml's worker; a small one is served by it", async ({
+  playground,
+  page,
+}) => {
+  // monaco-yaml's worker re-read the whole document on every change (links, code lenses, symbols) even with
+  // validation off: at 10,000 pods its heap grew by about 400 MB an edit until the tab crashed.
+  test.setTimeout(120_000);
+  const pods = Array.from(
+    { length: 4_500 },
+    (_, i) =>
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-${i}\n  namespace: default\n  labels: {app: web-${i % 40}, team: shop}\nspec:\n  nodeName: node-1\n  containers:\n  - name: c\n    image: nginx:1.27\n    ports: [{containerPort: 8080, name: http}]\n`,
+  ).join("---\n");
+  expect(pods.length).toBeGreaterThan(1_000_000);
+  // The saved work, as the playground stores a large text (persistence.ts): deflated.
+  const saved = JSON.stringify({ deflated: deflateRawSync(Buffer.from(pods, "utf8")).toString("base64url") });
+  await page.addInitScript((v) => localStorage.setItem("ktl.work.v1", v), saved);
+  const yamlWorkers = () => page.workers().filter((w) => /yaml\.worker/.test(w.url())).length;
+  // No Service, so no edge to wait for: the page is ready when the Details intro counts the pods.
+  await page.goto("./");
+  await expect(page.getByText(/4,?500 pods/).first()).toBeVisible({ timeout: 60_000 });
+  await expect(page.locator(".monaco-editor .view-lines")).toContainText("apiVersion");
+  const colours = await page
+    .locator(".monaco-editor .view-lines span[class*='mtk']")
+    .evaluateAll((spans) => new Set(spans.map((s) => s.className)).size);
+  expect(colours).toBeGreaterThan(2);
+  await page.waitForTimeout(2_000);
+  expect(yamlWorkers()).toBe(0);
+  // Under the limit, monaco-yaml serves the text: its worker starts.
+  await playground.pasteText("apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n");
+  await expect.poll(yamlWorkers, { timeout: 20_000 }).toBe(1);
 });

@@ -17,7 +17,7 @@ type Monaco = typeof MonacoApi;
 
 /** Above this size the editor hands its text to the store after a short pause rather than per keystroke. */
 const LARGE = 200_000;
-/** Above this size monaco-yaml's schema validation is off (the engine still reports every problem). */
+/** Above this size monaco-yaml's services are off, YAML colouring stays (the engine still reports every problem). */
 const SCHEMA_LIMIT = 1_000_000;
 
 function markersOf(
@@ -74,12 +74,18 @@ export function EditorPane() {
     afterFirstDraw(2500)
       .then(() => import("./monaco.ts"))
       .then(
-        ({ monaco, validateWithSchemas }) => {
+        ({ monaco, yamlServices, LARGE_YAML }) => {
           if (disposed || !host.current) return;
           monacoRef.current = monaco;
           const uri = monaco.Uri.parse(`file:///${store.getState().file}`);
           const model =
-            monaco.editor.getModel(uri) ?? monaco.editor.createModel(store.getState().text, "yaml", uri);
+            monaco.editor.getModel(uri) ??
+            // A large text never reaches monaco-yaml's worker (yamlServices below).
+            monaco.editor.createModel(
+              store.getState().text,
+              store.getState().text.length <= SCHEMA_LIMIT ? "yaml" : LARGE_YAML,
+              uri,
+            );
           model.setValue(store.getState().text);
           model.updateOptions({ tabSize: 2, insertSpaces: true });
           const editor = monaco.editor.create(host.current, {
@@ -109,9 +115,9 @@ export function EditorPane() {
             timer = undefined;
             store.getState().editText(model.getValue());
           };
-          validateWithSchemas(model.getValueLength() <= SCHEMA_LIMIT);
+          yamlServices(model, model.getValueLength() <= SCHEMA_LIMIT);
           const sub = model.onDidChangeContent((e) => {
-            validateWithSchemas(model.getValueLength() <= SCHEMA_LIMIT);
+            yamlServices(model, model.getValueLength() <= SCHEMA_LIMIT);
             if (e.isFlush && model.getValue() === store.getState().text) return;
             if (model.getValueLength() > LARGE) {
               if (timer) clearTimeout(timer);
