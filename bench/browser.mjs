@@ -298,7 +298,19 @@ export async function measureBrowser({ root, record, log, clusterFile, tiers }) 
     }
     record("default", "first load to drawn scenario", "ms", firstLoad, { browser: true });
 
+    // A tier that fails (a crashed page) is reported as such; the other tiers' figures are kept.
+    const failed = {};
     for (const [tier, loadRuns] of BROWSER_TIERS.filter(([t]) => !tiers || tiers.includes(t))) {
+      try {
+        await measureTier(tier, loadRuns);
+      } catch (e) {
+        failed[tier] = e instanceof Error ? e.message.split("\n")[0] : String(e);
+        log(`browser: ${tier} failed: ${failed[tier]}`);
+      }
+    }
+    return Object.keys(failed).length ? { failed } : {};
+
+    async function measureTier(tier, loadRuns) {
       const { path, stats } = clusterFile(tier);
       const text = readFileSync(path, "utf8");
       const plan = planEdits(text, EDITS);
@@ -312,6 +324,13 @@ export async function measureBrowser({ root, record, log, clusterFile, tiers }) 
       const timeout = tier === "L" ? 300_000 : 120_000;
       for (let i = 0; i < loadRuns; i++) {
         const ctx = await context(savedWork(text));
+        try {
+          await loadAndType(ctx, i);
+        } finally {
+          await ctx.close().catch(() => {});
+        }
+      }
+      async function loadAndType(ctx, i) {
         const page = await ctx.newPage();
         await page.goto(base);
         let last = await waitForDraw(page, -1, timeout);
@@ -349,7 +368,6 @@ export async function measureBrowser({ root, record, log, clusterFile, tiers }) 
           );
           longest = tasks.reduce((m, x) => Math.max(m, x.ms), 0);
         }
-        await ctx.close();
       }
       const at = { browser: true, pods: stats.pods };
       record(tier, "load to drawn graph", "ms", loads, at);
@@ -366,7 +384,6 @@ export async function measureBrowser({ root, record, log, clusterFile, tiers }) 
         p95: Math.round(percentile(sizes, 95)),
       });
     }
-    return {};
   } catch (e) {
     return { skipped: `the browser run failed: ${e instanceof Error ? e.message : String(e)}` };
   } finally {

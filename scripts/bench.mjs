@@ -463,6 +463,8 @@ function markdown(rows, browserResult, m) {
         `| ${f.figure} | ${f.tier} | ${f.median} ${f.unit} | ${f.p95 !== undefined ? `${f.p95} ${f.unit}` : "–"} | ${f.runs.length} |`,
       );
     L.push("");
+    for (const [tier, why] of Object.entries(browserResult.failed ?? {}))
+      L.push(`Not measured at ${tier}: ${why}.`, "");
   }
   // Every target with its figure; a missed one points at the paragraph of bench/notes.md (printed
   // below) that gives the profile explaining it and what would close it.
@@ -480,12 +482,15 @@ function markdown(rows, browserResult, m) {
     "|---|---:|---:|---:|---|---|",
   );
   for (const t of targetRows()) {
+    const failed = browserResult.failed?.[t.tier];
     const why =
-      t.met !== false
-        ? ""
-        : t.note && notesText.includes(`**${t.note}.**`)
-          ? `below: **${t.note}**`
-          : "**no explanation in bench/notes.md yet**";
+      t.value === null && failed && t.note
+        ? `the ${t.tier} browser run failed (${failed}); below: **${t.note}**`
+        : t.met !== false
+          ? ""
+          : t.note && notesText.includes(`**${t.note}.**`)
+            ? `below: **${t.note}**`
+            : "**no explanation in bench/notes.md yet**";
     L.push(
       `| ${t.label} | ${t.limit} ${t.unit} | ${t.value === null ? "not measured" : `${t.value} ${t.unit}`} | ${t.ratio === null ? "–" : t.ratio.toFixed(2)} | ${t.met === null ? "–" : t.met ? "yes" : "**no**"} | ${why} |`,
     );
@@ -516,6 +521,8 @@ if (from) {
     ? await browserFigures()
     : { skipped: flag("no-browser") ? "--no-browser" : "only with every tier, or with --browser" };
   if (browser && browserResult.skipped) log(`browser figures not measured: ${browserResult.skipped}`);
+  for (const [tier, why] of Object.entries(browserResult.failed ?? {}))
+    log(`browser figures not measured at ${tier}: ${why}`);
 }
 if (json) {
   for (const t of targetRows())
