@@ -5,20 +5,8 @@
  * (v1alpha1), with every action, peer kind and port form, host-network pods,
  * from a seed.
  */
+import { rng } from "../testing/random.ts";
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(l: readonly T[]): T => l[int(l.length)]!;
-  return { next, int, pick };
-}
 type R = ReturnType<typeof rng>;
 
 const APPS = ["a", "b", "c"];
