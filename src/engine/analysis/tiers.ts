@@ -143,11 +143,11 @@ export function tierFlowJudge(
     let { allowed, refused, admitted } = t;
     const at = posOf.get(dst) ?? -1;
     // The destination's own class: its pod-network senders but the destination itself, by the class's row to itself.
-    const self = at >= 0 && !dst.hostNetwork ? 1 : 0;
-    if (count[b]! - self > 0) {
+    const dstCounted = at >= 0 && !dst.hostNetwork ? 1 : 0;
+    if (count[b]! - dstCounted > 0) {
       const one = first[b] === at ? second[b]! : first[b]!;
       if (classAllowed(sm, b, b)) {
-        allowed += count[b]! - self;
+        allowed += count[b]! - dstCounted;
         admitted = min(admitted, one);
       } else refused = min(refused, one);
     }
