@@ -4,7 +4,9 @@
  * sources); with KTL_NO_SNAPSHOT=1, or as `node bin/ktl`, the plain bundle runs. Same stdout,
  * stderr and exit code for answers, reports of problems and bad usage, and stdin input.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -58,4 +60,29 @@ describe("bin/ktl from the startup snapshot and from the bundle", () => {
     expect(JSON.parse(snapshot.stdout)).toMatchObject({ pods: 1, allowedPairs: 1 });
     expect(run("plain", ["reach", "--json", "--summary", "-"], input)).toEqual(snapshot);
   });
+
+  // `ktl reach x.yaml | head`: the reader closes the pipe after its first bytes; ktl stops quietly.
+  it.each(["snapshot", "plain"] as const)(
+    "stops quietly when its reader closes the pipe (%s)",
+    async (how) => {
+      const env = { ...process.env, KTL_NO_SNAPSHOT: how === "plain" ? "1" : "" };
+      // 300 pods: a reachability matrix of 300 lines, one write each, well beyond a pipe's buffer.
+      const file = join(mkdtempSync(join(tmpdir(), "ktl-pipe-")), "pods.yaml");
+      writeFileSync(
+        file,
+        Array.from(
+          { length: 300 },
+          (_, i) => `apiVersion: v1\nkind: Pod\nmetadata: {name: p${i}, namespace: x}\n`,
+        ).join("---\n"),
+      );
+      const child = spawn(ktl, ["reach", file], { cwd: root, env });
+      let err = "";
+      child.stderr.on("data", (d) => (err += String(d)));
+      await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+      child.stdout.destroy();
+      const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+      expect(err).not.toMatch(/EPIPE|Unhandled|^\s+at /m);
+      expect(code).toBe(0);
+    },
+  );
 });

@@ -44,7 +44,24 @@ ${Object.entries(commands)
 ktl <command> --help explains one command. Exit codes: 0 success, 1 problems found, 2 bad usage or input.`;
 }
 
+/**
+ * A reader that stops early (`ktl reach x.yaml | head`) closes the pipe: ktl
+ * stops quietly with 0, as Unix tools do, instead of dying on an unhandled
+ * EPIPE with a stack trace. Any other write error is one line and exit 2.
+ */
+let stdoutGuarded = false;
+function guardStdout(): void {
+  if (stdoutGuarded) return;
+  stdoutGuarded = true;
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+    process.stderr.write(`ktl: cannot write the output: ${e.code ?? e.message}\n`);
+    process.exit(2);
+  });
+}
+
 export async function main(argvIn: string[]): Promise<number> {
+  guardStdout();
   // Every line is written with its control characters escaped (names come from the input).
   const io: Output = {
     out: (s) => process.stdout.write(escapeControls(s) + "\n"),
