@@ -1,7 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
-
-/** Debian's Chromium (Playwright cannot download browsers here); scripts/ensure-chromium.mjs installs it. */
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+// Debian's Chromium (Playwright cannot download browsers here); scripts/ensure-chromium.mjs installs it.
+import { CHROMIUM, CHROMIUM_FLAGS } from "./scripts/chromium.mjs";
 const PORT = Number(process.env.KTL_E2E_PORT || 5179);
 
 export default defineConfig({
@@ -22,15 +21,7 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: CHROMIUM_FLAGS,
     },
   },
   // The production build (npm run test:e2e builds it first), served as `npm start` serves it.

@@ -22,16 +22,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateRawSync, gzipSync } from "node:zlib";
 
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from "../scripts/chromium.mjs";
 const WORK_KEY = "ktl.work.v1";
 const LOADS = 5;
 const EDITS = 20;

@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { execSync } from "node:child_process";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+import { CHROMIUM } from "./chromium.mjs";
 
 if (!existsSync(CHROMIUM)) {
   const root = typeof process.getuid === "function" && process.getuid() === 0;

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { generate } from "../bench/generate.mjs";
+import { CHROMIUM, CHROMIUM_FLAGS } from "./chromium.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -47,16 +48,8 @@ async function waitForServer() {
 const browser = await (async () => {
   await waitForServer();
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    executablePath: CHROMIUM,
+    args: CHROMIUM_FLAGS,
   });
 })();
 

@@ -1,0 +1,4 @@
+/** Debian's Chromium: its path (CHROMIUM_PATH, else /usr/bin/chromium). */
+export declare const CHROMIUM: string;
+/** The flags every browser run launches it with. */
+export declare const CHROMIUM_FLAGS: string[];
