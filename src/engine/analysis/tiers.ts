@@ -15,7 +15,7 @@ import {
   type LayerStep,
   type PolicyStack,
 } from "../policy/index.ts";
-import type { Direction } from "../policy/stack.ts";
+import type { Direction, PolicyLayer } from "../policy/stack.ts";
 import type { RefView, Verdict } from "./types.ts";
 import { tierInputsKey } from "./inputKeys.ts";
 
@@ -120,8 +120,7 @@ export function tierFlowJudge(
   const min = (a: number, b: number) => (a < 0 ? b : b < 0 ? a : Math.min(a, b));
 
   const posOf = new Map(from.map((p, i) => [p, i]));
-  const steps = new Map<string, { step: LayerStep | undefined; direction: Direction }>();
-  const netpol = stack.layers.find((l) => l.layer === "NetworkPolicy")!;
+  const steps = new Map<string, { layer: PolicyLayer | undefined; direction: Direction }>();
 
   return (dst, port, protocol) => {
     const mk = `${port}/${protocol}`;
@@ -168,11 +167,10 @@ export function tierFlowJudge(
 
   /**
    * The deciding step of one pair. Which layer decides a pod-network sender's
-   * pair, and by which rule, is its class pair's (the rows were built over
-   * classes), so the walk is kept per sender, destination class and port. A
-   * cluster tier's step, a NetworkPolicy's Accept or no decision name no pod
-   * and are reused as they are; a NetworkPolicy's Deny names the pod it
-   * isolates, so that layer alone is asked again for this destination.
+   * pair, and in which direction, is its class pair's (the rows were built
+   * over classes), so the whole walk is kept per sender, destination class
+   * and port; another destination of the class asks that one layer again, for
+   * its own step (a NetworkPolicy's Deny names the pod it isolates).
    */
   function stepOf(src: Pod, dst: Pod, port: number, protocol: Protocol, refused: boolean) {
     const key = src.hostNetwork
@@ -180,9 +178,8 @@ export function tierFlowJudge(
       : `${src.index}|${index.classOf[dst.index]}|${port}/${protocol}|${refused ? "r" : "a"}`;
     const hit = key === undefined ? undefined : steps.get(key);
     if (hit) {
-      const { step, direction } = hit;
-      if (step?.layer !== "NetworkPolicy" || step.action !== "Deny") return step;
-      return netpol.decide({
+      const { layer, direction } = hit;
+      return layer?.decide({
         model: stack.model,
         direction,
         self: direction === "ingress" ? dst : src,
@@ -202,7 +199,8 @@ export function tierFlowJudge(
       : d.ingress.decidedBy
         ? d.ingress
         : d.egress;
-    if (key !== undefined) steps.set(key, { step: decided.decidedBy, direction: decided.direction });
+    const layer = stack.layers.find((l) => l.layer === decided.decidedBy?.layer);
+    if (key !== undefined) steps.set(key, { layer, direction: decided.direction });
     return decided.decidedBy;
   }
 }
