@@ -10,6 +10,7 @@ import { cniPairAllowed, explainCniDirection, hasCniPolicies, peerOf } from "./i
 import type { Protocol } from "../model/types.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../http/request.ts";
 import { asPodKey } from "../model/ids.ts";
+import { loadModel } from "../index.ts";
 
 type Probe = [from: string, to: string, port: number, allowed: boolean, protocol?: Protocol];
 
@@ -467,5 +468,32 @@ describe("Calico", () => {
       layer: "CalicoNetworkPolicy",
       ref: { kind: "GlobalNetworkPolicy", name: "p", rule: "ingress[0]" },
     });
+  });
+});
+
+describe("every dialect reads the service account the same way (model/build.ts serviceAccountOf)", () => {
+  // Before the model normalised it, Calico honoured the deprecated spec.serviceAccount alias and Cilium did not.
+  const pod = (name: string, spec: string, labels: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: a, labels: {${labels}}}
+spec: {nodeName: n1, ${spec}containers: [{name: c, image: x, ports: [{containerPort: 80}]}]}
+status: {phase: Running, podIP: 10.0.0.${name === "server" ? 2 : 3}, conditions: [{type: Ready, status: "True"}]}`;
+  const pods = [pod("server", "", "app: server"), pod("client", "serviceAccount: robot, ", "app: client")];
+  it.each([
+    [
+      "Cilium: fromEndpoints on io.cilium.k8s.policy.serviceaccount (Documentation/security/policy/kubernetes.rst 'ServiceAccounts')",
+      `apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata: {name: p, namespace: a}\nspec:\n  endpointSelector: {matchLabels: {app: server}}\n  ingress:\n  - fromEndpoints: [{matchLabels: {io.cilium.k8s.policy.serviceaccount: robot}}]`,
+    ],
+    [
+      "Calico: source.serviceAccounts.names (reference/resources/networkpolicy 'ServiceAccountMatch')",
+      `apiVersion: projectcalico.org/v3\nkind: NetworkPolicy\nmetadata: {name: p, namespace: a}\nspec:\n  selector: app == 'server'\n  types: [Ingress]\n  ingress:\n  - action: Allow\n    source: {serviceAccounts: {names: [robot]}}`,
+    ],
+  ])("%s", (_, policy) => {
+    const model = loadModel([{ name: "t.yaml", text: [...pods, policy].join("\n---\n") }]);
+    const client = model.podsByKey.get(asPodKey("a/client"))!;
+    const server = model.podsByKey.get(asPodKey("a/server"))!;
+    expect(client.serviceAccount).toBe("robot");
+    expect(cniPairAllowed(model, model.cni!, client, server, 80, "TCP")).toBe(true);
+    expect(cniPairAllowed(model, model.cni!, server, server, 80, "TCP")).toBe(false);
   });
 });

@@ -142,11 +142,6 @@ export function cniName(cni: CniPolicies): string {
   return [cni.cilium ? "Cilium" : "", cni.calico ? "Calico" : ""].filter(Boolean).join(" and ");
 }
 
-function serviceAccount(pod: Pod): string {
-  const spec = pod.raw.spec as Record<string, unknown> | undefined;
-  const sa = spec?.serviceAccountName ?? spec?.serviceAccount;
-  return typeof sa === "string" && sa ? sa : "default";
-}
 
 export interface CniClassMatrix {
   port: number;
@@ -204,7 +199,7 @@ export function cniClassMatrix(
     const key = [
       pod.namespace,
       labels,
-      serviceAccount(pod),
+      pod.serviceAccount,
       ports,
       pod.hostNetwork ? "h" : "",
       byAddress || tierNets || pod.hostNetwork ? (pod.ips[0] ?? "") : "",

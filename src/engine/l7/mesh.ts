@@ -128,13 +128,9 @@ export function sidecarOf(pod: Pod, namespaces: Map<string, Namespace>): { on: b
   };
 }
 
-function serviceAccount(pod: Pod): string {
-  const spec = obj(pod.raw.spec);
-  return str(spec?.serviceAccountName) ?? str(spec?.serviceAccount) ?? "default";
-}
 
 export function principalOf(pod: Pod): string {
-  return `cluster.local/ns/${pod.namespace}/sa/${serviceAccount(pod)}`;
+  return `cluster.local/ns/${pod.namespace}/sa/${pod.serviceAccount}`;
 }
 
 // ---------- rule 2: hosts ----------

@@ -361,6 +361,17 @@ function eligible(spec: Json, node: Node, daemonSet: boolean): boolean {
   return nodeAffinityMatches(spec, node);
 }
 
+/**
+ * The pod's service account: spec.serviceAccountName, else the deprecated
+ * alias spec.serviceAccount (kubernetes pkg/apis/core/v1/conversion.go,
+ * Convert_v1_PodSpec_To_core_PodSpec: "if ServiceAccountName is empty, take
+ * DeprecatedServiceAccount"), else "default" (the ServiceAccount admission
+ * plugin's DefaultServiceAccountName).
+ */
+export function serviceAccountOf(spec: Json): string {
+  return str(spec.serviceAccountName) || str(spec.serviceAccount) || "default";
+}
+
 function containerPorts(spec: Json): ContainerPort[] {
   const out: ContainerPort[] = [];
   for (const list of [spec.containers, spec.initContainers]) {
@@ -427,6 +438,7 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
       labels: strMap(obj(template.metadata)?.labels),
       ports: containerPorts(spec),
       hostNetwork: bool(spec.hostNetwork) ?? false,
+      serviceAccount: serviceAccountOf(spec),
       pods: [],
       given: true,
       source: { ...refOf(o), namespace: o.namespace ?? "default" },
@@ -443,6 +455,7 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
         labels: p.labels,
         ports: p.ports,
         hostNetwork: p.hostNetwork,
+        serviceAccount: p.serviceAccount,
         pods: [],
         given: false,
         source: p.source,
@@ -855,6 +868,7 @@ export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = 
       ips,
       ipsSynthesized: synthesize && ips.length > 0,
       hostNetwork,
+      serviceAccount: serviceAccountOf(p.spec),
       phase: nodeName ? phase : "Pending",
       ready: nodeName ? ready : false,
       terminating: p.deletionTimestamp,

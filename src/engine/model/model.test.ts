@@ -424,3 +424,29 @@ spec: {nodeName: a, containers: [{name: c, image: pg}]}
     });
   });
 });
+
+describe("the service account is read once, with its deprecated alias", () => {
+  // kubernetes pkg/apis/core/v1/conversion.go Convert_v1_PodSpec_To_core_PodSpec: an empty
+  // serviceAccountName takes DeprecatedServiceAccount (spec.serviceAccount); the ServiceAccount
+  // admission plugin defaults the rest to "default".
+  it.each([
+    ["serviceAccountName: api", "api"],
+    ["serviceAccount: legacy", "legacy"],
+    ["{serviceAccountName: api, serviceAccount: legacy}", "api"],
+    ["{serviceAccountName: '', serviceAccount: legacy}", "legacy"],
+    ["{}", "default"],
+  ])("spec %s -> %s, on the pod and on its workload", (spec, sa) => {
+    const body = spec.startsWith("{") ? spec.slice(1, -1) : spec;
+    const m = load(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ns}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {${body}${body ? ", " : ""}containers: [{name: c, image: x}]}`);
+    expect(m.pods[0]!.serviceAccount).toBe(sa);
+    expect(m.workloads[0]!.serviceAccount).toBe(sa);
+  });
+});

@@ -92,6 +92,8 @@ export interface Workload extends WorkloadRef {
   labels: Record<string, string>;
   ports: ContainerPort[];
   hostNetwork: boolean;
+  /** Of the pod template (`serviceAccountOf`). */
+  serviceAccount: string;
   /** Its pods in the model: none when replicas is 0 or no node can run them. */
   pods: Pod[];
   /** The workload object is in the input. */
@@ -120,6 +122,12 @@ export interface Pod {
   /** The IPs were made up by the model (the pod has no status), not read from status.podIPs. */
   ipsSynthesized: boolean;
   hostNetwork: boolean;
+  /**
+   * spec.serviceAccountName, else the deprecated alias spec.serviceAccount,
+   * else "default" (`serviceAccountOf`): what every layer that selects by
+   * service account reads (Calico, Cilium's identity, Istio principals).
+   */
+  serviceAccount: string;
   phase: string;
   ready: boolean;
   /** metadata.deletionTimestamp is set. */

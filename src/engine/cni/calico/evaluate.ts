@@ -86,7 +86,7 @@ export function buildCalicoIndex(
 }
 
 export function calicoEndpointLabels(model: Model, pod: Pod): Record<string, string> {
-  const sa = serviceAccountOf(pod);
+  const sa = pod.serviceAccount;
   return {
     ...pod.labels,
     "projectcalico.org/namespace": pod.namespace,
@@ -95,11 +95,6 @@ export function calicoEndpointLabels(model: Model, pod: Pod): Record<string, str
   };
 }
 
-function serviceAccountOf(pod: Pod): string {
-  const spec = pod.raw.spec as Record<string, unknown> | undefined;
-  const sa = spec?.serviceAccountName ?? spec?.serviceAccount;
-  return typeof sa === "string" && sa ? sa : "default";
-}
 
 function namespaceLabels(model: Model, ns: string): Record<string, string> {
   return {
@@ -126,7 +121,7 @@ export function calicoApplies(model: Model, p: CalicoPolicy, pod: Pod, direction
     return false;
   if (
     p.serviceAccountSelector &&
-    !evaluateSelector(p.serviceAccountSelector.root, { "projectcalico.org/name": serviceAccountOf(pod) })
+    !evaluateSelector(p.serviceAccountSelector.root, { "projectcalico.org/name": pod.serviceAccount })
   )
     return false;
   return selectorMatches(model, p.selector, pod);
@@ -157,10 +152,10 @@ function entityMatches(
   if (e.selector || e.namespaceSelector || e.serviceAccountNames || e.serviceAccountSelector) {
     if (!pod || !inScope(pod)) return false;
     if (e.selector && !selectorMatches(model, e.selector, pod)) return false;
-    if (e.serviceAccountNames && !e.serviceAccountNames.includes(serviceAccountOf(pod))) return false;
+    if (e.serviceAccountNames && !e.serviceAccountNames.includes(pod.serviceAccount)) return false;
     if (
       e.serviceAccountSelector &&
-      !evaluateSelector(e.serviceAccountSelector.root, { "projectcalico.org/name": serviceAccountOf(pod) })
+      !evaluateSelector(e.serviceAccountSelector.root, { "projectcalico.org/name": pod.serviceAccount })
     )
       return false;
   }

@@ -48,11 +48,7 @@ import { refTo, type CniConnection, type CniPeer, type CniRef, type CniVerdict }
 const NS_KEY = "io.kubernetes.pod.namespace";
 
 export function ciliumIdentityLabels(model: Model, pod: Pod): Record<string, string> {
-  const spec = pod.raw.spec as Record<string, unknown> | undefined;
-  const sa =
-    typeof spec?.serviceAccountName === "string" && spec.serviceAccountName
-      ? spec.serviceAccountName
-      : "default";
+  const sa = pod.serviceAccount;
   const out: Record<string, string> = {
     ...pod.labels,
     [NS_KEY]: pod.namespace,
