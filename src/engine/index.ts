@@ -22,6 +22,9 @@ export { buildPolicyIndex, classMatrix, podMatrix, reachSummary } from "./netpol
 
 export { buildStack, stackMatrix, stackPodMatrix, stackReachSummary } from "./policy/index.ts";
 
+export { deciderOf, enforcementOf } from "./decide/index.ts";
+export type { Decider, DecisionMatrix, PairDecision, Enforcement } from "./decide/index.ts";
+
 export { unmodelledFor, unmodelledHeadline, unmodelledTiers } from "./policy/unmodelled.ts";
 
 export { computeConnlist } from "./connlist/index.ts";

@@ -1,23 +1,11 @@
 /** `ktl reach`: pod-to-pod reachability under every NetworkPolicy, for one port and protocol. */
 import {
-  buildPolicyIndex,
-  buildStack,
+  deciderOf,
   loadModel,
-  type Model,
-  stackMatrix,
-  stackPodMatrix,
-  stackReachSummary,
   unmodelledFor,
   unmodelledHeadline,
   type Protocol,
 } from "../../engine/index.ts";
-import {
-  cniClassMatrix,
-  cniName,
-  cniPodMatrix,
-  hasCniPolicies,
-  type CniPolicies,
-} from "../../engine/cni/index.ts";
 import { parseCniName, type CniName } from "../../engine/cni/profile.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
@@ -75,52 +63,6 @@ function printMatrix(
   io.out(table(rows));
 }
 
-/** Under a CNI's own policies (Cilium, Calico, with NetworkPolicy inside them): the CNI's class matrix. */
-function runWithCni(
-  model: Model,
-  cni: CniPolicies,
-  port: number,
-  protocol: Protocol,
-  json: boolean,
-  summary: boolean,
-  io: Output,
-): number {
-  const m = cniClassMatrix(model, cni, port, protocol);
-  // The CNI path stacks the cluster tiers around the dialect (engine/cni/stack.ts).
-  const unmodelled = unmodelledFor(model, "pod");
-  const headline = unmodelledHeadline(unmodelled);
-  if (headline && !json) io.out(headline);
-  const pods = model.pods.map((p) => p.key);
-  const allowed = cniPodMatrix(m);
-  if (summary) {
-    let allowedPairs = 0;
-    for (const row of allowed) for (const a of row) if (a) allowedPairs++;
-    const s = {
-      port,
-      protocol,
-      pods: pods.length,
-      allowedPairs,
-      isolatedIngress: m.isolatedIngress,
-      isolatedEgress: m.isolatedEgress,
-      classes: m.classes.length,
-    };
-    if (json) io.out(JSON.stringify({ ...s, unmodelled }));
-    else {
-      io.out(`${s.pods} pods in ${s.classes} classes (${cniName(cni)}), ${protocol}/${port}`);
-      io.out(`allowed pairs: ${s.allowedPairs} of ${s.pods * s.pods}`);
-      io.out(`isolated for ingress: ${s.isolatedIngress}, for egress: ${s.isolatedEgress}`);
-    }
-    return 0;
-  }
-  if (json) {
-    io.out(JSON.stringify({ port, protocol, pods, allowed, unmodelled }));
-    return 0;
-  }
-  io.out(`Judged by ${cniName(cni)}, with the NetworkPolicies inside it`);
-  printMatrix(pods, allowed, port, protocol, io);
-  return 0;
-}
-
 export function run(argv: string[], io: Output): number {
   const args = parseArgs(argv, { booleans: ["json", "summary"], strings: ["port", "protocol", "cni"] });
   if (isOn(args, "help")) {
@@ -129,9 +71,7 @@ export function run(argv: string[], io: Output): number {
   }
   const { port, protocol } = parsePortProtocol(flagString(args, "port"), flagString(args, "protocol"));
   const cni = cniOption(flagString(args, "cni"));
-  const loaded = loadModel(readInputs(args.positional), cni ? { cni } : {});
-  // flannel enforces no NetworkPolicy (cni/profile.ts).
-  const model = loaded.profile?.cni === "flannel" ? { ...loaded, policies: [] } : loaded;
+  const model = loadModel(readInputs(args.positional), cni ? { cni } : {});
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
   // A pod-by-pod matrix grows with the square of the pods: past MAX_MATRIX_PODS it is refused, not printed out of memory.
@@ -140,16 +80,18 @@ export function run(argv: string[], io: Output): number {
       `${model.pods.length} pods make a matrix of ${model.pods.length ** 2} pairs, more than ktl prints (at most ${MAX_MATRIX_PODS} pods); use --summary for the counts`,
     );
   }
-  if (hasCniPolicies(model.cni))
-    return runWithCni(model, model.cni, port, protocol, json, isOn(args, "summary"), io);
-  const index = buildPolicyIndex(model);
-  const stack = buildStack(model, index);
-  const m = stackMatrix(stack, port, protocol);
+  // The one decider (engine/decide): the profile, the CNI dialects and the tiers are its choice, not this command's.
+  const decider = deciderOf(model);
+  const m = decider.matrix(port, protocol);
   const unmodelled = unmodelledFor(model, "pod");
   const headline = unmodelledHeadline(unmodelled);
-  if (headline && !json) io.out(headline);
+  if (!json) {
+    if (headline) io.out(headline);
+    if (decider.enforcement.kind === "none") io.out(`Nothing is enforced: ${decider.enforcement.why}`);
+    else if (decider.enforcement.kind === "cni") io.out(`Judged by ${decider.judgedBy}`);
+  }
   if (isOn(args, "summary")) {
-    const s = stackReachSummary(stack, m);
+    const s = m.summary();
     if (json) io.out(JSON.stringify({ ...s, unmodelled }));
     else {
       io.out(`${s.pods} pods in ${s.classes} equivalence classes, ${protocol}/${port}`);
@@ -159,7 +101,7 @@ export function run(argv: string[], io: Output): number {
     return 0;
   }
   const pods = model.pods.map((p) => p.key);
-  const allowed = stackPodMatrix(stack, m);
+  const allowed = m.podMatrix();
   if (json) {
     io.out(JSON.stringify({ port, protocol, pods, allowed, unmodelled }));
     return 0;

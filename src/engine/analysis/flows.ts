@@ -13,9 +13,8 @@
  *   `traceRequest`'s verdict. Service flows are drawn for small inputs only
  *   (FLOW_BUDGET traces); larger inputs show these on demand.
  */
-import { hasCniPolicies } from "../cni/index.ts";
 import { cniFlow } from "./cni.ts";
-import { tierFlowJudge, tierStack } from "./tiers.ts";
+import { analysisDecider, tierFlowJudge } from "./tiers.ts";
 import { matrixInputsKey } from "./inputKeys.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { asPodKey } from "../model/ids.ts";
@@ -438,7 +437,10 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
     .filter((c) => c.pods.some((p) => p.ips.length > 0 && p.nodeName))
     .map((c) => c.index);
   let senders: Pod[] | undefined;
-  const stack = tierStack(model, index);
+  // The decider chooses what enforces policy (decide/); this only words its answer per edge.
+  const decider = analysisDecider(model, index);
+  const enforcement = decider.enforcement;
+  const stack = decider.stack?.layered ? decider.stack : undefined;
   let tierJudge: ReturnType<typeof tierFlowJudge> | undefined;
   for (const s of model.services) {
     const sp = proxy.services.get(s.key);
@@ -487,9 +489,21 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           flow.dropCause = "traffic-policy";
           flow.reason = `endpoint ${ep.key} is not ready${ep.serving ? " (terminating but serving)" : ""}: kube-proxy uses it only when the Service has no ready endpoint`;
           flow.decidedBy = [refOfSource(ep.ref)];
-        } else if (hasCniPolicies(model.cni)) {
+        } else if (enforcement.kind === "none") {
+          flow.verdict = "allow";
+          flow.reason = enforcement.why;
+          flow.decidedBy = [];
+          delete flow.client;
+        } else if (enforcement.kind === "cni") {
           // The CNI's own policies decide (engine/cni), with NetworkPolicy inside them.
-          const c = cniFlow(model, model.cni, (senders ??= senderPods(model)), pod, ep.port, p.protocol);
+          const c = cniFlow(
+            model,
+            enforcement.cni,
+            (senders ??= senderPods(model)),
+            pod,
+            ep.port,
+            p.protocol,
+          );
           flow.verdict = c.verdict;
           flow.reason = c.reason;
           flow.decidedBy = c.decidedBy;

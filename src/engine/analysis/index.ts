@@ -8,12 +8,12 @@
  * A session keeps the model so that traces and matrices reuse it; the Web
  * Worker holds one session per editor text.
  */
-import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
 import { describeProfile, type CniName } from "../cni/profile.ts";
 import { cniFlow } from "./cni.ts";
-import { tierOf, tierStack } from "./tiers.ts";
+import { analysisDecider, tierOf } from "./tiers.ts";
+import type { PairDecision } from "../decide/index.ts";
 import { subjectSelects } from "../tiers/layer.ts";
-import { explainStackPair, stackMatrix, stackPairAllowed, type PolicyStack } from "../policy/index.ts";
+import { explainStackPair, type PolicyStack } from "../policy/index.ts";
 import { routerFlows } from "./routers.ts";
 import { meshPresent, parseAnyDestination, traceL7, type L7TraceResult } from "../l7/index.ts";
 import { taintText } from "../model/taints.ts";
@@ -23,15 +23,7 @@ import { buildModel } from "../load/index.ts";
 import { parseManifests } from "../parse/manifests.ts";
 import type { YamlPartCache } from "../parse/yaml.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
-import {
-  buildPolicyIndex,
-  pairAllowed,
-  classMatrix,
-  explainPair,
-  type ClassMatrix,
-  type PairVerdict,
-  type PolicyIndex,
-} from "../netpol/index.ts";
+import { buildPolicyIndex, explainPair, type PairVerdict, type PolicyIndex } from "../netpol/index.ts";
 import { buildProxyIndex, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
 import { isWorkloadQuery, traceWorkload } from "../trace/workload.ts";
@@ -311,6 +303,18 @@ interface Decision {
   decidedBy: RefView[];
 }
 
+/** The decider's answer for one pair as a flow record. */
+function decisionOf(d: PairDecision): Decision {
+  const by = d.decidedBy;
+  const refs: RefView[] = [];
+  if (by?.kind && by.name) {
+    const r: RefView = { kind: by.kind, name: by.name, line: by.line ?? 0 };
+    if (by.namespace) r.namespace = by.namespace;
+    refs.push(r);
+  }
+  return { verdict: d.allowed ? "allow" : "drop", reason: d.reason, decidedBy: refs };
+}
+
 /** Both directions of one pod-to-pod connection, from explainPair, in plain words. */
 function describePair(v: PairVerdict, port: number, protocol: Protocol): Decision {
   if (v.allowed) {
@@ -347,15 +351,18 @@ function describePair(v: PairVerdict, port: number, protocol: Protocol): Decisio
  */
 function directFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex | undefined): Flow[] {
   const flows: Flow[] = [];
+  const decider = analysisDecider(model, index);
   for (const dst of model.pods) {
     if (dst.ips.length === 0) continue;
     for (const cp of dst.ports) {
       for (const c of index.classes) {
         const sources = c.pods.filter((p) => p !== dst && p.ips.length > 0);
         if (sources.length === 0) continue;
-        const cniSummary = hasCniPolicies(model.cni)
-          ? cniFlow(model, model.cni, sources, dst, cp.containerPort, cp.protocol)
-          : undefined;
+        const enforcement = decider.enforcement;
+        const cniSummary =
+          enforcement.kind === "cni"
+            ? cniFlow(model, enforcement.cni, sources, dst, cp.containerPort, cp.protocol)
+            : undefined;
         const traced = proxy
           ? traceRequest(
               model,
@@ -369,11 +376,13 @@ function directFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex | undef
           traced && !traced.error && traced.verdict !== "partial"
             ? { verdict: traced.verdict, ...causesOf(traced) }
             : (cniSummary ??
-              describePair(
-                explainPair(model, sources[0]!, dst, cp.containerPort, cp.protocol),
-                cp.containerPort,
-                cp.protocol,
-              ));
+              (decider.stack?.layered || enforcement.kind === "none"
+                ? decisionOf(decider.explain(sources[0]!, dst, cp.containerPort, cp.protocol))
+                : describePair(
+                    explainPair(model, sources[0]!, dst, cp.containerPort, cp.protocol),
+                    cp.containerPort,
+                    cp.protocol,
+                  )));
         const flow: Flow = {
           id: `pod|${podId(sources[0]!.key)}|${podId(dst.key)}|${cp.containerPort}/${cp.protocol}`,
           kind: "pod",
@@ -498,19 +507,12 @@ function l7View(t: L7TraceResult, q: TraceQuery): TraceView {
 
 function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: number): MatrixView {
   const base = { port: q.port, protocol: q.protocol, by: q.by };
-  const cm: ClassMatrix = classMatrix(index, q.port, q.protocol);
-  const cni = hasCniPolicies(model.cni) ? model.cni : undefined;
-  const cniMatrix = cni ? cniClassMatrix(model, cni, q.port, q.protocol) : undefined;
-  // The cluster tiers around NetworkPolicy (policy/stack.ts), when the input has some.
-  const stack = cniMatrix ? undefined : tierStack(model, index);
-  const sm = stack ? stackMatrix(stack, q.port, q.protocol) : undefined;
-  const allowed = (a: Pod, b: Pod) =>
-    cniMatrix
-      ? cniMatrix.allowed[cniMatrix.classOf[a.index]!]![cniMatrix.classOf[b.index]!] === 1
-      : stack && sm
-        ? stackPairAllowed(stack, sm, a, b)
-        : pairAllowed(index, cm, a, b);
+  // Every cell is the decider's (decide/): the profile, a CNI dialect and the tiers are its choice.
+  const decider = analysisDecider(model, index);
+  const dm = decider.matrix(q.port, q.protocol);
+  const allowed = (a: Pod, b: Pod) => dm.allowed(a, b);
   const pods = model.pods;
+  const stack = decider.stack?.layered ? decider.stack : undefined;
   const tierMark = stack && model.clusterPolicies.length > 0 ? tierMarker(stack, index, q) : undefined;
   if (q.by === "pod") {
     if (pods.length > maxRows)

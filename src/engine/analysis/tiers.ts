@@ -18,6 +18,7 @@ import {
 import type { Direction, PolicyLayer } from "../policy/stack.ts";
 import type { RefView, Verdict } from "./types.ts";
 import { tierInputsKey } from "./inputKeys.ts";
+import { deciderOf, enforcementOf, type Decider } from "../decide/index.ts";
 
 export interface TierFlowSummary {
   verdict: Verdict;
@@ -58,6 +59,15 @@ export function tierStack(model: Model, index: PolicyIndex): PolicyStack | undef
     stacks.set(model, s);
   }
   return s;
+}
+
+/**
+ * The analysis's decider (decide/): over the analysis's class index, with the
+ * kept tier stack (its matrices reused across analyses) when the stack decides.
+ */
+export function analysisDecider(model: Model, index: PolicyIndex): Decider {
+  const stack = enforcementOf(model).kind === "stack" ? tierStack(model, index) : undefined;
+  return deciderOf(model, stack ? { index, stack } : { index });
 }
 
 /** The cause of a layer's step as the graph names it (none when no layer decided). */

@@ -15,15 +15,9 @@
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
-import { cniClassMatrix, hasCniPolicies } from "../cni/index.ts";
-import {
-  explainStackPair,
-  stackMatrix,
-  stackPairAllowed,
-  type LayerStep,
-  type PolicyStack,
-} from "../policy/index.ts";
-import { stepRefs, tierOf, tierStack } from "./tiers.ts";
+import { cniName } from "../cni/index.ts";
+import { explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
+import { analysisDecider, stepRefs, tierOf } from "./tiers.ts";
 import { keptMatrices } from "./flows.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
@@ -69,28 +63,25 @@ export function workloadFlows(
     if (!m) matrices.set(k, (m = classMatrix(index, port, protocol)));
     return m;
   };
-  // With Cilium or Calico policies in the input, their dialect decides (with NetworkPolicy inside), as in the matrix view.
-  const cni = hasCniPolicies(model.cni) ? model.cni : undefined;
-  const cniMatrices = new Map<string, ReturnType<typeof cniClassMatrix>>();
+  // The decider chooses what enforces policy (decide/): a CNI dialect, the tiers around NetworkPolicy, or nothing.
+  const decider = analysisDecider(model, index);
+  const enforcement = decider.enforcement;
+  const byClassOk = enforcement.kind === "stack";
+  const stack = decider.stack?.layered ? decider.stack : undefined;
+  // Who admits, in the edge's words.
+  const admitter =
+    enforcement.kind === "cni" ? cniName(enforcement.cni) : stack ? "the policy stack" : "NetworkPolicy";
 
-  // One judge per endpoint port: the class matrix (or the CNI dialect's) looked up once, not per pair.
+  // One judge per endpoint port: the class matrix looked up once, not per pair.
   type Judge = ((src: Pod, dst: Pod) => boolean) & { matrix?: ClassMatrix };
-  const stack = cni ? undefined : tierStack(model, index);
   const judgeOf = (port: number, protocol: Protocol): Judge => {
-    if (stack) {
-      // The cluster tiers around NetworkPolicy (policy/stack.ts): the stack's class rows (built once per port).
-      const m = stackMatrix(stack, port, protocol);
-      return Object.assign((src: Pod, dst: Pod) => stackPairAllowed(stack, m, src, dst), { matrix: m });
-    }
-    if (!cni) {
+    if (enforcement.kind === "stack" && !stack) {
+      // NetworkPolicy alone: the kept class matrices (reused across analyses while their inputs hold).
       const m = matrixOf(port, protocol);
       return Object.assign((src: Pod, dst: Pod) => pairAllowed(index, m, src, dst), { matrix: m });
     }
-    const k = `${port}/${protocol}`;
-    let m = cniMatrices.get(k);
-    if (!m) cniMatrices.set(k, (m = cniClassMatrix(model, cni, port, protocol)));
-    const cm = m;
-    return (src, dst) => cm.allowed[cm.classOf[src.index]!]![cm.classOf[dst.index]!] === 1;
+    const dm = decider.matrix(port, protocol);
+    return Object.assign((src: Pod, dst: Pod) => dm.allowed(src, dst), dm.stack ? { matrix: dm.stack } : {});
   };
   const out: WorkloadFlows = { flows: [], dropped: 0, omitted: 0 };
   for (const s of model.services) {
@@ -120,7 +111,7 @@ export function workloadFlows(
       if (stack) for (const e of endpoints) isEndpoint[e.pod.index] = 1;
       // Classes some endpoint's ingress admits; a pod-network source of any other class is dropped
       // without judging it (undefined: some endpoint is not isolated for ingress, every class may pass).
-      let admits: Uint8Array | undefined = cni ? undefined : marks.fill(0);
+      let admits: Uint8Array | undefined = byClassOk ? marks.fill(0) : undefined;
       for (const ep of endpoints) {
         const row = admits && ep.judge.matrix!.ingressFrom[index.classOf[ep.pod.index]!];
         if (row === null) admits = undefined;
@@ -135,7 +126,7 @@ export function workloadFlows(
         }
         const g = sources[k]!;
         const src = g[0]!;
-        const memo = !cni && byRow;
+        const memo = byClassOk && byRow;
         let admitted = memo ? byClass[cls]! : -1;
         if (admitted < 0) {
           admitted = 0;
@@ -159,9 +150,12 @@ export function workloadFlows(
           port: p.port,
           protocol: p.protocol,
           verdict: all ? "allow" : "partial",
-          reason: all
-            ? `NetworkPolicy admits ${src.workload.name}'s pods at every ready endpoint (${endpoints.length})`
-            : `NetworkPolicy admits ${src.workload.name}'s pods at ${admitted} of ${endpoints.length} ready endpoints`,
+          reason:
+            enforcement.kind === "none"
+              ? enforcement.why
+              : all
+                ? `${admitter} admits ${src.workload.name}'s pods at every ready endpoint (${endpoints.length})`
+                : `${admitter} admits ${src.workload.name}'s pods at ${admitted} of ${endpoints.length} ready endpoints`,
           decidedBy: [],
           traceTo: `service:${s.key}:${p.port}`,
         };
@@ -175,7 +169,7 @@ export function workloadFlows(
             : `${admitted} of ${endpoints.length} ready endpoints admit ${src.workload.name}'s pods; ${why.pod.key}: ${words}`;
           flow.decidedBy = stepRefs(why.step);
           flow.tier = tier;
-        } else {
+        } else if (enforcement.kind === "stack") {
           for (const pol of index.egressPolicies[cls] ?? [])
             if (flow.decidedBy.length < 3) flow.decidedBy.push(refOfPolicy(pol));
           const dst = index.classOf[endpoints[0]!.pod.index]!;

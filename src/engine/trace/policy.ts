@@ -4,7 +4,8 @@ import type { Model, Pod, PodKey, Protocol } from "../model/types.ts";
 import type { Family } from "../model/ip.ts";
 import { explainEgress, explainIngress, type DirectionVerdict } from "../netpol/index.ts";
 import { nearMisses, type NearMiss } from "../netpol/nearmiss.ts";
-import { hasCniPolicies, type CniPolicies } from "../cni/index.ts";
+import type { CniPolicies } from "../cni/index.ts";
+import { enforcementOf } from "../decide/index.ts";
 import { describeProfile, GENERIC } from "../cni/profile.ts";
 import type {
   HopCause,
@@ -274,10 +275,13 @@ export function evaluate(
 ): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
   const { client, protocol } = ctx;
   let { model } = ctx;
+  // What enforces policy is the decider's choice (decide/ enforcementOf), as for every other surface.
+  const enforcement = enforcementOf(model);
   const profile = model.profile ?? GENERIC;
-  // flannel enforces no NetworkPolicy (cni/profile.ts): the policies are in the input, nothing applies them.
-  if (profile.cni === "flannel") model = { ...model, policies: [] };
-  else if (hasCniPolicies(model.cni)) return withTierNote(evaluateCni(ctx, model.cni, backends), model);
+  // Nothing enforced (flannel): the policies are in the input, nothing applies them.
+  if (enforcement.kind === "none") model = { ...model, policies: [] };
+  else if (enforcement.kind === "cni")
+    return withTierNote(evaluateCni(ctx, enforcement.cni, backends), model);
   const endpoints: TraceEndpoint[] = [];
   const egressGroups = new Map<
     string,
@@ -302,8 +306,7 @@ export function evaluate(
   };
   const clientIP = client.ip(family) ?? "";
   // The cluster tiers around NetworkPolicy (trace/tiers.ts): a hop per tier step, grouped like the others.
-  // flannel enforces no policy of any kind (cni/profile.ts).
-  const tiers = profile.cni === "flannel" ? undefined : traceTiers(model);
+  const tiers = enforcement.kind === "none" ? undefined : traceTiers(model);
   const tierGroups = {
     "admin tier at source": new Map() as typeof egressGroups,
     "baseline tier at source": new Map() as typeof egressGroups,
@@ -603,11 +606,11 @@ export function evaluate(
   emit("admin tier at backend", tierGroups["admin tier at backend"]);
   emit("ingress policy at backend", ingressGroups);
   emit("baseline tier at backend", tierGroups["baseline tier at backend"]);
-  if (profile.cni === "flannel" && ctx.model.policies.length) {
+  if (enforcement.kind === "none" && ctx.model.policies.length + ctx.model.clusterPolicies.length) {
     hops.push({
       step: "ingress policy at backend",
       verdict: "info",
-      detail: `the cluster runs ${describeProfile(profile)}, which enforces no NetworkPolicy: the ${ctx.model.policies.length} NetworkPolicies of the input change nothing`,
+      detail: enforcement.why,
       cause: { layer: "NetworkPolicy", direction: "ingress", category: "not-applicable" },
     });
   }
