@@ -142,7 +142,6 @@ export function cniName(cni: CniPolicies): string {
   return [cni.cilium ? "Cilium" : "", cni.calico ? "Calico" : ""].filter(Boolean).join(" and ");
 }
 
-
 export interface CniClassMatrix {
   port: number;
   protocol: Protocol;
@@ -155,6 +154,12 @@ export interface CniClassMatrix {
   isolatedEgress: number;
 }
 
+/** Pods that no CNI rule can tell apart, the same for every port. */
+export interface CniClasses {
+  classes: Pod[][];
+  classOf: Int32Array;
+}
+
 /**
  * The class path: pods are grouped by everything a CNI rule can test
  * (namespace, labels, service account, container ports, hostNetwork; the
@@ -163,12 +168,7 @@ export interface CniClassMatrix {
  * decided once. `cniPairAllowed` on every pod pair is the other path; the
  * property tests check that both agree.
  */
-export function cniClassMatrix(
-  model: Model,
-  cni: CniPolicies,
-  port: number,
-  protocol: Protocol,
-): CniClassMatrix {
+export function cniClasses(model: Model, cni: CniPolicies): CniClasses {
   const byAddress =
     model.policies.some((p) => [...p.ingress, ...p.egress].some((r) => r.peers?.some((x) => x.ipBlock))) ||
     !!cni.calico?.policies.some((p) =>
@@ -213,6 +213,17 @@ export function cniClassMatrix(
     classes[c]!.push(pod);
     classOf[pod.index] = c;
   }
+  return { classes, classOf };
+}
+
+export function cniClassMatrix(
+  model: Model,
+  cni: CniPolicies,
+  port: number,
+  protocol: Protocol,
+  grouping: CniClasses = cniClasses(model, cni),
+): CniClassMatrix {
+  const { classes, classOf } = grouping;
   const allowed = classes.map((a) =>
     Uint8Array.from(classes, (b) => (cniPairAllowed(model, cni, a[0]!, b[0]!, port, protocol) ? 1 : 0)),
   );

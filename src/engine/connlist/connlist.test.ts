@@ -294,3 +294,62 @@ describe("connlist output formats (netpol-analyzer docs/connlist_output.md)", ()
     expect(formatConnlist(list("apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"), "txt")).toBe("");
   });
 });
+
+describe("connlist asks the one decider: CNI dialects and the profile apply as in reach and trace", () => {
+  const server = (ns: string, name: string, labels: string, port = 8080) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: ${ns}}
+spec:
+  selector: {matchLabels: {${labels}}}
+  template:
+    metadata: {labels: {${labels}}}
+    spec: {containers: [{name: c, image: x, ports: [{name: http, containerPort: ${port}}]}]}`;
+  const workloads = [
+    server("shop", "api", "app: api"),
+    server("shop", "web", "app: web"),
+    server("shop", "batch", "app: batch"),
+  ];
+  const lines = (text: string, cni?: "flannel") =>
+    computeConnlist(loadModel([{ name: "c.yaml", text }], cni ? { cni } : {})).lines.map(
+      (l) => `${l.src} => ${l.dst} : ${l.conn}`,
+    );
+  it.each([
+    [
+      "CiliumNetworkPolicy: fromEndpoints with toPorts 8080-8081 (Documentation/security/policy/language.rst 'Layer 4')",
+      `apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata: {name: api, namespace: shop}\nspec:\n  endpointSelector: {matchLabels: {app: api}}\n  ingress:\n  - fromEndpoints: [{matchLabels: {app: web}}]\n    toPorts: [{ports: [{port: "8080", endPort: 8081, protocol: TCP}]}]`,
+      ["shop/web[Deployment] => shop/api[Deployment] : TCP 8080-8081"],
+      [
+        "shop/batch[Deployment] => shop/api[Deployment]",
+        "0.0.0.0-255.255.255.255[External] => shop/api[Deployment]",
+      ],
+    ],
+    [
+      "Calico NetworkPolicy: Allow from app == 'web' on ports 8080:8090 (reference/resources/networkpolicy 'Rule', 'Ports')",
+      `apiVersion: projectcalico.org/v3\nkind: NetworkPolicy\nmetadata: {name: api, namespace: shop}\nspec:\n  selector: app == 'api'\n  types: [Ingress]\n  ingress:\n  - action: Allow\n    protocol: TCP\n    source: {selector: app == 'web'}\n    destination: {ports: ["8080:8090"]}`,
+      ["shop/web[Deployment] => shop/api[Deployment] : TCP 8080-8090"],
+      ["shop/batch[Deployment] => shop/api[Deployment]"],
+    ],
+    [
+      "Cilium toCIDR cuts the address space (language.rst 'IP/CIDR based')",
+      `apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata: {name: api, namespace: shop}\nspec:\n  endpointSelector: {matchLabels: {app: api}}\n  egress:\n  - toCIDR: [192.0.2.0/24]`,
+      ["shop/api[Deployment] => 192.0.2.0-192.0.2.255[External] : All Connections"],
+      [
+        "shop/api[Deployment] => shop/web[Deployment]",
+        "shop/api[Deployment] => 0.0.0.0-192.0.1.255[External]",
+      ],
+    ],
+  ])("%s", (_, policy, present, absent) => {
+    const got = lines([...workloads, policy].join("\n---\n"));
+    for (const l of present) expect(got).toContain(l);
+    for (const a of absent) expect(got.filter((l) => l.startsWith(a))).toEqual([]);
+  });
+
+  it("flannel enforces nothing: a deny-all leaves every workload pair connected (flannel's README)", () => {
+    const denyAll = `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: shop}\nspec: {podSelector: {}, policyTypes: [Ingress, Egress]}`;
+    const text = [...workloads, denyAll].join("\n---\n");
+    expect(lines(text).filter((l) => !l.includes("[External]"))).toEqual([]);
+    expect(lines(text, "flannel")).toContain(
+      "shop/web[Deployment] => shop/api[Deployment] : All Connections",
+    );
+  });
+});

@@ -14,10 +14,12 @@
  * - a line from an IP node counts only the destination's ingress, a line to
  *   an IP node only the source's egress.
  *
- * Verdicts come from the NetworkPolicy engine (netpol/index.ts): the class
- * matrix for workload pairs, explainIngress/explainEgress for IP nodes and
- * the ingress controller. A verdict can change only at a bound some rule
- * names, so each protocol is probed once per interval between bounds.
+ * Verdicts come from the one decider (decide/) over this view, so the
+ * profile, the CNI dialects and the tiers apply as in `reach` and `trace`:
+ * its class matrix for workload pairs, one side's ingress or egress for IP
+ * nodes and the ingress controller. A verdict can change only at a bound
+ * some rule names (NetworkPolicy, a tier, a CNI dialect), so each protocol
+ * is probed once per interval between bounds.
  */
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import type { Model, Pod, Protocol, Workload, WorkloadKey, WorkloadRef } from "../model/types.ts";
@@ -25,14 +27,8 @@ import { PROTOCOLS } from "../model/types.ts";
 import { asPodKey } from "../model/ids.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { formatSelector, matchesSelector, type LabelSelector } from "../model/labels.ts";
-import { buildPolicyIndex, classAllowed, explainEgress, explainIngress } from "../netpol/index.ts";
-import {
-  buildStack,
-  explainStackEgress,
-  explainStackIngress,
-  stackMatrix,
-  type PolicyStack,
-} from "../policy/index.ts";
+import { deciderOf, type Decider } from "../decide/index.ts";
+import { cniNetworkRanges, cniProbeCuts } from "./cni.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
 import { backendPodPorts, backendService, parseIngressBackends, type BackendService } from "./ingress.ts";
 import { ipRangeNodes, type IPRangeNode } from "./ipnodes.ts";
@@ -302,10 +298,9 @@ function checkOwnerLabels(model: Model, diagnostics: Diagnostic[]): void {
 /** Ingress and Route backends -> the TCP ports the ingress controller may open to each workload (items 14-18 of the peer README). */
 function ingressControllerLines(
   model: Model,
-  view: Model,
   reprs: readonly Pod[],
   diagnostics: Diagnostic[],
-  stack: PolicyStack,
+  decider: Decider,
 ): ConnLine[] {
   const backends = parseIngressBackends(model.objects, diagnostics);
   if (backends.length === 0) return [];
@@ -351,11 +346,9 @@ function ingressControllerLines(
     const dst = reprs[i]!;
     const conns = emptyPortSet();
     for (const port of [...set].sort((a, b) => a - b)) {
-      const ok = stack.layered
-        ? explainStackEgress(stack, controller, { ip: "", pod: dst }, port, "TCP").allowed &&
-          explainStackIngress(stack, dst, { ip: "", pod: controller }, port, "TCP").allowed
-        : explainEgress(view, controller, { ip: "", pod: dst }, port, "TCP").allowed &&
-          explainIngress(view, dst, { ip: "", pod: controller }, port, "TCP").allowed;
+      const ok =
+        decider.egress(controller, { ip: "", pod: dst }, port, "TCP") &&
+        decider.ingress(dst, { ip: "", pod: controller }, port, "TCP");
       if (ok) addRange(conns, "TCP", port, port);
     }
     if (isEmptyPortSet(conns)) {
@@ -385,20 +378,25 @@ export function computeConnlist(model: Model): ConnList {
   const diagnostics: Diagnostic[] = [];
   checkOwnerLabels(model, diagnostics);
   const { view, reprs } = connlistView(model);
-  const index = buildPolicyIndex(view);
-  const stack = buildStack(view, index);
-  const { classes, classOf } = index;
+  // The one decider (decide/), over netpol-analyzer's view of the workloads: the profile, a CNI dialect, the tiers.
+  const decider = deciderOf(view);
+  const { classes, classOf } = decider;
   const C = classes.length;
-  const starts = tierProbeCuts(view.clusterPolicies, reprs, probeStarts(view.policies, reprs));
+  const cni = decider.enforcement.kind === "cni" ? decider.enforcement.cni : undefined;
+  const starts = cniProbeCuts(
+    cni,
+    reprs,
+    tierProbeCuts(view.clusterPolicies, reprs, probeStarts(view.policies, reprs)),
+  );
 
   // Class pairs: one class matrix per probe.
   const pairSets: (PortSet | undefined)[] = new Array<PortSet | undefined>(C * C);
   for (const proto of PROTOCOLS) {
     for (const [first, last] of probeIntervals(starts[proto])) {
-      const m = stackMatrix(stack, first, proto);
+      const m = decider.matrix(first, proto);
       for (let a = 0; a < C; a++) {
         for (let b = 0; b < C; b++) {
-          if (!classAllowed(m, a, b)) continue;
+          if (!m.classAllowed(a, b)) continue;
           const k = a * C + b;
           addRange((pairSets[k] ??= emptyPortSet()), proto, first, last);
         }
@@ -416,43 +414,49 @@ export function computeConnlist(model: Model): ConnList {
     }
   }
 
-  // IP nodes: only the workload's side of the connection decides, and only
-  // through the policies that select it for that direction; classes with the
-  // same policies (and, for ingress, the same named ports) share the answer.
-  const ipNodes = ipRangeNodes(view.policies, tierNetworkRanges(view.clusterPolicies));
+  // IP nodes: only the workload's side of the connection decides. Under NetworkPolicy alone, classes with
+  // the same policies (and, for ingress, the same named ports) share the answer; otherwise each class is probed.
+  const cniRanges = cniNetworkRanges(cni);
+  const ipNodes = ipRangeNodes(
+    view.policies,
+    [...tierNetworkRanges(view.clusterPolicies), ...cniRanges.destinations],
+    cniRanges.sources,
+  );
+  const index = decider.index;
+  const netpolOnly = decider.enforcement.kind === "stack" && !decider.stack?.layered;
   const sideSets = (nodes: IPRangeNode[], direction: "ingress" | "egress") => {
     const out = new Map<string, PortSet>();
     const memo = new Map<string, PortSet[]>();
-    for (const c of classes) {
-      const policies =
-        direction === "ingress" ? index.ingressPolicies[c.index]! : index.egressPolicies[c.index]!;
-      // With cluster tiers, their subjects decide too: such classes get their own answer, probed at every bound.
-      const key = stack.layered
-        ? `c${c.index}`
-        : `${policies.map((p) => p.key).join(",")}|${direction === "ingress" ? c.repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).join(",") : ""}`;
+    classes.forEach((members, ci) => {
+      const repr = members[0]!;
+      const policies = netpolOnly
+        ? direction === "ingress"
+          ? index.ingressPolicies[index.classOf[repr.index]!]!
+          : index.egressPolicies[index.classOf[repr.index]!]!
+        : [];
+      const key = netpolOnly
+        ? `${policies.map((p) => p.key).join(",")}|${direction === "ingress" ? repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).join(",") : ""}`
+        : `c${ci}`;
       let sets = memo.get(key);
       if (!sets) {
-        const local = stack.layered ? starts : probeStarts(policies, direction === "ingress" ? [c.repr] : []);
+        const local = netpolOnly ? probeStarts(policies, direction === "ingress" ? [repr] : []) : starts;
         sets = nodes.map((n) => {
           const conns = emptyPortSet();
           for (const proto of PROTOCOLS) {
             for (const [first, last] of probeIntervals(local[proto])) {
-              const v = !stack.layered
-                ? direction === "ingress"
-                  ? explainIngress(view, c.repr, { ip: n.probe }, first, proto)
-                  : explainEgress(view, c.repr, { ip: n.probe }, first, proto)
-                : direction === "ingress"
-                  ? explainStackIngress(stack, c.repr, { ip: n.probe }, first, proto)
-                  : explainStackEgress(stack, c.repr, { ip: n.probe }, first, proto);
-              if (v.allowed) addRange(conns, proto, first, last);
+              const ok =
+                direction === "ingress"
+                  ? decider.ingress(repr, { ip: n.probe }, first, proto)
+                  : decider.egress(repr, { ip: n.probe }, first, proto);
+              if (ok) addRange(conns, proto, first, last);
             }
           }
           return conns;
         });
         memo.set(key, sets);
       }
-      nodes.forEach((n, i) => out.set(`${c.index}|${n.name}`, sets[i]!));
-    }
+      nodes.forEach((n, i) => out.set(`${ci}|${n.name}`, sets[i]!));
+    });
     return out;
   };
   const fromIP = sideSets(ipNodes.sources, "ingress");
@@ -471,7 +475,7 @@ export function computeConnlist(model: Model): ConnList {
         lines.push({ src: src.key, dst: externalName(n), conns, conn: formatPortSet(conns) });
     }
   }
-  if (reprs.length > 0) lines.push(...ingressControllerLines(model, view, reprs, diagnostics, stack));
+  if (reprs.length > 0) lines.push(...ingressControllerLines(model, reprs, diagnostics, decider));
 
   const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   lines.sort((x, y) => byteOrder(x.src, y.src) || byteOrder(x.dst, y.dst));

@@ -84,6 +84,7 @@ export interface IPRangeNodes {
 export function ipRangeNodes(
   policies: readonly NetworkPolicy[],
   extraDestinations: readonly AddressRange[] = [],
+  extraSources: readonly AddressRange[] = [],
 ): IPRangeNodes {
   const collect = (rules: (p: NetworkPolicy) => NetworkPolicy["ingress"]) =>
     policies.flatMap((p) =>
@@ -92,7 +93,7 @@ export function ipRangeNodes(
       ),
     );
   return {
-    sources: partitionIPv4(collect((p) => p.ingress)),
+    sources: partitionIPv4([...collect((p) => p.ingress), ...extraSources]),
     destinations: partitionIPv4([...collect((p) => p.egress), ...extraDestinations]),
   };
 }

@@ -24,8 +24,10 @@
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { GENERIC, describeProfile } from "../cni/profile.ts";
 import {
+  cniClasses,
   cniClassMatrix,
   cniName,
+  cniPodMatrix,
   explainCniDirection,
   hasCniPolicies,
   peerOf,
@@ -100,10 +102,7 @@ export interface PairDecision {
 export interface DecisionMatrix {
   port: number;
   protocol: Protocol;
-  /** Classes of pods that every applying rule treats alike (by pod index). */
-  classCount: number;
-  classOf: ArrayLike<number>;
-  /** Class a to class b, for pod-network pods of different classes or of one class but distinct pods. */
+  /** Class a to class b (the decider's classes), for pod-network pods of different classes or of one class but distinct pods. */
   classAllowed(a: number, b: number): boolean;
   /** One pod pair, with every special rule (a pod to itself, a host-network sender on its node). */
   allowed(src: Pod, dst: Pod): boolean;
@@ -117,6 +116,13 @@ export interface Decider {
   model: Model;
   /** NetworkPolicy's classes (the stack's; also the flows' grouping of senders). */
   index: PolicyIndex;
+  /**
+   * The decider's own classes, the same for every port: pods of one class get
+   * the same answer toward any peer (NetworkPolicy's classes under the stack,
+   * the CNI's under a dialect, one class when nothing is enforced).
+   */
+  classes: readonly (readonly Pod[])[];
+  classOf: ArrayLike<number>;
   enforcement: Enforcement;
   /** Under `stack` enforcement. */
   stack?: PolicyStack;
@@ -172,8 +178,6 @@ function noneDecider(model: Model, index: PolicyIndex, why: string): Decider {
   const matrix = memo((port, protocol): DecisionMatrix => ({
     port,
     protocol,
-    classCount: n > 0 ? 1 : 0,
-    classOf: new Int32Array(n),
     classAllowed: () => true,
     allowed: () => true,
     podMatrix: () => model.pods.map(() => new Array<boolean>(n).fill(true)),
@@ -190,6 +194,8 @@ function noneDecider(model: Model, index: PolicyIndex, why: string): Decider {
   return {
     model,
     index,
+    classes: n > 0 ? [model.pods] : [],
+    classOf: new Int32Array(n),
     enforcement: { kind: "none", why },
     judgedBy: "nothing (the CNI enforces no policy)",
     matrix,
@@ -205,8 +211,6 @@ function stackDecider(model: Model, index: PolicyIndex, stack: PolicyStack): Dec
     return {
       port,
       protocol,
-      classCount: index.classes.length,
-      classOf: index.classOf,
       classAllowed: (a, b) => classAllowed(m, a, b),
       allowed: (src, dst) => stackPairAllowed(stack, m, src, dst),
       podMatrix: () => stackPodMatrix(stack, m),
@@ -217,6 +221,8 @@ function stackDecider(model: Model, index: PolicyIndex, stack: PolicyStack): Dec
   return {
     model,
     index,
+    classes: index.classes.map((c) => c.pods),
+    classOf: index.classOf,
     enforcement: { kind: "stack" },
     stack,
     judgedBy: stack.layered ? "the cluster tiers and NetworkPolicy" : "NetworkPolicy",
@@ -261,17 +267,16 @@ function stackDecision(d: {
 }
 
 function cniDecider(model: Model, index: PolicyIndex, cni: CniPolicies): Decider {
+  const grouping = cniClasses(model, cni);
   const matrix = memo((port, protocol): DecisionMatrix => {
-    const m = cniClassMatrix(model, cni, port, protocol);
+    const m = cniClassMatrix(model, cni, port, protocol, grouping);
     const ok = (a: number, b: number) => m.allowed[a]![b] === 1;
     return {
       port,
       protocol,
-      classCount: m.classes.length,
-      classOf: m.classOf,
       classAllowed: ok,
       allowed: (src, dst) => ok(m.classOf[src.index]!, m.classOf[dst.index]!),
-      podMatrix: () => cniPods(m),
+      podMatrix: () => cniPodMatrix(m),
       summary: () => cniSummary(m, port, protocol),
     };
   });
@@ -284,6 +289,8 @@ function cniDecider(model: Model, index: PolicyIndex, cni: CniPolicies): Decider
   return {
     model,
     index,
+    classes: grouping.classes,
+    classOf: grouping.classOf,
     enforcement: { kind: "cni", cni },
     judgedBy: `${cniName(cni)}, with the NetworkPolicies inside it`,
     matrix,
@@ -291,18 +298,6 @@ function cniDecider(model: Model, index: PolicyIndex, cni: CniPolicies): Decider
     ingress: side("ingress"),
     egress: side("egress"),
   };
-}
-
-function cniPods(m: CniClassMatrix): boolean[][] {
-  const n = m.classOf.length;
-  const out: boolean[][] = [];
-  for (let i = 0; i < n; i++) {
-    const row = m.allowed[m.classOf[i]!]!;
-    const r: boolean[] = new Array(n);
-    for (let j = 0; j < n; j++) r[j] = row[m.classOf[j]!] === 1;
-    out.push(r);
-  }
-  return out;
 }
 
 function cniSummary(m: CniClassMatrix, port: number, protocol: Protocol): ReachSummary {
