@@ -39,7 +39,7 @@ test.describe("what-if controls", () => {
     const w = new WorkshopPanel(page);
     await w.applyWhatIf("Cordon a node", "node-a");
     // kubectl cordon sets spec.unschedulable and evicts nothing (drain evicts).
-    await w.expectDiff("no change in flows or endpoints");
+    await w.expectDiff("no change in flows, workload connections or endpoints");
     await expect(w.whatIf).toContainText("stay on node-a");
     await expect(playground.graph.node("pod:tools/toolbox")).toHaveCount(1);
     const after = await playground.editorText();

@@ -57,7 +57,7 @@ export type { ProxyMode, DataplaneOptions, TraceRuleWalk } from "./dataplane/ind
 export { applyWhatIf } from "./whatif/index.ts";
 export type { WhatIf, WhatIfKind, WhatIfResult } from "./whatif/index.ts";
 export { diffModels, diffTexts } from "./diff/index.ts";
-export type { InputDiff, FlowChange, EndpointChange } from "./diff/index.ts";
+export type { InputDiff, FlowChange, EndpointChange, WorkloadChange } from "./diff/index.ts";
 
 export { parseExpectations, runExpectations, NETASSERT_FIELDS } from "./expect/index.ts";
 export type { ExpectationResult } from "./expect/index.ts";

@@ -27,7 +27,7 @@ describe("ktl diff", () => {
   it("prints the summary, then the flows gained, for people", () => {
     const r = ktl(before, afterPath);
     expect(r.code).toBe(0);
-    expect(r.out.split("\n")[0]).toBe("6 flows gained.");
+    expect(r.out.split("\n")[0]).toBe("6 flows gained; 8 workload connections (8 added).");
     expect(r.out).toMatch(/Flows gained \(6\):\n\s+FROM\s+TO\s+PORT\s+BEFORE\s+AFTER/);
     expect(r.out).toMatch(/pod:tools\/toolbox\s+pod:shop\/frontend\s+8080\/TCP\s+drop\s+allow/);
     expect(r.out).not.toMatch(/Flows lost/);
@@ -35,13 +35,13 @@ describe("ktl diff", () => {
 
   it("--json prints the engine's InputDiff", () => {
     const d = JSON.parse(ktl("--json", before, afterPath).out);
-    expect(d.summary).toBe("6 flows gained");
+    expect(d.summary).toBe("6 flows gained; 8 workload connections (8 added)");
     expect(d.counts.podFlowsGained).toBe(6);
     expect(d.flows[0]).toMatchObject({ kind: "pod", change: "gained", before: "drop", after: "allow" });
   });
 
   it("reversed inputs lose what the other order gains", () => {
-    expect(JSON.parse(ktl("--json", afterPath, before).out).summary).toBe("6 flows lost");
+    expect(JSON.parse(ktl("--json", afterPath, before).out).summary).toBe("6 flows lost; 8 workload connections (8 removed)");
   });
 
   it("--exit-code exits 1 on a change and 0 without one; --limit shortens the tables", () => {
@@ -52,7 +52,7 @@ describe("ktl diff", () => {
 
   it("--format md is a pull-request comment: a heading with the summary and a table per change", () => {
     const md = ktl("--format", "md", "--limit", "2", before, afterPath).out.split("\n");
-    expect(md[0]).toBe("### ktl diff: 6 flows gained");
+    expect(md[0]).toBe("### ktl diff: 6 flows gained; 8 workload connections (8 added)");
     expect(md).toContain("**Flows gained (6)**");
     expect(md).toContain("| from | to | port | before | after | why (after) |");
     expect(md.filter((l) => l.startsWith("| pod:"))).toHaveLength(2);

@@ -5,7 +5,9 @@ import {
   type EndpointChange,
   type FlowChange,
   type InputDiff,
+  type WorkloadChange,
 } from "../../engine/index.ts";
+import { cniOption } from "./reach.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { mdTable } from "../formats.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
@@ -17,8 +19,11 @@ What changes between two inputs (each a file, a directory or - for stdin):
 the flows gained and lost, and the endpoints that appear or vanish, with a
 one-line summary ("3 flows lost, 1 gained").
 
+- Workload connections: each pair of workloads (and IP ranges, the ingress
+  controller) over every port and protocol, as netpol-analyzer's diff
+  compares them: added, removed or changed, by any policy layer.
 - Pod flows: each pod to each port another pod declares, allowed or not by
-  NetworkPolicy at both ends.
+  every policy layer (the same decider as reach and trace).
 - Service flows: each pod to each Service port, and an external client
   (--external-ip, default 203.0.113.10) arriving at each node for Services
   reachable from outside, as \`ktl trace\` decides them: a flow is gained when
@@ -34,6 +39,8 @@ its pods when its template changes.
   --format md     Markdown for a pull-request comment: the summary, then
                   tables of flows lost, flows gained and endpoints
   --external-ip   the external client's address for external flows
+  --cni NAME      the CNI that enforces policy, for both inputs: generic,
+                  calico, cilium, cilium-kpr, flannel
   --exit-code     exit 1 when anything changed (like git diff --exit-code)
   --limit N       rows per table for people (default 50; --json lists all)`;
 
@@ -42,6 +49,14 @@ function flowRows(flows: readonly FlowChange[], limit: number): string {
   for (const f of flows.slice(0, limit))
     rows.push([f.from, f.to, `${f.port}/${f.protocol}`, f.before, f.after, f.reason]);
   const more = flows.length > limit ? `\n  … ${flows.length - limit} more (--limit or --json)` : "";
+  return table(rows).replace(/^/gm, "  ") + more;
+}
+
+function workloadRows(changes: readonly WorkloadChange[], limit: number): string {
+  const rows = [["CHANGE", "SOURCE", "DESTINATION", "BEFORE", "AFTER", "NOTE"]];
+  for (const c of changes.slice(0, limit))
+    rows.push([c.change, c.src, c.dst, c.before, c.after, c.info ?? ""]);
+  const more = changes.length > limit ? `\n  … ${changes.length - limit} more (--limit or --json)` : "";
   return table(rows).replace(/^/gm, "  ") + more;
 }
 
@@ -65,6 +80,8 @@ export function formatDiff(d: InputDiff, limit = 50): string {
   if (podLines.length) out.push("", "Pods:", ...podLines.map((l) => `  ${l}`));
   const gained = d.flows.filter((f) => f.change === "gained");
   const lost = d.flows.filter((f) => f.change === "lost");
+  if (d.workloads.length)
+    out.push("", `Workload connections (${d.workloads.length}):`, workloadRows(d.workloads, limit));
   if (lost.length) out.push("", `Flows lost (${lost.length}):`, flowRows(lost, limit));
   if (gained.length) out.push("", `Flows gained (${gained.length}):`, flowRows(gained, limit));
   if (d.endpoints.length)
@@ -95,6 +112,16 @@ export function formatDiffMarkdown(d: InputDiff, limit = 50): string {
     );
     out.push(...more(list.length));
   };
+  if (d.workloads.length) {
+    out.push("", `**Workload connections (${d.workloads.length})**`, "");
+    out.push(
+      mdTable(
+        ["change", "source", "destination", "before", "after", "note"],
+        d.workloads.slice(0, limit).map((c) => [c.change, c.src, c.dst, c.before, c.after, c.info ?? ""]),
+      ),
+    );
+    out.push(...more(d.workloads.length));
+  }
   flows(
     "Flows lost",
     d.flows.filter((f) => f.change === "lost"),
@@ -128,7 +155,7 @@ const DIFF_FORMATS = ["text", "json", "md"];
 export function run(argv: string[], io: Output): number {
   const args = parseArgs(argv, {
     booleans: ["json", "exit-code"],
-    strings: ["limit", "external-ip", "format"],
+    strings: ["limit", "external-ip", "format", "cni"],
   });
   if (isOn(args, "help")) {
     io.out(help);
@@ -146,8 +173,9 @@ export function run(argv: string[], io: Output): number {
   if (!Number.isInteger(limit) || limit < 1)
     throw new UsageError(`--limit must be a whole number of 1 or more, not "${limitText}"`);
   const external = flagString(args, "external-ip");
-  const before = loadModel(readInputs([a]));
-  const after = loadModel(readInputs([b]));
+  const cni = cniOption(flagString(args, "cni"));
+  const before = loadModel(readInputs([a]), cni ? { cni } : {});
+  const after = loadModel(readInputs([b]), cni ? { cni } : {});
   for (const m of [before, after])
     reportDiagnostics(
       m.diagnostics.filter((x) => x.severity === "error"),
@@ -161,6 +189,6 @@ export function run(argv: string[], io: Output): number {
         ? formatDiffMarkdown(d, limit)
         : formatDiff(d, limit),
   );
-  const changed = d.flows.length > 0 || d.endpoints.length > 0;
+  const changed = d.flows.length > 0 || d.workloads.length > 0 || d.endpoints.length > 0;
   return isOn(args, "exit-code") && changed ? 1 : 0;
 }

@@ -31,7 +31,8 @@ import { deciderOf, type Decider } from "../decide/index.ts";
 import { cniNetworkRanges, cniProbeCuts } from "./cni.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
 import { backendPodPorts, backendService, parseIngressBackends, type BackendService } from "./ingress.ts";
-import { ipRangeNodes, type IPRangeNode } from "./ipnodes.ts";
+import { blockRanges, ipRangeNodes, type AddressRange, type IPRangeNode } from "./ipnodes.ts";
+import { hasCniPolicies } from "../cni/index.ts";
 import {
   addRange,
   emptyPortSet,
@@ -47,6 +48,8 @@ export {
   parsePortSet,
   normalizeRanges,
   intersectPortSets,
+  subtractPortSets,
+  isEmptyPortSet,
   emptyPortSet,
   fullPortSet,
 } from "./ports.ts";
@@ -374,7 +377,36 @@ function ingressControllerLines(
   return lines;
 }
 
-export function computeConnlist(model: Model): ConnList {
+/** Address ranges another input's rules name, to cut this input's IP nodes at the same edges (ktl diff). */
+export interface ConnlistOptions {
+  ranges?: AddressRanges;
+}
+
+export interface AddressRanges {
+  sources: AddressRange[];
+  destinations: AddressRange[];
+}
+
+/** Every address range the input's rules name: ipBlocks, the tiers' networks, the CNI dialects' CIDRs. */
+export function connlistRanges(model: Model): AddressRanges {
+  const blocks = (rules: (p: NetworkPolicy) => NetworkPolicy["ingress"]) =>
+    model.policies.flatMap((p) =>
+      rules(p).flatMap((r) =>
+        (r.peers ?? []).flatMap((peer) => (peer.ipBlock ? blockRanges(peer.ipBlock) : [])),
+      ),
+    );
+  const cni = cniNetworkRanges(hasCniPolicies(model.cni) ? model.cni : undefined);
+  return {
+    sources: [...blocks((p) => p.ingress), ...cni.sources],
+    destinations: [
+      ...blocks((p) => p.egress),
+      ...tierNetworkRanges(model.clusterPolicies),
+      ...cni.destinations,
+    ],
+  };
+}
+
+export function computeConnlist(model: Model, options: ConnlistOptions = {}): ConnList {
   const diagnostics: Diagnostic[] = [];
   checkOwnerLabels(model, diagnostics);
   const { view, reprs } = connlistView(model);
@@ -419,8 +451,12 @@ export function computeConnlist(model: Model): ConnList {
   const cniRanges = cniNetworkRanges(cni);
   const ipNodes = ipRangeNodes(
     view.policies,
-    [...tierNetworkRanges(view.clusterPolicies), ...cniRanges.destinations],
-    cniRanges.sources,
+    [
+      ...tierNetworkRanges(view.clusterPolicies),
+      ...cniRanges.destinations,
+      ...(options.ranges?.destinations ?? []),
+    ],
+    [...cniRanges.sources, ...(options.ranges?.sources ?? [])],
   );
   const index = decider.index;
   const netpolOnly = decider.enforcement.kind === "stack" && !decider.stack?.layered;

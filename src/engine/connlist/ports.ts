@@ -74,6 +74,27 @@ export function intersectPortSets(a: PortSet, b: PortSet): PortSet {
   };
 }
 
+/** a minus b. */
+export function subtractPortSets(a: PortSet, b: PortSet): PortSet {
+  const out = emptyPortSet();
+  for (const proto of CONNLIST_PROTOCOLS) {
+    let rest: [number, number][] = a[proto].map(([x, y]) => [x, y]);
+    for (const [hs, he] of b[proto]) {
+      const next: [number, number][] = [];
+      for (const [s, e] of rest) {
+        if (he < s || hs > e) next.push([s, e]);
+        else {
+          if (hs > s) next.push([s, hs - 1]);
+          if (he < e) next.push([he + 1, e]);
+        }
+      }
+      rest = next;
+    }
+    out[proto] = normalizeRanges(rest);
+  }
+  return out;
+}
+
 export function isEmptyPortSet(s: PortSet): boolean {
   return s.TCP.length === 0 && s.UDP.length === 0 && s.SCTP.length === 0;
 }

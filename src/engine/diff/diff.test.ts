@@ -42,7 +42,7 @@ const cases: Case[] = [
     name: "default deny off: frontend and orders stop being isolated, so every pod reaches them (payments stays isolated by payments-from-orders)",
     before: s05,
     after: after(s05, { kind: "policyOff", policy: "shop/default-deny-ingress" }),
-    summary: "6 flows gained",
+    summary: "6 flows gained; 8 workload connections (8 added)",
     flows: [
       "gained pod:shop/orders -> pod:shop/frontend:8080/TCP drop->allow",
       "gained pod:shop/payments -> pod:shop/frontend:8080/TCP drop->allow",
@@ -89,7 +89,7 @@ const cases: Case[] = [
     name: "identical inputs",
     before: s05,
     after: s05,
-    summary: "no change in flows or endpoints",
+    summary: "no change in flows, workload connections or endpoints",
     flows: [],
     endpoints: [],
   },
@@ -143,7 +143,7 @@ describe("diffTexts: known pairs", () => {
     expect(d.pods.renamed).toHaveLength(4);
     expect(d.pods.added).toEqual([]);
     expect(d.pods.removed).toEqual([]);
-    expect(d.summary).toBe("no change in flows or endpoints");
+    expect(d.summary).toBe("no change in flows, workload connections or endpoints");
   });
 
   it("drain moves pods, loses the bare pod's flows and changes each node's external endpoints", () => {
@@ -183,14 +183,63 @@ describe("summarizeDiff", () => {
     serviceFlowsLost: 0,
     endpointsAppear: 0,
     endpointsVanish: 0,
+    workloadsAdded: 0,
+    workloadsRemoved: 0,
+    workloadsChanged: 0,
   };
   it.each([
     [{ lost: 3, gained: 1 }, "3 flows lost, 1 gained"],
     [{ lost: 1 }, "1 flow lost"],
     [{ gained: 2, endpointsAppear: 1 }, "2 flows gained; 1 endpoint appears"],
     [{ endpointsVanish: 2, endpointsAppear: 3 }, "2 endpoints vanish, 3 appear"],
-    [{}, "no change in flows or endpoints"],
+    [{ workloadsRemoved: 2, workloadsChanged: 1 }, "3 workload connections (2 removed, 1 changed)"],
+    [{}, "no change in flows, workload connections or endpoints"],
   ])("%j -> %s", (c, s) => {
     expect(summarizeDiff({ ...zero, ...c })).toBe(s);
+  });
+});
+
+describe("workload connections: every layer, every port (the one decider through connlist)", () => {
+  // netpol-analyzer's diff (docs/diff_output.md): per pair of workloads, added/removed/changed over every port.
+  const deployment = (name: string, ports = "") => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: shop}
+spec:
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec: {containers: [{name: c, image: x${ports}}]}`;
+  // Pods that declare no containerPort: the pod flows see no port, the workload comparison sees every port.
+  const base = [deployment("web"), deployment("api")].join("\n---\n");
+  const with_ = (extra: string) => `${base}\n---\n${extra}`;
+  const lines = (d: ReturnType<typeof diffTexts>) =>
+    d.workloads
+      .filter((w) => !w.src.includes("[External]") && !w.dst.includes("[External]"))
+      .map((w) => `${w.change} ${w.src} -> ${w.dst}: ${w.before} => ${w.after}`);
+  it.each([
+    [
+      "a deny-all NetworkPolicy over pods that declare no containerPort",
+      `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: shop}\nspec: {podSelector: {}, policyTypes: [Ingress]}`,
+      [
+        "removed shop/api[Deployment] -> shop/web[Deployment]: All Connections => No Connections",
+        "removed shop/web[Deployment] -> shop/api[Deployment]: All Connections => No Connections",
+      ],
+    ],
+    [
+      "an AdminNetworkPolicy Deny added (network-policy-api AdminNetworkPolicy: Deny at priority 10)",
+      `apiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\nmetadata: {name: deny-web}\nspec:\n  priority: 10\n  subject: {pods: {namespaceSelector: {}, podSelector: {matchLabels: {app: api}}}}\n  ingress:\n  - action: Deny\n    from: [{pods: {namespaceSelector: {}, podSelector: {matchLabels: {app: web}}}}]\n    ports: [{portNumber: {protocol: TCP, port: 8080}}]`,
+      ["changed shop/web[Deployment] -> shop/api[Deployment]: All Connections => SCTP 1-65535,TCP 1-8079,8081-65535,UDP 1-65535"],
+    ],
+    [
+      "a CiliumNetworkPolicy added (Cilium's default deny once an endpoint is selected)",
+      `apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata: {name: api, namespace: shop}\nspec:\n  endpointSelector: {matchLabels: {app: api}}\n  ingress:\n  - fromEndpoints: [{matchLabels: {app: web}}]\n    toPorts: [{ports: [{port: "8080", protocol: TCP}]}]`,
+      ["changed shop/web[Deployment] -> shop/api[Deployment]: All Connections => TCP 8080"],
+    ],
+  ])("%s", (_, policy, want) => {
+    const d = diffTexts(base, with_(policy));
+    expect(lines(d)).toEqual(want);
+    expect(d.summary).not.toMatch(/^no change/);
+    // And back: the reverse edit reports the opposite change.
+    expect(diffTexts(with_(policy), base).workloads.length).toBe(d.workloads.length);
   });
 });

@@ -2,17 +2,21 @@
  * What changes between two inputs (before and after an edit): flows gained
  * and lost, and endpoints that appear or vanish, with a one-line summary
  * ("3 flows lost, 1 gained"). Every verdict is the engine's own: pod flows
- * from the NetworkPolicy class matrix (netpol classMatrix), Service flows
- * from the trace (trace/index.ts traceRequest), endpoints from kube-proxy's
- * choice on each node (proxy chooseEndpoints).
+ * and workload connectivity from the one decider (decide/: the profile, the
+ * CNI dialects, the tiers, NetworkPolicy), Service flows from the trace
+ * (trace/index.ts traceRequest), endpoints from kube-proxy's choice on each
+ * node (proxy chooseEndpoints).
  *
  * 1. Pods are matched by namespace/name. A pod only one side has is paired,
  *    when it can be, with an unmatched pod of the same workload on the same
  *    node, then of the same workload anywhere (a Deployment whose template
  *    changed renames its pods): the pair is one pod, renamed.
  * 2. A pod flow is a source pod, a destination pod and one of the ports the
- *    destination declares (port/protocol): allowed or not by NetworkPolicy
- *    at both ends. A pod to itself is left out.
+ *    destination declares (port/protocol): allowed or not by the decider.
+ *    A pod to itself is left out. Connectivity on every other port, and of
+ *    pods that declare none, is the workload comparison's (workloads.ts:
+ *    each workload pair over every port and protocol, as netpol-analyzer's
+ *    diff compares it).
  * 3. A Service flow is the flow model's (flows/, the flows the playground
  *    draws): a pod, or an external client arriving at a node for a Service
  *    reachable from outside, to one Service port, with the trace's verdict
@@ -34,15 +38,13 @@ import type { Model, Pod, PodKey, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { asPodKey, EXTERNAL_CLIENT_IP, podId, workloadKey } from "../model/ids.ts";
 import { externalFlowSpecs, reachableFromOutside, serviceFlowSpecs } from "../flows/index.ts";
-import {
-  buildPolicyIndex,
-  classMatrix,
-  explainPair,
-  pairAllowed,
-  type PolicyIndex,
-} from "../netpol/index.ts";
+import { buildPolicyIndex, type PolicyIndex } from "../netpol/index.ts";
 import { buildProxyIndex, chooseEndpoints, skipped, type Frontend, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
+import { deciderOf } from "../decide/index.ts";
+import { diffWorkloads, type WorkloadChange } from "./workloads.ts";
+
+export { diffWorkloads, formatWorkloadDiffTxt, type WorkloadChange } from "./workloads.ts";
 
 export type FlowState = "allow" | "partial" | "drop" | "absent";
 
@@ -75,7 +77,7 @@ export interface EndpointChange {
 }
 
 export interface InputDiff {
-  /** "3 flows lost, 1 gained; 2 endpoints vanish, 1 appears", or "no change in flows or endpoints". */
+  /** "3 flows lost, 1 gained; 2 endpoints vanish, 1 appears", or "no change in flows, workload connections or endpoints". */
   summary: string;
   counts: {
     gained: number;
@@ -86,6 +88,10 @@ export interface InputDiff {
     serviceFlowsLost: number;
     endpointsAppear: number;
     endpointsVanish: number;
+    /** Workload pairs (and IP ranges, the ingress controller) whose connections were added, removed or changed. */
+    workloadsAdded: number;
+    workloadsRemoved: number;
+    workloadsChanged: number;
   };
   pods: {
     added: string[];
@@ -95,6 +101,12 @@ export interface InputDiff {
   };
   /** Gained first, then lost; each group by destination, then source. */
   flows: FlowChange[];
+  /**
+   * Connectivity between workloads over every port and protocol, as
+   * netpol-analyzer's diff compares it (workloads.ts): by any layer, on any
+   * port, pods that declare no containerPort included.
+   */
+  workloads: WorkloadChange[];
   endpoints: EndpointChange[];
   /** What was not compared, and why (too large). */
   truncated: string[];
@@ -209,13 +221,15 @@ function podFlows(side: Side): Map<string, PodFlow> {
     }
   }
   const sources = model.pods.filter((p) => p.ips.length > 0);
+  // Every verdict is the decider's (decide/): the profile, the CNI dialects and the tiers count.
+  const decider = deciderOf(model, { index: policy });
   for (const [k, dsts] of byPort) {
     const [port, protocol] = k.split("/") as [string, Protocol];
-    const cm = classMatrix(policy, Number(port), protocol);
+    const m = decider.matrix(Number(port), protocol);
     for (const dst of dsts) {
       for (const src of sources) {
         if (src === dst) continue;
-        const allowed = pairAllowed(policy, cm, src, dst);
+        const allowed = m.allowed(src, dst);
         out.set(`${side.id.get(src.key)}>${side.id.get(dst.key)}|${k}`, { allowed, src, dst });
       }
     }
@@ -224,30 +238,14 @@ function podFlows(side: Side): Map<string, PodFlow> {
 }
 
 function podReason(
-  model: Model,
+  side: Side,
   f: PodFlow | undefined,
   port: number,
   protocol: Protocol,
   gone: string,
 ): string {
   if (!f) return gone;
-  const v = explainPair(model, f.src, f.dst, port, protocol);
-  if (v.allowed) {
-    const parts = [v.ingress, v.egress]
-      .filter((d) => d.isolated)
-      .map(
-        (d) =>
-          `${d.direction} allowed by ${d.allowedBy[0]!.policy.key} rule ${d.allowedBy[0]!.rule.index + 1}`,
-      );
-    return parts.length ? parts.join("; ") : "no NetworkPolicy isolates either end";
-  }
-  return [v.ingress, v.egress]
-    .filter((d) => !d.allowed)
-    .map(
-      (d) =>
-        `${d.direction} at the ${d.direction === "ingress" ? "destination" : "source"} is isolated by ${d.selecting.map((p) => p.key).join(", ")} and no rule allows ${protocol}/${port}`,
-    )
-    .join("; ");
+  return deciderOf(side.model, { index: side.policy }).explain(f.src, f.dst, port, protocol).reason;
 }
 
 // ---------- 3. Service flows ----------
@@ -359,6 +357,15 @@ export function summarizeDiff(c: InputDiff["counts"]): string {
         )
         .join(", "),
     );
+  const w = c.workloadsAdded + c.workloadsRemoved + c.workloadsChanged;
+  if (w) {
+    const kinds = [
+      c.workloadsAdded ? `${c.workloadsAdded} added` : "",
+      c.workloadsRemoved ? `${c.workloadsRemoved} removed` : "",
+      c.workloadsChanged ? `${c.workloadsChanged} changed` : "",
+    ].filter(Boolean);
+    parts.push(`${plural(w, "workload connection")} (${kinds.join(", ")})`);
+  }
   const verb = (n: number, one: string, many: string) => (n === 1 ? one : many);
   const eps = [
     c.endpointsVanish
@@ -370,7 +377,7 @@ export function summarizeDiff(c: InputDiff["counts"]): string {
   ].filter((x) => x !== undefined);
   if (eps.length)
     parts.push(eps.map(([, n, v], i) => `${i === 0 ? plural(n, "endpoint") : n} ${v}`).join(", "));
-  return parts.length ? parts.join("; ") : "no change in flows or endpoints";
+  return parts.length ? parts.join("; ") : "no change in flows, workload connections or endpoints";
 }
 
 function compareStates(before: FlowState, after: FlowState): "gained" | "lost" | undefined {
@@ -425,7 +432,7 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
         before,
         after,
         change,
-        reason: podReason(b, y, Number(port), protocol, gone),
+        reason: podReason(B, y, Number(port), protocol, gone),
       });
       if (change === "gained") podGained++;
       else podLost++;
@@ -469,6 +476,9 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
       else svcLost++;
     }
   }
+
+  // Workload connectivity, every port and protocol.
+  const workloads = diffWorkloads(a, b);
 
   // Endpoints.
   const endpoints: EndpointChange[] = [];
@@ -518,8 +528,11 @@ export function diffModels(a: Model, b: Model, options: DiffOptions = {}): Input
     serviceFlowsLost: svcLost,
     endpointsAppear: endpoints.filter((e) => e.change === "appears").length,
     endpointsVanish: endpoints.filter((e) => e.change === "vanishes").length,
+    workloadsAdded: workloads.filter((w) => w.change === "added").length,
+    workloadsRemoved: workloads.filter((w) => w.change === "removed").length,
+    workloadsChanged: workloads.filter((w) => w.change === "changed").length,
   };
-  return { summary: summarizeDiff(counts), counts, pods: match.pods, flows, endpoints, truncated };
+  return { summary: summarizeDiff(counts), counts, pods: match.pods, flows, workloads, endpoints, truncated };
 }
 
 /** Compares two inputs (before, after). */
