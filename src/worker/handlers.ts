@@ -31,8 +31,12 @@ export function createEngineHandlers(): EngineState {
     openAnalysis([{ name: file, text }], cni ? { parseCache, cni: cni as CniName } : { parseCache }),
   );
   let generation = 0;
+  /** The profile of the last analysis (the toolbar's): what-if and diff compare under it too. */
+  let chosen: CniName | undefined;
   /** The analyses sent last, by the client's generation: the bases a delta can be made against. */
   let sent: { generation: number; value: Analysis }[] = [];
+
+  const profile = () => (chosen ? { cni: chosen } : {});
 
   function current(): AnalysisSession {
     const session = sessions.current;
@@ -44,6 +48,7 @@ export function createEngineHandlers(): EngineState {
     analyze({ text, file, generation: g, base, cni }) {
       const session = sessions.open(text, file, cni ?? "");
       generation = g;
+      chosen = cni;
       const held = base === undefined ? undefined : sent.find((s) => s.generation === base);
       const message = messageFor(session.analysis, held);
       sent = [{ generation: g, value: session.analysis }, ...sent.filter((s) => s.generation !== g)].slice(
@@ -60,9 +65,11 @@ export function createEngineHandlers(): EngineState {
     tests: (q) => current().tests(q),
     whatIf({ text, op }) {
       const result = applyWhatIf(text, op);
-      return result.changed ? { result, diff: diffTexts(text, result.text) } : { result };
+      return result.changed
+        ? { result, diff: diffTexts(text, result.text, undefined, profile()) }
+        : { result };
     },
-    diff: ({ before, after }) => diffTexts(before, after),
+    diff: ({ before, after }) => diffTexts(before, after, undefined, profile()),
   };
   return {
     handlers,

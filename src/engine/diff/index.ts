@@ -42,6 +42,7 @@ import { buildPolicyIndex, type PolicyIndex } from "../netpol/index.ts";
 import { buildProxyIndex, chooseEndpoints, skipped, type Frontend, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
 import { deciderOf } from "../decide/index.ts";
+import type { CniName } from "../cni/profile.ts";
 import { diffWorkloads, type WorkloadChange } from "./workloads.ts";
 
 export { diffWorkloads, formatWorkloadDiffTxt, type WorkloadChange } from "./workloads.ts";
@@ -119,9 +120,11 @@ export interface DiffOptions {
   maxPodPairs?: number;
   /** Service flows are compared when the traces needed stay under this. */
   maxTraces?: number;
+  /** The cluster profile of both inputs (the toolbar's, `--cni`); otherwise read from each input. */
+  cni?: CniName;
 }
 
-const DEFAULTS: Required<DiffOptions> = {
+const DEFAULTS: Required<Omit<DiffOptions, "cni">> = {
   externalClientIP: EXTERNAL_CLIENT_IP,
   maxPodPairs: 2_000_000,
   maxTraces: 20_000,
@@ -541,7 +544,12 @@ export function diffInputs(
   after: readonly InputFile[],
   options: DiffOptions = {},
 ): InputDiff {
-  return diffModels(buildModel(parseManifests(before)), buildModel(parseManifests(after)), options);
+  const build = options.cni ? { cni: options.cni } : {};
+  return diffModels(
+    buildModel(parseManifests(before), build),
+    buildModel(parseManifests(after), build),
+    options,
+  );
 }
 
 /** Compares two editor texts. */
