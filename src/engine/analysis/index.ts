@@ -359,30 +359,38 @@ function directFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex | undef
         const sources = c.pods.filter((p) => p !== dst && p.ips.length > 0);
         if (sources.length === 0) continue;
         const enforcement = decider.enforcement;
+        // The verdict counts every sender by the decider; the reason is one pair's trace (the first refused sender, else the first).
+        const m = decider.matrix(cp.containerPort, cp.protocol);
+        const refused = sources.filter((p) => !m.allowed(p, dst));
+        const verdict: Flow["verdict"] =
+          refused.length === 0 ? "allow" : refused.length === sources.length ? "drop" : "partial";
+        const pick = refused[0] ?? sources[0]!;
         const cniSummary =
           enforcement.kind === "cni"
             ? cniFlow(model, enforcement.cni, sources, dst, cp.containerPort, cp.protocol)
             : undefined;
         const traced = proxy
-          ? traceRequest(
-              model,
-              proxy,
-              `pod:${sources[0]!.key}`,
-              `pod:${dst.key}:${cp.containerPort}`,
-              cp.protocol,
-            )
+          ? traceRequest(model, proxy, `pod:${pick.key}`, `pod:${dst.key}:${cp.containerPort}`, cp.protocol)
           : undefined;
-        const d: { verdict: Flow["verdict"]; reason: string; decidedBy: RefView[]; dropCause?: DropCause } =
+        const why: { reason: string; decidedBy: RefView[]; dropCause?: DropCause } =
           traced && !traced.error && traced.verdict !== "partial"
-            ? { verdict: traced.verdict, ...causesOf(traced) }
+            ? causesOf(traced)
             : (cniSummary ??
               (decider.stack?.layered || enforcement.kind === "none"
-                ? decisionOf(decider.explain(sources[0]!, dst, cp.containerPort, cp.protocol))
+                ? decisionOf(decider.explain(pick, dst, cp.containerPort, cp.protocol))
                 : describePair(
-                    explainPair(model, sources[0]!, dst, cp.containerPort, cp.protocol),
+                    explainPair(model, pick, dst, cp.containerPort, cp.protocol),
                     cp.containerPort,
                     cp.protocol,
                   )));
+        const d = {
+          ...why,
+          verdict,
+          reason:
+            verdict === "partial"
+              ? `${refused.length} of ${sources.length} senders are refused; ${pick.key}: ${why.reason}`
+              : why.reason,
+        };
         const flow: Flow = {
           id: `pod|${podId(sources[0]!.key)}|${podId(dst.key)}|${cp.containerPort}/${cp.protocol}`,
           kind: "pod",
