@@ -228,7 +228,9 @@ spec:
     [
       "an AdminNetworkPolicy Deny added (network-policy-api AdminNetworkPolicy: Deny at priority 10)",
       `apiVersion: policy.networking.k8s.io/v1alpha1\nkind: AdminNetworkPolicy\nmetadata: {name: deny-web}\nspec:\n  priority: 10\n  subject: {pods: {namespaceSelector: {}, podSelector: {matchLabels: {app: api}}}}\n  ingress:\n  - action: Deny\n    from: [{pods: {namespaceSelector: {}, podSelector: {matchLabels: {app: web}}}}]\n    ports: [{portNumber: {protocol: TCP, port: 8080}}]`,
-      ["changed shop/web[Deployment] -> shop/api[Deployment]: All Connections => SCTP 1-65535,TCP 1-8079,8081-65535,UDP 1-65535"],
+      [
+        "changed shop/web[Deployment] -> shop/api[Deployment]: All Connections => SCTP 1-65535,TCP 1-8079,8081-65535,UDP 1-65535",
+      ],
     ],
     [
       "a CiliumNetworkPolicy added (Cilium's default deny once an endpoint is selected)",

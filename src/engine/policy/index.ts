@@ -64,7 +64,7 @@ export interface PolicyStack {
    * when their inputs are unchanged: analysis/tiers.ts).
    */
   matrices: Map<string, StackMatrix>;
-  /** stackPairAllowed's host-network senders to pods on their node, by port, sender and destination class. */
+  /** stackPairAllowed's host-network senders to pods on their node, by port, sender class and destination class. */
   ownNode: Map<string, boolean>;
 }
 
@@ -246,9 +246,10 @@ export function stackPairAllowed(stack: PolicyStack, m: StackMatrix, src: Pod, d
   const index = stack.index!;
   if (src === dst) return pairAllowed(index, m.netpol, src, dst);
   if (stack.layered && ownNodeSender(src, dst)) {
-    // Exact, once per sender, destination class and port: the sender's node is the destination's, and
-    // what else the walk reads of the destination is its class's.
-    const key = `${m.port}/${m.protocol}|${src.index}|${index.classOf[dst.index]}`;
+    // Exact, once per sender class, destination class and port: pairs on different nodes depend on the two
+    // classes alone (the class rows are exact there; stack.test.ts), and on one node the walk differs from
+    // them only by NetworkPolicy's own-node admission, which holds for every such pair alike.
+    const key = `${m.port}/${m.protocol}|${index.classOf[src.index]}|${index.classOf[dst.index]}`;
     let allowed = stack.ownNode.get(key);
     if (allowed === undefined)
       stack.ownNode.set(key, (allowed = explainStackPair(stack, src, dst, m.port, m.protocol).allowed));

@@ -155,6 +155,24 @@ function hitOf(live: Uint32Array, s: ClassSet | null, hit: Uint32Array): Uint32A
   return hit;
 }
 
+interface RowScratch {
+  full: Uint32Array;
+  undecided: Uint32Array;
+  out: Uint32Array;
+  hit: Uint32Array;
+  live: Uint32Array;
+}
+let scratch: { n: number; s: RowScratch } | undefined;
+
+function scratchFor(n: number): RowScratch {
+  if (scratch?.n !== n) {
+    const full = Bitset.full(n).words;
+    const words = () => new Uint32Array(full.length);
+    scratch = { n, s: { full, undecided: words(), out: words(), hit: words(), live: words() } };
+  }
+  return scratch.s;
+}
+
 /**
  * One class's row (the peers it accepts, null for all) from the layers'
  * entries in stack order, by the walk of `decideStack` done on sets:
@@ -163,13 +181,13 @@ function hitOf(live: Uint32Array, s: ClassSet | null, hit: Uint32Array): Uint32A
  * but leave them undecided for the next layers).
  */
 export function stackRow(n: number, layers: readonly (readonly ClassEntry[])[]): ClassSet | null {
-  const full = Bitset.full(n);
-  const undecided = full.words.slice();
-  const out = new Uint32Array(undecided.length);
-  const hit = new Uint32Array(undecided.length);
+  // Scratch words reused across calls (a stack matrix builds thousands of rows over tens of thousands of classes).
+  const { full, undecided, out, hit, live } = scratchFor(n);
+  undecided.set(full);
+  out.fill(0);
   for (const entries of layers) {
     if (entries.length === 0) continue;
-    const live = undecided.slice();
+    live.set(undecided);
     for (const e of entries) {
       const h = hitOf(live, e.set, hit);
       for (let i = 0; i < h.length; i++) {
@@ -184,7 +202,7 @@ export function stackRow(n: number, layers: readonly (readonly ClassEntry[])[]):
   let all = true;
   for (let i = 0; i < out.length; i++) {
     out[i]! |= undecided[i]!;
-    if (out[i] !== full.words[i]) all = false;
+    if (out[i] !== full[i]) all = false;
   }
   if (all) return null;
   const b = new Bitset(n);

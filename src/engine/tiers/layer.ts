@@ -223,6 +223,7 @@ class TierClasses {
   private readonly cache = new Map<string, ClassEntry[]>();
   private readonly named = new Map<string, ClassSet>();
   private reprIPs: ReturnType<typeof parseIP>[] | undefined;
+  private classNamespaces: string[] | undefined;
 
   constructor(
     private readonly model: Model,
@@ -233,10 +234,17 @@ class TierClasses {
     this.builder = new SetBuilder(n);
     const ingress: number[][] = index.classes.map(() => []);
     const egress: number[][] = index.classes.map(() => []);
+    // subjectSelects over classes, with each namespace selector resolved once over the namespaces.
+    const subject = (p: ClusterPolicy, c: PodClass): boolean => {
+      if (c.repr.hostNetwork) return false;
+      const nsSel = p.subject.namespaces ?? p.subject.pods?.namespaceSelector;
+      if (!nsSel || !this.namespaces(nsSel).has(c.namespace)) return false;
+      return !p.subject.pods || matchesSelector(p.subject.pods.podSelector, c.repr.labels);
+    };
     policies.forEach((p, i) => {
       if (p.ingress.length === 0 && p.egress.length === 0) return;
       for (const c of index.classes) {
-        if (!subjectSelects(model, p, c.repr)) continue;
+        if (!subject(p, c)) continue;
         if (p.ingress.length) ingress[c.index]!.push(i);
         if (p.egress.length) egress[c.index]!.push(i);
       }
@@ -248,8 +256,8 @@ class TierClasses {
     let hit = this.nsMatch.get(sel.key);
     if (!hit) {
       hit = new Set();
-      for (const c of this.index.classes)
-        if (matchesSelector(sel, nsLabels(this.model, c.namespace))) hit.add(c.namespace);
+      this.classNamespaces ??= [...new Set(this.index.classes.map((c) => c.namespace))];
+      for (const ns of this.classNamespaces) if (matchesSelector(sel, nsLabels(this.model, ns))) hit.add(ns);
       this.nsMatch.set(sel.key, hit);
     }
     return hit;
