@@ -57,9 +57,7 @@ export function diffWorkloads(before: Model, after: Model): WorkloadChange[] {
   const wa = workloads(a);
   const wb = workloads(b);
   const out: WorkloadChange[] = [];
-  for (const k of new Set([...la.keys(), ...lb.keys()])) {
-    const x = la.get(k);
-    const y = lb.get(k);
+  for (const { x, y } of mergeRanges(la, lb)) {
     if (x && y && x.conn === y.conn) continue;
     const { src, dst } = (y ?? x)!;
     const gained = y ? (x ? subtractPortSets(y.conns, x.conns) : y.conns) : undefined;
@@ -81,6 +79,65 @@ export function diffWorkloads(before: Model, after: Model): WorkloadChange[] {
   return out.sort((p, q) => (order(p) < order(q) ? -1 : order(p) > order(q) ? 1 : 0));
 }
 
+interface Pair {
+  x: ConnLine | undefined;
+  y: ConnLine | undefined;
+}
+
+const EXTERNAL = "[External]";
+
+/** "10.0.0.0-10.9.255.255[External]" -> [first, last] as numbers; undefined for other nodes. */
+function rangeOf(name: string): [number, number] | undefined {
+  if (!name.endsWith(EXTERNAL)) return undefined;
+  const ends = name.slice(0, -EXTERNAL.length).split("-");
+  const num = (ip: string) => ip.split(".").reduce((n, part) => n * 256 + Number(part), 0);
+  return ends.length === 2 ? [num(ends[0]!), num(ends[1]!)] : undefined;
+}
+
+function rangeName([first, last]: [number, number]): string {
+  const dotted = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join(".");
+  return `${dotted(first)}-${dotted(last)}${EXTERNAL}`;
+}
+
+/**
+ * Every pair of both sides, with IP ranges that were cut only to compare
+ * joined back where they touch and the other end and both sides'
+ * connections are the same (netpol-analyzer's diff.go mergeIPblocks).
+ */
+function mergeRanges(la: Map<string, ConnLine>, lb: Map<string, ConnLine>): Pair[] {
+  const out: Pair[] = [];
+  const groups = new Map<string, { pair: Pair; range: [number, number]; dstIsIP: boolean }[]>();
+  for (const k of new Set([...la.keys(), ...lb.keys()])) {
+    const pair = { x: la.get(k), y: lb.get(k) };
+    const { src, dst } = (pair.y ?? pair.x)!;
+    const dstRange = rangeOf(dst);
+    const range = dstRange ?? rangeOf(src);
+    if (!range) {
+      out.push(pair);
+      continue;
+    }
+    const other = dstRange ? `dst-ip|${src}` : `src-ip|${dst}`;
+    const key = `${other}\0${pair.x?.conn ?? ""}\0${pair.y?.conn ?? ""}`;
+    (groups.get(key) ?? groups.set(key, []).get(key)!).push({ pair, range, dstIsIP: !!dstRange });
+  }
+  for (const list of groups.values()) {
+    list.sort((a, b) => a.range[0] - b.range[0]);
+    let i = 0;
+    while (i < list.length) {
+      const first = list[i]!;
+      let last = first.range[1];
+      let j = i + 1;
+      while (j < list.length && list[j]!.range[0] <= last + 1) last = Math.max(last, list[j++]!.range[1]);
+      const name = rangeName([first.range[0], last]);
+      const rename = (l: ConnLine | undefined): ConnLine | undefined =>
+        l && (first.dstIsIP ? { ...l, dst: name } : { ...l, src: name });
+      out.push({ x: rename(first.pair.x), y: rename(first.pair.y) });
+      i = j;
+    }
+  }
+  return out;
+}
+
 /** "workload X added", "workload X and Y removed": the pair's workloads that one side lacks. */
 function onlyOnOneSide(names: string[], before: Set<string>, after: Set<string>): string | undefined {
   const added = names.filter((n) => after.has(n) && !before.has(n));
@@ -97,5 +154,6 @@ export function formatWorkloadDiffTxt(changes: readonly WorkloadChange[]): strin
     (c) =>
       `diff-type: ${c.change}, source: ${c.src}, destination: ${c.dst}, ref1: ${c.before}, ref2: ${c.after}${c.info ? `, workloads-diff-info: ${c.info}` : ""}`,
   );
-  return ["Connectivity diff:", ...lines].join("\n");
+  // Nothing changed: nothing printed, not even the heading (netpol-analyzer's diff.go).
+  return lines.length ? ["Connectivity diff:", ...lines].join("\n") : "";
 }
