@@ -28,6 +28,7 @@ const ENGINE_LAYERS = [
   ["parse"],
   ["model", "http"],
   ["netpol", "tiers", "policy", "cni", "proxy"],
+  ["decide"],
   ["load"],
   ["trace"],
   ["l7", "flows"],
