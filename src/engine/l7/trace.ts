@@ -59,7 +59,13 @@ import {
   type Redirect,
   type RouteChoice,
 } from "./common.ts";
-import { GATEWAY_NAME_LABEL, gatewayInput, parseGateway, routeGateway } from "./gateway.ts";
+import {
+  GATEWAY_NAME_LABEL,
+  gatewayInput,
+  parseGateway,
+  routeGateway,
+  type GatewayInput,
+} from "./gateway.ts";
 import { routeIngress } from "./ingress.ts";
 import {
   DOMAIN,
@@ -590,7 +596,7 @@ function gatewayTrace(
       ...baseResult(undefined, protocol, to.port),
       error: `--to gateway:${to.gateway}:${to.port}: no Gateway ${to.gateway} in the input`,
     };
-  const input = gatewayInput(objects, model.namespaces);
+  const input = l7Inputs(model).gateway;
   const gw = parseGateway(gwObj);
   const pods = model.pods.filter((p) => p.namespace === ns && p.labels[GATEWAY_NAME_LABEL] === name);
   const svc = model.services.find(
@@ -975,7 +981,25 @@ function serverChecked(
  * admits it), and every surface answers it as `ktl trace` does.
  */
 export function meshPresent(model: Model): boolean {
-  return meshInput(model, [...model.objects, ...(model.others ?? [])]).present;
+  return l7Inputs(model).mesh.present;
+}
+
+/** The routers' objects of a model, read and parsed once per model (not once per trace). */
+interface L7Inputs {
+  objects: KObject[];
+  mesh: MeshInput;
+  gateway: GatewayInput;
+}
+const l7Cache = new WeakMap<Model, L7Inputs>();
+
+function l7Inputs(model: Model): L7Inputs {
+  let v = l7Cache.get(model);
+  if (!v) {
+    const objects = [...model.objects, ...(model.others ?? [])];
+    v = { objects, mesh: meshInput(model, objects), gateway: gatewayInput(objects, model.namespaces) };
+    l7Cache.set(model, v);
+  }
+  return v;
 }
 
 /**
@@ -992,10 +1016,9 @@ export function traceL7(
   wire?: WireRequest,
 ): L7TraceResult {
   const req = wire ? toL7Request(wire) : undefined;
-  const objects = [...model.objects, ...(model.others ?? [])];
+  const { objects, mesh } = l7Inputs(model);
   const from = typeof fromIn === "string" ? parseTraceSource(fromIn) : fromIn;
   if ("error" in from) return { ...baseResult(undefined, protocol, 0), error: from.error };
-  const mesh = meshInput(model, objects);
   const request = req ?? { method: "GET", path: "/", query: "", params: [], headers: {} };
   if (to.kind === "gateway") return gatewayTrace(model, index, objects, mesh, from, to, protocol, request);
   if (to.kind === "ingress") return ingressTrace(model, index, objects, mesh, from, to, protocol, request);
