@@ -52,7 +52,7 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
         if (disposed || o.stale) return;
         mark(`ktl:analysis-received:${revision}`);
         store.getState().analysisReceived(revision, o.value);
-        client.validate().then(
+        client.validate({}).then(
           (v) => {
             if (!disposed && !v.stale && store.getState().analysis.revision === revision)
               store.getState().validationReceived(revision, v.value);
@@ -117,7 +117,7 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
 
   const connlist = (q: ConnlistRequest) => {
     store.getState().connlistStarted(q);
-    client.connlist(q.format).then(
+    client.connlist({ format: q.format }).then(
       (o) => {
         if (disposed || o.stale || store.getState().connlistRequest !== q) return;
         store.getState().connlistReceived(q, o.value);

@@ -319,7 +319,7 @@ describe("engine sync", () => {
           generation: 1,
         });
       },
-      connlist(format) {
+      connlist({ format }) {
         calls.push(`connlist:${format}`);
         return Promise.resolve({ stale: false, value: `list as ${format}`, generation: 1 });
       },

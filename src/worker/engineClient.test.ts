@@ -102,7 +102,7 @@ describe("engine client: the newest result wins (astexplorer's stale-answer chec
     const c = createEngineClient(() => w);
     const a = c.analyze("one", "f");
     const r = c.rules({ node: "node-a", mode: "nftables" });
-    const l = c.connlist("json");
+    const l = c.connlist({ format: "json" });
     expect(w.inbox.map((q) => q.method)).toEqual(["analyze"]);
     w.answer();
     await a;
@@ -184,7 +184,7 @@ describe("engine client: the newest result wins (astexplorer's stale-answer chec
     const c = createEngineClient(() => w);
     const a = c.analyze("one", "f");
     const t = c.trace({ from: "pod:a/b", to: "pod:a/c:80", protocol: "TCP" });
-    const v = c.validate();
+    const v = c.validate({});
     void c.analyze("two", "f");
     expect(await t).toEqual({ stale: true });
     expect(await v).toEqual({ stale: true });
@@ -199,9 +199,9 @@ describe("engine client: the newest result wins (astexplorer's stale-answer chec
     const c = createEngineClient(() => w);
     const op = { kind: "scale", workload: "shop/web", replicas: 0 } as unknown as Parameters<
       typeof c.whatIf
-    >[1];
-    const x = c.whatIf("text", op);
-    const d = c.diff("a", "b");
+    >[0]["op"];
+    const x = c.whatIf({ text: "text", op });
+    const d = c.diff({ before: "a", after: "b" });
     expect(w.inbox.map((r) => [r.method, r.params])).toEqual([
       ["whatIf", { text: "text", op }],
       ["diff", { before: "a", after: "b" }],

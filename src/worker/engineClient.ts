@@ -18,22 +18,18 @@
  *   its time budget rejects everything in flight with a sentence the UI
  *   shows; the worker is terminated and a new one starts on the next call.
  */
-import type {
-  Analysis,
-  ConnlistDownload,
-  DiagnosticView,
-  MatrixQuery,
-  MatrixView,
-  NodeRulesQuery,
-  NodeRulesView,
-  TestRunView,
-  TestsQuery,
-  TraceQuery,
-  TraceView,
-} from "../engine/analysis/index.ts";
-import type { InputDiff, WhatIf } from "../engine/index.ts";
+import type { Analysis } from "../engine/analysis/index.ts";
 import { valueOf, type AnalysisMessage } from "./delta.ts";
-import type { EngineMethod, EngineRequest, EngineResponse, WhatIfAnswer } from "./protocol.ts";
+import {
+  ENGINE_METHODS,
+  type CallMethod,
+  type EngineMethod,
+  type EngineRequest,
+  type EngineResponse,
+  type ParamsOf,
+  type QueryMethod,
+  type ResultOf,
+} from "./protocol.ts";
 import type { CniName } from "../engine/cni/profile.ts";
 
 export interface WorkerLike {
@@ -46,22 +42,20 @@ export interface WorkerLike {
 
 export type Outcome<T> = { stale: false; value: T; generation: number } | { stale: true };
 
-export interface EngineClient {
+/**
+ * The client's methods, derived from the worker's (protocol.ts): a query
+ * answers for the newest analysed text (or `stale`), a call answers for the
+ * texts it carries.
+ */
+export type EngineClient = {
   /** `cni`: the toolbar's cluster profile; absent, the engine reads it from the input. */
   analyze(text: string, file: string, cni?: CniName): Promise<Outcome<Analysis>>;
-  validate(): Promise<Outcome<DiagnosticView[]>>;
-  trace(q: TraceQuery): Promise<Outcome<TraceView>>;
-  matrix(q: MatrixQuery): Promise<Outcome<MatrixView>>;
-  rules(q: NodeRulesQuery): Promise<Outcome<NodeRulesView>>;
-  connlist(format: ConnlistDownload): Promise<Outcome<string>>;
-  /** A test file run against the newest analysed text. */
-  tests(q: TestsQuery): Promise<Outcome<TestRunView>>;
-  whatIf(text: string, op: WhatIf): Promise<WhatIfAnswer>;
-  diff(before: string, after: string): Promise<InputDiff>;
   /** The newest generation asked for. */
   readonly generation: number;
   dispose(): void;
-}
+} & { [M in QueryMethod]: (params: ParamsOf<M>) => Promise<Outcome<ResultOf<M>>> } & {
+  [M in CallMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>>;
+};
 
 export interface EngineClientOptions {
   /** Longest a request may run, in milliseconds, before the worker is stopped (per method). */
@@ -72,18 +66,6 @@ export interface EngineClientOptions {
 
 /** An analysis at L takes seconds on a slow machine; one that runs a minute is a runaway input. */
 export const DEFAULT_BUDGET_MS = 60_000;
-
-const WHAT: Record<EngineMethod, string> = {
-  analyze: "The analysis",
-  validate: "Validation",
-  trace: "The trace",
-  matrix: "The matrix",
-  rules: "The node rules",
-  connlist: "The connectivity list",
-  tests: "The tests",
-  whatIf: "The what-if",
-  diff: "The comparison",
-};
 
 export class EngineError extends Error {}
 /** A request stopped by its time budget. */
@@ -179,7 +161,7 @@ export function createEngineClient(
         if (!pending.has(id)) return;
         fail(
           new BudgetError(
-            `${WHAT[method]} took longer than ${Math.round(ms / 1000)} s and was stopped: this input is too costly for the browser (try \`ktl\` on the command line, or a smaller part of it)`,
+            `${ENGINE_METHODS[method].what} took longer than ${Math.round(ms / 1000)} s and was stopped: this input is too costly for the browser (try \`ktl\` on the command line, or a smaller part of it)`,
           ),
         );
       }, ms);
@@ -237,10 +219,7 @@ export function createEngineClient(
     );
   };
 
-  const query = <T>(
-    method: Exclude<EngineMethod, "analyze" | "whatIf" | "diff">,
-    params: EngineRequest["params"],
-  ): Promise<Outcome<T>> =>
+  const query = <M extends QueryMethod>(method: M, params: ParamsOf<M>): Promise<Outcome<ResultOf<M>>> =>
     new Promise((resolve, reject) => {
       const go = () => {
         const asked = generation;
@@ -251,7 +230,7 @@ export function createEngineClient(
         }
         send(method, params).then((r) => {
           if (generation !== asked || r.generation !== asked) resolve({ stale: true });
-          else if (r.ok) resolve({ stale: false, value: r.result as T, generation: asked });
+          else if (r.ok) resolve({ stale: false, value: r.result as ResultOf<M>, generation: asked });
           else reject(new EngineError(r.error));
         }, reject);
       };
@@ -259,13 +238,21 @@ export function createEngineClient(
       else go();
     });
 
-  const call = async <T>(method: "whatIf" | "diff", params: EngineRequest["params"]): Promise<T> => {
+  const call = async <M extends CallMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> => {
     const r = await send(method, params);
     if (!r.ok) throw new EngineError(r.error);
-    return r.result as T;
+    return r.result as ResultOf<M>;
   };
 
+  // One client method per worker method, by its kind (protocol.ts ENGINE_METHODS).
+  const methods = {} as Record<string, (params: never) => Promise<unknown>>;
+  for (const [m, spec] of Object.entries(ENGINE_METHODS) as [EngineMethod, { kind: string }][]) {
+    if (spec.kind === "query") methods[m] = (params) => query(m as QueryMethod, params);
+    else if (spec.kind === "call") methods[m] = (params) => call(m as CallMethod, params);
+  }
+
   return {
+    ...(methods as unknown as Pick<EngineClient, QueryMethod | CallMethod>),
     get generation() {
       return generation;
     },
@@ -284,14 +271,6 @@ export function createEngineClient(
         } else start(job);
       });
     },
-    validate: () => query<DiagnosticView[]>("validate", {}),
-    trace: (q) => query<TraceView>("trace", q),
-    matrix: (q) => query<MatrixView>("matrix", q),
-    rules: (q) => query<NodeRulesView>("rules", q),
-    connlist: (format) => query<string>("connlist", { format }),
-    tests: (q) => query<TestRunView>("tests", q),
-    whatIf: (text, op) => call<WhatIfAnswer>("whatIf", { text, op }),
-    diff: (before, after) => call<InputDiff>("diff", { before, after }),
     dispose() {
       fail(new EngineError("the engine was closed"));
       waiting?.resolve({ stale: true });

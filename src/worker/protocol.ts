@@ -61,6 +61,30 @@ export interface EngineHandlers {
 
 export type EngineMethod = keyof EngineHandlers;
 
+/**
+ * How the page sends each method (engineClient.ts), declared once beside the
+ * handler's signature: `analyze` is the text's analysis; a `query` asks the
+ * newest text's session and waits for its analysis; a `call` carries its own
+ * texts. `what` names it in messages ("The trace took longer than ...").
+ */
+export const ENGINE_METHODS = {
+  analyze: { kind: "analyze", what: "The analysis" },
+  validate: { kind: "query", what: "Validation" },
+  trace: { kind: "query", what: "The trace" },
+  matrix: { kind: "query", what: "The matrix" },
+  rules: { kind: "query", what: "The node rules" },
+  connlist: { kind: "query", what: "The connectivity list" },
+  tests: { kind: "query", what: "The tests" },
+  whatIf: { kind: "call", what: "The what-if" },
+  diff: { kind: "call", what: "The comparison" },
+} as const satisfies Record<EngineMethod, { kind: "analyze" | "query" | "call"; what: string }>;
+
+type KindOf<M extends EngineMethod> = (typeof ENGINE_METHODS)[M]["kind"];
+export type QueryMethod = { [M in EngineMethod]: KindOf<M> extends "query" ? M : never }[EngineMethod];
+export type CallMethod = { [M in EngineMethod]: KindOf<M> extends "call" ? M : never }[EngineMethod];
+export type ParamsOf<M extends EngineMethod> = Parameters<EngineHandlers[M]>[0];
+export type ResultOf<M extends EngineMethod> = ReturnType<EngineHandlers[M]>;
+
 export interface EngineRequest<M extends EngineMethod = EngineMethod> {
   id: number;
   method: M;

@@ -3,6 +3,6 @@ import { engineClient } from "../../worker/client.ts";
 import type { WhatIfClient } from "./run.ts";
 
 export const whatIfClient: WhatIfClient = {
-  whatIf: (text, op) => engineClient().whatIf(text, op),
-  diff: (before, after) => engineClient().diff(before, after),
+  whatIf: (q) => engineClient().whatIf(q),
+  diff: (q) => engineClient().diff(q),
 };

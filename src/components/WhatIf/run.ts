@@ -20,7 +20,7 @@ export async function runWhatIf(
   const before = store.getState().text;
   store.getState().whatIfStarted(label, before);
   try {
-    const { result, diff } = await client.whatIf(before, op);
+    const { result, diff } = await client.whatIf({ text: before, op });
     if (store.getState().text !== before) return;
     if (!result.changed) {
       store.getState().whatIfFailed(result.error ?? result.summary);
@@ -46,7 +46,7 @@ export async function runTextChange(
   store.getState().whatIfApplied(after, []);
   store.getState().editText(after, "whatif");
   try {
-    store.getState().whatIfCompared(after, await client.diff(before, after));
+    store.getState().whatIfCompared(after, await client.diff({ before, after }));
   } catch (e) {
     store.getState().whatIfFailed(e instanceof Error ? e.message : String(e));
   }
