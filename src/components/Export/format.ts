@@ -3,7 +3,13 @@
  * and JSON (the engine's own data), and file names for the downloads. Pure:
  * the download itself is in download.ts.
  */
-import { stepTitle, verdictMark, type HopStep, type HopVerdict } from "../../engine/analysis/index.ts";
+import {
+  formatProbability,
+  stepTitle,
+  verdictMark,
+  type HopStep,
+  type HopVerdict,
+} from "../../engine/analysis/index.ts";
 
 /** The `ktl trace --json` fields an export shows (shared/contract/ktl-cli.md). */
 export interface TraceLike {
@@ -62,12 +68,6 @@ function cell(s: string): string {
   return md(s).replace(/\|/g, "\\|");
 }
 
-function probability(p: number): string {
-  if (p === 1) return "1";
-  const inv = 1 / p;
-  return Math.abs(inv - Math.round(inv)) < 1e-9 ? `1/${Math.round(inv)}` : p.toFixed(4);
-}
-
 export function traceMarkdown(q: TraceQueryLike, t: TraceLike): string {
   const out = [`# Trace ${md(q.from)} → ${md(q.to)} (${q.protocol})`, ""];
   if (t.error) {
@@ -96,7 +96,7 @@ export function traceMarkdown(q: TraceQueryLike, t: TraceLike): string {
     );
     for (const e of t.endpoints)
       out.push(
-        `| ${e.ip}:${e.port} | ${cell(e.pod ?? "")} | ${cell(e.node ?? "")} | ${probability(e.probability)} | ${e.verdict} | ${cell(e.reason)} |`,
+        `| ${e.ip}:${e.port} | ${cell(e.pod ?? "")} | ${cell(e.node ?? "")} | ${formatProbability(e.probability)} | ${e.verdict} | ${cell(e.reason)} |`,
       );
   }
   return out.join("\n") + "\n";

@@ -93,6 +93,7 @@ export {
   stepTitle,
   verdictMark,
 } from "../trace/render.ts";
+export { formatProbability } from "../trace/format.ts";
 export type {
   CauseLayer,
   HopCause,
