@@ -20,7 +20,7 @@
  *   scheduled, running and ready; with a status, ready only when its Ready
  *   condition is True (IsPodReady). Terminating: metadata.deletionTimestamp.
  */
-import type { ParseResult, KObject } from "../parse/manifests.ts";
+import type { ParseResult, KObject, ReplacedObject } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, boundedJson, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
@@ -70,7 +70,11 @@ export const ZONE_LABEL = "topology.kubernetes.io/zone";
 export const REGION_LABEL = "topology.kubernetes.io/region";
 const NS_NAME_LABEL = "kubernetes.io/metadata.name";
 
-function dedupe(objects: readonly KObject[], diagnostics: Diagnostic[]): KObject[] {
+function dedupe(
+  objects: readonly KObject[],
+  diagnostics: Diagnostic[],
+  replaced: ReplacedObject[],
+): KObject[] {
   const seen = new Map<string, number>();
   const out: KObject[] = [];
   for (const o of objects) {
@@ -93,6 +97,17 @@ function dedupe(objects: readonly KObject[], diagnostics: Diagnostic[]): KObject
         ...(namespaced ? { namespace: o.namespace ?? "default" } : {}),
         message: `${o.kind} ${namespaced ? `${o.namespace ?? "default"}/` : ""}${o.name} is defined twice (first at ${p.file} line ${p.line}); this later definition replaces it, as kubectl apply would`,
       });
+      const r: ReplacedObject = {
+        kind: p.kind,
+        apiVersion: p.apiVersion,
+        name: p.name,
+        file: p.file,
+        doc: p.doc,
+        line: p.line,
+        by: { file: o.file, doc: o.doc, line: o.line },
+      };
+      if (namespaced) r.namespace = p.namespace ?? "default";
+      replaced.push(r);
       out[prev] = o;
     } else {
       seen.set(key, out.length);
@@ -577,7 +592,8 @@ export type CoreModel = Omit<Model, "clusterPolicies" | "unmodelled" | "cni" | "
 
 export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = {}): CoreModel {
   const diagnostics: Diagnostic[] = [...parsed.diagnostics];
-  const objects = dedupe(parsed.objects, diagnostics);
+  const replaced: ReplacedObject[] = [];
+  const objects = dedupe(parsed.objects, diagnostics, replaced);
   const { config, proxy: proxyConfiguration } = clusterConfig(parsed.configs ?? [], options);
   const namespaces = buildNamespaces(objects);
 
@@ -949,6 +965,8 @@ export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = 
     endpointSlices,
     policies,
     objects,
+    replaced,
+    objectsRead: parsed.objects.length + (parsed.configs?.length ?? 0) + (parsed.ignored?.length ?? 0),
     others: parsed.ignored,
     diagnostics,
     config,

@@ -36,6 +36,23 @@ export interface SourceRef {
   line: number;
 }
 
+/**
+ * An object that a later one of the same kind (and API group), namespace and
+ * name replaced, as `kubectl apply` of both leaves the later (KTL201): listed
+ * in the answers' `replaced`, never dropped in silence.
+ */
+export interface ReplacedObject {
+  kind: string;
+  apiVersion: string;
+  namespace?: string;
+  name: string;
+  file: string;
+  doc: number;
+  line: number;
+  /** Where the definition that replaced it is. */
+  by: { file: string; doc: number; line: number };
+}
+
 export interface ParseResult {
   objects: KObject[];
   /**
@@ -140,6 +157,62 @@ function embeddedProxyConfig(o: KObject, diagnostics: Diagnostic[]): KObject[] {
   });
 }
 
+/** The parts of a path as given (either separator), for the not-a-manifest rules. */
+function pathParts(name: string): string[] {
+  return name.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
+}
+
+const KUSTOMIZATION = new Set(["kustomization.yaml", "kustomization.yml", "Kustomization"]);
+const HELM_CHART_FILES = /^(Chart\.ya?ml|Chart\.lock|values[^/]*\.ya?ml|values\.schema\.json)$/;
+/** Tool configurations that live beside manifests in a repository, by their conventional names. */
+const TOOL_FILES =
+  /^(\.gitlab-ci\.ya?ml|\.pre-commit-config\.ya?ml|\.pre-commit-hooks\.ya?ml|(docker-)?compose(\.[^/]*)?\.ya?ml|\.yamllint(\.ya?ml)?|\.golangci\.ya?ml|codecov\.ya?ml|mkdocs\.ya?ml|\.goreleaser\.ya?ml|renovate\.json|package(-lock)?\.json|tsconfig[^/]*\.json)$/;
+
+/**
+ * Why a file is not a Kubernetes manifest, by its name and the files beside
+ * it (undefined when it may be one): a kustomization (kustomize's file
+ * names), a Helm chart's Chart.yaml, values and unrendered templates (a
+ * `templates/` folder beside a Chart.yaml of the input), a CI workflow
+ * (`.github/`), a tool's configuration. `ktl validate .` in a repository
+ * then notes them (KTL110) instead of failing on them.
+ */
+export function notManifest(name: string, names: ReadonlySet<string>): string | undefined {
+  const parts = pathParts(name);
+  const base = parts[parts.length - 1] ?? "";
+  const dirOf = (n: number) => parts.slice(0, n).join("/");
+  const hasChart = (dir: string) =>
+    [...names].some((other) => {
+      const o = pathParts(other);
+      return /^Chart\.ya?ml$/.test(o[o.length - 1] ?? "") && o.slice(0, -1).join("/") === dir;
+    });
+  if (KUSTOMIZATION.has(base)) return "a kustomization: `kubectl kustomize` renders the manifests it names";
+  if (/^Chart\.ya?ml$/.test(base) || (HELM_CHART_FILES.test(base) && hasChart(dirOf(parts.length - 1))))
+    return "part of a Helm chart: `helm template` renders its manifests";
+  for (let i = parts.length - 2; i >= 0; i--)
+    if (parts[i] === "templates" && hasChart(dirOf(i)))
+      return "a Helm chart's template: `helm template` renders it into manifests";
+  if (parts.slice(0, -1).includes(".github")) return "a GitHub configuration (workflows, dependabot)";
+  if (TOOL_FILES.test(base)) return "a tool's configuration";
+  return undefined;
+}
+
+function notManifestNote(file: string, why: string, doc = 0, line = 0): Diagnostic {
+  return {
+    code: "KTL110",
+    severity: "info",
+    file,
+    doc,
+    line,
+    column: 0,
+    message: `not a Kubernetes manifest, not read: ${why}`,
+  };
+}
+
+/** A doc that is no Kubernetes object at all, not a broken one: a mapping without kind, apiVersion and metadata (values, a workflow, a tool's settings). */
+function notAnObject(raw: Json): boolean {
+  return raw.kind === undefined && raw.apiVersion === undefined && raw.metadata === undefined;
+}
+
 export interface ParseOptions {
   /** Docs of the texts parsed last: an edit re-parses only the docs it changed (yaml.ts, YamlPartCache). */
   cache?: YamlPartCache;
@@ -150,11 +223,23 @@ export function parseManifests(files: readonly InputFile[], options: ParseOption
   const configs: KObject[] = [];
   const ignored: KObject[] = [];
   const diagnostics: Diagnostic[] = [];
+  const names = new Set(files.map((f) => f.name));
   for (const f of files) {
+    const why = notManifest(f.name, names);
+    if (why) {
+      diagnostics.push(notManifestNote(f.name, why));
+      continue;
+    }
     const parsed = parseYamlFile(f.name, f.text, options.cache);
     diagnostics.push(...parsed.diagnostics);
     for (const d of parsed.documents) {
       if (d.value === null || d.value === undefined) continue;
+      if (isObj(d.value) && notAnObject(d.value)) {
+        diagnostics.push(
+          notManifestNote(f.name, "a mapping without kind, apiVersion or metadata", d.index, d.line),
+        );
+        continue;
+      }
       if (!isObj(d.value)) {
         diagnostics.push({
           code: "KTL102",
