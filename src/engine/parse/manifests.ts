@@ -7,7 +7,7 @@
 import type { Diagnostic } from "./diagnostics.ts";
 import { lineOf, parseYamlFile, type YamlPartCache } from "./yaml.ts";
 import { isObj, str, type Json } from "./values.ts";
-import { isModelled, isRouterObject, MODELLED_KIND_NAMES, unmodelledScope } from "./kinds.ts";
+import { groupOf, isModelled, isRouterObject, MODELLED_KIND_NAMES, unmodelledScope } from "./kinds.ts";
 
 export interface InputFile {
   name: string;
@@ -64,6 +64,8 @@ export interface ParseResult {
   /** Objects of kinds the engine does not model, kept so the UI can list them. */
   ignored: KObject[];
   diagnostics: Diagnostic[];
+  /** Definitions a later one of the same kind, namespace and name replaced (KTL201); `objects` and `ignored` hold only the later. */
+  replaced?: ReplacedObject[];
 }
 
 /** Component configuration kinds, read for cluster settings (cluster CIDR, proxy mode). */
@@ -213,6 +215,92 @@ function notAnObject(raw: Json): boolean {
   return raw.kind === undefined && raw.apiVersion === undefined && raw.metadata === undefined;
 }
 
+/**
+ * Cluster-scoped kinds (their namespace, if written, is ignored by the
+ * apiserver): the ones the engine reads or names, and common ones beside them.
+ * Any other kind is taken as namespaced, in `default` when it names none.
+ */
+const CLUSTER_SCOPED = new Set([
+  "Namespace",
+  "Node",
+  "ClusterNetworkPolicy",
+  "AdminNetworkPolicy",
+  "BaselineAdminNetworkPolicy",
+  "GlobalNetworkPolicy",
+  "GlobalNetworkSet",
+  "StagedGlobalNetworkPolicy",
+  "HostEndpoint",
+  "Tier",
+  "CiliumClusterwideNetworkPolicy",
+  "CiliumCIDRGroup",
+  "GatewayClass",
+  "IngressClass",
+  "ClusterUserDefinedNetwork",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "CustomResourceDefinition",
+  "PersistentVolume",
+  "StorageClass",
+  "PriorityClass",
+  "RuntimeClass",
+  "ValidatingWebhookConfiguration",
+  "MutatingWebhookConfiguration",
+  "APIService",
+]);
+
+/**
+ * The one place where a later definition replaces an earlier one of the same
+ * kind (and API group: Calico's NetworkPolicy is another resource than
+ * networking.k8s.io's), namespace and name, for every kind, as `kubectl
+ * apply -f` of both leaves the later in the cluster: the later takes the
+ * earlier's place in the list (input order of first appearance), the
+ * earlier is listed in `replaced` with a KTL201 warning at the later one.
+ * Objects and the other kinds (`ignored`: routers, Istio, ConfigMaps...) are
+ * deduplicated alike.
+ */
+function dedupeObjects(list: KObject[], diagnostics: Diagnostic[], replaced: ReplacedObject[]): KObject[] {
+  const seen = new Map<string, number>();
+  const out: KObject[] = [];
+  for (const o of list) {
+    const namespaced = !CLUSTER_SCOPED.has(o.kind);
+    const ns = namespaced ? (o.namespace ?? "default") : "";
+    const key = `${o.kind}.${groupOf(o.apiVersion)}/${ns}/${o.name}`;
+    const prev = seen.get(key);
+    if (prev === undefined) {
+      seen.set(key, out.length);
+      out.push(o);
+      continue;
+    }
+    const p = out[prev]!;
+    const who = `${o.kind} ${namespaced ? `${ns}/` : ""}${o.name}`;
+    diagnostics.push({
+      code: "KTL201",
+      severity: "warning",
+      file: o.file,
+      doc: o.doc,
+      line: o.line,
+      column: 1,
+      kind: o.kind,
+      name: o.name,
+      ...(namespaced ? { namespace: ns } : {}),
+      message: `${who} is defined twice (first at ${p.file} line ${p.line}); this later definition replaces it, as kubectl apply would`,
+    });
+    const r: ReplacedObject = {
+      kind: p.kind,
+      apiVersion: p.apiVersion,
+      name: p.name,
+      file: p.file,
+      doc: p.doc,
+      line: p.line,
+      by: { file: o.file, doc: o.doc, line: o.line },
+    };
+    if (namespaced) r.namespace = ns;
+    replaced.push(r);
+    out[prev] = o;
+  }
+  return out;
+}
+
 export interface ParseOptions {
   /** Docs of the texts parsed last: an edit re-parses only the docs it changed (yaml.ts, YamlPartCache). */
   cache?: YamlPartCache;
@@ -307,5 +395,12 @@ export function parseManifests(files: readonly InputFile[], options: ParseOption
     }
   }
   options.cache?.rotate();
-  return { objects, configs, ignored, diagnostics };
+  const replaced: ReplacedObject[] = [];
+  return {
+    objects: dedupeObjects(objects, diagnostics, replaced),
+    configs,
+    ignored: dedupeObjects(ignored, diagnostics, replaced),
+    diagnostics,
+    replaced,
+  };
 }
