@@ -42,6 +42,8 @@ export const DIAGNOSTIC_CODES = {
     "A plain scalar kubectl reads otherwise (YAML 1.1: yes/no/on/off/y/n booleans, 010 octal, 1_000) than YAML 1.2 tools: quote it",
   KTL109:
     "A policy-like object of an API group and kind that ktl does not evaluate: answers list it in `unmodelled`",
+  KTL111:
+    "YAML that kubectl reads and YAML 1.2 tools refuse (a tab or a line indented less than its construct inside a flow collection or a quoted scalar): read as kubectl reads it",
   KTL110:
     "A file that is not a Kubernetes manifest (kustomization.yaml, a Helm chart's Chart.yaml, values or templates, a CI workflow): not read, with a note",
   KTL201: "Duplicate object: the later definition replaces the earlier",
