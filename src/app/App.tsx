@@ -12,6 +12,7 @@ import { PresenterStyles } from "../components/Presenter/PresenterStyles.tsx";
 import { UrlImportPrompt } from "../components/UrlImport/UrlImportPrompt.tsx";
 import { SafeModeBar, TabConflictBar } from "../components/Session/SessionBars.tsx";
 import { TiersBar } from "../components/Tiers/TiersBar.tsx";
+import { OmissionsBar } from "../components/Omissions/OmissionsBar.tsx";
 
 export function App() {
   const presenting = useApp((s) => s.presenting);
@@ -32,6 +33,7 @@ export function App() {
       <SafeModeBar />
       <TabConflictBar />
       <NoticeBar />
+      <OmissionsBar />
       <TiersBar />
       <UrlImportPrompt />
       <WhatIfBar />

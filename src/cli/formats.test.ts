@@ -52,7 +52,7 @@ describe("ktl validate --format sarif", () => {
     const f = join(dir, "bad.yaml");
     writeFileSync(f, BAD);
     const r = await ktl("validate", "--format", "sarif", f);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     const log = JSON.parse(r.out) as {
       version: string;
       runs: {

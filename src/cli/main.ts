@@ -41,7 +41,8 @@ ${Object.entries(commands)
   .map(([, c]) => `  ${c.help.split("\n")[0]!.replace(/^ktl /, "")}`)
   .join("\n")}
 
-ktl <command> --help explains one command. Exit codes: 0 success, 1 problems found, 2 bad usage or input.`;
+ktl <command> --help explains one command. Exit codes: 0 success, 1 problems found or a document could not be read,
+2 bad usage, unreadable input or no Kubernetes object in it.`;
 }
 
 /**

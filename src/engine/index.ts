@@ -25,7 +25,15 @@ export { buildStack, stackMatrix, stackPodMatrix, stackReachSummary } from "./po
 export { deciderOf, enforcementOf } from "./decide/index.ts";
 export type { Decider, DecisionMatrix, PairDecision, Enforcement } from "./decide/index.ts";
 
-export { unmodelledFor, unmodelledHeadline, unmodelledTiers } from "./policy/unmodelled.ts";
+export {
+  unmodelledFor,
+  unmodelledHeadline,
+  unmodelledTiers,
+  inputOmissions,
+  skippedHeadline,
+} from "./policy/unmodelled.ts";
+export type { InputOmissions, UnmodelledEntry } from "./policy/unmodelled.ts";
+export type { SkippedDocument } from "./parse/diagnostics.ts";
 
 export { computeConnlist } from "./connlist/index.ts";
 

@@ -10,7 +10,7 @@ import {
 } from "../../engine/index.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
-import { reportDiagnostics } from "../report.ts";
+import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
 
 export const help = `ktl connlist [--format txt|json|md|dot] INPUT...
 
@@ -54,9 +54,14 @@ Antrea policy, ...) is named on the first line of the output; with
 --format json the output is then {"connections": [...], "unmodelled": [...]}
 instead of the bare array, so that no consumer takes it for a full answer.
 
+A document that could not be read is named on the first line too (with
+--format json, in "skipped"), and so is an object a later one of the same
+kind, namespace and name replaced ("replaced", as kubectl apply does).
+
 Warnings (unresolved Ingress backends, blocked ingress-controller targets,
-bad documents) go to stderr, never to stdout. Exit 0 on success, 2 on bad usage
-or unreadable input.`;
+bad documents) go to stderr, never to stdout. Exit 0 on success, 1 when a
+document could not be read (the list misses it), 2 on bad usage or an input
+with no Kubernetes object.`;
 
 /** Node placement and pod IPs play no part in netpol-analyzer's model, so their warnings are noise here. */
 const PLACEMENT_CODES = new Set(["KTL202", "KTL203", "KTL205"]);
@@ -77,16 +82,21 @@ export function run(argv: string[], io: Output): number {
     io,
     true,
   );
+  requireObjects(model);
+  const omitted = omissionsOf(model);
   const unmodelled = unmodelledFor(model, "pod");
-  const headline = unmodelledHeadline(unmodelled);
-  if (headline && format === "json") {
-    // Not netpol-analyzer's bare array: a consumer that expects it fails instead of trusting an answer that ignores a policy.
+  const headlines = [unmodelledHeadline(unmodelled), omissionsHeadline(omitted)].filter(
+    (h): h is string => h !== undefined,
+  );
+  if (format === "json" && (headlines.length || omitted.replaced.length)) {
+    // Not netpol-analyzer's bare array: a consumer that expects it fails instead of trusting an answer that ignores a policy or a document.
     const connections = list.lines.map((l) => ({ src: l.src, dst: l.dst, conn: l.conn }));
-    io.out(JSON.stringify({ connections, unmodelled }, null, 2));
-    return 0;
+    io.out(JSON.stringify({ connections, unmodelled, ...omitted }, null, 2));
+    return exitFor(omitted);
   }
-  if (headline) io.out(format === "dot" ? `// ${headline}` : format === "md" ? `> ${headline}\n` : headline);
+  for (const headline of headlines)
+    io.out(format === "dot" ? `// ${headline}` : format === "md" ? `> ${headline}\n` : headline);
   const text = formatConnlist(list, format as ConnlistFormat);
   if (text) io.out(text.endsWith("\n") ? text.slice(0, -1) : text);
-  return 0;
+  return exitFor(omitted);
 }

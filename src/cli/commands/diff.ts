@@ -11,7 +11,7 @@ import { cniOption } from "./reach.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { mdTable } from "../formats.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
-import { reportDiagnostics } from "../report.ts";
+import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
 
 export const help = `ktl diff [--json | --format text|json|md] [--external-ip IP] [--exit-code] [--limit N] BEFORE AFTER
 
@@ -42,7 +42,12 @@ its pods when its template changes.
   --cni NAME      the CNI that enforces policy, for both inputs: generic,
                   calico, cilium, cilium-kpr, flannel
   --exit-code     exit 1 when anything changed (like git diff --exit-code)
-  --limit N       rows per table for people (default 50; --json lists all)`;
+  --limit N       rows per table for people (default 50; --json lists all)
+
+A document of either input that could not be read is named first (with
+--json in "skipped", each entry with its "input": before or after) and ktl
+exits 1: the comparison misses it. Exit 2 when neither input holds a
+Kubernetes object.`;
 
 function flowRows(flows: readonly FlowChange[], limit: number): string {
   const rows = [["FROM", "TO", "PORT", "BEFORE", "AFTER", "WHY (AFTER)"]];
@@ -178,17 +183,33 @@ export function run(argv: string[], io: Output): number {
   const after = loadModel(readInputs([b]), cni ? { cni } : {});
   for (const m of [before, after])
     reportDiagnostics(
-      m.diagnostics.filter((x) => x.severity === "error"),
+      m.diagnostics.filter((x) => x.severity === "error" || x.code === "KTL201"),
       io,
     );
+  // One side may be empty (a new application, a removed one); both empty is nothing to compare.
+  if (before.objectsRead === 0) requireObjects(after, "BEFORE and AFTER hold");
+  const o = { before: omissionsOf(before), after: omissionsOf(after) };
+  // The contract's `skipped` and `replaced`, each entry saying which input it is from.
+  const omitted = {
+    skipped: [
+      ...o.before.skipped.map((s) => ({ ...s, input: "before" })),
+      ...o.after.skipped.map((s) => ({ ...s, input: "after" })),
+    ],
+    replaced: [
+      ...o.before.replaced.map((r) => ({ ...r, input: "before" })),
+      ...o.after.replaced.map((r) => ({ ...r, input: "after" })),
+    ],
+  };
   const d = diffModels(before, after, external ? { externalClientIP: external } : {});
+  const missed = omissionsHeadline(omitted);
+  if (missed && format !== "json") io.out(format === "md" ? `> ${missed}\n` : missed);
   io.out(
     format === "json"
-      ? JSON.stringify(d, null, 2)
+      ? JSON.stringify({ ...d, ...omitted }, null, 2)
       : format === "md"
         ? formatDiffMarkdown(d, limit)
         : formatDiff(d, limit),
   );
   const changed = d.flows.length > 0 || d.workloads.length > 0 || d.endpoints.length > 0;
-  return isOn(args, "exit-code") && changed ? 1 : 0;
+  return exitFor(omitted, isOn(args, "exit-code") && changed ? 1 : 0);
 }

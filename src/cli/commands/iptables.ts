@@ -13,7 +13,7 @@ import {
 } from "../../engine/index.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs, type ParsedArgs } from "../args.ts";
-import { reportDiagnostics } from "../report.ts";
+import { exitFor, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
 import { parsePortProtocol } from "./reach.ts";
 
 export const help = `ktl iptables --node NAME [--from SRC --to DST] [options] INPUT...
@@ -132,6 +132,8 @@ export function runMode(mode: ProxyMode, argv: string[], io: Output, helpText: s
   const model = loadModel(files);
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, true);
+  requireObjects(model);
+  const omitted = omissionsOf(model);
   const options = proxyOptions(args, model);
   const index = buildProxyIndex(model);
   const rules = nodeRules(model, index, node, mode, options);
@@ -158,13 +160,15 @@ export function runMode(mode: ProxyMode, argv: string[], io: Output, helpText: s
     };
     if (rules.deprecated) out.deprecated = rules.deprecated;
     if (walk) out.walk = walk;
+    Object.assign(out, omitted);
     io.out(JSON.stringify(out));
-    return 0;
+    return exitFor(omitted);
   }
   if (rules.deprecated) io.err(`ktl: note: ${rules.deprecated}`);
+  // The rules are printed as kube-proxy writes them (no headline line): the unreadable documents are on stderr, and the exit code says so.
   io.out(rules.text.replace(/\n$/, ""));
   if (walk) printWalk(walk, io);
-  return 0;
+  return exitFor(omitted);
 }
 
 function printWalk(w: TraceRuleWalk, io: Output): void {

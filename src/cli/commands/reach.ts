@@ -9,7 +9,7 @@ import {
 import { parseCniName, type CniName } from "../../engine/cni/profile.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
-import { reportDiagnostics } from "../report.ts";
+import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
 
 export const help = `ktl reach [--port N] [--protocol TCP|UDP|SCTP] [--summary] [--json] INPUT...
 
@@ -18,8 +18,12 @@ tier, NetworkPolicy, the Baseline tier), for one destination port (default
 80) and protocol (default TCP), by pod IP (no Service involved). Follows
 upstream Kubernetes: a pod's traffic to its own IP is judged by
 NetworkPolicy like any other pair (the cluster-scoped tiers do not apply to
-it); ipBlock rules match pod IPs. A policy object that ktl does not evaluate
-is named on the first line (and in "unmodelled" with --json).
+it); ipBlock rules match pod IPs. A policy object or field that ktl does not
+evaluate is named on the first line (and in "unmodelled" with --json); so is
+a document that could not be read ("skipped"), and ktl then exits 1: the
+answer misses it. A later object with the kind, namespace and name of an
+earlier one replaces it, as kubectl apply does ("replaced"). An input with
+no Kubernetes object exits 2.
 
   --summary   counts instead of the matrix (for large clusters)
   --cni NAME  the CNI that enforces policy: generic (default), calico,
@@ -74,6 +78,8 @@ export function run(argv: string[], io: Output): number {
   const model = loadModel(readInputs(args.positional), cni ? { cni } : {});
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
+  requireObjects(model);
+  const omitted = omissionsOf(model);
   // A pod-by-pod matrix grows with the square of the pods: past MAX_MATRIX_PODS it is refused, not printed out of memory.
   if (!isOn(args, "summary") && model.pods.length > MAX_MATRIX_PODS) {
     throw new UsageError(
@@ -87,25 +93,27 @@ export function run(argv: string[], io: Output): number {
   const headline = unmodelledHeadline(unmodelled);
   if (!json) {
     if (headline) io.out(headline);
+    const missed = omissionsHeadline(omitted);
+    if (missed) io.out(missed);
     if (decider.enforcement.kind === "none") io.out(`Nothing is enforced: ${decider.enforcement.why}`);
     else if (decider.enforcement.kind === "cni") io.out(`Judged by ${decider.judgedBy}`);
   }
   if (isOn(args, "summary")) {
     const s = m.summary();
-    if (json) io.out(JSON.stringify({ ...s, unmodelled }));
+    if (json) io.out(JSON.stringify({ ...s, unmodelled, ...omitted }));
     else {
       io.out(`${s.pods} pods in ${s.classes} equivalence classes, ${protocol}/${port}`);
       io.out(`allowed pairs: ${s.allowedPairs} of ${s.pods * s.pods}`);
       io.out(`isolated for ingress: ${s.isolatedIngress}, for egress: ${s.isolatedEgress}`);
     }
-    return 0;
+    return exitFor(omitted);
   }
   const pods = model.pods.map((p) => p.key);
   const allowed = m.podMatrix();
   if (json) {
-    io.out(JSON.stringify({ port, protocol, pods, allowed, unmodelled }));
-    return 0;
+    io.out(JSON.stringify({ port, protocol, pods, allowed, unmodelled, ...omitted }));
+    return exitFor(omitted);
   }
   printMatrix(pods, allowed, port, protocol, io);
-  return 0;
+  return exitFor(omitted);
 }

@@ -6,11 +6,20 @@ import {
   parseExpectations,
   runExpectations,
   NETASSERT_FIELDS,
+  unmodelledFor,
+  unmodelledHeadline,
   type ExpectationResult,
 } from "../../engine/index.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
-import { formatDiagnostic, reportDiagnostics } from "../report.ts";
+import {
+  exitFor,
+  formatDiagnostic,
+  omissionsHeadline,
+  omissionsOf,
+  reportDiagnostics,
+  requireObjects,
+} from "../report.ts";
 import { toJUnit } from "../formats.ts";
 
 export const help = `ktl test [--format text|json|junit] TESTS INPUT...
@@ -47,7 +56,10 @@ connection to open (allow), any other value expects it to fail (drop); every
 pod of a workload is checked, not one.
 
   --format json    the results with every pair checked
-  --format junit   JUnit XML for CI test reports`;
+  --format junit   JUnit XML for CI test reports
+
+Exit 1 also when a document of INPUT could not be read (named first; in
+"skipped" with --format json), 2 when INPUT holds no Kubernetes object.`;
 
 const FORMATS = ["text", "json", "junit"];
 
@@ -85,10 +97,15 @@ export function run(argv: string[], io: Output): number {
   if (!parsed.expectations.length) throw new UsageError(`${testsPath}: no test in the file`);
   const model = loadModel(readInputs(inputs));
   reportDiagnostics(model.diagnostics, io, true);
+  requireObjects(model);
+  const omitted = omissionsOf(model);
+  const unmodelled = unmodelledFor(model, "all");
   const results = runExpectations(model, buildProxyIndex(model), parsed.expectations);
   const failed = results.filter((r) => !r.pass).length;
   if (format === "json")
-    io.out(JSON.stringify({ passed: results.length - failed, failed, results }, null, 2));
+    io.out(
+      JSON.stringify({ passed: results.length - failed, failed, results, unmodelled, ...omitted }, null, 2),
+    );
   else if (format === "junit")
     io.out(
       toJUnit(
@@ -104,8 +121,10 @@ export function run(argv: string[], io: Output): number {
       ),
     );
   else {
+    for (const h of [unmodelledHeadline(unmodelled), omissionsHeadline(omitted)]) if (h) io.out(h);
     for (const r of results) io.out(line(r));
     io.out(`\n${results.length - failed} passed, ${failed} failed`);
   }
-  return failed ? 1 : 0;
+  // A passing run that misses a document is not a pass of the whole input.
+  return exitFor(omitted, failed ? 1 : 0);
 }

@@ -23,7 +23,7 @@ import {
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, flagStrings, isOn, parseArgs } from "../args.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../../engine/http/request.ts";
-import { reportDiagnostics } from "../report.ts";
+import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
 import { cniOption, parsePortProtocol } from "./reach.ts";
 
 export const help = `ktl trace --from SRC --to DST [--protocol TCP|UDP|SCTP] [--http 'METHOD PATH'] [--header 'Name: value']... [--json] INPUT...
@@ -66,6 +66,10 @@ DST:  service:NAMESPACE/NAME:PORT   the Service port (for an external SRC: the
               cilium, cilium-kpr, flannel; decides what Kubernetes leaves
               to the CNI (policy before or after masquerade)
   --json      machine-readable output (see the ktl CLI contract)
+
+Objects, fields and documents the answer leaves out are named first (with
+--json in "unmodelled", "skipped" and "replaced"); a document that could not
+be read makes ktl exit 1, an input with no Kubernetes object exit 2.
 
 kube-proxy is modelled at v1.35, iptables and nftables modes, default feature
 gates, local traffic detected by cluster CIDR, masqueradeAll off.`;
@@ -172,18 +176,22 @@ export function run(argv: string[], io: Output): number {
   const model = loadModel(readInputs(args.positional), cni ? { cni } : {});
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
+  requireObjects(model);
+  const omitted = omissionsOf(model);
   const index = buildProxyIndex(model);
   const http = httpOf(flagString(args, "http"), flagStrings(args, "header"));
   const t = traceL7(model, index, src, dst, protocol, http);
   if (t.error) throw new UsageError(t.error);
   const unmodelled = unmodelledFor(model, "all");
-  if (json) io.out(JSON.stringify({ ...t, unmodelled }, null, 2));
+  if (json) io.out(JSON.stringify({ ...t, unmodelled, ...omitted }, null, 2));
   else {
     const headline = unmodelledHeadline(unmodelled);
     if (headline) io.out(headline);
+    const missed = omissionsHeadline(omitted);
+    if (missed) io.out(missed);
     printHuman(t, fromText, toText, protocol, io);
   }
-  return 0;
+  return exitFor(omitted);
 }
 
 /** A workload on either side: every pod pair traced, the aggregate, each pair's verdict, then one representative's trace. */
@@ -198,6 +206,8 @@ function runWorkload(
   const model = loadModel(readInputs(args.positional), cni ? { cni } : {});
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
+  requireObjects(model);
+  const omitted = omissionsOf(model);
   const w = traceWorkload(model, buildProxyIndex(model), fromText, toText, protocol);
   if (w.error) throw new UsageError(w.error);
   const unmodelled = unmodelledFor(model, "all");
@@ -211,11 +221,13 @@ function runWorkload(
   };
   if (json) {
     // The contract's trace fields describe the representative pair; `workload` is the whole question's answer.
-    io.out(JSON.stringify({ ...w.trace, workload, unmodelled }, null, 2));
-    return 0;
+    io.out(JSON.stringify({ ...w.trace, workload, unmodelled, ...omitted }, null, 2));
+    return exitFor(omitted);
   }
   const headline = unmodelledHeadline(unmodelled);
   if (headline) io.out(headline);
+  const missed = omissionsHeadline(omitted);
+  if (missed) io.out(missed);
   io.out(`Workload question ${fromText} -> ${toText} (${protocol})`);
   io.out(`${w.verdict.toUpperCase()}: ${w.summary}`);
   io.out("");
@@ -230,5 +242,5 @@ function runWorkload(
     `One pair, traced hop by hop (${w.verdict === "allow" ? "the first" : "the first that is not allowed"}):`,
   );
   printHuman(w.trace, w.representative.from, w.representative.to, protocol, io);
-  return 0;
+  return exitFor(omitted);
 }

@@ -1,7 +1,8 @@
 /**
  * `ktl validate` exit codes and output (contract/ktl-cli.md): 0 valid, 1 the
- * apiserver would reject something, 2 bad usage or unreadable input with one
- * clear line on stderr naming the file, the document and the line.
+ * apiserver would reject something or a document cannot be read (one clear
+ * line on stderr naming the file, the document and the line), 2 bad usage or
+ * an input with no Kubernetes object.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -84,13 +85,13 @@ describe("ktl validate", () => {
     expect(r.err).toContain("missing.yaml");
   });
 
-  it("exits 2 on a YAML syntax error, one line naming the file, the document and the line, and still checks the rest", async () => {
+  it("exits 1 on a YAML syntax error (the answer misses that document), one line naming the file, the document and the line, and still checks the rest", async () => {
     const p = file(
       "broken.yaml",
       `${GOOD}---\nkind: Service\nmetadata: {name: x\n---\n${GOOD.replace("web", "web2")}`,
     );
     const r = await ktl("--json", p);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     const lines = r.err.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/broken\.yaml/);

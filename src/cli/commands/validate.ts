@@ -12,7 +12,7 @@ import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
 import { problemsOf, toGithub, toSarif } from "../formats.ts";
 import { version } from "../version.ts";
-import { formatDiagnostic } from "../report.ts";
+import { formatDiagnostic, omissionsOf, requireObjects } from "../report.ts";
 
 export const help = `ktl validate [--format text|json|sarif|github] [--json] [--old OLD]... INPUT...
 
@@ -42,13 +42,21 @@ egress isolation without DNS, and more; each with a suggested fix.
                     healthCheckNodePort, EndpointSlice addressType, workload
                     selectors, StatefulSet spec) are rejected when changed
 
-Exit codes: 0 valid, 1 the apiserver would reject something, 2 bad usage or
-input that cannot be read (YAML/JSON syntax, a document that is not an object).`;
+Files that are not Kubernetes manifests (kustomization.yaml, a Helm chart's
+Chart.yaml, values and templates, CI workflows, YAML without kind, apiVersion
+or metadata) are not read, with a note (KTL110).
+
+Exit codes: 0 valid, 1 the apiserver would reject something or a document
+cannot be read (YAML/JSON syntax, a document that is not an object: listed
+in "skipped" with --json), 2 bad usage or an input with no Kubernetes object.`;
 
 const FORMATS = ["text", "json", "sarif", "github"];
 
 /** Parse problems that make a document unreadable (as opposed to a valid object the apiserver rejects). */
 const UNREADABLE = new Set(["KTL101", "KTL102", "KTL103", "KTL105", "KTL107"]);
+
+/** Notes worth a line although they are info: a file left out because it is not a manifest. */
+const NOTED = new Set(["KTL110"]);
 
 /** An object without metadata.name is readable: the apiserver answers with a field error. */
 function missingName(d: Diagnostic): ValidationFinding | undefined {
@@ -92,6 +100,11 @@ export function run(argv: string[], io: Output): number {
   const json = format === "json";
   const parsed = parseManifests(readInputs(args.positional));
   const model = buildModel(parsed);
+  for (const d of model.diagnostics)
+    if (d.severity === "error" && UNREADABLE.has(d.code) && !missingName(d)) io.err(formatDiagnostic(d));
+  // An object without metadata.name is still an object here: the apiserver answers it with a field error.
+  if (!model.diagnostics.some((d) => missingName(d))) requireObjects(model);
+  const omitted = omissionsOf(model);
   const oldPaths = oldArgs(args);
   const result = oldPaths.length
     ? validateModelUpdate(buildModel(parseManifests(readInputs(oldPaths))), model)
@@ -102,39 +115,40 @@ export function run(argv: string[], io: Output): number {
     const named = missingName(d);
     if (named) result.errors.push(named);
     else if (d.severity === "error" && UNREADABLE.has(d.code)) unreadable.push(d);
-    else if (d.severity !== "info") notes.push(d);
+    else if (d.severity !== "info" || NOTED.has(d.code)) notes.push(d);
   }
   if (format === "sarif" || format === "github") {
     // For CI, unreadable documents are results too, so that code scanning marks their line.
     const problems = problemsOf([...unreadable, ...notes], result.errors, result.warnings, formatFieldError);
     io.out(format === "sarif" ? JSON.stringify(toSarif(problems, version), null, 2) : toGithub(problems));
   } else if (json) {
-    for (const d of unreadable) io.err(formatDiagnostic(d));
     io.out(
       JSON.stringify({
         errors: result.errors,
         warnings: result.warnings,
         ...("updated" in result ? { updated: result.updated } : {}),
         diagnostics: [...unreadable, ...notes],
+        ...omitted,
       }),
     );
   } else {
-    for (const d of unreadable) io.err(formatDiagnostic(d));
-    for (const d of notes) io.out(`${where(d)}: warning ${d.code}: ${d.message}`);
+    for (const d of notes)
+      io.out(`${where(d)}: ${d.severity === "info" ? "note" : "warning"} ${d.code}: ${d.message}`);
     for (const e of result.errors) io.out(`${where(e)}: error: ${who(e)}: ${formatFieldError(e)}`);
     for (const w of result.warnings)
       io.out(`${where(w)}: warning ${w.code}: ${who(w)}: ${w.field}: ${w.detail}\n    fix: ${w.hint}`);
     const n = result.errors.length;
-    const m = result.warnings.length + notes.length;
+    const noted = notes.filter((d) => d.severity === "info").length;
+    const m = result.warnings.length + notes.length - noted;
     const skipped = model.unmodelled.length
-      ? `; ${model.unmodelled.length} policy object(s) not evaluated (KTL109)`
+      ? `; ${model.unmodelled.length} policy object(s) or field(s) not evaluated (KTL109, KTL451)`
       : "";
+    const left = noted ? `; ${noted} file(s) not read: not Kubernetes manifests (KTL110)` : "";
     io.out(
       n === 0 && m === 0 && unreadable.length === 0
-        ? `${model.objects.length} object(s) valid, no warnings`
-        : `${n} error(s), ${m} warning(s)${unreadable.length ? `, ${unreadable.length} unreadable document(s)` : ""} in ${model.objects.length} object(s)${skipped}`,
+        ? `${model.objects.length} object(s) valid, no warnings${left}`
+        : `${n} error(s), ${m} warning(s)${unreadable.length ? `, ${unreadable.length} unreadable document(s)` : ""} in ${model.objects.length} object(s)${skipped}${left}`,
     );
   }
-  if (unreadable.length) return 2;
-  return result.errors.length ? 1 : 0;
+  return result.errors.length || unreadable.length ? 1 : 0;
 }

@@ -34,6 +34,7 @@ import { openRules } from "./rules.ts";
 import { workloadFlows } from "./workloadFlows.ts";
 import { runTests, type TestRunView, type TestsQuery } from "./tests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
+import { inputOmissions } from "../policy/unmodelled.ts";
 import {
   podId,
   nodeId,
@@ -69,6 +70,7 @@ import type {
   NodeRulesQuery,
   NodeRulesView,
   NodeView,
+  OmissionsView,
   PodView,
   PolicyView,
   TierPolicyView,
@@ -658,6 +660,38 @@ function withCniL7(targets: Analysis["l7Targets"], flows: Flow[]): Analysis["l7T
   return targets;
 }
 
+/** The input the answers leave out, for the playground's banner (the editor's file only). */
+function omissionsView(model: Model, file: string): Analysis["omissions"] {
+  const { skipped, replaced } = inputOmissions(model);
+  const objectOf = (o: { kind: string; namespace?: string; name: string }) =>
+    `${o.kind} ${o.namespace !== undefined ? `${o.namespace}/` : ""}${o.name}`;
+  return {
+    skipped: skipped
+      .filter((s) => s.file === file)
+      .map((s) => {
+        const v: OmissionsView["skipped"][number] = { line: s.line, code: s.code, message: s.message };
+        if (s.kind && s.name)
+          v.object = objectOf({
+            kind: s.kind,
+            name: s.name,
+            ...(s.namespace ? { namespace: s.namespace } : {}),
+          });
+        return v;
+      }),
+    replaced: replaced
+      .filter((r) => r.file === file)
+      .map((r) => ({ object: objectOf(r), line: r.line, byLine: r.by.line })),
+    unmodelled: model.unmodelled
+      .filter((u) => u.file === file)
+      .map((u) => {
+        const v: OmissionsView["unmodelled"][number] = { object: objectOf(u), line: u.line, scope: u.scope };
+        if (u.field !== undefined) v.field = u.field;
+        if (u.message !== undefined) v.message = u.message;
+        return v;
+      }),
+  };
+}
+
 function profileView(model: Model): Analysis["profile"] {
   const p = model.profile ?? { cni: "generic", source: "default" as const };
   return { cni: p.cni, source: p.source, text: describeProfile(p) };
@@ -707,6 +741,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   const analysis: Analysis = {
     file,
     diagnostics: diagnosticsOf([...model.diagnostics, ...extra], file),
+    omissions: omissionsView(model, file),
     zones,
     nodes,
     namespaces: [...model.namespaces.values()].map((n) =>

@@ -199,6 +199,26 @@ export interface RouterView {
   ref: RefView;
 }
 
+/**
+ * What every answer on screen leaves out of the input (engine/policy/unmodelled.ts,
+ * the CLI's `skipped`, `replaced` and `unmodelled`): the playground's banner
+ * above the answer, never a silent omission.
+ */
+export interface OmissionsView {
+  /** Documents that could not be read: the answers miss them. */
+  skipped: { line: number; code: string; message: string; object?: string }[];
+  /** Objects a later definition of the same kind, namespace and name replaced (as kubectl apply does). */
+  replaced: { object: string; line: number; byLine: number }[];
+  /** Objects and fields ktl reads but does not evaluate, that could change an answer. */
+  unmodelled: {
+    object: string;
+    line: number;
+    field?: string;
+    message?: string;
+    scope: "pod" | "route" | "reach";
+  }[];
+}
+
 export interface AnalysisStats {
   objects: number;
   pods: number;
@@ -212,6 +232,8 @@ export interface AnalysisStats {
 export interface Analysis {
   file: string;
   diagnostics: DiagnosticView[];
+  /** What the answers leave out of the input; empty lists when nothing. */
+  omissions: OmissionsView;
   zones: ZoneView[];
   nodes: NodeView[];
   namespaces: { name: string; labels: Record<string, string>; ref?: RefView }[];

@@ -13,7 +13,7 @@ import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import type { HttpRequest } from "../http/request.ts";
 import { CALICO_KINDS, isCalicoObject, parseCalicoPolicy, parseCalicoTier } from "./calico/policy.ts";
-import { buildCalicoIndex, explainCalico, KUBE_ADMIN_ORDER } from "./calico/evaluate.ts";
+import { buildCalicoIndex, calicoHostToLocal, explainCalico, KUBE_ADMIN_ORDER } from "./calico/evaluate.ts";
 import { hasTiers, stackCni } from "./stack.ts";
 import { isCiliumObject, parseCiliumPolicy } from "./cilium/policy.ts";
 import { explainCilium } from "./cilium/evaluate.ts";
@@ -84,6 +84,9 @@ export function explainCniDirection(
   http?: HttpRequest,
 ): CniVerdict {
   const c = { direction, self, peer, port, protocol, dst: direction === "ingress" ? self : peer.pod, http };
+  // Under Calico, a host's traffic to its own workloads is never policed, by any tier (calico/evaluate.ts).
+  const hostToLocal = cni.calico && !cni.cilium ? calicoHostToLocal(c) : undefined;
+  if (hostToLocal) return hostToLocal;
   const tiers = hasTiers(model);
   const dialect = () => {
     const verdicts: CniVerdict[] = [];

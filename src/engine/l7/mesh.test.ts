@@ -195,3 +195,19 @@ describe("NetworkPolicy beneath the mesh", () => {
     ]);
   });
 });
+
+// kubectl apply -f of two VirtualServices with one namespace and name keeps the later (parse/manifests.ts dedupeObjects).
+describe("a second VirtualService of the same name replaces the first", () => {
+  const to = (subset: string) =>
+    istio("VirtualService", "reviews", "default", {
+      hosts: ["reviews"],
+      http: [{ route: [{ destination: { host: "reviews", subset } }] }],
+    });
+  it.each([
+    ["v1 then v2: v2", ["v1", "v2"], "10.244.1.201:3000=1"],
+    ["v2 then v1: v1", ["v2", "v1"], "10.244.1.101:3000=0.5 10.244.2.101:3000=0.5"],
+  ])("%s", (_, order, eps) => {
+    const r = l7([...base, subsets, ...order.map(to)])("pod:default/productpage", "host:reviews:9080", "GET /");
+    expect(endpointsOf(r)).toBe(eps);
+  });
+});

@@ -32,7 +32,8 @@ import type { Service } from "../model/services.ts";
 import { matchesSelector, parseLabelSelector } from "../model/labels.ts";
 import { findServicePort, type ProxyIndex } from "../proxy/index.ts";
 import { lineOf } from "../parse/yaml.ts";
-import { obj, strMap } from "../parse/values.ts";
+import { arr, obj, str, strList, strMap } from "../parse/values.ts";
+import { parseIP } from "../model/ip.ts";
 import {
   parseTraceSource,
   parseTraceDestination,
@@ -822,8 +823,17 @@ function hostTrace(
     r.hops.push(dnsHop);
     if (choice.external !== undefined && choice.backends.length === 0 && choice.status === undefined) {
       r.hops.push(...choice.hops.map((h) => l7Hop(choice.layer, h)));
-      r.verdict = "allow";
-      r.reason = `the sidecar passes the request to ${choice.external}, outside the cluster (its answer is not modelled)`;
+      // The sidecar's upstream connection leaves from the pod's own network namespace: the CNI's egress policy still applies.
+      const out = outsideEgress(model, index, mesh, clientPod, choice.external, to.port, protocol, "sidecar");
+      r.hops.push(...out.hops);
+      r.verdict = out.verdict;
+      r.reason =
+        out.verdict === "allow"
+          ? `the sidecar passes the request to ${choice.external}, outside the cluster (its answer is not modelled)`
+          : `the sidecar passes the request to ${choice.external}, but ${out.reason}`;
+      if (out.decidedBy) r.decidedBy = out.decidedBy;
+      // On an HTTP port the sidecar answers a refused upstream connection with 503; otherwise it closes the connection.
+      if (out.verdict === "drop" && req && httpPort(model, to.port)) r.httpStatus = 503;
       return r;
     }
     if (choice.backends.length === 0) {
@@ -865,8 +875,16 @@ function hostTrace(
         };
     r.to = { kind: "host", name: to.host, ip: "", port: to.port };
     r.hops.push(dnsHop);
-    r.verdict = "allow";
-    r.reason = `${to.host} is outside the cluster: the request leaves the model (the host's answer and egress policy toward its unknown address are not evaluated)`;
+    const out = clientPod
+      ? outsideEgress(model, index, mesh, clientPod, name, to.port, protocol, "pod")
+      : { hops: [], verdict: "allow" as const, reason: "" };
+    r.hops.push(...out.hops);
+    r.verdict = out.verdict;
+    r.reason =
+      out.verdict === "allow"
+        ? `${to.host} is outside the cluster: the request leaves the model (the host's answer is not modelled)`
+        : `${to.host} is outside the cluster, and ${out.reason}`;
+    if (out.decidedBy) r.decidedBy = out.decidedBy;
     withRequest(r, req);
     return r;
   }
@@ -888,6 +906,84 @@ function hostTrace(
     { kind: "host", name: to.host, ip: t.to.ip, port: to.port },
     dnsHop,
   );
+}
+
+/**
+ * A documentation address (RFC 5737 TEST-NET-3) standing for a host outside
+ * the cluster whose address the input does not give: an address that no
+ * policy names on purpose, so a rule admits it only by admitting every
+ * outside address (no `to`, 0.0.0.0/0, a world entity).
+ */
+const OUTSIDE_STAND_IN = "203.0.113.1";
+
+/**
+ * A pod's connection to a host outside the cluster, judged by every policy
+ * layer on its egress (the decider's, as for an `ip:` destination). A mesh
+ * sidecar does not bypass them: Envoy's upstream connection leaves from the
+ * pod's network namespace, so the CNI enforces the pod's egress policy on it
+ * (istio.io, Egress Gateways, "Additional security considerations": Istio
+ * "cannot securely enforce that all egress traffic actually flows through"
+ * it, and Kubernetes network policies must block the rest). The host's
+ * address: a ServiceEntry's endpoints or addresses when they give one, an
+ * IP literal, else OUTSIDE_STAND_IN, said so in the hop.
+ */
+function outsideEgress(
+  model: Model,
+  index: ProxyIndex,
+  mesh: MeshInput,
+  pod: Pod,
+  host: string,
+  port: number,
+  protocol: Protocol,
+  via: "sidecar" | "pod",
+): { hops: TraceHop[]; verdict: "allow" | "drop"; reason: string; decidedBy?: DecidedBy } {
+  const literal = parseIP(host) ? host : undefined;
+  const entry = mesh.serviceEntries.find((se) =>
+    strList(obj(se.raw.spec)?.hosts).some((h) => h.toLowerCase() === host),
+  );
+  const seSpec = obj(entry?.raw.spec);
+  const given =
+    literal ??
+    arr(seSpec?.endpoints)
+      .map((e) => str(obj(e)?.address))
+      .find((a): a is string => !!a && !!parseIP(a)) ??
+    strList(seSpec?.addresses).find((a) => !!parseIP(a));
+  const ip = given ?? OUTSIDE_STAND_IN;
+  const t = traceRequest(model, index, { kind: "pod", pod: pod.key }, { kind: "ip", ip, port }, protocol);
+  // The trace's egress decisions (the Admin and Baseline tiers' hops, the egress policy at source); not its way to the address.
+  const hops = t.hops.filter(
+    (h) =>
+      h.step === "admin tier at source" ||
+      h.step === "egress policy at source" ||
+      h.step === "baseline tier at source",
+  );
+  const who = via === "sidecar" ? `the sidecar's connection from ${pod.key}` : pod.key;
+  const where = given
+    ? `${host} (${ip})`
+    : `${host}, whose address the input does not give (judged as ${ip}, an outside address no policy names)`;
+  if (t.verdict !== "drop")
+    return {
+      hops: hops.length
+        ? hops
+        : [
+            {
+              step: "egress policy at source",
+              verdict: "pass",
+              detail: `${who} to ${where}: no egress policy refuses it`,
+              cause: { layer: "NetworkPolicy", direction: "egress", category: "not-applicable" },
+            },
+          ],
+      verdict: "allow",
+      reason: "",
+    };
+  const d = decidedByOf(t);
+  const why = t.endpoints.find((e) => e.verdict === "drop")?.egress.reason ?? t.reason;
+  return {
+    hops,
+    verdict: "drop",
+    reason: `egress policy drops ${who} to ${where}: ${why}`,
+    ...(d ? { decidedBy: d } : {}),
+  };
 }
 
 function httpPort(model: Model, port: number): boolean {

@@ -20,7 +20,7 @@
  *   scheduled, running and ready; with a status, ready only when its Ready
  *   condition is True (IsPodReady). Terminating: metadata.deletionTimestamp.
  */
-import type { ParseResult, KObject } from "../parse/manifests.ts";
+import type { ParseResult, KObject, ReplacedObject } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, boundedJson, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
@@ -69,38 +69,6 @@ import {
 export const ZONE_LABEL = "topology.kubernetes.io/zone";
 export const REGION_LABEL = "topology.kubernetes.io/region";
 const NS_NAME_LABEL = "kubernetes.io/metadata.name";
-
-function dedupe(objects: readonly KObject[], diagnostics: Diagnostic[]): KObject[] {
-  const seen = new Map<string, number>();
-  const out: KObject[] = [];
-  for (const o of objects) {
-    const namespaced = o.kind !== "Namespace" && o.kind !== "Node";
-    // Calico's projectcalico.org NetworkPolicy is another resource than networking.k8s.io's of the same name.
-    const group = o.apiVersion.includes("/") ? o.apiVersion.slice(0, o.apiVersion.indexOf("/")) : "";
-    const key = `${o.kind}.${group}/${namespaced ? (o.namespace ?? "default") : ""}/${o.name}`;
-    const prev = seen.get(key);
-    if (prev !== undefined) {
-      const p = out[prev]!;
-      diagnostics.push({
-        code: "KTL201",
-        severity: "warning",
-        file: o.file,
-        doc: o.doc,
-        line: o.line,
-        column: 1,
-        kind: o.kind,
-        name: o.name,
-        ...(namespaced ? { namespace: o.namespace ?? "default" } : {}),
-        message: `${o.kind} ${namespaced ? `${o.namespace ?? "default"}/` : ""}${o.name} is defined twice (first at ${p.file} line ${p.line}); this later definition replaces it, as kubectl apply would`,
-      });
-      out[prev] = o;
-    } else {
-      seen.set(key, out.length);
-      out.push(o);
-    }
-  }
-  return out;
-}
 
 function buildNamespaces(objects: readonly KObject[]): Map<string, Namespace> {
   const namespaces = new Map<string, Namespace>();
@@ -577,7 +545,9 @@ export type CoreModel = Omit<Model, "clusterPolicies" | "unmodelled" | "cni" | "
 
 export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = {}): CoreModel {
   const diagnostics: Diagnostic[] = [...parsed.diagnostics];
-  const objects = dedupe(parsed.objects, diagnostics);
+  // parse/ already replaced earlier definitions by later ones (parseManifests, KTL201).
+  const objects = parsed.objects;
+  const replaced: ReplacedObject[] = parsed.replaced ?? [];
   const { config, proxy: proxyConfiguration } = clusterConfig(parsed.configs ?? [], options);
   const namespaces = buildNamespaces(objects);
 
@@ -949,6 +919,8 @@ export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = 
     endpointSlices,
     policies,
     objects,
+    replaced,
+    objectsRead: parsed.objects.length + (parsed.configs?.length ?? 0) + (parsed.ignored?.length ?? 0),
     others: parsed.ignored,
     diagnostics,
     config,

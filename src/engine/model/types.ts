@@ -3,7 +3,7 @@
  * objects (model/build.ts) and shared by NetworkPolicy, kube-proxy and trace.
  * Everything here is plain data; `raw` keeps the manifest for field lookups.
  */
-import type { KObject, SourceRef } from "../parse/manifests.ts";
+import type { KObject, ReplacedObject, SourceRef } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import type { Json } from "../parse/values.ts";
 import type { LabelSelector } from "./labels.ts";
@@ -166,6 +166,10 @@ export interface Model {
   unmodelled: UnmodelledObject[];
   /** Every modelled object as parsed, for validation and lookups. */
   objects: KObject[];
+  /** Objects a later definition of the same kind, namespace and name replaced (KTL201), in input order. */
+  replaced: ReplacedObject[];
+  /** How many Kubernetes objects the input holds, of any kind (modelled, component configs, others): 0 means nothing to answer about. */
+  objectsRead: number;
   /** The input's other objects (ParseResult.ignored): the L7 routers read Gateway API, Ingress classes and Istio kinds from them. */
   others?: KObject[];
   diagnostics: Diagnostic[];
@@ -190,6 +194,10 @@ export interface UnmodelledObject {
   line: number;
   /** `pod`: it can change pod-to-pod verdicts; `route`: only where a request goes through a router or a Service name. */
   scope: "pod" | "route" | "reach";
+  /** Set when one field of the object is not evaluated (the object itself is): its API path, `spec.http[0].fault.abort`. */
+  field?: string;
+  /** For a field: what ktl assumes instead, in words. */
+  message?: string;
 }
 
 export interface ClusterConfig {

@@ -42,6 +42,10 @@ export const DIAGNOSTIC_CODES = {
     "A plain scalar kubectl reads otherwise (YAML 1.1: yes/no/on/off/y/n booleans, 010 octal, 1_000) than YAML 1.2 tools: quote it",
   KTL109:
     "A policy-like object of an API group and kind that ktl does not evaluate: answers list it in `unmodelled`",
+  KTL111:
+    "YAML that kubectl reads and YAML 1.2 tools refuse (a tab or a line indented less than its construct inside a flow collection or a quoted scalar): read as kubectl reads it",
+  KTL110:
+    "A file that is not a Kubernetes manifest (kustomization.yaml, a Helm chart's Chart.yaml, values or templates, a CI workflow): not read, with a note",
   KTL201: "Duplicate object: the later definition replaces the earlier",
   KTL202: "A pod names a node that the input does not define: the node is synthesised",
   KTL203: "No node can run a pod (nodeSelector or affinity): the pod stays unscheduled",
@@ -98,3 +102,44 @@ export const DIAGNOSTIC_CODES = {
 } as const;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
+
+/**
+ * Codes that leave a document out of the model (it could not be read as an
+ * object): every answer misses it, so the contract's `skipped` lists it and a
+ * command that answers exits 1 (shared/contract/ktl-cli.md, "Every layer, and
+ * no silent answers").
+ */
+export const SKIPPING_CODES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
+  "KTL101",
+  "KTL102",
+  "KTL103",
+  "KTL105",
+  "KTL107",
+]);
+
+/** A document the answer misses: the contract's `skipped` entry (plus the object the text names, when it does). */
+export interface SkippedDocument {
+  file: string;
+  /** 0-based, as in Diagnostic. */
+  doc: number;
+  line: number;
+  code: DiagnosticCode;
+  message: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+}
+
+/** The documents left out of the model, in input order, from the parser's diagnostics. */
+export function skippedDocuments(diagnostics: readonly Diagnostic[]): SkippedDocument[] {
+  const out: SkippedDocument[] = [];
+  for (const d of diagnostics) {
+    if (d.severity !== "error" || !SKIPPING_CODES.has(d.code)) continue;
+    const s: SkippedDocument = { file: d.file, doc: d.doc, line: d.line, code: d.code, message: d.message };
+    if (d.kind !== undefined) s.kind = d.kind;
+    if (d.namespace !== undefined) s.namespace = d.namespace;
+    if (d.name !== undefined) s.name = d.name;
+    out.push(s);
+  }
+  return out;
+}

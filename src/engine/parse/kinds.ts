@@ -124,8 +124,25 @@ const UNMODELLED: Record<string, Record<string, UnmodelledScope>> = {
     ClusterGroup: "pod",
     Group: "pod",
   },
-  "k8s.ovn.org": { EgressFirewall: "pod", AdminPolicyBasedExternalRoute: "route" },
-  "k8s.cni.cncf.io": { MultiNetworkPolicy: "pod" },
+  // OVN-Kubernetes' user-defined networks: a primary UDN isolates its namespaces' pods from the
+  // default network (and from each other); ktl models one pod network.
+  "k8s.ovn.org": {
+    EgressFirewall: "pod",
+    AdminPolicyBasedExternalRoute: "route",
+    UserDefinedNetwork: "pod",
+    ClusterUserDefinedNetwork: "pod",
+  },
+  // Multus: a NetworkAttachmentDefinition gives the pods that ask for it a second interface,
+  // which NetworkPolicy does not govern (MultiNetworkPolicy does).
+  "k8s.cni.cncf.io": { MultiNetworkPolicy: "pod", NetworkAttachmentDefinition: "pod" },
+  // KubeVirt: each running VirtualMachine(Instance) is a virt-launcher pod with the template's
+  // labels, which ktl does not create: its traffic is missing from every answer.
+  "kubevirt.io": {
+    VirtualMachine: "pod",
+    VirtualMachineInstance: "pod",
+    VirtualMachineInstanceReplicaSet: "pod",
+  },
+  "pool.kubevirt.io": { VirtualMachinePool: "pod" },
   "networking.gke.io": { FQDNNetworkPolicy: "pod", GCPBackendPolicy: "route" },
   "security.istio.io": {
     AuthorizationPolicy: "reach",

@@ -7,7 +7,7 @@
 import type { Diagnostic } from "./diagnostics.ts";
 import { lineOf, parseYamlFile, type YamlPartCache } from "./yaml.ts";
 import { isObj, str, type Json } from "./values.ts";
-import { isModelled, isRouterObject, MODELLED_KIND_NAMES, unmodelledScope } from "./kinds.ts";
+import { groupOf, isModelled, isRouterObject, MODELLED_KIND_NAMES, unmodelledScope } from "./kinds.ts";
 
 export interface InputFile {
   name: string;
@@ -36,6 +36,23 @@ export interface SourceRef {
   line: number;
 }
 
+/**
+ * An object that a later one of the same kind (and API group), namespace and
+ * name replaced, as `kubectl apply` of both leaves the later (KTL201): listed
+ * in the answers' `replaced`, never dropped in silence.
+ */
+export interface ReplacedObject {
+  kind: string;
+  apiVersion: string;
+  namespace?: string;
+  name: string;
+  file: string;
+  doc: number;
+  line: number;
+  /** Where the definition that replaced it is. */
+  by: { file: string; doc: number; line: number };
+}
+
 export interface ParseResult {
   objects: KObject[];
   /**
@@ -47,6 +64,8 @@ export interface ParseResult {
   /** Objects of kinds the engine does not model, kept so the UI can list them. */
   ignored: KObject[];
   diagnostics: Diagnostic[];
+  /** Definitions a later one of the same kind, namespace and name replaced (KTL201); `objects` and `ignored` hold only the later. */
+  replaced?: ReplacedObject[];
 }
 
 /** Component configuration kinds, read for cluster settings (cluster CIDR, proxy mode). */
@@ -140,6 +159,148 @@ function embeddedProxyConfig(o: KObject, diagnostics: Diagnostic[]): KObject[] {
   });
 }
 
+/** The parts of a path as given (either separator), for the not-a-manifest rules. */
+function pathParts(name: string): string[] {
+  return name.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
+}
+
+const KUSTOMIZATION = new Set(["kustomization.yaml", "kustomization.yml", "Kustomization"]);
+const HELM_CHART_FILES = /^(Chart\.ya?ml|Chart\.lock|values[^/]*\.ya?ml|values\.schema\.json)$/;
+/** Tool configurations that live beside manifests in a repository, by their conventional names. */
+const TOOL_FILES =
+  /^(\.gitlab-ci\.ya?ml|\.pre-commit-config\.ya?ml|\.pre-commit-hooks\.ya?ml|(docker-)?compose(\.[^/]*)?\.ya?ml|\.yamllint(\.ya?ml)?|\.golangci\.ya?ml|codecov\.ya?ml|mkdocs\.ya?ml|\.goreleaser\.ya?ml|renovate\.json|package(-lock)?\.json|tsconfig[^/]*\.json)$/;
+
+/**
+ * Why a file is not a Kubernetes manifest, by its name and the files beside
+ * it (undefined when it may be one): a kustomization (kustomize's file
+ * names), a Helm chart's Chart.yaml, values and unrendered templates (a
+ * `templates/` folder beside a Chart.yaml of the input), a CI workflow
+ * (`.github/`), a tool's configuration. `ktl validate .` in a repository
+ * then notes them (KTL110) instead of failing on them.
+ */
+export function notManifest(name: string, names: ReadonlySet<string>): string | undefined {
+  const parts = pathParts(name);
+  const base = parts[parts.length - 1] ?? "";
+  const dirOf = (n: number) => parts.slice(0, n).join("/");
+  const hasChart = (dir: string) =>
+    [...names].some((other) => {
+      const o = pathParts(other);
+      return /^Chart\.ya?ml$/.test(o[o.length - 1] ?? "") && o.slice(0, -1).join("/") === dir;
+    });
+  if (KUSTOMIZATION.has(base)) return "a kustomization: `kubectl kustomize` renders the manifests it names";
+  if (/^Chart\.ya?ml$/.test(base) || (HELM_CHART_FILES.test(base) && hasChart(dirOf(parts.length - 1))))
+    return "part of a Helm chart: `helm template` renders its manifests";
+  for (let i = parts.length - 2; i >= 0; i--)
+    if (parts[i] === "templates" && hasChart(dirOf(i)))
+      return "a Helm chart's template: `helm template` renders it into manifests";
+  if (parts.slice(0, -1).includes(".github")) return "a GitHub configuration (workflows, dependabot)";
+  if (TOOL_FILES.test(base)) return "a tool's configuration";
+  return undefined;
+}
+
+function notManifestNote(file: string, why: string, doc = 0, line = 0): Diagnostic {
+  return {
+    code: "KTL110",
+    severity: "info",
+    file,
+    doc,
+    line,
+    column: 0,
+    message: `not a Kubernetes manifest, not read: ${why}`,
+  };
+}
+
+/** A doc that is no Kubernetes object at all, not a broken one: a mapping without kind, apiVersion and metadata (values, a workflow, a tool's settings). */
+function notAnObject(raw: Json): boolean {
+  return raw.kind === undefined && raw.apiVersion === undefined && raw.metadata === undefined;
+}
+
+/**
+ * Cluster-scoped kinds (their namespace, if written, is ignored by the
+ * apiserver): the ones the engine reads or names, and common ones beside them.
+ * Any other kind is taken as namespaced, in `default` when it names none.
+ */
+const CLUSTER_SCOPED = new Set([
+  "Namespace",
+  "Node",
+  "ClusterNetworkPolicy",
+  "AdminNetworkPolicy",
+  "BaselineAdminNetworkPolicy",
+  "GlobalNetworkPolicy",
+  "GlobalNetworkSet",
+  "StagedGlobalNetworkPolicy",
+  "HostEndpoint",
+  "Tier",
+  "CiliumClusterwideNetworkPolicy",
+  "CiliumCIDRGroup",
+  "GatewayClass",
+  "IngressClass",
+  "ClusterUserDefinedNetwork",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "CustomResourceDefinition",
+  "PersistentVolume",
+  "StorageClass",
+  "PriorityClass",
+  "RuntimeClass",
+  "ValidatingWebhookConfiguration",
+  "MutatingWebhookConfiguration",
+  "APIService",
+]);
+
+/**
+ * The one place where a later definition replaces an earlier one of the same
+ * kind (and API group: Calico's NetworkPolicy is another resource than
+ * networking.k8s.io's), namespace and name, for every kind, as `kubectl
+ * apply -f` of both leaves the later in the cluster: the later takes the
+ * earlier's place in the list (input order of first appearance), the
+ * earlier is listed in `replaced` with a KTL201 warning at the later one.
+ * Objects and the other kinds (`ignored`: routers, Istio, ConfigMaps...) are
+ * deduplicated alike.
+ */
+function dedupeObjects(list: KObject[], diagnostics: Diagnostic[], replaced: ReplacedObject[]): KObject[] {
+  const seen = new Map<string, number>();
+  const out: KObject[] = [];
+  for (const o of list) {
+    const namespaced = !CLUSTER_SCOPED.has(o.kind);
+    const ns = namespaced ? (o.namespace ?? "default") : "";
+    const key = `${o.kind}.${groupOf(o.apiVersion)}/${ns}/${o.name}`;
+    const prev = seen.get(key);
+    if (prev === undefined) {
+      seen.set(key, out.length);
+      out.push(o);
+      continue;
+    }
+    const p = out[prev]!;
+    const who = `${o.kind} ${namespaced ? `${ns}/` : ""}${o.name}`;
+    diagnostics.push({
+      code: "KTL201",
+      severity: "warning",
+      file: o.file,
+      doc: o.doc,
+      line: o.line,
+      column: 1,
+      kind: o.kind,
+      name: o.name,
+      ...(namespaced ? { namespace: ns } : {}),
+      message: `${who} is defined twice (first at ${p.file} line ${p.line}); this later definition replaces it, as kubectl apply would`,
+    });
+    const r: ReplacedObject = {
+      kind: p.kind,
+      apiVersion: p.apiVersion,
+      name: p.name,
+      file: p.file,
+      doc: p.doc,
+      line: p.line,
+      by: { file: o.file, doc: o.doc, line: o.line },
+    };
+    if (namespaced) r.namespace = ns;
+    replaced.push(r);
+    out[prev] = o;
+  }
+  return out;
+}
+
 export interface ParseOptions {
   /** Docs of the texts parsed last: an edit re-parses only the docs it changed (yaml.ts, YamlPartCache). */
   cache?: YamlPartCache;
@@ -150,11 +311,23 @@ export function parseManifests(files: readonly InputFile[], options: ParseOption
   const configs: KObject[] = [];
   const ignored: KObject[] = [];
   const diagnostics: Diagnostic[] = [];
+  const names = new Set(files.map((f) => f.name));
   for (const f of files) {
+    const why = notManifest(f.name, names);
+    if (why) {
+      diagnostics.push(notManifestNote(f.name, why));
+      continue;
+    }
     const parsed = parseYamlFile(f.name, f.text, options.cache);
     diagnostics.push(...parsed.diagnostics);
     for (const d of parsed.documents) {
       if (d.value === null || d.value === undefined) continue;
+      if (isObj(d.value) && notAnObject(d.value)) {
+        diagnostics.push(
+          notManifestNote(f.name, "a mapping without kind, apiVersion or metadata", d.index, d.line),
+        );
+        continue;
+      }
       if (!isObj(d.value)) {
         diagnostics.push({
           code: "KTL102",
@@ -222,5 +395,12 @@ export function parseManifests(files: readonly InputFile[], options: ParseOption
     }
   }
   options.cache?.rotate();
-  return { objects, configs, ignored, diagnostics };
+  const replaced: ReplacedObject[] = [];
+  return {
+    objects: dedupeObjects(objects, diagnostics, replaced),
+    configs,
+    ignored: dedupeObjects(ignored, diagnostics, replaced),
+    diagnostics,
+    replaced,
+  };
 }

@@ -20,6 +20,7 @@ import { parseEvents, getScalarValue, EVENT_ID, SCALAR_STYLE } from "js-yaml";
 import type { Event, ScalarEvent } from "js-yaml";
 import type { Diagnostic } from "./diagnostics.ts";
 import { SourceText } from "./source.ts";
+import { readLeniently } from "./lenient.ts";
 
 /** Where a collection sits in its source: its own offset, and each key's or item's. */
 export interface NodePosition {
@@ -415,7 +416,10 @@ function construct(
   firstIndex: number,
   diagnostics: Diagnostic[],
   budget: { yaml11: number },
+  remap?: (offset: number) => number,
 ): YamlDocument[] {
+  /** An offset of `text` in the source: `base` plus it, or plus where it was before the lenient reading padded lines (readLeniently). */
+  const off = remap ? (o: number) => base + remap(o) : (o: number) => base + o;
   const docs: YamlDocument[] = [];
   const frames: Frame[] = [];
   let depth = 0;
@@ -467,14 +471,14 @@ function construct(
     top.size += size;
     if (height + 1 > top.height) top.height = height + 1;
     if (top.isSeq) {
-      top.at[top.n++] = base + offset;
+      top.at[top.n++] = off(offset);
       (top.value as unknown[]).push(value);
       return;
     }
     if (top.expectingKey) {
       if (top.hasMerge) flushMerge(top);
-      top.pendingKey = keyText ?? keyString(value, base + offset);
-      top.pendingKeyOffset = base + offset;
+      top.pendingKey = keyText ?? keyString(value, off(offset));
+      top.pendingKeyOffset = off(offset);
       top.pendingMerge = plainMerge;
       top.expectingKey = false;
       return;
@@ -556,7 +560,7 @@ function construct(
         }
         f.value = value;
         f.isSeq = isSeq;
-        f.at[1] = base + ev.start;
+        f.at[1] = off(ev.start);
         f.n = 2;
         f.expectingKey = !isSeq;
         f.pendingMerge = false;
@@ -581,20 +585,20 @@ function construct(
           });
         const top = depth > 0 ? frames[depth - 1]! : undefined;
         const asKey = top !== undefined && !top.isSeq && top.expectingKey;
-        if (r.plainRaw !== undefined) warn11(r.plainRaw, base + ev.valueStart, asKey);
+        if (r.plainRaw !== undefined) warn11(r.plainRaw, off(ev.valueStart), asKey);
         place(
           v,
           ev.valueStart,
           1,
           0,
-          asKey ? keyString(v, base + ev.valueStart) : undefined,
+          asKey ? keyString(v, off(ev.valueStart)) : undefined,
           asKey && r.plainRaw === "<<",
         );
         break;
       }
       case EVENT_ID.ALIAS: {
         const name = text.slice(ev.anchorStart, ev.anchorEnd);
-        const at = base + ev.anchorStart;
+        const at = off(ev.anchorStart);
         const a = anchors.get(name);
         // goyaml.v2 decode.go: "unknown anchor referenced", "anchor value contains itself".
         if (!a) throw new DocError(at, "KTL101", `unknown anchor '${name}' referenced`);
@@ -641,7 +645,7 @@ function construct(
           const d = docs[docs.length - 1];
           if (d) {
             d.value = docValue === undefined ? null : docValue;
-            d.line = docStart >= 0 ? source.lineAt(base + docStart) : 0;
+            d.line = docStart >= 0 ? source.lineAt(off(docStart)) : 0;
           }
         }
         break;
@@ -817,11 +821,58 @@ function parseParts(
       for (const d of docs) documents.push(d);
       index += docs.length;
     } catch (err) {
+      const docs = leniently(source, part, index, err, diagnostics, budget);
+      if (docs) {
+        for (const d of docs) documents.push(d);
+        index += docs.length;
+        continue;
+      }
       diagnostics.push(syntaxDiagnostic(source, err, part.base, index, part.text));
       index++;
     }
   }
   return index;
+}
+
+/**
+ * A part that js-yaml refuses for a stricture goyaml.v2 does not have
+ * (lenient.ts): its docs as kubectl reads them, with a KTL111 warning that
+ * YAML 1.2 tools refuse it; undefined when kubectl refuses it too.
+ */
+function leniently(
+  source: SourceText,
+  part: Part,
+  index: number,
+  err: unknown,
+  diagnostics: Diagnostic[],
+  budget: { yaml11: number },
+): YamlDocument[] | undefined {
+  let events: Event[] = [];
+  const read = readLeniently(part.text, err, (t) => {
+    events = parseEvents(t, { maxDepth: MAX_DEPTH });
+  });
+  if (!read) return undefined;
+  const before = diagnostics.length;
+  const warningsLeft = budget.yaml11;
+  try {
+    const docs = construct(source, events, read.text, part.base, index, diagnostics, budget, read.remap);
+    const e = err as { mark?: { position?: number } };
+    const at = source.positionAt(Math.min(part.base + (e.mark?.position ?? 0), source.text.length));
+    diagnostics.push({
+      code: "KTL111",
+      severity: "warning",
+      file: source.file,
+      doc: index,
+      ...at,
+      message: `${read.what}: kubectl reads this document (goyaml.v2 ignores indentation inside flow collections and quoted scalars, and takes tabs there as spaces), but YAML 1.2 tools refuse it`,
+      hint: "Indent the line past the key that holds it and use spaces, not tabs, so that every YAML tool reads it",
+    });
+    return docs;
+  } catch {
+    diagnostics.length = before;
+    budget.yaml11 = warningsLeft;
+    return undefined;
+  }
 }
 
 // ---------- the JSON fast path ----------

@@ -4,9 +4,11 @@
  * parse/kinds.ts), for the `unmodelled` list of reach, trace and connlist,
  * the first line of their human output and the playground's banner.
  */
-import type { KObject } from "../parse/manifests.ts";
+import type { KObject, ReplacedObject } from "../parse/manifests.ts";
 import { unmodelledScope } from "../parse/kinds.ts";
+import { skippedDocuments, type Diagnostic, type SkippedDocument } from "../parse/diagnostics.ts";
 import type { Model, Pod, UnmodelledObject } from "../model/types.ts";
+import type { CniPolicies } from "../cni/policies.ts";
 
 export function unmodelledObjects(ignored: readonly KObject[]): UnmodelledObject[] {
   const out: UnmodelledObject[] = [];
@@ -28,7 +30,68 @@ export function unmodelledObjects(ignored: readonly KObject[]): UnmodelledObject
   return out;
 }
 
-/** The contract's JSON form: `{"kind", "namespace", "name", "line"}` (plus apiVersion and file). */
+const CILIUM_KINDS = new Set(["CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"]);
+
+/**
+ * The fields of evaluated objects that ktl reads but does not evaluate, as
+ * unmodelled entries with their `field` path: a CNI policy's fields the
+ * dialect's parser names (KTL451 with a field: Cilium's toFQDNs, toServices,
+ * L7 protocols other than HTTP, ...; Calico's rule `http`, `icmp`, source
+ * ports, `services`), only for a dialect the cluster enforces (under another
+ * CNI the whole dialect is out, with its own KTL451).
+ */
+export function unevaluatedFields(
+  objects: readonly KObject[],
+  diagnostics: readonly Diagnostic[],
+  cni: CniPolicies,
+): UnmodelledObject[] {
+  const apiVersionAt = new Map<string, string>();
+  for (const o of objects) apiVersionAt.set(`${o.file}\0${o.doc}\0${o.kind}\0${o.name}`, o.apiVersion);
+  const apiVersion = (file: string, doc: number, kind: string, name: string) =>
+    apiVersionAt.get(`${file}\0${doc}\0${kind}\0${name}`) ?? "";
+  const out: UnmodelledObject[] = [];
+  if (cni.cilium) {
+    for (const d of diagnostics) {
+      if (d.code !== "KTL451" || !d.field || !d.kind || !d.name || !CILIUM_KINDS.has(d.kind)) continue;
+      const u: UnmodelledObject = {
+        kind: d.kind,
+        apiVersion: apiVersion(d.file, d.doc, d.kind, d.name),
+        name: d.name,
+        file: d.file,
+        doc: d.doc,
+        line: d.line,
+        scope: "pod",
+        field: d.field,
+        message: d.message,
+      };
+      if (d.namespace !== undefined) u.namespace = d.namespace;
+      out.push(u);
+    }
+  }
+  for (const p of cni.calico?.policies ?? []) {
+    for (const rule of [...p.ingress, ...p.egress]) {
+      for (const f of [...rule.unmodelled, ...rule.source.unmodelled, ...rule.destination.unmodelled]) {
+        const at = f.indexOf(" (");
+        const u: UnmodelledObject = {
+          kind: p.kind,
+          apiVersion: apiVersion(p.source.file, p.source.doc, p.kind, p.name),
+          name: p.name,
+          file: p.source.file,
+          doc: p.source.doc,
+          line: rule.line,
+          scope: "pod",
+          field: at < 0 ? f : f.slice(0, at),
+          message: `${f} is not evaluated: ktl assumes it matches`,
+        };
+        if (p.namespace !== undefined) u.namespace = p.namespace;
+        out.push(u);
+      }
+    }
+  }
+  return out;
+}
+
+/** The contract's JSON form: `{"kind", "namespace", "name", "line"}` (plus apiVersion and file; `field` for one field of the object). */
 export interface UnmodelledEntry {
   kind: string;
   apiVersion: string;
@@ -36,6 +99,8 @@ export interface UnmodelledEntry {
   name: string;
   file: string;
   line: number;
+  field?: string;
+  message?: string;
 }
 
 /** The unmodelled objects that matter for a command: `pod` for pod-to-pod verdicts (reach, connlist), every one for trace. */
@@ -55,21 +120,62 @@ export function unmodelledFor(model: Model, scope: "pod" | "all"): UnmodelledEnt
               file: u.file,
             }
           : { kind: u.kind, name: u.name, line: u.line, apiVersion: u.apiVersion, file: u.file };
+      if (u.field !== undefined) e.field = u.field;
+      if (u.message !== undefined) e.message = u.message;
       return e;
     });
 }
 
-/** "CiliumNetworkPolicy shop/deny-all (line 12)" */
+/** "CiliumNetworkPolicy shop/deny-all (cilium.io/v2, a.yaml line 12)", "... field spec.http[0].fault.abort (...)" */
 export function describeUnmodelled(u: UnmodelledEntry): string {
-  return `${u.kind} ${u.namespace ? `${u.namespace}/` : ""}${u.name} (${u.apiVersion}, ${u.file} line ${u.line})`;
+  return `${u.kind} ${u.namespace ? `${u.namespace}/` : ""}${u.name}${u.field ? ` field ${u.field}` : ""} (${u.apiVersion || "no apiVersion"}, ${u.file} line ${u.line})`;
 }
 
-/** The first line of a human output when some object is not evaluated; undefined when none. */
+/** The first line of a human output when some object or field is not evaluated; undefined when none. */
 export function unmodelledHeadline(list: readonly UnmodelledEntry[]): string | undefined {
   if (list.length === 0) return undefined;
   const shown = list.slice(0, 3).map(describeUnmodelled).join("; ");
   const more = list.length > 3 ? ` and ${list.length - 3} more` : "";
-  return `WARNING: this answer ignores ${list.length} object(s) that could change it, which ktl does not evaluate: ${shown}${more}`;
+  const fields = list.filter((u) => u.field !== undefined).length;
+  const what =
+    fields === 0
+      ? `${list.length} object(s)`
+      : fields === list.length
+        ? `${list.length} field(s)`
+        : `${list.length - fields} object(s) and ${fields} field(s)`;
+  return `WARNING: this answer ignores ${what} that could change it, which ktl does not evaluate: ${shown}${more}`;
+}
+
+/** The contract's `replaced` entry: an earlier definition that a later one replaced (KTL201). */
+export type ReplacedEntry = ReplacedObject;
+
+/**
+ * What an answer leaves out of the input, for the JSON of every command and
+ * the playground's banner: documents that could not be read (`skipped`, the
+ * answer misses them: exit 1), objects a later definition replaced
+ * (`replaced`, as kubectl apply does: a warning only).
+ */
+export interface InputOmissions {
+  skipped: SkippedDocument[];
+  replaced: ReplacedEntry[];
+}
+
+export function inputOmissions(model: Pick<Model, "diagnostics" | "replaced">): InputOmissions {
+  return { skipped: skippedDocuments(model.diagnostics), replaced: model.replaced };
+}
+
+/** "a.yaml document 3, line 17: KTL101 deficient indentation" */
+export function describeSkipped(s: SkippedDocument): string {
+  const named = s.kind && s.name ? ` (${s.kind} ${s.namespace ? `${s.namespace}/` : ""}${s.name})` : "";
+  return `${s.file} document ${s.doc + 1}${s.line ? `, line ${s.line}` : ""}${named}: ${s.code}`;
+}
+
+/** The first line of a human output when documents could not be read; undefined when none. */
+export function skippedHeadline(list: readonly SkippedDocument[]): string | undefined {
+  if (list.length === 0) return undefined;
+  const shown = list.slice(0, 3).map(describeSkipped).join("; ");
+  const more = list.length > 3 ? ` and ${list.length - 3} more` : "";
+  return `WARNING: this answer misses ${list.length} document(s) that could not be read: ${shown}${more}`;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { SourceRef } from "../parse/manifests.ts";
 import type { Model, Pod, PodKey, Protocol } from "../model/types.ts";
 import type { Family } from "../model/ip.ts";
 import { explainEgress, explainIngress, type DirectionVerdict } from "../netpol/index.ts";
+import { matchesSelector } from "../model/labels.ts";
 import { nearMisses, type NearMiss } from "../netpol/nearmiss.ts";
 import type { CniPolicies } from "../cni/index.ts";
 import { enforcementOf } from "../decide/index.ts";
@@ -101,6 +102,27 @@ function withNearMisses(c: PolicyCheck, misses: NearMiss[]): string {
   if (!misses.length || c.cause.layer !== "NetworkPolicy") return "";
   c.cause = { ...c.cause, nearMisses: misses };
   return `; nearest: ${misses[0]!.text}`;
+}
+
+/**
+ * A host-network pod's NetworkPolicy in words: a policy may select it by its
+ * labels, but "NetworkPolicy behaviour for hostNetwork pods is undefined" and
+ * in the most common implementation the plugin cannot tell its traffic from
+ * its node's, ignores it when matching, and treats its traffic as the node's
+ * (kubernetes.io, Network Policies, "NetworkPolicy and hostNetwork pods").
+ * ktl follows that implementation; this names the policies that select it so
+ * that nobody reads "no policy selects it".
+ */
+export function hostNetworkWords(model: Model, pod: Pod, direction: PolicyDirection): string {
+  const selecting = model.policies.filter(
+    (p) =>
+      p.namespace === pod.namespace &&
+      (direction === "ingress" ? p.ingressIsolation : p.egressIsolation) &&
+      matchesSelector(p.podSelector, pod.labels),
+  );
+  if (selecting.length === 0) return `${pod.key} uses the host network: NetworkPolicy does not apply to it`;
+  const names = selecting.map((p) => p.key).join(", ");
+  return `${pod.key} uses the host network: NetworkPolicy ${names} select${selecting.length === 1 ? "s" : ""} it for ${direction} by its labels, but the network plugin cannot tell a host-network pod's traffic from its node's and applies no NetworkPolicy to it (the common implementation; Kubernetes leaves it undefined), so it is not isolated`;
 }
 
 const NOT_APPLICABLE = (reason: string, direction: PolicyDirection): PolicyCheck => ({
@@ -376,7 +398,7 @@ export function evaluate(
         client.kind === "external"
           ? "the client is outside the cluster: no NetworkPolicy applies to it"
           : client.pod
-            ? `${client.pod.key} uses the host network: NetworkPolicy does not apply to it`
+            ? hostNetworkWords(model, client.pod, "egress")
             : `node ${client.node.name} sends from its host network: NetworkPolicy does not apply to it`;
       egress = NOT_APPLICABLE(why, "egress");
       group(egressGroups, "n/a", "pass", why, egress.cause, undefined, `${epKey}|${target}`);
@@ -389,6 +411,8 @@ export function evaluate(
     }
     // Ingress at the backend, from the address it really sees.
     let ingress: PolicyCheck;
+    /** Set when NetworkPolicy selects a host-network backend by its labels that the CNI does not apply (hostNetworkWords). */
+    let hostNote: string | undefined;
     const seenBy = b.preserved && client.pod && !client.host ? client.pod : undefined;
     const ingressQuery = b.pod && {
       direction: "ingress" as const,
@@ -493,10 +517,14 @@ export function evaluate(
             ? `a|${m.policy.key}|${m.rule.index}|${b.sourceIP}`
             : "a|open"
           : `d|${names}|${b.sourceIP}|${b.port}|${trap}|${nearest}`;
+        if (b.pod.hostNetwork && v.allowed && !m)
+          ingress.reason = hostNote = hostNetworkWords(model, b.pod, "ingress");
         const detail = v.allowed
           ? m
             ? `{who} admit${"{s}"} ${seenName}: ${ingress.reason}`
-            : `{who} ${"{is}"} not isolated for ingress (no NetworkPolicy selects ${"{it}"} for ingress)`
+            : b.pod.hostNetwork
+              ? ingress.reason
+              : `{who} ${"{is}"} not isolated for ingress (no NetworkPolicy selects ${"{it}"} for ingress)`
           : `{who} ${"{is}"} isolated for ingress by ${names} and no rule allows ${protocol}/${b.port} from ${seenName}${trap}${nearest}`;
         ingress.reason += trap + nearest;
         group(
@@ -538,6 +566,7 @@ export function evaluate(
       reason = [ingress.isolated ? ingress.reason : "", egress.isolated ? `egress ${egress.reason}` : ""]
         .filter(Boolean)
         .join("; ");
+    else if (hostNote) reason = hostNote;
     else reason = "no NetworkPolicy isolates either end";
     const ep: TraceEndpoint = {
       ip: b.ip,

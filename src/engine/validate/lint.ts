@@ -143,10 +143,34 @@ function lintPolicySelectsNothing(ctx: Ctx, selected: Map<NetworkPolicy, number[
   for (const p of ctx.model.policies) {
     const o = ctx.policyObjects.get(p.key);
     if (!o || p.podSelector.invalid || selected.has(p)) continue;
-    const inNs = (ctx.podsByNs.get(p.namespace) ?? []).filter((pod) => !pod.hostNetwork);
+    const all = ctx.podsByNs.get(p.namespace) ?? [];
+    const inNs = all.filter((pod) => !pod.hostNetwork);
+    // The policy does select host-network pods by their labels; the CNI is what leaves them out
+    // (kubernetes.io, Network Policies, "NetworkPolicy and hostNetwork pods").
+    const host = all.filter((pod) => pod.hostNetwork && matchesSelector(p.podSelector, pod.labels));
+    if (host.length) {
+      const names =
+        host
+          .slice(0, 3)
+          .map((pod) => pod.key)
+          .join(", ") + (host.length > 3 ? ", ..." : "");
+      out.push(
+        warning(
+          o,
+          ["spec", "podSelector"],
+          "KTL601",
+          `this policy selects only host-network pods (${names}): the network plugin cannot tell their traffic from their node's and applies no NetworkPolicy to them (the common implementation; Kubernetes leaves it undefined), so it isolates nothing`,
+          "Run the pod on the pod network (hostNetwork: false) to protect it with NetworkPolicy, or use the CNI's host policy (Calico: a HostEndpoint and a GlobalNetworkPolicy; Cilium: the host firewall and a CiliumClusterwideNetworkPolicy with nodeSelector).",
+          "NetworkPolicy and hostNetwork pods (kubernetes.io, Network Policies)",
+        ),
+      );
+      continue;
+    }
     const why =
       inNs.length === 0
-        ? `namespace ${p.namespace} has no pods`
+        ? all.length
+          ? `namespace ${p.namespace} has no pods on the pod network (only ${all.length} host-network pod(s), which its selector does not match either)`
+          : `namespace ${p.namespace} has no pods`
         : `none of the ${inNs.length} pods of namespace ${p.namespace} has its labels`;
     const near = dedupeWorkloads(nearestMatches(p.podSelector, inNs, (pod) => pod.labels));
     const hint = near.length

@@ -21,7 +21,9 @@
  *    namespaced policy, of the policy's namespace unless namespaceSelector
  *    says otherwise (_selector-scopes.mdx). notSelector only excludes
  *    endpoints it matches, so addresses outside the cluster pass it
- *    (_entityrule.mdx "Understanding notSelector").
+ *    (_entityrule.mdx "Understanding notSelector"), except in a namespaced
+ *    policy, where any selector field, notSelector included, limits the
+ *    rule to the policy's namespace (libcalico-go getEndpointSelector).
  * 6. Endpoint labels carry projectcalico.org/namespace,
  *    projectcalico.org/orchestrator and projectcalico.org/serviceaccount;
  *    namespace labels carry projectcalico.org/name.
@@ -95,7 +97,6 @@ export function calicoEndpointLabels(model: Model, pod: Pod): Record<string, str
   };
 }
 
-
 function namespaceLabels(model: Model, ns: string): Record<string, string> {
   return {
     ...(model.namespaces.get(ns)?.labels ?? { "kubernetes.io/metadata.name": ns }),
@@ -149,7 +150,12 @@ function entityMatches(
     e.namespaceSelector
       ? evaluateSelector(e.namespaceSelector.root, namespaceLabels(model, p.namespace))
       : policy.namespace === undefined || p.namespace === policy.namespace;
-  if (e.selector || e.namespaceSelector || e.serviceAccountNames || e.serviceAccountSelector) {
+  // In a namespaced policy a notSelector alone scopes the rule too: Calico turns it into the
+  // namespace's selector plus the notSelector (libcalico-go updateprocessors/rules.go
+  // getEndpointSelector: "endpoints for a namespaced policy being limited to the namespace ... as
+  // soon as _any_ of the selector fields are used, including NotSelector").
+  const scoped = !!e.notSelector && policy.namespace !== undefined;
+  if (e.selector || e.namespaceSelector || e.serviceAccountNames || e.serviceAccountSelector || scoped) {
     if (!pod || !inScope(pod)) return false;
     if (e.selector && !selectorMatches(model, e.selector, pod)) return false;
     if (e.serviceAccountNames && !e.serviceAccountNames.includes(pod.serviceAccount)) return false;
@@ -206,6 +212,37 @@ const label = (m: Member) =>
   "calico" in m
     ? `${m.calico.kind} ${m.calico.key}`
     : `NetworkPolicy ${m.k8s.key} (knp.default.${m.k8s.name}, order ${KNP_ORDER})`;
+
+/**
+ * Traffic from a host to its own workloads: Felix does not police it
+ * (felix/rules/static.go filterOutputChain: "We don't currently police host
+ * -> endpoint according to the endpoint's ingress policy ... it's generally
+ * very useful to be able to contact any local workload from the host"; the
+ * packet leaves through OUTPUT and returns before any policy chain). So a
+ * process on the node, or a host-network pod there, reaches the node's pods
+ * whatever their ingress policy says, in every Calico tier (the Admin and
+ * Baseline tiers live in Calico's tiers too). A HostEndpoint's egress policy
+ * does not apply to it either (the same rule comes first); connections that
+ * kube-proxy's IPVS mode forwards are the one exception Felix makes, which
+ * ktl does not model. Undefined for any other connection.
+ */
+export function calicoHostToLocal(c: CniConnection): CniVerdict | undefined {
+  if (c.direction !== "ingress" || c.peer.node === undefined || c.peer.node !== c.self.nodeName)
+    return undefined;
+  const from = c.peer.pod
+    ? `host-network pod ${c.peer.pod.key} on node ${c.peer.node}`
+    : `node ${c.peer.node}`;
+  return {
+    direction: "ingress",
+    allowed: true,
+    isolated: false,
+    layer: "CalicoNetworkPolicy",
+    reason: `${from} is ${c.self.key}'s own host: Felix does not police traffic from a host to its local workloads (felix/rules/static.go), so no ingress policy applies`,
+    steps: [
+      `${c.peer.ip} is the address of ${c.self.key}'s own node: Felix lets host traffic to local workloads through`,
+    ],
+  };
+}
 
 /** The order of Calico's `kube-admin` tier, where the Admin tier's policies live (cni/stack.ts). */
 export const KUBE_ADMIN_ORDER = 1000;

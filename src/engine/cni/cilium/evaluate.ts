@@ -98,10 +98,32 @@ function selectorMatchesPeer(
   return matchesSelector(s, ciliumIdentityLabels(model, peer.pod));
 }
 
-function entityMatches(name: string, entity: Entity, ip: string): boolean {
+/**
+ * The addresses Cilium gives the kube-apiserver identity: those of the
+ * endpoints of Service default/kubernetes, wherever the API server runs
+ * (language.rst, Entities Based: "both deployments of the kube-apiserver:
+ * within the cluster and outside of the cluster"; the agent labels the IPs
+ * of that Service's endpoints reserved:kube-apiserver).
+ */
+const apiServerCache = new WeakMap<Model, ReadonlySet<string>>();
+export function apiServerAddresses(model: Model): ReadonlySet<string> {
+  let set = apiServerCache.get(model);
+  if (!set) {
+    const out = new Set<string>();
+    for (const slice of model.endpointSlices)
+      if (slice.namespace === "default" && slice.serviceName === "kubernetes")
+        for (const ep of slice.endpoints) for (const a of ep.addresses) out.add(a);
+    apiServerCache.set(model, (set = out));
+  }
+  return set;
+}
+
+function entityMatches(model: Model, name: string, entity: Entity, ip: string): boolean {
   switch (name) {
     case "all":
       return true;
+    case "kube-apiserver":
+      return ip !== "" && apiServerAddresses(model).has(ip);
     case "world":
       return entity === "world";
     case "world-ipv4":
@@ -128,7 +150,7 @@ function l3Matches(
 ): boolean {
   if (!pr.hasL3) return pr.toPorts !== null;
   if (pr.endpoints?.some((s) => selectorMatchesPeer(model, rule, s, c.peer, entity))) return true;
-  if (pr.entities.some((e) => entityMatches(e, entity, c.peer.ip))) return true;
+  if (pr.entities.some((e) => entityMatches(model, e, entity, c.peer.ip))) return true;
   if (entity === "world" && pr.cidrs.length) {
     const ip = parseIP(c.peer.ip);
     if (ip && pr.cidrs.some((x) => cidrContains(x.cidr, ip) && !x.except.some((e) => cidrContains(e, ip))))
