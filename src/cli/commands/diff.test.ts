@@ -41,7 +41,9 @@ describe("ktl diff", () => {
   });
 
   it("reversed inputs lose what the other order gains", () => {
-    expect(JSON.parse(ktl("--json", afterPath, before).out).summary).toBe("6 flows lost; 8 workload connections (8 removed)");
+    expect(JSON.parse(ktl("--json", afterPath, before).out).summary).toBe(
+      "6 flows lost; 8 workload connections (8 removed)",
+    );
   });
 
   it("--exit-code exits 1 on a change and 0 without one; --limit shortens the tables", () => {

@@ -207,7 +207,11 @@ describe("a second VirtualService of the same name replaces the first", () => {
     ["v1 then v2: v2", ["v1", "v2"], "10.244.1.201:3000=1"],
     ["v2 then v1: v1", ["v2", "v1"], "10.244.1.101:3000=0.5 10.244.2.101:3000=0.5"],
   ])("%s", (_, order, eps) => {
-    const r = l7([...base, subsets, ...order.map(to)])("pod:default/productpage", "host:reviews:9080", "GET /");
+    const r = l7([...base, subsets, ...order.map(to)])(
+      "pod:default/productpage",
+      "host:reviews:9080",
+      "GET /",
+    );
     expect(endpointsOf(r)).toBe(eps);
   });
 });

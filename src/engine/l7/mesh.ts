@@ -128,7 +128,6 @@ export function sidecarOf(pod: Pod, namespaces: Map<string, Namespace>): { on: b
   };
 }
 
-
 export function principalOf(pod: Pod): string {
   return `cluster.local/ns/${pod.namespace}/sa/${pod.serviceAccount}`;
 }
