@@ -29,7 +29,7 @@ describe("ktl test", () => {
     expect(r.code).toBe(0);
     expect(r.out.match(/^PASS /gm)).toHaveLength(4);
     expect(r.out).toMatch(
-      /PASS {2}the toolbox cannot call the backend \(.*shop-tests\.yaml:7\)\n\s+drop: none of the 2 candidate endpoints accepts the connection \(ingress: .*isolated for ingress by shop\/default-deny-ingress/,
+      /PASS {2}the toolbox cannot call the backend \(.*shop-tests\.yaml:7\)\n\s+drop: NetworkPolicy shop\/default-deny-ingress; none of the 2 candidate endpoints accepts the connection \(ingress: .*isolated for ingress by shop\/default-deny-ingress/,
     );
     expect(r.out.trim().split("\n").at(-1)).toBe("4 passed, 0 failed");
   });

@@ -14,7 +14,7 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import { lineOf, parseYamlFile } from "../parse/yaml.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
-import { traceRequest } from "../trace/index.ts";
+import { parseAnyDestination, traceL7 } from "../l7/index.ts";
 import type { TraceResult } from "../trace/types.ts";
 
 export type ExpectedVerdict = "allow" | "drop" | "partial";
@@ -388,8 +388,15 @@ export function runExpectation(model: Model, index: ProxyIndex, e: Expectation):
     for (const to of tos) {
       // A pod to itself is not what a test about two parties means.
       if (from.startsWith("pod:") && to.startsWith(`${from}:`)) continue;
-      const t = traceRequest(model, index, from, to, e.protocol, e.http ? { http: e.http } : {});
+      // As `ktl trace` answers (engine/l7 traceL7): every destination kind, routers and the mesh included.
+      const dst = parseAnyDestination(to);
       checked++;
+      if ("error" in dst) {
+        result.failures.push(`${from} -> ${to}: ${dst.error}`);
+        failing++;
+        continue;
+      }
+      const t = traceL7(model, index, from, dst, e.protocol, e.http);
       if (t.error) {
         result.failures.push(`${from} -> ${to}: ${t.error}`);
         failing++;
