@@ -47,7 +47,7 @@ test.describe("answers that point at the cause", () => {
     // The what-if bar compares before and after (src/engine/whatif/nearmiss.test.ts: the edit, re-traced, allows).
     const w = new WorkshopPanel(page);
     await expect(w.whatIf).toContainText("set label team: web on Namespace web");
-    await w.expectDiff("6 flows gained");
+    await w.expectDiff("6 flows gained; 1 workload connection (1 added)");
     await expect(g.edge(from, "service:payments/payments")).toHaveAttribute("data-diff", "gained");
     await g.expectEdge(from, "service:payments/payments", "allow");
     // The same question, answered again over the edited text.

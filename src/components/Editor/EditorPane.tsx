@@ -127,6 +127,12 @@ export function EditorPane() {
           const cur = editor.onDidChangeCursorPosition((e) =>
             setCursor({ line: e.position.lineNumber, column: e.position.column }),
           );
+          // A banner that appears while one types (a document left out) shortens the editor: keep the line
+          // being typed in view, as an editor does when its window shrinks.
+          const layout = editor.onDidLayoutChange(() => {
+            const at = editor.getPosition();
+            if (at && editor.hasTextFocus()) editor.revealPositionInCenterIfOutsideViewport(at);
+          });
           cleanup = () => {
             if (timer) {
               clearTimeout(timer);
@@ -134,6 +140,7 @@ export function EditorPane() {
             }
             sub.dispose();
             cur.dispose();
+            layout.dispose();
             editor.dispose();
             model.dispose();
             editorRef.current = null;
