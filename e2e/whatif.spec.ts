@@ -11,7 +11,9 @@ test.describe("what-if controls", () => {
     const before = await playground.editorText();
     await w.applyWhatIf("Drain a node", "node-a");
     // Upstream drain semantics (src/engine/whatif): cordon, evict non-DaemonSet pods; expected counts from src/engine/diff/diff.test.ts.
-    await w.expectDiff("4 flows lost, 1 gained; 6 workload connections (6 removed); 1 endpoint vanishes, 1 appears");
+    await w.expectDiff(
+      "4 flows lost, 1 gained; 6 workload connections (6 removed); 1 endpoint vanishes, 1 appears",
+    );
     const g = playground.graph;
     await expect(g.edge("external:203.0.113.10", "service:shop/frontend")).toHaveAttribute(
       "data-diff",
