@@ -6,6 +6,7 @@
  */
 import type { KObject } from "../parse/manifests.ts";
 import type { HopCause, HopStep, TraceHop, TraceRef } from "../trace/index.ts";
+import type { HttpRequest } from "./request.ts";
 
 export type L7Layer = "Gateway" | "Ingress" | "Istio";
 
@@ -44,6 +45,25 @@ export interface ChosenBackend {
   invalid?: { status: number; reason: string; ref?: TraceRef };
   /** What the router answers when the Service is missing or has no ready endpoint. */
   missingStatus: number;
+  /** The request as this backend receives it, when the route rewrote it (Istio rewrite, header operations). */
+  request?: HttpRequest;
+}
+
+/** A copy of some requests sent to another backend, whose answer the router discards (Istio mirror). */
+export interface MirrorChoice {
+  backend: ChosenBackend;
+  /** Share of the route's requests copied (0..1). */
+  share: number;
+  ref?: TraceRef;
+}
+
+/** How the router retries a failed attempt (Istio HTTPRetry; the mesh default when the route sets none). */
+export interface RetryChoice {
+  attempts: number;
+  retryOn: string;
+  /** The mesh's default policy, not the route's. */
+  default: boolean;
+  ref?: TraceRef;
 }
 
 /** A hop as a router writes it: what it is about ("gateway listener", "mesh route"...), before it becomes a TraceHop. */
@@ -107,6 +127,10 @@ export interface RouteChoice {
   backends: ChosenBackend[];
   /** Set with `status`: the object that decided. */
   decidedBy?: DecidedBy;
+  /** Copies of the requests to other backends (their answers are discarded). */
+  mirrors?: MirrorChoice[];
+  /** Retries of a failed attempt on another endpoint. */
+  retries?: RetryChoice;
 }
 
 export function refAt(o: KObject, line?: number, field?: string): TraceRef {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backend, client, endpointsOf, l7, nodes, ns, type Obj } from "./test-fixtures.ts";
-import { makePolicy } from "../testing/fixtures.ts";
+import { makePolicy, modelOf } from "../testing/fixtures.ts";
+import { unmodelledFor } from "../policy/unmodelled.ts";
 
 const istio = (
   kind: string,
@@ -213,5 +214,171 @@ describe("a second VirtualService of the same name replaces the first", () => {
       "GET /",
     );
     expect(endpointsOf(r)).toBe(eps);
+  });
+});
+
+// istio/api networking/v1 virtual_service.proto: HTTPFaultInjection (abort.httpStatus with percentage,
+// every request without one; delay), HTTPRewrite (uri as the matched prefix's replacement, authority),
+// Headers.request (set/add/remove), mirror with mirrorPercentage, HTTPRetry; istio.io tasks
+// "Fault Injection" (ratings: abort httpStatus 500) and "Mirroring".
+describe("what a matched route does besides choosing backends", () => {
+  const route = (extra: Obj) =>
+    istio("VirtualService", "reviews", "default", {
+      hosts: ["reviews"],
+      http: [{ route: [{ destination: { host: "reviews", subset: "v1" } }], ...extra }],
+    });
+  const trace = (objs: Obj[], http = "GET /reviews/1") =>
+    l7([...base, subsets, ...objs])("pod:default/productpage", "host:reviews:9080", http);
+
+  it.each<[string, Obj, string, number | undefined, string]>([
+    [
+      "abort 500 to every request (no percentage)",
+      { fault: { abort: { httpStatus: 500 } } },
+      "drop",
+      500,
+      "",
+    ],
+    [
+      "abort 500 to 100%",
+      { fault: { abort: { httpStatus: 500, percentage: { value: 100 } } } },
+      "drop",
+      500,
+      "",
+    ],
+    [
+      "abort 503 to 10%: 90% reach v1",
+      { fault: { abort: { httpStatus: 503, percentage: { value: 10 } } } },
+      "partial",
+      undefined,
+      "10.244.1.101:3000=0.45 10.244.2.101:3000=0.45",
+    ],
+    [
+      "delay: the same answer, later",
+      { fault: { delay: { fixedDelay: "7s", percentage: { value: 100 } } } },
+      "allow",
+      200,
+      "10.244.1.101:3000=0.5 10.244.2.101:3000=0.5",
+    ],
+  ])("%s", (_, extra, verdict, status, eps) => {
+    const r = trace([route(extra)]);
+    expect([r.verdict, r.httpStatus, endpointsOf(r)]).toEqual([verdict, status, eps]);
+    if (verdict === "drop")
+      expect(r.decidedBy).toMatchObject({ layer: "Istio", rule: "http[0].fault.abort" });
+  });
+
+  // The server's AuthorizationPolicy judges the request as the sidecar forwards it.
+  const onlyV2Paths = authz("v2-paths", "default", {
+    selector: { matchLabels: { app: "reviews" } },
+    rules: [
+      {
+        to: [{ operation: { paths: ["/v2/*"] } }],
+        when: [{ key: "request.headers[x-user]", values: ["admin"] }],
+      },
+    ],
+  });
+  it.each<[string, Obj, string, number]>([
+    ["no rewrite: the server refuses /reviews/1", {}, "drop", 403],
+    [
+      "rewrite.uri replaces the matched prefix and headers.request.set adds x-user",
+      {
+        match: [{ uri: { prefix: "/reviews" } }],
+        rewrite: { uri: "/v2" },
+        headers: { request: { set: { "x-user": "admin" } } },
+      },
+      "allow",
+      200,
+    ],
+    [
+      "a destination's own headers.request.remove takes the header away again",
+      {
+        match: [{ uri: { prefix: "/reviews" } }],
+        rewrite: { uri: "/v2" },
+        headers: { request: { set: { "x-user": "admin" } } },
+        route: [
+          { destination: { host: "reviews", subset: "v1" }, headers: { request: { remove: ["x-user"] } } },
+        ],
+      },
+      "drop",
+      403,
+    ],
+  ])("%s", (_, extra, verdict, status) => {
+    const r = trace([route(extra), onlyV2Paths]);
+    expect([r.verdict, r.httpStatus]).toEqual([verdict, status]);
+  });
+
+  it("a mirror is a second request, judged on its own; the client's answer is the route's", () => {
+    const denyRatings = authz("deny-ratings", "default", {
+      selector: { matchLabels: { app: "ratings" } },
+      action: "DENY",
+      rules: [{}],
+    });
+    const r = trace([
+      ...backend("default", "ratings", 50, 1, { port: 9080 }),
+      route({ mirror: { host: "ratings" }, mirrorPercentage: { value: 25 } }),
+      denyRatings,
+    ]);
+    expect([r.verdict, r.httpStatus]).toEqual(["allow", 200]);
+    expect(r.mirrors).toEqual([
+      expect.objectContaining({ service: "default/ratings", share: 0.25, verdict: "drop" }),
+    ]);
+  });
+
+  it("retries: a connection NetworkPolicy refuses is retried on another endpoint (Istio's default: 2 retries)", () => {
+    const pol = makePolicy("default", "no-v2", {
+      podSelector: { matchLabels: { version: "v2" } },
+      policyTypes: ["Ingress"],
+    });
+    const split = istio("VirtualService", "reviews", "default", {
+      hosts: ["reviews"],
+      http: [
+        {
+          route: [
+            { destination: { host: "reviews", subset: "v1" }, weight: 50 },
+            { destination: { host: "reviews", subset: "v2" }, weight: 50 },
+          ],
+        },
+      ],
+    });
+    const r = trace([split, pol]);
+    expect(r.verdict).toBe("partial");
+    expect(r.retries).toMatchObject({ attempts: 2, default: true, failShare: 0.125 });
+    const off = trace([
+      istio("VirtualService", "reviews", "default", {
+        ...(split.spec as Obj),
+        http: [{ ...((split.spec as { http: Obj[] }).http[0] as Obj), retries: { attempts: 0 } }],
+      }),
+      pol,
+    ]);
+    expect(off.retries).toBeUndefined();
+  });
+
+  it("fields it does not evaluate are in unmodelled with their path", () => {
+    const vs = istio("VirtualService", "reviews", "default", {
+      hosts: ["reviews"],
+      tcp: [{ route: [{ destination: { host: "reviews" } }] }],
+      http: [
+        {
+          match: [{ authority: { exact: "reviews" } }],
+          corsPolicy: { allowOrigins: [{ exact: "x" }] },
+          fault: { abort: { grpcStatus: "UNAVAILABLE" } },
+          route: [{ destination: { host: "reviews" } }],
+        },
+      ],
+    });
+    const dr = istio("DestinationRule", "reviews-tls", "default", {
+      host: "reviews",
+      trafficPolicy: { tls: { mode: "DISABLE" } },
+    });
+    const m = modelOf([...base, vs, dr]);
+    expect(unmodelledFor(m, "all").map((u) => `${u.kind} ${u.field}`)).toEqual([
+      "VirtualService spec.tcp",
+      "VirtualService spec.http[0].fault.abort",
+      "VirtualService spec.http[0].corsPolicy",
+      "VirtualService spec.http[0].match[0].authority",
+      "DestinationRule spec.trafficPolicy.tls",
+    ]);
+    // Only the trace routes requests: reach and connlist do not list them.
+    expect(unmodelledFor(m, "pod")).toEqual([]);
+    expect(m.diagnostics.filter((d) => d.code === "KTL460")).toHaveLength(5);
   });
 });

@@ -47,6 +47,8 @@ import {
   pct,
   refAt,
   type ChosenBackend,
+  type MirrorChoice,
+  type RetryChoice,
   type RawHop,
   type DecidedBy,
   type RouteChoice,
@@ -264,6 +266,196 @@ export interface MeshRoute extends RouteChoice {
   external?: string;
 }
 
+// ---------- rule 3b: what a matched route does besides choosing backends ----------
+
+/** HTTPFaultInjection's share of requests: `percentage.value` (0-100), the deprecated `percent`, else every request. */
+function faultShare(f: Record<string, unknown>): number {
+  const p = num(obj(f.percentage)?.value) ?? num(f.percent);
+  if (p === undefined) return 1;
+  return Math.min(1, Math.max(0, p / 100));
+}
+
+/** Headers.HeaderOperations on a request: `set` replaces, `add` appends (", "), `remove` deletes. */
+function withHeaderOps(req: HttpRequest, ops: Record<string, unknown> | undefined): HttpRequest {
+  if (!ops) return req;
+  const headers = { ...req.headers };
+  for (const [k, v] of Object.entries(strMap(ops.set))) headers[k.toLowerCase()] = v;
+  for (const [k, v] of Object.entries(strMap(ops.add))) {
+    const key = k.toLowerCase();
+    headers[key] = headers[key] === undefined ? v : `${headers[key]}, ${v}`;
+  }
+  const removed = new Set(strList(ops.remove).map((k) => k.toLowerCase()));
+  return { ...req, headers: Object.fromEntries(Object.entries(headers).filter(([k]) => !removed.has(k))) };
+}
+
+/**
+ * HTTPRewrite as Istio hands it to Envoy (`uri` as the route's prefix_rewrite,
+ * `authority` as its host rewrite): a prefix match has its matched prefix
+ * replaced; an exact or regex match, the whole path; a route without a uri
+ * match (Istio's prefix "/"), the leading "/". The query string is kept.
+ * `uriRegexRewrite` is not evaluated (listed in unmodelled).
+ */
+function rewritten(
+  req: HttpRequest,
+  rewrite: Record<string, unknown> | undefined,
+  match: Record<string, unknown> | undefined,
+): HttpRequest {
+  if (!rewrite) return req;
+  let out = req;
+  const uri = str(rewrite.uri);
+  if (uri !== undefined) {
+    const m = obj(match?.uri);
+    const prefix = str(m?.prefix);
+    const cut =
+      prefix !== undefined
+        ? prefix.length
+        : m && (m.exact !== undefined || m.regex !== undefined)
+          ? req.path.length
+          : 1;
+    out = { ...out, path: uri + req.path.slice(cut) };
+  }
+  const authority = str(rewrite.authority);
+  if (authority !== undefined) out = { ...out, headers: { ...out.headers, host: authority } };
+  return out;
+}
+
+/** What a route changed in a request, in words ("GET /v2/x, host: b, x-user: 1"), or "" when nothing. */
+function requestChanges(before: HttpRequest, after: HttpRequest): string {
+  if (before === after) return "";
+  const parts: string[] = [];
+  if (after.path !== before.path) parts.push(`path ${after.path} (was ${before.path})`);
+  const names = new Set([...Object.keys(before.headers), ...Object.keys(after.headers)]);
+  for (const n of [...names].sort()) {
+    if (before.headers[n] === after.headers[n]) continue;
+    parts.push(after.headers[n] === undefined ? `no ${n} header` : `${n}: ${after.headers[n]}`);
+  }
+  return parts.join(", ");
+}
+
+/**
+ * The route's retries (HTTPRetry), else Istio's default: two more attempts
+ * on connect-failure, refused-stream, unavailable, cancelled and
+ * retriable-status-codes (istio.io, Traffic Management, Retries: "the
+ * default retry behavior for HTTP requests is to retry twice"). `attempts: 0`
+ * turns them off.
+ */
+function retryPolicy(
+  vs: KObject,
+  r: Record<string, unknown>,
+  i: number,
+  rRef: TraceRef,
+): RetryChoice | undefined {
+  const retries = obj(r.retries);
+  if (!retries)
+    return {
+      attempts: 2,
+      retryOn: "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes",
+      default: true,
+    };
+  const attempts = num(retries.attempts) ?? 0;
+  if (attempts <= 0) return undefined;
+  return {
+    attempts,
+    retryOn:
+      str(retries.retryOn) ?? "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes",
+    default: false,
+    ref: refAt(vs, lineOf(r, "retries") || rRef.line, `spec.http[${i}].retries`),
+  };
+}
+
+/** `mirror` with `mirrorPercentage` (every request by default), and each of `mirrors`: copies whose answers are discarded. */
+function mirrorsOf(
+  input: MeshInput,
+  vs: KObject,
+  r: Record<string, unknown>,
+  i: number,
+  vsNs: string,
+  port: number,
+  hops: RawHop[],
+): MirrorChoice[] {
+  const out: MirrorChoice[] = [];
+  const add = (dest: Record<string, unknown>, share: number, ref: TraceRef) => {
+    if (share <= 0) return;
+    const b = destinationBackend(input, dest, vsNs, port, share, ref, hops);
+    out.push({ backend: b, share, ref });
+  };
+  const mirror = obj(r.mirror);
+  if (mirror) {
+    const pctObj = obj(r.mirrorPercentage);
+    const share = pctObj
+      ? Math.min(1, Math.max(0, (num(pctObj.value) ?? 0) / 100))
+      : r.mirrorPercent !== undefined
+        ? (num(r.mirrorPercent) ?? 0) / 100
+        : 1;
+    add(mirror, share, refAt(vs, lineOf(r, "mirror") || lineOf(r), `spec.http[${i}].mirror`));
+  }
+  arr(r.mirrors).forEach((m, k) => {
+    const mo = obj(m);
+    const dest = obj(mo?.destination);
+    if (!dest) return;
+    const p = obj(mo?.percentage);
+    add(
+      dest,
+      p ? Math.min(1, Math.max(0, (num(p.value) ?? 0) / 100)) : 1,
+      refAt(vs, lineOf(m) || lineOf(r), `spec.http[${i}].mirrors[${k}]`),
+    );
+  });
+  return out;
+}
+
+/** A route destination (host, port, subset) as the backend the sidecar sends to. */
+function destinationBackend(
+  input: MeshInput,
+  dest: Record<string, unknown>,
+  vsNs: string,
+  port: number,
+  weight: number,
+  dRef: TraceRef,
+  hops: RawHop[],
+): ChosenBackend {
+  const dHost = fqdn(str(dest.host) ?? "", vsNs, input.model);
+  const dPort = num(obj(dest.port)?.number) ?? port;
+  const subset = str(dest.subset);
+  const svc = serviceOfHost(dHost, input.model);
+  const [svcName, svcNs] = svc
+    ? [svc.name, svc.namespace]
+    : [dHost.split(".")[0]!, dHost.split(".")[1] ?? vsNs];
+  const b: ChosenBackend = {
+    namespace: svcNs,
+    service: svcName,
+    port: dPort,
+    weight,
+    ref: dRef,
+    missingStatus: 503,
+  };
+  if (subset) {
+    b.subset = subset;
+    const s = subsetLabels(input, dHost, subset);
+    if (!s)
+      b.invalid = {
+        status: 503,
+        reason: `no DestinationRule defines subset ${subset} for ${dHost}: 503 (no cluster)`,
+        ref: dRef,
+      };
+    else {
+      b.subsetLabels = s.labels;
+      hops.push({
+        step: "destination rule",
+        verdict: "info",
+        detail: `subset ${subset} of ${dHost}: pods labelled ${
+          Object.entries(s.labels)
+            .map(([a, v]) => `${a}=${v}`)
+            .join(", ") || "(any)"
+        }`,
+        ref: s.ref,
+      });
+    }
+  }
+  if (!svc && !b.invalid)
+    b.invalid = { status: 503, reason: `destination ${dHost} is not a Service in the input: 503`, ref: dRef };
+  return b;
+}
+
 /**
  * The client sidecar's choice for `host:PORT` (rules 2-4). `service` is the
  * Service the name resolves to, when it does.
@@ -352,6 +544,35 @@ export function routeMesh(
       detail: `VirtualService ${vsNs}/${vs.name} http route ${i + 1}${name ? ` (${name})` : ""} ${matches.length ? `matches (match ${mi + 1})` : "has no match: it takes every request that reaches it"}${i > 0 ? `, after ${i} earlier route${i === 1 ? "" : "s"} did not match` : ""}`,
       ref: rRef,
     });
+    // Fault injection (HTTPFaultInjection): Envoy's fault filter acts before the route's action.
+    const fault = obj(r.fault);
+    const abort = obj(fault?.abort);
+    const abortStatus = num(abort?.httpStatus);
+    const abortShare = abort && abortStatus !== undefined ? faultShare(abort) : 0;
+    const abortRef = refAt(vs, lineOf(fault, "abort") || rRef.line, `spec.http[${i}].fault.abort`);
+    if (abortShare > 0)
+      hops.push({
+        step: "filter",
+        verdict: abortShare >= 1 ? "drop" : "info",
+        detail: `fault.abort: the sidecar answers ${abortStatus} itself to ${abortShare >= 1 ? "every matching request" : `${pct(abortShare)} of matching requests`} (fault injection)`,
+        ref: abortRef,
+      });
+    if (abortShare >= 1 && abortStatus !== undefined)
+      return {
+        layer: "Istio",
+        hops,
+        status: abortStatus,
+        backends: [],
+        decidedBy: decidedAt("Istio", abortRef, `http[${i}].fault.abort`),
+      };
+    const delay = obj(fault?.delay);
+    if (delay)
+      hops.push({
+        step: "filter",
+        verdict: "info",
+        detail: `fault.delay: ${pct(faultShare(delay))} of matching requests wait ${str(delay.fixedDelay) ?? str(delay.exponentialDelay) ?? "a delay"} before the sidecar routes them: the same answer, later`,
+        ref: refAt(vs, lineOf(fault, "delay") || rRef.line, `spec.http[${i}].fault.delay`),
+      });
     const redirect = obj(r.redirect);
     if (redirect) {
       const status = num(redirect.redirectCode) ?? 301;
@@ -392,57 +613,49 @@ export function routeMesh(
     const raw = dests.map((_, k) => (dests.length === 1 ? 1 : anyWeight ? (weights[k] ?? 0) : 1));
     const total = raw.reduce((a, b) => a + b, 0) || 1;
     const backends: ChosenBackend[] = [];
+    // What the route does to the request on its way (rewrite, header operations): the backends' server sidecars judge that request.
+    const routeReq = withHeaderOps(
+      rewritten(req, obj(r.rewrite), matches.length ? obj(matches[mi]) : undefined),
+      obj(obj(r.headers)?.request),
+    );
+    const changes = requestChanges(req, routeReq);
+    if (changes)
+      hops.push({
+        step: "filter",
+        verdict: "info",
+        detail: `the route rewrites the request: the backends receive ${changes}`,
+        ref: refAt(
+          vs,
+          lineOf(r, r.rewrite !== undefined ? "rewrite" : "headers") || rRef.line,
+          `spec.http[${i}].${r.rewrite !== undefined ? "rewrite" : "headers"}`,
+        ),
+      });
     dests.forEach((d, k) => {
       const w = raw[k]! / total;
       if (w <= 0) return;
-      const dest = obj(d.destination) ?? {};
-      const dHost = fqdn(str(dest.host) ?? "", vsNs, input.model);
-      const dPort = num(obj(dest.port)?.number) ?? port;
-      const subset = str(dest.subset);
       const dRef = refAt(vs, lineOf(d), `spec.http[${i}].route[${k}]`);
-      const svc = serviceOfHost(dHost, input.model);
-      const [svcName, svcNs] = svc
-        ? [svc.name, svc.namespace]
-        : [dHost.split(".")[0]!, dHost.split(".")[1] ?? vsNs];
-      const b: ChosenBackend = {
-        namespace: svcNs,
-        service: svcName,
-        port: dPort,
-        weight: w,
-        ref: dRef,
-        missingStatus: 503,
-      };
-      if (subset) {
-        b.subset = subset;
-        const s = subsetLabels(input, dHost, subset);
-        if (!s)
-          b.invalid = {
-            status: 503,
-            reason: `no DestinationRule defines subset ${subset} for ${dHost}: 503 (no cluster)`,
-            ref: dRef,
-          };
-        else {
-          b.subsetLabels = s.labels;
-          hops.push({
-            step: "destination rule",
-            verdict: "info",
-            detail: `subset ${subset} of ${dHost}: pods labelled ${
-              Object.entries(s.labels)
-                .map(([a, v]) => `${a}=${v}`)
-                .join(", ") || "(any)"
-            }`,
-            ref: s.ref,
-          });
-        }
-      }
-      if (!svc && !b.invalid)
-        b.invalid = {
-          status: 503,
-          reason: `destination ${dHost} is not a Service in the input: 503`,
-          ref: dRef,
-        };
+      const b = destinationBackend(input, obj(d.destination) ?? {}, vsNs, port, w, dRef, hops);
+      const own = withHeaderOps(routeReq, obj(obj(d.headers)?.request));
+      if (requestChanges(req, own)) b.request = own;
       backends.push(b);
     });
+    if (abortShare > 0 && abortStatus !== undefined) {
+      // The aborted share never reaches a backend: the sidecar answers it (Envoy's fault filter runs before the router).
+      for (const b of backends) b.weight *= 1 - abortShare;
+      backends.push({
+        namespace: vsNs,
+        service: vs.name,
+        port,
+        weight: abortShare,
+        ref: abortRef,
+        invalid: {
+          status: abortStatus,
+          reason: `fault.abort: the sidecar answers ${abortStatus} itself`,
+          ref: abortRef,
+        },
+        missingStatus: abortStatus,
+      });
+    }
     if (backends.length === 0) {
       hops.push({
         step: "mesh route",
@@ -464,10 +677,23 @@ export function routeMesh(
       detail:
         backends.length === 1
           ? `every matching request goes to ${backends[0]!.service}${backends[0]!.subset ? ` subset ${backends[0]!.subset}` : ""}`
-          : `weighted split: ${backends.map((b) => `${b.service}${b.subset ? `/${b.subset}` : ""} ${pct(b.weight)}`).join(", ")}`,
+          : `weighted split: ${backends.map((b) => `${b.invalid && b.ref === abortRef ? `fault.abort ${abortStatus}` : `${b.service}${b.subset ? `/${b.subset}` : ""}`} ${pct(b.weight)}`).join(", ")}`,
       ref: rRef,
     });
-    return { layer: "Istio", hops, backends };
+    const timeout = str(r.timeout);
+    if (timeout !== undefined)
+      hops.push({
+        step: "filter",
+        verdict: "info",
+        detail: `timeout ${timeout}: a backend that answers later gets the client a 504 from the sidecar (backend latency is not modelled)`,
+        ref: refAt(vs, lineOf(r, "timeout") || rRef.line, `spec.http[${i}].timeout`),
+      });
+    const out: MeshRoute = { layer: "Istio", hops, backends };
+    const retries = retryPolicy(vs, r, i, rRef);
+    if (retries) out.retries = retries;
+    const mirrors = mirrorsOf(input, vs, r, i, vsNs, port, hops);
+    if (mirrors.length) out.mirrors = mirrors;
+    return out;
   }
   const vRef = refAt(vs, lineOf(obj(vs.raw.spec), "http") || vs.line, "spec.http");
   hops.push({

@@ -45,6 +45,7 @@ import {
   type TraceRef,
   type TraceResult,
   type TraceSource,
+  type TraceVerdict,
 } from "../trace/index.ts";
 import { emptyResult } from "../trace/result.ts";
 import { formatRequest, toL7Request, toWire, type HttpRequest, type WireRequest } from "./request.ts";
@@ -99,6 +100,17 @@ export interface L7TraceResult extends TraceResult {
   redirect?: Redirect;
   decidedBy?: DecidedBy;
   request?: { method: string; path: string; headers: Record<string, string> };
+  /** Copies of the request a mesh route sends elsewhere (Istio mirror): each copy's own verdict; the client never sees its answer. */
+  mirrors?: {
+    service: string;
+    port: number | string;
+    subset?: string;
+    share: number;
+    verdict: TraceVerdict;
+    reason: string;
+  }[];
+  /** The mesh route's retries, and the share of requests still failing after every attempt (connections a lower layer refuses are retried on another endpoint). */
+  retries?: { attempts: number; retryOn: string; default: boolean; failShare: number };
   /** The L7 router the request went through, for the views. */
   router?: { layer: L7Layer; kind: string; namespace?: string; name: string; pods: PodKey[]; ref?: TraceRef };
 }
@@ -389,13 +401,14 @@ function resolveBackends(
     for (const ep of be.endpoints) {
       let merged: TraceEndpoint | undefined;
       for (const px of proxies) {
+        const breq = req && b.request ? b.request : req;
         const t = traceRequest(
           model,
           index,
           { kind: "pod", pod: px.pod.key },
           { kind: "ip", ip: ep.ip, port: ep.port },
           protocol,
-          req ? { http: toWire(req) } : {},
+          breq ? { http: toWire(breq) } : {},
         );
         const e = t.endpoints[0];
         for (const h of t.hops) {
@@ -423,7 +436,7 @@ function resolveBackends(
         if (cur.verdict === "allow" && mesh.present) {
           const pod = ep.pod ? model.podsByKey.get(ep.pod) : model.podsByIP.get(ep.ip);
           if (pod) {
-            const sv = serverSidecar(mesh, pod, { pod: px.pod, mtls: proxyMtls(px.pod) }, ep.port, req);
+            const sv = serverSidecar(mesh, pod, { pod: px.pod, mtls: proxyMtls(px.pod) }, ep.port, breq);
             if (sv.sidecar) {
               const key = `sidecar|${pod.key}|${sv.reason}`;
               if (!seenHops.has(key)) {
@@ -861,7 +874,10 @@ function hostTrace(
       true,
     );
     r.hops.push(...res.hops);
-    return conclude(r, choice, res, req);
+    const done = conclude(r, choice, res, req);
+    withMirrors(done, model, index, mesh, choice, clientPod, hostHeader, protocol);
+    withRetries(done, choice, res);
+    return done;
   }
   // No sidecar on the client: DNS, then kube-proxy as usual; the server's sidecar still decides.
   if (!service) {
@@ -984,6 +1000,96 @@ function outsideEgress(
     reason: `egress policy drops ${who} to ${where}: ${why}`,
     ...(d ? { decidedBy: d } : {}),
   };
+}
+
+/**
+ * Each mirror of the route is a second request, sent by the client's sidecar
+ * and judged by every layer as the first is; its answer is discarded, so it
+ * changes nothing the client sees: a hop and `mirrors` say where it goes.
+ */
+function withMirrors(
+  r: L7TraceResult,
+  model: Model,
+  index: ProxyIndex,
+  mesh: MeshInput,
+  choice: RouteChoice,
+  client: Pod,
+  req: HttpRequest | undefined,
+  protocol: Protocol,
+): void {
+  for (const m of choice.mirrors ?? []) {
+    const copy: RouteChoice = { layer: "Istio", hops: [], backends: [{ ...m.backend, weight: 1 }] };
+    const res = resolveBackends(
+      model,
+      index,
+      mesh,
+      copy,
+      [{ pod: client, share: 1 }],
+      () => true,
+      req,
+      protocol,
+      true,
+    );
+    const ok = res.endpoints.filter((e) => e.verdict === "allow").length;
+    const n = res.endpoints.length;
+    const verdict: TraceVerdict = n > 0 && ok === n ? "allow" : ok === 0 ? "drop" : "partial";
+    const lost = [...res.lost.values()][0]?.reason;
+    const reason =
+      n === 0
+        ? (lost ?? "no endpoint")
+        : ok === n
+          ? `${plural(n, "endpoint")} accept${n === 1 ? "s" : ""} the copy`
+          : `${ok} of ${n} endpoints accept the copy (${res.endpoints.find((e) => e.verdict === "drop")?.reason ?? ""})`;
+    const name = `${m.backend.namespace}/${m.backend.service}`;
+    r.hops.push(
+      l7Hop("Istio", {
+        step: "backend",
+        verdict: "info",
+        detail: `mirror: ${pct(m.share)} of the requests are also copied to ${name}:${m.backend.port}${m.backend.subset ? ` subset ${m.backend.subset}` : ""}, whose answer the sidecar discards: ${verdict === "allow" ? "the copy reaches it" : verdict === "drop" ? "the copy is dropped" : "some copies are dropped"} (${reason})`,
+        ...(m.ref ? { ref: m.ref } : {}),
+      }),
+    );
+    (r.mirrors ??= []).push({
+      service: name,
+      port: m.backend.port,
+      ...(m.backend.subset ? { subset: m.backend.subset } : {}),
+      share: m.share,
+      verdict,
+      reason,
+    });
+  }
+}
+
+/**
+ * A mesh route's retries: a connection a lower layer refuses fails the
+ * attempt (Envoy's connect-failure; also counted by 5xx and gateway-error),
+ * and the sidecar retries on another endpoint (Istio sets Envoy's
+ * previous_hosts predicate), so a request fails only when every attempt
+ * lands on a refusing endpoint: about f^(attempts+1) of them, f the refused
+ * share. The verdict stays partial (some connections are refused); the
+ * share says how many requests the client sees fail. 403s and other answers
+ * of a server's sidecar are not retried.
+ */
+function withRetries(r: L7TraceResult, choice: RouteChoice, res: Resolved): void {
+  const rp = choice.retries;
+  if (!rp || r.verdict !== "partial") return;
+  const retryable = /connect-failure|5xx|gateway-error|reset/.test(rp.retryOn);
+  const refused = res.endpoints
+    .filter((e) => e.verdict === "drop" && (e as { httpStatus?: number }).httpStatus === undefined)
+    .reduce((a, e) => a + e.probability, 0);
+  const reached = res.endpoints.reduce((a, e) => a + e.probability, 0);
+  if (!retryable || refused <= 0 || reached <= 0) return;
+  const f = refused / reached;
+  const failShare = f ** (rp.attempts + 1);
+  r.retries = { attempts: rp.attempts, retryOn: rp.retryOn, default: rp.default, failShare };
+  const hop: RawHop = {
+    step: "backend",
+    verdict: "info",
+    detail: `retries (${rp.default ? "Istio's default" : "the route's"}: ${rp.attempts} more attempts on ${rp.retryOn}): a refused connection is retried on another endpoint, so about ${pct(failShare * reached)} of requests fail after every attempt, not ${pct(refused)}`,
+  };
+  if (rp.ref) hop.ref = rp.ref;
+  r.hops.push(l7Hop("Istio", hop));
+  r.reason += `; with ${rp.attempts} retries about ${pct(failShare * reached)} of requests fail in the end`;
 }
 
 function httpPort(model: Model, port: number): boolean {

@@ -12,7 +12,7 @@ import { buildCoreModel, type CoreBuildOptions } from "../model/build.ts";
 import type { Model } from "../model/types.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { parseManifests, type InputFile, type ParseResult } from "../parse/manifests.ts";
-import { unevaluatedFields, unmodelledObjects } from "../policy/unmodelled.ts";
+import { unevaluatedFields, unevaluatedRouterFields, unmodelledObjects } from "../policy/unmodelled.ts";
 import { CLUSTER_POLICY_KINDS, parseClusterPolicy, sortClusterPolicies } from "../tiers/parse.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
 
@@ -84,12 +84,15 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
   );
   const unenforcedTiers = notImplemented(profile, clusterPolicies, diagnostics);
   if (unenforcedTiers) clusterPolicies = [];
-  const fields = unevaluatedFields(objects, diagnostics, cni);
-  // Cilium's parser names its fields in KTL451 already; Calico's keeps them on its rules: a Problem each.
+  const fields = [
+    ...unevaluatedFields(objects, diagnostics, cni),
+    ...unevaluatedRouterFields(parsed.ignored),
+  ];
+  // Cilium's parser names its fields in KTL451 already; Calico's keeps them on its rules, Istio's are read here: a Problem each.
   for (const f of fields)
     if (!f.kind.startsWith("Cilium"))
       diagnostics.push({
-        code: "KTL451",
+        code: f.scope === "route" ? "KTL460" : "KTL451",
         severity: "info",
         file: f.file,
         doc: f.doc,

@@ -76,6 +76,8 @@ export const DIAGNOSTIC_CODES = {
   KTL451: "A Cilium or Calico policy field that ktl does not evaluate (named, with what ktl assumes instead)",
   KTL452:
     "A Cilium or Calico policy value that is malformed (port, CIDR, action, regex): the entry is ignored",
+  KTL460:
+    "An Istio field that could change where a request goes or what it gets back and that ktl does not evaluate: named with its path in the trace's `unmodelled`",
   KTL501:
     "kube-apiserver would reject the object (ktl validate): field path, error type and detail as the apiserver reports them",
   KTL510:
