@@ -72,6 +72,8 @@ export const DIAGNOSTIC_CODES = {
   KTL451: "A Cilium or Calico policy field that ktl does not evaluate (named, with what ktl assumes instead)",
   KTL452:
     "A Cilium or Calico policy value that is malformed (port, CIDR, action, regex): the entry is ignored",
+  KTL453:
+    "A Calico selector whose parentheses nest deeper than ktl evaluates (MAX_SELECTOR_DEPTH, 100 levels): Calico accepts it; ktl takes it as selecting nothing and says so",
   KTL501:
     "kube-apiserver would reject the object (ktl validate): field path, error type and detail as the apiserver reports them",
   KTL510:

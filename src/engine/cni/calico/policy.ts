@@ -14,7 +14,7 @@ import { lineOf } from "../../parse/yaml.ts";
 import { arr, isObj, num, str, strList, type Json } from "../../parse/values.ts";
 import type { Diagnostic } from "../../parse/diagnostics.ts";
 import { parseCidr, type Cidr } from "../../model/ip.ts";
-import { isSelectorError, parseCalicoSelector, type CalicoSelector } from "./selector.ts";
+import { isSelectorError, MAX_SELECTOR_DEPTH, parseCalicoSelector, type CalicoSelector } from "./selector.ts";
 
 export type CalicoAction = "Allow" | "Deny" | "Pass" | "Log";
 
@@ -94,6 +94,24 @@ function selectorAt(ctx: Ctx, parent: Json, key: string, field: string): CalicoS
   const s = parseCalicoSelector(text);
   if (!isSelectorError(s)) return s;
   const line = lineOf(parent, key) || ctx.o.line;
+  const nothing: CalicoSelector = { text, root: { op: "!", arg: { op: "all" } }, canonical: "!all()" };
+  if (s.tooDeep) {
+    ctx.diagnostics.push({
+      code: "KTL453",
+      severity: "error",
+      file: ctx.o.file,
+      doc: ctx.o.doc,
+      line,
+      column: 0,
+      kind: ctx.o.kind,
+      name: ctx.o.name,
+      ...(ctx.o.namespace ? { namespace: ctx.o.namespace } : {}),
+      field,
+      message: `${field}: the Calico selector's parentheses nest deeper than ${MAX_SELECTOR_DEPTH} levels (at character ${s.column + 1}); Calico accepts it, ktl does not evaluate it and takes it as selecting nothing`,
+      hint: "Flatten the selector: (a && (b && c)) is a && b && c.",
+    });
+    return nothing;
+  }
   ctx.diagnostics.push({
     code: "KTL450",
     severity: "error",
@@ -109,7 +127,7 @@ function selectorAt(ctx: Ctx, parent: Json, key: string, field: string): CalicoS
     hint: "Calico selectors look like app == 'web' && !has(quarantine); quote values, and use == rather than =.",
   });
   // A selector that matches nothing: the policy cannot be applied (calicoctl and the API server reject it).
-  return { text, root: { op: "!", arg: { op: "all" } }, canonical: "!all()" };
+  return nothing;
 }
 
 function parsePorts(ctx: Ctx, list: unknown, field: string): CalicoPort[] {
