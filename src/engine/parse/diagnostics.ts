@@ -74,6 +74,8 @@ export const DIAGNOSTIC_CODES = {
     "A Cilium or Calico policy value that is malformed (port, CIDR, action, regex): the entry is ignored",
   KTL453:
     "A Calico selector whose parentheses nest deeper than ktl evaluates (MAX_SELECTOR_DEPTH, 100 levels): Calico accepts it; ktl takes it as selecting nothing and says so",
+  KTL454:
+    "A user regular expression (HTTPRoute RegularExpression match, Istio regex, Cilium HTTP path/method/host) that RE2 rejects, or whose RE2 program is larger than ktl evaluates: what upstream does with it is said (Cilium rejects the policy, istiod the VirtualService, a Gateway drops the rule)",
   KTL501:
     "kube-apiserver would reject the object (ktl validate): field path, error type and detail as the apiserver reports them",
   KTL510:

@@ -20,6 +20,7 @@ import { lintModel } from "./lint.ts";
 import { isModelled } from "../parse/kinds.ts";
 import { lintTierPriorities, TIER_KINDS, unknownTierFields, validateClusterPolicy } from "./tiers.ts";
 import { CLUSTER_SCOPED, finding, warning, type Finding, type Warning } from "./findings.ts";
+import { validateHTTPRoute, validateVirtualService } from "./routers.ts";
 
 export type { Finding, Warning } from "./findings.ts";
 
@@ -170,6 +171,30 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
       );
     }
   }
+  // The routers are among the objects no policy layer models (model.others): their CRDs and admission.
+  for (const o of model.others ?? []) {
+    const check =
+      o.kind === "HTTPRoute" && o.apiVersion.startsWith("gateway.networking.k8s.io/")
+        ? validateHTTPRoute
+        : o.kind === "VirtualService" && o.apiVersion.startsWith("networking.istio.io/")
+          ? validateVirtualService
+          : undefined;
+    if (!check) continue;
+    try {
+      const r = check(o);
+      errors.push(...r.errors);
+      warnings.push(...r.warnings);
+    } catch (e) {
+      errors.push(
+        finding(o, {
+          path: [],
+          type: "Internal error",
+          detail: `ktl could not validate this object: ${(e as Error).message}`,
+          upstream: "ktl",
+        }),
+      );
+    }
+  }
   if (options.lint !== false) {
     try {
       warnings.push(...lintModel(model, services, allocations));
@@ -223,7 +248,7 @@ export function validationDiagnostics(r: ValidationResult): Diagnostic[] {
     return d;
   };
   return [
-    ...r.errors.map((e) => toDiag(e, "error", "KTL501")),
+    ...r.errors.map((e) => toDiag(e, "error", e.code ?? "KTL501")),
     ...r.warnings.map((w) => toDiag(w, "warning", w.code, w.hint)),
   ];
 }

@@ -11,6 +11,7 @@ import { arr, bool, int, isObj, str, strList, type Json } from "../../parse/valu
 import type { Diagnostic } from "../../parse/diagnostics.ts";
 import { parseLabelSelector, type LabelSelector } from "../../model/labels.ts";
 import { parseCidr, type Cidr } from "../../model/ip.ts";
+import { compileUserRegex, isRegexError, type UserRegex } from "../../http/regex.ts";
 
 export const CILIUM_KINDS = new Set(["CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"]);
 
@@ -36,9 +37,10 @@ export interface CiliumPort {
 
 export interface CiliumHttpRule {
   line: number;
-  method?: RegExp;
-  path?: RegExp;
-  host?: RegExp;
+  /** Whole-value RE2 matches (http/regex.ts). */
+  method?: UserRegex;
+  path?: UserRegex;
+  host?: UserRegex;
   /** Lower-cased name; value undefined: the header must be present. */
   headers: { name: string; value?: string }[];
   text: string;
@@ -109,6 +111,8 @@ function normalizedSelector(v: unknown): LabelSelector {
 interface Ctx {
   o: KObject;
   diagnostics: Diagnostic[];
+  /** Why Cilium rejects the whole policy (PortRuleHTTP.Sanitize failed), when it does. */
+  rejected?: string;
 }
 
 function warn(
@@ -133,20 +137,40 @@ function warn(
   });
 }
 
-/** A Cilium L7 regex is matched against the whole value (Envoy safe_regex); JavaScript's syntax is close to RE2's. */
-function wholeRegex(ctx: Ctx, text: string | undefined, line: number, field: string): RegExp | undefined {
+/**
+ * A Cilium L7 regex (PortRuleHTTP path, method, host) is matched against the
+ * whole value by Envoy's RE2 (http/regex.ts). The agent compiles each with
+ * Go's regexp in PortRuleHTTP.Sanitize, and CiliumNetworkPolicy.Parse
+ * rejects the whole policy when one does not compile ("Invalid
+ * CiliumNetworkPolicy spec: error parsing regexp: ..."): ctx.rejected says
+ * so. A pattern RE2 accepts but whose program is larger than ktl evaluates
+ * matches nothing here, with a KTL454 warning.
+ */
+const NEVER: UserRegex = { source: "", test: () => false };
+
+function wholeRegex(ctx: Ctx, text: string | undefined, line: number, field: string): UserRegex | undefined {
   if (text === undefined || text === "") return undefined;
-  try {
-    return new RegExp(`^(?:${text})$`);
-  } catch (e) {
-    warn(
-      ctx,
-      line,
-      field,
-      `${field}: "${text}" is not a valid regular expression (${(e as Error).message}); it matches nothing`,
-    );
-    return /(?!)/;
-  }
+  const r = compileUserRegex(text);
+  if (!isRegexError(r)) return r;
+  const tooLarge = r.tooLarge === true;
+  if (!tooLarge) ctx.rejected ??= `${field}: ${r.error}`;
+  ctx.diagnostics.push({
+    code: "KTL454",
+    severity: tooLarge ? "warning" : "error",
+    file: ctx.o.file,
+    doc: ctx.o.doc,
+    line: line || ctx.o.line,
+    column: 0,
+    kind: ctx.o.kind,
+    name: ctx.o.name,
+    ...(ctx.o.namespace ? { namespace: ctx.o.namespace } : {}),
+    field,
+    message: tooLarge
+      ? `${field}: ${JSON.stringify(text)}: ${r.error}; ktl takes it as matching nothing`
+      : `${field}: ${JSON.stringify(text)} is not an RE2 regular expression (${r.error}): Cilium rejects the whole policy (Invalid CiliumNetworkPolicy spec), so ktl leaves it out`,
+    hint: "Cilium's HTTP rules use RE2 syntax (github.com/google/re2/wiki/Syntax): no lookaround or backreferences.",
+  });
+  return NEVER;
 }
 
 function parseHttp(ctx: Ctx, list: unknown, field: string): CiliumHttpRule[] {
@@ -361,5 +385,6 @@ export function parseCiliumPolicy(o: KObject, diagnostics: Diagnostic[]): Cilium
   arr(o.raw.specs).forEach((s, i) => {
     if (isObj(s)) out.push(parseRule(ctx, s, i));
   });
-  return out;
+  // CiliumNetworkPolicy.Parse: one rule that fails Sanitize rejects the policy, every spec of it.
+  return ctx.rejected === undefined ? out : [];
 }
