@@ -94,6 +94,8 @@ export const DIAGNOSTIC_CODES = {
     "Lint: a policy rule's podSelector or namespaceSelector that selects nothing in the input, with the nearest label that exists",
   KTL611:
     "Lint: two cluster policies of one tier at one priority that select the same pod (upstream leaves which applies first undefined)",
+  KTL612:
+    "kube-apiserver accepts a value with a warning that a later release will reject it (an ipBlock CIDR with leading zeros: GetWarningsForCIDR), and stores it as it reads it",
   KTL620:
     "Update: a field left out keeps the stored value (patchAllocatedValues), e.g. a Service stays headless",
   KTL699: "Lint failed on this input (a ktl bug)",

@@ -14,7 +14,7 @@ import { decode, ENDPOINT_SLICE, metadataOnly, NETWORK_POLICY, SERVICE, type Sch
 import { maxLenError, nameIsDNSLabel, nameIsDNSSubdomain, type NameFunc } from "./formats.ts";
 import { validateObjectMeta } from "./meta.ts";
 import { Allocations, validateServiceCreate, type Svc } from "./service.ts";
-import { validateNetworkPolicy } from "./networkpolicy.ts";
+import { networkPolicyWarnings, validateNetworkPolicy } from "./networkpolicy.ts";
 import { validateEndpointSlice } from "./endpointslice.ts";
 import { lintModel } from "./lint.ts";
 import { isModelled } from "../parse/kinds.ts";
@@ -142,6 +142,17 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
         }
         case "NetworkPolicy":
           errs = validateNetworkPolicy(o.raw);
+          for (const w of networkPolicyWarnings(o.raw))
+            warnings.push(
+              warning(
+                o,
+                w.path,
+                "KTL612",
+                w.detail,
+                `Write ${w.canonical}: the apiserver reads the octets as decimal, some CNIs refuse the value.`,
+                "validation.GetWarningsForCIDR (NetworkPolicy WarningsOnCreate)",
+              ),
+            );
           break;
         case "EndpointSlice":
           errs = validateEndpointSlice(o.raw);
