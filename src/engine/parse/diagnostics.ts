@@ -71,7 +71,7 @@ export const DIAGNOSTIC_CODES = {
     "A Calico selector does not parse: Calico rejects the policy; ktl evaluates it as selecting nothing",
   KTL451: "A Cilium or Calico policy field that ktl does not evaluate (named, with what ktl assumes instead)",
   KTL452:
-    "A Cilium or Calico policy value that is malformed (port, CIDR, action, regex): the entry is ignored",
+    "A Cilium, Calico or cluster-tier policy value that is malformed (a port out of 0-65535, a range whose start is above its end, a CIDR, an action): what the CNI or the apiserver does with it is said, and the entry is ignored",
   KTL453:
     "A Calico selector whose parentheses nest deeper than ktl evaluates (MAX_SELECTOR_DEPTH, 100 levels): Calico accepts it; ktl takes it as selecting nothing and says so",
   KTL454:

@@ -18,7 +18,13 @@ import { networkPolicyWarnings, validateNetworkPolicy } from "./networkpolicy.ts
 import { validateEndpointSlice } from "./endpointslice.ts";
 import { lintModel } from "./lint.ts";
 import { isModelled } from "../parse/kinds.ts";
-import { lintTierPriorities, TIER_KINDS, unknownTierFields, validateClusterPolicy } from "./tiers.ts";
+import {
+  lintTierPriorities,
+  TIER_KINDS,
+  tierPortWarnings,
+  unknownTierFields,
+  validateClusterPolicy,
+} from "./tiers.ts";
 import { CLUSTER_SCOPED, finding, warning, type Finding, type Warning } from "./findings.ts";
 import { validateHTTPRoute, validateVirtualService } from "./routers.ts";
 
@@ -162,6 +168,8 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
         case "BaselineAdminNetworkPolicy":
           // network-policy-api's CRDs (validate/tiers.ts), for the group they are modelled in.
           errs = TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind) ? validateClusterPolicy(o) : [];
+          if (TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind))
+            warnings.push(...tierPortWarnings(o));
           break;
         default: {
           const rule = NAME_RULES[o.kind];

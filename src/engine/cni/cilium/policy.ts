@@ -137,6 +137,29 @@ function warn(
   });
 }
 
+/** KTL452: a value Cilium refuses or reads otherwise than written. */
+function malformed(
+  ctx: Ctx,
+  line: number,
+  field: string,
+  message: string,
+  severity: "error" | "warning" = "warning",
+): void {
+  ctx.diagnostics.push({
+    code: "KTL452",
+    severity,
+    file: ctx.o.file,
+    doc: ctx.o.doc,
+    line: line || ctx.o.line,
+    column: 0,
+    kind: ctx.o.kind,
+    name: ctx.o.name,
+    ...(ctx.o.namespace ? { namespace: ctx.o.namespace } : {}),
+    field,
+    message,
+  });
+}
+
 /**
  * A Cilium L7 regex (PortRuleHTTP path, method, host) is matched against the
  * whole value by Envoy's RE2 (http/regex.ts). The agent compiles each with
@@ -229,7 +252,7 @@ function parseToPorts(ctx: Ctx, list: unknown, field: string): CiliumPortRule[] 
     const f = `${field}[${index}]`;
     const ports: CiliumPort[] = arr(r.ports)
       .filter(isObj)
-      .map((p) => {
+      .map((p, j) => {
         const proto = (str(p.protocol) ?? "ANY").toUpperCase();
         const protocol = proto === "TCP" || proto === "UDP" || proto === "SCTP" ? proto : "ANY";
         const raw = p.port;
@@ -242,7 +265,32 @@ function parseToPorts(ctx: Ctx, list: unknown, field: string): CiliumPortRule[] 
         const out: CiliumPort = { port: n ?? 0, protocol };
         if (n === undefined && typeof raw === "string" && raw !== "") out.name = raw;
         const end = int(p.endPort);
-        if (end !== undefined && end > 0) out.endPort = end;
+        const pf = `${f}.ports[${j}]`;
+        const line = lineOf(p) || lineOf(pr);
+        // The CRD's port pattern and endPort maximum (0-65535), PortProtocol.Validate's
+        // ParseUint(port, 0, 16): out of range, the policy is refused.
+        for (const [k, v] of [
+          ["port", n],
+          ["endPort", end],
+        ] as const)
+          if (v !== undefined && (v < 0 || v > 65535)) {
+            ctx.rejected ??= `${pf}.${k}: ${v} is not a port`;
+            malformed(
+              ctx,
+              line,
+              `${pf}.${k}`,
+              `${pf}.${k}: ${v} is not a port (0 to 65535): the apiserver refuses the policy (CRD validation), so ktl leaves it out`,
+              "error",
+            );
+          }
+        if (end !== undefined && end > 0 && n !== undefined && end < n)
+          malformed(
+            ctx,
+            line,
+            `${pf}.endPort`,
+            `${pf}.endPort: ${end} is below port ${n}: the range holds no port but ${n}; ktl takes port ${n} alone`,
+          );
+        else if (end !== undefined && end > 0) out.endPort = end;
         return out;
       });
     const out: CiliumPortRule = { index, line: lineOf(pr) || lineOf(list, index), ports };
