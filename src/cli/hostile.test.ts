@@ -119,3 +119,29 @@ describe("reading inputs", () => {
     expect(decodeText(Buffer.from(text))).toBe(text);
   });
 });
+
+describe("issue 31: a Calico selector 3,000 parentheses deep", () => {
+  const p = join(dir, "deep-selector.yaml");
+  writeFileSync(
+    p,
+    [
+      "apiVersion: projectcalico.org/v3\nkind: NetworkPolicy\nmetadata: {name: deep, namespace: default}\nspec:",
+      `  selector: "${"(".repeat(3000)}app == 'a'${")".repeat(3000)}"`,
+      "  ingress: [{action: Allow}]",
+      "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: default, labels: {app: a}}\nspec: {nodeName: n1, containers: [{name: c, image: x}]}\nstatus: {podIP: 10.244.1.5}",
+    ].join("\n"),
+  );
+  it.each([
+    ["validate", [p]],
+    ["validate", ["--format", "sarif", p]],
+    ["reach", [p]],
+    ["trace", ["--from", "pod:default/a", "--to", "pod:default/a:80", p]],
+    ["diff", [p, p]],
+    ["connlist", [p]],
+  ])("ktl %s %j answers and names the selector (KTL453)", async (cmd, args) => {
+    const r = await ktl(cmd, ...args);
+    expect(r.err).not.toContain("internal error");
+    expect(r.code).toBeLessThan(3);
+    if (cmd === "validate") expect(r.out).toContain("KTL453");
+  });
+});

@@ -383,3 +383,31 @@ describe("structural fuzzer through every entry point", () => {
     );
   }, 300_000);
 });
+
+describe("defects of issue 31, each through every entry point", () => {
+  // 1: a Calico selector 3,000 parentheses deep (a 12 KB file, a 387-character share link) overflowed the stack.
+  const deepSelector = [
+    "apiVersion: projectcalico.org/v3\nkind: NetworkPolicy\nmetadata: {name: deep, namespace: x}\nspec:",
+    `  selector: "${"(".repeat(3000)}app == 'web'${")".repeat(3000)}"`,
+    '  ingress: [{action: Allow, source: {selector: "' +
+      "!(".repeat(2000) +
+      "all()" +
+      ")".repeat(2000) +
+      '"}}]',
+    "---\napiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: x, labels: {app: web}}\nspec: {nodeName: n1, containers: [{name: c, ports: [{containerPort: 80}]}]}",
+  ].join("\n");
+
+  it("a Calico selector 3,000 parentheses deep", () => {
+    expect(throughEverything("deep.yaml", deepSelector)).toEqual(ALL);
+  }, 120_000);
+
+  it("the deep selectors are named with their line (KTL453), not a stack overflow", () => {
+    const model = buildModel(parseManifests([{ name: "deep.yaml", text: deepSelector }]));
+    expect(
+      model.diagnostics
+        .filter((d) => d.code === "KTL453")
+        .map((d) => `${d.field}@${d.line}`)
+        .sort(),
+    ).toEqual(["spec.ingress[0].source.selector@6", "spec.selector@5"]);
+  });
+});

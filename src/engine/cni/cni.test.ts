@@ -236,6 +236,53 @@ describe("Cilium", () => {
     expect(v.allowed).toBe(false);
     expect(v.l7).toBeUndefined();
   });
+
+  /**
+   * Cilium's HTTP rules are RE2 (Envoy safe_regex; the agent compiles them
+   * with Go's regexp in PortRuleHTTP.Sanitize), per RE2's syntax doc
+   * (github.com/google/re2/wiki/Syntax): flags such as (?i), no lookaround,
+   * linear-time matching. A rule that does not compile makes
+   * CiliumNetworkPolicy.Parse reject the whole policy (issue 31).
+   */
+  const withPath = (path: string) =>
+    `apiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata: {name: p, namespace: a}\nspec:\n  endpointSelector: {matchLabels: {app: server}}\n  ingress:\n  - toPorts:\n    - ports: [{port: "80", protocol: TCP}]\n      rules:\n        http:\n        - {method: GET, path: ${JSON.stringify(path)}}`;
+  const status = (model: ReturnType<typeof cluster>, request: HttpRequest) =>
+    explainCniDirection(
+      model,
+      model.cni!,
+      "ingress",
+      model.podsByKey.get(asPodKey("a/server"))!,
+      peerOf(model, "10.244.2.11", model.podsByKey.get(asPodKey("a/client"))),
+      80,
+      "TCP",
+      request,
+    );
+  it.each<[string, string, string, 200 | 403]>([
+    ["RE2 flags: (?i) makes the match case-insensitive", "(?i)/API/.*", "GET /api/v1", 200],
+    ["nested quantifiers run in linear time: (a+)+b on 40 a's", "/(a+)+b", `GET /${"a".repeat(40)}`, 403],
+    ["the same pattern where it matches", "/(a+)+b", `GET /${"a".repeat(40)}b`, 200],
+    ["RE2 is whole-value here: a|ab takes ab", "/a|/ab", "GET /ab", 200],
+    ["Perl character classes (\\d) are ASCII in RE2", "/v\\d+", "GET /v\u0663", 403],
+  ])("L7 RE2: %s", (_name, path, line, want) => {
+    const model = cluster(pods, withPath(path));
+    expect(model.diagnostics.filter((d) => d.code === "KTL454")).toEqual([]);
+    expect(status(model, req(line)).l7?.request?.status).toBe(want);
+  });
+  it.each([
+    ["a lookahead (RE2: (?=re) NOT SUPPORTED)", "/(?=x)xy", "invalid or unsupported Perl syntax"],
+    ["a backreference (RE2: \\1 NOT SUPPORTED)", "/(a)\\1", "invalid escape sequence"],
+    ["an unclosed group", "/api(", "missing closing )"],
+  ])("L7 RE2: %s rejects the whole policy (CiliumNetworkPolicy.Parse), named with its line", (_, path, why) => {
+    const model = cluster(pods, withPath(path));
+    const d = model.diagnostics.filter((x) => x.code === "KTL454");
+    expect(d).toHaveLength(1);
+    expect(d[0]).toMatchObject({ severity: "error", field: "spec.ingress[0].toPorts[0].rules.http[0].path" });
+    expect(d[0]!.line).toBeGreaterThan(0);
+    expect(d[0]!.message).toContain(why);
+    expect(model.cni?.cilium?.rules ?? []).toEqual([]);
+    // No policy selects the server any more: the request gets through (Cilium's default allow).
+    expect(status(model, req("GET /anything")).allowed).toBe(true);
+  });
 });
 
 describe("Calico", () => {

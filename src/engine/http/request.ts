@@ -34,7 +34,7 @@ export function addHttpHeader(req: HttpRequest, text: string): HttpRequest | { e
   if (!TOKEN.test(name)) return { error: `--header: "${name}" is not a header name` };
   const key = name.toLowerCase();
   const value = text.slice(at + 1).trim();
-  const prev = req.headers[key];
+  const prev = Object.hasOwn(req.headers, key) ? req.headers[key] : undefined;
   return { ...req, headers: { ...req.headers, [key]: prev === undefined ? value : `${prev}, ${value}` } };
 }
 

@@ -264,3 +264,73 @@ describe("listeners and attachment", () => {
     expect(t("pod:default/client", to, "GET /", ["Host: a.example.com"]).httpStatus).toBe(404);
   });
 });
+
+/**
+ * RegularExpression matches (implementation-specific, httproute_types.go) as
+ * Envoy-based implementations run them: RE2 (github.com/google/re2/wiki/Syntax)
+ * against the whole value. A rule with a pattern RE2 rejects is invalid: the
+ * implementation drops it (shared_types.go RouteConditionPartiallyInvalid,
+ * "Dropped Rule"); a route whose every rule is invalid is not accepted.
+ */
+describe("RegularExpression matches are RE2 (issue 31)", () => {
+  const t = gw([
+    route(INFRA, "re", {
+      parentRefs: [{ name: "same-namespace" }],
+      rules: [
+        { matches: [{ path: { type: "RegularExpression", value: "(?i)/api/.*" } }], backendRefs: [ref("infra-backend-v1")] },
+        { matches: [{ path: { type: "RegularExpression", value: "/(a+)+b" } }], backendRefs: [ref("infra-backend-v2")] },
+        {
+          matches: [{ headers: [{ name: "x-id", type: "RegularExpression", value: "[0-9]{3}" }] }],
+          backendRefs: [ref("infra-backend-v3")],
+        },
+        // RE2 has no lookahead: the rule is dropped, its other match with it.
+        {
+          matches: [
+            { path: { type: "RegularExpression", value: "/(?=x)x.*" } },
+            { path: { type: "Exact", value: "/dropped" } },
+          ],
+          backendRefs: [ref("infra-backend-v3")],
+        },
+      ],
+    }),
+  ]);
+  it.each<[string, string, string[], string]>([
+    ["(?i) flag: case-insensitive", "GET /API/x", [], "infra-backend-v1"],
+    ["nested quantifiers on 40 a's: no match, linear time", `GET /${"a".repeat(40)}`, [], "404"],
+    ["nested quantifiers where they match", `GET /${"a".repeat(40)}b`, [], "infra-backend-v2"],
+    ["a header regex matches the whole value", "GET /h", ["x-id: 123"], "infra-backend-v3"],
+    ["not a part of it", "GET /h", ["x-id: 1234"], "404"],
+    ["a dropped rule matches nothing, not even its valid match", "GET /dropped", [], "404"],
+    ["nor what its lookahead would have matched", "GET /xyz", [], "404"],
+  ])("%s: %s", (_, http, headers, want) => {
+    expect(winner(t("pod:default/client", to, http, headers))).toBe(want);
+  });
+  it("the trace says which rule was dropped and why", () => {
+    const r = t("pod:default/client", to, "GET /dropped");
+    const hop = r.hops.find((h) => h.detail.includes("is dropped"));
+    expect(hop?.detail).toContain("spec.rules[3].matches[0].path.value");
+    expect(hop?.detail).toContain("invalid or unsupported Perl syntax");
+  });
+  it("a route whose every rule is invalid is not accepted", () => {
+    const only = gw([
+      route(INFRA, "bad", {
+        parentRefs: [{ name: "same-namespace" }],
+        rules: [{ matches: [{ path: { type: "RegularExpression", value: "/(" } }], backendRefs: [ref("infra-backend-v1")] }],
+      }),
+    ]);
+    const r = only("pod:default/client", to, "GET /(");
+    expect(r.httpStatus).toBe(404);
+    expect(r.hops.some((h) => h.detail.includes("is not accepted (Accepted False, UnsupportedValue)"))).toBe(true);
+  });
+  it("a route over the CRD's size limits does not exist (httproute_types.go MaxItems: 16 rules)", () => {
+    const many = gw([
+      route(INFRA, "many", {
+        parentRefs: [{ name: "same-namespace" }],
+        rules: Array.from({ length: 17 }, () => ({ backendRefs: [ref("infra-backend-v1")] })),
+      }),
+    ]);
+    const r = many("pod:default/client", to, "GET /");
+    expect(r.httpStatus).toBe(404);
+    expect(r.hops.some((h) => h.detail.includes("spec.rules: 17 items, the CRD allows at most 16"))).toBe(true);
+  });
+});

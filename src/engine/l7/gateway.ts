@@ -18,6 +18,15 @@
  *    a match is an AND of path (Exact, PathPrefix element-wise, so /v2 does
  *    not match /v2example), headers (names case-insensitive, values exact),
  *    query params (exact) and method; a rule's matches are ORed.
+ *    RegularExpression (implementation-specific) is RE2 against the whole
+ *    value, as Envoy-based implementations run it (http/regex.ts). A rule
+ *    with a pattern RE2 rejects is invalid: the implementation drops it
+ *    (RouteConditionPartiallyInvalid, "Dropped Rule"), and a route whose
+ *    every rule is invalid is not accepted (shared_types.go).
+ * 3b. Size: the CRD's validation (httproute_types.go, v1.2 on) refuses a
+ *    route with more than 16 rules, 64 matches in a rule or 128 in all, 16
+ *    headers, query params, filters or backendRefs, 16 hostnames or 32
+ *    parentRefs: such a route never exists in the cluster.
  * 4. Precedence across every rule of every attached route (HTTPRouteRule
  *    doc): Exact path, then the longest PathPrefix, then a method match, then
  *    the most header matches, then the most query param matches; ties: the
@@ -38,6 +47,7 @@ import { arr, isObj, num, obj, str, strList } from "../parse/values.ts";
 import { matchesSelector, parseLabelSelector } from "../model/labels.ts";
 import type { TraceRef } from "../trace/index.ts";
 import { header, hostOf, type HttpRequest } from "./request.ts";
+import { compileUserRegex, isRegexError, regexMatches } from "../http/regex.ts";
 import {
   decidedAt,
   gatewayHostMatches,
@@ -104,7 +114,22 @@ interface RouteRule {
   backendRefs: RouteBackendRef[];
   filters: { type: string; raw: Record<string, unknown>; line: number }[];
   line: number;
+  /** Regular expressions of the rule that RE2 rejects (the rule is dropped) or that ktl does not evaluate (they match nothing). */
+  regexErrors: RouteRegexError[];
 }
+
+export interface RouteRegexError {
+  /** API field path, `spec.rules[0].matches[1].path.value`. */
+  field: string;
+  line: number;
+  source: string;
+  error: string;
+  /** RE2 accepts it; its program is larger than ktl evaluates: the match never matches, the rule stays. */
+  tooLarge: boolean;
+}
+
+/** The CRD's MaxLength of each RegularExpression value (httproute_types.go). */
+export const ROUTE_REGEX_MAX = { path: 1024, header: 4096, query: 1024 } as const;
 
 interface ParentRef {
   group: string;
@@ -123,6 +148,104 @@ export interface HTTPRoute {
   rules: RouteRule[];
   created: string;
   obj: KObject;
+  /** The CRD's size limits the route breaks (rule 3b): the apiserver refuses it. */
+  tooMany: RouteLimitError[];
+}
+
+export interface RouteLimitError {
+  field: string;
+  line: number;
+  count: number;
+  max: number;
+  /** The CRD's own message, when the limit is a CEL rule rather than MaxItems. */
+  message?: string;
+}
+
+/** MaxItems of the HTTPRoute CRD (gateway-api apis/v1 httproute_types.go, shared_types.go; v1.2 on). */
+export const ROUTE_LIMITS = {
+  hostnames: 16,
+  parentRefs: 32,
+  rules: 16,
+  matches: 64,
+  matchesInAll: 128,
+  headers: 16,
+  queryParams: 16,
+  filters: 16,
+  backendRefs: 16,
+} as const;
+
+/** Rule 3b over the raw spec: each list longer than the CRD allows. */
+function routeLimits(spec: Record<string, unknown>): RouteLimitError[] {
+  const out: RouteLimitError[] = [];
+  const check = (parent: unknown, key: string, field: string, max: number) => {
+    const list = obj(parent)?.[key];
+    if (Array.isArray(list) && list.length > max)
+      out.push({ field, line: lineOf(parent, key), count: list.length, max });
+  };
+  check(spec, "hostnames", "spec.hostnames", ROUTE_LIMITS.hostnames);
+  check(spec, "parentRefs", "spec.parentRefs", ROUTE_LIMITS.parentRefs);
+  check(spec, "rules", "spec.rules", ROUTE_LIMITS.rules);
+  const rules = arr(spec.rules);
+  let matches = 0;
+  rules.forEach((r, i) => {
+    const f = `spec.rules[${i}]`;
+    check(r, "matches", `${f}.matches`, ROUTE_LIMITS.matches);
+    check(r, "filters", `${f}.filters`, ROUTE_LIMITS.filters);
+    check(r, "backendRefs", `${f}.backendRefs`, ROUTE_LIMITS.backendRefs);
+    const ms = arr(obj(r)?.matches);
+    if (i < ROUTE_LIMITS.rules) matches += ms.length;
+    ms.forEach((m, j) => {
+      check(m, "headers", `${f}.matches[${j}].headers`, ROUTE_LIMITS.headers);
+      check(m, "queryParams", `${f}.matches[${j}].queryParams`, ROUTE_LIMITS.queryParams);
+    });
+  });
+  if (matches > ROUTE_LIMITS.matchesInAll)
+    out.push({
+      field: "spec.rules",
+      line: lineOf(spec, "rules"),
+      count: matches,
+      max: ROUTE_LIMITS.matchesInAll,
+      message:
+        "While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128",
+    });
+  return out;
+}
+
+/** Rule 3: every RegularExpression value of a rule that RE2 rejects or ktl does not evaluate. */
+function ruleRegexErrors(r: unknown, index: number): RouteRegexError[] {
+  const out: RouteRegexError[] = [];
+  const check = (m: Record<string, unknown>, field: string, max: number) => {
+    if (str(m.type) !== "RegularExpression") return;
+    const source = str(m.value) ?? "";
+    const c = compileUserRegex(source, max);
+    if (isRegexError(c))
+      out.push({
+        field: `${field}.value`,
+        line: lineOf(m, "value") || lineOf(m),
+        source,
+        error: c.error,
+        tooLarge: c.tooLarge === true,
+      });
+  };
+  arr(obj(r)?.matches).forEach((m, j) => {
+    const f = `spec.rules[${index}].matches[${j}]`;
+    const mo = obj(m);
+    if (!mo) return;
+    const path = obj(mo.path);
+    if (path) check(path, `${f}.path`, ROUTE_REGEX_MAX.path);
+    arr(mo.headers).forEach((h, k) => {
+      if (isObj(h)) check(h, `${f}.headers[${k}]`, ROUTE_REGEX_MAX.header);
+    });
+    arr(mo.queryParams).forEach((q, k) => {
+      if (isObj(q)) check(q, `${f}.queryParams[${k}]`, ROUTE_REGEX_MAX.query);
+    });
+  });
+  return out;
+}
+
+/** A rule RE2 rejects a pattern of: the implementation drops it (rule 3). */
+export function ruleDropped(rule: RouteRule): RouteRegexError | undefined {
+  return rule.regexErrors.find((e) => !e.tooLarge);
 }
 
 export function parseGateway(o: KObject): Gateway {
@@ -235,6 +358,7 @@ export function parseHTTPRoute(o: KObject): HTTPRoute {
         .filter(isObj)
         .map((f) => ({ type: str(f.type) ?? "", raw: f, line: lineOf(f) })),
       line: lineOf(r),
+      regexErrors: ruleRegexErrors(r, index),
     };
     const name = str(ro.name);
     if (name) rule.name = name;
@@ -249,6 +373,7 @@ export function parseHTTPRoute(o: KObject): HTTPRoute {
     rules,
     created,
     obj: o,
+    tooMany: routeLimits(spec),
   };
 }
 
@@ -351,34 +476,24 @@ export function pathMatches(m: PathMatch, path: string): boolean {
     if (v === "/") return true;
     return path === v || path.startsWith(`${v}/`);
   }
-  if (m.type === "RegularExpression") {
-    try {
-      return new RegExp(`^(?:${m.value})$`).test(path);
-    } catch {
-      return false;
-    }
-  }
+  if (m.type === "RegularExpression") return regexMatches(m.value, path, ROUTE_REGEX_MAX.path);
   return false;
 }
 
-function valueMatches(type: string, want: string, got: string | undefined): boolean {
+function valueMatches(type: string, want: string, got: string | undefined, max: number): boolean {
   if (got === undefined) return false;
-  if (type === "RegularExpression") {
-    try {
-      return new RegExp(`^(?:${want})$`).test(got);
-    } catch {
-      return false;
-    }
-  }
+  if (type === "RegularExpression") return regexMatches(want, got, max);
   return got === want;
 }
 
 export function matchRequest(m: RouteMatch, req: HttpRequest): boolean {
   if (!pathMatches(m.path, req.path)) return false;
   if (m.method && m.method !== req.method) return false;
-  for (const h of m.headers) if (!valueMatches(h.type, h.value, header(req, h.name))) return false;
+  for (const h of m.headers)
+    if (!valueMatches(h.type, h.value, header(req, h.name), ROUTE_REGEX_MAX.header)) return false;
   for (const q of m.query)
-    if (!valueMatches(q.type, q.value, req.params.find((p) => p.name === q.name)?.value)) return false;
+    if (!valueMatches(q.type, q.value, req.params.find((p) => p.name === q.name)?.value, ROUTE_REGEX_MAX.query))
+      return false;
   return true;
 }
 
@@ -517,8 +632,34 @@ export function routeGateway(
       for (const l of listeners) {
         if (pr.sectionName && pr.sectionName !== l.name) continue;
         if (pr.port !== undefined && pr.port !== l.port) continue;
-        const refused = admits(l, gw, route.namespace, input.namespaces);
         const routeRef = refAt(route.obj, lineOf(route.obj.raw.spec) || route.obj.line, "spec.parentRefs");
+        const noted = (detail: string, ref = routeRef) => {
+          if (!hops.some((h) => h.detail === detail)) hops.push({ step: "route", verdict: "info", detail, ref });
+        };
+        const tooMany = route.tooMany[0];
+        if (tooMany) {
+          noted(
+            `HTTPRoute ${route.namespace}/${route.name} does not exist in the cluster: the apiserver refuses it (${tooMany.field}: ${tooMany.count} items, the CRD allows at most ${tooMany.max})`,
+            refAt(route.obj, tooMany.line || route.obj.line, tooMany.field),
+          );
+          continue;
+        }
+        const dropped = route.rules.flatMap((r) => {
+          const e = ruleDropped(r);
+          return e ? [{ rule: r, e }] : [];
+        });
+        for (const { rule, e } of dropped)
+          noted(
+            `HTTPRoute ${route.namespace}/${route.name} rule ${rule.index + 1} is dropped: ${e.field} ${JSON.stringify(e.source)} is not an RE2 regular expression (${e.error}); the implementation reports PartiallyInvalid ("Dropped Rule")`,
+            refAt(route.obj, e.line || rule.line, e.field),
+          );
+        if (route.rules.length > 0 && dropped.length === route.rules.length) {
+          noted(
+            `HTTPRoute ${route.namespace}/${route.name} is not accepted (Accepted False, UnsupportedValue): every rule has an invalid regular expression`,
+          );
+          continue;
+        }
+        const refused = admits(l, gw, route.namespace, input.namespaces);
         if (refused) {
           hops.push({
             step: "route",
@@ -546,10 +687,12 @@ export function routeGateway(
         }
         if (!attachedNames.includes(`${route.namespace}/${route.name}`))
           attachedNames.push(`${route.namespace}/${route.name}`);
-        for (const rule of route.rules)
+        for (const rule of route.rules) {
+          if (ruleDropped(rule)) continue;
           for (const match of rule.matches)
             if (!candidates.some((c) => c.route === route && c.rule === rule && c.match === match))
               candidates.push({ route, rule, match, hostScore });
+        }
       }
     }
   }

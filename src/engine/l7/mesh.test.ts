@@ -90,6 +90,52 @@ describe("VirtualService routes (client sidecar)", () => {
   });
 });
 
+/**
+ * StringMatch.regex is RE2 (istio/api: "RE2 style regex-based match",
+ * github.com/google/re2/wiki/Syntax) against the whole value (Envoy
+ * safe_regex). istiod's webhook (pkg/config/validation
+ * validateStringMatchRegexp) rejects an empty regex, one over 1024
+ * characters and one Go's regexp does not compile: such a VirtualService
+ * does not exist, and the request goes to the Service directly (issue 31).
+ */
+describe("VirtualService regex matches are RE2 (issue 31)", () => {
+  const vs = (match: Obj) =>
+    istio("VirtualService", "reviews", "default", {
+      hosts: ["reviews"],
+      http: [
+        { match: [match], route: [{ destination: { host: "reviews", subset: "v2" } }] },
+        { route: [{ destination: { host: "reviews", subset: "v1" } }] },
+      ],
+    });
+  const V2 = "10.244.1.201:3000=1";
+  const V1 = "10.244.1.101:3000=0.5 10.244.2.101:3000=0.5";
+  const ALL = "10.244.1.101:3000=0.333 10.244.1.201:3000=0.333 10.244.2.101:3000=0.333";
+  it.each<[string, Obj, string, string[], string]>([
+    ["(?i) flag", { uri: { regex: "(?i)/API/.*" } }, "GET /api/x", [], V2],
+    ["whole value: a part of it is not enough", { uri: { regex: "/api" } }, "GET /api/x", [], V1],
+    ["nested quantifiers on 40 a's: no match, linear time", { uri: { regex: "/(a+)+b" } }, `GET /${"a".repeat(40)}`, [], V1],
+    ["a header regex", { headers: { "x-id": { regex: "[0-9]+" } } }, "GET /", ["x-id: 42"], V2],
+    ["a header named constructor is not on every request", { headers: { constructor: {} } }, "GET /", [], V1],
+    ["nor __proto__, matched by regex", { headers: { ["__proto__"]: { regex: ".*" } } }, "GET /", [], V1],
+    ["rejected (lookahead): the Service's pods, round robin", { uri: { regex: "/(?=a)a" } }, "GET /a", [], ALL],
+    ["rejected (empty regex)", { uri: { regex: "" } }, "GET /", [], ALL],
+    ["rejected (over 1024 characters)", { uri: { regex: "a".repeat(1025) } }, "GET /", [], ALL],
+  ])("%s", (_, match, http, headers, eps) => {
+    const r = l7([...base, subsets, vs(match)])("pod:default/productpage", "host:reviews:9080", http, headers);
+    expect(endpointsOf(r)).toBe(eps);
+  });
+  it("the trace names istiod's reason", () => {
+    const r = l7([...base, subsets, vs({ uri: { regex: "/(?=a)a" } })])(
+      "pod:default/productpage",
+      "host:reviews:9080",
+      "GET /a",
+    );
+    expect(r.hops.map((h) => h.detail).join("\n")).toContain(
+      'istiod\'s validation rejects it (admission webhook "validation.istio.io" denied the request: "spec.http[0].match[0].uri.regex": error parsing regexp: invalid or unsupported Perl syntax',
+    );
+  });
+});
+
 // istio.io egress-control task; pkg/config/mesh/mesh.go DefaultMeshConfig: ALLOW_ANY.
 describe("outboundTrafficPolicy", () => {
   const se = istio("ServiceEntry", "httpbin-ext", "default", {

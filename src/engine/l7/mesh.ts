@@ -42,6 +42,7 @@ import { arr, isObj, num, obj, str, strList, strMap } from "../parse/values.ts";
 import { parseYamlFile } from "../parse/yaml.ts";
 import type { TraceRef } from "../trace/index.ts";
 import { header, type HttpRequest } from "./request.ts";
+import { compileUserRegex, isRegexError, regexMatches } from "../http/regex.ts";
 import {
   decidedAt,
   pct,
@@ -59,7 +60,10 @@ export const DOMAIN = "svc.cluster.local";
 
 export interface MeshInput {
   model: Model;
+  /** The VirtualServices istiod accepts (rule 3). */
   virtualServices: KObject[];
+  /** Those its validation rejects, with the first reason: they do not exist in the cluster. */
+  rejectedVirtualServices: { vs: KObject; error: VsRegexError }[];
   destinationRules: KObject[];
   serviceEntries: KObject[];
   authorizationPolicies: KObject[];
@@ -75,9 +79,16 @@ const ISTIO = (o: KObject) =>
 
 export function meshInput(model: Model, objects: readonly KObject[]): MeshInput {
   const of = (k: string) => objects.filter((o) => o.kind === k && ISTIO(o));
+  const rejectedVirtualServices: MeshInput["rejectedVirtualServices"] = [];
+  const virtualServices = of("VirtualService").filter((vs) => {
+    const error = virtualServiceRegexErrors(vs).find((e) => !e.tooLarge);
+    if (error) rejectedVirtualServices.push({ vs, error });
+    return !error;
+  });
   const input: MeshInput = {
     model,
-    virtualServices: of("VirtualService"),
+    virtualServices,
+    rejectedVirtualServices,
     destinationRules: of("DestinationRule"),
     serviceEntries: of("ServiceEntry"),
     authorizationPolicies: of("AuthorizationPolicy"),
@@ -161,6 +172,9 @@ function hostMatch(pattern: string, host: string): boolean {
 
 // ---------- rule 3: VirtualService ----------
 
+/** istiod's bound on a regex (validateStringRegexp: "regex is too large, max length allowed is 1024"). */
+export const ISTIO_REGEX_MAX = 1024;
+
 function stringMatch(m: unknown, value: string | undefined, ignoreCase = false): boolean {
   const mo = obj(m);
   if (!mo || value === undefined) return !mo ? true : false;
@@ -170,15 +184,75 @@ function stringMatch(m: unknown, value: string | undefined, ignoreCase = false):
   if (exact !== undefined) return v === lc(exact);
   const prefix = str(mo.prefix);
   if (prefix !== undefined) return v.startsWith(lc(prefix));
+  // RE2 against the whole value (Envoy safe_regex); ignoreUriCase does not apply to it (RouteMatch.case_sensitive).
   const regex = str(mo.regex);
-  if (regex !== undefined) {
-    try {
-      return new RegExp(`^(?:${regex})$`).test(value);
-    } catch {
-      return false;
-    }
-  }
+  if (regex !== undefined) return regexMatches(regex, value, ISTIO_REGEX_MAX);
   return true;
+}
+
+export interface VsRegexError {
+  /** API field path, `spec.http[0].match[1].uri.regex`. */
+  field: string;
+  line: number;
+  source: string;
+  /** istiod's wording (validateStringMatchRegexp), or ktl's bound when tooLarge. */
+  error: string;
+  /** RE2 and istiod accept it; its program is larger than ktl evaluates: it matches nothing here. */
+  tooLarge: boolean;
+}
+
+/**
+ * Rule 3's regexes as istiod's validating webhook checks them
+ * (pkg/config/validation validateStringMatchRegexp, validateStringRegexp):
+ * not empty, at most 1024 characters, and compiled by Go's regexp (RE2
+ * syntax). A VirtualService with one that fails is rejected on create: it
+ * does not exist in the cluster.
+ */
+export function virtualServiceRegexErrors(vs: KObject): VsRegexError[] {
+  const out: VsRegexError[] = [];
+  const check = (sm: unknown, field: string) => {
+    const mo = obj(sm);
+    if (!mo || !Object.hasOwn(mo, "regex")) return;
+    const source = str(mo.regex) ?? "";
+    const line = lineOf(mo, "regex") || lineOf(mo);
+    const f = `${field}.regex`;
+    if (source === "") {
+      out.push({ field: f, line, source, error: `"${f}": regex string match should not be empty`, tooLarge: false });
+      return;
+    }
+    if (source.length > ISTIO_REGEX_MAX) {
+      out.push({
+        field: f,
+        line,
+        source,
+        error: `"${f}": regex is too large, max length allowed is ${ISTIO_REGEX_MAX}`,
+        tooLarge: false,
+      });
+      return;
+    }
+    const c = compileUserRegex(source, ISTIO_REGEX_MAX);
+    if (!isRegexError(c)) return;
+    out.push({
+      field: f,
+      line,
+      source,
+      error: c.tooLarge
+        ? c.error
+        : `"${f}": ${c.error}; Istio uses RE2 style regex-based match (https://github.com/google/re2/wiki/Syntax)`,
+      tooLarge: c.tooLarge === true,
+    });
+  };
+  arr(obj(vs.raw.spec)?.http).forEach((r, i) => {
+    arr(obj(r)?.match).forEach((m, j) => {
+      const mo = obj(m);
+      if (!mo) return;
+      const f = `spec.http[${i}].match[${j}]`;
+      for (const k of ["uri", "scheme", "method", "authority"]) if (Object.hasOwn(mo, k)) check(mo[k], `${f}.${k}`);
+      for (const k of ["headers", "queryParams", "withoutHeaders"])
+        for (const [name, sm] of Object.entries(obj(mo[k]) ?? {})) check(sm, `${f}.${k}.${name}`);
+    });
+  });
+  return out;
 }
 
 function vsMatch(m: unknown, req: HttpRequest, port: number, client: Pod): boolean {
@@ -479,6 +553,22 @@ export function routeMesh(
         hostMatch(fqdn(h, v.namespace ?? "default", input.model), host),
       ),
   );
+  const rejected = !vs
+    ? input.rejectedVirtualServices.find(
+        ({ vs: v }) =>
+          vsAppliesToSidecars(v) &&
+          strList(obj(v.raw.spec)?.hosts).some((h) =>
+            hostMatch(fqdn(h, v.namespace ?? "default", input.model), host),
+          ),
+      )
+    : undefined;
+  if (rejected)
+    hops.push({
+      step: "mesh route",
+      verdict: "info",
+      detail: `VirtualService ${rejected.vs.namespace ?? "default"}/${rejected.vs.name} for ${host} does not exist in the cluster: istiod's validation rejects it (admission webhook "validation.istio.io" denied the request: ${rejected.error.error})`,
+      ref: refAt(rejected.vs, rejected.error.line || rejected.vs.line, rejected.error.field),
+    });
   const se = !service
     ? input.serviceEntries.find((s) =>
         strList(obj(s.raw.spec)?.hosts).some((h) => hostMatch(h.toLowerCase(), host)),

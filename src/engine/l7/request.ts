@@ -37,7 +37,8 @@ export function toL7Request(req: WireRequest): HttpRequest {
       const eq = p.indexOf("=");
       return eq >= 0 ? { name: p.slice(0, eq), value: p.slice(eq + 1) } : { name: p, value: "" };
     });
-  const headers: Record<string, string> = {};
+  // No prototype: a header named __proto__ is a header like any other.
+  const headers = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = v;
   return { method: req.method, path, query, params, headers };
 }
@@ -47,8 +48,10 @@ export function toWire(req: HttpRequest): WireRequest {
   return { method: req.method, path: req.path + (req.query ? `?${req.query}` : ""), headers: req.headers };
 }
 
+/** Own headers only: a match on a header named `constructor` or `toString` is not Object.prototype's. */
 export function header(req: HttpRequest, name: string): string | undefined {
-  return req.headers[name.toLowerCase()];
+  const key = name.toLowerCase();
+  return Object.hasOwn(req.headers, key) ? req.headers[key] : undefined;
 }
 
 /** The Host header without a port (`example.com:8080` -> `example.com`), lower-cased: hostnames compare case-insensitively. */

@@ -210,6 +210,21 @@ export interface GoCidr {
   prefix: number;
 }
 
+/**
+ * A CIDR as the apiserver stores a legacy field (IsValidCIDRForLegacyField
+ * with StrictIPCIDRValidation off, its 1.35 default): the strict form, else
+ * netutils.ParseCIDRSloppy, which reads IPv4 octets with leading zeros as
+ * decimal (`010.244.001.0/24` is 10.244.1.0/24; the apiserver warns, see
+ * validate/networkpolicy.ts). Undefined when the apiserver refuses it.
+ */
+export function parseLegacyCidr(s: string): Cidr | undefined {
+  const strict = parseCidr(s).cidr;
+  if (strict) return strict;
+  const g = parseCIDRSloppy(s);
+  if (!g || (g.family === 6 && g.prefix > 128)) return undefined;
+  return { family: g.family, first: g.first, last: g.last, prefix: g.prefix, text: s };
+}
+
 /** netutils.ParseCIDRSloppy: the address masked to its prefix. */
 export function parseCIDRSloppy(s: string): GoCidr | undefined {
   const slash = s.indexOf("/");

@@ -8,7 +8,7 @@ import { lineOf } from "../parse/yaml.ts";
 import { groupOf } from "../parse/kinds.ts";
 import { arr, int, isObj, str, strList, type Json } from "../parse/values.ts";
 import { parseLabelSelector, type LabelSelector } from "./labels.ts";
-import { parseCidr, type Cidr } from "./ip.ts";
+import { parseLegacyCidr, type Cidr } from "./ip.ts";
 import type { Protocol } from "./protocol.ts";
 
 export interface IPBlock {
@@ -72,8 +72,9 @@ function parseProtocol(v: unknown): Protocol {
 function parseIPBlock(v: Json): IPBlock {
   const cidr = str(v.cidr) ?? "";
   const except = strList(v.except);
-  const parsed = parseCidr(cidr).cidr;
-  const exceptParsed = except.map((e) => parseCidr(e).cidr).filter((c): c is Cidr => c !== undefined);
+  // As the apiserver stored them (a legacy field: leading zeros read as decimal, with a warning).
+  const parsed = parseLegacyCidr(cidr);
+  const exceptParsed = except.map((e) => parseLegacyCidr(e)).filter((c): c is Cidr => c !== undefined);
   return { cidr, except, parsed, exceptParsed };
 }
 

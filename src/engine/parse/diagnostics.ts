@@ -75,7 +75,11 @@ export const DIAGNOSTIC_CODES = {
     "A Calico selector does not parse: Calico rejects the policy; ktl evaluates it as selecting nothing",
   KTL451: "A Cilium or Calico policy field that ktl does not evaluate (named, with what ktl assumes instead)",
   KTL452:
-    "A Cilium or Calico policy value that is malformed (port, CIDR, action, regex): the entry is ignored",
+    "A Cilium, Calico or cluster-tier policy value that is malformed (a port out of 0-65535, a range whose start is above its end, a CIDR, an action, a regex): what the CNI or the apiserver does with it is said, and the entry is ignored",
+  KTL453:
+    "A Calico selector whose parentheses nest deeper than ktl evaluates (MAX_SELECTOR_DEPTH, 100 levels): Calico accepts it; ktl takes it as selecting nothing and says so",
+  KTL454:
+    "A user regular expression (HTTPRoute RegularExpression match, Istio regex, Cilium HTTP path/method/host) that RE2 rejects, or whose RE2 program is larger than ktl evaluates: what upstream does with it is said (Cilium rejects the policy, istiod the VirtualService, a Gateway drops the rule)",
   KTL460:
     "An Istio field that could change where a request goes or what it gets back and that ktl does not evaluate: named with its path in the trace's `unmodelled`",
   KTL501:
@@ -96,6 +100,8 @@ export const DIAGNOSTIC_CODES = {
     "Lint: a policy rule's podSelector or namespaceSelector that selects nothing in the input, with the nearest label that exists",
   KTL611:
     "Lint: two cluster policies of one tier at one priority that select the same pod (upstream leaves which applies first undefined)",
+  KTL612:
+    "kube-apiserver accepts a value with a warning that a later release will reject it (an ipBlock CIDR with leading zeros: GetWarningsForCIDR), and stores it as it reads it",
   KTL620:
     "Update: a field left out keeps the stored value (patchAllocatedValues), e.g. a Service stays headless",
   KTL699: "Lint failed on this input (a ktl bug)",

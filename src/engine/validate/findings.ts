@@ -20,6 +20,8 @@ export interface Finding {
   value?: unknown;
   /** The upstream function the rule follows. */
   upstream: string;
+  /** A diagnostic code of its own (KTL454: a regex) where the error is not the apiserver's plain KTL501. */
+  code?: DiagnosticCode;
 }
 
 export interface Warning extends Finding {

@@ -14,12 +14,19 @@ import { decode, ENDPOINT_SLICE, metadataOnly, NETWORK_POLICY, SERVICE, type Sch
 import { maxLenError, nameIsDNSLabel, nameIsDNSSubdomain, type NameFunc } from "./formats.ts";
 import { validateObjectMeta } from "./meta.ts";
 import { Allocations, validateServiceCreate, type Svc } from "./service.ts";
-import { validateNetworkPolicy } from "./networkpolicy.ts";
+import { networkPolicyWarnings, validateNetworkPolicy } from "./networkpolicy.ts";
 import { validateEndpointSlice } from "./endpointslice.ts";
 import { lintModel } from "./lint.ts";
 import { isModelled } from "../parse/kinds.ts";
-import { lintTierPriorities, TIER_KINDS, unknownTierFields, validateClusterPolicy } from "./tiers.ts";
+import {
+  lintTierPriorities,
+  TIER_KINDS,
+  tierPortWarnings,
+  unknownTierFields,
+  validateClusterPolicy,
+} from "./tiers.ts";
 import { CLUSTER_SCOPED, finding, warning, type Finding, type Warning } from "./findings.ts";
+import { validateHTTPRoute, validateVirtualService } from "./routers.ts";
 
 export type { Finding, Warning } from "./findings.ts";
 
@@ -141,6 +148,17 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
         }
         case "NetworkPolicy":
           errs = validateNetworkPolicy(o.raw);
+          for (const w of networkPolicyWarnings(o.raw))
+            warnings.push(
+              warning(
+                o,
+                w.path,
+                "KTL612",
+                w.detail,
+                `Write ${w.canonical}: the apiserver reads the octets as decimal, some CNIs refuse the value.`,
+                "validation.GetWarningsForCIDR (NetworkPolicy WarningsOnCreate)",
+              ),
+            );
           break;
         case "EndpointSlice":
           errs = validateEndpointSlice(o.raw);
@@ -150,6 +168,8 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
         case "BaselineAdminNetworkPolicy":
           // network-policy-api's CRDs (validate/tiers.ts), for the group they are modelled in.
           errs = TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind) ? validateClusterPolicy(o) : [];
+          if (TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind))
+            warnings.push(...tierPortWarnings(o));
           break;
         default: {
           const rule = NAME_RULES[o.kind];
@@ -160,6 +180,30 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
       errors.push(...errs.map((e) => finding(o, e)));
     } catch (e) {
       // A rule that throws is a bug; the user still gets every other finding.
+      errors.push(
+        finding(o, {
+          path: [],
+          type: "Internal error",
+          detail: `ktl could not validate this object: ${(e as Error).message}`,
+          upstream: "ktl",
+        }),
+      );
+    }
+  }
+  // The routers are among the objects no policy layer models (model.others): their CRDs and admission.
+  for (const o of model.others ?? []) {
+    const check =
+      o.kind === "HTTPRoute" && o.apiVersion.startsWith("gateway.networking.k8s.io/")
+        ? validateHTTPRoute
+        : o.kind === "VirtualService" && o.apiVersion.startsWith("networking.istio.io/")
+          ? validateVirtualService
+          : undefined;
+    if (!check) continue;
+    try {
+      const r = check(o);
+      errors.push(...r.errors);
+      warnings.push(...r.warnings);
+    } catch (e) {
       errors.push(
         finding(o, {
           path: [],
@@ -223,7 +267,7 @@ export function validationDiagnostics(r: ValidationResult): Diagnostic[] {
     return d;
   };
   return [
-    ...r.errors.map((e) => toDiag(e, "error", "KTL501")),
+    ...r.errors.map((e) => toDiag(e, "error", e.code ?? "KTL501")),
     ...r.warnings.map((w) => toDiag(w, "warning", w.code, w.hint)),
   ];
 }

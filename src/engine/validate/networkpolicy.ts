@@ -6,7 +6,8 @@
 import { arr, isObj, num, obj, str, type Json } from "../parse/values.ts";
 import { forbidden, invalid, notSupported, required, type FieldError, type PathSegment } from "./errors.ts";
 import { isValidPortName, isValidPortNum, nameIsDNSSubdomain } from "./formats.ts";
-import { parseCIDRSloppy } from "../model/ip.ts";
+import { formatIP, parseCidr, parseCIDRSloppy } from "../model/ip.ts";
+import { formatPath } from "./errors.ts";
 import { validateLabelSelector, validateObjectMeta } from "./meta.ts";
 import { validateLegacyCIDR } from "./service.ts";
 
@@ -131,4 +132,43 @@ export function validateNetworkPolicy(raw: Json): FieldError[] {
     ...validateObjectMeta(raw, true, nameIsDNSSubdomain, "ValidateNetworkPolicyName (NameIsDNSSubdomain)"),
     ...validateSpec(obj(raw.spec) ?? {}),
   ];
+}
+
+/**
+ * The apiserver's warnings on create (the NetworkPolicy strategy's
+ * WarningsOnCreate -> apimachinery validation.GetWarningsForCIDR, 1.33 on):
+ * an ipBlock CIDR that ParseCIDRSloppy accepts and netip.ParsePrefix does
+ * not (IPv4 octets with leading zeros) is stored, read as decimal, and
+ * flagged "non-standard". Each with its path and the apiserver's words.
+ */
+export function networkPolicyWarnings(
+  raw: Json,
+): { path: PathSegment[]; detail: string; canonical: string }[] {
+  const out: { path: PathSegment[]; detail: string; canonical: string }[] = [];
+  const check = (path: PathSegment[], value: unknown) => {
+    if (typeof value !== "string") return;
+    const sloppy = parseCIDRSloppy(value);
+    if (!sloppy || parseCidr(value).cidr) return;
+    const canonical = `${formatIP(sloppy.family, sloppy.first)}/${sloppy.prefix}`;
+    out.push({
+      path,
+      canonical,
+      detail: `${formatPath(path)}: non-standard CIDR value ${JSON.stringify(value)} will be considered invalid in a future Kubernetes release: use ${JSON.stringify(canonical)}`,
+    });
+  };
+  const spec = obj(raw.spec) ?? {};
+  for (const [dir, peersKey] of [
+    ["ingress", "from"],
+    ["egress", "to"],
+  ] as const)
+    arr(spec[dir]).forEach((rule, i) =>
+      arr(obj(rule)?.[peersKey]).forEach((p, j) => {
+        const b = obj(obj(p)?.ipBlock);
+        if (!b) return;
+        const at: PathSegment[] = ["spec", dir, i, peersKey, j, "ipBlock"];
+        check([...at, "cidr"], b.cidr);
+        arr(b.except).forEach((e, k) => check([...at, "except", k], e));
+      }),
+    );
+  return out;
 }

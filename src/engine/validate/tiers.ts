@@ -436,3 +436,36 @@ export function unknownTierFields(o: KObject): PathSegment[][] {
   };
   return decode(o.raw, schema).unknown;
 }
+
+/**
+ * v1alpha1 portRange with its start above its end (network-policy-api
+ * v0.1.x apis/v1alpha1/shared_types.go PortRange: "the Start value must be
+ * less than End", a doc the CRD does not enforce, where v1alpha2's CEL rule
+ * does): the apiserver stores it and the range holds no port. KTL452.
+ */
+export function tierPortWarnings(o: KObject): Warning[] {
+  if (o.kind !== "AdminNetworkPolicy" && o.kind !== "BaselineAdminNetworkPolicy") return [];
+  const out: Warning[] = [];
+  const spec = isObj(o.raw.spec) ? o.raw.spec : {};
+  for (const dir of ["ingress", "egress"] as const) {
+    const rules = Array.isArray(spec[dir]) ? (spec[dir] as unknown[]) : [];
+    rules.forEach((rule, i) => {
+      const ports = isObj(rule) && Array.isArray(rule.ports) ? rule.ports : [];
+      ports.forEach((p: unknown, j: number) => {
+        const r = isObj(p) && isObj(p.portRange) ? p.portRange : undefined;
+        if (!r || typeof r.start !== "number" || typeof r.end !== "number" || r.start <= r.end) return;
+        out.push(
+          warning(
+            o,
+            ["spec", dir, i, "ports", j, "portRange"],
+            "KTL452",
+            `start ${r.start} is above end ${r.end}: the apiserver stores it (v1alpha1's CRD leaves the order to its doc) and the range holds no port`,
+            `Swap them: {start: ${r.end}, end: ${r.start}}.`,
+            "network-policy-api apis/v1alpha1 PortRange (Start must be less than End)",
+          ),
+        );
+      });
+    });
+  }
+  return out;
+}

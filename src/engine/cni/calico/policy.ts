@@ -14,7 +14,7 @@ import { lineOf } from "../../parse/yaml.ts";
 import { arr, isObj, num, str, strList, type Json } from "../../parse/values.ts";
 import type { Diagnostic } from "../../parse/diagnostics.ts";
 import { parseCidr, type Cidr } from "../../model/ip.ts";
-import { isSelectorError, parseCalicoSelector, type CalicoSelector } from "./selector.ts";
+import { isSelectorError, MAX_SELECTOR_DEPTH, parseCalicoSelector, type CalicoSelector } from "./selector.ts";
 
 export type CalicoAction = "Allow" | "Deny" | "Pass" | "Log";
 
@@ -94,6 +94,24 @@ function selectorAt(ctx: Ctx, parent: Json, key: string, field: string): CalicoS
   const s = parseCalicoSelector(text);
   if (!isSelectorError(s)) return s;
   const line = lineOf(parent, key) || ctx.o.line;
+  const nothing: CalicoSelector = { text, root: { op: "!", arg: { op: "all" } }, canonical: "!all()" };
+  if (s.tooDeep) {
+    ctx.diagnostics.push({
+      code: "KTL453",
+      severity: "error",
+      file: ctx.o.file,
+      doc: ctx.o.doc,
+      line,
+      column: 0,
+      kind: ctx.o.kind,
+      name: ctx.o.name,
+      ...(ctx.o.namespace ? { namespace: ctx.o.namespace } : {}),
+      field,
+      message: `${field}: the Calico selector's parentheses nest deeper than ${MAX_SELECTOR_DEPTH} levels (at character ${s.column + 1}); Calico accepts it, ktl does not evaluate it and takes it as selecting nothing`,
+      hint: "Flatten the selector: (a && (b && c)) is a && b && c.",
+    });
+    return nothing;
+  }
   ctx.diagnostics.push({
     code: "KTL450",
     severity: "error",
@@ -109,32 +127,53 @@ function selectorAt(ctx: Ctx, parent: Json, key: string, field: string): CalicoS
     hint: "Calico selectors look like app == 'web' && !has(quarantine); quote values, and use == rather than =.",
   });
   // A selector that matches nothing: the policy cannot be applied (calicoctl and the API server reject it).
-  return { text, root: { op: "!", arg: { op: "all" } }, canonical: "!all()" };
+  return nothing;
 }
 
+/**
+ * A rule's ports (numorstring.Port): a number, "start:end" or a name. Calico's
+ * validation refuses a number outside 0-65535 ("65536") and a range whose
+ * start is above its end ("90:80": PortFromRange "minimum port number ... is
+ * greater than maximum port number"), so the policy is never stored: each is
+ * KTL452, and the entry is left out here.
+ */
 function parsePorts(ctx: Ctx, list: unknown, field: string): CalicoPort[] {
   const out: CalicoPort[] = [];
+  const bad = (i: number, message: string) =>
+    ctx.diagnostics.push({
+      code: "KTL452",
+      severity: "warning",
+      file: ctx.o.file,
+      doc: ctx.o.doc,
+      line: lineOf(list, i) || ctx.o.line,
+      column: 0,
+      kind: ctx.o.kind,
+      name: ctx.o.name,
+      ...(ctx.o.namespace ? { namespace: ctx.o.namespace } : {}),
+      field: `${field}[${i}]`,
+      message: `${field}[${i}]: ${message}; this entry is ignored`,
+    });
+  const range = (i: number, text: string, from: number, to: number) => {
+    if (from > 65535 || to > 65535)
+      bad(i, `${JSON.stringify(text)} is not a port: ports run from 0 to 65535, Calico rejects the policy`);
+    else if (from > to)
+      bad(
+        i,
+        `minimum port number (${from}) is greater than maximum port number (${to}) in port range ${JSON.stringify(text)}: Calico rejects the policy`,
+      );
+    else out.push({ from, to });
+  };
   arr(list).forEach((p, i) => {
-    if (typeof p === "number" && Number.isInteger(p)) out.push({ from: p, to: p });
-    else if (typeof p === "string") {
-      const m = /^(\d+):(\d+)$/.exec(p.trim());
-      if (m) out.push({ from: Number(m[1]), to: Number(m[2]) });
-      else if (/^\d+$/.test(p.trim())) out.push({ from: Number(p), to: Number(p) });
-      else out.push({ name: p.trim() });
-    } else {
-      ctx.diagnostics.push({
-        code: "KTL452",
-        severity: "warning",
-        file: ctx.o.file,
-        doc: ctx.o.doc,
-        line: lineOf(list, i) || ctx.o.line,
-        column: 0,
-        kind: ctx.o.kind,
-        name: ctx.o.name,
-        field: `${field}[${i}]`,
-        message: `${field}[${i}]: a port is a number, "start:end" or a port name; this entry is ignored`,
-      });
-    }
+    if (typeof p === "number" && Number.isInteger(p)) {
+      if (p < 0) bad(i, `${p} is not a port: ports run from 0 to 65535, Calico rejects the policy`);
+      else range(i, String(p), p, p);
+    } else if (typeof p === "string") {
+      const t = p.trim();
+      const m = /^(\d+):(\d+)$/.exec(t);
+      if (m) range(i, t, Number(m[1]), Number(m[2]));
+      else if (/^\d+$/.test(t)) range(i, t, Number(t), Number(t));
+      else out.push({ name: t });
+    } else bad(i, `a port is a number, "start:end" or a port name`);
   });
   return out;
 }

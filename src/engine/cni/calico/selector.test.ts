@@ -1,6 +1,6 @@
 /** Vectors from projectcalico/calico libcalico-go/lib/selector/parser/parser_test.go (selectorTests, badSelectors, canonicalisationTests). */
 import { describe, expect, it } from "vitest";
-import { evaluateSelector, isSelectorError, parseCalicoSelector } from "./selector.ts";
+import { evaluateSelector, isSelectorError, MAX_SELECTOR_DEPTH, parseCalicoSelector } from "./selector.ts";
 
 type L = Record<string, string>;
 const selectorTests: [string, L[], L[]][] = [
@@ -94,5 +94,41 @@ describe("Calico selectors (parser_test.go selectorTests)", () => {
     const s = parseCalicoSelector(text);
     if (!isSelectorError(s)) throw new Error("expected an error");
     expect(s.column).toBe(column);
+  });
+});
+
+/**
+ * libcalico-go's parser (lib/selector/parser/parser.go) recurses once per
+ * parenthesis and Go stacks grow, so Calico accepts any depth; a JavaScript
+ * stack does not (issue 31: 3,000 parentheses overflowed it). ktl evaluates
+ * MAX_SELECTOR_DEPTH levels and reports a deeper selector as an error value.
+ */
+describe("Calico selectors nested deep (issue 31)", () => {
+  const nest = (n: number, inner = `app == 'a'`) => "(".repeat(n) + inner + ")".repeat(n);
+  const chain = (n: number) => {
+    let s = `a == 'x'`;
+    for (let i = 0; i < n; i++) s = `!(${s} && has(k${i}))`;
+    return s;
+  };
+  it.each([
+    ["parentheses", nest(MAX_SELECTOR_DEPTH), true],
+    ["negated groups", chain(MAX_SELECTOR_DEPTH), true],
+    ["parentheses, one too deep", nest(MAX_SELECTOR_DEPTH + 1), false],
+    ["3,000 parentheses", nest(3000), false],
+    ["negated groups, 3,000 deep", chain(3000), false],
+    ["an unclosed run of 100,000", "(".repeat(100_000), false],
+  ] as const)("%s: evaluated up to the bound, an error value past it", (_, text, ok) => {
+    const s = parseCalicoSelector(text);
+    expect(isSelectorError(s)).toBe(!ok);
+    if (isSelectorError(s)) {
+      expect(s.tooDeep).toBe(true);
+      // At the first parenthesis past the bound.
+      let at = -1;
+      for (let i = 0; i <= MAX_SELECTOR_DEPTH; i++) at = text.indexOf("(", at + 1);
+      expect(s.column).toBe(at);
+    } else {
+      expect(typeof evaluateSelector(s.root, { app: "a" })).toBe("boolean");
+      expect(parseCalicoSelector(s.canonical)).toMatchObject({ canonical: s.canonical });
+    }
   });
 });

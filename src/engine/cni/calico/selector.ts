@@ -6,6 +6,13 @@
  * Precedence, loosest first: `||`, `&&`, `!` (a run of `!` collapses),
  * then one operation. `!=` and `not in` also match a missing label. An
  * empty selector is `all()`. A syntax error is a value with its column.
+ *
+ * libcalico-go's recursive-descent parser has no depth limit (Go stacks
+ * grow); a JavaScript stack does not, so parentheses nest at most
+ * MAX_SELECTOR_DEPTH deep here and a deeper selector is an error value
+ * marked `tooDeep` (policy.ts words it as KTL453), never a stack overflow.
+ * Every later walk (formatSelectorNode, evaluateSelector) recurses over the
+ * tree, whose depth that bound limits too.
  */
 
 export type SelectorNode =
@@ -29,7 +36,12 @@ export interface SelectorError {
   error: string;
   /** 0-based offset into the text where the problem starts. */
   column: number;
+  /** Set when the selector is valid Calico syntax nested deeper than ktl evaluates (MAX_SELECTOR_DEPTH). */
+  tooDeep?: true;
 }
+
+/** Parentheses nest at most this deep (ktl's bound; real selectors nest a few levels). */
+export const MAX_SELECTOR_DEPTH = 100;
 
 type Tok =
   | { t: "label"; v: string; at: number }
@@ -146,6 +158,8 @@ const describeTok = (k: Tok): string =>
 
 class Parser {
   i = 0;
+  /** Open parentheses around the current token. */
+  depth = 0;
   constructor(readonly toks: Tok[]) {}
   peek(): Tok {
     return this.toks[this.i]!;
@@ -184,8 +198,16 @@ class Parser {
       this.i++;
       node = { op: k.t };
     } else if (k.t === "(") {
+      if (this.depth >= MAX_SELECTOR_DEPTH)
+        throw {
+          error: `parentheses nest deeper than ${MAX_SELECTOR_DEPTH} levels`,
+          column: k.at,
+          tooDeep: true,
+        } satisfies SelectorError;
       this.i++;
+      this.depth++;
       node = this.or();
+      this.depth--;
       if (this.peek().t !== ")")
         this.fail(`expected ")" to close the "(" at column ${k.at + 1}, found ${describeTok(this.peek())}`);
       this.i++;

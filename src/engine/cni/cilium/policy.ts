@@ -11,6 +11,7 @@ import { arr, bool, int, isObj, str, strList, type Json } from "../../parse/valu
 import type { Diagnostic } from "../../parse/diagnostics.ts";
 import { parseLabelSelector, type LabelSelector } from "../../model/labels.ts";
 import { parseCidr, type Cidr } from "../../model/ip.ts";
+import { compileUserRegex, isRegexError, type UserRegex } from "../../http/regex.ts";
 
 export const CILIUM_KINDS = new Set(["CiliumNetworkPolicy", "CiliumClusterwideNetworkPolicy"]);
 
@@ -36,9 +37,10 @@ export interface CiliumPort {
 
 export interface CiliumHttpRule {
   line: number;
-  method?: RegExp;
-  path?: RegExp;
-  host?: RegExp;
+  /** Whole-value RE2 matches (http/regex.ts). */
+  method?: UserRegex;
+  path?: UserRegex;
+  host?: UserRegex;
   /** Lower-cased name; value undefined: the header must be present. */
   headers: { name: string; value?: string }[];
   text: string;
@@ -109,6 +111,8 @@ function normalizedSelector(v: unknown): LabelSelector {
 interface Ctx {
   o: KObject;
   diagnostics: Diagnostic[];
+  /** Why Cilium rejects the whole policy (PortRuleHTTP.Sanitize failed), when it does. */
+  rejected?: string;
 }
 
 function warn(
@@ -133,20 +137,63 @@ function warn(
   });
 }
 
-/** A Cilium L7 regex is matched against the whole value (Envoy safe_regex); JavaScript's syntax is close to RE2's. */
-function wholeRegex(ctx: Ctx, text: string | undefined, line: number, field: string): RegExp | undefined {
+/** KTL452: a value Cilium refuses or reads otherwise than written. */
+function malformed(
+  ctx: Ctx,
+  line: number,
+  field: string,
+  message: string,
+  severity: "error" | "warning" = "warning",
+): void {
+  ctx.diagnostics.push({
+    code: "KTL452",
+    severity,
+    file: ctx.o.file,
+    doc: ctx.o.doc,
+    line: line || ctx.o.line,
+    column: 0,
+    kind: ctx.o.kind,
+    name: ctx.o.name,
+    ...(ctx.o.namespace ? { namespace: ctx.o.namespace } : {}),
+    field,
+    message,
+  });
+}
+
+/**
+ * A Cilium L7 regex (PortRuleHTTP path, method, host) is matched against the
+ * whole value by Envoy's RE2 (http/regex.ts). The agent compiles each with
+ * Go's regexp in PortRuleHTTP.Sanitize, and CiliumNetworkPolicy.Parse
+ * rejects the whole policy when one does not compile ("Invalid
+ * CiliumNetworkPolicy spec: error parsing regexp: ..."): ctx.rejected says
+ * so. A pattern RE2 accepts but whose program is larger than ktl evaluates
+ * matches nothing here, with a KTL454 warning.
+ */
+const NEVER: UserRegex = { source: "", test: () => false };
+
+function wholeRegex(ctx: Ctx, text: string | undefined, line: number, field: string): UserRegex | undefined {
   if (text === undefined || text === "") return undefined;
-  try {
-    return new RegExp(`^(?:${text})$`);
-  } catch (e) {
-    warn(
-      ctx,
-      line,
-      field,
-      `${field}: "${text}" is not a valid regular expression (${(e as Error).message}); it matches nothing`,
-    );
-    return /(?!)/;
-  }
+  const r = compileUserRegex(text);
+  if (!isRegexError(r)) return r;
+  const tooLarge = r.tooLarge === true;
+  if (!tooLarge) ctx.rejected ??= `${field}: ${r.error}`;
+  ctx.diagnostics.push({
+    code: "KTL454",
+    severity: tooLarge ? "warning" : "error",
+    file: ctx.o.file,
+    doc: ctx.o.doc,
+    line: line || ctx.o.line,
+    column: 0,
+    kind: ctx.o.kind,
+    name: ctx.o.name,
+    ...(ctx.o.namespace ? { namespace: ctx.o.namespace } : {}),
+    field,
+    message: tooLarge
+      ? `${field}: ${JSON.stringify(text)}: ${r.error}; ktl takes it as matching nothing`
+      : `${field}: ${JSON.stringify(text)} is not an RE2 regular expression (${r.error}): Cilium rejects the whole policy (Invalid CiliumNetworkPolicy spec), so ktl leaves it out`,
+    hint: "Cilium's HTTP rules use RE2 syntax (github.com/google/re2/wiki/Syntax): no lookaround or backreferences.",
+  });
+  return NEVER;
 }
 
 function parseHttp(ctx: Ctx, list: unknown, field: string): CiliumHttpRule[] {
@@ -205,7 +252,7 @@ function parseToPorts(ctx: Ctx, list: unknown, field: string): CiliumPortRule[] 
     const f = `${field}[${index}]`;
     const ports: CiliumPort[] = arr(r.ports)
       .filter(isObj)
-      .map((p) => {
+      .map((p, j) => {
         const proto = (str(p.protocol) ?? "ANY").toUpperCase();
         const protocol = proto === "TCP" || proto === "UDP" || proto === "SCTP" ? proto : "ANY";
         const raw = p.port;
@@ -218,7 +265,32 @@ function parseToPorts(ctx: Ctx, list: unknown, field: string): CiliumPortRule[] 
         const out: CiliumPort = { port: n ?? 0, protocol };
         if (n === undefined && typeof raw === "string" && raw !== "") out.name = raw;
         const end = int(p.endPort);
-        if (end !== undefined && end > 0) out.endPort = end;
+        const pf = `${f}.ports[${j}]`;
+        const line = lineOf(p) || lineOf(pr);
+        // The CRD's port pattern and endPort maximum (0-65535), PortProtocol.Validate's
+        // ParseUint(port, 0, 16): out of range, the policy is refused.
+        for (const [k, v] of [
+          ["port", n],
+          ["endPort", end],
+        ] as const)
+          if (v !== undefined && (v < 0 || v > 65535)) {
+            ctx.rejected ??= `${pf}.${k}: ${v} is not a port`;
+            malformed(
+              ctx,
+              line,
+              `${pf}.${k}`,
+              `${pf}.${k}: ${v} is not a port (0 to 65535): the apiserver refuses the policy (CRD validation), so ktl leaves it out`,
+              "error",
+            );
+          }
+        if (end !== undefined && end > 0 && n !== undefined && end < n)
+          malformed(
+            ctx,
+            line,
+            `${pf}.endPort`,
+            `${pf}.endPort: ${end} is below port ${n}: the range holds no port but ${n}; ktl takes port ${n} alone`,
+          );
+        else if (end !== undefined && end > 0) out.endPort = end;
         return out;
       });
     const out: CiliumPortRule = { index, line: lineOf(pr) || lineOf(list, index), ports };
@@ -361,5 +433,6 @@ export function parseCiliumPolicy(o: KObject, diagnostics: Diagnostic[]): Cilium
   arr(o.raw.specs).forEach((s, i) => {
     if (isObj(s)) out.push(parseRule(ctx, s, i));
   });
-  return out;
+  // CiliumNetworkPolicy.Parse: one rule that fails Sanitize rejects the policy, every spec of it.
+  return ctx.rejected === undefined ? out : [];
 }
