@@ -63,3 +63,13 @@ export { parseExpectations, runExpectations, NETASSERT_FIELDS } from "./expect/i
 export type { ExpectationResult } from "./expect/index.ts";
 export { traceL7, parseAnyDestination } from "./l7/index.ts";
 export type { L7TraceResult } from "./l7/index.ts";
+
+export { parseFlows, analyzeObserved, compareObserved, DISAGREEMENTS } from "./observe/index.ts";
+export type {
+  FlowSet,
+  ObserveAnalysis,
+  ObserveCase,
+  ObserveReport,
+  ObservedRow,
+  Hypothesis,
+} from "./observe/index.ts";
