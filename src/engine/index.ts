@@ -64,12 +64,19 @@ export type { ExpectationResult } from "./expect/index.ts";
 export { traceL7, parseAnyDestination } from "./l7/index.ts";
 export type { L7TraceResult } from "./l7/index.ts";
 
-export { parseFlows, analyzeObserved, compareObserved, DISAGREEMENTS } from "./observe/index.ts";
+export {
+  parseFlows,
+  analyzeObserved,
+  compareObserved,
+  suggestPolicies,
+  DISAGREEMENTS,
+} from "./observe/index.ts";
 export type {
   FlowSet,
   ObserveAnalysis,
   ObserveCase,
   ObserveReport,
   ObservedRow,
+  SuggestResult,
   Hypothesis,
 } from "./observe/index.ts";

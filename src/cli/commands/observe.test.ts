@@ -3,7 +3,8 @@
  * the shape issue 35 asks for ({matched, unmatched, flows: [{src, dst, port,
  * protocol, observed, predicted, case, decidedBy, explanation}],
  * disagreements}), exit 1 on a disagreement, 2 on an unreadable record
- * (file and line on stderr).
+ * (file and line on stderr), and --suggest prints YAML that kubectl can
+ * take as it is, its proof as comments.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { run } from "./observe.ts";
 import { UsageError } from "../io.ts";
+import { parseManifests } from "../../engine/index.ts";
 
 const root = join(import.meta.dirname, "../../..");
 const fixture = join(root, "scenarios/fixtures/observed-vs-predicted");
@@ -102,6 +104,19 @@ describe("ktl observe", () => {
     expect(r.code).toBe(2);
     expect(r.err).toBe(`${f}:2: not valid JSON: ${r.err.split("not valid JSON: ")[1]}`);
     expect(r.out).toBe("");
+  });
+
+  it("--suggest prints YAML with its proof as comments, exit 0 when the proof holds", () => {
+    const r = ktl("--suggest", join(fixture, "hubble-flows.jsonl"), fixture);
+    expect(r.code).toBe(0);
+    const parsed = parseManifests([{ name: "out.yaml", text: r.out }]);
+    expect(parsed.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(parsed.objects.length).toBeGreaterThan(0);
+    expect(parsed.objects.every((o) => o.kind === "NetworkPolicy")).toBe(true);
+    expect(r.out).toMatch(/^# {3}4 of 4 observed forwarded rows still allowed$/m);
+    expect(r.out).toMatch(/^# {3}3 of 3 observed dropped rows still dropped$/m);
+    expect(r.out).toMatch(/^# {3}nothing else is allowed between the workloads they govern on /m);
+    expect(r.out.trim().split("\n").at(-1)).toBe("# The proof holds.");
   });
 
   it.each([

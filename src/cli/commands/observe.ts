@@ -5,10 +5,12 @@ import {
   DISAGREEMENTS,
   parseFlows,
   parseManifests,
+  suggestPolicies,
   unmodelledFor,
   unmodelledHeadline,
   type ObserveReport,
   type ObservedRow,
+  type SuggestResult,
 } from "../../engine/index.ts";
 import { statSync } from "node:fs";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
@@ -16,7 +18,7 @@ import { flagString, isOn, parseArgs } from "../args.ts";
 import { reportDiagnostics } from "../report.ts";
 import { cniOption } from "./reach.ts";
 
-export const help = `ktl observe [--json] [--cni NAME] FLOWS INPUT...
+export const help = `ktl observe [--json] [--cni NAME] [--suggest] FLOWS INPUT...
 
 Observed flows beside what the input predicts. FLOWS is one file (or - for
 standard input) of:
@@ -36,12 +38,18 @@ observed-forwarded-but-predicted-dropped, observed-dropped-but-predicted-allowed
 A disagreement comes with its likely cause, tested as a what-if by the engine
 (a default deny added, the deciding policy taken out, nothing enforced).
 
+  --suggest   print least-privilege NetworkPolicies written from the observed
+              allowed flows (YAML on standard output) and their proof as
+              comments: the input plus the policies still allows every
+              observed forwarded flow and drops every observed drop; anything
+              else they allow on the ports involved is listed
   --cni NAME  the CNI that enforces policy: generic (default), calico,
               cilium, cilium-kpr, flannel
   --json      machine-readable output
 
-Exit codes: 0 every row agrees, 1 some disagree, 2 bad usage or an
-unreadable flow record (its file and line on standard error).`;
+Exit codes: 0 every row agrees (with --suggest: the proof holds), 1 some
+disagree (with --suggest: the proof fails), 2 bad usage or an unreadable flow
+record (its file and line on standard error).`;
 
 const CASE_WORDS: Record<ObservedRow["case"], string> = {
   "agree-allowed": "agree: allowed",
@@ -109,8 +117,41 @@ function printReport(r: ObserveReport, headline: string | undefined, io: Output)
   );
 }
 
+/** The proof as YAML comments after the policies, so the output can go to kubectl apply as it is. */
+function printSuggestion(s: SuggestResult, r: ObserveReport, io: Output): void {
+  if (s.yaml) io.out(s.yaml.trimEnd());
+  const c = (line: string) => io.out(`# ${line}`.trimEnd());
+  if (!s.yaml) c("No policy written: no observed forwarded flow between workloads that a policy can select.");
+  c("");
+  c(`Proof: the input plus these ${s.policies.length} policies, asked again by the decider (${r.judgedBy}):`);
+  const f = s.proof.forwarded;
+  const d = s.proof.dropped;
+  c(`  ${f.checked - f.failed.length} of ${f.checked} observed forwarded rows still allowed`);
+  for (const x of f.failed)
+    c(`    NOT ALLOWED ${x.src} -> ${x.dst} ${x.protocol}/${x.port}: now ${x.now}: ${x.reason}`);
+  c(`  ${d.checked - d.failed.length} of ${d.checked} observed dropped rows still dropped`);
+  for (const x of d.failed)
+    c(`    NOT DROPPED ${x.src} -> ${x.dst} ${x.protocol}/${x.port}: now ${x.now}: ${x.reason}`);
+  if (s.proof.note) c(`  ${s.proof.note}`);
+  else if (s.proof.extra.length === 0)
+    c(
+      `  nothing else is allowed between the workloads they govern on ${s.proof.ports.join(", ") || "the ports involved"}`,
+    );
+  else {
+    c(`  also allowed, beyond the observed flows, on ${s.proof.ports.join(", ")}:`);
+    for (const x of s.proof.extra)
+      c(
+        `    ${x.src} -> ${x.dst} ${x.protocol}/${x.port} (${x.pods} pod pair${x.pods === 1 ? "" : "s"})${x.decidedBy?.name ? ` by ${x.decidedBy.kind ?? x.decidedBy.layer} ${x.decidedBy.namespace ? `${x.decidedBy.namespace}/` : ""}${x.decidedBy.name}` : `: ${x.reason}`}`,
+      );
+  }
+  for (const a of s.alsoSelects)
+    c(`  ${a.policy} also selects ${a.workload}: it carries the same stable labels`);
+  for (const k of s.skipped) c(`  no ${k.direction} policy for ${k.workload}: ${k.reason}`);
+  c(s.proof.holds ? "The proof holds." : "The proof FAILS: see the rows above.");
+}
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { booleans: ["json"], strings: ["cni"] });
+  const args = parseArgs(argv, { booleans: ["json", "suggest"], strings: ["cni"] });
   if (isOn(args, "help")) {
     io.out(help);
     return 0;
@@ -149,6 +190,12 @@ export function run(argv: string[], io: Output): number {
   const analysis = analyzeObserved({ parsed, options, model }, flows);
   const report = analysis.report;
   const unmodelled = unmodelledFor(model, "all");
+  if (isOn(args, "suggest")) {
+    const s = suggestPolicies({ parsed, options, model }, analysis);
+    if (json) io.out(JSON.stringify({ ...report, suggest: s, unmodelled }, null, 2));
+    else printSuggestion(s, report, io);
+    return s.proof.holds ? 0 : 1;
+  }
   if (json) io.out(JSON.stringify({ ...report, unmodelled }, null, 2));
   else printReport(report, unmodelledHeadline(unmodelled), io);
   return report.flows.some((f) => DISAGREEMENTS.has(f.case)) ? 1 : 0;

@@ -20,4 +20,6 @@ export type {
   HypothesisKind,
 } from "./report.ts";
 export type { ObservedDecidedBy, PredictedVerdict } from "./predict.ts";
+export { suggestPolicies } from "./suggest.ts";
+export type { SuggestResult, SuggestedPolicy, ProofFailure, ExtraReach } from "./suggest.ts";
 export { stableLabels, UNSTABLE_LABELS } from "./match.ts";
