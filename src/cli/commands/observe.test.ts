@@ -83,6 +83,23 @@ describe("ktl observe", () => {
     expect(r.out.trim().split("\n").at(-1)).toBe("3 of 7 rows disagree with the input.");
   });
 
+  it("lesson 32: two rows disagree, and only the flannel profile explains all five forwards", () => {
+    const lesson = join(root, "scenarios/32-catch-a-policy-the-cni-ignores");
+    const r = ktl("--json", join(lesson, "flows.csv"), lesson);
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.out) as {
+      disagreements: number;
+      hypotheses: { kind: string; explained: number; of: number; contradicted: number }[];
+    };
+    expect(j.disagreements).toBe(2);
+    expect(j.hypotheses.map((h) => [h.kind, h.explained, h.of, h.contradicted])).toEqual([
+      ["nothing-enforced", 5, 5, 0],
+      ["policy-not-enforced", 3, 5, 0],
+      ["policy-not-enforced", 2, 5, 0],
+    ]);
+    expect(ktl("--cni", "flannel", join(lesson, "flows.csv"), lesson).code).toBe(0);
+  });
+
   it("exits 0 when every row agrees", () => {
     const f = join(tmp, "agree.csv");
     writeFileSync(
