@@ -32,7 +32,7 @@ const ENGINE_LAYERS = [
   ["load"],
   ["trace"],
   ["l7", "flows"],
-  ["dataplane", "connlist", "validate", "expect", "diff", "whatif"],
+  ["dataplane", "connlist", "validate", "expect", "diff", "whatif", "observe"],
   ["analysis"],
   ["testing"],
 ];

@@ -129,7 +129,9 @@ ${LESSONS.map((l) => `| ${String(l.number).padStart(2, "0")} | [${l.title}](${l.
 \`fixtures/\` holds scenarios that tests and e2e specs use but that are not
 lessons: \`why-frontend-cannot-reach-payments\` (a namespaceSelector asking for
 \`team: web\` where the namespace says \`team: storefront\`, and a DNS egress
-rule selecting \`name: kube-system\`) is in the scenario menu too.
+rule selecting \`name: kube-system\`) is in the scenario menu too;
+\`observed-vs-predicted\` holds the same traffic as Hubble flows, Calico flow
+logs and a CSV, with one row of each of \`ktl observe\`'s four cases.
 `;
 }
 

@@ -23,6 +23,7 @@ import passToBaseline from "./28-pass-to-the-namespace-with-a-baseline-behind/ma
 import routePrecedence from "./29-find-which-httproute-rule-wins/manifests.yaml";
 import registryOnly from "./30-admit-an-external-host-with-a-serviceentry/manifests.yaml";
 import istioHeader from "./31-route-by-header-with-an-istio-virtualservice/manifests.yaml";
+import cniIgnores from "./32-catch-a-policy-the-cni-ignores/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -1698,6 +1699,46 @@ const DATA: [string, LessonData][] = [
             verdict: "allow",
             backends: { "shop/reviews:9080#v2": 1 },
           },
+        ],
+      },
+    },
+  ],
+  [
+    cniIgnores,
+    {
+      id: "32-catch-a-policy-the-cni-ignores",
+      title: "Catch a policy the CNI ignores in the flow log",
+      topics: ["ktl observe", "flow logs", "cluster profile", "NetworkPolicy"],
+      goal: "Set what the cluster was seen doing beside what the manifests predict, and let the engine test why they differ: every NetworkPolicy is in place, and the network plugin enforces none of them.",
+      question:
+        "payments' api admits only web's frontend, and internal's default deny admits nobody. flows.csv, exported from the nodes, shows tools/debug reaching both api (8443) and ledger (5432). Run `ktl observe flows.csv .` in this folder: which rows disagree, and which one cause explains them all?",
+      answer:
+        "Two rows disagree: debug -> api on 8443 (predicted dropped by api-from-frontend) and debug -> ledger on 5432 (predicted dropped by default-deny-ingress) were both seen forwarded. ktl tests causes as what-ifs: taking api-from-frontend out explains only its own 3 forwards, taking default-deny-ingress out only its 2; running the same input under the flannel profile, which enforces no NetworkPolicy, explains all 5 and contradicts nothing, since no drop was seen anywhere. NetworkPolicy is an API that the network plugin implements: a plugin without policy support accepts the objects and ignores them, and nothing warns. A policy in the cluster that the input lacks could explain one row; only an observed drop would argue against the plugin that enforces nothing.",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#prerequisites (a NetworkPolicy without a controller that implements it has no effect)",
+        "https://github.com/flannel-io/flannel/blob/master/README.md (flannel provides the network, not NetworkPolicy)",
+        "https://github.com/cilium/cilium/blob/main/api/v1/flow/flow.proto and https://docs.tigera.io flow log data types: the fields ktl observe reads",
+      ],
+      checks: [
+        { from: "pod:tools/debug", to: "service:payments/api:443", verdict: "drop" },
+        { from: "pod:tools/debug", to: "pod:internal/ledger-0:5432", verdict: "drop" },
+        { from: "pod:tools/debug", to: "service:payments/api:443", cni: "flannel", verdict: "allow" },
+        { from: "pod:tools/debug", to: "pod:internal/ledger-0:5432", cni: "flannel", verdict: "allow" },
+      ],
+      edit: {
+        description:
+          "Say which plugin the cluster runs: add flannel's kube-flannel-cfg ConfigMap (ktl reads the profile from it).",
+        lookFor:
+          "The manifests now predict what the flow log shows: debug reaches api and ledger, and `ktl observe` finds every row in agreement. The policies are still in the input; the trace says that nothing enforces them.",
+        change: {
+          replace: {
+            find: "# Only web's frontend may call the payments API.\n",
+            with: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kube-flannel-cfg\n  namespace: kube-flannel\ndata:\n  net-conf.json: \'{"Network": "10.244.0.0/16", "Backend": {"Type": "vxlan"}}\'\n---\n# Only web\'s frontend may call the payments API.\n',
+          },
+        },
+        checks: [
+          { from: "pod:tools/debug", to: "service:payments/api:443", verdict: "allow" },
+          { from: "pod:tools/debug", to: "pod:internal/ledger-0:5432", verdict: "allow" },
         ],
       },
     },

@@ -12,6 +12,7 @@ import * as nft from "./commands/nft.ts";
 import * as ipvs from "./commands/ipvs.ts";
 import * as diff from "./commands/diff.ts";
 import * as test from "./commands/test.ts";
+import * as observe from "./commands/observe.ts";
 
 interface Command {
   run: (argv: string[], io: Output) => number | Promise<number>;
@@ -28,6 +29,7 @@ export const commands: Record<string, Command> = {
   ipvs,
   diff,
   test,
+  observe,
 };
 
 function usage(): string {

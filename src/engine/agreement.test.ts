@@ -11,7 +11,9 @@
  *   every sender of the edge is admitted, drop when none is, else partial);
  * - `ktl connlist` and `ktl diff` (no policy -> the input), where
  *   netpol-analyzer's view is the pods' own (no host-network pod, no
- *   address peer that could match a pod).
+ *   address peer that could match a pod);
+ * - `ktl observe`: flows observed exactly as the decider answers disagree
+ *   nowhere, and each row's prediction is the decider's.
  *
  * A surface that decides for itself fails here.
  */
@@ -25,6 +27,9 @@ import { openAnalysis } from "./analysis/index.ts";
 import { computeConnlist, parsePortSet } from "./connlist/index.ts";
 import { diffWorkloads } from "./diff/workloads.ts";
 import { runExpectation } from "./expect/index.ts";
+import { compareObserved } from "./observe/compare.ts";
+import { parseFlows } from "./observe/parse.ts";
+import { parseManifests } from "./parse/manifests.ts";
 import type { CniName } from "./cni/profile.ts";
 import { randomStackCluster } from "./policy/test-fixtures.ts";
 import { rng } from "./testing/random.ts";
@@ -197,6 +202,34 @@ describe.each(cases)("$name: every surface asks the one decider", (c) => {
         });
         expect(e.failures).toEqual([]);
       }
+    }
+  });
+
+  it("ktl observe: flows seen as the decider answers agree, row by row", () => {
+    const r = rng(pods.length + 7);
+    const rows: string[] = [];
+    const want = new Map<string, boolean>();
+    for (const [port, protocol] of PROBES) {
+      const m = truth(model, port, protocol);
+      for (let k = 0; k < 15; k++) {
+        const i = r.int(pods.length);
+        const j = r.int(pods.length);
+        if (i === j) continue;
+        const [a, b] = [pods[i]!, pods[j]!];
+        rows.push(`${a.key},${b.key},${port},${protocol},${m[i]![j] ? "forwarded" : "dropped"},1`);
+        want.set(`pod:${a.key} pod:${b.key} ${protocol}/${port}`, m[i]![j]!);
+      }
+    }
+    const report = compareObserved(
+      { parsed: parseManifests([{ name: "c.yaml", text: c.text }]), ...(c.cni ? { options: { cni: c.cni } } : {}) },
+      parseFlows([{ name: "seen.csv", text: rows.join("\n") }]),
+    );
+    expect(report.unmatched).toEqual([]);
+    expect(report.disagreements).toBe(0);
+    for (const f of report.flows) {
+      if (f.predicted === "partial") continue;
+      const at = `${f.asked.src} ${f.asked.dst.replace(/:\d+$/, "")} ${f.protocol}/${f.port}`;
+      expect(`${at}: ${f.predicted}`).toBe(`${at}: ${want.get(at) ? "allowed" : "dropped"}`);
     }
   });
 

@@ -71,3 +71,20 @@ export { parseExpectations, runExpectations, NETASSERT_FIELDS } from "./expect/i
 export type { ExpectationResult } from "./expect/index.ts";
 export { traceL7, parseAnyDestination } from "./l7/index.ts";
 export type { L7TraceResult } from "./l7/index.ts";
+
+export {
+  parseFlows,
+  analyzeObserved,
+  compareObserved,
+  suggestPolicies,
+  DISAGREEMENTS,
+} from "./observe/index.ts";
+export type {
+  FlowSet,
+  ObserveAnalysis,
+  ObserveCase,
+  ObserveReport,
+  ObservedRow,
+  SuggestResult,
+  Hypothesis,
+} from "./observe/index.ts";
