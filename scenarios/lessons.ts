@@ -8,6 +8,7 @@
 import type { Protocol } from "../src/engine/model/types.ts";
 import type { WhatIf } from "../src/engine/whatif/index.ts";
 import type { CniName } from "../src/engine/cni/profile.ts";
+import type { RulesMode } from "../src/engine/analysis/types.ts";
 import ciliumL7 from "./17-refuse-a-path-with-a-cilium-l7-rule/manifests.yaml";
 import calicoTiers from "./18-order-calico-tiers-with-pass/manifests.yaml";
 import compareCnis from "./19-compare-cnis-on-a-masqueraded-nodeport/manifests.yaml";
@@ -99,6 +100,12 @@ export interface Lesson {
   sources: string[];
   /** Tags for the menu. */
   topics: string[];
+  /**
+   * The mode the Node rules tab opens in for this lesson, where the lesson is
+   * about kube-proxy's rules: nftables, the mode 1.35 recommends; iptables and
+   * IPVS stay one click away there. Unset: the tab keeps the user's mode.
+   */
+  rulesMode?: RulesMode;
   file: string;
   manifests: string;
 }
