@@ -63,7 +63,10 @@ export interface LessonCheck {
   /** An HTTP request, `METHOD PATH` as `ktl trace --http` takes it; `headers` as `Name: value`. */
   http?: string;
   headers?: string[];
-  /** What the client gets back (`ktl trace --json` httpStatus): 200, or 403 when an L7 policy refuses. */
+  /**
+   * What the client gets back (`ktl trace --json` httpStatus): 200, 403 when an L7 policy refuses, 404 when no
+   * route matches... For an HTTP check, unset means no HTTP answer at all (the connection never reached a proxy).
+   */
   httpStatus?: number;
   /** The Services an L7 router chose and each one's share (`ktl trace --json` backends): "NS/NAME:PORT" or "NS/NAME:PORT#SUBSET" -> weight. */
   backends?: Record<string, number>;
@@ -117,9 +120,9 @@ const DATA: [string, LessonData][] = [
     spreadLoad,
     {
       id: "02-spread-load-with-external-local",
-      title: "Spread load with externalTrafficPolicy: Local",
+      title: "Send outside traffic with externalTrafficPolicy: Local",
       topics: ["externalTrafficPolicy", "healthCheckNodePort", "LoadBalancer"],
-      goal: "See how externalTrafficPolicy: Local keeps the client's address but ties the load to where pods run: the load balancer leaves out nodes without a pod, and pods on emptier nodes work harder.",
+      goal: "Predict which nodes a load balancer uses for a Service with externalTrafficPolicy: Local, and how the load divides among pods placed unevenly on them.",
       question:
         "storefront runs 3 replicas: 2 on node-a, 1 on node-b, none on node-c. An external client's packets can arrive at any node. Which nodes does the load balancer send traffic to, and what share of it does each pod get?",
       answer:
@@ -185,9 +188,9 @@ const DATA: [string, LessonData][] = [
     nodeCache,
     {
       id: "03-keep-cache-calls-on-the-node",
-      title: "Keep cache calls on the node",
+      title: "Call a node cache with internalTrafficPolicy: Local",
       topics: ["internalTrafficPolicy", "DaemonSet"],
-      goal: "Pair internalTrafficPolicy: Local with a DaemonSet so that every client talks to the cache on its own node.",
+      goal: "Predict which pod of a DaemonSet answers a client when the Service in front of it has internalTrafficPolicy: Local.",
       question:
         "node-cache runs one pod per node and its Service has internalTrafficPolicy: Local. shop/api-1 runs on node-b. Which cache pod answers when it calls node-cache:6379?",
       answer:
@@ -248,17 +251,21 @@ const DATA: [string, LessonData][] = [
     noLocal,
     {
       id: "04-drop-calls-with-no-local-endpoint",
-      title: "Drop calls that find no local endpoint",
+      title: "Call a Local Service from a node without its pod",
+      rulesMode: "nftables",
       topics: ["internalTrafficPolicy", "iptables"],
-      goal: "Read the DROP rule of a real node's iptables-save dump: internalTrafficPolicy: Local with no endpoint on the client's node drops the packet, silently.",
+      goal: "Predict what happens to a call to an internalTrafficPolicy: Local Service from a node that runs none of its pods, then find the kube-proxy rule that decides it on that node (nftables, with iptables and IPVS one click away).",
       question:
         "nginx-sample runs one pod, on vmss000000. The client pod on vmss000002 calls nginx-sample-svc:80, which has internalTrafficPolicy: Local. What happens to the connection?",
       answer:
-        'It is dropped on the client\'s own node. kube-proxy on vmss000002 has no local endpoint for the Service, so it writes a DROP rule of the same shape as the seed\'s AKS dump; kube-proxy 1.35 prints it as `-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP` (see `ktl iptables --node aks-nodepool1-23236778-vmss000002`). DROP, not REJECT: the client waits for a timeout instead of getting "connection refused", although a ready pod runs one node away.',
+        'It is dropped on the client\'s own node. kube-proxy on vmss000002 has no local endpoint for the Service, so it writes a drop for its ClusterIP. In nftables mode (GA since 1.33, and the mode SIG Network points users to) that is the element `10.110.9.10 . tcp . 80 comment "default/nginx-sample-svc" : drop` of the map no-endpoint-services, which the chain service-endpoints-check consults for new connections. In iptables mode it is the seed AKS dump\'s rule `-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP`. The Node rules tab shows both on aks-nodepool1-23236778-vmss000002; IPVS mode, deprecated in 1.35, gives the ClusterIP a virtual server with no real server. A drop, not a reject: the client waits for a timeout instead of getting "connection refused", although a ready pod runs one node away.',
       sources: [
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go syncProxyRules (no-endpoint-services map: drop when no endpoint serves the traffic's policy, reject when the Service has none)",
         'kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules ("has no local endpoints" DROP, "has no endpoints" REJECT)',
         "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints",
         "https://kubernetes.io/docs/concepts/services-networking/service-traffic-policy/",
+        "https://kubernetes.io/docs/reference/networking/virtual-ips/#proxy-mode-nftables",
+        "KEP-5495 (IPVS mode deprecated in 1.35; SIG Network points IPVS users to nftables, which KEP-3866 made GA in 1.33)",
       ],
       checks: [
         {
@@ -304,9 +311,10 @@ const DATA: [string, LessonData][] = [
       question:
         "In shop, default-deny-ingress isolates every pod, and payments-from-orders lets orders reach payments on its http port. Which of shop/frontend, shop/orders and tools/toolbox can call payments:80?",
       answer:
-        "Only shop/orders. frontend and toolbox match no ingress rule of the policies that select payments, so payments drops them. The Service's port 80 plays no part in the policy: it is checked after DNAT, against the pod's port 8080 (named http).",
+        "Only shop/orders, on a cluster whose network plugin enforces NetworkPolicy (on one that does not, such as flannel alone, all three get through: lesson 32). frontend and toolbox match no ingress rule of the policies that select payments, so payments drops them. The Service's port 80 plays no part in the policy: it is checked after DNAT, against the pod's port 8080 (named http).",
       sources: [
         "https://kubernetes.io/docs/concepts/services-networking/network-policies/#default-policies",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#prerequisites (a NetworkPolicy has no effect without a network plugin that implements it)",
         "kubernetes/kubernetes test/e2e/network/netpol/network_policy.go (default deny, then allow)",
       ],
       checks: [
@@ -337,13 +345,14 @@ const DATA: [string, LessonData][] = [
       id: "06-combine-selectors-in-one-peer",
       title: "Combine selectors in one peer, or split them in two",
       topics: ["NetworkPolicy", "namespaceSelector", "podSelector"],
-      goal: "Tell one peer that has both podSelector and namespaceSelector (both must match) from two peers (either may match).",
+      goal: "Read a NetworkPolicy peer that has both a podSelector and a namespaceSelector, and see what a single dash in front of podSelector changes.",
       question:
         "postgres-from-app-clients has ONE peer with namespaceSelector team=app and podSelector role=client. Which of app/client, app/worker, db/migrator and other/client may connect to db/postgres on 5432?",
       answer:
-        "Only app/client. A peer with both selectors needs both at once: a pod labelled role=client in a namespace labelled team=app. app/worker has the wrong label; db/migrator and other/client are in namespaces without team=app.",
+        "Only app/client. A peer with both selectors needs both at once: a pod labelled role=client in a namespace labelled team=app. app/worker has the wrong label; db/migrator and other/client are in namespaces without team=app. The drops hold on a cluster whose network plugin enforces NetworkPolicy.",
       sources: [
         "https://kubernetes.io/docs/concepts/services-networking/network-policies/#behavior-of-to-and-from-selectors",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#prerequisites",
         "kubernetes/api networking/v1/types.go NetworkPolicyPeer",
       ],
       checks: [
@@ -374,17 +383,19 @@ const DATA: [string, LessonData][] = [
     breakDns,
     {
       id: "07-break-dns-with-egress-deny",
-      title: "Break DNS with an egress default deny",
+      title: "Look up a name under an egress default deny",
       topics: ["NetworkPolicy", "egress", "DNS"],
-      goal: "See why a default deny for egress breaks name lookups, even for calls that an allow rule permits.",
+      goal: "Predict whether a pod under an egress default deny can resolve a Service's name, and whether it can call the Service, when an allow rule permits the call itself.",
       question:
         "default-deny-egress isolates every pod in shop for egress, and web-to-api lets web reach the api pods on 8080. Can shop/web resolve a name (UDP 53 to kube-dns)? Can it call api?",
       answer:
-        "The lookup is dropped: web is isolated for egress and no rule allows UDP/53 to the CoreDNS pods (egress rules are checked after DNAT, against each CoreDNS pod). A call to api's ClusterIP is allowed by web-to-api, but `curl http://api` never gets that far: the name does not resolve. With NodeLocal DNSCache the pod asks its node's link-local address 169.254.20.10 instead, which a podSelector cannot match: allow it with an ipBlock too.",
+        "The lookup is dropped: web is isolated for egress and no rule allows UDP/53 to the CoreDNS pods (egress rules are checked after DNAT, against each CoreDNS pod), so `curl http://api` fails at the name. The call to api's ClusterIP is allowed by web-to-api: by address it gets through. Both drops need a network plugin that enforces NetworkPolicy. With NodeLocal DNSCache the answer comes from a cache on the node, a hostNetwork pod, not from a CoreDNS pod, so the podSelector of the edit below does not match it. Which address the pod asks depends on kube-proxy's mode: in IPVS mode the kubelet's --cluster-dns is changed to the cache's local address (169.254.20.10 in the docs' example); in iptables mode pods keep asking the kube-dns ClusterIP, which the cache also listens on. The addon's README suggests an ipBlock for the address pods ask; with Cilium that does not work, because CIDR rules never apply to traffic to the host: allow the host by entity instead (toEntities: host in a CiliumNetworkPolicy).",
       sources: [
-        "https://kubernetes.io/docs/concepts/services-networking/network-policies/ (egress isolation)",
-        "https://kubernetes.io/docs/tasks/administer-cluster/nodelocaldns/ (169.254.20.10)",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#the-two-sorts-of-pod-isolation (egress isolation)",
         "https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/",
+        "https://kubernetes.io/docs/tasks/administer-cluster/nodelocaldns/#configuration (IPVS mode: --cluster-dns set to the local address; iptables mode: the cache listens on both)",
+        "kubernetes/kubernetes cluster/addons/dns/nodelocaldns/README.md Network policy and DNS connectivity (the cache runs with hostNetwork; an ipBlock rule instead of a selector)",
+        "https://docs.cilium.io/en/stable/security/policy/layer3/#ip-cidr-based (CIDR rules do not apply to traffic to a node or a host-network pod)",
       ],
       checks: [
         {
@@ -432,17 +443,18 @@ const DATA: [string, LessonData][] = [
     masquerade,
     {
       id: "08-lose-the-client-ip-to-masquerade",
-      title: "Lose the client's address to masquerade",
+      title: "Admit a partner network with ipBlock",
       topics: ["NetworkPolicy", "ipBlock", "externalTrafficPolicy", "masquerade"],
-      goal: "See why an ipBlock rule for the clients' network stops matching when kube-proxy masquerades external traffic (externalTrafficPolicy: Cluster).",
+      goal: "Predict whether an ipBlock rule for the clients' network admits them through a LoadBalancer with externalTrafficPolicy: Cluster, when the pod runs on another node than the one the packet reaches.",
       question:
         "api-from-partners admits only 203.0.113.0/24 on 8443. A partner at 203.0.113.10 connects to the LoadBalancer, which hands the packet to node-a; the only api pod runs on node-b. Is the connection admitted?",
       answer:
-        "No. With externalTrafficPolicy: Cluster, kube-proxy on node-a forwards the packet to the pod on node-b and masquerades it, so that the reply comes back through node-a. With kube-proxy and a routed CNI the packet then carries node-a's address 192.168.10.11 (an overlay CNI may give it node-a's tunnel address instead). The pod sees 192.168.10.11, which is not in 203.0.113.0/24: the ipBlock rule does not match and the NetworkPolicy drops the connection.",
+        "No. With externalTrafficPolicy: Cluster, kube-proxy on node-a forwards the packet to the pod on node-b and masquerades it, so that the reply comes back through node-a. With kube-proxy and a routed CNI the packet then carries node-a's address 192.168.10.11 (an overlay CNI may give it node-a's tunnel address instead). The pod sees 192.168.10.11, which is not in 203.0.113.0/24: the ipBlock rule does not match and the NetworkPolicy drops the connection. The masquerade happens on node-a, before node-b's plugin filters, so Calico and Cilium with kube-proxy see the same address; Cilium's kube-proxy replacement in DSR mode is an exception that forwards the packet with the client's address. With flannel alone nothing enforces the policy and the connection gets through.",
       sources: [
         "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-EXT chain: KUBE-MARK-MASQ for externalTrafficPolicy Cluster; KUBE-POSTROUTING MASQUERADE)",
         "https://kubernetes.io/docs/tutorials/services/source-ip/",
-        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#ipblock",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#behavior-of-ipblock-selectors (whether source rewriting happens before or after NetworkPolicy is left to the implementation)",
+        "https://docs.cilium.io/en/stable/network/kubernetes/kubeproxy-free/#direct-server-return-dsr",
       ],
       checks: [
         {
@@ -488,9 +500,9 @@ const DATA: [string, LessonData][] = [
     zoneHints,
     {
       id: "09-keep-traffic-in-zone-with-hints",
-      title: "Keep traffic in its zone with topology hints",
+      title: "Ask for topology hints with topology-mode: Auto",
       topics: ["topology-mode", "hints", "zones"],
-      goal: "Watch Topology Aware Routing keep traffic in its zone, and see when the EndpointSlice controller gives up on hints.",
+      goal: "Predict which endpoints a client can reach when its Service asks the EndpointSlice controller for topology hints, and see when the controller gives none.",
       question:
         "catalog has service.kubernetes.io/topology-mode: Auto and 4 replicas, 2 in each zone; both zones have 4 CPUs. Which endpoints can shop/client-a (zone-a) reach?",
       answer:
@@ -546,7 +558,7 @@ const DATA: [string, LessonData][] = [
       id: "10-prefer-close-endpoints",
       title: "Prefer same-zone endpoints with trafficDistribution",
       topics: ["trafficDistribution", "PreferSameZone", "zones"],
-      goal: "Use trafficDistribution: PreferSameZone to keep traffic in its zone, and see the fallback for a zone without endpoints.",
+      goal: "Predict which endpoints clients in three zones reach when a Service with trafficDistribution: PreferSameZone has pods in only two of them.",
       question:
         "search runs one pod in zone-a and one in zone-b, none in zone-c, with trafficDistribution: PreferSameZone. Which endpoints do client-a (zone-a) and client-c (zone-c) reach?",
       answer:
@@ -593,9 +605,9 @@ const DATA: [string, LessonData][] = [
     sameNode,
     {
       id: "11-prefer-the-same-node",
-      title: "Prefer the same node, fall back to the zone",
+      title: "Prefer the same node with trafficDistribution",
       topics: ["trafficDistribution", "PreferSameNode", "internalTrafficPolicy"],
-      goal: "Use trafficDistribution: PreferSameNode for a node agent, and compare its fallback with internalTrafficPolicy: Local.",
+      goal: "Predict which pod of a node agent answers clients when its Service has trafficDistribution: PreferSameNode, on a node that runs the agent and on one that does not.",
       question:
         "otel-agent runs on node-a1 and node-b1 only (node-a2 has no agent yet), with trafficDistribution: PreferSameNode. Which agent pod answers client-a1, and which answers client-a2?",
       answer:
@@ -653,9 +665,9 @@ const DATA: [string, LessonData][] = [
     terminating,
     {
       id: "12-serve-from-terminating-pods",
-      title: "Serve from terminating pods during a rollout",
+      title: "Follow a rollout's terminating pod",
       topics: ["terminating endpoints", "rolling update", "externalTrafficPolicy"],
-      goal: "See when kube-proxy sends traffic to pods that are shutting down during a rolling update, and when it does not.",
+      goal: "Predict whether kube-proxy sends traffic to a pod that is shutting down during a rolling update, for a client outside the cluster and for one inside it.",
       question:
         "Mid-rollout: the new pod runs on node-a; the old pod on node-b is terminating but still passes its readiness probe. (1) A packet from the load balancer lands on node-b (externalTrafficPolicy: Local). (2) checkout, on node-b, calls the ClusterIP. Which pod gets each?",
       answer:
@@ -706,9 +718,9 @@ const DATA: [string, LessonData][] = [
     affinity,
     {
       id: "13-pin-clients-with-session-affinity",
-      title: "Pin clients with session affinity",
+      title: "Open ten connections under session affinity",
       topics: ["sessionAffinity", "ClientIP"],
-      goal: "See what sessionAffinity: ClientIP changes, and what it does not.",
+      goal: "Predict where a client's connections go when its Service has sessionAffinity: ClientIP.",
       question:
         "sessions has sessionAffinity: ClientIP. The web pod opens ten connections to sessions:80 within a minute. Which backends can the first one reach, and where do the other nine go?",
       answer:
@@ -746,9 +758,9 @@ const DATA: [string, LessonData][] = [
     namedPort,
     {
       id: "14-resolve-a-named-target-port",
-      title: "Resolve a named targetPort pod by pod",
+      title: "Name a targetPort instead of numbering it",
       topics: ["targetPort", "EndpointSlice"],
-      goal: "See a named targetPort resolve to a different number in each pod, and leave out a pod that lacks the name.",
+      goal: "Predict where connections land when a Service's targetPort is a port name that its pods define differently.",
       question:
         "api's targetPort is the name http. api-v1 names 8080 http, api-v2 names 9090 http, api-legacy names its port web. On which pod and port does each connection to api:80 land?",
       answer:
@@ -790,16 +802,17 @@ const DATA: [string, LessonData][] = [
     noMatch,
     {
       id: "15-find-a-selector-that-matches-nothing",
-      title: "Find a selector that matches nothing",
+      title: "Read what a Service call gets back",
       topics: ["selector", "REJECT"],
-      goal: "Recognise a Service whose selector matches no pod, and tell kube-proxy's REJECT from a silent drop.",
+      goal: "Predict what a client gets from a Service it calls, and tell kube-proxy's answers apart from a NetworkPolicy's.",
       question:
         "The web pod calls checkout:80. What does it get back, and how does that differ from a NetworkPolicy drop?",
       answer:
-        'Connection refused, at once. The selector app=checkout matches no pod (the pods are labelled app=check-out), so the Service has no endpoints and kube-proxy REJECTs the packet: the client gets an ICMP "port unreachable". With most CNIs a NetworkPolicy drop, like kube-proxy\'s DROP for a Local policy, is silent: the client waits for a timeout (some CNIs reject instead).',
+        'Connection refused, at once. The selector app=checkout matches no pod (the pods are labelled app=check-out), so the Service has no endpoints and kube-proxy rejects the packet: the client gets an ICMP "port unreachable" (iptables mode: a REJECT rule; nftables mode: a reject element of the map no-endpoint-services). With most network plugins a NetworkPolicy drop, like kube-proxy\'s drop for a Local policy (lesson 04), is silent: the client waits for a timeout (some plugins reject instead).',
       sources: [
         'kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules ("has no endpoints" REJECT)',
-        "https://kubernetes.io/docs/concepts/services-networking/service/#services-without-selectors",
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go syncProxyRules (no-endpoint-services map: reject when the Service has no endpoints)",
+        "https://kubernetes.io/docs/tasks/debug/debug-application/debug-service/ (section Does the Service have any EndpointSlices?: the selector must match the pods' labels)",
       ],
       checks: [
         {
@@ -832,7 +845,7 @@ const DATA: [string, LessonData][] = [
       id: "16-resolve-headless-and-externalname",
       title: "Resolve headless and ExternalName Services",
       topics: ["headless", "ExternalName", "DNS"],
-      goal: "See the two kinds of Service that kube-proxy programs nothing for, and what answers instead: DNS.",
+      goal: "Predict which addresses a client reaches through a headless Service and through an ExternalName Service, and where kube-proxy comes in.",
       question:
         "app/client connects to postgres.data:5432 (headless; a short name resolves in the client's own namespace app first, so it must say .data) and to billing:80 (ExternalName, in app). Which addresses does it reach, and where does kube-proxy come in?",
       answer:
@@ -882,13 +895,14 @@ const DATA: [string, LessonData][] = [
     ciliumL7,
     {
       id: "17-refuse-a-path-with-a-cilium-l7-rule",
-      title: "Refuse a path with a Cilium L7 rule",
+      title: "Write a Cilium L7 rule for one path",
       sources: [
-        "https://github.com/cilium/cilium/blob/main/Documentation/security/policy/language.rst Layer 7 Examples (a request that violates the HTTP rules gets 403)",
-        "https://github.com/cilium/cilium/blob/main/pkg/policy/api/http.go PortRuleHTTP (Method, Path, Host: regexes matched against the whole value)",
+        "https://docs.cilium.io/en/stable/security/policy/layer7/#http (a request that violates the HTTP rules gets HTTP 403; Path and Method are extended POSIX regexes)",
+        "https://github.com/cilium/cilium/blob/main/pkg/envoy/server.go getHTTPRule (Path and Method become Envoy safe_regex header matchers on :path and :method)",
+        "https://github.com/envoyproxy/envoy/blob/main/api/envoy/config/route/v3/route_components.proto HeaderMatcher.safe_regex_match (the entire header value must match the regex)",
       ],
       topics: ["CiliumNetworkPolicy", "L7", "HTTP"],
-      goal: "See that a Cilium HTTP rule works above the connection: the connection opens, and each request is judged by method and path as whole-value regexes; one that no rule matches gets 403 from Cilium's proxy.",
+      goal: "Predict what requests of different methods and paths get from a pod behind a CiliumNetworkPolicy with an HTTP rule, and what a client that the policy does not name gets.",
       question:
         "api-read-only lets frontend reach api on 8080 with one HTTP rule: GET /api/.*. What do GET /api/orders, POST /api/orders and GET /health from frontend get, and what happens to batch?",
       answer:
@@ -947,11 +961,11 @@ const DATA: [string, LessonData][] = [
       id: "18-order-calico-tiers-with-pass",
       title: "Order Calico tiers with Pass",
       sources: [
-        "https://github.com/tigera/docs/blob/main/calico/reference/resources/tier.mdx How policy is evaluated (tiers by order; Pass goes to the next tier)",
+        "https://docs.tigera.io/calico/latest/reference/resources/tier#how-policy-is-evaluated (tiers by order; Pass goes to the next tier)",
         "https://github.com/projectcalico/calico/blob/master/libcalico-go/lib/backend/k8s/conversion/conversion.go K8sNetworkPolicyToCalico (NetworkPolicies at order 1000 in the default tier)",
       ],
       topics: ["Calico", "Tier", "GlobalNetworkPolicy", "order"],
-      goal: "Follow Calico's order: tiers first (security at 100 before default), policies by order within a tier, the first Allow or Deny final, Pass handing over to the next tier, where Kubernetes NetworkPolicies sit at order 1000.",
+      goal: "Follow Calico's order of evaluation: tiers by their order, policies by order within a tier, the Pass action, and where Kubernetes NetworkPolicies sit.",
       question:
         "The security tier denies quarantined pods and passes everything else. In the default tier, db-deny-reports (order 100) denies reports, and the NetworkPolicy db-allow-shop admits every pod of shop. Who may call db on 8080: api, api-quarantined, reports?",
       answer:
@@ -977,18 +991,19 @@ const DATA: [string, LessonData][] = [
     compareCnis,
     {
       id: "19-compare-cnis-on-a-masqueraded-nodeport",
-      title: "Compare CNIs on a masqueraded NodePort",
+      title: "Compare CNIs on a NodePort",
       sources: [
         "kubernetes/kubernetes staging/src/k8s.io/api/networking/v1/types.go NetworkPolicySpec.ingress (the pod's local node; policy before or after SNAT is left to the implementation)",
         "https://github.com/projectcalico/calico/tree/master/felix/rules Felix renders policy in the filter FORWARD chain, before nat POSTROUTING MASQUERADE",
-        "https://github.com/cilium/cilium/blob/main/Documentation/network/kubernetes/kubeproxy-free.rst kube-proxy replacement (no SNAT toward a local backend; allow-localhost admits the host)",
+        "https://docs.cilium.io/en/stable/security/policy/layer3/#access-to-from-local-host (the local host is allowed by default; --allow-localhost=policy hands it to policy)",
+        "https://github.com/cilium/cilium/blob/main/Documentation/network/kubernetes/kubeproxy-free.rst kube-proxy replacement (no SNAT toward a local backend)",
       ],
       topics: ["cluster profile", "masquerade", "NodePort", "NetworkPolicy"],
-      goal: "See an answer that Kubernetes leaves to the CNI: does ingress policy see the client's address, or the address kube-proxy masqueraded it to? Compare the profiles side by side.",
+      goal: "See an answer that Kubernetes leaves to the network plugin: does ingress policy see the client's address, or the one kube-proxy rewrote it to? Compare the cluster profiles side by side.",
       question:
         "web's only pod runs on node-a, behind a NodePort with externalTrafficPolicy Cluster, and default-deny-ingress isolates it. An outside client, 203.0.113.10, lands on node-a. Is it let in?",
       answer:
-        "It depends on the CNI. kube-proxy masquerades the packet to node-a's own address. With Calico, Felix filters before that masquerade, sees 203.0.113.10 and drops it. With Cilium and kube-proxy, the pod's policy sees the local host, which Cilium always admits. With Cilium's kube-proxy replacement there is no masquerade toward a local backend, so the policy sees the client and drops it. The generic profile keeps Kubernetes' own-node rule and says that the answer depends on the CNI.",
+        "It depends on the network plugin. kube-proxy masquerades the packet to node-a's own address. With Calico, Felix filters before that masquerade, sees 203.0.113.10 and drops it. With Cilium and kube-proxy, the pod's policy sees its own node, the host, and Cilium admits traffic from the local host by default (its allow-localhost setting; with allow-localhost: policy the host is judged like any other peer, and this packet would be dropped). With Cilium's kube-proxy replacement there is no masquerade toward a local backend, so the policy sees the client and drops it. The generic profile keeps Kubernetes' rule that a pod's own node is always admitted and says that the answer depends on the plugin.",
       checks: [
         {
           from: "external:203.0.113.10@node-a",
@@ -1025,16 +1040,17 @@ const DATA: [string, LessonData][] = [
     {
       id: "20-read-the-probability-cascade",
       title: "Read the probability cascade",
+      rulesMode: "nftables",
       topics: ["iptables", "statistic", "load balancing"],
-      goal: "Read kube-proxy's chain of statistic rules (0.25, 0.333, 0.5, then the rest) as what it is: an even split, with no preference for the client's node.",
+      goal: "Read how kube-proxy draws one backend among several, in nftables mode (one numgen draw) and in iptables mode (a cascade of statistic rules), and whether the client's node is preferred.",
       question:
-        "web has 4 pods, 2 on node-a and 2 on node-b. `ktl iptables --node node-a` shows the KUBE-SVC chain with --probability 0.25000000000, 0.33333333349, 0.50000000000 and a last rule with none. The client on node-a calls web:80: what chance does each pod get, and do node-a's pods get more?",
+        "web has 4 pods, 2 on node-a and 2 on node-b. In iptables mode, `ktl iptables --node node-a` shows the KUBE-SVC chain with --probability 0.25000000000, 0.33333333349, 0.50000000000 and a last rule with none. The client on node-a calls web:80: what chance does each pod get, and do node-a's pods get more?",
       answer:
-        "Each pod gets exactly 1/4. The rules are tried in order: the first takes 1/4 of all packets; the second takes 1/3 of the remaining 3/4 (= 1/4); the third 1/2 of the remaining 1/2 (= 1/4); the last takes what is left (1/4). The cascade is how iptables draws one of n evenly (probability 1/(n-i) for rule i); it prefers nothing, node-a's own pods included. nftables mode draws the same way with one numgen random mod 4.",
+        "Each pod gets exactly 1/4. The iptables rules are tried in order: the first takes 1/4 of all packets; the second takes 1/3 of the remaining 3/4 (= 1/4); the third 1/2 of the remaining 1/2 (= 1/4); the last takes what is left (1/4). The cascade is how iptables draws one of n evenly (probability 1/(n-i) for rule i); it prefers nothing, node-a's own pods included. nftables mode, which the Node rules tab opens in, draws the same way in one rule of the Service's chain: `numgen random mod 4 vmap { 0 : goto endpoint-…, 1 : …, 2 : …, 3 : … }`.",
       sources: [
         "kubernetes/kubernetes pkg/proxy/iptables/proxier.go writeServiceToEndpointRules (probability 1/(n-i), computeProbability)",
-        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go (numgen random mod n)",
-        "https://kubernetes.io/docs/reference/networking/virtual-ips/#proxy-mode-iptables",
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go writeServiceToEndpointRules (numgen random mod n)",
+        "https://kubernetes.io/docs/reference/networking/virtual-ips/#proxy-mode-nftables",
       ],
       checks: [
         {
@@ -1068,15 +1084,19 @@ const DATA: [string, LessonData][] = [
     {
       id: "21-call-your-own-service-hairpin",
       title: "Call your own Service: hairpin",
+      rulesMode: "nftables",
       topics: ["hairpin", "masquerade", "iptables"],
-      goal: "See a pod reach itself through its Service, and why kube-proxy masquerades that one case.",
+      goal: "Predict whether a pod reaches itself through its own Service, and which source address it sees when it does.",
       question:
         "web-0 is the only endpoint of web. web-0 calls web:80. Does the call come back to web-0, and which source address does it see?",
       answer:
-        "It comes back to web-0, masqueraded: the endpoint chain's first rule `-s <pod IP> -j KUBE-MARK-MASQ` marks a packet whose source is the endpoint itself, so it leaves with its node's address. Without it web-0 would answer itself directly, from its own address to its own address, and the reply would bypass the DNAT the client expects. The bridge must also send the packet back out of the port it came from (hairpin mode, which the CNI sets).",
+        "It comes back to web-0, masqueraded. The endpoint's rules mark a packet whose source is the endpoint itself for masquerade (nftables: `ip saddr 10.244.1.2 jump mark-for-masquerade` in its endpoint chain; iptables: `-s <pod IP> -j KUBE-MARK-MASQ` in KUBE-SEP). Without it web-0 would answer itself directly, from its own address to its own address, and the reply would bypass the DNAT the client expects. The masquerade rewrites the source to the address of the interface the packet leaves by (MASQUERADE picks it from the route), not to a fixed node address: on a bridge CNI that is usually the bridge's own address in the pod range; ktl writes the node's address in its place. Whether the packet can go back out of the port it came in by at all is the bridge's business: kubelet's --hairpin-mode (hairpin-veth or promiscuous-bridge) or the bridge CNI plugin's hairpinMode; CNIs that do not use a bridge route it without one.",
       sources: [
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go writeServiceToEndpointRules (endpoint chain: ip saddr <endpoint IP> jump mark-for-masquerade)",
         "kubernetes/kubernetes pkg/proxy/iptables/proxier.go writeServiceToEndpointRules (KUBE-SEP: -s endpoint IP -j KUBE-MARK-MASQ)",
-        "https://kubernetes.io/docs/tasks/debug/debug-application/debug-service/#a-pod-fails-to-reach-itself-via-the-service-ip",
+        "https://kubernetes.io/docs/tasks/debug/debug-application/debug-service/#a-pod-fails-to-reach-itself-via-the-service-ip (hairpin mode of bridge networks)",
+        "https://git.netfilter.org/iptables/tree/extensions/libxt_MASQUERADE.man (the source becomes the address of the interface the packet is going out by)",
+        "https://github.com/containernetworking/plugins/blob/main/plugins/main/bridge/bridge.go NetConf.HairpinMode (the bridge CNI plugin's hairpinMode)",
       ],
       checks: [
         {
@@ -1110,15 +1130,17 @@ const DATA: [string, LessonData][] = [
     {
       id: "22-filter-clients-with-source-ranges",
       title: "Filter clients with loadBalancerSourceRanges",
+      rulesMode: "nftables",
       topics: ["loadBalancerSourceRanges", "externalTrafficPolicy", "masquerade"],
-      goal: "Admit only some client networks to a LoadBalancer that masquerades (externalTrafficPolicy: Cluster), where an ipBlock rule would see the node's address.",
+      goal: "Predict which clients a LoadBalancer with loadBalancerSourceRanges admits when its externalTrafficPolicy is Cluster, and where the ranges are checked.",
       question:
         "partner-api admits 203.0.113.0/24 through loadBalancerSourceRanges; externalTrafficPolicy is Cluster. Which of 203.0.113.10 and 198.51.100.99 gets through when its packet reaches node-a?",
       answer:
-        "Only 203.0.113.10. The ranges are checked on the client's own address: by the cloud load balancer where it supports them, and on every node by kube-proxy's firewall chain (KUBE-FW, KUBE-PROXY-FIREWALL), which runs before the masquerade. 198.51.100.99 is dropped there. 203.0.113.10 is admitted, then masqueraded to node-a's address on its way to the pod on node-b: a NetworkPolicy ipBlock for 203.0.113.0/24 at the pod would not have matched (lesson 08).",
+        "Only 203.0.113.10. The ranges are checked on the client's own address: by the cloud load balancer where it supports them, and on every node by kube-proxy's firewall for packets still addressed to the load balancer's IP 198.51.100.40 (nftables: the map firewall-ips sends them to a firewall chain with `ip saddr != 203.0.113.0/24 drop`; iptables: a KUBE-FW chain), which runs before the masquerade. 198.51.100.99 is dropped there. 203.0.113.10 is admitted, then masqueraded to node-a's address on its way to the pod on node-b: a NetworkPolicy ipBlock for 203.0.113.0/24 at the pod would not have matched (lesson 08). The firewall sees only packets addressed to the load balancer's IP: a client that reaches the Service's node port on a node's address is not filtered by it (lesson 37), and a load balancer that sends packets to node ports (one with a hostname, or ipMode Proxy) relies on its own filtering.",
       sources: [
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go syncProxyRules (firewall-ips map: destinations that are subject to LoadBalancerSourceRanges)",
         "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-FW-* firewall chain, loadBalancerSourceRanges)",
-        "kubernetes/kubernetes pkg/proxy/serviceport.go newBaseServiceInfo (spec.loadBalancerSourceRanges)",
+        "kubernetes/kubernetes pkg/proxy/serviceport.go newBaseServiceInfo (spec.loadBalancerSourceRanges; only ingress IPs with ipMode VIP)",
         "https://kubernetes.io/docs/tasks/access-application-cluster/configure-cloud-provider-firewall/",
       ],
       checks: [
@@ -1157,13 +1179,13 @@ const DATA: [string, LessonData][] = [
     crossZone,
     {
       id: "23-watch-hints-cross-zones",
-      title: "Watch topology hints cross zones",
+      title: "Follow topology hints across uneven zones",
       topics: ["topology-mode", "hints", "PreferSameZone", "zones"],
-      goal: "See topology-mode Auto hint an endpoint of one zone for another, following CPU rather than pods, and PreferSameZone never do so.",
+      goal: "Predict which endpoints clients in two zones reach when topology-mode: Auto hints a Service whose pods are spread unevenly over zones of different size, and compare with PreferSameZone.",
       question:
         "catalog has topology-mode: Auto. zone-a has 8 CPUs and 1 catalog pod, zone-b 4 CPUs and 2 pods. Which endpoints do client-a (zone-a) and client-b (zone-b) reach?",
       answer:
-        "client-a reaches catalog-a1 and one zone-b pod, catalog-b1; client-b reaches only catalog-b2. The EndpointSlice controller gives each zone a share of the 3 endpoints in proportion to its CPU: zone-a 2, zone-b 1. zone-b has one pod too many, so the controller hints catalog-b1 for zone-a: half of client-a's calls cross zones, on purpose, so that zone-b's pods are not overloaded by zone-a's clients.",
+        "client-a reaches catalog-a1 and one zone-b pod; client-b reaches the other zone-b pod only. The EndpointSlice controller gives each zone a share of the 3 endpoints in proportion to its allocatable CPU: zone-a 2, zone-b 1. zone-b has one pod more than its share, so the controller hints one of its pods for zone-a: half of client-a's calls cross zones, on purpose, so that zone-b's pods are not overloaded by zone-a's clients. Which zone-b pod moves is not a property of the pods: the controller walks the slice's endpoints in order and re-hints the first one of the giving zone (here catalog-b1, so ktl's checks name it); with the endpoints in another order catalog-b2 would move instead.",
       sources: [
         "kubernetes/kubernetes staging/src/k8s.io/endpointslice/topologycache/topologycache.go AddHints, getAllocations, redistributeHints",
         "https://kubernetes.io/docs/concepts/services-networking/topology-aware-routing/",
@@ -1216,14 +1238,15 @@ const DATA: [string, LessonData][] = [
       id: "24-call-a-load-balancer-from-inside",
       title: "Call a load balancer's IP from inside the cluster",
       topics: ["LoadBalancer", "externalTrafficPolicy", "short-circuit"],
-      goal: "See kube-proxy short-circuit pod traffic to a LoadBalancer IP, so that an externalTrafficPolicy: Local node without endpoints still serves its own pods.",
+      goal: "Predict whether a pod and an external client reach a LoadBalancer with externalTrafficPolicy: Local through its IP, from a node that runs none of its pods, and what the load balancer's status decides.",
       question:
         "web (externalTrafficPolicy: Local) runs only on node-a. The client pod on node-b calls the load balancer's IP 198.51.100.50:80, and an external client's packet lands on node-b. Which reaches web?",
       answer:
-        "The pod's call does; the external packet does not. kube-proxy on node-b captures traffic to the LB IP itself, and pod traffic to it is short-circuited to all the Service's endpoints, unmasqueraded, as if it had gone out to the load balancer and come back (kubernetes#77523): it reaches web on node-a. The external packet gets the Local policy: node-b has no local endpoint, so kube-proxy drops it (and the load balancer's health check, 503 on node-b, keeps such packets away).",
+        "The pod's call does; the external packet does not. The load balancer's status gives an ip with ipMode VIP (the default), so kube-proxy on every node captures traffic to 198.51.100.50 itself, and for a Local Service it sends pod traffic to that address to the Service's cluster-wide endpoints, unmasqueraded, as if the packet had gone out to the load balancer and come back: it reaches web on node-a. The external packet gets the Local policy: node-b has no local endpoint, so kube-proxy drops it (and the load balancer's health check, 503 on node-b, keeps such packets away). kube-proxy captures the address only in that case: a load balancer that reports a hostname, or an ip with ipMode Proxy, is not captured, so the pod's packet really leaves for the load balancer and comes back through a node port like any client's.",
       sources: [
-        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-EXT chain: short-circuit pod traffic to KUBE-SVC)",
-        "https://github.com/kubernetes/kubernetes/pull/77523",
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-EXT chain: pod traffic for a Local Service's external destinations jumps to the cluster chain)",
+        "kubernetes/kubernetes pkg/proxy/serviceport.go newBaseServiceInfo (only status.loadBalancer.ingress entries with an ip and ipMode VIP are captured)",
+        "https://kubernetes.io/docs/concepts/services-networking/service/#load-balancer-ip-mode",
         "kubernetes/kubernetes pkg/proxy/healthcheck/service_health.go",
       ],
       checks: [
@@ -1285,7 +1308,7 @@ const DATA: [string, LessonData][] = [
         "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
       ],
       topics: ["Gateway API", "HTTPRoute", "L7", "canary", "externalTrafficPolicy"],
-      goal: "Follow a request through a Gateway: externalTrafficPolicy: Local on the gateway's Service decides which nodes reach the gateway at all, then the HTTPRoute splits what arrives by weight between two Services, each Service's endpoints share their part, and NetworkPolicy still judges the hop from the gateway's pod to each backend.",
+      goal: "Follow a request through a Gateway: which nodes reach the gateway at all, how the HTTPRoute's weights and each Service's endpoints share the requests, and who NetworkPolicy sees as the client on the hop to each backend.",
       question:
         "The gateway's Service web-gw-istio has externalTrafficPolicy: Local, and its one pod runs on node-a. The HTTPRoute web sends 90 to web-stable and 10 to web-canary; web-stable has 2 pods, web-canary 1, and web-from-gateway admits only the Gateway's pods. What share of requests does each pod get, and what happens to a client's packet that arrives at node-b?",
       answer:
@@ -1339,18 +1362,19 @@ const DATA: [string, LessonData][] = [
     ingress404,
     {
       id: "26-find-why-an-ingress-answers-404",
-      title: "Find why an Ingress answers 404",
+      title: "Match a request to an Ingress rule",
       sources: [
         "https://kubernetes.io/docs/concepts/services-networking/ingress/#examples (pathType Prefix matches element by element: /api matches /api/orders, not /apiv2/orders)",
         "https://kubernetes.io/docs/concepts/services-networking/ingress/#name-based-virtual-hosting (a rule with a host serves that host only)",
         "https://github.com/kubernetes/ingress-nginx/blob/main/docs/user-guide/default-backend.md (a request no rule serves goes to the default backend, which answers 404)",
+        "https://kubernetes.io/blog/2025/11/11/ingress-nginx-retirement/ (best-effort maintenance until March 2026, then retired)",
       ],
       topics: ["Ingress", "L7", "404"],
-      goal: "See the two ways an Ingress request misses every rule, by host and by path, and that the miss is an HTTP 404 from the controller, not a dropped connection.",
+      goal: "Predict what requests for different hosts and paths get from an Ingress with one host rule and one path, and who answers a request that no rule serves.",
       question:
         "The Ingress shop serves host shop.example.com with one path, /api (Prefix), to Service api. What do GET /api/orders for shop.example.com, GET /api/orders for www.shop.example.com and GET /apiv2/orders for shop.example.com get?",
       answer:
-        "Only the first reaches api (200). www.shop.example.com is another host: the rule's host must equal the Host header (a wildcard would match one label only), so no rule serves it and the controller's default backend answers 404. /apiv2/orders has the right host, but Prefix compares whole path elements: /api matches /api and /api/orders, not /apiv2. The connections all open: the controller answers the 404 itself.",
+        "Only the first reaches api (200). www.shop.example.com is another host: the rule's host must equal the Host header (a wildcard would match one label only), so no rule serves it and the controller's default backend answers 404. /apiv2/orders has the right host, but Prefix compares whole path elements: /api matches /api and /api/orders, not /apiv2. The connections all open: the controller answers the 404 itself. The lesson follows ingress-nginx's conventions, and ingress-nginx was retired in March 2026 (no more releases or security fixes after its best-effort maintenance ended): the Ingress rules' semantics are the API's and hold for any controller, but for a new cluster prefer another Ingress controller or Gateway API (lessons 25, 29, 36).",
       checks: [
         {
           from: "external:203.0.113.10@node-a",
@@ -1411,13 +1435,13 @@ const DATA: [string, LessonData][] = [
     adminDeny,
     {
       id: "27-hold-an-admin-deny-over-every-namespace",
-      title: "Hold an Admin Deny over every namespace",
+      title: "Put an Admin tier above a namespace's policy",
       sources: [
         "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha2/clusternetworkpolicy_types.go ClusterNetworkPolicySpec.Tier (the Admin tier is evaluated first; its Accept or Deny is final and cannot be overridden in the other tiers)",
         "https://github.com/kubernetes-sigs/network-policy-api/blob/main/conformance/tests/admin-network-policy-standard-integration.go CNPAdminTierIntegration (an admin Deny holds over a NetworkPolicy that allows)",
       ],
       topics: ["ClusterNetworkPolicy", "Admin tier", "Deny", "NetworkPolicy"],
-      goal: "See the cluster's Admin tier above every namespace: its Deny is final before any NetworkPolicy is read, so a namespace cannot allow its way around it.",
+      goal: "Predict what a cluster-scoped Admin tier policy does to traffic that a namespace's own NetworkPolicy allows.",
       question:
         "shop's own NetworkPolicy api-allow-web-and-testers admits web and every pod of a sandbox namespace to api. The platform's ClusterNetworkPolicy isolate-sandbox (Admin tier) denies traffic from sandbox namespaces into prod ones. Can sandbox's tester reach api on 8080? Can web?",
       answer:
@@ -1459,7 +1483,7 @@ const DATA: [string, LessonData][] = [
         "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha1/ AdminNetworkPolicy and BaselineAdminNetworkPolicy (v1alpha1: the same two tiers, the baseline named default)",
       ],
       topics: ["AdminNetworkPolicy", "BaselineAdminNetworkPolicy", "Pass", "NetworkPolicy"],
-      goal: "Follow a Pass from the Admin tier to the namespace's NetworkPolicy, and see the Baseline tier decide only where no NetworkPolicy governs the pod.",
+      goal: "Follow a Pass from the Admin tier through the namespace's NetworkPolicy to the Baseline tier, and predict which of them decides each connection.",
       question:
         "The Admin tier's delegate-billing passes billing's traffic into payments on to payments' own policies; payments' NetworkPolicy api-allow-billing admits billing to api and says nothing about vault; the Baseline tier's default denies everything into payments. On 8080: can invoicer (billing) reach api? vault? Can frontend (web) reach api?",
       answer:
@@ -1517,7 +1541,7 @@ const DATA: [string, LessonData][] = [
         "https://github.com/kubernetes-sigs/gateway-api/blob/main/conformance/tests/httproute-matching.go (HTTPRouteMatching: path and header precedence)",
       ],
       topics: ["Gateway API", "HTTPRoute", "L7", "precedence"],
-      goal: "See that an HTTPRoute is not first-match: Gateway API ranks every matching rule (exact path, longest prefix, method, headers, query params) and list order only breaks the last tie.",
+      goal: "Predict which HTTPRoute rule serves a request when several rules match it, and what list order has to do with it.",
       question:
         "The HTTPRoute shop lists its catch-all PathPrefix / first, then PathPrefix /api, then PathPrefix /api for POST only. Where do GET /api/orders, POST /api/orders and GET /apiary go?",
       answer:
@@ -1585,7 +1609,7 @@ const DATA: [string, LessonData][] = [
     registryOnly,
     {
       id: "30-admit-an-external-host-with-a-serviceentry",
-      title: "Admit an external host with a ServiceEntry",
+      title: "Call an external host from the mesh",
       sources: [
         "https://github.com/istio/istio.io/blob/master/content/en/docs/tasks/traffic-management/egress/egress-control/index.md (REGISTRY_ONLY: the sidecar blocks any host without an HTTP service or service entry in the mesh)",
         "https://github.com/istio/api/blob/master/mesh/v1alpha1/config.proto OutboundTrafficPolicy (ALLOW_ANY by default; REGISTRY_ONLY drops unknown outbound traffic)",
@@ -1593,7 +1617,7 @@ const DATA: [string, LessonData][] = [
         "https://github.com/istio/api/blob/master/networking/v1alpha3/service_entry.proto ServiceEntry (adds a host to the mesh's registry)",
       ],
       topics: ["Istio", "ServiceEntry", "outboundTrafficPolicy", "L7", "egress"],
-      goal: "See Istio's outboundTrafficPolicy REGISTRY_ONLY at work in the client's sidecar: a host outside the mesh's registry is blocked with no NetworkPolicy involved, and a ServiceEntry admits it.",
+      goal: "Predict what a pod with an Istio sidecar gets when it calls a host outside the cluster and a Service inside it, under the mesh's outbound traffic policy.",
       question:
         "The mesh config (ConfigMap istio in istio-system) sets outboundTrafficPolicy REGISTRY_ONLY, and no NetworkPolicy exists. checkout, which has a sidecar, calls http://httpbin.org/headers and the in-cluster Service orders. What does each call get?",
       answer:
@@ -1604,6 +1628,7 @@ const DATA: [string, LessonData][] = [
           to: "host:httpbin.org:80",
           http: "GET /headers",
           verdict: "drop",
+          httpStatus: 502,
           says: "the outbound traffic policy is REGISTRY_ONLY",
         },
         {
@@ -1647,7 +1672,7 @@ const DATA: [string, LessonData][] = [
         "https://github.com/istio/api/blob/master/networking/v1alpha3/destination_rule.proto Subset (a subset is the Service's pods with its labels)",
       ],
       topics: ["Istio", "VirtualService", "L7", "headers"],
-      goal: "See a mesh route decided in the client's sidecar: the VirtualService's http routes are tried in order, a header match sends testers to v2, and everyone else falls through to v1.",
+      goal: "Predict where a VirtualService with a header match sends requests with and without the header, and where the choice is made.",
       question:
         "productpage (with a sidecar) calls reviews. The VirtualService sends requests with end-user: jason to subset v2 and the rest to v1. Where do a request from jason, one from Jason and one with no end-user header go?",
       answer:
@@ -1668,6 +1693,7 @@ const DATA: [string, LessonData][] = [
           http: "GET /reviews/1",
           headers: ["end-user: Jason"],
           verdict: "allow",
+          httpStatus: 200,
           backends: { "shop/reviews:9080#v1": 1 },
         },
         {
@@ -1675,6 +1701,7 @@ const DATA: [string, LessonData][] = [
           to: "service:shop/reviews:9080",
           http: "GET /reviews/1",
           verdict: "allow",
+          httpStatus: 200,
           backends: { "shop/reviews:9080#v1": 1 },
         },
       ],
@@ -1695,6 +1722,7 @@ const DATA: [string, LessonData][] = [
             to: "service:shop/reviews:9080",
             http: "GET /reviews/1",
             verdict: "allow",
+            httpStatus: 200,
             backends: { "shop/reviews:9080#v1": 0.8, "shop/reviews:9080#v2": 0.2 },
           },
           {
@@ -1703,6 +1731,7 @@ const DATA: [string, LessonData][] = [
             http: "GET /reviews/1",
             headers: ["end-user: jason"],
             verdict: "allow",
+            httpStatus: 200,
             backends: { "shop/reviews:9080#v2": 1 },
           },
         ],

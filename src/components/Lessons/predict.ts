@@ -51,7 +51,7 @@ export const VERDICT_WORDS: Record<Verdict, string> = {
 };
 
 /** The statuses offered for an HTTP question: what the routers and L7 policies the engine models answer. */
-export const STATUS_CHOICES: readonly StatusGuess[] = [200, 403, 404, 502, 503, "none"];
+export const STATUS_CHOICES: readonly StatusGuess[] = [200, 403, 404, 500, 502, 503, "none"];
 
 export function statusWords(s: StatusGuess): string {
   return s === "none" ? "no HTTP answer" : `HTTP ${s}`;
