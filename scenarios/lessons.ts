@@ -24,6 +24,13 @@ import passToBaseline from "./28-pass-to-the-namespace-with-a-baseline-behind/ma
 import routePrecedence from "./29-find-which-httproute-rule-wins/manifests.yaml";
 import registryOnly from "./30-admit-an-external-host-with-a-serviceentry/manifests.yaml";
 import istioHeader from "./31-route-by-header-with-an-istio-virtualservice/manifests.yaml";
+import flannel from "./32-apply-a-policy-on-flannel/manifests.yaml";
+import hostNetworkPeers from "./33-admit-a-host-network-pod/manifests.yaml";
+import apiServerEgress from "./34-reach-the-api-server-under-egress-deny/manifests.yaml";
+import calicoEndOfTier from "./35-end-a-calico-tier-without-a-verdict/manifests.yaml";
+import sharedGateway from "./36-attach-routes-across-namespaces/manifests.yaml";
+import nodePortBypass from "./37-go-around-source-ranges-through-a-nodeport/manifests.yaml";
+import undefinedSubset from "./38-route-to-an-undefined-subset/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -1725,6 +1732,361 @@ const DATA: [string, LessonData][] = [
             httpStatus: 200,
             backends: { "shop/reviews:9080#v1": 0.8, "shop/reviews:9080#v2": 0.2 },
           },
+          {
+            from: "pod:shop/productpage",
+            to: "service:shop/reviews:9080",
+            http: "GET /reviews/1",
+            headers: ["end-user: jason"],
+            verdict: "allow",
+            httpStatus: 200,
+            backends: { "shop/reviews:9080#v2": 1 },
+          },
+        ],
+      },
+    },
+  ],
+  [
+    flannel,
+    {
+      id: "32-apply-a-policy-on-flannel",
+      title: "Apply a NetworkPolicy on a flannel cluster",
+      topics: ["NetworkPolicy", "flannel", "cluster profile"],
+      goal: "Predict what a default deny and one allow rule do on a cluster whose network plugin is flannel.",
+      question:
+        "The cluster runs flannel (its ConfigMap kube-flannel/kube-flannel-cfg is in the input). In shop, default-deny-ingress isolates every pod and db-allow-api admits only api to db on 5432. Which of shop/api and shop/web can connect to db on 5432?",
+      answer:
+        "Both. flannel gives pods their network and nothing else: it enforces no NetworkPolicy, so the apiserver accepts both policies and nothing on the nodes acts on them. web reaches db as if the policies did not exist, and nothing reports it: no event, no status on the NetworkPolicy. ktl reads the profile from the flannel ConfigMap and says so in the trace (the toolbar's CNI picker shows it too). Policies need a plugin that implements them: Calico or Cilium in place of flannel, or a policy engine beside it (Canal runs Calico's policy engine on flannel's network).",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#prerequisites (creating a NetworkPolicy without a controller that implements it has no effect)",
+        "https://github.com/flannel-io/flannel/blob/master/README.md (flannel is focused on networking; for network policy, other projects such as Calico can be used)",
+        "https://docs.tigera.io/calico/latest/getting-started/kubernetes/flannel/install-for-flannel (Calico for policy with flannel for networking)",
+      ],
+      checks: [
+        { from: "pod:shop/api", to: "pod:shop/db:5432", verdict: "allow" },
+        {
+          from: "pod:shop/web",
+          to: "pod:shop/db:5432",
+          verdict: "allow",
+          says: "which enforces no NetworkPolicy",
+        },
+      ],
+      edit: {
+        description:
+          "Run Calico instead: replace flannel's ConfigMap by Calico's calico-config in kube-system (ktl reads the profile from it).",
+        lookFor:
+          "web is dropped now, by the same two policies: Calico enforces them. api still reaches db through db-allow-api. Nothing in the policies changed; only the plugin that reads them did.",
+        change: {
+          replace: {
+            find: "  name: kube-flannel-cfg\n  namespace: kube-flannel\n",
+            with: "  name: calico-config\n  namespace: kube-system\n",
+          },
+        },
+        checks: [
+          { from: "pod:shop/web", to: "pod:shop/db:5432", verdict: "drop" },
+          { from: "pod:shop/api", to: "pod:shop/db:5432", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    hostNetworkPeers,
+    {
+      id: "33-admit-a-host-network-pod",
+      title: "Admit a host-network pod by its namespace",
+      topics: ["NetworkPolicy", "hostNetwork", "namespaceSelector"],
+      goal: "Predict which clients a namespaceSelector admits when some pods of that namespace run in their node's network (hostNetwork: true).",
+      question:
+        "api (on node-a) is isolated by api-allow-monitoring, which admits every pod of namespace monitoring on 8080. In monitoring, prometheus runs on the pod network on node-b; scraper-a (node-a) and scraper-b (node-b) run with hostNetwork: true. Which of the three can connect to api on 8080?",
+      answer:
+        "prometheus and scraper-a; scraper-b is dropped. A hostNetwork pod has no address of its own: its packets carry its node's address, 192.168.10.12 for scraper-b. Kubernetes leaves NetworkPolicy for hostNetwork pods undefined, and most plugins (the usual case, and ktl's generic profile) cannot tell its traffic from the node's, so they ignore hostNetwork pods when matching podSelector and namespaceSelector: the namespaceSelector matches prometheus and not scraper-b. scraper-a gets in for another reason: it sends from node-a, api's own node, and a pod's own node is always admitted. The fix is to admit the nodes' addresses with an ipBlock, as the docs suggest; with Cilium that is not enough by default, because CIDR rules do not select nodes unless policy-cidr-match-mode includes nodes (use the remote-node entity in a CiliumNetworkPolicy instead; ktl's cilium profile does not model that setting). All of this needs a plugin that enforces NetworkPolicy.",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#networkpolicy-and-hostnetwork-pods (behaviour undefined; most plugins treat hostNetwork pod traffic as node traffic; an ipBlock rule can allow it)",
+        "kubernetes/kubernetes staging/src/k8s.io/api/networking/v1/types.go NetworkPolicySpec.ingress (traffic from the pod's local node is allowed)",
+        "https://docs.cilium.io/en/stable/security/policy/layer3/#selecting-nodes-with-cidr-ipblock (CIDR selectors do not match nodes by default)",
+      ],
+      checks: [
+        { from: "pod:monitoring/prometheus", to: "pod:shop/api:8080", verdict: "allow" },
+        {
+          from: "pod:monitoring/scraper-a",
+          to: "pod:shop/api:8080",
+          verdict: "allow",
+          says: "a pod's own node is always admitted",
+        },
+        { from: "pod:monitoring/scraper-b", to: "pod:shop/api:8080", verdict: "drop" },
+      ],
+      edit: {
+        description: "Add a second peer to the rule: an ipBlock for the nodes' network, 192.168.10.0/24.",
+        lookFor:
+          "scraper-b gets in now, by its node's address. So would any other process or hostNetwork pod on any node, in any namespace: an ipBlock for node addresses admits the whole node, not a namespace.",
+        change: {
+          replace: {
+            find: "              kubernetes.io/metadata.name: monitoring\n",
+            with: "              kubernetes.io/metadata.name: monitoring\n        - ipBlock: { cidr: 192.168.10.0/24 }\n",
+          },
+        },
+        checks: [
+          { from: "pod:monitoring/scraper-b", to: "pod:shop/api:8080", verdict: "allow" },
+          { from: "pod:monitoring/prometheus", to: "pod:shop/api:8080", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    apiServerEgress,
+    {
+      id: "34-reach-the-api-server-under-egress-deny",
+      title: "Reach the API server under an egress policy",
+      topics: ["NetworkPolicy", "egress", "kubernetes Service", "ipBlock"],
+      goal: "Predict whether an egress rule for the kubernetes Service's ClusterIP lets a controller pod reach the API server.",
+      question:
+        "ops/operator finds the API at KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT, 10.96.0.1:443, the ClusterIP of default/kubernetes. operator-egress isolates it for egress and allows TCP 443 to 10.96.0.1/32. Can operator open a connection to 10.96.0.1:443?",
+      answer:
+        "No. Egress policy is checked after kube-proxy's DNAT, against the endpoint the packet actually goes to: default/kubernetes has no selector, its EndpointSlice (written by the apiserver) points at 192.168.10.5 port 6443, and no rule allows TCP/6443 to 192.168.10.5. The rule for the ClusterIP matches nothing, on any port. Allow the endpoint instead: an ipBlock for the apiserver's address (all of them, in a highly available control plane) on port 6443. How the endpoint is matched depends on the plugin: Calico matches the ipBlock; with Cilium an ipBlock does not select a node's address unless policy-cidr-match-mode includes nodes, and its docs point to the kube-apiserver entity instead (ktl's cilium profile does not model that setting). A managed control plane outside the nodes is an ordinary external address. No plugin enforcing NetworkPolicy, no drop.",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#behavior-of-ipblock-selectors (source and destination rewriting, before or after policy, is left to the implementation)",
+        "kubernetes/client-go rest/config.go InClusterConfig (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT)",
+        "kubernetes/kubernetes pkg/controlplane/reconcilers/endpointsadapter.go (the apiserver writes the endpoints of default/kubernetes)",
+        "https://docs.cilium.io/en/stable/security/policy/layer3/#selecting-nodes-with-cidr-ipblock (ipBlock does not select nodes by default; the kube-apiserver entity)",
+      ],
+      checks: [
+        {
+          from: "pod:ops/operator",
+          to: "ip:10.96.0.1:443",
+          verdict: "drop",
+          endpoints: ["192.168.10.5:6443"],
+          says: "(the backend after DNAT, on its target port)",
+        },
+      ],
+      edit: {
+        description: "Point the rule at the endpoint: ipBlock 192.168.10.5/32, port 6443.",
+        lookFor:
+          "The same connection to 10.96.0.1:443 is allowed now: the rule names what the packet looks like after DNAT. A rule for both (the ClusterIP on 443 and the endpoint on 6443) is a common belt-and-braces, since plugins that filter before DNAT see the ClusterIP.",
+        change: {
+          replace: {
+            find: "        - ipBlock: { cidr: 10.96.0.1/32 }\n      ports:\n        - { protocol: TCP, port: 443 }\n",
+            with: "        - ipBlock: { cidr: 192.168.10.5/32 }\n      ports:\n        - { protocol: TCP, port: 6443 }\n",
+          },
+        },
+        checks: [{ from: "pod:ops/operator", to: "ip:10.96.0.1:443", verdict: "allow" }],
+      },
+    },
+  ],
+  [
+    calicoEndOfTier,
+    {
+      id: "35-end-a-calico-tier-without-a-verdict",
+      title: "End a Calico tier without a verdict",
+      topics: ["Calico", "Tier", "defaultAction", "GlobalNetworkPolicy"],
+      goal: "Predict what a Calico tier does to traffic that one of its policies selects but no rule of the tier matches.",
+      question:
+        "The platform tier (order 100) has one GlobalNetworkPolicy, allow-monitoring: it selects all() and allows TCP 9090 from namespace monitoring. In the default tier, shop's NetworkPolicy api-allow-web admits web to api on 8080. Can shop/web connect to api on 8080? Can monitoring/prometheus connect to api on 9090?",
+      answer:
+        "prometheus can; web cannot. allow-monitoring selects every pod, api included, so the platform tier applies to api's ingress. web's connection matches none of its rules, and a tier that applies to an endpoint but takes no action on a packet drops it: the end of the tier is an implicit Deny, reached before the default tier where api-allow-web sits. A policy written only to allow one thing has denied everything else to every pod it selects. Give the tier defaultAction: Pass (or end the policy with a Pass rule), and traffic it does not decide goes on to the next tier.",
+      sources: [
+        "https://docs.tigera.io/calico/latest/reference/resources/tier#how-policy-is-evaluated (a tier that applies to the endpoint but takes no action drops the packet, unless its defaultAction is Pass)",
+        "https://github.com/projectcalico/calico/blob/master/libcalico-go/lib/backend/k8s/conversion/conversion.go K8sNetworkPolicyToCalico (NetworkPolicies in the default tier)",
+      ],
+      checks: [
+        {
+          from: "pod:shop/web",
+          to: "pod:shop/api:8080",
+          verdict: "drop",
+          says: "end of tier: Deny",
+        },
+        { from: "pod:monitoring/prometheus", to: "pod:shop/api:9090", verdict: "allow" },
+      ],
+      edit: {
+        description: "Give the platform tier defaultAction: Pass.",
+        lookFor:
+          "web reaches api: the platform tier now hands what it does not decide to the default tier, where api-allow-web admits it. prometheus is still allowed by the platform tier itself.",
+        change: {
+          replace: {
+            find: "  name: platform\nspec:\n  order: 100\n",
+            with: "  name: platform\nspec:\n  order: 100\n  defaultAction: Pass\n",
+          },
+        },
+        checks: [
+          { from: "pod:shop/web", to: "pod:shop/api:8080", verdict: "allow" },
+          { from: "pod:monitoring/prometheus", to: "pod:shop/api:9090", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    sharedGateway,
+    {
+      id: "36-attach-routes-across-namespaces",
+      title: "Attach routes to a shared Gateway across namespaces",
+      topics: ["Gateway API", "HTTPRoute", "allowedRoutes", "ReferenceGrant", "L7"],
+      goal: "Predict what requests get when an HTTPRoute attaches to a Gateway in another namespace, and when a route sends to a Service in another namespace.",
+      question:
+        "The Gateway infra/shared-gw has one listener, http on port 80, with no allowedRoutes. shop's HTTPRoute store (hostname store.example.com) names it as its parent; infra's own HTTPRoute status sends /status to Service ops/status. What do GET / for store.example.com and GET /status get?",
+      answer:
+        "404 and 500. A listener admits routes from its own namespace unless allowedRoutes says otherwise (namespaces.from defaults to Same), so shop's route does not attach, whatever it says, and no attached rule matches GET / for store.example.com: the gateway answers 404. infra's route does attach and matches /status, but its backendRef points into namespace ops, and a reference across namespaces needs a ReferenceGrant in the target namespace; without one the backendRef is invalid (ResolvedRefs False, RefNotPermitted), and Gateway API requires a 500 for the requests it would have received. The connections open in both cases: the gateway answers.",
+      sources: [
+        "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go AllowedRoutes and RouteNamespaces.From (default Same: routes from the Gateway's namespace only)",
+        "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/httproute_types.go HTTPRouteRule.BackendRefs (an invalid backendRef gets 500) and HTTPBackendRef (a reference to another namespace needs a ReferenceGrant)",
+        "https://gateway-api.sigs.k8s.io/api-types/referencegrant/",
+      ],
+      checks: [
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "gateway:infra/shared-gw:80",
+          http: "GET /",
+          headers: ["Host: store.example.com"],
+          verdict: "drop",
+          httpStatus: 404,
+          says: "HTTPRoute shop/store does not attach",
+        },
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "gateway:infra/shared-gw:80",
+          http: "GET /status",
+          verdict: "drop",
+          httpStatus: 500,
+          says: "no ReferenceGrant in ops permits HTTPRoutes from infra",
+        },
+      ],
+      edit: {
+        description:
+          "Let the listener admit routes from every namespace: allowedRoutes.namespaces.from: All.",
+        lookFor:
+          "store.example.com reaches the store pods now (200). /status still gets 500: attaching is the Gateway's decision, but a reference into ops is ops' decision, made with a ReferenceGrant there. In a shared Gateway, prefer a Selector over All, so only labelled namespaces can attach.",
+        change: {
+          replace: {
+            find: "    - name: http\n      port: 80\n      protocol: HTTP\n---\n# The data plane",
+            with: "    - name: http\n      port: 80\n      protocol: HTTP\n      allowedRoutes:\n        namespaces:\n          from: All\n---\n# The data plane",
+          },
+        },
+        checks: [
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "gateway:infra/shared-gw:80",
+            http: "GET /",
+            headers: ["Host: store.example.com"],
+            verdict: "allow",
+            httpStatus: 200,
+            backends: { "shop/store:8080": 1 },
+          },
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "gateway:infra/shared-gw:80",
+            http: "GET /status",
+            verdict: "drop",
+            httpStatus: 500,
+          },
+        ],
+      },
+    },
+  ],
+  [
+    nodePortBypass,
+    {
+      id: "37-go-around-source-ranges-through-a-nodeport",
+      title: "Go around loadBalancerSourceRanges through a node port",
+      topics: ["loadBalancerSourceRanges", "NodePort", "LoadBalancer", "nftables"],
+      goal: "Predict whether loadBalancerSourceRanges protects a LoadBalancer Service from a client that connects to its node port instead of its load balancer.",
+      rulesMode: "nftables",
+      question:
+        "partner-api is a LoadBalancer (198.51.100.40) with loadBalancerSourceRanges 203.0.113.0/24 and node port 30443. 198.51.100.99 connects to 198.51.100.40:443, then to node-a's address on the node port, 192.168.10.11:30443. Which connection reaches partner-api?",
+      answer:
+        "Only the second. kube-proxy filters the ranges for packets addressed to the load balancer's IP (nftables: the map firewall-ips, keyed by that address; iptables: the KUBE-FW chain that KUBE-SERVICES jumps to for it), so 198.51.100.99 is dropped at 198.51.100.40. The node port is another way in, and nothing filters it: kube-proxy sends it straight to the Service's external chain. loadBalancerSourceRanges protects the load balancer, not the Service: a request to apply it to node ports was closed without a change. Close the other way in: allocateLoadBalancerNodePorts: false (for load balancers that send to pods or to the LB IP, not to node ports), a node firewall or cloud security group, or externalTrafficPolicy: Local with a NetworkPolicy ipBlock at the pod. In nftables mode kube-proxy 1.35 serves node ports only on the node's primary address by default, which narrows the way in but does not close it.",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go syncProxyRules (firewall-ips: destinations that are subject to LoadBalancerSourceRanges, keyed by the load balancer's IP)",
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-FW-* only for the load balancer's IP; KUBE-NODEPORTS jumps to KUBE-EXT)",
+        "https://github.com/kubernetes/kubernetes/issues/33586 (loadBalancerSourceRanges should apply to nodePort: closed without a change)",
+        "https://kubernetes.io/docs/concepts/services-networking/service/#load-balancer-nodeport-allocation (allocateLoadBalancerNodePorts: false)",
+        "https://github.com/kubernetes/kubernetes/issues/111863 (node ports on every local address; nftables mode listens on the primary address only)",
+      ],
+      checks: [
+        {
+          from: "external:198.51.100.99@node-a",
+          to: "ip:198.51.100.40:443",
+          verdict: "drop",
+          hops: ["loadBalancerSourceRanges"],
+        },
+        {
+          from: "external:198.51.100.99@node-a",
+          to: "ip:192.168.10.11:30443",
+          verdict: "allow",
+          endpoints: ["shop/partner-api"],
+          kubeProxy: "forward",
+        },
+      ],
+      edit: {
+        description:
+          "Stop allocating node ports for it: allocateLoadBalancerNodePorts: false, and delete the nodePort line (the apiserver keeps an allocated port until it is removed).",
+        lookFor:
+          "192.168.10.11:30443 is no node port now: the packet reaches node-a's own network stack, where nothing of partner-api listens (ktl traces it to the node, with no endpoint). The load balancer's filter is unchanged. This works for load balancers that deliver to the LB IP or to pods; one that needs node ports would stop working.",
+        change: {
+          replace: {
+            find: "  type: LoadBalancer\n  externalTrafficPolicy: Cluster\n  loadBalancerSourceRanges:\n    - 203.0.113.0/24\n  selector:\n    app: partner-api\n  ports:\n    - name: https\n      port: 443\n      targetPort: https\n      nodePort: 30443\n",
+            with: "  type: LoadBalancer\n  allocateLoadBalancerNodePorts: false\n  externalTrafficPolicy: Cluster\n  loadBalancerSourceRanges:\n    - 203.0.113.0/24\n  selector:\n    app: partner-api\n  ports:\n    - name: https\n      port: 443\n      targetPort: https\n",
+          },
+        },
+        checks: [
+          {
+            from: "external:198.51.100.99@node-a",
+            to: "ip:192.168.10.11:30443",
+            verdict: "allow",
+            endpoints: ["192.168.10.11:30443"],
+            kubeProxy: "none",
+          },
+          {
+            from: "external:198.51.100.99@node-a",
+            to: "ip:198.51.100.40:443",
+            verdict: "drop",
+            hops: ["loadBalancerSourceRanges"],
+          },
+        ],
+      },
+    },
+  ],
+  [
+    undefinedSubset,
+    {
+      id: "38-route-to-an-undefined-subset",
+      title: "Route to a subset of an Istio DestinationRule",
+      topics: ["Istio", "VirtualService", "DestinationRule", "subset", "L7"],
+      goal: "Predict what a VirtualService route to a named subset does when the subset it names is missing from the DestinationRule.",
+      question:
+        "productpage (with a sidecar) calls reviews. The VirtualService sends end-user: jason to subset v2 and everyone else to subset v1; the DestinationRule of reviews lists its subsets. Both reviews-v1 and reviews-v2 run. What do a request from jason and one without the header get?",
+      answer:
+        "jason gets 503; the request without the header gets 200 from reviews-v1. The DestinationRule defines only v1, so the route to v2 points at an upstream cluster that Istio never created: productpage's sidecar answers 503 itself (no cluster), although a v2 pod runs and nothing is wrong with the network. No packet leaves for reviews. The same 503 appears for a moment whenever a VirtualService that uses a subset reaches the sidecars before the DestinationRule that defines it, which is why Istio recommends adding subsets first and removing them last.",
+      sources: [
+        "https://istio.io/latest/docs/ops/best-practices/traffic-management/#avoid-503-errors-while-reconfiguring-service-routes (a route to a subset that is not defined refers to a non-existent upstream pool: 503)",
+        "https://github.com/istio/api/blob/master/networking/v1alpha3/destination_rule.proto Subset (a subset is the Service's pods with its labels)",
+        "https://github.com/istio/api/blob/master/networking/v1alpha3/virtual_service.proto Destination.subset (the subset must be defined in a DestinationRule)",
+      ],
+      checks: [
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          headers: ["end-user: jason"],
+          verdict: "drop",
+          httpStatus: 503,
+          says: "no DestinationRule defines subset v2",
+        },
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          verdict: "allow",
+          httpStatus: 200,
+          backends: { "shop/reviews:9080#v1": 1 },
+        },
+      ],
+      edit: {
+        description: "Add subset v2 (labels version: v2) to the DestinationRule.",
+        lookFor: "jason's request reaches reviews-v2 (200); the others still go to v1.",
+        change: {
+          replace: {
+            find: "    - name: v1\n      labels: { version: v1 }\n",
+            with: "    - name: v1\n      labels: { version: v1 }\n    - name: v2\n      labels: { version: v2 }\n",
+          },
+        },
+        checks: [
           {
             from: "pod:shop/productpage",
             to: "service:shop/reviews:9080",
