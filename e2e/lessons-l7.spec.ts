@@ -19,13 +19,25 @@ test.describe("L7 lessons: predict, reveal, read the deciding route", () => {
     const rows = w.lesson.getByTestId("prediction");
     await expect(rows).toHaveCount(3);
     await rows.nth(0).getByLabel("allowed", { exact: true }).check();
+    await rows
+      .nth(0)
+      .getByRole("combobox", { name: /^HTTP answer/ })
+      .selectOption({ label: "HTTP 200" });
+    // Which Service receives it: the route's backends, offered without saying which wins.
+    await rows
+      .nth(0)
+      .getByRole("combobox", { name: /^Backend/ })
+      .selectOption("service:shop/api");
 
     await w.revealAnswer();
     await expect(w.answer()).toContainText("a longer PathPrefix (/api, 4 characters) beats a shorter one");
     await expect(w.lesson.getByTestId("lesson-sources")).toContainText("HTTPRouteRule.Matches");
     // The reveal traces GET /api/orders: rule 2 (api) wins over the catch-all listed first.
     await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "allow");
-    await expect(w.lesson.getByTestId("result").nth(0)).toContainText("allowed ✓ as you predicted");
+    await expect(w.lesson.getByTestId("result").nth(0)).toContainText(
+      "allowed (HTTP 200) ✓ as you predicted; ✓ HTTP 200; ✓ shop/api receives it",
+    );
+    await expect(w.lesson.getByTestId("result").nth(0)).toHaveAttribute("data-right", "true");
     const route = playground.traceHops().filter({ hasText: "HTTPRoute shop/shop rule" });
     await expect(route).toContainText("HTTPRoute shop/shop rule 2 (api) matches");
     await expect(playground.details.getByTestId("l7-backends").locator("tr[data-service]")).toHaveText([
@@ -50,7 +62,9 @@ test.describe("L7 lessons: predict, reveal, read the deciding route", () => {
     await w.revealAnswer();
     await expect(w.answer()).toContainText("BlackHoleCluster");
     await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
-    await expect(w.lesson.getByTestId("result").nth(0)).toContainText("dropped ✗ you predicted allowed");
+    await expect(w.lesson.getByTestId("result").nth(0)).toContainText(
+      "dropped (HTTP 502) ✗ you predicted allowed; ✗ no HTTP answer predicted (HTTP 502)",
+    );
     await expect(playground.traceHops().filter({ hasText: "REGISTRY_ONLY" })).toContainText(
       "from MeshConfig (ConfigMap istio-system/istio)",
     );

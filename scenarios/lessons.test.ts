@@ -58,7 +58,8 @@ function observed(r: TraceResult, c: LessonCheck): LessonCheck {
   if (c.hops) o.hops = c.hops.filter((h) => r.hops.some((x) => x.step === h));
   if (c.http) o.http = c.http;
   if (c.headers) o.headers = c.headers;
-  if (c.httpStatus !== undefined && r.httpStatus !== undefined) o.httpStatus = r.httpStatus;
+  // An HTTP check states its whole answer: the status, or none when no HTTP answer comes back.
+  if (c.http && r.httpStatus !== undefined) o.httpStatus = r.httpStatus;
   if (c.cni) o.cni = c.cni;
   if (c.backends)
     o.backends = Object.fromEntries(
@@ -95,19 +96,19 @@ ${l.answer}
 
 Sources: ${l.sources.join("; ")}.
 
-</details>
+### Checked by
 
-## Try
+\`scenarios/lessons.test.ts\` runs these traces (\`ktl trace --from SRC --to DST scenarios/${l.id}/\`):
+
+${l.checks.map((c) => `- \`${c.from}\` → \`${c.to}\`${c.protocol && c.protocol !== "TCP" ? ` (${c.protocol})` : ""}${c.http ? ` \`--http '${c.http}'${(c.headers ?? []).map((h) => ` --header '${h}'`).join("")}\`` : ""}${c.cni ? ` \`--cni ${c.cni}\`` : ""}: ${c.verdict}${c.http ? (c.httpStatus ? ` (HTTP ${c.httpStatus})` : " (no HTTP answer)") : ""}`).join("\n")}
+
+### Try
 
 ${l.edit.description}
 
 ${l.edit.lookFor}
 
-## Checked by
-
-\`scenarios/lessons.test.ts\` runs these traces (\`ktl trace --from SRC --to DST scenarios/${l.id}/\`):
-
-${l.checks.map((c) => `- \`${c.from}\` → \`${c.to}\`${c.protocol && c.protocol !== "TCP" ? ` (${c.protocol})` : ""}${c.http ? ` \`--http '${c.http}'${(c.headers ?? []).map((h) => ` --header '${h}'`).join("")}\`` : ""}${c.cni ? ` \`--cni ${c.cni}\`` : ""}: ${c.verdict}${c.httpStatus ? ` (HTTP ${c.httpStatus})` : ""}`).join("\n")}
+</details>
 `;
 }
 
@@ -156,17 +157,44 @@ describe("lesson catalogue", () => {
   });
 
   // Every answer names where it comes from upstream: a kubernetes/* source
-  // file (with the function or test in question), a KEP, or a docs page.
+  // file (with the function or test in question), a KEP, a docs page of
+  // Kubernetes or of the project that decides (Cilium, Calico, Istio, Gateway
+  // API, netfilter), or a file of its repository.
   it.each(LESSONS.map((l) => ({ id: l.id, l })))(
     "$id: the answer has a Sources line naming upstream files, KEPs or docs",
     ({ l }) => {
       expect(l.sources.length).toBeGreaterThan(0);
       for (const src of l.sources) {
         expect(src).toMatch(
-          /^(kubernetes\/[a-z-]+ (pkg|staging|test|cmd|[a-z]+)\/[\w./-]+\.(go|md)( .+)?|KEP-\d+( .+)?|https:\/\/(kubernetes\.io|github\.com)\/\S+( .+)?)$/,
+          /^(kubernetes\/[a-z-]+ (pkg|staging|test|cmd|[a-z]+)\/[\w./-]+\.(go|md)( .+)?|KEP-\d+( .+)?|https:\/\/(kubernetes\.io|github\.com|docs\.cilium\.io|docs\.tigera\.io|istio\.io|gateway-api\.sigs\.k8s\.io|git\.netfilter\.org)\/\S+( .+)?)$/,
         );
       }
       expect(new Set(l.sources).size).toBe(l.sources.length);
+    },
+  );
+
+  // Predict, then reveal: what the learner reads before the reveal (the title
+  // and goal in the menu and the lesson bar, the manifests' comments) sets
+  // the scene and never states an outcome; explanations belong in the answer.
+  const OUTCOME =
+    /\b(drop(s|ped)?|reject(s|ed)?|refuse[sd]?|denied|blocked|masquerade[sd]?|short-circuit\w*|falls? back|fallback|left out|no (local )?endpoints?|only ever|(gets?|answers?) (403|404|500|502|503)|miss(es)?|fails?)\b/i;
+  it.each(LESSONS.map((l) => ({ id: l.id, l })))(
+    "$id: title, goal and comments state no outcome",
+    ({ l }) => {
+      expect(`${l.title} ${l.goal}`).not.toMatch(OUTCOME);
+      const comments: string[] = [];
+      let inQuestion = false;
+      for (const line of l.manifests.split("\n")) {
+        const m = /^\s*#\s?(.*)$/.exec(line);
+        if (!m) {
+          inQuestion = false;
+          continue;
+        }
+        // The question may say "dropped" (it asks about it); its lines run to the end of the comment block.
+        if (/^Question:/.test(m[1]!)) inQuestion = true;
+        if (!inQuestion) comments.push(m[1]!);
+      }
+      for (const c of comments) expect(c).not.toMatch(OUTCOME);
     },
   );
 

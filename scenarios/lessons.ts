@@ -8,6 +8,7 @@
 import type { Protocol } from "../src/engine/model/types.ts";
 import type { WhatIf } from "../src/engine/whatif/index.ts";
 import type { CniName } from "../src/engine/cni/profile.ts";
+import type { RulesMode } from "../src/engine/analysis/types.ts";
 import ciliumL7 from "./17-refuse-a-path-with-a-cilium-l7-rule/manifests.yaml";
 import calicoTiers from "./18-order-calico-tiers-with-pass/manifests.yaml";
 import compareCnis from "./19-compare-cnis-on-a-masqueraded-nodeport/manifests.yaml";
@@ -23,7 +24,14 @@ import passToBaseline from "./28-pass-to-the-namespace-with-a-baseline-behind/ma
 import routePrecedence from "./29-find-which-httproute-rule-wins/manifests.yaml";
 import registryOnly from "./30-admit-an-external-host-with-a-serviceentry/manifests.yaml";
 import istioHeader from "./31-route-by-header-with-an-istio-virtualservice/manifests.yaml";
-import cniIgnores from "./32-catch-a-policy-the-cni-ignores/manifests.yaml";
+import flannel from "./32-apply-a-policy-on-flannel/manifests.yaml";
+import hostNetworkPeers from "./33-admit-a-host-network-pod/manifests.yaml";
+import apiServerEgress from "./34-reach-the-api-server-under-egress-deny/manifests.yaml";
+import calicoEndOfTier from "./35-end-a-calico-tier-without-a-verdict/manifests.yaml";
+import sharedGateway from "./36-attach-routes-across-namespaces/manifests.yaml";
+import nodePortBypass from "./37-go-around-source-ranges-through-a-nodeport/manifests.yaml";
+import undefinedSubset from "./38-route-to-an-undefined-subset/manifests.yaml";
+import cniIgnores from "./39-catch-a-policy-the-cni-ignores/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -63,7 +71,10 @@ export interface LessonCheck {
   /** An HTTP request, `METHOD PATH` as `ktl trace --http` takes it; `headers` as `Name: value`. */
   http?: string;
   headers?: string[];
-  /** What the client gets back (`ktl trace --json` httpStatus): 200, or 403 when an L7 policy refuses. */
+  /**
+   * What the client gets back (`ktl trace --json` httpStatus): 200, 403 when an L7 policy refuses, 404 when no
+   * route matches... For an HTTP check, unset means no HTTP answer at all (the connection never reached a proxy).
+   */
   httpStatus?: number;
   /** The Services an L7 router chose and each one's share (`ktl trace --json` backends): "NS/NAME:PORT" or "NS/NAME:PORT#SUBSET" -> weight. */
   backends?: Record<string, number>;
@@ -100,6 +111,12 @@ export interface Lesson {
   sources: string[];
   /** Tags for the menu. */
   topics: string[];
+  /**
+   * The mode the Node rules tab opens in for this lesson, where the lesson is
+   * about kube-proxy's rules: nftables, the mode 1.35 recommends; iptables and
+   * IPVS stay one click away there. Unset: the tab keeps the user's mode.
+   */
+  rulesMode?: RulesMode;
   file: string;
   manifests: string;
 }
@@ -111,9 +128,9 @@ const DATA: [string, LessonData][] = [
     spreadLoad,
     {
       id: "02-spread-load-with-external-local",
-      title: "Spread load with externalTrafficPolicy: Local",
+      title: "Send outside traffic with externalTrafficPolicy: Local",
       topics: ["externalTrafficPolicy", "healthCheckNodePort", "LoadBalancer"],
-      goal: "See how externalTrafficPolicy: Local keeps the client's address but ties the load to where pods run: the load balancer leaves out nodes without a pod, and pods on emptier nodes work harder.",
+      goal: "Predict which nodes a load balancer uses for a Service with externalTrafficPolicy: Local, and how the load divides among pods placed unevenly on them.",
       question:
         "storefront runs 3 replicas: 2 on node-a, 1 on node-b, none on node-c. An external client's packets can arrive at any node. Which nodes does the load balancer send traffic to, and what share of it does each pod get?",
       answer:
@@ -179,9 +196,9 @@ const DATA: [string, LessonData][] = [
     nodeCache,
     {
       id: "03-keep-cache-calls-on-the-node",
-      title: "Keep cache calls on the node",
+      title: "Call a node cache with internalTrafficPolicy: Local",
       topics: ["internalTrafficPolicy", "DaemonSet"],
-      goal: "Pair internalTrafficPolicy: Local with a DaemonSet so that every client talks to the cache on its own node.",
+      goal: "Predict which pod of a DaemonSet answers a client when the Service in front of it has internalTrafficPolicy: Local.",
       question:
         "node-cache runs one pod per node and its Service has internalTrafficPolicy: Local. shop/api-1 runs on node-b. Which cache pod answers when it calls node-cache:6379?",
       answer:
@@ -242,17 +259,21 @@ const DATA: [string, LessonData][] = [
     noLocal,
     {
       id: "04-drop-calls-with-no-local-endpoint",
-      title: "Drop calls that find no local endpoint",
+      title: "Call a Local Service from a node without its pod",
+      rulesMode: "nftables",
       topics: ["internalTrafficPolicy", "iptables"],
-      goal: "Read the DROP rule of a real node's iptables-save dump: internalTrafficPolicy: Local with no endpoint on the client's node drops the packet, silently.",
+      goal: "Predict what happens to a call to an internalTrafficPolicy: Local Service from a node that runs none of its pods, then find the kube-proxy rule that decides it on that node (nftables, with iptables and IPVS one click away).",
       question:
         "nginx-sample runs one pod, on vmss000000. The client pod on vmss000002 calls nginx-sample-svc:80, which has internalTrafficPolicy: Local. What happens to the connection?",
       answer:
-        'It is dropped on the client\'s own node. kube-proxy on vmss000002 has no local endpoint for the Service, so it writes a DROP rule of the same shape as the seed\'s AKS dump; kube-proxy 1.35 prints it as `-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP` (see `ktl iptables --node aks-nodepool1-23236778-vmss000002`). DROP, not REJECT: the client waits for a timeout instead of getting "connection refused", although a ready pod runs one node away.',
+        'It is dropped on the client\'s own node. kube-proxy on vmss000002 has no local endpoint for the Service, so it writes a drop for its ClusterIP. In nftables mode (GA since 1.33, and the mode SIG Network points users to) that is the element `10.110.9.10 . tcp . 80 comment "default/nginx-sample-svc" : drop` of the map no-endpoint-services, which the chain service-endpoints-check consults for new connections. In iptables mode it is the seed AKS dump\'s rule `-A KUBE-SERVICES -d 10.110.9.10/32 -p tcp -m comment --comment "default/nginx-sample-svc has no local endpoints" -m tcp --dport 80 -j DROP`. The Node rules tab shows both on aks-nodepool1-23236778-vmss000002; IPVS mode, deprecated in 1.35, gives the ClusterIP a virtual server with no real server. A drop, not a reject: the client waits for a timeout instead of getting "connection refused", although a ready pod runs one node away.',
       sources: [
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go syncProxyRules (no-endpoint-services map: drop when no endpoint serves the traffic's policy, reject when the Service has none)",
         'kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules ("has no local endpoints" DROP, "has no endpoints" REJECT)',
         "kubernetes/kubernetes pkg/proxy/topology.go CategorizeEndpoints",
         "https://kubernetes.io/docs/concepts/services-networking/service-traffic-policy/",
+        "https://kubernetes.io/docs/reference/networking/virtual-ips/#proxy-mode-nftables",
+        "KEP-5495 (IPVS mode deprecated in 1.35; SIG Network points IPVS users to nftables, which KEP-3866 made GA in 1.33)",
       ],
       checks: [
         {
@@ -298,9 +319,10 @@ const DATA: [string, LessonData][] = [
       question:
         "In shop, default-deny-ingress isolates every pod, and payments-from-orders lets orders reach payments on its http port. Which of shop/frontend, shop/orders and tools/toolbox can call payments:80?",
       answer:
-        "Only shop/orders. frontend and toolbox match no ingress rule of the policies that select payments, so payments drops them. The Service's port 80 plays no part in the policy: it is checked after DNAT, against the pod's port 8080 (named http).",
+        "Only shop/orders, on a cluster whose network plugin enforces NetworkPolicy (on one that does not, such as flannel alone, all three get through: lesson 32). frontend and toolbox match no ingress rule of the policies that select payments, so payments drops them. The Service's port 80 plays no part in the policy: it is checked after DNAT, against the pod's port 8080 (named http).",
       sources: [
         "https://kubernetes.io/docs/concepts/services-networking/network-policies/#default-policies",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#prerequisites (a NetworkPolicy has no effect without a network plugin that implements it)",
         "kubernetes/kubernetes test/e2e/network/netpol/network_policy.go (default deny, then allow)",
       ],
       checks: [
@@ -331,13 +353,14 @@ const DATA: [string, LessonData][] = [
       id: "06-combine-selectors-in-one-peer",
       title: "Combine selectors in one peer, or split them in two",
       topics: ["NetworkPolicy", "namespaceSelector", "podSelector"],
-      goal: "Tell one peer that has both podSelector and namespaceSelector (both must match) from two peers (either may match).",
+      goal: "Read a NetworkPolicy peer that has both a podSelector and a namespaceSelector, and see what a single dash in front of podSelector changes.",
       question:
         "postgres-from-app-clients has ONE peer with namespaceSelector team=app and podSelector role=client. Which of app/client, app/worker, db/migrator and other/client may connect to db/postgres on 5432?",
       answer:
-        "Only app/client. A peer with both selectors needs both at once: a pod labelled role=client in a namespace labelled team=app. app/worker has the wrong label; db/migrator and other/client are in namespaces without team=app.",
+        "Only app/client. A peer with both selectors needs both at once: a pod labelled role=client in a namespace labelled team=app. app/worker has the wrong label; db/migrator and other/client are in namespaces without team=app. The drops hold on a cluster whose network plugin enforces NetworkPolicy.",
       sources: [
         "https://kubernetes.io/docs/concepts/services-networking/network-policies/#behavior-of-to-and-from-selectors",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#prerequisites",
         "kubernetes/api networking/v1/types.go NetworkPolicyPeer",
       ],
       checks: [
@@ -368,17 +391,19 @@ const DATA: [string, LessonData][] = [
     breakDns,
     {
       id: "07-break-dns-with-egress-deny",
-      title: "Break DNS with an egress default deny",
+      title: "Look up a name under an egress default deny",
       topics: ["NetworkPolicy", "egress", "DNS"],
-      goal: "See why a default deny for egress breaks name lookups, even for calls that an allow rule permits.",
+      goal: "Predict whether a pod under an egress default deny can resolve a Service's name, and whether it can call the Service, when an allow rule permits the call itself.",
       question:
         "default-deny-egress isolates every pod in shop for egress, and web-to-api lets web reach the api pods on 8080. Can shop/web resolve a name (UDP 53 to kube-dns)? Can it call api?",
       answer:
-        "The lookup is dropped: web is isolated for egress and no rule allows UDP/53 to the CoreDNS pods (egress rules are checked after DNAT, against each CoreDNS pod). A call to api's ClusterIP is allowed by web-to-api, but `curl http://api` never gets that far: the name does not resolve. With NodeLocal DNSCache the pod asks its node's link-local address 169.254.20.10 instead, which a podSelector cannot match: allow it with an ipBlock too.",
+        "The lookup is dropped: web is isolated for egress and no rule allows UDP/53 to the CoreDNS pods (egress rules are checked after DNAT, against each CoreDNS pod), so `curl http://api` fails at the name. The call to api's ClusterIP is allowed by web-to-api: by address it gets through. Both drops need a network plugin that enforces NetworkPolicy. With NodeLocal DNSCache the answer comes from a cache on the node, a hostNetwork pod, not from a CoreDNS pod, so the podSelector of the edit below does not match it. Which address the pod asks depends on kube-proxy's mode: in IPVS mode the kubelet's --cluster-dns is changed to the cache's local address (169.254.20.10 in the docs' example); in iptables mode pods keep asking the kube-dns ClusterIP, which the cache also listens on. The addon's README suggests an ipBlock for the address pods ask; with Cilium that does not work, because CIDR rules never apply to traffic to the host: allow the host by entity instead (toEntities: host in a CiliumNetworkPolicy).",
       sources: [
-        "https://kubernetes.io/docs/concepts/services-networking/network-policies/ (egress isolation)",
-        "https://kubernetes.io/docs/tasks/administer-cluster/nodelocaldns/ (169.254.20.10)",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#the-two-sorts-of-pod-isolation (egress isolation)",
         "https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/",
+        "https://kubernetes.io/docs/tasks/administer-cluster/nodelocaldns/#configuration (IPVS mode: --cluster-dns set to the local address; iptables mode: the cache listens on both)",
+        "kubernetes/kubernetes cluster/addons/dns/nodelocaldns/README.md Network policy and DNS connectivity (the cache runs with hostNetwork; an ipBlock rule instead of a selector)",
+        "https://docs.cilium.io/en/stable/security/policy/layer3/#ip-cidr-based (CIDR rules do not apply to traffic to a node or a host-network pod)",
       ],
       checks: [
         {
@@ -426,17 +451,18 @@ const DATA: [string, LessonData][] = [
     masquerade,
     {
       id: "08-lose-the-client-ip-to-masquerade",
-      title: "Lose the client's address to masquerade",
+      title: "Admit a partner network with ipBlock",
       topics: ["NetworkPolicy", "ipBlock", "externalTrafficPolicy", "masquerade"],
-      goal: "See why an ipBlock rule for the clients' network stops matching when kube-proxy masquerades external traffic (externalTrafficPolicy: Cluster).",
+      goal: "Predict whether an ipBlock rule for the clients' network admits them through a LoadBalancer with externalTrafficPolicy: Cluster, when the pod runs on another node than the one the packet reaches.",
       question:
         "api-from-partners admits only 203.0.113.0/24 on 8443. A partner at 203.0.113.10 connects to the LoadBalancer, which hands the packet to node-a; the only api pod runs on node-b. Is the connection admitted?",
       answer:
-        "No. With externalTrafficPolicy: Cluster, kube-proxy on node-a forwards the packet to the pod on node-b and masquerades it, so that the reply comes back through node-a. With kube-proxy and a routed CNI the packet then carries node-a's address 192.168.10.11 (an overlay CNI may give it node-a's tunnel address instead). The pod sees 192.168.10.11, which is not in 203.0.113.0/24: the ipBlock rule does not match and the NetworkPolicy drops the connection.",
+        "No. With externalTrafficPolicy: Cluster, kube-proxy on node-a forwards the packet to the pod on node-b and masquerades it, so that the reply comes back through node-a. With kube-proxy and a routed CNI the packet then carries node-a's address 192.168.10.11 (an overlay CNI may give it node-a's tunnel address instead). The pod sees 192.168.10.11, which is not in 203.0.113.0/24: the ipBlock rule does not match and the NetworkPolicy drops the connection. The masquerade happens on node-a, before node-b's plugin filters, so Calico and Cilium with kube-proxy see the same address; Cilium's kube-proxy replacement in DSR mode is an exception that forwards the packet with the client's address. With flannel alone nothing enforces the policy and the connection gets through.",
       sources: [
         "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-EXT chain: KUBE-MARK-MASQ for externalTrafficPolicy Cluster; KUBE-POSTROUTING MASQUERADE)",
         "https://kubernetes.io/docs/tutorials/services/source-ip/",
-        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#ipblock",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#behavior-of-ipblock-selectors (whether source rewriting happens before or after NetworkPolicy is left to the implementation)",
+        "https://docs.cilium.io/en/stable/network/kubernetes/kubeproxy-free/#direct-server-return-dsr",
       ],
       checks: [
         {
@@ -482,9 +508,9 @@ const DATA: [string, LessonData][] = [
     zoneHints,
     {
       id: "09-keep-traffic-in-zone-with-hints",
-      title: "Keep traffic in its zone with topology hints",
+      title: "Ask for topology hints with topology-mode: Auto",
       topics: ["topology-mode", "hints", "zones"],
-      goal: "Watch Topology Aware Routing keep traffic in its zone, and see when the EndpointSlice controller gives up on hints.",
+      goal: "Predict which endpoints a client can reach when its Service asks the EndpointSlice controller for topology hints, and see when the controller gives none.",
       question:
         "catalog has service.kubernetes.io/topology-mode: Auto and 4 replicas, 2 in each zone; both zones have 4 CPUs. Which endpoints can shop/client-a (zone-a) reach?",
       answer:
@@ -540,7 +566,7 @@ const DATA: [string, LessonData][] = [
       id: "10-prefer-close-endpoints",
       title: "Prefer same-zone endpoints with trafficDistribution",
       topics: ["trafficDistribution", "PreferSameZone", "zones"],
-      goal: "Use trafficDistribution: PreferSameZone to keep traffic in its zone, and see the fallback for a zone without endpoints.",
+      goal: "Predict which endpoints clients in three zones reach when a Service with trafficDistribution: PreferSameZone has pods in only two of them.",
       question:
         "search runs one pod in zone-a and one in zone-b, none in zone-c, with trafficDistribution: PreferSameZone. Which endpoints do client-a (zone-a) and client-c (zone-c) reach?",
       answer:
@@ -587,9 +613,9 @@ const DATA: [string, LessonData][] = [
     sameNode,
     {
       id: "11-prefer-the-same-node",
-      title: "Prefer the same node, fall back to the zone",
+      title: "Prefer the same node with trafficDistribution",
       topics: ["trafficDistribution", "PreferSameNode", "internalTrafficPolicy"],
-      goal: "Use trafficDistribution: PreferSameNode for a node agent, and compare its fallback with internalTrafficPolicy: Local.",
+      goal: "Predict which pod of a node agent answers clients when its Service has trafficDistribution: PreferSameNode, on a node that runs the agent and on one that does not.",
       question:
         "otel-agent runs on node-a1 and node-b1 only (node-a2 has no agent yet), with trafficDistribution: PreferSameNode. Which agent pod answers client-a1, and which answers client-a2?",
       answer:
@@ -647,9 +673,9 @@ const DATA: [string, LessonData][] = [
     terminating,
     {
       id: "12-serve-from-terminating-pods",
-      title: "Serve from terminating pods during a rollout",
+      title: "Follow a rollout's terminating pod",
       topics: ["terminating endpoints", "rolling update", "externalTrafficPolicy"],
-      goal: "See when kube-proxy sends traffic to pods that are shutting down during a rolling update, and when it does not.",
+      goal: "Predict whether kube-proxy sends traffic to a pod that is shutting down during a rolling update, for a client outside the cluster and for one inside it.",
       question:
         "Mid-rollout: the new pod runs on node-a; the old pod on node-b is terminating but still passes its readiness probe. (1) A packet from the load balancer lands on node-b (externalTrafficPolicy: Local). (2) checkout, on node-b, calls the ClusterIP. Which pod gets each?",
       answer:
@@ -700,9 +726,9 @@ const DATA: [string, LessonData][] = [
     affinity,
     {
       id: "13-pin-clients-with-session-affinity",
-      title: "Pin clients with session affinity",
+      title: "Open ten connections under session affinity",
       topics: ["sessionAffinity", "ClientIP"],
-      goal: "See what sessionAffinity: ClientIP changes, and what it does not.",
+      goal: "Predict where a client's connections go when its Service has sessionAffinity: ClientIP.",
       question:
         "sessions has sessionAffinity: ClientIP. The web pod opens ten connections to sessions:80 within a minute. Which backends can the first one reach, and where do the other nine go?",
       answer:
@@ -740,9 +766,9 @@ const DATA: [string, LessonData][] = [
     namedPort,
     {
       id: "14-resolve-a-named-target-port",
-      title: "Resolve a named targetPort pod by pod",
+      title: "Name a targetPort instead of numbering it",
       topics: ["targetPort", "EndpointSlice"],
-      goal: "See a named targetPort resolve to a different number in each pod, and leave out a pod that lacks the name.",
+      goal: "Predict where connections land when a Service's targetPort is a port name that its pods define differently.",
       question:
         "api's targetPort is the name http. api-v1 names 8080 http, api-v2 names 9090 http, api-legacy names its port web. On which pod and port does each connection to api:80 land?",
       answer:
@@ -784,16 +810,17 @@ const DATA: [string, LessonData][] = [
     noMatch,
     {
       id: "15-find-a-selector-that-matches-nothing",
-      title: "Find a selector that matches nothing",
+      title: "Read what a Service call gets back",
       topics: ["selector", "REJECT"],
-      goal: "Recognise a Service whose selector matches no pod, and tell kube-proxy's REJECT from a silent drop.",
+      goal: "Predict what a client gets from a Service it calls, and tell kube-proxy's answers apart from a NetworkPolicy's.",
       question:
         "The web pod calls checkout:80. What does it get back, and how does that differ from a NetworkPolicy drop?",
       answer:
-        'Connection refused, at once. The selector app=checkout matches no pod (the pods are labelled app=check-out), so the Service has no endpoints and kube-proxy REJECTs the packet: the client gets an ICMP "port unreachable". With most CNIs a NetworkPolicy drop, like kube-proxy\'s DROP for a Local policy, is silent: the client waits for a timeout (some CNIs reject instead).',
+        'Connection refused, at once. The selector app=checkout matches no pod (the pods are labelled app=check-out), so the Service has no endpoints and kube-proxy rejects the packet: the client gets an ICMP "port unreachable" (iptables mode: a REJECT rule; nftables mode: a reject element of the map no-endpoint-services). With most network plugins a NetworkPolicy drop, like kube-proxy\'s drop for a Local policy (lesson 04), is silent: the client waits for a timeout (some plugins reject instead).',
       sources: [
         'kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules ("has no endpoints" REJECT)',
-        "https://kubernetes.io/docs/concepts/services-networking/service/#services-without-selectors",
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go syncProxyRules (no-endpoint-services map: reject when the Service has no endpoints)",
+        "https://kubernetes.io/docs/tasks/debug/debug-application/debug-service/ (section Does the Service have any EndpointSlices?: the selector must match the pods' labels)",
       ],
       checks: [
         {
@@ -826,7 +853,7 @@ const DATA: [string, LessonData][] = [
       id: "16-resolve-headless-and-externalname",
       title: "Resolve headless and ExternalName Services",
       topics: ["headless", "ExternalName", "DNS"],
-      goal: "See the two kinds of Service that kube-proxy programs nothing for, and what answers instead: DNS.",
+      goal: "Predict which addresses a client reaches through a headless Service and through an ExternalName Service, and where kube-proxy comes in.",
       question:
         "app/client connects to postgres.data:5432 (headless; a short name resolves in the client's own namespace app first, so it must say .data) and to billing:80 (ExternalName, in app). Which addresses does it reach, and where does kube-proxy come in?",
       answer:
@@ -876,13 +903,14 @@ const DATA: [string, LessonData][] = [
     ciliumL7,
     {
       id: "17-refuse-a-path-with-a-cilium-l7-rule",
-      title: "Refuse a path with a Cilium L7 rule",
+      title: "Write a Cilium L7 rule for one path",
       sources: [
-        "https://github.com/cilium/cilium/blob/main/Documentation/security/policy/language.rst Layer 7 Examples (a request that violates the HTTP rules gets 403)",
-        "https://github.com/cilium/cilium/blob/main/pkg/policy/api/http.go PortRuleHTTP (Method, Path, Host: regexes matched against the whole value)",
+        "https://docs.cilium.io/en/stable/security/policy/layer7/#http (a request that violates the HTTP rules gets HTTP 403; Path and Method are extended POSIX regexes)",
+        "https://github.com/cilium/cilium/blob/main/pkg/envoy/server.go getHTTPRule (Path and Method become Envoy safe_regex header matchers on :path and :method)",
+        "https://github.com/envoyproxy/envoy/blob/main/api/envoy/config/route/v3/route_components.proto HeaderMatcher.safe_regex_match (the entire header value must match the regex)",
       ],
       topics: ["CiliumNetworkPolicy", "L7", "HTTP"],
-      goal: "See that a Cilium HTTP rule works above the connection: the connection opens, and each request is judged by method and path as whole-value regexes; one that no rule matches gets 403 from Cilium's proxy.",
+      goal: "Predict what requests of different methods and paths get from a pod behind a CiliumNetworkPolicy with an HTTP rule, and what a client that the policy does not name gets.",
       question:
         "api-read-only lets frontend reach api on 8080 with one HTTP rule: GET /api/.*. What do GET /api/orders, POST /api/orders and GET /health from frontend get, and what happens to batch?",
       answer:
@@ -941,11 +969,11 @@ const DATA: [string, LessonData][] = [
       id: "18-order-calico-tiers-with-pass",
       title: "Order Calico tiers with Pass",
       sources: [
-        "https://github.com/tigera/docs/blob/main/calico/reference/resources/tier.mdx How policy is evaluated (tiers by order; Pass goes to the next tier)",
+        "https://docs.tigera.io/calico/latest/reference/resources/tier#how-policy-is-evaluated (tiers by order; Pass goes to the next tier)",
         "https://github.com/projectcalico/calico/blob/master/libcalico-go/lib/backend/k8s/conversion/conversion.go K8sNetworkPolicyToCalico (NetworkPolicies at order 1000 in the default tier)",
       ],
       topics: ["Calico", "Tier", "GlobalNetworkPolicy", "order"],
-      goal: "Follow Calico's order: tiers first (security at 100 before default), policies by order within a tier, the first Allow or Deny final, Pass handing over to the next tier, where Kubernetes NetworkPolicies sit at order 1000.",
+      goal: "Follow Calico's order of evaluation: tiers by their order, policies by order within a tier, the Pass action, and where Kubernetes NetworkPolicies sit.",
       question:
         "The security tier denies quarantined pods and passes everything else. In the default tier, db-deny-reports (order 100) denies reports, and the NetworkPolicy db-allow-shop admits every pod of shop. Who may call db on 8080: api, api-quarantined, reports?",
       answer:
@@ -971,18 +999,19 @@ const DATA: [string, LessonData][] = [
     compareCnis,
     {
       id: "19-compare-cnis-on-a-masqueraded-nodeport",
-      title: "Compare CNIs on a masqueraded NodePort",
+      title: "Compare CNIs on a NodePort",
       sources: [
         "kubernetes/kubernetes staging/src/k8s.io/api/networking/v1/types.go NetworkPolicySpec.ingress (the pod's local node; policy before or after SNAT is left to the implementation)",
         "https://github.com/projectcalico/calico/tree/master/felix/rules Felix renders policy in the filter FORWARD chain, before nat POSTROUTING MASQUERADE",
-        "https://github.com/cilium/cilium/blob/main/Documentation/network/kubernetes/kubeproxy-free.rst kube-proxy replacement (no SNAT toward a local backend; allow-localhost admits the host)",
+        "https://docs.cilium.io/en/stable/security/policy/layer3/#access-to-from-local-host (the local host is allowed by default; --allow-localhost=policy hands it to policy)",
+        "https://github.com/cilium/cilium/blob/main/Documentation/network/kubernetes/kubeproxy-free.rst kube-proxy replacement (no SNAT toward a local backend)",
       ],
       topics: ["cluster profile", "masquerade", "NodePort", "NetworkPolicy"],
-      goal: "See an answer that Kubernetes leaves to the CNI: does ingress policy see the client's address, or the address kube-proxy masqueraded it to? Compare the profiles side by side.",
+      goal: "See an answer that Kubernetes leaves to the network plugin: does ingress policy see the client's address, or the one kube-proxy rewrote it to? Compare the cluster profiles side by side.",
       question:
         "web's only pod runs on node-a, behind a NodePort with externalTrafficPolicy Cluster, and default-deny-ingress isolates it. An outside client, 203.0.113.10, lands on node-a. Is it let in?",
       answer:
-        "It depends on the CNI. kube-proxy masquerades the packet to node-a's own address. With Calico, Felix filters before that masquerade, sees 203.0.113.10 and drops it. With Cilium and kube-proxy, the pod's policy sees the local host, which Cilium always admits. With Cilium's kube-proxy replacement there is no masquerade toward a local backend, so the policy sees the client and drops it. The generic profile keeps Kubernetes' own-node rule and says that the answer depends on the CNI.",
+        "It depends on the network plugin. kube-proxy masquerades the packet to node-a's own address. With Calico, Felix filters before that masquerade, sees 203.0.113.10 and drops it. With Cilium and kube-proxy, the pod's policy sees its own node, the host, and Cilium admits traffic from the local host by default (its allow-localhost setting; with allow-localhost: policy the host is judged like any other peer, and this packet would be dropped). With Cilium's kube-proxy replacement there is no masquerade toward a local backend, so the policy sees the client and drops it. The generic profile keeps Kubernetes' rule that a pod's own node is always admitted and says that the answer depends on the plugin.",
       checks: [
         {
           from: "external:203.0.113.10@node-a",
@@ -1019,16 +1048,17 @@ const DATA: [string, LessonData][] = [
     {
       id: "20-read-the-probability-cascade",
       title: "Read the probability cascade",
+      rulesMode: "nftables",
       topics: ["iptables", "statistic", "load balancing"],
-      goal: "Read kube-proxy's chain of statistic rules (0.25, 0.333, 0.5, then the rest) as what it is: an even split, with no preference for the client's node.",
+      goal: "Read how kube-proxy draws one backend among several, in nftables mode (one numgen draw) and in iptables mode (a cascade of statistic rules), and whether the client's node is preferred.",
       question:
-        "web has 4 pods, 2 on node-a and 2 on node-b. `ktl iptables --node node-a` shows the KUBE-SVC chain with --probability 0.25000000000, 0.33333333349, 0.50000000000 and a last rule with none. The client on node-a calls web:80: what chance does each pod get, and do node-a's pods get more?",
+        "web has 4 pods, 2 on node-a and 2 on node-b. In iptables mode, `ktl iptables --node node-a` shows the KUBE-SVC chain with --probability 0.25000000000, 0.33333333349, 0.50000000000 and a last rule with none. The client on node-a calls web:80: what chance does each pod get, and do node-a's pods get more?",
       answer:
-        "Each pod gets exactly 1/4. The rules are tried in order: the first takes 1/4 of all packets; the second takes 1/3 of the remaining 3/4 (= 1/4); the third 1/2 of the remaining 1/2 (= 1/4); the last takes what is left (1/4). The cascade is how iptables draws one of n evenly (probability 1/(n-i) for rule i); it prefers nothing, node-a's own pods included. nftables mode draws the same way with one numgen random mod 4.",
+        "Each pod gets exactly 1/4. The iptables rules are tried in order: the first takes 1/4 of all packets; the second takes 1/3 of the remaining 3/4 (= 1/4); the third 1/2 of the remaining 1/2 (= 1/4); the last takes what is left (1/4). The cascade is how iptables draws one of n evenly (probability 1/(n-i) for rule i); it prefers nothing, node-a's own pods included. nftables mode, which the Node rules tab opens in, draws the same way in one rule of the Service's chain: `numgen random mod 4 vmap { 0 : goto endpoint-…, 1 : …, 2 : …, 3 : … }`.",
       sources: [
         "kubernetes/kubernetes pkg/proxy/iptables/proxier.go writeServiceToEndpointRules (probability 1/(n-i), computeProbability)",
-        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go (numgen random mod n)",
-        "https://kubernetes.io/docs/reference/networking/virtual-ips/#proxy-mode-iptables",
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go writeServiceToEndpointRules (numgen random mod n)",
+        "https://kubernetes.io/docs/reference/networking/virtual-ips/#proxy-mode-nftables",
       ],
       checks: [
         {
@@ -1062,15 +1092,19 @@ const DATA: [string, LessonData][] = [
     {
       id: "21-call-your-own-service-hairpin",
       title: "Call your own Service: hairpin",
+      rulesMode: "nftables",
       topics: ["hairpin", "masquerade", "iptables"],
-      goal: "See a pod reach itself through its Service, and why kube-proxy masquerades that one case.",
+      goal: "Predict whether a pod reaches itself through its own Service, and which source address it sees when it does.",
       question:
         "web-0 is the only endpoint of web. web-0 calls web:80. Does the call come back to web-0, and which source address does it see?",
       answer:
-        "It comes back to web-0, masqueraded: the endpoint chain's first rule `-s <pod IP> -j KUBE-MARK-MASQ` marks a packet whose source is the endpoint itself, so it leaves with its node's address. Without it web-0 would answer itself directly, from its own address to its own address, and the reply would bypass the DNAT the client expects. The bridge must also send the packet back out of the port it came from (hairpin mode, which the CNI sets).",
+        "It comes back to web-0, masqueraded. The endpoint's rules mark a packet whose source is the endpoint itself for masquerade (nftables: `ip saddr 10.244.1.2 jump mark-for-masquerade` in its endpoint chain; iptables: `-s <pod IP> -j KUBE-MARK-MASQ` in KUBE-SEP). Without it web-0 would answer itself directly, from its own address to its own address, and the reply would bypass the DNAT the client expects. The masquerade rewrites the source to the address of the interface the packet leaves by (MASQUERADE picks it from the route), not to a fixed node address: on a bridge CNI that is usually the bridge's own address in the pod range; ktl writes the node's address in its place. Whether the packet can go back out of the port it came in by at all is the bridge's business: kubelet's --hairpin-mode (hairpin-veth or promiscuous-bridge) or the bridge CNI plugin's hairpinMode; CNIs that do not use a bridge route it without one.",
       sources: [
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go writeServiceToEndpointRules (endpoint chain: ip saddr <endpoint IP> jump mark-for-masquerade)",
         "kubernetes/kubernetes pkg/proxy/iptables/proxier.go writeServiceToEndpointRules (KUBE-SEP: -s endpoint IP -j KUBE-MARK-MASQ)",
-        "https://kubernetes.io/docs/tasks/debug/debug-application/debug-service/#a-pod-fails-to-reach-itself-via-the-service-ip",
+        "https://kubernetes.io/docs/tasks/debug/debug-application/debug-service/#a-pod-fails-to-reach-itself-via-the-service-ip (hairpin mode of bridge networks)",
+        "https://git.netfilter.org/iptables/tree/extensions/libxt_MASQUERADE.man (the source becomes the address of the interface the packet is going out by)",
+        "https://github.com/containernetworking/plugins/blob/main/plugins/main/bridge/bridge.go NetConf.HairpinMode (the bridge CNI plugin's hairpinMode)",
       ],
       checks: [
         {
@@ -1104,15 +1138,17 @@ const DATA: [string, LessonData][] = [
     {
       id: "22-filter-clients-with-source-ranges",
       title: "Filter clients with loadBalancerSourceRanges",
+      rulesMode: "nftables",
       topics: ["loadBalancerSourceRanges", "externalTrafficPolicy", "masquerade"],
-      goal: "Admit only some client networks to a LoadBalancer that masquerades (externalTrafficPolicy: Cluster), where an ipBlock rule would see the node's address.",
+      goal: "Predict which clients a LoadBalancer with loadBalancerSourceRanges admits when its externalTrafficPolicy is Cluster, and where the ranges are checked.",
       question:
         "partner-api admits 203.0.113.0/24 through loadBalancerSourceRanges; externalTrafficPolicy is Cluster. Which of 203.0.113.10 and 198.51.100.99 gets through when its packet reaches node-a?",
       answer:
-        "Only 203.0.113.10. The ranges are checked on the client's own address: by the cloud load balancer where it supports them, and on every node by kube-proxy's firewall chain (KUBE-FW, KUBE-PROXY-FIREWALL), which runs before the masquerade. 198.51.100.99 is dropped there. 203.0.113.10 is admitted, then masqueraded to node-a's address on its way to the pod on node-b: a NetworkPolicy ipBlock for 203.0.113.0/24 at the pod would not have matched (lesson 08).",
+        "Only 203.0.113.10. The ranges are checked on the client's own address: by the cloud load balancer where it supports them, and on every node by kube-proxy's firewall for packets still addressed to the load balancer's IP 198.51.100.40 (nftables: the map firewall-ips sends them to a firewall chain with `ip saddr != 203.0.113.0/24 drop`; iptables: a KUBE-FW chain), which runs before the masquerade. 198.51.100.99 is dropped there. 203.0.113.10 is admitted, then masqueraded to node-a's address on its way to the pod on node-b: a NetworkPolicy ipBlock for 203.0.113.0/24 at the pod would not have matched (lesson 08). The firewall sees only packets addressed to the load balancer's IP: a client that reaches the Service's node port on a node's address is not filtered by it (lesson 37), and a load balancer that sends packets to node ports (one with a hostname, or ipMode Proxy) relies on its own filtering.",
       sources: [
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go syncProxyRules (firewall-ips map: destinations that are subject to LoadBalancerSourceRanges)",
         "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-FW-* firewall chain, loadBalancerSourceRanges)",
-        "kubernetes/kubernetes pkg/proxy/serviceport.go newBaseServiceInfo (spec.loadBalancerSourceRanges)",
+        "kubernetes/kubernetes pkg/proxy/serviceport.go newBaseServiceInfo (spec.loadBalancerSourceRanges; only ingress IPs with ipMode VIP)",
         "https://kubernetes.io/docs/tasks/access-application-cluster/configure-cloud-provider-firewall/",
       ],
       checks: [
@@ -1151,13 +1187,13 @@ const DATA: [string, LessonData][] = [
     crossZone,
     {
       id: "23-watch-hints-cross-zones",
-      title: "Watch topology hints cross zones",
+      title: "Follow topology hints across uneven zones",
       topics: ["topology-mode", "hints", "PreferSameZone", "zones"],
-      goal: "See topology-mode Auto hint an endpoint of one zone for another, following CPU rather than pods, and PreferSameZone never do so.",
+      goal: "Predict which endpoints clients in two zones reach when topology-mode: Auto hints a Service whose pods are spread unevenly over zones of different size, and compare with PreferSameZone.",
       question:
         "catalog has topology-mode: Auto. zone-a has 8 CPUs and 1 catalog pod, zone-b 4 CPUs and 2 pods. Which endpoints do client-a (zone-a) and client-b (zone-b) reach?",
       answer:
-        "client-a reaches catalog-a1 and one zone-b pod, catalog-b1; client-b reaches only catalog-b2. The EndpointSlice controller gives each zone a share of the 3 endpoints in proportion to its CPU: zone-a 2, zone-b 1. zone-b has one pod too many, so the controller hints catalog-b1 for zone-a: half of client-a's calls cross zones, on purpose, so that zone-b's pods are not overloaded by zone-a's clients.",
+        "client-a reaches catalog-a1 and one zone-b pod; client-b reaches the other zone-b pod only. The EndpointSlice controller gives each zone a share of the 3 endpoints in proportion to its allocatable CPU: zone-a 2, zone-b 1. zone-b has one pod more than its share, so the controller hints one of its pods for zone-a: half of client-a's calls cross zones, on purpose, so that zone-b's pods are not overloaded by zone-a's clients. Which zone-b pod moves is not a property of the pods: the controller walks the slice's endpoints in order and re-hints the first one of the giving zone (here catalog-b1, so ktl's checks name it); with the endpoints in another order catalog-b2 would move instead.",
       sources: [
         "kubernetes/kubernetes staging/src/k8s.io/endpointslice/topologycache/topologycache.go AddHints, getAllocations, redistributeHints",
         "https://kubernetes.io/docs/concepts/services-networking/topology-aware-routing/",
@@ -1210,14 +1246,15 @@ const DATA: [string, LessonData][] = [
       id: "24-call-a-load-balancer-from-inside",
       title: "Call a load balancer's IP from inside the cluster",
       topics: ["LoadBalancer", "externalTrafficPolicy", "short-circuit"],
-      goal: "See kube-proxy short-circuit pod traffic to a LoadBalancer IP, so that an externalTrafficPolicy: Local node without endpoints still serves its own pods.",
+      goal: "Predict whether a pod and an external client reach a LoadBalancer with externalTrafficPolicy: Local through its IP, from a node that runs none of its pods, and what the load balancer's status decides.",
       question:
         "web (externalTrafficPolicy: Local) runs only on node-a. The client pod on node-b calls the load balancer's IP 198.51.100.50:80, and an external client's packet lands on node-b. Which reaches web?",
       answer:
-        "The pod's call does; the external packet does not. kube-proxy on node-b captures traffic to the LB IP itself, and pod traffic to it is short-circuited to all the Service's endpoints, unmasqueraded, as if it had gone out to the load balancer and come back (kubernetes#77523): it reaches web on node-a. The external packet gets the Local policy: node-b has no local endpoint, so kube-proxy drops it (and the load balancer's health check, 503 on node-b, keeps such packets away).",
+        "The pod's call does; the external packet does not. The load balancer's status gives an ip with ipMode VIP (the default), so kube-proxy on every node captures traffic to 198.51.100.50 itself, and for a Local Service it sends pod traffic to that address to the Service's cluster-wide endpoints, unmasqueraded, as if the packet had gone out to the load balancer and come back: it reaches web on node-a. The external packet gets the Local policy: node-b has no local endpoint, so kube-proxy drops it (and the load balancer's health check, 503 on node-b, keeps such packets away). kube-proxy captures the address only in that case: a load balancer that reports a hostname, or an ip with ipMode Proxy, is not captured, so the pod's packet really leaves for the load balancer and comes back through a node port like any client's.",
       sources: [
-        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-EXT chain: short-circuit pod traffic to KUBE-SVC)",
-        "https://github.com/kubernetes/kubernetes/pull/77523",
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-EXT chain: pod traffic for a Local Service's external destinations jumps to the cluster chain)",
+        "kubernetes/kubernetes pkg/proxy/serviceport.go newBaseServiceInfo (only status.loadBalancer.ingress entries with an ip and ipMode VIP are captured)",
+        "https://kubernetes.io/docs/concepts/services-networking/service/#load-balancer-ip-mode",
         "kubernetes/kubernetes pkg/proxy/healthcheck/service_health.go",
       ],
       checks: [
@@ -1279,7 +1316,7 @@ const DATA: [string, LessonData][] = [
         "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
       ],
       topics: ["Gateway API", "HTTPRoute", "L7", "canary", "externalTrafficPolicy"],
-      goal: "Follow a request through a Gateway: externalTrafficPolicy: Local on the gateway's Service decides which nodes reach the gateway at all, then the HTTPRoute splits what arrives by weight between two Services, each Service's endpoints share their part, and NetworkPolicy still judges the hop from the gateway's pod to each backend.",
+      goal: "Follow a request through a Gateway: which nodes reach the gateway at all, how the HTTPRoute's weights and each Service's endpoints share the requests, and who NetworkPolicy sees as the client on the hop to each backend.",
       question:
         "The gateway's Service web-gw-istio has externalTrafficPolicy: Local, and its one pod runs on node-a. The HTTPRoute web sends 90 to web-stable and 10 to web-canary; web-stable has 2 pods, web-canary 1, and web-from-gateway admits only the Gateway's pods. What share of requests does each pod get, and what happens to a client's packet that arrives at node-b?",
       answer:
@@ -1333,18 +1370,19 @@ const DATA: [string, LessonData][] = [
     ingress404,
     {
       id: "26-find-why-an-ingress-answers-404",
-      title: "Find why an Ingress answers 404",
+      title: "Match a request to an Ingress rule",
       sources: [
         "https://kubernetes.io/docs/concepts/services-networking/ingress/#examples (pathType Prefix matches element by element: /api matches /api/orders, not /apiv2/orders)",
         "https://kubernetes.io/docs/concepts/services-networking/ingress/#name-based-virtual-hosting (a rule with a host serves that host only)",
         "https://github.com/kubernetes/ingress-nginx/blob/main/docs/user-guide/default-backend.md (a request no rule serves goes to the default backend, which answers 404)",
+        "https://kubernetes.io/blog/2025/11/11/ingress-nginx-retirement/ (best-effort maintenance until March 2026, then retired)",
       ],
       topics: ["Ingress", "L7", "404"],
-      goal: "See the two ways an Ingress request misses every rule, by host and by path, and that the miss is an HTTP 404 from the controller, not a dropped connection.",
+      goal: "Predict what requests for different hosts and paths get from an Ingress with one host rule and one path, and who answers a request that no rule serves.",
       question:
         "The Ingress shop serves host shop.example.com with one path, /api (Prefix), to Service api. What do GET /api/orders for shop.example.com, GET /api/orders for www.shop.example.com and GET /apiv2/orders for shop.example.com get?",
       answer:
-        "Only the first reaches api (200). www.shop.example.com is another host: the rule's host must equal the Host header (a wildcard would match one label only), so no rule serves it and the controller's default backend answers 404. /apiv2/orders has the right host, but Prefix compares whole path elements: /api matches /api and /api/orders, not /apiv2. The connections all open: the controller answers the 404 itself.",
+        "Only the first reaches api (200). www.shop.example.com is another host: the rule's host must equal the Host header (a wildcard would match one label only), so no rule serves it and the controller's default backend answers 404. /apiv2/orders has the right host, but Prefix compares whole path elements: /api matches /api and /api/orders, not /apiv2. The connections all open: the controller answers the 404 itself. The lesson follows ingress-nginx's conventions, and ingress-nginx was retired in March 2026 (no more releases or security fixes after its best-effort maintenance ended): the Ingress rules' semantics are the API's and hold for any controller, but for a new cluster prefer another Ingress controller or Gateway API (lessons 25, 29, 36).",
       checks: [
         {
           from: "external:203.0.113.10@node-a",
@@ -1405,13 +1443,13 @@ const DATA: [string, LessonData][] = [
     adminDeny,
     {
       id: "27-hold-an-admin-deny-over-every-namespace",
-      title: "Hold an Admin Deny over every namespace",
+      title: "Put an Admin tier above a namespace's policy",
       sources: [
         "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha2/clusternetworkpolicy_types.go ClusterNetworkPolicySpec.Tier (the Admin tier is evaluated first; its Accept or Deny is final and cannot be overridden in the other tiers)",
         "https://github.com/kubernetes-sigs/network-policy-api/blob/main/conformance/tests/admin-network-policy-standard-integration.go CNPAdminTierIntegration (an admin Deny holds over a NetworkPolicy that allows)",
       ],
       topics: ["ClusterNetworkPolicy", "Admin tier", "Deny", "NetworkPolicy"],
-      goal: "See the cluster's Admin tier above every namespace: its Deny is final before any NetworkPolicy is read, so a namespace cannot allow its way around it.",
+      goal: "Predict what a cluster-scoped Admin tier policy does to traffic that a namespace's own NetworkPolicy allows.",
       question:
         "shop's own NetworkPolicy api-allow-web-and-testers admits web and every pod of a sandbox namespace to api. The platform's ClusterNetworkPolicy isolate-sandbox (Admin tier) denies traffic from sandbox namespaces into prod ones. Can sandbox's tester reach api on 8080? Can web?",
       answer:
@@ -1453,7 +1491,7 @@ const DATA: [string, LessonData][] = [
         "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha1/ AdminNetworkPolicy and BaselineAdminNetworkPolicy (v1alpha1: the same two tiers, the baseline named default)",
       ],
       topics: ["AdminNetworkPolicy", "BaselineAdminNetworkPolicy", "Pass", "NetworkPolicy"],
-      goal: "Follow a Pass from the Admin tier to the namespace's NetworkPolicy, and see the Baseline tier decide only where no NetworkPolicy governs the pod.",
+      goal: "Follow a Pass from the Admin tier through the namespace's NetworkPolicy to the Baseline tier, and predict which of them decides each connection.",
       question:
         "The Admin tier's delegate-billing passes billing's traffic into payments on to payments' own policies; payments' NetworkPolicy api-allow-billing admits billing to api and says nothing about vault; the Baseline tier's default denies everything into payments. On 8080: can invoicer (billing) reach api? vault? Can frontend (web) reach api?",
       answer:
@@ -1511,7 +1549,7 @@ const DATA: [string, LessonData][] = [
         "https://github.com/kubernetes-sigs/gateway-api/blob/main/conformance/tests/httproute-matching.go (HTTPRouteMatching: path and header precedence)",
       ],
       topics: ["Gateway API", "HTTPRoute", "L7", "precedence"],
-      goal: "See that an HTTPRoute is not first-match: Gateway API ranks every matching rule (exact path, longest prefix, method, headers, query params) and list order only breaks the last tie.",
+      goal: "Predict which HTTPRoute rule serves a request when several rules match it, and what list order has to do with it.",
       question:
         "The HTTPRoute shop lists its catch-all PathPrefix / first, then PathPrefix /api, then PathPrefix /api for POST only. Where do GET /api/orders, POST /api/orders and GET /apiary go?",
       answer:
@@ -1579,7 +1617,7 @@ const DATA: [string, LessonData][] = [
     registryOnly,
     {
       id: "30-admit-an-external-host-with-a-serviceentry",
-      title: "Admit an external host with a ServiceEntry",
+      title: "Call an external host from the mesh",
       sources: [
         "https://github.com/istio/istio.io/blob/master/content/en/docs/tasks/traffic-management/egress/egress-control/index.md (REGISTRY_ONLY: the sidecar blocks any host without an HTTP service or service entry in the mesh)",
         "https://github.com/istio/api/blob/master/mesh/v1alpha1/config.proto OutboundTrafficPolicy (ALLOW_ANY by default; REGISTRY_ONLY drops unknown outbound traffic)",
@@ -1587,7 +1625,7 @@ const DATA: [string, LessonData][] = [
         "https://github.com/istio/api/blob/master/networking/v1alpha3/service_entry.proto ServiceEntry (adds a host to the mesh's registry)",
       ],
       topics: ["Istio", "ServiceEntry", "outboundTrafficPolicy", "L7", "egress"],
-      goal: "See Istio's outboundTrafficPolicy REGISTRY_ONLY at work in the client's sidecar: a host outside the mesh's registry is blocked with no NetworkPolicy involved, and a ServiceEntry admits it.",
+      goal: "Predict what a pod with an Istio sidecar gets when it calls a host outside the cluster and a Service inside it, under the mesh's outbound traffic policy.",
       question:
         "The mesh config (ConfigMap istio in istio-system) sets outboundTrafficPolicy REGISTRY_ONLY, and no NetworkPolicy exists. checkout, which has a sidecar, calls http://httpbin.org/headers and the in-cluster Service orders. What does each call get?",
       answer:
@@ -1598,6 +1636,7 @@ const DATA: [string, LessonData][] = [
           to: "host:httpbin.org:80",
           http: "GET /headers",
           verdict: "drop",
+          httpStatus: 502,
           says: "the outbound traffic policy is REGISTRY_ONLY",
         },
         {
@@ -1641,7 +1680,7 @@ const DATA: [string, LessonData][] = [
         "https://github.com/istio/api/blob/master/networking/v1alpha3/destination_rule.proto Subset (a subset is the Service's pods with its labels)",
       ],
       topics: ["Istio", "VirtualService", "L7", "headers"],
-      goal: "See a mesh route decided in the client's sidecar: the VirtualService's http routes are tried in order, a header match sends testers to v2, and everyone else falls through to v1.",
+      goal: "Predict where a VirtualService with a header match sends requests with and without the header, and where the choice is made.",
       question:
         "productpage (with a sidecar) calls reviews. The VirtualService sends requests with end-user: jason to subset v2 and the rest to v1. Where do a request from jason, one from Jason and one with no end-user header go?",
       answer:
@@ -1662,6 +1701,7 @@ const DATA: [string, LessonData][] = [
           http: "GET /reviews/1",
           headers: ["end-user: Jason"],
           verdict: "allow",
+          httpStatus: 200,
           backends: { "shop/reviews:9080#v1": 1 },
         },
         {
@@ -1669,6 +1709,7 @@ const DATA: [string, LessonData][] = [
           to: "service:shop/reviews:9080",
           http: "GET /reviews/1",
           verdict: "allow",
+          httpStatus: 200,
           backends: { "shop/reviews:9080#v1": 1 },
         },
       ],
@@ -1689,6 +1730,7 @@ const DATA: [string, LessonData][] = [
             to: "service:shop/reviews:9080",
             http: "GET /reviews/1",
             verdict: "allow",
+            httpStatus: 200,
             backends: { "shop/reviews:9080#v1": 0.8, "shop/reviews:9080#v2": 0.2 },
           },
           {
@@ -1697,6 +1739,362 @@ const DATA: [string, LessonData][] = [
             http: "GET /reviews/1",
             headers: ["end-user: jason"],
             verdict: "allow",
+            httpStatus: 200,
+            backends: { "shop/reviews:9080#v2": 1 },
+          },
+        ],
+      },
+    },
+  ],
+  [
+    flannel,
+    {
+      id: "32-apply-a-policy-on-flannel",
+      title: "Apply a NetworkPolicy on a flannel cluster",
+      topics: ["NetworkPolicy", "flannel", "cluster profile"],
+      goal: "Predict what a default deny and one allow rule do on a cluster whose network plugin is flannel.",
+      question:
+        "The cluster runs flannel (its ConfigMap kube-flannel/kube-flannel-cfg is in the input). In shop, default-deny-ingress isolates every pod and db-allow-api admits only api to db on 5432. Which of shop/api and shop/web can connect to db on 5432?",
+      answer:
+        "Both. flannel gives pods their network and nothing else: it enforces no NetworkPolicy, so the apiserver accepts both policies and nothing on the nodes acts on them. web reaches db as if the policies did not exist, and nothing reports it: no event, no status on the NetworkPolicy. ktl reads the profile from the flannel ConfigMap and says so in the trace (the toolbar's CNI picker shows it too). Policies need a plugin that implements them: Calico or Cilium in place of flannel, or a policy engine beside it (Canal runs Calico's policy engine on flannel's network).",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#prerequisites (creating a NetworkPolicy without a controller that implements it has no effect)",
+        "https://github.com/flannel-io/flannel/blob/master/README.md (flannel is focused on networking; for network policy, other projects such as Calico can be used)",
+        "https://docs.tigera.io/calico/latest/getting-started/kubernetes/flannel/install-for-flannel (Calico for policy with flannel for networking)",
+      ],
+      checks: [
+        { from: "pod:shop/api", to: "pod:shop/db:5432", verdict: "allow" },
+        {
+          from: "pod:shop/web",
+          to: "pod:shop/db:5432",
+          verdict: "allow",
+          says: "which enforces no NetworkPolicy",
+        },
+      ],
+      edit: {
+        description:
+          "Run Calico instead: replace flannel's ConfigMap by Calico's calico-config in kube-system (ktl reads the profile from it).",
+        lookFor:
+          "web is dropped now, by the same two policies: Calico enforces them. api still reaches db through db-allow-api. Nothing in the policies changed; only the plugin that reads them did.",
+        change: {
+          replace: {
+            find: "  name: kube-flannel-cfg\n  namespace: kube-flannel\n",
+            with: "  name: calico-config\n  namespace: kube-system\n",
+          },
+        },
+        checks: [
+          { from: "pod:shop/web", to: "pod:shop/db:5432", verdict: "drop" },
+          { from: "pod:shop/api", to: "pod:shop/db:5432", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    hostNetworkPeers,
+    {
+      id: "33-admit-a-host-network-pod",
+      title: "Admit a host-network pod by its namespace",
+      topics: ["NetworkPolicy", "hostNetwork", "namespaceSelector"],
+      goal: "Predict which clients a namespaceSelector admits when some pods of that namespace run in their node's network (hostNetwork: true).",
+      question:
+        "api (on node-a) is isolated by api-allow-monitoring, which admits every pod of namespace monitoring on 8080. In monitoring, prometheus runs on the pod network on node-b; scraper-a (node-a) and scraper-b (node-b) run with hostNetwork: true. Which of the three can connect to api on 8080?",
+      answer:
+        "prometheus and scraper-a; scraper-b is dropped. A hostNetwork pod has no address of its own: its packets carry its node's address, 192.168.10.12 for scraper-b. Kubernetes leaves NetworkPolicy for hostNetwork pods undefined, and most plugins (the usual case, and ktl's generic profile) cannot tell its traffic from the node's, so they ignore hostNetwork pods when matching podSelector and namespaceSelector: the namespaceSelector matches prometheus and not scraper-b. scraper-a gets in for another reason: it sends from node-a, api's own node, and a pod's own node is always admitted. The fix is to admit the nodes' addresses with an ipBlock, as the docs suggest; with Cilium that is not enough by default, because CIDR rules do not select nodes unless policy-cidr-match-mode includes nodes (use the remote-node entity in a CiliumNetworkPolicy instead; ktl's cilium profile does not model that setting). All of this needs a plugin that enforces NetworkPolicy.",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#networkpolicy-and-hostnetwork-pods (behaviour undefined; most plugins treat hostNetwork pod traffic as node traffic; an ipBlock rule can allow it)",
+        "kubernetes/kubernetes staging/src/k8s.io/api/networking/v1/types.go NetworkPolicySpec.ingress (traffic from the pod's local node is allowed)",
+        "https://docs.cilium.io/en/stable/security/policy/layer3/#selecting-nodes-with-cidr-ipblock (CIDR selectors do not match nodes by default)",
+      ],
+      checks: [
+        { from: "pod:monitoring/prometheus", to: "pod:shop/api:8080", verdict: "allow" },
+        {
+          from: "pod:monitoring/scraper-a",
+          to: "pod:shop/api:8080",
+          verdict: "allow",
+          says: "a pod's own node is always admitted",
+        },
+        { from: "pod:monitoring/scraper-b", to: "pod:shop/api:8080", verdict: "drop" },
+      ],
+      edit: {
+        description: "Add a second peer to the rule: an ipBlock for the nodes' network, 192.168.10.0/24.",
+        lookFor:
+          "scraper-b gets in now, by its node's address. So would any other process or hostNetwork pod on any node, in any namespace: an ipBlock for node addresses admits the whole node, not a namespace.",
+        change: {
+          replace: {
+            find: "              kubernetes.io/metadata.name: monitoring\n",
+            with: "              kubernetes.io/metadata.name: monitoring\n        - ipBlock: { cidr: 192.168.10.0/24 }\n",
+          },
+        },
+        checks: [
+          { from: "pod:monitoring/scraper-b", to: "pod:shop/api:8080", verdict: "allow" },
+          { from: "pod:monitoring/prometheus", to: "pod:shop/api:8080", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    apiServerEgress,
+    {
+      id: "34-reach-the-api-server-under-egress-deny",
+      title: "Reach the API server under an egress policy",
+      topics: ["NetworkPolicy", "egress", "kubernetes Service", "ipBlock"],
+      goal: "Predict whether an egress rule for the kubernetes Service's ClusterIP lets a controller pod reach the API server.",
+      question:
+        "ops/operator finds the API at KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT, 10.96.0.1:443, the ClusterIP of default/kubernetes. operator-egress isolates it for egress and allows TCP 443 to 10.96.0.1/32. Can operator open a connection to 10.96.0.1:443?",
+      answer:
+        "No. Egress policy is checked after kube-proxy's DNAT, against the endpoint the packet actually goes to: default/kubernetes has no selector, its EndpointSlice (written by the apiserver) points at 192.168.10.5 port 6443, and no rule allows TCP/6443 to 192.168.10.5. The rule for the ClusterIP matches nothing, on any port. Allow the endpoint instead: an ipBlock for the apiserver's address (all of them, in a highly available control plane) on port 6443. How the endpoint is matched depends on the plugin: Calico matches the ipBlock; with Cilium an ipBlock does not select a node's address unless policy-cidr-match-mode includes nodes, and its docs point to the kube-apiserver entity instead (ktl's cilium profile does not model that setting). A managed control plane outside the nodes is an ordinary external address. No plugin enforcing NetworkPolicy, no drop.",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/#behavior-of-ipblock-selectors (source and destination rewriting, before or after policy, is left to the implementation)",
+        "kubernetes/client-go rest/config.go InClusterConfig (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT)",
+        "kubernetes/kubernetes pkg/controlplane/reconcilers/endpointsadapter.go (the apiserver writes the endpoints of default/kubernetes)",
+        "https://docs.cilium.io/en/stable/security/policy/layer3/#selecting-nodes-with-cidr-ipblock (ipBlock does not select nodes by default; the kube-apiserver entity)",
+      ],
+      checks: [
+        {
+          from: "pod:ops/operator",
+          to: "ip:10.96.0.1:443",
+          verdict: "drop",
+          endpoints: ["192.168.10.5:6443"],
+          says: "(the backend after DNAT, on its target port)",
+        },
+      ],
+      edit: {
+        description: "Point the rule at the endpoint: ipBlock 192.168.10.5/32, port 6443.",
+        lookFor:
+          "The same connection to 10.96.0.1:443 is allowed now: the rule names what the packet looks like after DNAT. A rule for both (the ClusterIP on 443 and the endpoint on 6443) is a common belt-and-braces, since plugins that filter before DNAT see the ClusterIP.",
+        change: {
+          replace: {
+            find: "        - ipBlock: { cidr: 10.96.0.1/32 }\n      ports:\n        - { protocol: TCP, port: 443 }\n",
+            with: "        - ipBlock: { cidr: 192.168.10.5/32 }\n      ports:\n        - { protocol: TCP, port: 6443 }\n",
+          },
+        },
+        checks: [{ from: "pod:ops/operator", to: "ip:10.96.0.1:443", verdict: "allow" }],
+      },
+    },
+  ],
+  [
+    calicoEndOfTier,
+    {
+      id: "35-end-a-calico-tier-without-a-verdict",
+      title: "End a Calico tier without a verdict",
+      topics: ["Calico", "Tier", "defaultAction", "GlobalNetworkPolicy"],
+      goal: "Predict what a Calico tier does to traffic that one of its policies selects but no rule of the tier matches.",
+      question:
+        "The platform tier (order 100) has one GlobalNetworkPolicy, allow-monitoring: it selects all() and allows TCP 9090 from namespace monitoring. In the default tier, shop's NetworkPolicy api-allow-web admits web to api on 8080. Can shop/web connect to api on 8080? Can monitoring/prometheus connect to api on 9090?",
+      answer:
+        "prometheus can; web cannot. allow-monitoring selects every pod, api included, so the platform tier applies to api's ingress. web's connection matches none of its rules, and a tier that applies to an endpoint but takes no action on a packet drops it: the end of the tier is an implicit Deny, reached before the default tier where api-allow-web sits. A policy written only to allow one thing has denied everything else to every pod it selects. Give the tier defaultAction: Pass (or end the policy with a Pass rule), and traffic it does not decide goes on to the next tier.",
+      sources: [
+        "https://docs.tigera.io/calico/latest/reference/resources/tier#how-policy-is-evaluated (a tier that applies to the endpoint but takes no action drops the packet, unless its defaultAction is Pass)",
+        "https://github.com/projectcalico/calico/blob/master/libcalico-go/lib/backend/k8s/conversion/conversion.go K8sNetworkPolicyToCalico (NetworkPolicies in the default tier)",
+      ],
+      checks: [
+        {
+          from: "pod:shop/web",
+          to: "pod:shop/api:8080",
+          verdict: "drop",
+          says: "end of tier: Deny",
+        },
+        { from: "pod:monitoring/prometheus", to: "pod:shop/api:9090", verdict: "allow" },
+      ],
+      edit: {
+        description: "Give the platform tier defaultAction: Pass.",
+        lookFor:
+          "web reaches api: the platform tier now hands what it does not decide to the default tier, where api-allow-web admits it. prometheus is still allowed by the platform tier itself.",
+        change: {
+          replace: {
+            find: "  name: platform\nspec:\n  order: 100\n",
+            with: "  name: platform\nspec:\n  order: 100\n  defaultAction: Pass\n",
+          },
+        },
+        checks: [
+          { from: "pod:shop/web", to: "pod:shop/api:8080", verdict: "allow" },
+          { from: "pod:monitoring/prometheus", to: "pod:shop/api:9090", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    sharedGateway,
+    {
+      id: "36-attach-routes-across-namespaces",
+      title: "Attach routes to a shared Gateway across namespaces",
+      topics: ["Gateway API", "HTTPRoute", "allowedRoutes", "ReferenceGrant", "L7"],
+      goal: "Predict what requests get when an HTTPRoute attaches to a Gateway in another namespace, and when a route sends to a Service in another namespace.",
+      question:
+        "The Gateway infra/shared-gw has one listener, http on port 80, with no allowedRoutes. shop's HTTPRoute store (hostname store.example.com) names it as its parent; infra's own HTTPRoute status sends /status to Service ops/status. What do GET / for store.example.com and GET /status get?",
+      answer:
+        "404 and 500. A listener admits routes from its own namespace unless allowedRoutes says otherwise (namespaces.from defaults to Same), so shop's route does not attach, whatever it says, and no attached rule matches GET / for store.example.com: the gateway answers 404. infra's route does attach and matches /status, but its backendRef points into namespace ops, and a reference across namespaces needs a ReferenceGrant in the target namespace; without one the backendRef is invalid (ResolvedRefs False, RefNotPermitted), and Gateway API requires a 500 for the requests it would have received. The connections open in both cases: the gateway answers.",
+      sources: [
+        "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/gateway_types.go AllowedRoutes and RouteNamespaces.From (default Same: routes from the Gateway's namespace only)",
+        "https://github.com/kubernetes-sigs/gateway-api/blob/main/apis/v1/httproute_types.go HTTPRouteRule.BackendRefs (an invalid backendRef gets 500) and HTTPBackendRef (a reference to another namespace needs a ReferenceGrant)",
+        "https://gateway-api.sigs.k8s.io/api-types/referencegrant/",
+      ],
+      checks: [
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "gateway:infra/shared-gw:80",
+          http: "GET /",
+          headers: ["Host: store.example.com"],
+          verdict: "drop",
+          httpStatus: 404,
+          says: "HTTPRoute shop/store does not attach",
+        },
+        {
+          from: "external:203.0.113.10@node-a",
+          to: "gateway:infra/shared-gw:80",
+          http: "GET /status",
+          verdict: "drop",
+          httpStatus: 500,
+          says: "no ReferenceGrant in ops permits HTTPRoutes from infra",
+        },
+      ],
+      edit: {
+        description:
+          "Let the listener admit routes from every namespace: allowedRoutes.namespaces.from: All.",
+        lookFor:
+          "store.example.com reaches the store pods now (200). /status still gets 500: attaching is the Gateway's decision, but a reference into ops is ops' decision, made with a ReferenceGrant there. In a shared Gateway, prefer a Selector over All, so only labelled namespaces can attach.",
+        change: {
+          replace: {
+            find: "    - name: http\n      port: 80\n      protocol: HTTP\n---\n# The data plane",
+            with: "    - name: http\n      port: 80\n      protocol: HTTP\n      allowedRoutes:\n        namespaces:\n          from: All\n---\n# The data plane",
+          },
+        },
+        checks: [
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "gateway:infra/shared-gw:80",
+            http: "GET /",
+            headers: ["Host: store.example.com"],
+            verdict: "allow",
+            httpStatus: 200,
+            backends: { "shop/store:8080": 1 },
+          },
+          {
+            from: "external:203.0.113.10@node-a",
+            to: "gateway:infra/shared-gw:80",
+            http: "GET /status",
+            verdict: "drop",
+            httpStatus: 500,
+          },
+        ],
+      },
+    },
+  ],
+  [
+    nodePortBypass,
+    {
+      id: "37-go-around-source-ranges-through-a-nodeport",
+      title: "Go around loadBalancerSourceRanges through a node port",
+      topics: ["loadBalancerSourceRanges", "NodePort", "LoadBalancer", "nftables"],
+      goal: "Predict whether loadBalancerSourceRanges protects a LoadBalancer Service from a client that connects to its node port instead of its load balancer.",
+      rulesMode: "nftables",
+      question:
+        "partner-api is a LoadBalancer (198.51.100.40) with loadBalancerSourceRanges 203.0.113.0/24 and node port 30443. 198.51.100.99 connects to 198.51.100.40:443, then to node-a's address on the node port, 192.168.10.11:30443. Which connection reaches partner-api?",
+      answer:
+        "Only the second. kube-proxy filters the ranges for packets addressed to the load balancer's IP (nftables: the map firewall-ips, keyed by that address; iptables: the KUBE-FW chain that KUBE-SERVICES jumps to for it), so 198.51.100.99 is dropped at 198.51.100.40. The node port is another way in, and nothing filters it: kube-proxy sends it straight to the Service's external chain. loadBalancerSourceRanges protects the load balancer, not the Service: a request to apply it to node ports was closed without a change. Close the other way in: allocateLoadBalancerNodePorts: false (for load balancers that send to pods or to the LB IP, not to node ports), a node firewall or cloud security group, or externalTrafficPolicy: Local with a NetworkPolicy ipBlock at the pod. In nftables mode kube-proxy 1.35 serves node ports only on the node's primary address by default, which narrows the way in but does not close it.",
+      sources: [
+        "kubernetes/kubernetes pkg/proxy/nftables/proxier.go syncProxyRules (firewall-ips: destinations that are subject to LoadBalancerSourceRanges, keyed by the load balancer's IP)",
+        "kubernetes/kubernetes pkg/proxy/iptables/proxier.go syncProxyRules (KUBE-FW-* only for the load balancer's IP; KUBE-NODEPORTS jumps to KUBE-EXT)",
+        "https://github.com/kubernetes/kubernetes/issues/33586 (loadBalancerSourceRanges should apply to nodePort: closed without a change)",
+        "https://kubernetes.io/docs/concepts/services-networking/service/#load-balancer-nodeport-allocation (allocateLoadBalancerNodePorts: false)",
+        "https://github.com/kubernetes/kubernetes/issues/111863 (node ports on every local address; nftables mode listens on the primary address only)",
+      ],
+      checks: [
+        {
+          from: "external:198.51.100.99@node-a",
+          to: "ip:198.51.100.40:443",
+          verdict: "drop",
+          hops: ["loadBalancerSourceRanges"],
+        },
+        {
+          from: "external:198.51.100.99@node-a",
+          to: "ip:192.168.10.11:30443",
+          verdict: "allow",
+          endpoints: ["shop/partner-api"],
+          kubeProxy: "forward",
+        },
+      ],
+      edit: {
+        description:
+          "Stop allocating node ports for it: allocateLoadBalancerNodePorts: false, and delete the nodePort line (the apiserver keeps an allocated port until it is removed).",
+        lookFor:
+          "192.168.10.11:30443 is no node port now: the packet reaches node-a's own network stack, where nothing of partner-api listens (ktl traces it to the node, with no endpoint). The load balancer's filter is unchanged. This works for load balancers that deliver to the LB IP or to pods; one that needs node ports would stop working.",
+        change: {
+          replace: {
+            find: "  type: LoadBalancer\n  externalTrafficPolicy: Cluster\n  loadBalancerSourceRanges:\n    - 203.0.113.0/24\n  selector:\n    app: partner-api\n  ports:\n    - name: https\n      port: 443\n      targetPort: https\n      nodePort: 30443\n",
+            with: "  type: LoadBalancer\n  allocateLoadBalancerNodePorts: false\n  externalTrafficPolicy: Cluster\n  loadBalancerSourceRanges:\n    - 203.0.113.0/24\n  selector:\n    app: partner-api\n  ports:\n    - name: https\n      port: 443\n      targetPort: https\n",
+          },
+        },
+        checks: [
+          {
+            from: "external:198.51.100.99@node-a",
+            to: "ip:192.168.10.11:30443",
+            verdict: "allow",
+            endpoints: ["192.168.10.11:30443"],
+            kubeProxy: "none",
+          },
+          {
+            from: "external:198.51.100.99@node-a",
+            to: "ip:198.51.100.40:443",
+            verdict: "drop",
+            hops: ["loadBalancerSourceRanges"],
+          },
+        ],
+      },
+    },
+  ],
+  [
+    undefinedSubset,
+    {
+      id: "38-route-to-an-undefined-subset",
+      title: "Route to a subset of an Istio DestinationRule",
+      topics: ["Istio", "VirtualService", "DestinationRule", "subset", "L7"],
+      goal: "Predict what a VirtualService route to a named subset does when the subset it names is missing from the DestinationRule.",
+      question:
+        "productpage (with a sidecar) calls reviews. The VirtualService sends end-user: jason to subset v2 and everyone else to subset v1; the DestinationRule of reviews lists its subsets. Both reviews-v1 and reviews-v2 run. What do a request from jason and one without the header get?",
+      answer:
+        "jason gets 503; the request without the header gets 200 from reviews-v1. The DestinationRule defines only v1, so the route to v2 points at an upstream cluster that Istio never created: productpage's sidecar answers 503 itself (no cluster), although a v2 pod runs and nothing is wrong with the network. No packet leaves for reviews. The same 503 appears for a moment whenever a VirtualService that uses a subset reaches the sidecars before the DestinationRule that defines it, which is why Istio recommends adding subsets first and removing them last.",
+      sources: [
+        "https://istio.io/latest/docs/ops/best-practices/traffic-management/#avoid-503-errors-while-reconfiguring-service-routes (a route to a subset that is not defined refers to a non-existent upstream pool: 503)",
+        "https://github.com/istio/api/blob/master/networking/v1alpha3/destination_rule.proto Subset (a subset is the Service's pods with its labels)",
+        "https://github.com/istio/api/blob/master/networking/v1alpha3/virtual_service.proto Destination.subset (the subset must be defined in a DestinationRule)",
+      ],
+      checks: [
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          headers: ["end-user: jason"],
+          verdict: "drop",
+          httpStatus: 503,
+          says: "no DestinationRule defines subset v2",
+        },
+        {
+          from: "pod:shop/productpage",
+          to: "service:shop/reviews:9080",
+          http: "GET /reviews/1",
+          verdict: "allow",
+          httpStatus: 200,
+          backends: { "shop/reviews:9080#v1": 1 },
+        },
+      ],
+      edit: {
+        description: "Add subset v2 (labels version: v2) to the DestinationRule.",
+        lookFor: "jason's request reaches reviews-v2 (200); the others still go to v1.",
+        change: {
+          replace: {
+            find: "    - name: v1\n      labels: { version: v1 }\n",
+            with: "    - name: v1\n      labels: { version: v1 }\n    - name: v2\n      labels: { version: v2 }\n",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/productpage",
+            to: "service:shop/reviews:9080",
+            http: "GET /reviews/1",
+            headers: ["end-user: jason"],
+            verdict: "allow",
+            httpStatus: 200,
             backends: { "shop/reviews:9080#v2": 1 },
           },
         ],
@@ -1706,7 +2104,7 @@ const DATA: [string, LessonData][] = [
   [
     cniIgnores,
     {
-      id: "32-catch-a-policy-the-cni-ignores",
+      id: "39-catch-a-policy-the-cni-ignores",
       title: "Catch a policy the CNI ignores in the flow log",
       topics: ["ktl observe", "flow logs", "cluster profile", "NetworkPolicy"],
       goal: "Set what the cluster was seen doing beside what the manifests predict, and let the engine test why they differ: every NetworkPolicy is in place, and the network plugin enforces none of them.",

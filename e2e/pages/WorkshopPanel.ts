@@ -34,11 +34,19 @@ export class WorkshopPanel {
     await expect(this.answer()).toBeVisible();
   }
 
+  /** Reveals the answer unless it is shown: tracing a lesson's question and its edit come with the answer. */
+  async ensureRevealed(): Promise<void> {
+    const reveal = this.lesson.getByTestId("lesson-reveal");
+    if ((await reveal.getAttribute("aria-expanded")) !== "true") await this.revealAnswer();
+  }
+
   async traceLessonQuestion(index = 0): Promise<void> {
+    await this.ensureRevealed();
     await this.lesson.getByTestId("lesson-trace").nth(index).click();
   }
 
   async applySuggestedEdit(): Promise<void> {
+    await this.ensureRevealed();
     await this.lesson.getByTestId("lesson-edit").click();
   }
 

@@ -84,7 +84,7 @@ describe("ktl observe", () => {
   });
 
   it("lesson 32: two rows disagree, and only the flannel profile explains all five forwards", () => {
-    const lesson = join(root, "scenarios/32-catch-a-policy-the-cni-ignores");
+    const lesson = join(root, "scenarios/39-catch-a-policy-the-cni-ignores");
     const r = ktl("--json", join(lesson, "flows.csv"), lesson);
     expect(r.code).toBe(1);
     const j = JSON.parse(r.out) as {

@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type * as MonacoApi from "monaco-editor";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { selectDiagnostics } from "../../store/selectors.ts";
+import { selectShownDiagnostics } from "../Lessons/Veil.tsx";
 import { afterFirstDraw } from "../../store/firstDraw.ts";
 import type { DiagnosticView } from "../../engine/analysis/index.ts";
 
@@ -63,7 +63,7 @@ export function EditorPane() {
   const text = useApp((s) => (ready ? "" : s.text));
   const origin = useApp((s) => s.origin);
   const theme = useApp((s) => s.theme);
-  const diagnostics = useApp(selectDiagnostics);
+  const diagnostics = useApp(selectShownDiagnostics);
   const reveal = useApp((s) => s.reveal);
   const { file, revision } = useApp(useShallow((s) => ({ file: s.file, revision: s.revision })));
 

@@ -1,5 +1,6 @@
 /** Exports (graph as PNG or SVG, trace and matrix as Markdown or JSON, the scenario as YAML) and imports (file picker, drag and drop). */
 import { useCallback, useEffect, useRef, useState, type ChangeEvent } from "react";
+import { useVerdictsHidden } from "../Lessons/Veil.tsx";
 import { useDismiss } from "../Lessons/useDismiss.ts";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import type { AppStore } from "../../store/createAppStore.ts";
@@ -105,6 +106,8 @@ export function ExportMenu() {
       !!s.trace.result,
   );
   const tab = useApp((s) => s.tab);
+  // Before a lesson's reveal, exports that state verdicts wait (the graph exports are as neutral as the graph).
+  const verdictsHidden = useVerdictsHidden();
 
   const run = (f: () => void | Promise<void>) => async () => {
     setOpen(false);
@@ -133,7 +136,12 @@ export function ExportMenu() {
     return when(store, readyMatrix);
   };
 
-  const items: { label: string; disabled?: boolean; action: () => void | Promise<void> }[] = [
+  const items: {
+    label: string;
+    disabled?: boolean;
+    verdicts?: boolean;
+    action: () => void | Promise<void>;
+  }[] = [
     {
       label: "Graph as PNG",
       action: async () =>
@@ -145,6 +153,7 @@ export function ExportMenu() {
     },
     {
       label: "Trace as Markdown",
+      verdicts: true,
       disabled: !hasTrace,
       action: () => {
         const { q, t } = trace();
@@ -153,6 +162,7 @@ export function ExportMenu() {
     },
     {
       label: "Trace as JSON",
+      verdicts: true,
       disabled: !hasTrace,
       action: () => {
         const { q, t } = trace();
@@ -161,6 +171,7 @@ export function ExportMenu() {
     },
     {
       label: "Matrix as Markdown",
+      verdicts: true,
       action: async () => {
         const m = await matrix();
         text(
@@ -172,6 +183,7 @@ export function ExportMenu() {
     },
     {
       label: "Matrix as JSON",
+      verdicts: true,
       action: async () => {
         const m = await matrix();
         text(
@@ -181,8 +193,12 @@ export function ExportMenu() {
         );
       },
     },
-    { label: "Connectivity list (netpol-analyzer text)", action: () => downloadConnlist(store, "txt") },
-    { label: "Connectivity list as JSON", action: () => downloadConnlist(store, "json") },
+    {
+      label: "Connectivity list (netpol-analyzer text)",
+      verdicts: true,
+      action: () => downloadConnlist(store, "txt"),
+    },
+    { label: "Connectivity list as JSON", verdicts: true, action: () => downloadConnlist(store, "json") },
     {
       label: "Scenario as YAML",
       action: () =>
@@ -209,9 +225,15 @@ export function ExportMenu() {
               type="button"
               role="menuitem"
               className="ws-item"
-              disabled={i.disabled}
+              disabled={i.disabled || (i.verdicts && verdictsHidden)}
               onClick={() => void run(i.action)()}
-              title={i.disabled ? "Ask a question first" : undefined}
+              title={
+                i.verdicts && verdictsHidden
+                  ? "Reveal the lesson's answer first"
+                  : i.disabled
+                    ? "Ask a question first"
+                    : undefined
+              }
             >
               {i.label}
             </button>

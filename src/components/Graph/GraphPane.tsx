@@ -12,6 +12,7 @@ import { MatrixPane } from "../Matrix/MatrixPane.tsx";
 import { NodeRulesPane } from "../NodeRules/NodeRulesPane.tsx";
 import { ErrorBoundary } from "../ErrorBoundary.tsx";
 import { EngineAlert } from "../EngineAlert/EngineAlert.tsx";
+import { UntilReveal, useVerdictsHidden } from "../Lessons/Veil.tsx";
 
 /** Past the pane's budget, namespaces fold into families: by name prefix or by a namespace label. */
 function FoldBy({
@@ -47,6 +48,8 @@ function FoldBy({
 function Filters() {
   const store = useAppStore();
   const result = useApp((s) => s.analysis.result);
+  // Before a lesson's reveal, filtering by verdict or deciding layer would tell the answer.
+  const verdictsHidden = useVerdictsHidden();
   const { filters, grouping, graphLens, nsGroupBy } = useApp(
     useShallow((s) => ({
       filters: s.filters,
@@ -126,6 +129,7 @@ function Filters() {
         <label title="Only the edges that this policy layer decided (the details name its policy and rule)">
           <select
             aria-label="Decided by"
+            disabled={verdictsHidden}
             value={filters.layer ?? "all"}
             onChange={(e) => store.getState().setFilters({ layer: e.target.value as LayerFilter })}
           >
@@ -141,6 +145,7 @@ function Filters() {
         <input
           type="checkbox"
           checked={filters.onlyDrops}
+          disabled={verdictsHidden}
           onChange={(e) => store.getState().setFilters({ onlyDrops: e.target.checked })}
         />
         Only drops
@@ -230,11 +235,15 @@ export function GraphPane() {
           </ErrorBoundary>
         ) : tab === "matrix" ? (
           <ErrorBoundary area="the matrix">
-            <MatrixPane />
+            <UntilReveal what="The matrix">
+              <MatrixPane />
+            </UntilReveal>
           </ErrorBoundary>
         ) : (
           <ErrorBoundary area="the node rules">
-            <NodeRulesPane />
+            <UntilReveal what="A node's kube-proxy rules">
+              <NodeRulesPane />
+            </UntilReveal>
           </ErrorBoundary>
         )}
       </div>

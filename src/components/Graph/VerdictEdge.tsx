@@ -3,7 +3,8 @@
  * dash pattern, arrowhead and a glyph at its middle, so colour is never the
  * only cue. The element carries the playground's stable test hooks:
  * data-verdict (allow|drop|partial), data-source and data-target
- * (pod:NS/NAME, service:NS/NAME, node:NAME, external:IP, group:...).
+ * (pod:NS/NAME, service:NS/NAME, node:NAME, external:IP, group:...); before a
+ * lesson's reveal, data-category="hidden" and no data-verdict.
  */
 import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
@@ -40,7 +41,6 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
         className={`ktl-edge hidden-verdict${data.dimmed ? " dimmed" : ""}${data.lit ? " lit" : ""}`}
         data-testid="flow-edge"
         data-edge-id={id}
-        data-verdict={e.verdict}
         data-category="hidden"
         data-source={source}
         data-target={target}

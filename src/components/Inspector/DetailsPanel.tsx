@@ -6,6 +6,7 @@ import { buildGraph } from "../../graph/build.ts";
 import type { Analysis, Flow, PodView, RefView } from "../../engine/analysis/index.ts";
 import { LineLink, RefLink } from "./RefLink.tsx";
 import { TraceDetails, VerdictBadge } from "./TraceDetails.tsx";
+import { Veil, useVerdictsHidden } from "../Lessons/Veil.tsx";
 
 function useEdge(id: string): GraphEdge | undefined {
   const result = useApp((s) => s.analysis.result);
@@ -246,7 +247,7 @@ function NodeDetails({
   );
 }
 
-function Intro({ a }: { a: Analysis | undefined }) {
+function Intro({ a, counts = true }: { a: Analysis | undefined; counts?: boolean }) {
   return (
     <section aria-label="Getting started">
       <h3>Where does this request go, and why is it dropped?</h3>
@@ -263,7 +264,7 @@ function Intro({ a }: { a: Analysis | undefined }) {
         <p className="muted">
           {a.stats.pods} pods, {a.stats.services} Services, {a.stats.policies} NetworkPolicies,{" "}
           {a.nodes.length} nodes
-          {a.zones.length ? ` in ${a.zones.length} zones` : ""}. <FlowCounts a={a} />
+          {a.zones.length ? ` in ${a.zones.length} zones` : ""}. {counts ? <FlowCounts a={a} /> : null}
         </p>
       ) : null}
       {a?.truncated ? <p className="muted">{a.truncated}</p> : null}
@@ -297,6 +298,15 @@ export function FlowCounts({ a }: { a: Analysis }) {
 export function DetailsPanel() {
   const selection = useApp((s) => s.selection);
   const a = useApp((s) => s.analysis.result);
+  // Before a lesson's reveal: no counts of drops, no edge, pod or trace details (each states verdicts).
+  const verdictsHidden = useVerdictsHidden();
+  if (verdictsHidden)
+    return (
+      <div className="details" data-testid="details">
+        <Intro a={a} counts={false} />
+        <Veil what="A trace, or the details of an edge, a pod or a Service," />
+      </div>
+    );
   let body: React.ReactNode = <Intro a={a} />;
   if (selection && a) {
     switch (selection.kind) {

@@ -1,38 +1,49 @@
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { selectDiagnostics } from "../../store/selectors.ts";
+import { selectShownDiagnostics, veiledDiagnostics } from "../Lessons/Veil.tsx";
 
 const ICON = { error: "✕", warning: "!", info: "i" } as const;
 
 /** Parse, model and validation diagnostics; each moves the editor to its line. */
 export function ProblemsPanel() {
   const store = useAppStore();
-  const diagnostics = useApp(selectDiagnostics);
+  const diagnostics = useApp(selectShownDiagnostics);
+  const veiled = useApp(veiledDiagnostics);
   if (!diagnostics) return <p className="empty">Analysing…</p>;
+  // Before a lesson's reveal, warnings wait: one can name the answer.
+  const veil = veiled ? (
+    <p className="empty ws-veil" data-testid="veil" role="note">
+      {veiled} warning{veiled === 1 ? "" : "s"} wait{veiled === 1 ? "s" : ""} for the lesson&apos;s reveal:
+      one can name the answer.
+    </p>
+  ) : null;
   if (diagnostics.length === 0)
-    return <p className="empty">No problems: every document parsed and passed the checks.</p>;
+    return veil ?? <p className="empty">No problems: every document parsed and passed the checks.</p>;
   return (
-    <ul className="problems" data-testid="problems">
-      {diagnostics.map((d, i) => (
-        <li key={i} data-code={d.code} data-line={d.line}>
-          <span className={`sev-${d.severity}`} aria-label={d.severity}>
-            {ICON[d.severity]}
-          </span>
-          <button
-            type="button"
-            className="link mono"
-            onClick={() => store.getState().revealLine(d.line)}
-            disabled={!d.line}
-          >
-            {d.line ? `line ${d.line}` : "—"}
-          </button>
-          <span>
-            {d.object ? <strong>{d.object}: </strong> : null}
-            {d.message}
-            {d.hint ? <span className="muted"> {d.hint}</span> : null}{" "}
-            <span className="muted mono">{d.code}</span>
-          </span>
-        </li>
-      ))}
-    </ul>
+    <>
+      {veil}
+      <ul className="problems" data-testid="problems">
+        {diagnostics.map((d, i) => (
+          <li key={i} data-code={d.code} data-line={d.line}>
+            <span className={`sev-${d.severity}`} aria-label={d.severity}>
+              {ICON[d.severity]}
+            </span>
+            <button
+              type="button"
+              className="link mono"
+              onClick={() => store.getState().revealLine(d.line)}
+              disabled={!d.line}
+            >
+              {d.line ? `line ${d.line}` : "—"}
+            </button>
+            <span>
+              {d.object ? <strong>{d.object}: </strong> : null}
+              {d.message}
+              {d.hint ? <span className="muted"> {d.hint}</span> : null}{" "}
+              <span className="muted mono">{d.code}</span>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }

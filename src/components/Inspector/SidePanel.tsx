@@ -1,5 +1,5 @@
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { selectDiagnostics } from "../../store/selectors.ts";
+import { selectShownDiagnostics, UntilReveal, useVerdictsHidden } from "../Lessons/Veil.tsx";
 import { DetailsPanel } from "./DetailsPanel.tsx";
 import { ProblemsPanel } from "./ProblemsPanel.tsx";
 import { ErrorBoundary } from "../ErrorBoundary.tsx";
@@ -9,8 +9,10 @@ import { currentTestResults } from "../Tests/results.ts";
 export function SidePanel() {
   const store = useAppStore();
   const side = useApp((s) => s.side);
-  const problems = useApp((s) => selectDiagnostics(s)?.filter((d) => d.severity !== "info").length ?? 0);
-  const errors = useApp((s) => selectDiagnostics(s)?.some((d) => d.severity === "error") ?? false);
+  const problems = useApp((s) => selectShownDiagnostics(s)?.filter((d) => d.severity !== "info").length ?? 0);
+  const errors = useApp((s) => selectShownDiagnostics(s)?.some((d) => d.severity === "error") ?? false);
+  // Before a lesson's reveal, the count of failing tests would tell verdicts.
+  const verdictsHidden = useVerdictsHidden();
   const failing = useApp((s) => currentTestResults(s)?.filter((r) => !r.pass).length);
   return (
     <div className="panel">
@@ -48,7 +50,7 @@ export function SidePanel() {
             onClick={() => store.getState().setSide("tests")}
           >
             Tests
-            {failing !== undefined ? (
+            {failing !== undefined && !verdictsHidden ? (
               <span className={`badge ${failing ? "error" : ""}`} title={`${failing} failing`}>
                 {failing ? `${failing} ✗` : "✓"}
               </span>
@@ -58,7 +60,15 @@ export function SidePanel() {
       </div>
       <div className="panel-body" id="side-panel" role="tabpanel" aria-labelledby={`tab-${side}`}>
         <ErrorBoundary area="the details panel">
-          {side === "details" ? <DetailsPanel /> : side === "tests" ? <TestsPanel /> : <ProblemsPanel />}
+          {side === "details" ? (
+            <DetailsPanel />
+          ) : side === "tests" ? (
+            <UntilReveal what="The tests' results">
+              <TestsPanel />
+            </UntilReveal>
+          ) : (
+            <ProblemsPanel />
+          )}
         </ErrorBoundary>
       </div>
     </div>

@@ -20,6 +20,11 @@ export function openLesson(store: AppStore, lesson: Lesson): void {
   s.clearPredictions();
   s.clearWhatIf();
   s.setPresenterStep(-1);
+  // Nothing from before may answer this lesson: no question asked in another lesson, no filter by verdict or layer.
+  s.clearQuestion();
+  if (s.filters.onlyDrops || (s.filters.layer && s.filters.layer !== "all"))
+    s.setFilters({ onlyDrops: false, layer: "all" });
+  if (lesson.rulesMode) s.setRulesMode(lesson.rulesMode);
   syncLessonHash(lesson.id);
   if (previous !== lesson.manifests)
     s.notify({

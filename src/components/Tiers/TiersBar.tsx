@@ -6,12 +6,15 @@
  * It only shows what the engine returned (Analysis.tiers, Flow.tier).
  */
 import { useApp } from "../../store/StoreProvider.tsx";
+import { useVerdictsHidden } from "../Lessons/Veil.tsx";
 
 export function TiersBar() {
   const tiers = useApp((s) => s.analysis.result?.tiers);
   const decided = useApp(
     (s) => s.analysis.result?.flows.filter((f) => f.tier !== undefined && f.verdict !== "allow").length ?? 0,
   );
+  // Before a lesson's reveal: which tier policies the input has, not how they decide nor what they dropped.
+  const verdictsHidden = useVerdictsHidden();
   if (!tiers || tiers.length === 0) return null;
   const admin = tiers.filter((t) => t.tier === "Admin");
   const baseline = tiers.filter((t) => t.tier === "Baseline");
@@ -31,11 +34,13 @@ export function TiersBar() {
     <div className="notice" data-kind="info" role="status" data-testid="tiers-banner">
       <div className="notice-body">
         <p>
-          <strong>Cluster-scoped policy tiers in this input.</strong> Verdicts are decided Admin tier →
-          NetworkPolicy → Baseline tier → allow: an Admin rule overrides every namespace&apos;s NetworkPolicy.
+          <strong>Cluster-scoped policy tiers in this input.</strong>
+          {verdictsHidden
+            ? null
+            : " Verdicts are decided Admin tier → NetworkPolicy → Baseline tier → allow: an Admin rule overrides every namespace's NetworkPolicy."}
           {part("Admin", admin)}
           {part("Baseline", baseline)}
-          {decided
+          {decided && !verdictsHidden
             ? ` ${decided} edge${decided === 1 ? "" : "s"} dropped by a tier: drawn as policy drops, their details name the tier, policy and rule.`
             : ""}
         </p>

@@ -2,14 +2,17 @@
 import { useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { useVerdictsHidden } from "../Lessons/Veil.tsx";
 
 export function WhatIfBar() {
   const store = useAppStore();
   const { whatIf, text } = useApp(useShallow((s) => ({ whatIf: s.whatIf, text: s.text })));
   const [details, setDetails] = useState(false);
+  // Before a lesson's reveal, the comparison (flows gained and lost) waits: it states verdicts.
+  const verdictsHidden = useVerdictsHidden();
   if (whatIf.status === "idle") return null;
   const stale = whatIf.status === "ready" && text !== whatIf.after;
-  const d = whatIf.diff;
+  const d = verdictsHidden ? undefined : whatIf.diff;
   return (
     <section
       className="ws-bar whatif"
@@ -19,6 +22,12 @@ export function WhatIfBar() {
     >
       <strong>What if:</strong> <span>{whatIf.label}</span>
       {whatIf.status === "running" ? <span className="muted"> · comparing…</span> : null}
+      {whatIf.status === "ready" && verdictsHidden ? (
+        <span className="muted ws-veil" data-testid="veil">
+          {" "}
+          · what it changed waits for the lesson&apos;s reveal
+        </span>
+      ) : null}
       {whatIf.status === "error" ? (
         <span role="alert" className="ws-error">
           {" "}
