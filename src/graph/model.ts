@@ -18,6 +18,7 @@ import type { Filters, GraphLens, Grouping } from "../store/types.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { layerPasses, tierTag, type EdgeNoteId, type Tier } from "./verdicts.ts";
 import type { NsGroupBy } from "./nsGroups.ts";
+import type { BoxText } from "./text.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
 export type GraphNodeKind =
@@ -53,10 +54,19 @@ export interface GraphNode {
   services?: string[];
   /** Paths lens: namespaces folded into a namespace family element. */
   nsCount?: number;
-  /** Paths lens: where the label's distinguishing part starts among its siblings (kept when the name is shortened). */
-  distinct?: number;
+  /** Paths lens: the name shown instead of the label (a ReplicaSet's pod: its workload and the suffix that tells it apart). */
+  short?: string;
+  /** Paths lens: the second line's parts (kind, namespace, IP, ports), never split. */
+  parts?: string[];
+  /** Paths lens: the text as drawn, the box sized to it (text.ts boxText). */
+  text?: BoxText;
   /** Paths lens: workloads behind a folded namespace. */
   workloads?: number;
+  /**
+   * Paths lens: endpoint flows of the Services folded into this element that refuse some or all of
+   * their callers (`refuse` of `of`), and the objects that decided; the callers may be anywhere.
+   */
+  refuses?: { refuse: number; of: number; refs: RefView[] };
   /** Leaf size for the layout; containers are sized by their children. */
   width: number;
   height: number;
@@ -90,6 +100,8 @@ export interface GraphEdge {
   flows: EdgeFlow[];
   /** How the edge is worded beyond its verdict (verdicts.ts NOTES): a router's share, a CNI dialect's decision, an L7 restriction. */
   note?: EdgeNoteId;
+  /** The layers that dropped its dropped flows, in words (verdicts.ts dropLayerWord): "NetworkPolicy", "Admin tier". */
+  layers?: string[];
   /** Paths lens: pod-level connections behind the edge, by verdict, and their ports. */
   count?: number;
   mix?: { allow: number; drop: number; partial: number };
@@ -531,6 +543,8 @@ export function leafResolver(g: GraphModel): (id: string) => string | undefined 
   for (const n of g.nodes) {
     map.set(n.id, n.id);
     for (const m of n.members ?? []) map.set(m, n.id);
+    // Services drawn inside their workload's element (paths lens) are shown by it.
+    for (const s of n.services ?? []) map.set(s, n.id);
   }
   return (id) => map.get(id) ?? (id.startsWith("external:") ? map.get(graphEndpointId(id)) : undefined);
 }
