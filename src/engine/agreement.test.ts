@@ -221,7 +221,10 @@ describe.each(cases)("$name: every surface asks the one decider", (c) => {
       }
     }
     const report = compareObserved(
-      { parsed: parseManifests([{ name: "c.yaml", text: c.text }]), ...(c.cni ? { options: { cni: c.cni } } : {}) },
+      {
+        parsed: parseManifests([{ name: "c.yaml", text: c.text }]),
+        ...(c.cni ? { options: { cni: c.cni } } : {}),
+      },
       parseFlows([{ name: "seen.csv", text: rows.join("\n") }]),
     );
     expect(report.unmatched).toEqual([]);

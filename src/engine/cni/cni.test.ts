@@ -272,17 +272,23 @@ describe("Cilium", () => {
     ["a lookahead (RE2: (?=re) NOT SUPPORTED)", "/(?=x)xy", "invalid or unsupported Perl syntax"],
     ["a backreference (RE2: \\1 NOT SUPPORTED)", "/(a)\\1", "invalid escape sequence"],
     ["an unclosed group", "/api(", "missing closing )"],
-  ])("L7 RE2: %s rejects the whole policy (CiliumNetworkPolicy.Parse), named with its line", (_, path, why) => {
-    const model = cluster(pods, withPath(path));
-    const d = model.diagnostics.filter((x) => x.code === "KTL454");
-    expect(d).toHaveLength(1);
-    expect(d[0]).toMatchObject({ severity: "error", field: "spec.ingress[0].toPorts[0].rules.http[0].path" });
-    expect(d[0]!.line).toBeGreaterThan(0);
-    expect(d[0]!.message).toContain(why);
-    expect(model.cni?.cilium?.rules ?? []).toEqual([]);
-    // No policy selects the server any more: the request gets through (Cilium's default allow).
-    expect(status(model, req("GET /anything")).allowed).toBe(true);
-  });
+  ])(
+    "L7 RE2: %s rejects the whole policy (CiliumNetworkPolicy.Parse), named with its line",
+    (_, path, why) => {
+      const model = cluster(pods, withPath(path));
+      const d = model.diagnostics.filter((x) => x.code === "KTL454");
+      expect(d).toHaveLength(1);
+      expect(d[0]).toMatchObject({
+        severity: "error",
+        field: "spec.ingress[0].toPorts[0].rules.http[0].path",
+      });
+      expect(d[0]!.line).toBeGreaterThan(0);
+      expect(d[0]!.message).toContain(why);
+      expect(model.cni?.cilium?.rules ?? []).toEqual([]);
+      // No policy selects the server any more: the request gets through (Cilium's default allow).
+      expect(status(model, req("GET /anything")).allowed).toBe(true);
+    },
+  );
 });
 
 describe("Calico", () => {

@@ -277,8 +277,14 @@ describe("RegularExpression matches are RE2 (issue 31)", () => {
     route(INFRA, "re", {
       parentRefs: [{ name: "same-namespace" }],
       rules: [
-        { matches: [{ path: { type: "RegularExpression", value: "(?i)/api/.*" } }], backendRefs: [ref("infra-backend-v1")] },
-        { matches: [{ path: { type: "RegularExpression", value: "/(a+)+b" } }], backendRefs: [ref("infra-backend-v2")] },
+        {
+          matches: [{ path: { type: "RegularExpression", value: "(?i)/api/.*" } }],
+          backendRefs: [ref("infra-backend-v1")],
+        },
+        {
+          matches: [{ path: { type: "RegularExpression", value: "/(a+)+b" } }],
+          backendRefs: [ref("infra-backend-v2")],
+        },
         {
           matches: [{ headers: [{ name: "x-id", type: "RegularExpression", value: "[0-9]{3}" }] }],
           backendRefs: [ref("infra-backend-v3")],
@@ -315,12 +321,19 @@ describe("RegularExpression matches are RE2 (issue 31)", () => {
     const only = gw([
       route(INFRA, "bad", {
         parentRefs: [{ name: "same-namespace" }],
-        rules: [{ matches: [{ path: { type: "RegularExpression", value: "/(" } }], backendRefs: [ref("infra-backend-v1")] }],
+        rules: [
+          {
+            matches: [{ path: { type: "RegularExpression", value: "/(" } }],
+            backendRefs: [ref("infra-backend-v1")],
+          },
+        ],
       }),
     ]);
     const r = only("pod:default/client", to, "GET /(");
     expect(r.httpStatus).toBe(404);
-    expect(r.hops.some((h) => h.detail.includes("is not accepted (Accepted False, UnsupportedValue)"))).toBe(true);
+    expect(r.hops.some((h) => h.detail.includes("is not accepted (Accepted False, UnsupportedValue)"))).toBe(
+      true,
+    );
   });
   it("a route over the CRD's size limits does not exist (httproute_types.go MaxItems: 16 rules)", () => {
     const many = gw([
@@ -331,6 +344,8 @@ describe("RegularExpression matches are RE2 (issue 31)", () => {
     ]);
     const r = many("pod:default/client", to, "GET /");
     expect(r.httpStatus).toBe(404);
-    expect(r.hops.some((h) => h.detail.includes("spec.rules: 17 items, the CRD allows at most 16"))).toBe(true);
+    expect(r.hops.some((h) => h.detail.includes("spec.rules: 17 items, the CRD allows at most 16"))).toBe(
+      true,
+    );
   });
 });

@@ -492,7 +492,9 @@ export function matchRequest(m: RouteMatch, req: HttpRequest): boolean {
   for (const h of m.headers)
     if (!valueMatches(h.type, h.value, header(req, h.name), ROUTE_REGEX_MAX.header)) return false;
   for (const q of m.query)
-    if (!valueMatches(q.type, q.value, req.params.find((p) => p.name === q.name)?.value, ROUTE_REGEX_MAX.query))
+    if (
+      !valueMatches(q.type, q.value, req.params.find((p) => p.name === q.name)?.value, ROUTE_REGEX_MAX.query)
+    )
       return false;
   return true;
 }
@@ -634,7 +636,8 @@ export function routeGateway(
         if (pr.port !== undefined && pr.port !== l.port) continue;
         const routeRef = refAt(route.obj, lineOf(route.obj.raw.spec) || route.obj.line, "spec.parentRefs");
         const noted = (detail: string, ref = routeRef) => {
-          if (!hops.some((h) => h.detail === detail)) hops.push({ step: "route", verdict: "info", detail, ref });
+          if (!hops.some((h) => h.detail === detail))
+            hops.push({ step: "route", verdict: "info", detail, ref });
         };
         const tooMany = route.tooMany[0];
         if (tooMany) {

@@ -113,15 +113,32 @@ describe("VirtualService regex matches are RE2 (issue 31)", () => {
   it.each<[string, Obj, string, string[], string]>([
     ["(?i) flag", { uri: { regex: "(?i)/API/.*" } }, "GET /api/x", [], V2],
     ["whole value: a part of it is not enough", { uri: { regex: "/api" } }, "GET /api/x", [], V1],
-    ["nested quantifiers on 40 a's: no match, linear time", { uri: { regex: "/(a+)+b" } }, `GET /${"a".repeat(40)}`, [], V1],
+    [
+      "nested quantifiers on 40 a's: no match, linear time",
+      { uri: { regex: "/(a+)+b" } },
+      `GET /${"a".repeat(40)}`,
+      [],
+      V1,
+    ],
     ["a header regex", { headers: { "x-id": { regex: "[0-9]+" } } }, "GET /", ["x-id: 42"], V2],
     ["a header named constructor is not on every request", { headers: { constructor: {} } }, "GET /", [], V1],
     ["nor __proto__, matched by regex", { headers: { ["__proto__"]: { regex: ".*" } } }, "GET /", [], V1],
-    ["rejected (lookahead): the Service's pods, round robin", { uri: { regex: "/(?=a)a" } }, "GET /a", [], ALL],
+    [
+      "rejected (lookahead): the Service's pods, round robin",
+      { uri: { regex: "/(?=a)a" } },
+      "GET /a",
+      [],
+      ALL,
+    ],
     ["rejected (empty regex)", { uri: { regex: "" } }, "GET /", [], ALL],
     ["rejected (over 1024 characters)", { uri: { regex: "a".repeat(1025) } }, "GET /", [], ALL],
   ])("%s", (_, match, http, headers, eps) => {
-    const r = l7([...base, subsets, vs(match)])("pod:default/productpage", "host:reviews:9080", http, headers);
+    const r = l7([...base, subsets, vs(match)])(
+      "pod:default/productpage",
+      "host:reviews:9080",
+      http,
+      headers,
+    );
     expect(endpointsOf(r)).toBe(eps);
   });
   it("the trace names istiod's reason", () => {

@@ -217,7 +217,13 @@ export function virtualServiceRegexErrors(vs: KObject): VsRegexError[] {
     const line = lineOf(mo, "regex") || lineOf(mo);
     const f = `${field}.regex`;
     if (source === "") {
-      out.push({ field: f, line, source, error: `"${f}": regex string match should not be empty`, tooLarge: false });
+      out.push({
+        field: f,
+        line,
+        source,
+        error: `"${f}": regex string match should not be empty`,
+        tooLarge: false,
+      });
       return;
     }
     if (source.length > ISTIO_REGEX_MAX) {
@@ -247,7 +253,8 @@ export function virtualServiceRegexErrors(vs: KObject): VsRegexError[] {
       const mo = obj(m);
       if (!mo) return;
       const f = `spec.http[${i}].match[${j}]`;
-      for (const k of ["uri", "scheme", "method", "authority"]) if (Object.hasOwn(mo, k)) check(mo[k], `${f}.${k}`);
+      for (const k of ["uri", "scheme", "method", "authority"])
+        if (Object.hasOwn(mo, k)) check(mo[k], `${f}.${k}`);
       for (const k of ["headers", "queryParams", "withoutHeaders"])
         for (const [name, sm] of Object.entries(obj(mo[k]) ?? {})) check(sm, `${f}.${k}.${name}`);
     });
