@@ -25,6 +25,7 @@ import { flagString, flagStrings, isOn, parseArgs } from "../args.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../../engine/http/request.ts";
 import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
 import { cniOption, parsePortProtocol } from "./reach.ts";
+import { ASSUME_FLAGS, ASSUME_HELP, assumeOption } from "../assume.ts";
 
 export const help = `ktl trace --from SRC --to DST [--protocol TCP|UDP|SCTP] [--http 'METHOD PATH'] [--header 'Name: value']... [--json] INPUT...
 
@@ -66,6 +67,7 @@ DST:  service:NAMESPACE/NAME:PORT   the Service port (for an external SRC: the
               cilium, cilium-kpr, flannel; decides what Kubernetes leaves
               to the CNI (policy before or after masquerade)
   --json      machine-readable output (see the ktl CLI contract)
+${ASSUME_HELP}
 
 Objects, fields and documents the answer leaves out are named first (with
 --json in "unmodelled", "skipped" and "replaced"); a document that could not
@@ -82,6 +84,7 @@ function where(ref: TraceRef | undefined): string {
 
 function printHuman(t: L7TraceResult, from: string, to: string, protocol: string, io: Output): void {
   io.out(`Trace ${from} -> ${to} (${protocol})${t.profile ? `, CNI: ${t.profile}` : ""}`);
+  if (t.assumed?.length) io.out(`Assumed by the cluster profile (not in the input): ${t.assumed.join("; ")}`);
   io.out("");
   t.hops.forEach((h, i) => {
     io.out(
@@ -146,9 +149,9 @@ function httpOf(line: string | undefined, headers: string[]): HttpRequest | unde
 
 export function run(argv: string[], io: Output): number {
   const args = parseArgs(argv, {
-    booleans: ["json"],
+    booleans: ["json", ...ASSUME_FLAGS.booleans],
     strings: ["from", "to", "protocol", "http", "cni"],
-    multiple: ["header"],
+    multiple: ["header", ...ASSUME_FLAGS.multiple],
   });
   if (isOn(args, "help")) {
     io.out(help);
@@ -173,7 +176,11 @@ export function run(argv: string[], io: Output): number {
   const dst = parseAnyDestination(toText);
   if ("error" in dst) throw new UsageError(dst.error);
   const cni = cniOption(flagString(args, "cni"));
-  const model = loadModel(readInputs(args.positional), cni ? { cni } : {});
+  const assume = assumeOption(args);
+  const model = loadModel(readInputs(args.positional), {
+    ...(cni ? { cni } : {}),
+    ...(assume ? { assume } : {}),
+  });
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
   requireObjects(model);
@@ -203,7 +210,11 @@ function runWorkload(
   io: Output,
 ): number {
   const cni = cniOption(flagString(args, "cni"));
-  const model = loadModel(readInputs(args.positional), cni ? { cni } : {});
+  const assume = assumeOption(args);
+  const model = loadModel(readInputs(args.positional), {
+    ...(cni ? { cni } : {}),
+    ...(assume ? { assume } : {}),
+  });
   const json = isOn(args, "json");
   reportDiagnostics(model.diagnostics, io, json);
   requireObjects(model);

@@ -8,7 +8,12 @@
  * A session keeps the model so that traces and matrices reuse it; the Web
  * Worker holds one session per editor text.
  */
-import { describeProfile, type CniName } from "../cni/profile.ts";
+import {
+  describeAssumptions,
+  describeProfile,
+  type ClusterAssumptions,
+  type CniName,
+} from "../cni/profile.ts";
 import { cniFlow } from "./cni.ts";
 import { analysisDecider, tierOf } from "./tiers.ts";
 import type { PairDecision } from "../decide/index.ts";
@@ -113,6 +118,8 @@ export interface AnalyzeOptions {
   maxMatrixRows?: number;
   /** The CNI that enforces policy (the toolbar's profile); otherwise read from the input, else generic. */
   cni?: CniName;
+  /** The toolbar's assumptions about the cluster around the application (an Istio ingress gateway, sidecar injection). */
+  assume?: ClusterAssumptions;
   /** Most traces the drawn flows may cost (FLOW_BUDGET); beyond it the graph shows workload flows. */
   flowBudget?: number;
   /** The docs of the texts analysed last: an edit re-parses only the docs it changed (the worker keeps one). */
@@ -133,7 +140,7 @@ export interface AnalysisSession {
   tests(q: TestsQuery): TestRunView;
 }
 
-const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache">> = {
+const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache" | "assume">> = {
   maxDirectFlowPods: 60,
   maxMatrixRows: 400,
   flowBudget: FLOW_BUDGET,
@@ -694,7 +701,12 @@ function omissionsView(model: Model, file: string): Analysis["omissions"] {
 
 function profileView(model: Model): Analysis["profile"] {
   const p = model.profile ?? { cni: "generic", source: "default" as const };
-  return { cni: p.cni, source: p.source, text: describeProfile(p) };
+  const assumed = describeAssumptions(p.assume);
+  return {
+    cni: p.cni,
+    source: p.source,
+    text: assumed ? `${describeProfile(p)}; ${assumed}` : describeProfile(p),
+  };
 }
 
 export function openAnalysis(files: readonly InputFile[], options: AnalyzeOptions = {}): AnalysisSession {
@@ -702,7 +714,10 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   const t0 = now();
   const file = files[0]?.name ?? "editor";
   const parsed = parseManifests(files, options.parseCache ? { cache: options.parseCache } : {});
-  const model = buildModel(parsed, options.cni ? { cni: options.cni } : {});
+  const model = buildModel(parsed, {
+    ...(options.cni ? { cni: options.cni } : {}),
+    ...(options.assume ? { assume: options.assume } : {}),
+  });
   const extra: Diagnostic[] = [];
   const index = buildPolicyIndex(model);
   const proxy = guarded("the kube-proxy model", file, extra, undefined, () => buildProxyIndex(model));

@@ -33,6 +33,8 @@ import { GATEWAY_GROUP, parseHTTPRoute } from "../l7/gateway.ts";
 import { ingressPaths } from "../l7/ingress.ts";
 import { fqdn, serviceOfHost } from "../l7/mesh.ts";
 import { EXTERNAL_CLIENT_IP, refOfTrace } from "./flows.ts";
+import { boundVirtualServices } from "../load/cluster.ts";
+import { anySidecar } from "../model/sidecar.ts";
 import { podId, serviceId } from "./refs.ts";
 import type { Flow, RefView, RouterView, Verdict } from "./types.ts";
 
@@ -231,11 +233,12 @@ export function routerFlows(
     ports: number[],
     hosts: string[],
     targets: RouteTarget[],
+    istio = false,
   ) => {
     if (routers.length >= MAX_ROUTERS) return;
     const ns = o.namespace ?? "default";
     const id = routerId(kind, ns, o.name);
-    const layer = kind === "Gateway" ? "Gateway" : kind === "Ingress" ? "Ingress" : "Istio";
+    const layer = istio ? "Istio" : kind === "Gateway" ? "Gateway" : kind === "Ingress" ? "Ingress" : "Istio";
     const r: RouterView = {
       id,
       kind,
@@ -338,10 +341,28 @@ export function routerFlows(
       .filter((h): h is string => !!h);
     add("Ingress", ing, [80], hosts, ingressTargets(model, ing));
   }
+  // Istio's Gateways: the routes of the VirtualServices bound to them, entered through the ingress gateway's
+  // pods (none when the input lacks them: its flows say so, and load/cluster.ts raises KTL470).
+  for (const g of objects.filter(
+    (o) => o.kind === "Gateway" && o.apiVersion.startsWith("networking.istio.io/"),
+  )) {
+    const servers = arr(obj(g.raw.spec)?.servers).filter(isObj);
+    add(
+      "Gateway",
+      g,
+      [...new Set(servers.map((x) => num(obj(x.port)?.number)).filter((p): p is number => p !== undefined))],
+      servers.flatMap((x) => strList(x.hosts)),
+      boundVirtualServices(g, objects).flatMap((vs) => meshTargets(model, vs)),
+      true,
+    );
+  }
+  // A mesh route runs in clients' sidecars: with no sidecar in the input (KTL471) kube-proxy spreads the requests, so none is drawn.
+  const meshClients = anySidecar(model);
   for (const vs of services) {
     const spec = obj(vs.raw.spec);
     const gws = strList(spec?.gateways);
     if (gws.length > 0 && !gws.includes("mesh")) continue;
+    if (!meshClients) continue;
     add("VirtualService", vs, [], strList(spec?.hosts), meshTargets(model, vs));
   }
   return { routers, flows, l7Targets };

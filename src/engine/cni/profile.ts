@@ -22,8 +22,23 @@ import { isObj, str } from "../parse/values.ts";
 export type CniName = "generic" | "calico" | "cilium" | "cilium-kpr" | "flannel";
 export const CNI_NAMES: readonly CniName[] = ["generic", "calico", "cilium", "cilium-kpr", "flannel"];
 
+/**
+ * What the cluster holds around the application that its YAML leaves out,
+ * assumed on request (`ktl trace --assume-istio-ingress`,
+ * `--assume-injection NS,...`, the toolbar's switches): every answer that
+ * an assumption changes says so.
+ */
+export interface ClusterAssumptions {
+  /** Istio's ingress gateway, installed with Istio (istioctl, Helm): pods for each Istio Gateway selector that matches none. */
+  istioIngress?: boolean;
+  /** Namespaces where Istio injects sidecars although the input does not label them (`*`: every application namespace). */
+  injection?: string[];
+}
+
 export interface ClusterProfile {
   cni: CniName;
+  /** Assumptions about the cluster around the application (absent: none). */
+  assume?: ClusterAssumptions;
   /** Where it comes from: the default, a flag or the toolbar, or an object of the input. */
   source: "default" | "chosen" | "input";
   /** The object it was read from ("ConfigMap kube-system/cilium-config, line 3"). */
@@ -62,6 +77,18 @@ export function profileFromInput(objects: readonly KObject[]): ClusterProfile | 
       return { cni: "flannel", source: "input", from: at };
   }
   return undefined;
+}
+
+/** The assumptions in words, for front ends ("" when none). */
+export function describeAssumptions(a: ClusterAssumptions | undefined): string {
+  if (!a) return "";
+  const parts: string[] = [];
+  if (a.istioIngress) parts.push("an Istio ingress gateway");
+  if (a.injection?.length)
+    parts.push(
+      `Istio sidecar injection in ${a.injection.includes("*") ? "every application namespace" : `namespace${a.injection.length === 1 ? "" : "s"} ${a.injection.join(", ")}`}`,
+    );
+  return parts.length ? `assumed: ${parts.join("; ")}` : "";
 }
 
 export function describeProfile(p: ClusterProfile): string {

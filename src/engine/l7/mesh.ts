@@ -35,11 +35,12 @@
  *    (cluster.local/ns/NS/sa/SA) and namespace are known only over mTLS.
  */
 import type { KObject } from "../parse/manifests.ts";
-import type { Model, Namespace, Pod } from "../model/types.ts";
+import type { Model, Pod } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { lineOf } from "../parse/yaml.ts";
 import { arr, isObj, num, obj, str, strList, strMap } from "../parse/values.ts";
 import { parseYamlFile } from "../parse/yaml.ts";
+import { sidecarOf } from "../model/sidecar.ts";
 import type { TraceRef } from "../trace/index.ts";
 import { header, type HttpRequest } from "./request.ts";
 import { compileUserRegex, isRegexError, regexMatches } from "../http/regex.ts";
@@ -110,36 +111,15 @@ export function meshInput(model: Model, objects: readonly KObject[]): MeshInput 
   const nsInjected = [...model.namespaces.values()].some(
     (n) => n.labels["istio-injection"] === "enabled" || n.labels["istio.io/rev"] !== undefined,
   );
-  input.present = nsInjected || !!cm || Object.values(input).some((v) => Array.isArray(v) && v.length > 0);
+  const assumed = (model.profile?.assume?.injection?.length ?? 0) > 0;
+  input.present =
+    nsInjected || assumed || !!cm || Object.values(input).some((v) => Array.isArray(v) && v.length > 0);
   return input;
 }
 
 // ---------- rule 1: sidecars ----------
 
-export function sidecarOf(pod: Pod, namespaces: Map<string, Namespace>): { on: boolean; why: string } {
-  const ns = namespaces.get(pod.namespace);
-  const nsLabel = ns?.labels["istio-injection"];
-  const podLabel = pod.labels["sidecar.istio.io/inject"] ?? pod.annotations["sidecar.istio.io/inject"];
-  const containers = arr(obj(pod.raw.spec)?.containers).map((c) => str(obj(c)?.name));
-  if (pod.hostNetwork) return { on: false, why: `${pod.key} uses the host network: no sidecar` };
-  if (podLabel === "false") return { on: false, why: `${pod.key} is labelled sidecar.istio.io/inject=false` };
-  if (nsLabel === "disabled")
-    return { on: false, why: `namespace ${pod.namespace} is labelled istio-injection=disabled` };
-  if (nsLabel === "enabled")
-    return { on: true, why: `namespace ${pod.namespace} is labelled istio-injection=enabled` };
-  if (ns?.labels["istio.io/rev"] !== undefined)
-    return {
-      on: true,
-      why: `namespace ${pod.namespace} is labelled istio.io/rev=${ns.labels["istio.io/rev"]}`,
-    };
-  if (podLabel === "true") return { on: true, why: `${pod.key} is labelled sidecar.istio.io/inject=true` };
-  if (containers.includes("istio-proxy"))
-    return { on: true, why: `${pod.key} already runs an istio-proxy container` };
-  return {
-    on: false,
-    why: `namespace ${pod.namespace} has no istio-injection=enabled label: ${pod.key} has no sidecar`,
-  };
-}
+export { sidecarOf } from "../model/sidecar.ts";
 
 export function principalOf(pod: Pod): string {
   return `cluster.local/ns/${pod.namespace}/sa/${pod.serviceAccount}`;
@@ -164,7 +144,7 @@ export function serviceOfHost(host: string, model: Model): Service | undefined {
   return model.services.find((s) => s.namespace === m[2] && s.name === m[1]);
 }
 
-function hostMatch(pattern: string, host: string): boolean {
+export function hostMatch(pattern: string, host: string): boolean {
   if (pattern === "*") return true;
   if (pattern.startsWith("*.")) return host.endsWith(pattern.slice(1));
   return pattern === host;
@@ -262,7 +242,7 @@ export function virtualServiceRegexErrors(vs: KObject): VsRegexError[] {
   return out;
 }
 
-function vsMatch(m: unknown, req: HttpRequest, port: number, client: Pod): boolean {
+function vsMatch(m: unknown, req: HttpRequest, port: number, client: Pod | undefined): boolean {
   const mo = obj(m) ?? {};
   if (mo.uri !== undefined && !stringMatch(mo.uri, req.path, mo.ignoreUriCase === true)) return false;
   if (mo.method !== undefined && !stringMatch(mo.method, req.method)) return false;
@@ -277,9 +257,9 @@ function vsMatch(m: unknown, req: HttpRequest, port: number, client: Pod): boole
   const p = num(mo.port);
   if (p !== undefined && p !== port) return false;
   const sl = strMap(mo.sourceLabels);
-  for (const [k, v] of Object.entries(sl)) if (client.labels[k] !== v) return false;
+  for (const [k, v] of Object.entries(sl)) if (client?.labels[k] !== v) return false;
   const sn = str(mo.sourceNamespace);
-  if (sn !== undefined && sn !== client.namespace) return false;
+  if (sn !== undefined && sn !== client?.namespace) return false;
   for (const [name, sm] of Object.entries(obj(mo.withoutHeaders) ?? {}))
     if (stringMatch(sm, header(req, name))) return false;
   return true;
@@ -626,6 +606,23 @@ export function routeMesh(
       ],
     };
   }
+  return routeVirtualService(input, vs, client, hostName, port, req, hops);
+}
+
+/**
+ * A VirtualService's http routes for one request (rule 3), in a client's
+ * sidecar or at an Istio ingress gateway (`client`: the pod whose proxy
+ * routes, for sourceLabels and sourceNamespace).
+ */
+export function routeVirtualService(
+  input: MeshInput,
+  vs: KObject,
+  client: Pod | undefined,
+  hostName: string,
+  port: number,
+  req: HttpRequest,
+  hops: RawHop[] = [],
+): MeshRoute {
   const vsNs = vs.namespace ?? "default";
   const routes = arr(obj(vs.raw.spec)?.http);
   for (let i = 0; i < routes.length; i++) {
@@ -927,7 +924,7 @@ export function serverSidecar(
   targetPort: number,
   req: HttpRequest | undefined,
 ): ServerVerdict & { sidecar: boolean; mtls: boolean } {
-  const sc = sidecarOf(server, input.model.namespaces);
+  const sc = sidecarOf(server, input.model);
   if (!sc.on) return { verdict: "allow", reason: sc.why, sidecar: false, mtls: false };
   const pm = peerMode(input, server, targetPort);
   const mtls = client.mtls && pm.mode !== "DISABLE";

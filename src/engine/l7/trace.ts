@@ -32,7 +32,7 @@ import type { Service } from "../model/services.ts";
 import { matchesSelector, parseLabelSelector } from "../model/labels.ts";
 import { findServicePort, type ProxyIndex } from "../proxy/index.ts";
 import { lineOf } from "../parse/yaml.ts";
-import { arr, obj, str, strList, strMap } from "../parse/values.ts";
+import { arr, isObj, num, obj, str, strList, strMap } from "../parse/values.ts";
 import { parseIP } from "../model/ip.ts";
 import {
   parseTraceSource,
@@ -48,7 +48,8 @@ import {
   type TraceVerdict,
 } from "../trace/index.ts";
 import { emptyResult } from "../trace/result.ts";
-import { formatRequest, toL7Request, toWire, type HttpRequest, type WireRequest } from "./request.ts";
+import { formatRequest, hostOf, toL7Request, toWire, type HttpRequest, type WireRequest } from "./request.ts";
+import { ASSUMED_FILE, boundVirtualServices } from "../load/cluster.ts";
 import {
   decidedAt,
   l7Hop,
@@ -72,8 +73,10 @@ import { routeIngress } from "./ingress.ts";
 import {
   DOMAIN,
   fqdn,
+  hostMatch,
   meshInput,
   routeMesh,
+  routeVirtualService,
   serverSidecar,
   serviceOfHost,
   sidecarOf,
@@ -109,6 +112,8 @@ export interface L7TraceResult extends TraceResult {
     verdict: TraceVerdict;
     reason: string;
   }[];
+  /** What the cluster profile assumed that this answer used (an ingress gateway, a sidecar), in words. */
+  assumed?: string[];
   /** The mesh route's retries, and the share of requests still failing after every attempt (connections a lower layer refuses are retried on another endpoint). */
   retries?: { attempts: number; retryOn: string; default: boolean; failShare: number };
   /** The L7 router the request went through, for the views. */
@@ -510,7 +515,7 @@ function conclude(
   }
   if (ok.length === n && n > 0 && lostShare < 1e-9) {
     r.verdict = "allow";
-    r.reason = `${choice.layer === "Istio" ? "the sidecar" : `the ${choice.layer === "Gateway" ? "gateway" : "ingress controller"}`} routes the request to ${plural(res.backends.length, "backend")}; ${ok.length} of ${n} candidate endpoint${n === 1 ? "" : "s"} ${n === 1 ? "accepts" : "accept"} the connection`;
+    r.reason = `${choice.layer === "Istio" ? (r.router?.kind === "Gateway" ? "the Istio gateway" : "the sidecar") : `the ${choice.layer === "Gateway" ? "gateway" : "ingress controller"}`} routes the request to ${plural(res.backends.length, "backend")}; ${ok.length} of ${n} candidate endpoint${n === 1 ? "" : "s"} ${n === 1 ? "accepts" : "accept"} the connection`;
     if (req) r.httpStatus = 200;
     return r;
   }
@@ -605,11 +610,20 @@ function gatewayTrace(
       (o.namespace ?? "default") === ns &&
       o.name === name,
   );
-  if (!gwObj)
+  if (!gwObj) {
+    const istioGw = objects.find(
+      (o) =>
+        o.kind === "Gateway" &&
+        o.apiVersion.startsWith("networking.istio.io/") &&
+        (o.namespace ?? "default") === ns &&
+        o.name === name,
+    );
+    if (istioGw) return istioGatewayTrace(model, index, objects, mesh, from, to, protocol, req, istioGw);
     return {
       ...baseResult(undefined, protocol, to.port),
       error: `--to gateway:${to.gateway}:${to.port}: no Gateway ${to.gateway} in the input`,
     };
+  }
   const input = l7Inputs(model).gateway;
   const gw = parseGateway(gwObj);
   const pods = model.pods.filter((p) => p.namespace === ns && p.labels[GATEWAY_NAME_LABEL] === name);
@@ -661,12 +675,166 @@ function gatewayTrace(
     mesh,
     choice,
     entry.proxies,
-    (p) => sidecarOf(p, model.namespaces).on || p.labels["gateway.istio.io/managed"] !== undefined,
+    (p) => sidecarOf(p, model).on || p.labels["gateway.istio.io/managed"] !== undefined,
     req,
     protocol,
   );
   r.hops.push(...res.hops);
   return conclude(r, choice, res, req, entry.proxies.length);
+}
+
+/**
+ * An Istio Gateway (networking.istio.io, istio/api gateway.proto; istio.io
+ * "Ingress Gateways"): the ingress gateway pods its selector picks, in any
+ * namespace; the way in through the Service that selects them; the server
+ * listening on PORT, whose hosts must cover the request's Host; the
+ * VirtualServices bound to the Gateway (`gateways`: NAME in their own
+ * namespace, or NS/NAME) whose hosts match it, their http routes as a
+ * sidecar's (routeVirtualService, the gateway pod as the client); then each
+ * backend from the gateway pods, which speak mTLS to meshed backends. No
+ * server on the port: the connection is refused; no route: 404. Pods the
+ * cluster profile assumes (load/cluster.ts) say so.
+ */
+function istioGatewayTrace(
+  model: Model,
+  index: ProxyIndex,
+  objects: readonly KObject[],
+  mesh: MeshInput,
+  from: TraceSource,
+  to: Extract<L7Destination, { kind: "gateway" }>,
+  protocol: Protocol,
+  req: HttpRequest,
+  gwObj: KObject,
+): L7TraceResult {
+  const [ns, name] = to.gateway.split("/") as [string, string];
+  const spec = obj(gwObj.raw.spec) ?? {};
+  const selector = strMap(spec.selector);
+  const sel = Object.entries(selector);
+  const pods = sel.length ? model.pods.filter((p) => sel.every(([k, v]) => p.labels[k] === v)) : [];
+  const svc = model.services.find(
+    (s) =>
+      !!s.selector &&
+      Object.keys(s.selector).length > 0 &&
+      pods.some(
+        (p) =>
+          p.namespace === s.namespace && Object.entries(s.selector!).every(([k, v]) => p.labels[k] === v),
+      ) &&
+      s.ports.some((p) => p.port === to.port),
+  );
+  const assumed = pods.some((p) => p.source.file === ASSUMED_FILE);
+  const router: L7TraceResult["router"] = {
+    layer: "Istio",
+    kind: "Gateway",
+    namespace: ns,
+    name,
+    pods: pods.map((p) => p.key),
+    ref: refAt(gwObj),
+  };
+  const toPoint = {
+    kind: "gateway",
+    name: to.gateway,
+    ip: svc?.loadBalancerIPs[0] ?? svc?.clusterIPs[0] ?? "",
+    port: to.port,
+  };
+  const entry = enter(
+    "Istio",
+    model,
+    index,
+    from,
+    pods,
+    svc,
+    to.port,
+    protocol,
+    `Istio Gateway ${to.gateway}`,
+  );
+  if ("dropped" in entry) {
+    if (entry.dropped.error) return { ...entry.dropped, error: entry.dropped.error };
+    return droppedOnTheWayIn(entry.dropped, req, toPoint, router);
+  }
+  const r = baseResult(entry.trace, protocol, to.port);
+  r.to = toPoint;
+  r.router = router;
+  withRequest(r, req);
+  if (assumed) r.assumed = ["an Istio ingress gateway (its Deployment and Service are not in the input)"];
+  if (!entry.trace) r.hops = [...entry.hops];
+  const selText = sel.map(([k, v]) => `${k}=${v}`).join(", ");
+  r.hops.push(
+    l7Hop("Istio", {
+      step: "gateway",
+      verdict: "info",
+      detail: `Istio Gateway ${to.gateway}: ingress gateway pods labelled ${selText || "(no selector)"}${pods.length ? ` (${plural(pods.length, "pod")}${assumed ? ", assumed by the cluster profile" : ""})` : ""}${svc ? `, Service ${svc.key}` : ""}; the request: ${formatRequest(req)}`,
+      ref: refAt(gwObj),
+    }),
+  );
+  const host = hostOf(req) ?? toPoint.ip;
+  const hostIn = (patterns: string[], ownNs: string) =>
+    patterns.some((h) => {
+      const [hns, hname] = h.includes("/") ? (h.split("/") as [string, string]) : ["*", h];
+      return (
+        (hns === "*" || hns === "." ? true : hns === ownNs || hns === "*") &&
+        hostMatch(hname.toLowerCase(), host)
+      );
+    });
+  const servers = arr(spec.servers).filter(isObj);
+  const server = servers.find((sv) => num(obj(sv.port)?.number) === to.port);
+  const gwRef = refAt(gwObj, lineOf(spec, "servers") || gwObj.line, "spec.servers");
+  if (!server) {
+    r.hops.push(
+      l7Hop("Istio", {
+        step: "gateway listener",
+        verdict: "drop",
+        detail: `no server of Istio Gateway ${to.gateway} listens on port ${to.port}: the gateway refuses the connection`,
+        ref: gwRef,
+      }),
+    );
+    r.verdict = "drop";
+    r.reason = `dropped: Istio Gateway ${to.gateway} has no server on port ${to.port}`;
+    r.decidedBy = decidedAt("Istio", gwRef);
+    r.endpoints = [];
+    return r;
+  }
+  const vss = boundVirtualServices(gwObj, objects).filter(
+    (v) =>
+      hostIn(strList(server.hosts), v.namespace ?? "default") &&
+      strList(obj(v.raw.spec)?.hosts).some((h) => hostMatch(h.toLowerCase(), host)),
+  );
+  const vs = vss[0];
+  if (!vs) {
+    const choice: RouteChoice = {
+      layer: "Istio",
+      hops: [
+        {
+          step: "route",
+          verdict: "drop",
+          detail: `no VirtualService bound to Istio Gateway ${to.gateway} serves host ${host} on port ${to.port}: the gateway answers 404`,
+          ref: gwRef,
+        },
+      ],
+      status: 404,
+      backends: [],
+      decidedBy: decidedAt("Istio", gwRef),
+    };
+    return answeredByRouter(r, choice, req);
+  }
+  const choice = routeVirtualService(mesh, vs, entry.proxies[0]?.pod ?? pods[0], host, to.port, req);
+  if (choice.backends.length === 0) return answeredByRouter(r, choice, req);
+  r.hops.push(...choice.hops.map((h) => l7Hop(choice.layer, h)));
+  if (pods.length === 0) {
+    // The route is shown, the rest cannot be judged: no gateway pod to send from (load/cluster.ts KTL470).
+    r.backends = choice.backends
+      .filter((b) => !b.invalid)
+      .map((b) => ({ service: `${b.namespace}/${b.service}`, port: Number(b.port), weight: b.weight }));
+    r.endpoints = [];
+    r.verdict = "drop";
+    r.reason = `Istio Gateway ${to.gateway} selects ingress gateway pods (${selText}) that the input does not have: the route is shown, whether a request gets through is not judged (assume the ingress gateway: --assume-istio-ingress)`;
+    r.decidedBy = decidedAt("Istio", refAt(gwObj, lineOf(spec, "selector") || gwObj.line, "spec.selector"));
+    return r;
+  }
+  const res = resolveBackends(model, index, mesh, choice, entry.proxies, () => true, req, protocol);
+  r.hops.push(...res.hops);
+  const done = conclude(r, choice, res, req, entry.proxies.length);
+  withRetries(done, choice, res);
+  return done;
 }
 
 const NOT_EVALUATED = (direction: "ingress" | "egress"): HopCause => ({
@@ -783,7 +951,7 @@ function hostTrace(
   const ns = clientPod?.namespace ?? "default";
   const name = fqdn(to.host, ns, model);
   const service = serviceOfHost(name, model);
-  const sidecar = clientPod && mesh.present ? sidecarOf(clientPod, model.namespaces) : undefined;
+  const sidecar = clientPod && mesh.present ? sidecarOf(clientPod, model) : undefined;
   const request = req ?? { method: "GET", path: "/", query: "", params: [], headers: {} };
   const hostHeader =
     req && req.headers.host === undefined ? { ...req, headers: { ...req.headers, host: to.host } } : req;
@@ -1113,7 +1281,7 @@ function serverChecked(
   if (dnsHop) r.hops.splice(1, 0, dnsHop);
   withRequest(r, req);
   if (mesh.present) {
-    const clientMtls = !!clientPod && sidecarOf(clientPod, model.namespaces).on;
+    const clientMtls = !!clientPod && sidecarOf(clientPod, model).on;
     r.endpoints = t.endpoints.map((e) => {
       if (e.verdict !== "allow") return e;
       const pod = e.pod ? model.podsByKey.get(e.pod) : undefined;
@@ -1217,6 +1385,36 @@ export function traceL7(
   protocol: Protocol = "TCP",
   wire?: WireRequest,
 ): L7TraceResult {
+  const r = traceL7Once(model, index, fromIn, to, protocol, wire);
+  return model.profile?.assume?.injection?.length ? withAssumedSidecars(r, model) : r;
+}
+
+/**
+ * The sidecars the answer used that only the profile's assumption puts
+ * there (model/sidecar.ts): the client's and each endpoint's, said in
+ * `assumed` so that the answer is not read as the input's.
+ */
+function withAssumedSidecars(r: L7TraceResult, model: Model): L7TraceResult {
+  if (r.error) return r;
+  const pods = [...(r.from?.kind === "pod" ? [r.from.name] : []), ...r.endpoints.map((e) => e.pod ?? "")]
+    .map((k) => model.podsByKey.get(k as PodKey))
+    .filter((p): p is Pod => !!p && sidecarOf(p, model).assumed === true);
+  const namespaces = [...new Set(pods.map((p) => p.namespace))].sort();
+  if (namespaces.length)
+    (r.assumed ??= []).push(
+      `Istio sidecars in namespace${namespaces.length === 1 ? "" : "s"} ${namespaces.join(", ")} (the input does not label ${namespaces.length === 1 ? "it" : "them"} istio-injection=enabled)`,
+    );
+  return r;
+}
+
+function traceL7Once(
+  model: Model,
+  index: ProxyIndex,
+  fromIn: TraceSource | string,
+  to: TraceDestination | L7Destination,
+  protocol: Protocol,
+  wire?: WireRequest,
+): L7TraceResult {
   const req = wire ? toL7Request(wire) : undefined;
   const { objects, mesh } = l7Inputs(model);
   const from = typeof fromIn === "string" ? parseTraceSource(fromIn) : fromIn;
@@ -1230,7 +1428,7 @@ export function traceL7(
     to.kind === "service" &&
     clientPod &&
     mesh.present &&
-    sidecarOf(clientPod, model.namespaces).on &&
+    sidecarOf(clientPod, model).on &&
     typeof to.port === "number"
   ) {
     const [ns, name] = to.service.split("/") as [string, string];

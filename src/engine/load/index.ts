@@ -7,7 +7,14 @@
  * higher layer (ARCHITECTURE.md, import direction).
  */
 import { buildCniPolicies, type CniPolicies } from "../cni/index.ts";
-import { GENERIC, profileFromInput, type ClusterProfile, type CniName } from "../cni/profile.ts";
+import {
+  GENERIC,
+  profileFromInput,
+  type ClusterAssumptions,
+  type ClusterProfile,
+  type CniName,
+} from "../cni/profile.ts";
+import { surroundings, withAssumed } from "./cluster.ts";
 import { buildCoreModel, type CoreBuildOptions } from "../model/build.ts";
 import type { Model } from "../model/types.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
@@ -19,6 +26,8 @@ import type { ClusterPolicy } from "../tiers/types.ts";
 export interface BuildOptions extends CoreBuildOptions {
   /** The CNI that enforces policy (`ktl --cni`, the toolbar); otherwise read from the input, else generic. */
   cni?: CniName;
+  /** What the cluster around the application is assumed to hold (cni/profile.ts, load/cluster.ts). */
+  assume?: ClusterAssumptions;
 }
 
 /** A dialect's policies do nothing under another CNI: drop them from evaluation and say so. */
@@ -71,13 +80,19 @@ function notImplemented(
 }
 
 /** Parsed objects -> the model with every policy layer's objects. */
-export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Model {
+export function buildModel(input: ParseResult, options: BuildOptions = {}): Model {
+  const assume =
+    options.assume && (options.assume.istioIngress || options.assume.injection?.length)
+      ? options.assume
+      : undefined;
+  const parsed = withAssumed(input, assume);
   const core = buildCoreModel(parsed, options.config ? { config: options.config } : {});
   const { objects, diagnostics } = core;
   const cni = buildCniPolicies(objects, core.policies, diagnostics);
-  const profile: ClusterProfile = options.cni
+  const base: ClusterProfile = options.cni
     ? { cni: options.cni, source: "chosen" }
     : (profileFromInput([...objects, ...(parsed.ignored ?? [])]) ?? GENERIC);
+  const profile: ClusterProfile = assume ? { ...base, assume } : base;
   enforcedBy(profile, cni, diagnostics);
   let clusterPolicies = sortClusterPolicies(
     objects.filter((o) => CLUSTER_POLICY_KINDS.has(o.kind)).map(parseClusterPolicy),
@@ -104,13 +119,18 @@ export function buildModel(parsed: ParseResult, options: BuildOptions = {}): Mod
         ...(f.field !== undefined ? { field: f.field } : {}),
         message: f.message ?? `${f.field} is not evaluated`,
       });
-  return Object.assign(core, {
+  const model = Object.assign(core, {
     ...(unenforcedTiers ? { unenforcedTiers } : {}),
     clusterPolicies,
     unmodelled: [...unmodelledObjects(parsed.ignored), ...fields],
     cni,
     profile,
   });
+  // The cluster around the application: what an answer needs that the input leaves to the cluster (load/cluster.ts).
+  const around = surroundings(model);
+  model.diagnostics.push(...around.diagnostics);
+  model.unmodelled.push(...around.unmodelled);
+  return model;
 }
 
 /** Input files -> the model. */

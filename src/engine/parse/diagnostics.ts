@@ -82,6 +82,10 @@ export const DIAGNOSTIC_CODES = {
     "A user regular expression (HTTPRoute RegularExpression match, Istio regex, Cilium HTTP path/method/host) that RE2 rejects, or whose RE2 program is larger than ktl evaluates: what upstream does with it is said (Cilium rejects the policy, istiod the VirtualService, a Gateway drops the rule)",
   KTL460:
     "An Istio field that could change where a request goes or what it gets back and that ktl does not evaluate: named with its path in the trace's `unmodelled`",
+  KTL470:
+    "An Istio Gateway selects pods the input does not have (Istio's ingress gateway is installed with Istio): requests through it cannot be judged unless it is assumed",
+  KTL471:
+    "A mesh VirtualService while no pod has an Istio sidecar: requests to its hosts go through kube-proxy, not its routes, unless injection is assumed",
   KTL501:
     "kube-apiserver would reject the object (ktl validate): field path, error type and detail as the apiserver reports them",
   KTL510:
