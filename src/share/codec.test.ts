@@ -65,6 +65,25 @@ const GOLDEN: { version: number; payload: string; input: SharedInput }[] = [
       },
     },
   },
+  {
+    version: 4,
+    payload:
+      "BF2QQU_DMAyF_0oUbmjrWsYB5YSE0MSNw8SFcvBSrw1r7ZKkHWjqf8fpNglxi-3P7-X5pCN-R230jaq5rZBU6-igxnujCEf0yjZANarYuKASqthLgTNWEvTuDX1wTImPR_YHR3XmQnScOV6NRUnSqYzaQMQj_JTUYYQKIpiSlCLo0Kgds0B7XtZX6DwJPdg_45JCj3beC9iijeyNOs1eRomtxxAuClNJeqFHh0dtTvprwARReu89dxJXkqAnaM1dvs7yrCjWWZE_Ele4BNmMLMxFy1z9V___aR5yYXvPkS23srF9epVGE2OfrCRpw5W0N8_bxEFspFgJXw029lBjghEquaDw0zSJMeySs4e-kaElJ5WF1lmWEkIYOkzSc-iXc2Rtoh9woR19yk3mmO_6-lXZutUfIv0L",
+    input: {
+      text: "# golden link v4: never change this text or the link\napiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata:\n  name: bookinfo-gateway\n  namespace: bookinfo\nspec:\n  selector: {istio: ingressgateway}\n",
+      view: {
+        question: {
+          from: "external:203.0.113.10@node-a",
+          to: "gateway:bookinfo/bookinfo-gateway:80",
+          protocol: "TCP",
+          http: { method: "GET", path: "/productpage", headers: {} },
+        },
+        tab: "graph",
+        cni: "calico",
+        assume: { istioIngress: true, injection: ["bookinfo", "*"] },
+      },
+    },
+  },
 ];
 
 describe("golden share links open forever", () => {
@@ -155,6 +174,19 @@ describe("the view (format 2): question, filters, tabs, lesson step", () => {
     const r = decodeShare(deflated(3, json));
     expect(r.ok && r.input.view?.cni).toBe("cilium");
     expect(r.ok && r.input.view?.question?.http).toEqual({ method: "GET", path: "/", headers: {} });
+  });
+  it("the profile's assumptions (version 4) are dropped from a version 3 link and checked in version 4", () => {
+    const json = JSON.stringify({
+      text: "a",
+      view: { cni: "calico", assume: { istioIngress: true, injection: ["shop", "Bad Name", "*"], extra: 1 } },
+    });
+    expect(decodeShare(deflated(3, json))).toEqual({
+      ok: true,
+      version: 3,
+      input: { text: "a", view: { cni: "calico" } },
+    });
+    const r = decodeShare(deflated(4, json));
+    expect(r.ok && r.input.view?.assume).toEqual({ istioIngress: true, injection: ["shop", "*"] });
   });
   it("a profile or HTTP request this version does not understand is left out", () => {
     const json = JSON.stringify({

@@ -7,7 +7,10 @@
  * tabs and lesson step: view.ts). Version 3 adds to the view the cluster
  * profile (`cni`) and the question's HTTP request (`question.http`), which
  * change the answer: a reader of version 2 would drop them silently, so they
- * get a new version that such a reader refuses. Links are made in version 3.
+ * get a new version that such a reader refuses. Version 4 adds to the view
+ * the profile's assumptions about the cluster around the application
+ * (`assume`: an Istio ingress gateway, sidecar injection), which change the
+ * answer too. Links are made in version 4.
  *
  * The byte layout of a published version must never change: old links keep
  * opening forever (the golden links in codec.test.ts pin that). A new format
@@ -21,7 +24,7 @@ import { sanitizeView, type SharedView } from "./view.ts";
 export type { SharedView } from "./view.ts";
 
 export const SHARE_PARAM = "share";
-export const SHARE_VERSION = 3;
+export const SHARE_VERSION = 4;
 
 /** What a link carries: the editor text, the catalogue scenario it started from (if any), and the view (version 2 on). */
 export interface SharedInput {
@@ -108,7 +111,16 @@ const MIGRATIONS: Record<number, (value: unknown) => unknown> = {
     }
     return { ...o, view: rest };
   },
-  3: (v) => v,
+  // Version 3 has no assumptions: such a key in a version 3 link is not ours, and is dropped.
+  3: (v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const o = v as Record<string, unknown>;
+    const view = o.view;
+    if (view === null || typeof view !== "object" || Array.isArray(view)) return o;
+    const { assume: _assume, ...rest } = view as Record<string, unknown>;
+    return { ...o, view: rest };
+  },
+  4: (v) => v,
 };
 
 function validate(value: unknown): SharedInput | string {

@@ -12,7 +12,7 @@ import type { Filters, MainTab, SharedView, SideTab } from "../store/types.ts";
 
 export type { SharedView };
 import type { MatrixQuery, TraceQuery } from "../engine/analysis/types.ts";
-import { CNI_NAMES, type CniName } from "../engine/cni/profile.ts";
+import { CNI_NAMES, type ClusterAssumptions, type CniName } from "../engine/cni/profile.ts";
 
 const PROTOCOLS = new Set(["TCP", "UDP", "SCTP"]);
 const TABS = new Set<MainTab>(["graph", "matrix", "rules"]);
@@ -88,6 +88,22 @@ function lesson(v: unknown): SharedView["lesson"] {
   return { revealed: v.revealed === true, presenting: v.presenting === true, step };
 }
 
+const NAMESPACE = /^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/;
+
+/** The profile's assumptions (format 4): an ingress gateway, injection in namespaces (names or *); anything else is left out. */
+function assumptions(v: unknown): ClusterAssumptions | undefined {
+  if (!isRecord(v)) return undefined;
+  const out: ClusterAssumptions = {};
+  if (v.istioIngress === true) out.istioIngress = true;
+  if (Array.isArray(v.injection)) {
+    const ns = v.injection.filter(
+      (x): x is string => typeof x === "string" && x.length <= 63 && NAMESPACE.test(x),
+    );
+    if (ns.length) out.injection = [...new Set(ns)].slice(0, 100);
+  }
+  return out.istioIngress || out.injection ? out : undefined;
+}
+
 /** The view fields of `v` that this version understands; the rest is left out. */
 export function sanitizeView(v: unknown): SharedView | undefined {
   if (!isRecord(v)) return undefined;
@@ -104,6 +120,8 @@ export function sanitizeView(v: unknown): SharedView | undefined {
   if (l) out.lesson = l;
   if (typeof v.cni === "string" && (CNI_NAMES as readonly string[]).includes(v.cni))
     out.cni = v.cni as CniName;
+  const a = assumptions(v.assume);
+  if (a) out.assume = a;
   return Object.keys(out).length ? out : undefined;
 }
 
@@ -119,6 +137,7 @@ export interface ViewSource {
   presenting: boolean;
   presenterStep: number;
   cni: CniName | undefined;
+  assume: ClusterAssumptions | undefined;
 }
 
 export function viewOf(s: ViewSource): SharedView {
@@ -133,6 +152,8 @@ export function viewOf(s: ViewSource): SharedView {
     v.question = q;
   }
   if (s.cni) v.cni = s.cni;
+  if (s.assume)
+    v.assume = { ...s.assume, ...(s.assume.injection ? { injection: [...s.assume.injection] } : {}) };
   if (s.matrixChosen) v.matrix = { ...s.matrixQuery };
   if (s.answerShown || s.presenting || s.presenterStep !== -1)
     v.lesson = { revealed: s.answerShown, presenting: s.presenting, step: s.presenterStep };

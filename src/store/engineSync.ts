@@ -44,10 +44,10 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
 
   const analyze = () => {
     timer = undefined;
-    const { text, file, revision, cni } = store.getState();
+    const { text, file, revision, cni, assume } = store.getState();
     mark(`ktl:analysis-sent:${revision}`);
     store.getState().analysisStarted(revision);
-    (cni ? client.analyze(text, file, cni) : client.analyze(text, file)).then(
+    (cni || assume ? client.analyze(text, file, cni, assume) : client.analyze(text, file)).then(
       (o) => {
         if (disposed || o.stale) return;
         mark(`ktl:analysis-received:${revision}`);
@@ -153,12 +153,12 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
 
   // A new text, or another cluster profile (which changes the answers), is analysed again.
   const offText = store.subscribe(
-    (s) => [s.revision, s.cni] as const,
+    (s) => [s.revision, s.cni, s.assume] as const,
     () => {
       if (timer !== undefined) cancel(timer);
       timer = schedule(analyze, debounce(store.getState().text.length));
     },
-    { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] },
+    { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] },
   );
   // Questions and matrices follow the newest analysis, so the details panel never shows an answer about old text.
   const offAnswers = store.subscribe(

@@ -16,7 +16,7 @@ import type { NsGroupBy } from "../graph/nsGroups.ts";
 import type { StateCreator } from "zustand";
 import type { InputDiff } from "../engine/index.ts";
 import type { Outcome, Prediction } from "../components/Lessons/predict.ts";
-import type { CniName } from "../engine/cni/profile.ts";
+import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 import type {
   Analysis,
   ConnlistDownload,
@@ -175,6 +175,8 @@ export interface ViewSlice {
   rulesMode: RulesMode;
   /** The cluster profile chosen in the toolbar (engine/cni/profile.ts); undefined: read from the input, else generic. It changes the answers, so the engine analyses again. */
   cni: CniName | undefined;
+  /** The toolbar's assumptions about the cluster around the application (an Istio ingress gateway, sidecar injection): they change answers, so the engine analyses again. */
+  assume: ClusterAssumptions | undefined;
   /** A trace hop to highlight and scroll to in the details (a rule's link); the nonce makes asking twice move it again. */
   hopFocus: { index: number; nonce: number } | undefined;
   connlistRequest: ConnlistRequest | undefined;
@@ -198,6 +200,7 @@ export interface ViewSlice {
   setRulesNode(node: string | undefined): void;
   setRulesMode(mode: RulesMode): void;
   setCni(cni: CniName | undefined): void;
+  setAssume(assume: ClusterAssumptions | undefined): void;
   focusHop(index: number): void;
   requestConnlist(format: ConnlistDownload): ConnlistRequest;
   /** Puts back a view from a share link or the saved work (question, filters, tabs, matrix port, lesson step). */
@@ -314,4 +317,6 @@ export interface SharedView {
   lesson?: { revealed: boolean; presenting: boolean; step: number };
   /** The cluster profile chosen in the toolbar (format 3 on); absent: read from the input, else generic. */
   cni?: CniName;
+  /** The profile's assumptions about the cluster around the application (format 4 on). */
+  assume?: ClusterAssumptions;
 }

@@ -63,6 +63,7 @@ export const createViewSlice =
     rulesNode: undefined,
     rulesMode: "iptables",
     cni: undefined,
+    assume: undefined,
     hopFocus: undefined,
     connlistRequest: undefined,
     setTheme: (theme) => set({ theme }),
@@ -120,6 +121,7 @@ export const createViewSlice =
     setRulesNode: (rulesNode) => set({ rulesNode }),
     setRulesMode: (rulesMode) => set({ rulesMode }),
     setCni: (cni) => set({ cni }),
+    setAssume: (assume) => set({ assume }),
     focusHop: (index) =>
       set((s) => ({ hopFocus: { index, nonce: (s.hopFocus?.nonce ?? 0) + 1 }, side: "details" })),
     restoreView: (v) =>
@@ -132,6 +134,7 @@ export const createViewSlice =
         ...(v.side ? { side: v.side } : {}),
         ...(v.matrix ? { matrixQuery: v.matrix, matrixChosen: true } : {}),
         cni: v.cni,
+        assume: v.assume,
         ...(v.lesson
           ? { answerShown: v.lesson.revealed, presenting: v.lesson.presenting, presenterStep: v.lesson.step }
           : { answerShown: s.answerShown }),

@@ -30,7 +30,7 @@ import {
   type QueryMethod,
   type ResultOf,
 } from "./protocol.ts";
-import type { CniName } from "../engine/cni/profile.ts";
+import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 
 export interface WorkerLike {
   postMessage(message: EngineRequest): void;
@@ -49,7 +49,7 @@ export type Outcome<T> = { stale: false; value: T; generation: number } | { stal
  */
 export type EngineClient = {
   /** `cni`: the toolbar's cluster profile; absent, the engine reads it from the input. */
-  analyze(text: string, file: string, cni?: CniName): Promise<Outcome<Analysis>>;
+  analyze(text: string, file: string, cni?: CniName, assume?: ClusterAssumptions): Promise<Outcome<Analysis>>;
   /** The newest generation asked for. */
   readonly generation: number;
   dispose(): void;
@@ -82,6 +82,7 @@ interface Waiting {
   text: string;
   file: string;
   cni?: CniName;
+  assume?: ClusterAssumptions;
   generation: number;
   resolve(o: Outcome<Analysis>): void;
   reject(e: Error): void;
@@ -184,6 +185,7 @@ export function createEngineClient(
       generation: job.generation,
       ...(base !== undefined ? { base } : {}),
       ...(job.cni ? { cni: job.cni } : {}),
+      ...(job.assume ? { assume: job.assume } : {}),
     }).then(
       (r) => {
         busy = false;
@@ -256,7 +258,7 @@ export function createEngineClient(
     get generation() {
       return generation;
     },
-    analyze(text, file, cni) {
+    analyze(text, file, cni, assume) {
       const g = ++generation;
       // Questions about an older text that were still waiting are superseded: never sent.
       const superseded = idle;
@@ -265,6 +267,7 @@ export function createEngineClient(
       return new Promise((resolve, reject) => {
         const job: Waiting = { text, file, generation: g, resolve, reject };
         if (cni) job.cni = cni;
+        if (assume) job.assume = assume;
         if (busy) {
           waiting?.resolve({ stale: true });
           waiting = job;

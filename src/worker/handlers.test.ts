@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { defaultScenario } from "../../scenarios/index.ts";
 import { createEngineHandlers } from "./handlers.ts";
+import type { Analysis } from "../engine/analysis/types.ts";
 
 const shop = defaultScenario().manifests;
 const example = readFileSync(new URL("../../docs/examples/shop-tests.yaml", import.meta.url), "utf8");
@@ -142,5 +143,45 @@ describe("worker handler: tests", () => {
     const r = analysed().handlers.tests({ text, file: "t.yaml" }).results[0]!;
     expect(r).toMatchObject({ pass: false, line: 2, marks: [] });
     expect(r.failures).toEqual(["no workload or pod shop/nothing in the input"]);
+  });
+});
+
+// The toolbar's Assume switches reach the engine as the profile's assumptions (engine/load/cluster.ts).
+describe("worker handler: analyze with the profile's assumptions", () => {
+  const mesh = `apiVersion: v1
+kind: Pod
+metadata: {name: client, namespace: app, labels: {app: client}}
+spec: {containers: [{name: c, image: i}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: app}
+spec: {selector: {app: api}, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: api, namespace: app, labels: {app: api}}
+spec: {containers: [{name: c, image: i, ports: [{containerPort: 80}]}]}
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: api, namespace: app}
+spec: {hosts: [api], http: [{route: [{destination: {host: api}}]}]}
+`;
+  it.each([
+    [undefined, 0, "KTL471"],
+    [{ injection: ["*"] }, 1, undefined],
+  ] as const)("assume %j: %i mesh router(s), Problem %s", (assume, routers, code) => {
+    const engine = createEngineHandlers();
+    const m = engine.handlers.analyze({
+      text: mesh,
+      file: "m.yaml",
+      generation: 1,
+      ...(assume ? { assume: { injection: [...assume.injection] } } : {}),
+    });
+    if (!("full" in m)) throw new Error("expected a full analysis");
+    const a = m.full as Analysis;
+    expect(a.routers.filter((r) => r.kind === "VirtualService")).toHaveLength(routers);
+    expect(a.diagnostics.find((d) => d.code === "KTL471")?.code).toBe(code);
   });
 });

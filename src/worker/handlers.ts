@@ -10,7 +10,7 @@ import { openAnalysis, type Analysis, type AnalysisSession } from "../engine/ana
 import { applyWhatIf } from "../engine/whatif/index.ts";
 import { diffTexts } from "../engine/diff/index.ts";
 import { messageFor } from "./delta.ts";
-import type { CniName } from "../engine/cni/profile.ts";
+import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 import type { EngineHandlers } from "./protocol.ts";
 import { createSessionCache } from "./sessionCache.ts";
 import { YamlPartCache } from "../engine/parse/yaml.ts";
@@ -27,9 +27,17 @@ export interface EngineState {
 export function createEngineHandlers(): EngineState {
   /** The docs of the texts analysed last: an edit re-parses only the docs it changed. */
   const parseCache = new YamlPartCache();
-  const sessions = createSessionCache<AnalysisSession>((text, file, cni) =>
-    openAnalysis([{ name: file, text }], cni ? { parseCache, cni: cni as CniName } : { parseCache }),
-  );
+  // The variant is the profile: the CNI, then the assumptions as JSON ("cilium|{...}").
+  const sessions = createSessionCache<AnalysisSession>((text, file, variant) => {
+    const bar = variant.indexOf("|");
+    const cni = bar < 0 ? variant : variant.slice(0, bar);
+    const assume = bar < 0 ? undefined : (JSON.parse(variant.slice(bar + 1)) as ClusterAssumptions);
+    return openAnalysis([{ name: file, text }], {
+      parseCache,
+      ...(cni ? { cni: cni as CniName } : {}),
+      ...(assume ? { assume } : {}),
+    });
+  });
   let generation = 0;
   /** The profile of the last analysis (the toolbar's): what-if and diff compare under it too. */
   let chosen: CniName | undefined;
@@ -45,8 +53,8 @@ export function createEngineHandlers(): EngineState {
   }
 
   const handlers: EngineHandlers = {
-    analyze({ text, file, generation: g, base, cni }) {
-      const session = sessions.open(text, file, cni ?? "");
+    analyze({ text, file, generation: g, base, cni, assume }) {
+      const session = sessions.open(text, file, `${cni ?? ""}${assume ? `|${JSON.stringify(assume)}` : ""}`);
       generation = g;
       chosen = cni;
       const held = base === undefined ? undefined : sent.find((s) => s.generation === base);

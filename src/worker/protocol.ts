@@ -19,7 +19,7 @@ import type {
 } from "../engine/analysis/index.ts";
 import type { InputDiff, WhatIf, WhatIfResult } from "../engine/index.ts";
 import type { AnalysisMessage } from "./delta.ts";
-import type { CniName } from "../engine/cni/profile.ts";
+import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 
 export interface AnalyzeParams {
   text: string;
@@ -33,6 +33,8 @@ export interface AnalyzeParams {
   base?: number;
   /** The cluster profile chosen in the toolbar (engine/cni/profile.ts); absent: read from the input, else generic. */
   cni?: CniName;
+  /** The profile's assumptions about the cluster around the application (the toolbar's Assume switches). */
+  assume?: ClusterAssumptions;
 }
 
 export interface WhatIfAnswer {

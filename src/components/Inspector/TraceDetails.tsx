@@ -149,9 +149,15 @@ const STATUS_WORDS: Record<number, string> = {
 
 /** The L7 part of an answer, as the engine gave it: the request, the HTTP status, who refused it, the router's weighted backends. */
 function L7Answer({ result }: { result: TraceView }) {
-  if (!result.request && result.httpStatus === undefined && !result.backends?.length) return null;
+  if (!result.request && result.httpStatus === undefined && !result.backends?.length && !result.assumed)
+    return null;
   return (
     <div className="l7-answer" data-testid="l7-answer">
+      {result.assumed?.length ? (
+        <p className="notice" data-kind="info" data-testid="assumed">
+          Assumed by the cluster profile (not in the YAML): {result.assumed.join("; ")}
+        </p>
+      ) : null}
       {result.request ? (
         <p>
           <span className="muted">Request</span>{" "}

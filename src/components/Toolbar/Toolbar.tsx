@@ -56,6 +56,46 @@ function ProfilePicker() {
   );
 }
 
+/**
+ * The profile's assumptions about the cluster around the application
+ * (engine/cni/profile.ts ClusterAssumptions, `ktl trace --assume-istio-ingress`,
+ * `--assume-injection`): Istio's ingress gateway, and sidecar injection in
+ * every application namespace. Answers that use one say so.
+ */
+function AssumePicker() {
+  const store = useAppStore();
+  const assume = useApp((s) => s.assume);
+  const set = (next: { istioIngress?: boolean; injection?: string[] }) => {
+    const a = { ...assume, ...next };
+    if (!a.istioIngress) delete a.istioIngress;
+    if (!a.injection?.length) delete a.injection;
+    store.getState().setAssume(a.istioIngress || a.injection ? a : undefined);
+  };
+  return (
+    <details className="filters" data-testid="assume">
+      <summary title="What the cluster holds that the YAML leaves out">Assume{assume ? " (on)" : ""}</summary>
+      <label>
+        <input
+          type="checkbox"
+          data-testid="assume-istio-ingress"
+          checked={assume?.istioIngress === true}
+          onChange={(e) => set({ istioIngress: e.target.checked })}
+        />{" "}
+        Istio ingress gateway
+      </label>
+      <label>
+        <input
+          type="checkbox"
+          data-testid="assume-injection"
+          checked={assume?.injection?.includes("*") === true}
+          onChange={(e) => set({ injection: e.target.checked ? ["*"] : [] })}
+        />{" "}
+        Istio sidecars in every app namespace
+      </label>
+    </details>
+  );
+}
+
 export function Toolbar() {
   const store = useAppStore();
   const theme = useApp((s) => s.theme);
@@ -150,6 +190,7 @@ export function Toolbar() {
       <WhatIfMenu />
       <PresentButton />
       <ProfilePicker />
+      <AssumePicker />
       <span className="spacer" />
       <span
         className="status"

@@ -486,6 +486,7 @@ function l7View(t: L7TraceResult, q: TraceQuery): TraceView {
   if (t.request)
     v.request = { method: t.request.method, path: t.request.path, headers: { ...t.request.headers } };
   if (t.profile) v.profile = t.profile;
+  if (t.assumed?.length) v.assumed = [...t.assumed];
   if (t.backends)
     v.backends = t.backends.map((b) => {
       const x: NonNullable<TraceView["backends"]>[number] = {

@@ -346,6 +346,8 @@ export interface TraceView {
   };
   /** The Services the router chose, each with its share of the requests (weights multiplied down the path). */
   backends?: { service: string; port: number; subset?: string; weight: number; ref?: RefView }[];
+  /** What the cluster profile assumed that this answer used (an Istio ingress gateway, sidecars), in words. */
+  assumed?: string[];
   /** The router the request went through (`id` is its graph element, when drawn). */
   router?: { id?: string; layer: string; kind: string; namespace?: string; name: string; pods: string[] };
   /** The cluster profile when not generic, in words. */
