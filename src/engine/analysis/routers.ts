@@ -31,7 +31,7 @@ import { traceRequest } from "../trace/index.ts";
 import { traceL7 } from "../l7/index.ts";
 import { GATEWAY_GROUP, parseHTTPRoute } from "../l7/gateway.ts";
 import { ingressPaths } from "../l7/ingress.ts";
-import { fqdn, serviceOfHost } from "../l7/mesh.ts";
+import { faultShare, fqdn, serviceOfHost } from "../l7/mesh.ts";
 import { EXTERNAL_CLIENT_IP, refOfTrace } from "./flows.ts";
 import { boundVirtualServices } from "../load/cluster.ts";
 import { anySidecar } from "../model/sidecar.ts";
@@ -182,7 +182,11 @@ function meshTargets(model: Model, vs: KObject): RouteTarget[] {
     const headers = Object.entries(obj(m?.headers) ?? {}).map(
       ([k, v]) => `${k}: ${str(obj(v)?.exact) ?? str(obj(v)?.prefix) ?? str(obj(v)?.regex) ?? "*"}`,
     );
-    const match = `${str(h.name) ?? `http[${hi}]`}: ${str(uri?.exact) ?? (str(uri?.prefix) !== undefined ? `${str(uri?.prefix)}*` : "/*")}${headers.length ? ` [${headers.join(", ")}]` : ""}`;
+    // Istio's fault.abort: that share of the route's requests never reaches a backend (engine/l7/mesh.ts answers it).
+    const abort = obj(obj(h.fault)?.abort);
+    const abortStatus = num(abort?.httpStatus);
+    const aborted = abort && abortStatus !== undefined ? faultShare(abort) : 0;
+    const match = `${str(h.name) ?? `http[${hi}]`}: ${str(uri?.exact) ?? (str(uri?.prefix) !== undefined ? `${str(uri?.prefix)}*` : "/*")}${headers.length ? ` [${headers.join(", ")}]` : ""}${aborted > 0 ? ` (fault.abort: ${pct(aborted)} answered ${abortStatus} by the sidecar)` : ""}`;
     dests.forEach((d, di) => {
       const dest = obj(d.destination);
       const host = str(dest?.host);
@@ -192,7 +196,7 @@ function meshTargets(model: Model, vs: KObject): RouteTarget[] {
         service: s,
         key: s ? s.key : host,
         port: num(obj(dest?.port)?.number) ?? s?.ports[0]?.port,
-        weight: total > 0 ? weights[di]! / total : 0,
+        weight: total > 0 ? (weights[di]! / total) * (1 - aborted) : 0,
         match,
         ref: refOf(vs, lineOf(d)),
       };

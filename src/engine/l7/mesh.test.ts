@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backend, client, endpointsOf, l7, nodes, ns, type Obj } from "./test-fixtures.ts";
-import { makePolicy, modelOf } from "../testing/fixtures.ts";
+import { makePolicy, modelOf, yamlOf } from "../testing/fixtures.ts";
+import { analyzeText } from "../analysis/index.ts";
 import { unmodelledFor } from "../policy/unmodelled.ts";
 
 const istio = (
@@ -443,5 +444,25 @@ describe("what a matched route does besides choosing backends", () => {
     // Only the trace routes requests: reach and connlist do not list them.
     expect(unmodelledFor(m, "pod")).toEqual([]);
     expect(m.diagnostics.filter((d) => d.code === "KTL460")).toHaveLength(5);
+  });
+});
+
+describe("the playground's mesh router shows an aborted share as the trace answers it", () => {
+  it("a 10% abort leaves 90% of the route's requests to its backend", () => {
+    const vs = istio("VirtualService", "reviews", "default", {
+      hosts: ["reviews"],
+      http: [
+        {
+          fault: { abort: { httpStatus: 503, percentage: { value: 10 } } },
+          route: [{ destination: { host: "reviews", subset: "v1" } }],
+        },
+      ],
+    });
+    const a = analyzeText(yamlOf([...base, subsets, vs]), "m.yaml");
+    const route = a.flows.find((f) => f.id.startsWith("route:virtualservice:default/reviews"));
+    expect([route?.weight, route?.match]).toEqual([
+      0.9,
+      "http[0]: /* (fault.abort: 10% answered 503 by the sidecar)",
+    ]);
   });
 });

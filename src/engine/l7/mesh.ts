@@ -330,7 +330,7 @@ export interface MeshRoute extends RouteChoice {
 // ---------- rule 3b: what a matched route does besides choosing backends ----------
 
 /** HTTPFaultInjection's share of requests: `percentage.value` (0-100), the deprecated `percent`, else every request. */
-function faultShare(f: Record<string, unknown>): number {
+export function faultShare(f: Record<string, unknown>): number {
   const p = num(obj(f.percentage)?.value) ?? num(f.percent);
   if (p === undefined) return 1;
   return Math.min(1, Math.max(0, p / 100));
