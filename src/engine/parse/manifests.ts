@@ -322,6 +322,17 @@ export function parseManifests(files: readonly InputFile[], options: ParseOption
     diagnostics.push(...parsed.diagnostics);
     for (const d of parsed.documents) {
       if (d.value === null || d.value === undefined) continue;
+      if (Array.isArray(d.value) && d.value.length > 0 && d.value.every((x) => isObj(x) && notAnObject(x))) {
+        diagnostics.push(
+          notManifestNote(
+            f.name,
+            "a list of records without kind, apiVersion or metadata (data, a tool's output)",
+            d.index,
+            d.line,
+          ),
+        );
+        continue;
+      }
       if (isObj(d.value) && notAnObject(d.value)) {
         diagnostics.push(
           notManifestNote(f.name, "a mapping without kind, apiVersion or metadata", d.index, d.line),

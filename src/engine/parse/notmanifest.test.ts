@@ -58,7 +58,13 @@ describe("parseManifests notes what is not an object and still reports broken ob
       text: '{"source": "x", "cases": []}',
       code: "KTL110",
     },
-    // A list at the top is no object either, but kubectl reads no such document: an error, as a list of objects is.
+    {
+      what: "a JSON list of records (a tool's output, such as netpol-analyzer's connlist JSON)",
+      file: "out.json",
+      text: '[{"src": "a", "dst": "b", "conn": "TCP 80"}]',
+      code: "KTL110",
+    },
+    // A list of anything else at the top is an error, as a list of objects is: kubectl reads no such document.
     { what: "a list of plain values", file: "list.yaml", text: "- a\n- b\n", code: "KTL102" },
     {
       what: "a kind without a name",
