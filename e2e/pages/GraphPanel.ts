@@ -18,6 +18,21 @@ export class GraphPanel {
     return this.root.locator(`[data-testid="flow-edge"][data-source="${from}"][data-target="${to}"]`);
   }
 
+  /** A loop: the flows between members of one folded element, drawn when some are not allowed. */
+  loop(id: string): Locator {
+    return this.edge(id, id);
+  }
+
+  /** The shown label of the edge (its text is one or two lines: the deciding object, then counts and layers). */
+  label(from: string, to: string): Locator {
+    return this.root.locator(`[data-edge-label="e:${from}->${to}"]`);
+  }
+
+  /** Edges whose verdict is not allow. */
+  dropEdges(): Locator {
+    return this.root.locator('[data-testid="flow-edge"]:not([data-verdict="allow"])');
+  }
+
   node(id: string): Locator {
     return this.root.locator(`.react-flow__node[data-id="${id}"]`);
   }
@@ -36,6 +51,11 @@ export class GraphPanel {
 
   /** Clicks the edge's wide, invisible hit area (as a mouse user does). */
   async clickEdge(from: string, to: string): Promise<void> {
+    // A loop's middle is its glyph, beside the box (its bounding box's centre is on the box).
+    if (from === to) {
+      await this.edge(from, to).locator(".edge-glyph").click({ force: true });
+      return;
+    }
     const hit = this.edge(from, to).locator(".react-flow__edge-interaction");
     try {
       await hit.click({ force: true, timeout: 3_000 });

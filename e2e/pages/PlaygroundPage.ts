@@ -85,6 +85,33 @@ export class PlaygroundPage {
     return this.details.getByTestId("hop");
   }
 
+  /** Pastes a whole new text and waits until the graph has drawn it (a new revision). */
+  async loadText(text: string): Promise<void> {
+    const graph = this.page.getByTestId("graph");
+    const before = await graph.getAttribute("data-revision");
+    await this.pasteText(text);
+    await expect(graph).not.toHaveAttribute("data-revision", before ?? "", { timeout: 90_000 });
+    await expect(graph).not.toHaveAttribute("data-revision", "", { timeout: 90_000 });
+  }
+
+  async groupBy(value: "auto" | "pod" | "workload" | "namespace"): Promise<void> {
+    await this.page.getByLabel("Group by").selectOption(value);
+  }
+
+  async onlyDrops(on = true): Promise<void> {
+    await this.page.getByLabel("Only drops").setChecked(on);
+  }
+
+  /** The details panel's "Where the drops are" list (shown while nothing is selected). */
+  dropList(): Locator {
+    return this.page.getByTestId("drop-list");
+  }
+
+  async fitView(): Promise<void> {
+    await this.page.getByRole("button", { name: /fit view/i }).click();
+    await this.page.waitForTimeout(300);
+  }
+
   async openProblems(): Promise<Locator> {
     await this.page.getByRole("tab", { name: /Problems/ }).click();
     return this.page.getByTestId("problems");

@@ -143,6 +143,9 @@ export interface FlowOptions {
   testFailed?: TestFailures;
 }
 
+/** At most this many drop edges between folded elements show their labels unasked (more would crowd the picture). */
+export const DROP_LABELS = 8;
+
 export function toFlowElements(
   g: GraphModel,
   positions: Positions | undefined,
@@ -209,6 +212,19 @@ export function toFlowElements(
   const position = (id: string) => positions?.[id];
   // One label per target and deciding object: ten edges dropped by one policy into one Service show it once.
   const labelled = new Set<string>();
+  // Paths lens, folded elements: a few drop edges between boxes (and loops) show their count and layers unasked.
+  const boxKinds = new Set(["group", "namespace"]);
+  const boxDrops = paths
+    ? all.filter(
+        (e) =>
+          e.verdict !== "allow" &&
+          e.kind !== "question" &&
+          (boxKinds.has(kinds.get(e.source) ?? "") || boxKinds.has(kinds.get(e.target) ?? "")),
+      )
+    : [];
+  const dropLabels = new Set(
+    !tracing && !focus && boxDrops.length <= DROP_LABELS ? boxDrops.map((e) => e.id) : [],
+  );
   const edges: FlowEdge[] = all.map((e) => {
     const isLit = lit.has(e.id);
     const selected = options.selectedEdge === e.id;
@@ -235,6 +251,7 @@ export function toFlowElements(
           failed?.has(e.id) === true ||
           hovered ||
           (e.note !== undefined && (paths || first)) ||
+          dropLabels.has(e.id) ||
           (first && (allLabels || e.verdict !== "allow")),
         width: e.count && e.count > 1 ? Math.min(6, 1.8 + Math.log2(e.count) * 0.7) : 1.8,
       },
@@ -258,22 +275,60 @@ function tested(e: GraphEdge, names: readonly string[] | undefined): GraphEdge {
   };
 }
 
-/** An edge's label text: its deciding object, connections and ports. */
-export function edgeText(g: GraphEdge): string {
-  const parts = [g.label];
-  if (g.count && g.count > 1) {
-    const m = g.mix;
-    parts.push(m && g.verdict === "partial" ? `${m.allow}/${g.count} allowed` : `${g.count} connections`);
-  }
-  if (g.ports?.length)
-    parts.push(
-      g.ports.length > 2 ? `${g.ports.slice(0, 2).join(", ")} +${g.ports.length - 2}` : g.ports.join(", "),
-    );
-  return parts.filter(Boolean).join(" · ");
+/** How many of an aggregated edge's connections are not allowed, in words ("3 of 40 dropped", "12 partly dropped"). */
+export function dropsText(g: Pick<GraphEdge, "count" | "mix" | "verdict" | "source" | "target">): string {
+  const m = g.mix;
+  const n = g.count ?? 0;
+  if (!m || g.verdict === "allow" || n === 0) return "";
+  const inside = g.source === g.target ? " inside" : "";
+  const of = m.allow > 0 ? ` of ${n}` : "";
+  if (m.partial === 0) return `${m.drop}${of} dropped${inside}`;
+  if (m.drop === 0) return `${m.partial}${of} partly dropped${inside}`;
+  return `${m.drop} dropped + ${m.partial} partly${of}${inside}`;
 }
 
-/** Label box metrics (graph units, kept in step with graph.css: 14 px text, 3/8 px padding, 1.5 px border). */
-export const LABEL_BOX = { font: 14, charWidth: 0.62, padX: 19, height: 27, gap: 10 };
+/**
+ * An edge's label, one or two lines, never cut: its deciding object first; then how many of its
+ * connections drop and which layers dropped them (or how many it carries), and its ports.
+ */
+export function edgeLines(g: GraphEdge): string[] {
+  const rest: string[] = [];
+  const drops = g.count && (g.count > 1 || g.source === g.target) ? dropsText(g) : "";
+  if (drops) rest.push(drops);
+  else if (g.count && g.count > 1) rest.push(`${g.count} connections`);
+  if (g.layers?.length && g.verdict !== "allow") rest.push(g.layers.join(" + "));
+  // A drop's count and layers say enough on the picture; its ports are in the tooltip and the details.
+  else if (g.ports?.length)
+    rest.push(
+      g.ports.length > 2 ? `${g.ports.slice(0, 2).join(", ")} +${g.ports.length - 2}` : g.ports.join(", "),
+    );
+  const second = rest.join(" · ");
+  if (!g.label) return second ? [second] : [];
+  // Short enough for one line: one line.
+  return !second
+    ? [g.label]
+    : g.label.length + second.length <= 34
+      ? [`${g.label} · ${second}`]
+      : [g.label, second];
+}
+
+/** An edge's label as one string (titles, tests). */
+export function edgeText(g: GraphEdge): string {
+  return edgeLines(g).join(" · ");
+}
+
+/** Label box metrics (graph units, kept in step with graph.css: 14 px text, 17 px lines, 3/8 px padding, 1.5 px border). */
+export const LABEL_BOX = { font: 14, charWidth: 0.62, padX: 19, height: 27, line: 17, gap: 10 };
+
+/** The size of an edge's label box (graph units). */
+export function labelBox(g: GraphEdge): { width: number; height: number } {
+  const lines = edgeLines(g);
+  const longest = Math.max(0, ...lines.map((l) => l.length));
+  return {
+    width: longest * LABEL_BOX.font * LABEL_BOX.charWidth + LABEL_BOX.padX,
+    height: LABEL_BOX.height + Math.max(0, lines.length - 1) * LABEL_BOX.line,
+  };
+}
 
 type Box = { x: number; y: number; width: number; height: number };
 const hits = (a: Box, b: Box) =>
@@ -292,6 +347,34 @@ export function bezierPoint(
   return {
     x: u * u * u * s.x + 3 * u * u * at * c1x + 3 * u * at * at * c2x + at * at * at * t.x,
     y: u * u * u * s.y + 3 * u * u * at * s.y + 3 * u * at * at * t.y + at * at * at * t.y,
+  };
+}
+
+/**
+ * A loop on an element's right side (flows between members of one folded element): a cubic from just
+ * above the side's middle out and back to just below it. VerdictEdge draws it; label placement samples it.
+ */
+export const LOOP = { out: 30, rise: 26, gap: 10 };
+export function loopCurve(x: number, y: number): [number, number][] {
+  return [
+    [x, y - LOOP.gap],
+    [x + LOOP.out, y - LOOP.rise],
+    [x + LOOP.out, y + LOOP.rise],
+    [x, y + LOOP.gap],
+  ];
+}
+export function loopPoint(x: number, y: number, at: number): { x: number; y: number } {
+  const [p0, p1, p2, p3] = loopCurve(x, y) as [
+    [number, number],
+    [number, number],
+    [number, number],
+    [number, number],
+  ];
+  const u = 1 - at;
+  const b = [u * u * u, 3 * u * u * at, 3 * u * at * at, at * at * at] as const;
+  return {
+    x: b[0] * p0[0] + b[1] * p1[0] + b[2] * p2[0] + b[3] * p3[0],
+    y: b[0] * p0[1] + b[1] * p1[1] + b[2] * p2[1] + b[3] * p3[1],
   };
 }
 
@@ -347,6 +430,16 @@ const MAX_LINES = 400;
  * Pure; positions in graph units.
  */
 export function placeLabels(edges: FlowEdge[], positions: Positions): void {
+  // Labels keep within the elements' bounds where they can (fit view takes in those that cannot: pictureBounds).
+  const all = Object.values(positions);
+  const bounds = {
+    x: Math.min(...all.map((p) => p.x)),
+    y: Math.min(...all.map((p) => p.y)),
+    right: Math.max(...all.map((p) => p.x + p.width)),
+    bottom: Math.max(...all.map((p) => p.y + p.height)),
+  };
+  const inside = (b: Box) =>
+    b.x >= bounds.x && b.y >= bounds.y && b.x + b.width <= bounds.right && b.y + b.height <= bounds.bottom;
   const boxes: Box[] = Object.values(positions).map((p) => ({
     x: p.x - 4,
     y: p.y - 4,
@@ -372,12 +465,15 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
     } as const;
     return { s, t };
   };
+  /** A point of an edge's drawn curve (a loop's own shape when it starts and ends at one element). */
+  const pointOf = (e: FlowEdge, st: NonNullable<ReturnType<typeof ends>>, at: number) =>
+    e.source === e.target ? loopPoint(st.s.x, st.s.y, at) : bezierPoint(st.s, st.t, at);
   const lines: Line[] = [];
   if (edges.length <= MAX_LINES)
     for (const e of edges) {
       const st = ends(e);
       if (!st) continue;
-      const points = Array.from({ length: 33 }, (_, i) => bezierPoint(st.s, st.t, i / 32));
+      const points = Array.from({ length: 33 }, (_, i) => pointOf(e, st, i / 32));
       const xs = points.map((p) => p.x);
       const ys = points.map((p) => p.y);
       const x = Math.min(...xs);
@@ -396,29 +492,53 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
   for (const e of shown) {
     const st = ends(e);
     if (!st) continue;
-    const { s, t } = st;
-    const w = edgeText(e.data!.edge).length * LABEL_BOX.font * LABEL_BOX.charWidth + LABEL_BOX.padX;
-    const h = LABEL_BOX.height;
+    const { width: w, height: h } = labelBox(e.data!.edge);
     // Candidates near the line, nearest first: below or above a point of the edge, then further away (a leader line then joins them).
-    const anchor = bezierPoint(s, t, 0.5);
+    const anchor = pointOf(e, st, 0.5);
     let chosen: { x: number; y: number; ax: number; ay: number } | undefined;
     let clearOfBoxes: typeof chosen;
-    for (const c of CANDIDATES) {
-      const p = c.at === 0.5 ? anchor : bezierPoint(s, t, c.at);
-      const box = { x: p.x + c.dx - w / 2, y: p.y + c.dy, width: w, height: h };
-      if (boxes.some((b) => hits(b, box))) continue;
-      const at = { x: p.x + c.dx, y: p.y + c.dy, ax: p.x, ay: p.y };
-      clearOfBoxes ??= at;
-      if (!crossesLine(box)) {
-        chosen = at;
-        break;
+    // Within the elements' bounds first; past them only when nothing within is clear.
+    for (const within of [true, false]) {
+      for (const c of CANDIDATES) {
+        const p = c.at === 0.5 ? anchor : pointOf(e, st, c.at);
+        const box = { x: p.x + c.dx - w / 2, y: p.y + c.dy, width: w, height: h };
+        if ((within && !inside(box)) || boxes.some((b) => hits(b, box))) continue;
+        const at = { x: p.x + c.dx, y: p.y + c.dy, ax: p.x, ay: p.y };
+        clearOfBoxes ??= at;
+        if (!crossesLine(box)) {
+          chosen = at;
+          break;
+        }
       }
+      if (chosen) break;
     }
     const fallback = { x: anchor.x, y: anchor.y + LABEL_BOX.gap, ax: anchor.x, ay: anchor.y };
     const at = chosen ?? clearOfBoxes ?? fallback;
     e.data!.labelAt = at;
     boxes.push({ x: at.x - w / 2, y: at.y, width: w, height: h });
   }
+}
+
+/** What fit view must show: every element and every shown label (graph units). */
+export function pictureBounds(nodes: readonly FlowNode[], edges: readonly FlowEdge[]): Box | undefined {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  const add = (x: number, y: number, w: number, h: number) => {
+    x0 = Math.min(x0, x);
+    y0 = Math.min(y0, y);
+    x1 = Math.max(x1, x + w);
+    y1 = Math.max(y1, y + h);
+  };
+  for (const n of nodes) if (!n.parentId) add(n.position.x, n.position.y, n.width ?? 0, n.height ?? 0);
+  for (const e of edges) {
+    const at = e.data?.showLabel ? e.data.labelAt : undefined;
+    if (!at) continue;
+    const { width, height } = labelBox(e.data!.edge);
+    add(at.x - width / 2, at.y, width, height);
+  }
+  return x0 === Infinity ? undefined : { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
 }
 
 function ariaLabelOf(n: GraphNode): string {

@@ -10,14 +10,14 @@ import { lessonById } from "../../scenarios/lessons.ts";
 import { questionOf } from "../components/Lessons/question.ts";
 import { buildGraph } from "./build.ts";
 import { layeredLayout } from "./layered.ts";
-import { bezierPoint, edgeText, LABEL_BOX, toFlowElements, type FlowEdge } from "./flow.ts";
+import { bezierPoint, labelBox as labelSize, toFlowElements, type FlowEdge } from "./flow.ts";
 
 type Box = { x: number; y: number; width: number; height: number };
 const filters = { hiddenNamespaces: [], port: "all", onlyDrops: false };
 
 function labelBox(e: FlowEdge): Box {
-  const w = edgeText(e.data!.edge).length * LABEL_BOX.font * LABEL_BOX.charWidth + LABEL_BOX.padX;
-  return { x: e.data!.labelAt!.x - w / 2, y: e.data!.labelAt!.y, width: w, height: LABEL_BOX.height };
+  const { width: w, height } = labelSize(e.data!.edge);
+  return { x: e.data!.labelAt!.x - w / 2, y: e.data!.labelAt!.y, width: w, height };
 }
 
 /** The points of an edge's drawn curve, 200 steps from source handle to target handle. */

@@ -57,6 +57,11 @@ export interface GraphNode {
   distinct?: number;
   /** Paths lens: workloads behind a folded namespace. */
   workloads?: number;
+  /**
+   * Paths lens: endpoint flows of the Services folded into this element that refuse some or all of
+   * their callers (`refuse` of `of`), and the objects that decided; the callers may be anywhere.
+   */
+  refuses?: { refuse: number; of: number; refs: RefView[] };
   /** Leaf size for the layout; containers are sized by their children. */
   width: number;
   height: number;
@@ -90,6 +95,8 @@ export interface GraphEdge {
   flows: EdgeFlow[];
   /** How the edge is worded beyond its verdict (verdicts.ts NOTES): a router's share, a CNI dialect's decision, an L7 restriction. */
   note?: EdgeNoteId;
+  /** The layers that dropped its dropped flows, in words (verdicts.ts dropLayerWord): "NetworkPolicy", "Admin tier". */
+  layers?: string[];
   /** Paths lens: pod-level connections behind the edge, by verdict, and their ports. */
   count?: number;
   mix?: { allow: number; drop: number; partial: number };
@@ -531,6 +538,8 @@ export function leafResolver(g: GraphModel): (id: string) => string | undefined 
   for (const n of g.nodes) {
     map.set(n.id, n.id);
     for (const m of n.members ?? []) map.set(m, n.id);
+    // Services drawn inside their workload's element (paths lens) are shown by it.
+    for (const s of n.services ?? []) map.set(s, n.id);
   }
   return (id) => map.get(id) ?? (id.startsWith("external:") ? map.get(graphEndpointId(id)) : undefined);
 }

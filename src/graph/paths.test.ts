@@ -5,7 +5,7 @@ import { lensOf, topologyDecides, type GraphModel } from "./model.ts";
 import { buildGraph } from "./build.ts";
 import { layeredLayout, columnOf, packLayers, splitByFlows } from "./layered.ts";
 import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
-import { edgeText, LABEL_BOX, toFlowElements } from "./flow.ts";
+import { labelBox, toFlowElements } from "./flow.ts";
 import type { TraceView } from "../engine/analysis/index.ts";
 import type { Filters, Grouping } from "../store/types.ts";
 import type { NsGroupBy } from "./nsGroups.ts";
@@ -331,13 +331,13 @@ describe("edge labels sit clear of every box and of each other", () => {
       const labels = edges
         .filter((e) => e.data!.showLabel && e.data!.edge.label)
         .map((e) => {
-          const w = edgeText(e.data!.edge).length * LABEL_BOX.font * LABEL_BOX.charWidth + LABEL_BOX.padX;
+          const w = labelBox(e.data!.edge).width;
           return {
             id: e.id,
             x: e.data!.labelAt!.x - w / 2,
             y: e.data!.labelAt!.y,
             width: w,
-            height: LABEL_BOX.height,
+            height: labelBox(e.data!.edge).height,
           };
         });
       expect(labels.length).toBeGreaterThan(0);

@@ -8,6 +8,14 @@
  * (POD_LEVEL), and namespaces close, largest first, until the elements fit
  * the pane's budget. A Service whose every endpoint belongs to one closed
  * workload is drawn inside that workload (Kiali's workload graph).
+ *
+ * Drops fold with their elements: every flow the engine judged lands on the
+ * edge between the elements that show its ends, so two boxes get a drop (or
+ * partial) edge whenever any flow between their members is not allowed,
+ * labelled with the count and the deciding layers; flows between members of
+ * one box make a loop on it, drawn when some of them are not allowed. A
+ * Service folded into its workload keeps what its endpoint flows said
+ * (`refuses`: endpoints that refuse some or all callers).
  * Pure: edges only merge the flows the engine judged.
  */
 import type { Analysis, DropCause, FlowKind, PodView, RefView, Verdict } from "../engine/analysis/index.ts";
@@ -21,7 +29,15 @@ import {
 } from "./model.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { distinguishingStarts } from "./text.ts";
-import { cniDialectOf, layerPasses, noteTag, tierTag, type EdgeNoteId, type Tier } from "./verdicts.ts";
+import {
+  cniDialectOf,
+  dropLayerWord,
+  layerPasses,
+  noteTag,
+  tierTag,
+  type EdgeNoteId,
+  type Tier,
+} from "./verdicts.ts";
 import { familyResolver, familyTitle } from "./nsGroups.ts";
 
 /** Up to this many pods, every workload shows its pods. */
@@ -353,8 +369,11 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     drops: number;
     tierDrops: number;
     tier: Tier | undefined;
+    layers: Set<string>;
   }
   const acc = new Map<string, Acc>();
+  /** Per element: endpoint flows of the Services folded into it that refuse some or all callers, and of how many. */
+  const refusals = new Map<string, { refuse: number; of: number; refs: RefView[] }>();
   const links = new Set<string>();
   const externals = new Set<string>();
   const seen = (list: RefView[], r: RefView) =>
@@ -364,15 +383,32 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     for (const f of list) {
       const target = resolve(f.to);
       if (!target) continue;
-      const passes =
+      const chosen =
         (filters.port === "all" || `${f.port}/${f.protocol}` === filters.port) &&
-        !(filters.onlyDrops && f.verdict === "allow") &&
         layerPasses(filters.layer, f);
+      const passes = chosen && !(filters.onlyDrops && f.verdict === "allow");
       for (const from of f.from) {
         const source = resolve(from);
-        if (!source || source === target) continue;
-        if (from.startsWith("external:")) externals.add(source);
-        links.add(`${source}>${target}`);
+        if (!source) continue;
+        if (source === target) {
+          // A Service's flows to its own endpoints inside one element: their callers are anywhere, so the element keeps a count, not a loop.
+          if (f.kind === "endpoint") {
+            if (!chosen) continue;
+            let r = refusals.get(target);
+            if (!r) refusals.set(target, (r = { refuse: 0, of: 0, refs: [] }));
+            r.of++;
+            if (f.verdict !== "allow") {
+              r.refuse++;
+              for (const ref of f.decidedBy) if (r.refs.length < 6 && !seen(r.refs, ref)) r.refs.push(ref);
+            }
+            continue;
+          }
+          // Pods that call a member of their own element (a folded namespace's workloads): a loop, drawn when some are not allowed.
+          if (from === f.to) continue;
+        } else {
+          if (from.startsWith("external:")) externals.add(source);
+          links.add(`${source}>${target}`);
+        }
         if (!passes) continue;
         const key = `${source}->${target}`;
         let e = acc.get(key);
@@ -395,6 +431,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
             drops: 0,
             tierDrops: 0,
             tier: undefined,
+            layers: new Set(),
           };
           acc.set(key, e);
         }
@@ -405,6 +442,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         e.flowIds.add(f.id);
         if (f.verdict !== "allow") {
           e.drops++;
+          e.layers.add(dropLayerWord(f));
           if (f.tier) {
             e.tierDrops++;
             e.tier ??= f.tier;
@@ -447,10 +485,16 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   }
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const edges: GraphEdge[] = [];
+  for (const [id, r] of refusals) {
+    const n = byId.get(id);
+    if (n && r.refuse > 0) n.refuses = r;
+  }
   for (const e of acc.values()) {
     if (!byId.has(e.source) || !byId.has(e.target)) continue;
     const kinds = (["allow", "drop", "partial"] as const).filter((v) => e.mix[v] > 0);
     const verdict: Verdict = kinds.length === 1 ? kinds[0]! : "partial";
+    const loop = e.source === e.target;
+    if (loop && verdict === "allow") continue;
     const { refs, label: byRef } = edgeRefs(verdict, e);
     // A note words what the verdict alone does not say (verdicts.ts NOTES).
     const note: EdgeNoteId | undefined =
@@ -485,6 +529,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       ports: [...e.ports].sort(),
     };
     if (note) edge.note = note;
+    if (e.layers.size) edge.layers = [...e.layers].sort();
     if (verdict !== "allow") {
       const cause: DropCause | undefined = e.causes.has("policy")
         ? "policy"
@@ -495,6 +540,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       if (e.tier && e.tierDrops === e.drops) edge.tier = e.tier;
     }
     edges.push(edge);
+    if (loop) continue;
     const t = byId.get(e.target)!;
     t.inbound ??= emptyMix();
     t.inbound.allow += e.mix.allow;

@@ -28,7 +28,10 @@ export function testFailedEdges(g: GraphModel, results: readonly TestResultView[
     for (const m of r.marks) {
       const s = resolve(m.source);
       const t = resolve(m.target);
-      if (s && t) mark(drawn.get(`${s}->${t}`), r.name);
+      // A part inside one element (a Service folded into its workload, to its own pods) is no edge.
+      if (s && t) {
+        if (s !== t) mark(drawn.get(`${s}->${t}`), r.name);
+      }
       // A Service the graph does not draw (folded into the paths between workloads): its marked parts join up.
       else if (s)
         for (const n of r.marks)

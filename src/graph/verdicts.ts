@@ -196,6 +196,19 @@ export function flowLayer(
   return f.decidedBy.some((r) => r.kind === "NetworkPolicy") ? "NetworkPolicy" : undefined;
 }
 
+/**
+ * The layer that dropped a flow, in the words the graph's labels and drop list use ("NetworkPolicy",
+ * "Admin tier", "Cilium", "traffic policy"): the engine says which (`Flow.tier`, `layer`, `dropCause`, `decidedBy`).
+ */
+export function dropLayerWord(f: Pick<Flow, "tier" | "layer" | "decidedBy" | "dropCause">): string {
+  if (f.dropCause === "traffic-policy") return "traffic policy";
+  if (f.tier) return `${f.tier} tier`;
+  if (f.layer) return f.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
+  const dialect = cniDialectOf(f.decidedBy[0]);
+  if (dialect) return dialect;
+  return f.decidedBy.some((r) => r.kind === "NetworkPolicy") ? "NetworkPolicy" : "policy";
+}
+
 export function layerPasses(filter: LayerFilter | undefined, f: Pick<Flow, "tier" | "layer" | "decidedBy">) {
   return !filter || filter === "all" || flowLayer(f) === filter;
 }

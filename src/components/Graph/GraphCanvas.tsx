@@ -12,10 +12,15 @@ import {
 } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { topologyDecides, CONTAINER_KINDS, type GraphEdge, type GraphModel } from "../../graph/model.ts";
+import { topologyDecides, CONTAINER_KINDS, type GraphModel } from "../../graph/model.ts";
 import { buildGraph } from "../../graph/build.ts";
-import { ElementStabilizer, toFlowElements, type FlowEdge, type FlowNode } from "../../graph/flow.ts";
-import type { AppStore } from "../../store/createAppStore.ts";
+import {
+  ElementStabilizer,
+  pictureBounds,
+  toFlowElements,
+  type FlowEdge,
+  type FlowNode,
+} from "../../graph/flow.ts";
 import type { Selection } from "../../store/types.ts";
 import { sameQuestion } from "../../store/viewSlice.ts";
 import { allNodeTypes, NODE_FONT } from "./nodes.tsx";
@@ -53,6 +58,8 @@ import { markFirstDraw } from "../../store/firstDraw.ts";
 import { drawnAs, findMatches, searchIndex, type Match } from "../../graph/search.ts";
 import { testFailedEdges } from "../../graph/testMarks.ts";
 import { currentTestResults } from "../Tests/results.ts";
+import { unlistedText } from "./DropList.tsx";
+import { askEdge } from "./ask.ts";
 
 /** Find a pod, workload, Service or namespace: opens what folds it, then the canvas centres and selects it. */
 function GraphFind({ onFind }: { onFind: (m: Match) => void }) {
@@ -94,14 +101,6 @@ function GraphFind({ onFind }: { onFind: (m: Match) => void }) {
       </span>
     </form>
   );
-}
-
-/** The trace that explains an edge: its first dropped flow, else its first flow. */
-export function askEdge(store: AppStore, e: GraphEdge) {
-  const f = e.flows.find((x) => x.verdict !== "allow") ?? e.flows[0];
-  const selection: Selection = { kind: "edge", id: e.id };
-  if (f) store.getState().ask({ from: f.from, to: f.traceTo, protocol: f.protocol }, selection);
-  else store.getState().select(selection);
 }
 
 function selectionOf(kind: string | undefined, id: string): Selection | undefined {
@@ -187,9 +186,10 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       ? s.trace.result
       : undefined,
   );
-  const { fitView, getViewport, setCenter } = useReactFlow();
+  const { fitView, getViewport, setCenter, setViewport } = useReactFlow();
   const paths = displayed?.graph.lens === "paths";
   const result = useApp((s) => s.analysis.result);
+  const onlyDrops = useApp((s) => s.filters.onlyDrops);
   const decides = useMemo(() => (result ? topologyDecides(result) : false), [result]);
   // Presenter mode lets a small graph grow to fill the projector (text scales with it).
   const presenting = useApp((s) => s.presenting);
@@ -278,13 +278,36 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
     if (seek.current && centre(seek.current)) seek.current = undefined;
   }, [centre]);
 
+  // Fit view, paths lens: every element and every shown label (a label kept clear of the boxes may sit past them).
+  const fitPicture = useCallback(
+    (duration = 0) => {
+      const canvas = wrapRef.current?.querySelector(".graph-canvas")?.getBoundingClientRect();
+      const b = paths ? pictureBounds(stable.nodes, stable.edges) : undefined;
+      if (!b || !canvas || b.width <= 0 || b.height <= 0) return void fitView({ ...fitOptions, duration });
+      const w = canvas.width - FIT_PADDING.left - FIT_PADDING.right;
+      const h = canvas.height - FIT_PADDING.top - FIT_PADDING.bottom;
+      const zoom = Math.min(
+        fitOptions.maxZoom,
+        Math.max(fitOptions.minZoom, Math.min(w / b.width, h / b.height)),
+      );
+      void setViewport(
+        {
+          x: FIT_PADDING.left + (w - b.width * zoom) / 2 - b.x * zoom,
+          y: FIT_PADDING.top + (h - b.height * zoom) / 2 - b.y * zoom,
+          zoom,
+        },
+        { duration },
+      );
+    },
+    [paths, stable, fitView, fitOptions, setViewport],
+  );
   // Fit the view when the structure changes (a new layout), not on every verdict change.
   const fitted = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (!displayed || fitted.current === displayed.graph.structureKey) return;
     fitted.current = displayed.graph.structureKey;
-    requestAnimationFrame(() => void fitView({ ...fitOptions, duration: 0 }));
-  }, [displayed, fitView, fitOptions]);
+    requestAnimationFrame(() => fitPicture());
+  }, [displayed, fitPicture]);
 
   // The graph is one tab stop: arrow keys move between elements, + and − open and fold, [ and ] step through the selected element's edges.
   const onKeyDown = useCallback(
@@ -480,7 +503,22 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
               maskColor={theme === "dark" ? "rgba(0,0,0,0.55)" : "rgba(240,242,246,0.6)"}
             />
           ) : null}
-          <Controls showInteractive={false} fitViewOptions={fitOptions}>
+          <Controls showInteractive={false} showFitView={false}>
+            <ControlButton
+              onClick={() => fitPicture(150)}
+              className="react-flow__controls-fitview"
+              title="Fit view"
+              aria-label="Fit view"
+            >
+              <svg viewBox="0 0 16 16" aria-hidden="true">
+                <path
+                  d="M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4"
+                  fill="none"
+                  stroke="currentColor"
+                  strokeWidth="1.6"
+                />
+              </svg>
+            </ControlButton>
             <ControlButton
               onClick={() => setMiniMap(!showMiniMap)}
               title={showMiniMap ? "Hide the minimap" : "Show the minimap"}
@@ -506,6 +544,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       </div>
       <Legend
         find={<GraphFind onFind={onFind} />}
+        loops={!!displayed?.graph.edges.some((e) => e.source === e.target)}
         notes={
           displayed
             ? [
@@ -527,6 +566,16 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       {error ? (
         <div className="graph-info" role="alert">
           {error}
+        </div>
+      ) : null}
+      {displayed && onlyDrops && displayed.graph.edges.length === 0 && displayed.graph.nodes.length > 0 ? (
+        <div className="graph-note" role="status" data-testid="drops-none">
+          No dropped connection at this fold level
+          {result?.flows.some((f) => f.verdict !== "allow") ||
+          result?.reach?.flows.some((f) => f.verdict !== "allow")
+            ? " with the port, layer or namespace filter chosen."
+            : ": the engine found every listed flow allowed."}
+          {result?.reach?.dropped ? ` ${unlistedText(result.reach.dropped)}` : ""}
         </div>
       ) : null}
       {displayed && displayed.graph.nodes.length === 0 ? (

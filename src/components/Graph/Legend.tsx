@@ -7,10 +7,13 @@ export function Legend({
   note,
   notes = [],
   find,
+  loops = false,
 }: {
   note?: string | undefined;
   notes?: readonly EdgeNoteId[];
   find?: React.ReactNode;
+  /** The picture has loops (drops between members of one folded box). */
+  loops?: boolean;
 }) {
   const hidden = useApp(verdictsHidden);
   // The cluster tier's entry only where the input has tier policies (ClusterNetworkPolicy, AdminNetworkPolicy, BANP).
@@ -54,6 +57,30 @@ export function Legend({
           <span>{c.label}</span>
         </span>
       ))}
+      {loops ? (
+        <span className="item" data-shape="loop">
+          <svg width="26" height="16" viewBox="0 0 26 16" aria-hidden="true">
+            <rect
+              x="1"
+              y="2"
+              width="8"
+              height="12"
+              rx="2"
+              fill="none"
+              stroke="var(--muted)"
+              strokeWidth="1.4"
+            />
+            <path
+              d="M 9 4 C 22 0, 22 16, 9 12"
+              fill="none"
+              stroke="var(--drop)"
+              strokeWidth="1.8"
+              strokeDasharray="4 2"
+            />
+          </svg>
+          <span>drops inside a box</span>
+        </span>
+      ) : null}
       {NOTES.filter((n) => notes.includes(n.id)).map((n) => (
         <span key={n.id} className="item" data-note={n.id}>
           <span className="legend-tag">{n.sample}</span>

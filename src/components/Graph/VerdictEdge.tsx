@@ -7,7 +7,7 @@
  */
 import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
-import { edgeText, LABEL_BOX, type FlowEdge } from "../../graph/flow.ts";
+import { edgeLines, edgeText, labelBox, loopCurve, loopPoint, type FlowEdge } from "../../graph/flow.ts";
 import { ARROW_PATHS, CATEGORIES, GLYPH_PATHS, categoryOf } from "../../graph/verdicts.ts";
 import { useApp } from "../../store/StoreProvider.tsx";
 import { marksOf } from "../WhatIf/useDiffMarks.ts";
@@ -18,15 +18,19 @@ import { verdictsHidden } from "../Lessons/predict.ts";
 export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>) {
   const { id, source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data } =
     props;
-  const [path, midX, midY] = getBezierPath({
-    sourceX,
-    sourceY,
-    sourcePosition,
-    targetX,
-    targetY,
-    targetPosition,
-    curvature: 0.3,
-  });
+  // A loop: flows between members of one folded element (src/graph/paths.ts), drawn on its right side.
+  const loop = source === target;
+  const [path, midX, midY] = loop
+    ? loopPath(sourceX, sourceY)
+    : getBezierPath({
+        sourceX,
+        sourceY,
+        sourcePosition,
+        targetX,
+        targetY,
+        targetPosition,
+        curvature: 0.3,
+      });
   // Workshop marks: what a what-if changed on this edge, and whether presenter mode's current hop is about it.
   const diff = useApp((st) => marksOf(st)?.edges.get(edgeKey(source, target)));
   const focus = useApp((st) => focusOf(st, source) === true && focusOf(st, target) === true);
@@ -120,7 +124,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
           x1={data.labelAt.ax}
           y1={data.labelAt.ay}
           x2={data.labelAt.x}
-          y2={data.labelAt.y > data.labelAt.ay ? data.labelAt.y : data.labelAt.y + LABEL_BOX.height}
+          y2={data.labelAt.y > data.labelAt.ay ? data.labelAt.y : data.labelAt.y + labelBox(e).height}
           style={{ stroke: colour }}
         />
       ) : null}
@@ -134,15 +138,28 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
             }}
             data-edge-label={id}
             data-note={e.note ?? ""}
+            aria-label={edgeText(e)}
             title={e.title}
           >
-            {edgeText(data.edge)}
+            {edgeLines(data.edge).map((line, i) => (
+              <div key={i}>{line}</div>
+            ))}
           </div>
         </EdgeLabelRenderer>
       ) : null}
     </>
   );
 });
+
+function loopPath(x: number, y: number): [string, number, number] {
+  const [p0, p1, p2, p3] = loopCurve(x, y) as [number, number][];
+  const mid = loopPoint(x, y, 0.5);
+  return [
+    `M ${p0![0]} ${p0![1]} C ${p1![0]} ${p1![1]}, ${p2![0]} ${p2![1]}, ${p3![0]} ${p3![1]}`,
+    mid.x,
+    mid.y,
+  ];
+}
 
 export const edgeTypes = { verdict: VerdictEdge };
 

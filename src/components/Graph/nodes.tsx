@@ -97,6 +97,9 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
     n.sublabel,
     n.warning,
     hidden ? "" : summaryOf(n),
+    hidden || !n.refuses
+      ? ""
+      : `its Services' endpoints refuse some or all callers: ${n.refuses.refuse} of ${n.refuses.of} endpoint flows`,
   ]
     .filter(Boolean)
     .join("\n");

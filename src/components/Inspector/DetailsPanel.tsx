@@ -6,6 +6,7 @@ import { buildGraph } from "../../graph/build.ts";
 import type { Analysis, Flow, PodView, RefView } from "../../engine/analysis/index.ts";
 import { LineLink, RefLink } from "./RefLink.tsx";
 import { TraceDetails, VerdictBadge } from "./TraceDetails.tsx";
+import { DropList } from "../Graph/DropList.tsx";
 
 function useEdge(id: string): GraphEdge | undefined {
   const result = useApp((s) => s.analysis.result);
@@ -267,6 +268,7 @@ function Intro({ a }: { a: Analysis | undefined }) {
         </p>
       ) : null}
       {a?.truncated ? <p className="muted">{a.truncated}</p> : null}
+      <DropList />
     </section>
   );
 }
@@ -288,8 +290,8 @@ export function FlowCounts({ a }: { a: Analysis }) {
   return (
     <>
       Workload to Service: {flows.length + omitted} connections are allowed ({notAllowed(flows)} of them by
-      only some of the Service&apos;s pods); {dropped} are dropped and not drawn. Service to pod:{" "}
-      {notAllowed(a.flows)} of {a.flows.length} flows refuse some or all of their clients.
+      only some of the Service&apos;s pods); {dropped} are dropped (counted by the engine, not listed).
+      Service to pod: {notAllowed(a.flows)} of {a.flows.length} flows refuse some or all of their clients.
     </>
   );
 }

@@ -1,0 +1,73 @@
+/**
+ * Issue 30, point 1: drops fold with their boxes. An aggregated drop edge joins two boxes whenever a
+ * flow between their members is dropped, labelled with the count and the deciding layer; drops
+ * among one box's members make a loop on it; "Only drops" shows every drop at the fold level in
+ * view, and says why when there is none; "Where the drops are" opens the boxes and picks the edge.
+ */
+import { readFileSync } from "node:fs";
+import { test, expect } from "./fixtures.ts";
+// @ts-expect-error: the bench generator is plain JavaScript
+import { generate } from "../bench/generate.mjs";
+
+test.use({ viewport: { width: 1440, height: 900 } });
+
+test("folded namespaces keep their drops: a labelled drop edge between boxes and a loop inside one", async ({
+  playground,
+}) => {
+  await playground.goto();
+  await playground.groupBy("namespace");
+  const g = playground.graph;
+  await expect(g.edge("group:namespace:tools", "group:namespace:shop")).toHaveAttribute(
+    "data-verdict",
+    /drop|partial/,
+  );
+  const label = g.label("group:namespace:tools", "group:namespace:shop");
+  await expect(label).toContainText(/\d+ of \d+ dropped/);
+  await expect(label).toContainText("NetworkPolicy");
+  // backend-1 -> cache (traffic policy) and the policy drops inside shop: a loop on the shop box.
+  await expect(g.loop("group:namespace:shop")).toHaveAttribute("data-verdict", /drop|partial/);
+  await expect(g.label("group:namespace:shop", "group:namespace:shop")).toContainText("inside");
+  await expect(playground.page.locator('.legend [data-shape="loop"]')).toBeVisible();
+  // Only drops: the same fold level, only the edges that carry drops.
+  await playground.onlyDrops();
+  await expect(g.edges()).toHaveCount(2);
+  await expect(g.dropEdges()).toHaveCount(2);
+  // A click on the loop traces one of its dropped flows.
+  await g.clickEdge("group:namespace:shop", "group:namespace:shop");
+  await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", /drop|partial/);
+});
+
+test("at 189 pods, Only drops shows the partly dropped edges between folded namespaces, and the list opens one", async ({
+  playground,
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await playground.goto();
+  await playground.loadText((generate("S") as { text: string }).text);
+  await playground.onlyDrops();
+  await expect(playground.graph.dropEdges().first()).toBeAttached();
+  const edges = await playground.graph.edges().count();
+  expect(edges).toBeGreaterThan(0);
+  await expect(playground.graph.dropEdges()).toHaveCount(edges);
+  const list = playground.dropList();
+  await expect(list.getByRole("listitem").first()).toBeVisible();
+  // The engine's count of the pairs it did not list is said, with what to do about it.
+  await expect(list.getByTestId("drops-unlisted")).toContainText(
+    /7,841 more workload-to-Service pairs are dropped/,
+  );
+  const first = list.getByRole("listitem").first();
+  const title = (await first.getByRole("button").innerText()).split(" → ");
+  await first.getByRole("button").click();
+  // The spot's edge is selected: its details name both ends, in the spot's namespaces.
+  const heading = playground.details.getByRole("region", { name: "Edge" }).getByRole("heading").first();
+  await expect(heading).toContainText(title[1]!);
+  await expect(page.locator(".react-flow__edge.selected")).toHaveCount(1);
+});
+
+test("Only drops on an input with none says so instead of an empty picture", async ({ playground }) => {
+  await playground.goto();
+  await playground.loadText(readFileSync("e2e/fixtures/real-apps/bookinfo.yaml", "utf8"));
+  await playground.onlyDrops();
+  await expect(playground.graph.edges()).toHaveCount(0);
+  await expect(playground.page.getByTestId("drops-none")).toContainText("every listed flow allowed");
+});

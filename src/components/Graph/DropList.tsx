@@ -1,0 +1,82 @@
+/**
+ * "Where the drops are": the engine's dropped flows ranked by namespace pair
+ * and deciding object (src/graph/drops.ts). A spot opens the boxes that show
+ * its namespaces and selects the edge that carries it, whose first dropped
+ * flow is traced. What the engine counted without listing is said in words.
+ */
+import { useMemo } from "react";
+import { useShallow } from "zustand/react/shallow";
+import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { focusDropSpot, spotDecider, spotTitle, whereDropsAre, type DropSpot } from "../../graph/drops.ts";
+import { askEdge } from "./ask.ts";
+
+const plural = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+
+/** The sentence for dropped pairs the engine counted but did not list (inputs past its trace budget). */
+export function unlistedText(n: number): string {
+  return `${plural(n, "more workload-to-Service pair")} ${n === 1 ? "is" : "are"} dropped: the engine counts them but does not list them for an input this large, so no edge shows them. Ask a question to trace one.`;
+}
+
+export function DropList({ limit = 6 }: { limit?: number }) {
+  const store = useAppStore();
+  const result = useApp((s) => s.analysis.result);
+  const summary = useMemo(() => (result ? whereDropsAre(result) : undefined), [result]);
+  const view = useApp(
+    useShallow((s) => ({
+      filters: s.filters,
+      grouping: s.grouping,
+      open: s.graphOpen,
+      budget: s.graphBudget,
+      nsGroupBy: s.nsGroupBy,
+    })),
+  );
+  if (!result || !summary || (summary.spots.length === 0 && summary.unlisted === 0)) return null;
+  const go = (spot: DropSpot) => {
+    const st = store.getState();
+    const f = focusDropSpot(result, { ...view, lens: "paths" }, spot);
+    if (st.graphLens === "topology") st.setGraphLens("paths");
+    st.setTab("graph");
+    for (const [k, v] of Object.entries(f.open)) if (st.graphOpen[k] !== v) st.setGraphOpen(k, v);
+    if (f.edge) askEdge(store, f.edge);
+    else if (f.element)
+      st.select({ kind: f.element.startsWith("service:") ? "service" : "group", id: f.element });
+  };
+  const shown = summary.spots.slice(0, limit);
+  const more = summary.spots.length - shown.length;
+  return (
+    <section aria-label="Where the drops are" className="drop-list" data-testid="drop-list">
+      <h4>Where the drops are</h4>
+      {shown.length ? (
+        <ol>
+          {shown.map((s) => (
+            <li key={s.key} data-spot={s.key}>
+              <button
+                type="button"
+                className="link"
+                onClick={() => go(s)}
+                title="Open these boxes and select the edge"
+              >
+                {spotTitle(s)}
+              </button>{" "}
+              <span className="mono">{spotDecider(s)}</span>{" "}
+              <span className="muted">
+                {plural(s.connections, "connection")}
+                {s.partly ? ` (${s.partly} refused at some endpoints only)` : ""}
+                {s.from === undefined && !s.external ? ", at the Service's endpoints" : ""}
+              </span>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+      {more > 0 ? (
+        <p className="muted">and {plural(more, "more place")} (the matrix lists every pair).</p>
+      ) : null}
+      {summary.unlisted ? (
+        <p className="muted" data-testid="drops-unlisted">
+          {unlistedText(summary.unlisted)}
+        </p>
+      ) : null}
+    </section>
+  );
+}

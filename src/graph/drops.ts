@@ -1,0 +1,155 @@
+/**
+ * Where the drops are: every flow the engine judged not allowed, ranked by
+ * (source namespace, destination namespace, deciding object), with the fold
+ * keys that show both namespaces as their own elements and the edge that
+ * carries the spot once they are. The graph's "Where the drops are" list
+ * reads it; nothing here judges a flow, it only counts the engine's verdicts.
+ *
+ * A Service's endpoint flow that refuses some callers has no known caller
+ * (the engine judged every pod of the cluster as a source at once): its spot
+ * has no source namespace ("callers anywhere"). Pairs the engine counted but
+ * did not list (`reach.dropped`, inputs past the trace budget) are returned
+ * as a count: the list says so instead of pretending they are not there.
+ */
+import type { Analysis, Flow, RefView } from "../engine/analysis/index.ts";
+import { buildPathGraph, nsGroupKey } from "./paths.ts";
+import { leafResolver, type GraphEdge, type GraphModel, type GraphOptions } from "./model.ts";
+import { familyResolver, type NsGroupBy } from "./nsGroups.ts";
+import { dropLayerWord } from "./verdicts.ts";
+
+export interface DropSpot {
+  key: string;
+  /** Source namespace; undefined: the callers of a Service's endpoints, anywhere in the cluster. */
+  from: string | undefined;
+  /** A client outside the cluster (`external:IP`), when that is the source. */
+  external?: string;
+  to: string;
+  /** The layer that dropped ("NetworkPolicy", "Admin tier", "traffic policy"). */
+  layer: string;
+  /** The first deciding object, when the engine named one. */
+  ref?: RefView;
+  /** Source pods (or clients) times flows: the pod-level connections not allowed. */
+  connections: number;
+  /** Of them, refused at some endpoints only (partial flows). */
+  partly: number;
+  /** One flow of the spot, whose trace explains it. */
+  example: { from: string; to: string; protocol: Flow["protocol"] };
+}
+
+export interface DropSummary {
+  spots: DropSpot[];
+  /** Pairs the engine judged dropped but did not list (`reach.dropped`). */
+  unlisted: number;
+}
+
+/** The namespace of an element id (`pod:NS/NAME`, `service:NS/NAME`); undefined for nodes and clients. */
+export function namespaceOfId(id: string): string | undefined {
+  const m = /^(?:pod|service|gateway|ingress|virtualservice):([^/]+)\//.exec(id);
+  return m?.[1];
+}
+
+export function whereDropsAre(a: Analysis): DropSummary {
+  const spots = new Map<string, DropSpot>();
+  const lists = a.reach ? [a.flows, a.reach.flows] : [a.flows];
+  for (const list of lists)
+    for (const f of list) {
+      if (f.verdict === "allow") continue;
+      const to = namespaceOfId(f.to);
+      if (to === undefined) continue;
+      const layer = dropLayerWord(f);
+      const ref = f.decidedBy[0];
+      const by = ref ? `${ref.kind}|${ref.namespace ?? ""}|${ref.name}` : "";
+      // Sources by namespace: one flow's senders share a class, so mostly one namespace.
+      const bySource = new Map<
+        string,
+        { from: string | undefined; external?: string; n: number; first: string }
+      >();
+      for (const s of f.from) {
+        const external = s.startsWith("external:") ? s.replace(/@.*$/, "") : undefined;
+        const from = f.kind === "endpoint" ? undefined : external ? undefined : namespaceOfId(s);
+        if (f.kind !== "endpoint" && from === undefined && !external) continue;
+        const k = external ?? from ?? "*";
+        const cur = bySource.get(k);
+        if (cur) cur.n++;
+        else bySource.set(k, { from, ...(external ? { external } : {}), n: 1, first: f.client ?? s });
+      }
+      for (const [k, src] of bySource) {
+        const key = `${k}>${to}|${layer}|${by}`;
+        let spot = spots.get(key);
+        if (!spot) {
+          spot = {
+            key,
+            from: src.from,
+            to,
+            layer,
+            connections: 0,
+            partly: 0,
+            example: { from: src.first, to: f.traceTo, protocol: f.protocol },
+          };
+          if (src.external) spot.external = src.external;
+          if (ref) spot.ref = ref;
+          spots.set(key, spot);
+        }
+        spot.connections += src.n;
+        if (f.verdict === "partial") spot.partly += src.n;
+      }
+    }
+  const list = [...spots.values()].sort(
+    (x, y) => y.connections - x.connections || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0),
+  );
+  return { spots: list, unlisted: a.reach?.dropped ?? 0 };
+}
+
+/** A spot in words: "billing-dev → payments-prod", "callers → shop", "203.0.113.10 → shop". */
+export function spotTitle(s: DropSpot): string {
+  const from = s.external ? s.external.replace(/^external:/, "") : (s.from ?? "callers anywhere");
+  return `${from} → ${s.to}`;
+}
+
+/** The deciding object in words: "NetworkPolicy shop/deny-all", else the layer. */
+export function spotDecider(s: DropSpot): string {
+  if (!s.ref) return s.layer;
+  const name = s.ref.namespace ? `${s.ref.namespace}/${s.ref.name}` : s.ref.name;
+  return s.layer === "NetworkPolicy" || s.layer === "traffic policy" || s.layer === "policy"
+    ? `${s.ref.kind} ${name}`
+    : `${s.layer}: ${s.ref.kind} ${name}`;
+}
+
+/**
+ * What opening a spot does: its namespaces' families open (so each namespace is its own element, or
+ * its workloads), and the element or edge that carries the spot in the graph drawn then.
+ */
+export function focusDropSpot(
+  a: Analysis,
+  options: GraphOptions,
+  spot: DropSpot,
+): { open: Record<string, boolean>; graph: GraphModel; edge?: GraphEdge; element?: string } {
+  const familyOf = familyResolver(a, options.nsGroupBy as NsGroupBy | undefined);
+  const open = { ...(options.open ?? {}) };
+  for (const ns of [spot.from, spot.to]) {
+    if (ns === undefined) continue;
+    const f = familyOf(ns);
+    if (f !== undefined) open[nsGroupKey(f)] = true;
+  }
+  const graph = buildPathGraph(a, { ...options, open });
+  const resolve = leafResolver(graph);
+  const source = resolve(spot.example.from);
+  // The Service (or pod) the example asks about, else its namespace's element.
+  const target = resolve(spot.example.to.replace(/:\d+$/, ""));
+  const edge =
+    graph.edges.find((e) => e.source === source && e.target === target && e.verdict !== "allow") ??
+    graph.edges.find(
+      (e) =>
+        e.verdict !== "allow" &&
+        nsOfNode(graph, e.source) === (spot.from ?? nsOfNode(graph, e.source)) &&
+        nsOfNode(graph, e.target) === spot.to,
+    );
+  const out: ReturnType<typeof focusDropSpot> = { open, graph };
+  if (edge && (spot.from !== undefined || spot.external)) out.edge = edge;
+  else if (target) out.element = target;
+  return out;
+}
+
+function nsOfNode(g: GraphModel, id: string): string | undefined {
+  return g.nodes.find((n) => n.id === id)?.namespace;
+}
