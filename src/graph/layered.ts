@@ -92,7 +92,8 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
   setRanks();
 
   // Rows per sub-column: the count that lets the whole picture fit the pane's shape at the largest scale.
-  const w = Math.max(...nodes.map((n) => n.width), 1);
+  // Boxes are sized to their names (text.ts): a column is as wide as its widest box, a box as tall as its lines.
+  const colW = used.map((c) => Math.max(1, ...c.map((i) => nodes[i]!.width)));
   const h = Math.max(...nodes.map((n) => n.height), 1);
   const rowH = h + LAYERED.rowGap;
   const tallest = Math.max(1, ...used.map((c) => c.length));
@@ -100,7 +101,7 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
     let width = 0;
     used.forEach((c, k) => {
       const subs = Math.ceil(c.length / rows);
-      width += subs * w + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? LAYERED.columnGap : 0);
+      width += subs * colW[k]! + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? LAYERED.columnGap : 0);
     });
     return { width, height: Math.min(rows, tallest) * rowH - LAYERED.rowGap };
   };
@@ -115,26 +116,38 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
       rows = r;
     }
   }
-  const height = size(rows).height;
   const out: Positions = {};
-  let x = LAYERED.padding;
-  for (const c of used) {
+  // Each sub-column stacks its boxes at their own heights, centred on the tallest stack.
+  const parts: { k: number; s: number; part: number[]; height: number }[] = [];
+  used.forEach((c, k) => {
     const subs = Math.ceil(c.length / rows);
     const perSub = Math.ceil(c.length / subs);
     for (let s = 0; s < subs; s++) {
       const part = c.slice(s * perSub, (s + 1) * perSub);
-      const top = LAYERED.padding + (height - (part.length * rowH - LAYERED.rowGap)) / 2;
-      part.forEach((i, r) => {
-        const n = nodes[i]!;
-        out[n.id] = {
-          x: x + s * (w + LAYERED.subColumnGap),
-          y: top + r * rowH,
-          width: n.width,
-          height: n.height,
-        };
-      });
+      const height = part.reduce((t, i) => t + nodes[i]!.height, 0) + (part.length - 1) * LAYERED.rowGap;
+      parts.push({ k, s, part, height });
     }
-    x += subs * w + (subs - 1) * LAYERED.subColumnGap + LAYERED.columnGap;
+  });
+  const height = Math.max(0, ...parts.map((p) => p.height));
+  const colX: number[] = [];
+  let x = LAYERED.padding;
+  used.forEach((c, k) => {
+    colX[k] = x;
+    const subs = Math.ceil(c.length / rows);
+    x += subs * colW[k]! + (subs - 1) * LAYERED.subColumnGap + LAYERED.columnGap;
+  });
+  for (const { k, s, part, height: ph } of parts) {
+    let y = LAYERED.padding + (height - ph) / 2;
+    for (const i of part) {
+      const n = nodes[i]!;
+      out[n.id] = {
+        x: colX[k]! + s * (colW[k]! + LAYERED.subColumnGap),
+        y,
+        width: n.width,
+        height: n.height,
+      };
+      y += n.height + LAYERED.rowGap;
+    }
   }
   return options.previous ? keepPlaces(nodes, out, options.previous) : out;
 }

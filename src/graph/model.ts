@@ -18,6 +18,7 @@ import type { Filters, GraphLens, Grouping } from "../store/types.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { layerPasses, tierTag, type EdgeNoteId, type Tier } from "./verdicts.ts";
 import type { NsGroupBy } from "./nsGroups.ts";
+import type { BoxText } from "./text.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
 export type GraphNodeKind =
@@ -53,8 +54,12 @@ export interface GraphNode {
   services?: string[];
   /** Paths lens: namespaces folded into a namespace family element. */
   nsCount?: number;
-  /** Paths lens: where the label's distinguishing part starts among its siblings (kept when the name is shortened). */
-  distinct?: number;
+  /** Paths lens: the name shown instead of the label (a ReplicaSet's pod: its workload and the suffix that tells it apart). */
+  short?: string;
+  /** Paths lens: the second line's parts (kind, namespace, IP, ports), never split. */
+  parts?: string[];
+  /** Paths lens: the text as drawn, the box sized to it (text.ts boxText). */
+  text?: BoxText;
   /** Paths lens: workloads behind a folded namespace. */
   workloads?: number;
   /**

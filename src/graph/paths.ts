@@ -28,7 +28,7 @@ import {
   type GraphOptions,
 } from "./model.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
-import { distinguishingStarts } from "./text.ts";
+import { boxText, podSuffix } from "./text.ts";
 import {
   cniDialectOf,
   dropLayerWord,
@@ -40,11 +40,14 @@ import {
 } from "./verdicts.ts";
 import { familyResolver, familyTitle } from "./nsGroups.ts";
 
-/** Up to this many pods, every workload shows its pods. */
+/** Up to this many pods, every workload shows its pods (when they fit: POD_LEAVES). */
 export const POD_LEVEL = 30;
+/** At most this many elements at pod level, or the pane's budget if larger: past it workloads fold (Online Boutique's 25). */
+export const POD_LEAVES = 14;
 
+/** A typical box (text.ts sizes each to its text): the pane's element budget counts in these. */
 export const PATH_SIZES = {
-  leaf: { width: 176, height: 52 },
+  leaf: { width: 210, height: 55 },
 } as const;
 
 export const nsKey = (ns: string) => `ns:${ns}`;
@@ -55,9 +58,40 @@ export const namespaceNodeId = (ns: string) => `group:namespace:${ns}`;
  */
 export const nsGroupKey = (family: string) => `nsg:${family}`;
 export const nsGroupNodeId = (family: string) => `group:nsgroup:${family}`;
+/** A namespace's elements that no flow reaches or leaves, folded into one when the picture is too full (Kiali hides idle nodes). */
+export const idleKey = (ns: string) => `idle:${ns}`;
+export const idleNodeId = (ns: string) => `group:idle:${ns}`;
 export const workloadNodeId = (workloadId: string) => `group:${workloadId}`;
 
 type Mix = { allow: number; drop: number; partial: number };
+
+const KIND_WORD: Record<string, string> = {
+  Deployment: "deploy",
+  StatefulSet: "sts",
+  DaemonSet: "ds",
+  ReplicaSet: "rs",
+  Job: "job",
+  CronJob: "cronjob",
+  Pod: "pod",
+};
+
+/** A ReplicaSet's pod's short name: its workload and the suffix that tells it apart (text.ts podSuffix). */
+function shortName(name: string, w: { name: string; kind: string; pods: PodView[] }): { short?: string } {
+  if (w.kind === "Pod" || !name.startsWith(`${w.name}-`)) return {};
+  const rest = name.slice(w.name.length + 1);
+  if (!rest.includes("-")) return {};
+  return {
+    short: `${w.name} · ${podSuffix(
+      name,
+      w.name,
+      w.pods.map((x) => x.name),
+    )}`,
+  };
+}
+
+/** The app a pod belongs to, by the labels Kubernetes' and Istio's conventions use. */
+const appOf = (p: PodView) => p.labels.app ?? p.labels["app.kubernetes.io/name"];
+const versionOf = (p: PodView) => p.labels.version ?? p.labels["app.kubernetes.io/version"];
 const emptyMix = (): Mix => ({ allow: 0, drop: 0, partial: 0 });
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -71,6 +105,23 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   const hiddenNs = new Set(filters.hiddenNamespaces);
   const familyKey = familyResolver(a, options.nsGroupBy);
   let hidden = 0;
+  // An app whose pods carry different versions (Bookinfo's reviews v1, v2, v3): each shows its version,
+  // unless its workload's name already says it.
+  const versions = new Map<string, Set<string>>();
+  for (const p of a.pods) {
+    const app = appOf(p);
+    const v = versionOf(p);
+    if (app === undefined || v === undefined) continue;
+    const k = `${p.namespace}/${app}`;
+    versions.set(k, (versions.get(k) ?? new Set()).add(v));
+  }
+  const versionShown = (p: PodView, workload: string): string => {
+    const app = appOf(p);
+    const v = versionOf(p);
+    if (app === undefined || v === undefined || (versions.get(`${p.namespace}/${app}`)?.size ?? 0) < 2)
+      return "";
+    return workload.split(/[-._]/).includes(v) ? "" : v;
+  };
 
   // The hierarchy: namespace -> workload -> pods, and each namespace's Services.
   interface Wl {
@@ -137,8 +188,24 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     else if (cur !== w) backendOf.set(svc, null);
   }
 
+  // Pods and Services some flow leaves or reaches: the rest are idle.
+  const active = new Set<string>();
+  for (const list of a.reach ? [a.flows, a.reach.flows] : [a.flows])
+    for (const f of list) {
+      active.add(f.to);
+      for (const x of f.from) active.add(x);
+    }
+
   // What is open.
-  const podLevel = grouping === "pod" || (grouping === "auto" && totalPods <= POD_LEVEL);
+  // Every pod while they fit the pane: each pod and Service its own element, else each workload (its Services inside).
+  const podLeaves =
+    totalPods +
+    a.services.filter((s) => !hiddenNs.has(s.namespace)).length +
+    a.routers.length +
+    a.externalClients.length;
+  const podLevel =
+    grouping === "pod" ||
+    (grouping === "auto" && totalPods <= POD_LEVEL && podLeaves <= Math.max(budget, POD_LEAVES));
   const workloadOpen = (w: Wl) => open[w.id] ?? (podLevel || (w.pods.length === 1 && w.kind === "Pod"));
   const servicesMerged = (ns: Ns) => {
     let n = 0;
@@ -154,6 +221,29 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     for (const w of ns.workloads.values()) n += workloadOpen(w) ? w.pods.length : 1;
     return n;
   };
+  /** A namespace's idle leaves as drawn at this fold (a closed workload is idle when none of its pods and Services is active). */
+  const mergedInto = (ns: Ns, w: Wl) => ns.services.filter((sid) => backendOf.get(sid) === w.id);
+  const idleWorkload = (ns: Ns, w: Wl) =>
+    !w.pods.some((p) => active.has(p.id)) && !mergedInto(ns, w).some((sid) => active.has(sid));
+  const idleLeaves = (ns: Ns) => {
+    let n = 0;
+    for (const w of ns.workloads.values())
+      if (workloadOpen(w)) n += w.pods.filter((p) => !active.has(p.id)).length;
+      else if (idleWorkload(ns, w)) n++;
+    for (const sid of ns.services) {
+      const b = backendOf.get(sid);
+      const merged =
+        b !== undefined && b !== null && ns.workloads.has(b) && !workloadOpen(ns.workloads.get(b)!);
+      if (!merged && !active.has(sid)) n++;
+    }
+    return n;
+  };
+  const idleLeavesOf = (name: string) => {
+    const ns = namespaces.get(name);
+    return ns ? idleLeaves(ns) : undefined;
+  };
+  /** Open namespaces whose idle leaves fold into one element. */
+  const idleFolded = new Set<string>();
   const nsOpen = new Map<string, boolean>();
   /** Closed namespaces folded further into their family (name prefix or label). */
   const familyOf = new Map<string, string>();
@@ -165,8 +255,9 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     let total =
       sortedNs.reduce((n, ns) => n + (nsOpen.get(ns.name) ? size.get(ns.name)! : 1), 0) +
       a.externalClients.length;
+    // One namespace folded alone says nothing: only a cluster of several folds them.
     const closable = sortedNs
-      .filter((ns) => open[nsKey(ns.name)] === undefined && size.get(ns.name)! > 1)
+      .filter((ns) => sortedNs.length > 1 && open[nsKey(ns.name)] === undefined && size.get(ns.name)! > 1)
       .sort((x, y) => size.get(y.name)! - size.get(x.name)! || (x.name < y.name ? -1 : 1));
     for (const ns of closable) {
       if (total <= budget) break;
@@ -192,7 +283,21 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         total -= list.length - 1;
       }
     }
+    // Still too many (one namespace of many workloads, most of them idle): the idle ones of each open namespace fold.
+    if (total > budget)
+      for (const ns of sortedNs
+        .filter((ns) => nsOpen.get(ns.name) && open[idleKey(ns.name)] === undefined)
+        .map((ns) => ({ ns, idle: idleLeaves(ns) }))
+        .filter((x) => x.idle > 1)
+        .sort((x, y) => y.idle - x.idle || (x.ns.name < y.ns.name ? -1 : 1))) {
+        if (total <= budget) break;
+        idleFolded.add(ns.ns.name);
+        total -= ns.idle - 1;
+      }
   }
+  for (const [k, chosen] of Object.entries(open))
+    if (chosen === false && k.startsWith("idle:") && (idleLeavesOf(k.slice(5)) ?? 0) > 1)
+      idleFolded.add(k.slice(5));
   for (const [k, chosen] of Object.entries(open))
     if (chosen === false && k.startsWith("nsg:")) {
       const family = k.slice(4);
@@ -242,6 +347,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         leafOf.set(s, id);
       }
       g.sublabel = `${plural(g.nsCount, "namespace")} · ${plural(g.count!, "pod")}`;
+      g.parts = [plural(g.nsCount, "namespace"), plural(g.count!, "pod")];
       continue;
     }
     if (!nsOpen.get(ns.name)) {
@@ -255,6 +361,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         kind: "namespace",
         label: ns.name,
         sublabel: `${plural(ns.workloads.size, "workload")} · ${plural(ns.pods, "pod")} · ${plural(ns.services.length, "Service")}`,
+        parts: [plural(ns.pods, "pod"), plural(ns.workloads.size, "workload")],
         namespace: ns.name,
         count: ns.pods,
         workloads: ns.workloads.size,
@@ -267,14 +374,56 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       for (const s of ns.services) leafOf.set(s, id);
       continue;
     }
+    // The namespace's idle elements, as one (when folded): its members, and how many workloads and Services.
+    let idle: GraphNode | undefined;
+    const tally: Record<"workload" | "pod" | "Service", number> = { workload: 0, pod: 0, Service: 0 };
+    const toIdle = (ids: string[], what: keyof typeof tally, pods: number) => {
+      if (!idle) {
+        idle = {
+          id: idleNodeId(ns.name),
+          kind: "namespace",
+          label: "idle",
+          sublabel: `${ns.name}: workloads and Services no flow reaches or leaves`,
+          namespace: ns.name,
+          count: 0,
+          members: [],
+          toggle: idleKey(ns.name),
+          ...leaf,
+        };
+        nodes.push(idle);
+      }
+      tally[what]++;
+      idle.count! += pods;
+      for (const m of ids) {
+        idle.members!.push(m);
+        leafOf.set(m, idle.id);
+      }
+      idle.parts = [
+        ns.name,
+        ...(["workload", "pod", "Service"] as const).flatMap((k) => (tally[k] ? [plural(tally[k], k)] : [])),
+      ];
+    };
+    const folding = idleFolded.has(ns.name);
     for (const w of ns.workloads.values()) {
+      if (folding && !workloadOpen(w) && idleWorkload(ns, w)) {
+        toIdle([...w.pods.map((p) => p.id), ...mergedInto(ns, w)], "workload", w.pods.length);
+        continue;
+      }
       if (workloadOpen(w)) {
         for (const p of w.pods) {
+          if (folding && !active.has(p.id)) {
+            toIdle([p.id], "pod", 1);
+            continue;
+          }
+          const version = versionShown(p, w.name);
           const n: GraphNode = {
             id: p.id,
             kind: "pod",
             label: p.name,
             sublabel: `${p.namespace} · ${p.ips[0] ?? "no IP"}`,
+            // A ReplicaSet's pod (`reviews-v1-7f8c9d6b5-9fqdr`): its workload's name and the part that tells it
+            // from its siblings, the same form for every such pod; a StatefulSet's `backend-1` reads as it is.
+            ...shortName(p.name, w),
             namespace: p.namespace,
             ref: p.ref,
             fold: w.pods.length > 1 || w.kind !== "Pod" ? w.id : nsKey(ns.name),
@@ -282,6 +431,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
           };
           if (!p.ready) n.warning = p.terminating ? "terminating" : `not ready (${p.phase})`;
           else if (p.terminating) n.warning = "terminating";
+          n.parts = [version, p.namespace, n.warning ?? p.ips[0] ?? "no IP"];
           nodes.push(n);
           leafOf.set(p.id, p.id);
         }
@@ -305,19 +455,39 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       if (services.length) n.services = services;
       const notReady = w.pods.filter((p) => !p.ready).length;
       if (notReady) n.warning = `${notReady} of ${w.pods.length} not ready`;
+      n.parts = [
+        KIND_WORD[w.kind] ?? w.kind,
+        ns.name,
+        w.pods[0] ? versionShown(w.pods[0], w.name) : "",
+        // Its Services are inside it (their names are in the title and the details).
+        services.length ? (services.length === 1 ? "svc" : `${services.length} svc`) : "",
+        n.warning ?? "",
+      ];
       nodes.push(n);
       for (const p of w.pods) leafOf.set(p.id, id);
       for (const s of services) leafOf.set(s, id);
     }
     for (const sid of ns.services) {
       if (leafOf.has(sid)) continue;
+      if (folding && !active.has(sid)) {
+        toIdle([sid], "Service", 0);
+        continue;
+      }
       const s = serviceById.get(sid)!;
       const ports = s.ports.map((p) => `${p.port}/${p.protocol}`).join(", ");
+      const shownPorts = s.ports.slice(0, 3).map((p) => `${p.port}/${p.protocol}`);
+      if (s.ports.length > 3) shownPorts.push(`+${s.ports.length - 3} ports`);
       nodes.push({
         id: s.id,
         kind: "service",
         label: s.name,
         sublabel: `${s.namespace} · ${s.type}${ports ? ` · ${ports}` : ""}`,
+        parts: [
+          "svc",
+          s.namespace,
+          s.headless ? "headless" : s.type === "ClusterIP" ? "" : s.type,
+          ...shownPorts,
+        ],
         namespace: s.namespace,
         ref: s.ref,
         fold: nsKey(ns.name),
@@ -339,6 +509,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       kind: "router",
       label: r.name,
       sublabel: `${r.kind} · ${r.namespace}${where ? ` · ${where}` : ""}`,
+      parts: [r.kind === "VirtualService" ? "mesh route" : r.kind, r.namespace, ...(where ? [where] : [])],
       namespace: r.namespace,
       ref: r.ref,
       ...leaf,
@@ -475,13 +646,17 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         kind: "external",
         label: x.ip,
         sublabel: "client outside the cluster",
+        parts: ["client outside the cluster"],
         ...leaf,
       });
 
-  const starts = distinguishingStarts(nodes.map((n) => n.label));
+  // Every box sized to its name and second line (text.ts): wrapped, never cut.
   for (const n of nodes) {
-    const d = starts.get(n.label) ?? 0;
-    if (d > 0) n.distinct = d;
+    const prefix = n.kind === "group" ? `${n.count}× ` : "";
+    const text = boxText(n.short ?? n.label, n.parts ?? [n.sublabel ?? ""], prefix);
+    n.text = text;
+    n.width = text.width;
+    n.height = text.height;
   }
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const edges: GraphEdge[] = [];

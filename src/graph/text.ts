@@ -1,3 +1,5 @@
+import { textWidth } from "./textWidth.ts";
+
 /** Names shortened in the middle, so the part that tells replicas apart (the suffix) stays. */
 export function middleEllipsis(text: string, max: number): string {
   if (text.length <= max || max < 5) return text;
@@ -55,4 +57,122 @@ export function shortenKeeping(text: string, start: number, max: number): string
   // The distinguishing part alone is too long: its end stays (where replicas and environments differ).
   if (rest.length > max - 2) return `…${rest.slice(rest.length - (max - 1))}`;
   return `${text.slice(0, max - 1 - rest.length)}…${rest}`;
+}
+
+// ---------- names whole: boxes sized to their text, wrapped before anything is cut ----------
+
+/** The paths lens's box metrics (graph units), kept in step with graph.css (.rf-path). */
+export const BOX = {
+  name: 15,
+  sub: 13.5,
+  nameLine: 19.5,
+  subLine: 17.5,
+  /** Left padding and border; the right side keeps room for the open/fold toggle. */
+  left: 11,
+  right: 32,
+  /** Top and bottom padding and borders (a folded namespace's double border is the thickest), and the inbound bar. */
+  vertical: 18,
+  minWidth: 150,
+  maxWidth: 300,
+  subWidth: 236,
+} as const;
+
+/** A name's pieces: each ends at a separator, so a line breaks after "-", ".", "_", "/" or a space. */
+function pieces(text: string): string[] {
+  return text.match(/[^-._/ ]+[-._/ ]*|[-._/ ]+/g) ?? [text];
+}
+
+/**
+ * Text wrapped into lines no wider than `room` px, breaking after separators (a piece wider than
+ * the room alone is broken between characters). Nothing is left out: the lines joined are the text.
+ */
+export function wrapText(text: string, room: number, fontSize: number, bold = false): string[] {
+  const lines: string[] = [];
+  let cur = "";
+  const fits = (t: string) => textWidth(t.trimEnd(), fontSize, bold) <= room;
+  for (const p of pieces(text)) {
+    if (fits(cur + p)) {
+      cur += p;
+      continue;
+    }
+    if (cur) lines.push(cur);
+    cur = "";
+    if (fits(p)) {
+      cur = p;
+      continue;
+    }
+    for (const ch of p) {
+      if (cur && !fits(cur + ch)) {
+        lines.push(cur);
+        cur = "";
+      }
+      cur += ch;
+    }
+  }
+  if (cur) lines.push(cur);
+  return lines.map((l) => l.trimEnd());
+}
+
+/** Parts of a second line (" · " between them), wrapped at part boundaries: a port, an IP, a namespace is never split. */
+export function wrapParts(parts: readonly string[], room: number, fontSize: number): string[] {
+  const lines: string[] = [];
+  let cur = "";
+  for (const p of parts.filter(Boolean)) {
+    const next = cur ? `${cur} · ${p}` : p;
+    if (!cur || textWidth(next, fontSize) <= room) cur = next;
+    else {
+      lines.push(cur);
+      cur = p;
+    }
+  }
+  if (cur) lines.push(cur);
+  return lines;
+}
+
+export interface BoxText {
+  /** The name, on one to three lines (the first may start with a count, `3× `). */
+  name: string[];
+  /** The second part (kind, namespace, IP, ports), on one or two lines. */
+  sub: string[];
+  width: number;
+  height: number;
+}
+
+/**
+ * A box sized to its text: as wide as its name and second line need, up to BOX.maxWidth; past
+ * it the name wraps (after separators) and the second line wraps between its parts.
+ */
+export function boxText(name: string, subParts: readonly string[], prefix = ""): BoxText {
+  const chrome = BOX.left + BOX.right;
+  const full = prefix + name;
+  // A little over the measured widths: glyphs are hinted a touch wider at some zooms.
+  const nameW = textWidth(full, BOX.name, true) * 1.03 + 2;
+  const subW = textWidth(subParts.filter(Boolean).join(" · "), BOX.sub) * 1.03 + 2;
+  // The name sets the width (up to maxWidth); a long second line widens the box up to subWidth, then wraps.
+  const width = Math.min(
+    BOX.maxWidth,
+    Math.max(BOX.minWidth, Math.ceil(nameW + chrome), Math.min(BOX.subWidth, Math.ceil(subW + chrome))),
+  );
+  const room = width - chrome;
+  const nameLines = nameW <= room ? [full] : wrapText(full, room / 1.03 - 2, BOX.name, true);
+  const sub = subParts.some(Boolean) ? wrapParts(subParts, room / 1.03 - 2, BOX.sub) : [];
+  const height = Math.ceil(BOX.vertical + nameLines.length * BOX.nameLine + sub.length * BOX.subLine);
+  return { name: nameLines, sub, width, height };
+}
+
+/**
+ * The part of a pod's name that tells it from the other pods of its workload: the name after
+ * `WORKLOAD-`, less a pod-template-hash every sibling shares (`reviews-v1-7f8c9d6b5-9fqdr` among
+ * its ReplicaSet's pods: `9fqdr`; a StatefulSet's `backend-1`: `1`); the whole name for a bare pod.
+ */
+export function podSuffix(name: string, workload: string, siblings: readonly string[]): string {
+  if (!name.startsWith(`${workload}-`)) return name;
+  const rest = (n: string) => n.slice(workload.length + 1);
+  const own = rest(name);
+  const cut = own.lastIndexOf("-");
+  if (cut <= 0) return own;
+  const hash = own.slice(0, cut + 1);
+  return siblings.every((s) => s.startsWith(`${workload}-`) && rest(s).startsWith(hash))
+    ? own.slice(cut + 1)
+    : own;
 }

@@ -3,7 +3,6 @@ import { memo } from "react";
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import type { FlowNode } from "../../graph/flow.ts";
 import type { GraphNode } from "../../graph/model.ts";
-import { charsFor, middleEllipsis, shortenKeeping } from "../../graph/text.ts";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { verdictsHidden } from "../Lessons/predict.ts";
 
@@ -36,28 +35,6 @@ function InboundBar({ n }: { n: GraphNode }) {
   );
 }
 
-/** A folded namespace's (or namespace family's) second line, longest first: the first that fits is shown. */
-function namespaceLines(n: GraphNode): string[] {
-  const pods = `${n.count ?? 0} pod${n.count === 1 ? "" : "s"}`;
-  if (n.nsCount) return [`${n.nsCount} namespaces · ${pods}`, `${n.nsCount} ns · ${pods}`];
-  const w = n.workloads ?? 0;
-  return [`${pods} · ${w} workload${w === 1 ? "" : "s"}`, `${pods} · ${w} wkld`, pods];
-}
-
-function firstFitting(room: number, lines: string[]): string {
-  return lines.find((l) => l.length <= room) ?? lines[lines.length - 1]!;
-}
-
-const KIND_WORD: Record<string, string> = {
-  Deployment: "deploy",
-  StatefulSet: "sts",
-  DaemonSet: "ds",
-  ReplicaSet: "rs",
-  Job: "job",
-  CronJob: "cronjob",
-  Pod: "pod",
-};
-
 /** The paths lens's element: a namespace, workload, pod, Service or external client, with its open/close toggle. */
 export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
   const store = useAppStore();
@@ -73,27 +50,18 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
   ]
     .filter(Boolean)
     .join(" ");
-  const toggleW = n.toggle || n.fold ? 26 : 0;
-  // Replicas on a workload; a namespace says its pods on its second line.
-  const countText = n.kind === "group" ? `${n.count}×` : "";
-  const nameRoom = n.width - 14 - toggleW - (countText ? (countText.length + 1) * 10 : 0);
-  const name = shortenKeeping(n.label, n.distinct ?? 0, charsFor(nameRoom, NODE_FONT.name, true));
-  const subRoom = charsFor(n.width - 14 - toggleW, NODE_FONT.sub);
-  const kindWord = n.kind === "group" ? (KIND_WORD[n.sublabel?.split(" · ")[0] ?? ""] ?? "") : "";
-  const subText =
-    n.warning ??
-    (n.kind === "group"
-      ? `${kindWord} · ${n.namespace ?? ""}${n.services?.length ? " · svc" : ""}`
-      : n.kind === "namespace"
-        ? firstFitting(subRoom, namespaceLines(n))
-        : n.kind === "service"
-          ? `svc · ${n.sublabel ?? ""}`
-          : n.kind === "router"
-            ? (n.sublabel ?? "").replace(/^VirtualService/, "mesh route")
-            : (n.sublabel ?? ""));
-  const sub = middleEllipsis(subText, subRoom);
+  // The text as src/graph sized the box to it (text.ts boxText): whole names, wrapped, never cut.
+  const text = n.text ?? { name: [n.label], sub: n.sublabel ? [n.sublabel] : [] };
+  // Replicas on a workload: the count starts its first line.
+  const countText = n.kind === "group" ? `${n.count}× ` : "";
   const full = [
-    n.kind === "namespace" ? (n.nsCount ? `Namespaces ${n.label}` : `Namespace ${n.label}`) : n.label,
+    n.id.startsWith("group:idle:")
+      ? `Idle in namespace ${n.namespace}`
+      : n.kind === "namespace"
+        ? n.nsCount
+          ? `Namespaces ${n.label}`
+          : `Namespace ${n.label}`
+        : n.label,
     n.sublabel,
     n.warning,
     hidden ? "" : summaryOf(n),
@@ -109,10 +77,26 @@ export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
     <div className={classes} data-testid={`${n.kind}-node`} data-id={n.id} title={full}>
       <Handles />
       <div className="name">
-        {countText ? <span className="count">{countText} </span> : null}
-        {name}
+        {text.name.map((line, i) =>
+          i === 0 && countText && line.startsWith(countText) ? (
+            <div key={i} className="line">
+              <span className="count">{countText}</span>
+              {line.slice(countText.length)}
+            </div>
+          ) : (
+            <div key={i} className="line">
+              {line}
+            </div>
+          ),
+        )}
       </div>
-      <div className={n.warning ? "sub warn-text" : "sub"}>{sub}</div>
+      <div className={n.warning ? "sub warn-text" : "sub"}>
+        {text.sub.map((line, i) => (
+          <div key={i} className="line">
+            {line}
+          </div>
+        ))}
+      </div>
       {hidden ? null : <InboundBar n={n} />}
       {key ? (
         <button
