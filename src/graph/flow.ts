@@ -162,10 +162,12 @@ export function toFlowElements(
       litNodes.add(e.target);
     }
   }
-  // Paths lens: a selected element dims everything it is not connected to (when no trace is lit).
+  // A selected element (not a container) dims everything it is not connected to, in both lenses (when no trace is lit).
   const paths = g.lens === "paths";
   const focus =
-    paths && !tracing && options.selectedNode && g.nodes.some((n) => n.id === options.selectedNode)
+    !tracing &&
+    options.selectedNode &&
+    g.nodes.some((n) => n.id === options.selectedNode && !CONTAINER_KINDS.has(n.kind))
       ? options.selectedNode
       : undefined;
   const near = new Set<string>();
@@ -548,7 +550,9 @@ function ariaLabelOf(n: GraphNode): string {
     case "group":
       return `Workload ${n.namespace}/${n.label}, ${n.count} pods`;
     case "namespace":
-      return `Namespace ${n.label}: ${n.sublabel ?? ""}`;
+      return n.id.startsWith("group:idle:")
+        ? `Idle in namespace ${n.namespace}: ${n.parts?.slice(1).join(", ") ?? ""}`
+        : `Namespace ${n.label}: ${n.sublabel ?? ""}`;
     case "service":
       return `Service ${n.namespace}/${n.label}`;
     case "external":

@@ -107,6 +107,10 @@ export type Selection =
   | { kind: "node"; id: string }
   | { kind: "group"; id: string }
   | { kind: "external"; id: string }
+  /** An L7 router of the paths lens (Gateway, Ingress, VirtualService). */
+  | { kind: "router"; id: string }
+  /** A zone, a packed block, or the unscheduled bucket of the topology lens. */
+  | { kind: "container"; id: string }
   | { kind: "question" };
 
 export type Grouping = "auto" | "pod" | "workload" | "namespace";

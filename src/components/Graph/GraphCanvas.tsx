@@ -10,10 +10,8 @@ import {
   type NodeMouseHandler,
   type EdgeMouseHandler,
 } from "@xyflow/react";
-import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { topologyDecides, CONTAINER_KINDS, type GraphModel } from "../../graph/model.ts";
-import { buildGraph } from "../../graph/build.ts";
 import {
   ElementStabilizer,
   pictureBounds,
@@ -103,50 +101,30 @@ function GraphFind({ onFind }: { onFind: (m: Match) => void }) {
   );
 }
 
-function selectionOf(kind: string | undefined, id: string): Selection | undefined {
+/** What a click on an element selects, in either lens (the paths lens's node types are `p-KIND`). */
+export function selectionOf(type: string | undefined, id: string): Selection | undefined {
+  const kind = type?.replace(/^p-/, "");
   switch (kind) {
     case "pod":
     case "service":
     case "group":
     case "external":
+    case "router":
       return { kind, id };
     case "namespace":
       return { kind: "group", id };
+    case "zone":
+    case "bucket":
+      return { kind: "container", id };
     case "node":
       // A cluster node (not the "unscheduled" bucket) selects it, and picks it for the Node rules tab.
-      return id === "node:(unscheduled)" ? undefined : { kind, id };
+      return id === "node:(unscheduled)" ? { kind: "container", id } : { kind, id };
     default:
       return undefined;
   }
 }
 
-export function useGraph(): GraphModel | undefined {
-  const result = useApp((s) => s.analysis.result);
-  const { filters, grouping, graphLens, graphOpen, graphBudget, nsGroupBy } = useApp(
-    useShallow((s) => ({
-      filters: s.filters,
-      grouping: s.grouping,
-      graphLens: s.graphLens,
-      graphOpen: s.graphOpen,
-      graphBudget: s.graphBudget,
-      nsGroupBy: s.nsGroupBy,
-    })),
-  );
-  return useMemo(
-    () =>
-      result
-        ? buildGraph(result, {
-            filters,
-            grouping,
-            lens: graphLens,
-            open: graphOpen,
-            budget: graphBudget,
-            nsGroupBy,
-          })
-        : undefined,
-    [result, filters, grouping, graphLens, graphOpen, graphBudget, nsGroupBy],
-  );
-}
+export { useGraph } from "./useGraph.ts";
 
 export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const store = useAppStore();

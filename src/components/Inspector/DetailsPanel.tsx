@@ -2,28 +2,149 @@
 import { useMemo } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import type { GraphEdge } from "../../graph/model.ts";
-import { buildGraph } from "../../graph/build.ts";
+import { edgeText } from "../../graph/flow.ts";
+import { useGraph } from "../Graph/useGraph.ts";
+import { askEdge } from "../Graph/ask.ts";
 import type { Analysis, Flow, PodView, RefView } from "../../engine/analysis/index.ts";
 import { LineLink, RefLink } from "./RefLink.tsx";
 import { TraceDetails, VerdictBadge } from "./TraceDetails.tsx";
 import { DropList } from "../Graph/DropList.tsx";
 
 function useEdge(id: string): GraphEdge | undefined {
-  const result = useApp((s) => s.analysis.result);
-  const filters = useApp((s) => s.filters);
-  const grouping = useApp((s) => s.grouping);
-  const lens = useApp((s) => s.graphLens);
-  const open = useApp((s) => s.graphOpen);
-  const budget = useApp((s) => s.graphBudget);
-  const nsGroupBy = useApp((s) => s.nsGroupBy);
-  return useMemo(
-    () =>
-      result
-        ? buildGraph(result, { filters, grouping, lens, open, budget, nsGroupBy }).edges.find(
-            (e) => e.id === id,
-          )
-        : undefined,
-    [result, filters, grouping, lens, open, budget, nsGroupBy, id],
+  const graph = useGraph();
+  return useMemo(() => graph?.edges.find((e) => e.id === id), [graph, id]);
+}
+
+/** A drawn element that is not a single object of the input: a workload, a folded namespace or family, a client, a router, a zone. */
+function ElementDetails({ id }: { id: string }) {
+  const store = useAppStore();
+  const graph = useGraph();
+  const a = useApp((s) => s.analysis.result);
+  const node = graph?.nodes.find((n) => n.id === id);
+  if (!graph || !node) return <p className="muted">This element is no longer in the graph.</p>;
+  const heading =
+    node.kind === "group"
+      ? `${node.sublabel?.split(" · ")[0] ?? "Workload"} ${node.namespace ?? ""}/${node.label}`
+      : node.id.startsWith("group:idle:")
+        ? `Idle in namespace ${node.namespace ?? ""}`
+        : node.kind === "namespace"
+          ? node.nsCount
+            ? `Namespaces ${node.label}`
+            : `Namespace ${node.label}`
+          : node.kind === "external"
+            ? `Client outside the cluster ${node.label}`
+            : node.kind === "router"
+              ? `${node.sublabel?.split(" · ")[0] ?? "Router"} ${node.namespace ?? ""}/${node.label}`
+              : `${node.kind === "zone" ? "Zone" : node.kind === "node" ? "Node" : ""} ${node.label}`.trim();
+  const own = (e: GraphEdge) => e.source === id || e.target === id;
+  const edges = graph.edges.filter(own);
+  const name = (other: string) => graph.nodes.find((n) => n.id === other)?.label ?? other;
+  const router = node.kind === "router" ? a?.routers.find((r) => r.id === id) : undefined;
+  const children = graph.nodes.filter((n) => n.parent === id);
+  return (
+    <section aria-label="Element" data-testid="element-details">
+      <h3>{heading}</h3>
+      {node.sublabel ? <p className="muted">{node.sublabel}</p> : null}
+      {node.ref ? (
+        <p>
+          Defined at <RefLink refView={node.ref} />
+        </p>
+      ) : null}
+      {node.services?.length ? (
+        <p>
+          Its Service{node.services.length > 1 ? "s" : ""} (drawn inside it):{" "}
+          {node.services.map((s, i) => {
+            const sv = a?.services.find((x) => x.id === s);
+            return (
+              <span key={s}>
+                {i ? ", " : ""}
+                {sv ? <RefLink refView={sv.ref} /> : <span className="mono">{s}</span>}
+              </span>
+            );
+          })}
+        </p>
+      ) : null}
+      {node.refuses ? (
+        <p>
+          Its Services&apos; endpoints refuse some or all callers: {node.refuses.refuse} of {node.refuses.of}{" "}
+          endpoint flows
+          {node.refuses.refs.length ? (
+            <>
+              {" "}
+              (
+              {node.refuses.refs.map((r, i) => (
+                <span key={i}>
+                  {i ? ", " : ""}
+                  <RefLink refView={r} />
+                </span>
+              ))}
+              )
+            </>
+          ) : null}
+          .
+        </p>
+      ) : null}
+      {router?.traceTo ? (
+        <button
+          type="button"
+          className="btn small"
+          onClick={() =>
+            store.getState().ask({ from: `external:203.0.113.10`, to: router.traceTo!, protocol: "TCP" })
+          }
+        >
+          Ask a question through it
+        </button>
+      ) : null}
+      {node.toggle ? (
+        <button
+          type="button"
+          className="btn small"
+          onClick={() => store.getState().setGraphOpen(node.toggle!, true)}
+        >
+          {node.id.startsWith("group:idle:")
+            ? "Show them"
+            : node.kind === "namespace"
+              ? node.nsCount
+                ? "Show its namespaces"
+                : "Show its workloads"
+              : "Show its pods"}
+        </button>
+      ) : null}
+      {children.length ? (
+        <>
+          <h4>Inside</h4>
+          <p className="mono">
+            {children
+              .slice(0, 30)
+              .map((c) => c.label)
+              .join(", ")}
+            {children.length > 30 ? ` and ${children.length - 30} more` : ""}
+          </p>
+        </>
+      ) : null}
+      <h4>Edges</h4>
+      {edges.length ? (
+        <ul>
+          {edges.slice(0, 30).map((e) => (
+            <li key={e.id}>
+              <VerdictBadge verdict={e.verdict} />{" "}
+              {e.source === e.target
+                ? "inside it"
+                : e.source === id
+                  ? `to ${name(e.target)}`
+                  : `from ${name(e.source)}`}{" "}
+              <span className="muted">{edgeText(e)}</span>{" "}
+              <button type="button" className="link" onClick={() => askEdge(store, e)}>
+                explain
+              </button>
+            </li>
+          ))}
+          {edges.length > 30 ? <li className="muted">and {edges.length - 30} more</li> : null}
+        </ul>
+      ) : (
+        <p className="muted">None drawn (the filters above the graph may hide some).</p>
+      )}
+    </section>
   );
 }
 
@@ -352,13 +473,9 @@ export function DetailsPanel() {
         break;
       }
       case "group":
-        body = (
-          <section aria-label="Group">
-            <h3>Grouped pods</h3>
-            <p>{selection.id.replace(/^group:/, "")}</p>
-            <p className="muted">Choose “Group by: pod” above the graph to see each pod.</p>
-          </section>
-        );
+      case "router":
+      case "container":
+        body = <ElementDetails id={selection.id} />;
         break;
       case "node": {
         const n = a.nodes.find((x) => x.id === selection.id);
@@ -370,11 +487,7 @@ export function DetailsPanel() {
         break;
       }
       case "external":
-        body = (
-          <section>
-            <h3 className="mono">{selection.id}</h3>
-          </section>
-        );
+        body = <ElementDetails id={selection.id} />;
         break;
       case "question":
         body = null;
