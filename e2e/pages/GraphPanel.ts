@@ -69,4 +69,28 @@ export class GraphPanel {
   async clickNode(id: string): Promise<void> {
     await this.node(id).click();
   }
+
+  /** Every text line drawn in the paths lens's boxes, with whether it overflows its box. */
+  async boxLines(): Promise<{ id: string; text: string; overflows: boolean }[]> {
+    return this.root.locator(".rf-path .line").evaluateAll((els) =>
+      els.map((el) => {
+        const box = el.closest(".rf-path") as HTMLElement;
+        const r = el.getBoundingClientRect();
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const t = range.getBoundingClientRect();
+        const b = box.getBoundingClientRect();
+        return {
+          id: box.dataset.id ?? "",
+          text: el.textContent ?? "",
+          overflows: t.right > b.right + 1 || t.left < b.left - 1 || r.bottom > b.bottom + 1,
+        };
+      }),
+    );
+  }
+
+  /** The lines of one box (name lines, then second-line lines). */
+  boxText(id: string): Locator {
+    return this.root.locator(`.rf-path[data-id="${id}"]`);
+  }
 }
