@@ -41,7 +41,6 @@ test("a paste over a lesson resets the lesson, the question, a filter that no lo
 
 test("the share link of what is on screen opens the same picture: verdicts, grouping, opened boxes, selection", async ({
   playground,
-  page,
   browser,
 }) => {
   await playground.goto("./#lesson=12");
