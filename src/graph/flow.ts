@@ -2,7 +2,7 @@
  * Graph + positions + the highlighted path -> React Flow nodes and edges.
  * Pure: the components only render what this returns.
  */
-import type { Edge, Node } from "@xyflow/react";
+import type { Edge, Node, NodeHandle, Position } from "@xyflow/react";
 import type { TraceView } from "../engine/analysis/index.ts";
 import {
   CONTAINER_KINDS,
@@ -200,13 +200,16 @@ export function toFlowElements(
       focusable: !container,
       ariaLabel: ariaLabelOf(n),
     };
+    // Where the edges attach, known before React Flow measures the node: a node it re-creates (its counts
+    // changed) would otherwise have no handles until measured, and its edges would vanish for a frame.
+    if (!container) rf.handles = sideHandles(rf.width!, rf.height!);
     if (n.parent) {
       rf.parentId = n.parent;
       rf.extent = "parent";
     }
     if (container) rf.zIndex = n.kind === "bucket" ? -3 : n.kind === "zone" ? -2 : -1;
-    // Paths lens: elements sit above the edges, so a line never runs through a name.
-    else if (paths) rf.zIndex = 20;
+    // Elements sit above the edges (both lenses), so a line never runs through a name.
+    else rf.zIndex = 20;
     return rf;
   });
   // Paths lens: labels on demand (hover, focus, selection, a trace); the glyph and line style carry the verdict meanwhile.
@@ -258,13 +261,38 @@ export function toFlowElements(
         width: e.count && e.count > 1 ? Math.min(6, 1.8 + Math.log2(e.count) * 0.7) : 1.8,
       },
       selected,
-      zIndex: isLit || selected ? 10 : e.verdict === "allow" ? 1 : 2,
+      // One layer for every edge: React Flow draws each zIndex in its own SVG, so an edge whose zIndex changed
+      // (a verdict turned, a trace lit it) was unmounted and drawn anew, a flicker. Order puts drops and lit
+      // edges on top instead (below).
+      zIndex: 1,
       focusable: true,
       ariaLabel: `${e.source} to ${e.target}: ${e.verdict === "allow" ? "allowed" : e.verdict === "drop" ? "dropped" : "partly allowed"}${e.label ? ` by ${e.label}` : ""}${failed?.has(e.id) ? ` (test failed: ${failed.get(e.id)!.join("; ")})` : ""}`,
     };
   });
   if (paths && positions) placeLabels(edges, positions);
+  // Drawn in this order, later on top: allowed, then partial and dropped, then selected and lit.
+  const rank = (e: FlowEdge) => (e.data!.lit || e.selected ? 2 : e.data!.edge.verdict === "allow" ? 0 : 1);
+  edges.sort((x, y) => rank(x) - rank(y));
   return { nodes, edges };
+}
+
+/** The four handles every element has (nodes.tsx Handles): in and out at the middle of its left and right sides. */
+export function sideHandles(width: number, height: number): NodeHandle[] {
+  const at = (id: string, type: "source" | "target", side: "left" | "right"): NodeHandle => ({
+    id,
+    type,
+    position: side as Position,
+    x: side === "left" ? -2 : width - 2,
+    y: height / 2 - 2,
+    width: 4,
+    height: 4,
+  });
+  return [
+    at("in-left", "target", "left"),
+    at("out-left", "source", "left"),
+    at("in-right", "target", "right"),
+    at("out-right", "source", "right"),
+  ];
 }
 
 /** An edge on which tests fail: the "test failed" note's tag before its label, and their names first in its tooltip. */

@@ -13,7 +13,7 @@
 import type { Positions } from "./layout.ts";
 import type { GraphModel, GraphNode } from "./model.ts";
 
-export const LAYERED = { columnGap: 84, subColumnGap: 22, rowGap: 14, padding: 10 };
+export const LAYERED = { columnGap: 78, subColumnGap: 22, rowGap: 14, padding: 10 };
 
 export interface LayeredOptions {
   /** Width / height of the pane the picture should fit. */

@@ -29,6 +29,8 @@ import "./graph.css";
 
 /** The smallest zoom at which the paths lens's smallest text is still 11 px on screen: "fit view" never goes below it. */
 export const LEGIBLE_ZOOM = 11 / NODE_FONT.sub;
+/** The topology lens's: its smallest text is 11 px (styles.css .rf-leaf .sub, node titles, edge labels). */
+export const TOPOLOGY_LEGIBLE_ZOOM = 1;
 
 /** Fit view's margins (screen px): the zoom buttons sit in the left one, so they never cover a box. */
 export const FIT_PADDING = { top: 12, right: 16, bottom: 12, left: 50 };
@@ -173,8 +175,8 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const presenting = useApp((s) => s.presenting);
   const fitOptions = useMemo(
     () => ({
-      padding: paths ? FIT_PADDING_PX : 0.06,
-      minZoom: paths ? LEGIBLE_ZOOM : 0.05,
+      padding: FIT_PADDING_PX,
+      minZoom: paths ? LEGIBLE_ZOOM : TOPOLOGY_LEGIBLE_ZOOM,
       maxZoom: presenting ? 2.2 : 1.25,
     }),
     [paths, presenting],
@@ -260,7 +262,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const fitPicture = useCallback(
     (duration = 0) => {
       const canvas = wrapRef.current?.querySelector(".graph-canvas")?.getBoundingClientRect();
-      const b = paths ? pictureBounds(stable.nodes, stable.edges) : undefined;
+      const b = pictureBounds(stable.nodes, stable.edges);
       if (!b || !canvas || b.width <= 0 || b.height <= 0) return void fitView({ ...fitOptions, duration });
       const w = canvas.width - FIT_PADDING.left - FIT_PADDING.right;
       const h = canvas.height - FIT_PADDING.top - FIT_PADDING.bottom;
@@ -277,7 +279,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
         { duration },
       );
     },
-    [paths, stable, fitView, fitOptions, setViewport],
+    [stable, fitView, fitOptions, setViewport],
   );
   // Fit the view when the structure changes (a new layout), not on every verdict change.
   const fitted = useRef<string | undefined>(undefined);

@@ -69,17 +69,19 @@ export function useLayout(
     () => (paths ? memory.layout(paths, aspect, maxRows) : undefined),
     [memory, paths, aspect, maxRows],
   );
-  const cached = graph ? (paths ? pathPositions : cache.get(graph.structureKey)) : undefined;
+  // The topology lens's layout takes the pane's shape (its cluster block): one per structure and shape.
+  const elkKey = graph ? `${graph.structureKey}@${aspect.toFixed(1)}` : "";
+  const cached = graph ? (paths ? pathPositions : cache.get(elkKey)) : undefined;
 
   useEffect(() => {
-    if (!graph || graph.lens === "paths" || cache.has(graph.structureKey)) return;
+    if (!graph || graph.lens === "paths" || cache.has(elkKey)) return;
     let live = true;
     layoutClient()
-      .layout(toElkGraph(graph))
+      .layout(toElkGraph(graph, Number(elkKey.slice(elkKey.lastIndexOf("@") + 1))))
       .then(
         (positions) => {
           if (!positions) return;
-          remember(graph.structureKey, positions);
+          remember(elkKey, positions);
           if (live) setState({ displayed: { graph, positions }, error: undefined });
         },
         (e: unknown) => {
@@ -93,7 +95,7 @@ export function useLayout(
     return () => {
       live = false;
     };
-  }, [graph]);
+  }, [graph, elkKey]);
 
   if (graph && cached) return { displayed: { graph, positions: cached }, error: undefined, pending: false };
   return { displayed: state.displayed, error: state.error, pending: graph !== undefined };
