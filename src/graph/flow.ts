@@ -31,6 +31,8 @@ export interface EdgeData extends Record<string, unknown> {
   width: number;
   /** The Tests tab's expectations that fail on this edge (testMarks.ts). */
   testFailed?: readonly string[];
+  /** Shown unasked (a drop between folded boxes): shown only where it fits near its line, within the picture. */
+  optionalLabel?: boolean;
   /** Paths lens: where a shown label's top centre goes (graph units), clear of every box and earlier label. */
   labelAt?: { x: number; y: number; ax: number; ay: number };
 }
@@ -259,6 +261,9 @@ export function toFlowElements(
           dropLabels.has(e.id) ||
           (first && (allLabels || e.verdict !== "allow")),
         width: e.count && e.count > 1 ? Math.min(6, 1.8 + Math.log2(e.count) * 0.7) : 1.8,
+        ...(dropLabels.has(e.id) && !(isLit || selected || hovered || failed?.has(e.id))
+          ? { optionalLabel: true }
+          : {}),
       },
       selected,
       // One layer for every edge: React Flow draws each zIndex in its own SVG, so an edge whose zIndex changed
@@ -518,7 +523,9 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
     );
   };
   const shown = edges.filter((e) => e.data?.showLabel && e.data.edge.label);
-  shown.sort((a, b) => Number(b.data!.lit) - Number(a.data!.lit));
+  // Lit edges first, then edges between elements, then loops (whose labels have room beside their box).
+  const order = (e: FlowEdge) => (e.data!.lit ? 0 : e.source === e.target ? 2 : 1);
+  shown.sort((a, b) => order(a) - order(b));
   for (const e of shown) {
     const st = ends(e);
     if (!st) continue;
@@ -527,9 +534,11 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
     const anchor = pointOf(e, st, 0.5);
     let chosen: { x: number; y: number; ax: number; ay: number } | undefined;
     let clearOfBoxes: typeof chosen;
-    // Within the elements' bounds first; past them only when nothing within is clear.
+    // Within the elements' bounds first; past them only when nothing within is clear. An optional label only near its line.
+    const optional = e.data!.optionalLabel === true;
     for (const within of [true, false]) {
       for (const c of CANDIDATES) {
+        if (optional && (Math.abs(c.dy) > 100 || Math.abs(c.dx) > 60)) continue;
         const p = c.at === 0.5 ? anchor : pointOf(e, st, c.at);
         const box = { x: p.x + c.dx - w / 2, y: p.y + c.dy, width: w, height: h };
         if ((within && !inside(box)) || boxes.some((b) => hits(b, box))) continue;
@@ -541,6 +550,11 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
         }
       }
       if (chosen) break;
+    }
+    // An optional label with no clear place near its line stays on demand (hover, selection).
+    if (optional && !chosen) {
+      e.data!.showLabel = false;
+      continue;
     }
     const fallback = { x: anchor.x, y: anchor.y + LABEL_BOX.gap, ax: anchor.x, ay: anchor.y };
     const at = chosen ?? clearOfBoxes ?? fallback;
