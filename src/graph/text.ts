@@ -74,7 +74,7 @@ export const BOX = {
   vertical: 18,
   minWidth: 150,
   maxWidth: 300,
-  subWidth: 220,
+  subWidth: 232,
 } as const;
 
 /** A name's pieces: each ends at a separator, so a line breaks after "-", ".", "_", "/" or a space. */

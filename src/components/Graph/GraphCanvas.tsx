@@ -28,7 +28,7 @@ import { LAYERED } from "../../graph/layered.ts";
 import "./graph.css";
 
 /** The smallest zoom at which the paths lens's smallest text is still 11 px on screen: "fit view" never goes below it. */
-export const LEGIBLE_ZOOM = 11 / NODE_FONT.sub;
+export const LEGIBLE_ZOOM = 11 / NODE_FONT.sub + 1e-4;
 /** The topology lens's: its smallest text is 11 px (styles.css .rf-leaf .sub, node titles, edge labels). */
 export const TOPOLOGY_LEGIBLE_ZOOM = 1;
 
@@ -135,7 +135,11 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   // The pane's size sets the layout's shape and how many elements the automatic grouping may show.
   const wrapRef = useRef<HTMLDivElement>(null);
   const hasGraph = graph !== undefined;
-  const [shape, setShape] = useState({ aspect: 1.5, rows: 8 });
+  const [shape, setShape] = useState<{
+    aspect: number;
+    rows: number;
+    pane: { width: number; height: number } | undefined;
+  }>({ aspect: 1.5, rows: 8, pane: undefined });
   useEffect(() => {
     const el = wrapRef.current;
     if (!el || typeof ResizeObserver === "undefined") return;
@@ -145,17 +149,23 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       const r = canvas.getBoundingClientRect();
       if (r.width < 50 || r.height < 50) return;
       const c = capacityOf(r.width, r.height);
+      // The pane in graph units at the legible zoom: the layout keeps within it where it can.
+      const width = Math.round((r.width - FIT_PADDING.left - FIT_PADDING.right) / LEGIBLE_ZOOM);
+      const height = Math.round((r.height - FIT_PADDING.top - FIT_PADDING.bottom) / LEGIBLE_ZOOM);
       setShape((s) =>
-        s.rows === c.rows && Math.abs(s.aspect - r.width / r.height) < 0.01
+        s.rows === c.rows &&
+        Math.abs(s.aspect - r.width / r.height) < 0.01 &&
+        s.pane?.width === width &&
+        s.pane.height === height
           ? s
-          : { aspect: r.width / r.height, rows: c.rows },
+          : { aspect: r.width / r.height, rows: c.rows, pane: { width, height } },
       );
       store.getState().setGraphBudget(c.budget);
     });
     ro.observe(canvas);
     return () => ro.disconnect();
   }, [store, hasGraph]);
-  const { displayed, error } = useLayout(graph, shape.aspect, shape.rows);
+  const { displayed, error } = useLayout(graph, shape.aspect, shape.rows, shape.pane);
   const [hoveredEdge, setHoveredEdge] = useState<string | undefined>(undefined);
   const theme = useApp((s) => s.theme);
   const revision = useApp((s) => s.analysis.revision);
