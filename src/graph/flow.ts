@@ -143,6 +143,8 @@ export interface FlowOptions {
   allLabels?: boolean;
   /** Edges on which an expectation of the Tests tab fails: tagged, and their label always shown. */
   testFailed?: TestFailures;
+  /** The pane fit view fills (screen px) and its zoom limits: labels shown unasked keep within what it shows. */
+  viewport?: { width: number; height: number; minZoom: number; maxZoom: number } | undefined;
 }
 
 /** At most this many drop edges between folded elements show their labels unasked (more would crowd the picture). */
@@ -274,7 +276,7 @@ export function toFlowElements(
       ariaLabel: `${e.source} to ${e.target}: ${e.verdict === "allow" ? "allowed" : e.verdict === "drop" ? "dropped" : "partly allowed"}${e.label ? ` by ${e.label}` : ""}${failed?.has(e.id) ? ` (test failed: ${failed.get(e.id)!.join("; ")})` : ""}`,
     };
   });
-  if (paths && positions) placeLabels(edges, positions);
+  if (paths && positions) placeLabels(edges, positions, options.viewport);
   // Drawn in this order, later on top: allowed, then partial and dropped, then selected and lit.
   const rank = (e: FlowEdge) => (e.data!.lit || e.selected ? 2 : e.data!.edge.verdict === "allow" ? 0 : 1);
   edges.sort((x, y) => rank(x) - rank(y));
@@ -464,7 +466,11 @@ const MAX_LINES = 400;
  * the first clear of boxes and labels. Lit (traced) edges are placed first.
  * Pure; positions in graph units.
  */
-export function placeLabels(edges: FlowEdge[], positions: Positions): void {
+export function placeLabels(
+  edges: FlowEdge[],
+  positions: Positions,
+  viewport?: { width: number; height: number; minZoom: number; maxZoom: number },
+): void {
   // Labels keep within the elements' bounds where they can (fit view takes in those that cannot: pictureBounds).
   const all = Object.values(positions);
   const bounds = {
@@ -475,6 +481,28 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
   };
   const inside = (b: Box) =>
     b.x >= bounds.x && b.y >= bounds.y && b.x + b.width <= bounds.right && b.y + b.height <= bounds.bottom;
+  // What fit view shows around the elements (the pane at the zoom that fits them): a label shown unasked stays in it.
+  const view = { ...bounds };
+  if (viewport && viewport.width > 0 && viewport.height > 0) {
+    const w = bounds.right - bounds.x;
+    const h = bounds.bottom - bounds.y;
+    const zoom = Math.min(
+      viewport.maxZoom,
+      Math.max(viewport.minZoom, Math.min(viewport.width / w, viewport.height / h)),
+    );
+    const cx = (bounds.x + bounds.right) / 2;
+    const cy = (bounds.y + bounds.bottom) / 2;
+    // Never more than the pane (a picture larger than it at the smallest zoom): its own bounds then.
+    const vw = Math.max(w, viewport.width / zoom);
+    const vh = Math.max(h, viewport.height / zoom);
+    view.x = Math.min(bounds.x, cx - vw / 2);
+    view.right = Math.max(bounds.right, cx + vw / 2);
+    view.y = Math.min(bounds.y, cy - vh / 2);
+    view.bottom = Math.max(bounds.bottom, cy + vh / 2);
+    if (viewport.width / zoom < w || viewport.height / zoom < h) Object.assign(view, bounds);
+  }
+  const inView = (b: Box) =>
+    b.x >= view.x && b.y >= view.y && b.x + b.width <= view.right && b.y + b.height <= view.bottom;
   const boxes: Box[] = Object.values(positions).map((p) => ({
     x: p.x - 4,
     y: p.y - 4,
@@ -541,7 +569,8 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
         if (optional && (Math.abs(c.dy) > 100 || Math.abs(c.dx) > 60)) continue;
         const p = c.at === 0.5 ? anchor : pointOf(e, st, c.at);
         const box = { x: p.x + c.dx - w / 2, y: p.y + c.dy, width: w, height: h };
-        if ((within && !inside(box)) || boxes.some((b) => hits(b, box))) continue;
+        if ((within && !inside(box)) || (optional && !inView(box)) || boxes.some((b) => hits(b, box)))
+          continue;
         const at = { x: p.x + c.dx, y: p.y + c.dy, ax: p.x, ay: p.y };
         clearOfBoxes ??= at;
         if (!crossesLine(box)) {

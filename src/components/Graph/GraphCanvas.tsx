@@ -139,7 +139,9 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
     aspect: number;
     rows: number;
     pane: { width: number; height: number } | undefined;
-  }>({ aspect: 1.5, rows: 8, pane: undefined });
+    /** The canvas less fit view's padding, in screen px. */
+    px: { width: number; height: number } | undefined;
+  }>({ aspect: 1.5, rows: 8, pane: undefined, px: undefined });
   useEffect(() => {
     const el = wrapRef.current;
     if (!el || typeof ResizeObserver === "undefined") return;
@@ -158,7 +160,15 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
         s.pane?.width === width &&
         s.pane.height === height
           ? s
-          : { aspect: r.width / r.height, rows: c.rows, pane: { width, height } },
+          : {
+              aspect: r.width / r.height,
+              rows: c.rows,
+              pane: { width, height },
+              px: {
+                width: r.width - FIT_PADDING.left - FIT_PADDING.right,
+                height: r.height - FIT_PADDING.top - FIT_PADDING.bottom,
+              },
+            },
       );
       store.getState().setGraphBudget(c.budget);
     });
@@ -212,11 +222,19 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       selectedEdge,
       selectedNode,
       hoveredEdge,
+      viewport: shape.px
+        ? {
+            width: shape.px.width,
+            height: shape.px.height,
+            minZoom: fitOptions.minZoom,
+            maxZoom: fitOptions.maxZoom,
+          }
+        : undefined,
       ...(testFailed?.size ? { testFailed } : {}),
     });
     if (selectedNode) for (const n of el.nodes) if (n.id === selectedNode) n.selected = true;
     return el;
-  }, [displayed, selection, trace, question, hoveredEdge, testFailed]);
+  }, [displayed, selection, trace, question, hoveredEdge, testFailed, shape.px, fitOptions]);
 
   // Unchanged elements keep their objects, so only what an edit changed re-renders.
   const [stabilizer] = useState(() => new ElementStabilizer());
