@@ -124,6 +124,19 @@ try {
       await page.close();
     }
   }
+  // The README's opening picture: backend-1's request to the cache traced, dropped by kube-proxy.
+  {
+    const page = await open(1440, 900);
+    await page
+      .locator(
+        '[data-testid="flow-edge"][data-source="pod:shop/backend-1"][data-target="service:shop/cache"] .react-flow__edge-interaction',
+      )
+      .dispatchEvent("click");
+    await page.getByTestId("trace-verdict").waitFor();
+    await fit(page);
+    await shot(page, "screenshot.png");
+    await page.close();
+  }
   // The drops of S: "Only drops" at the fold level in view, and the list of where they are.
   {
     const page = await open(1440, 900);
