@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 // Remakes the README's screenshots in docs/ from the built site, in Debian's
-// Chromium: the default scenario, the bench's generated S (189 pods) and M
-// (2,036 pods) clusters at 1440x900, and presenter mode at 1280x720.
+// Chromium, at 1440x900 and 1280x720: the default scenario, real demo apps
+// (Online Boutique with its NetworkPolicies, Bookinfo: e2e/fixtures/real-apps),
+// the bench's generated clusters (S, 189 pods; 291 pods; M, 2,036 pods), the
+// drops of S with "Only drops", the topology lens, and presenter mode at 1280x720.
 //
 //   npx vite build && node scripts/screenshots.mjs [--port 4190] [--out docs]
 //
 // Needs playwright-core (a dev dependency) and /usr/bin/chromium (or CHROMIUM_PATH).
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { generate } from "../bench/generate.mjs";
+import { generate, TIERS } from "../bench/generate.mjs";
 import { CHROMIUM, CHROMIUM_FLAGS } from "./chromium.mjs";
 
 const args = process.argv.slice(2);
@@ -61,11 +63,20 @@ async function open(width, height, hash = "") {
   return page;
 }
 
-/** Opens a generated cluster as a file (as "Open file…" does) and waits until its graph is drawn. */
+/** The inputs pictured besides the default scenario: real apps and generated clusters. */
+const INPUTS = {
+  "online-boutique": () => readFileSync("e2e/fixtures/real-apps/online-boutique-netpol.yaml", "utf8"),
+  bookinfo: () => readFileSync("e2e/fixtures/real-apps/bookinfo.yaml", "utf8"),
+  S: () => generate("S").text,
+  300: () => generate({ ...TIERS.S, teams: 6 }).text,
+  M: () => generate("M").text,
+};
+
+/** Opens an input as a file (as "Open file…" does) and waits until its graph is drawn. */
 async function load(page, size) {
   const dir = mkdtempSync(join(tmpdir(), "ktl-shots-"));
   const file = join(dir, `${size}.yaml`);
-  writeFileSync(file, generate(size).text);
+  writeFileSync(file, INPUTS[size]());
   const graph = page.getByTestId("graph");
   const before = await graph.getAttribute("data-revision");
   await page.getByTestId("open-file").setInputFiles(file);
@@ -74,6 +85,9 @@ async function load(page, size) {
     before,
     { timeout: 240_000 },
   );
+  // The notice that the file is a new scenario would take a row of the picture.
+  const dismiss = page.getByRole("button", { name: "Dismiss" });
+  if (await dismiss.count()) await dismiss.first().click();
 }
 
 /** Fit view, then let the layout settle. */
@@ -91,18 +105,62 @@ async function shot(page, name) {
 }
 
 try {
-  // The default scenario, a dropped request traced (the README's opening picture).
+  for (const [w, h] of [
+    [1440, 900],
+    [1280, 720],
+  ]) {
+    // The default scenario (the README's opening picture).
+    {
+      const page = await open(w, h);
+      await fit(page);
+      await shot(page, `graph-default-${w}x${h}.png`);
+      await page.close();
+    }
+    for (const size of ["online-boutique", "bookinfo", "S", "300", "M"]) {
+      const page = await open(w, h);
+      await load(page, size);
+      await fit(page);
+      await shot(page, `graph-${size}-${w}x${h}.png`);
+      await page.close();
+    }
+  }
+  // The README's opening picture: backend-1's request to the cache traced, dropped by kube-proxy.
   {
     const page = await open(1440, 900);
+    await page
+      .locator(
+        '[data-testid="flow-edge"][data-source="pod:shop/backend-1"][data-target="service:shop/cache"] .react-flow__edge-interaction',
+      )
+      .dispatchEvent("click");
+    await page.getByTestId("trace-verdict").waitFor();
     await fit(page);
-    await shot(page, "graph-default-1440x900.png");
+    await shot(page, "screenshot.png");
     await page.close();
   }
-  for (const size of ["S", "M"]) {
+  // The drops of S: "Only drops" at the fold level in view, and the list of where they are.
+  {
     const page = await open(1440, 900);
-    await load(page, size);
+    await load(page, "S");
+    await page.getByLabel("Only drops").check();
     await fit(page);
-    await shot(page, `graph-${size}-1440x900.png`);
+    await shot(page, "drops-S-1440x900.png");
+    await page.close();
+  }
+  // The default scenario's namespaces folded: the drop edge between them and the loop inside one, labelled.
+  {
+    const page = await open(1440, 900);
+    await page.getByLabel("Group by").selectOption("namespace");
+    await fit(page);
+    await shot(page, "drops-folded-1440x900.png");
+    await page.close();
+  }
+  // The topology lens on a laptop: its smallest text 11 px at fit view.
+  {
+    const page = await open(1280, 720);
+    await page.getByRole("combobox", { name: "View" }).selectOption("topology");
+    await page.locator('[data-testid="zone"]').first().waitFor();
+    await fit(page);
+    await shot(page, "topology-1280x720.png");
     await page.close();
   }
   // Presenter mode on a 1280x720 projector: lesson 12, its question traced to the second hop.

@@ -2,7 +2,7 @@
  * Graph + positions + the highlighted path -> React Flow nodes and edges.
  * Pure: the components only render what this returns.
  */
-import type { Edge, Node } from "@xyflow/react";
+import type { Edge, Node, NodeHandle, Position } from "@xyflow/react";
 import type { TraceView } from "../engine/analysis/index.ts";
 import {
   CONTAINER_KINDS,
@@ -31,6 +31,8 @@ export interface EdgeData extends Record<string, unknown> {
   width: number;
   /** The Tests tab's expectations that fail on this edge (testMarks.ts). */
   testFailed?: readonly string[];
+  /** Shown unasked (a drop between folded boxes): shown only where it fits near its line, within the picture. */
+  optionalLabel?: boolean;
   /** Paths lens: where a shown label's top centre goes (graph units), clear of every box and earlier label. */
   labelAt?: { x: number; y: number; ax: number; ay: number };
 }
@@ -141,6 +143,8 @@ export interface FlowOptions {
   allLabels?: boolean;
   /** Edges on which an expectation of the Tests tab fails: tagged, and their label always shown. */
   testFailed?: TestFailures;
+  /** The pane fit view fills (screen px) and its zoom limits: labels shown unasked keep within what it shows. */
+  viewport?: { width: number; height: number; minZoom: number; maxZoom: number } | undefined;
 }
 
 /** At most this many drop edges between folded elements show their labels unasked (more would crowd the picture). */
@@ -200,13 +204,16 @@ export function toFlowElements(
       focusable: !container,
       ariaLabel: ariaLabelOf(n),
     };
+    // Where the edges attach, known before React Flow measures the node: a node it re-creates (its counts
+    // changed) would otherwise have no handles until measured, and its edges would vanish for a frame.
+    if (!container) rf.handles = sideHandles(rf.width!, rf.height!);
     if (n.parent) {
       rf.parentId = n.parent;
       rf.extent = "parent";
     }
     if (container) rf.zIndex = n.kind === "bucket" ? -3 : n.kind === "zone" ? -2 : -1;
-    // Paths lens: elements sit above the edges, so a line never runs through a name.
-    else if (paths) rf.zIndex = 20;
+    // Elements sit above the edges (both lenses), so a line never runs through a name.
+    else rf.zIndex = 20;
     return rf;
   });
   // Paths lens: labels on demand (hover, focus, selection, a trace); the glyph and line style carry the verdict meanwhile.
@@ -256,15 +263,43 @@ export function toFlowElements(
           dropLabels.has(e.id) ||
           (first && (allLabels || e.verdict !== "allow")),
         width: e.count && e.count > 1 ? Math.min(6, 1.8 + Math.log2(e.count) * 0.7) : 1.8,
+        ...(dropLabels.has(e.id) && !(isLit || selected || hovered || failed?.has(e.id))
+          ? { optionalLabel: true }
+          : {}),
       },
       selected,
-      zIndex: isLit || selected ? 10 : e.verdict === "allow" ? 1 : 2,
+      // One layer for every edge: React Flow draws each zIndex in its own SVG, so an edge whose zIndex changed
+      // (a verdict turned, a trace lit it) was unmounted and drawn anew, a flicker. Order puts drops and lit
+      // edges on top instead (below).
+      zIndex: 1,
       focusable: true,
       ariaLabel: `${e.source} to ${e.target}: ${e.verdict === "allow" ? "allowed" : e.verdict === "drop" ? "dropped" : "partly allowed"}${e.label ? ` by ${e.label}` : ""}${failed?.has(e.id) ? ` (test failed: ${failed.get(e.id)!.join("; ")})` : ""}`,
     };
   });
-  if (paths && positions) placeLabels(edges, positions);
+  if (paths && positions) placeLabels(edges, positions, options.viewport);
+  // Drawn in this order, later on top: allowed, then partial and dropped, then selected and lit.
+  const rank = (e: FlowEdge) => (e.data!.lit || e.selected ? 2 : e.data!.edge.verdict === "allow" ? 0 : 1);
+  edges.sort((x, y) => rank(x) - rank(y));
   return { nodes, edges };
+}
+
+/** The four handles every element has (nodes.tsx Handles): in and out at the middle of its left and right sides. */
+export function sideHandles(width: number, height: number): NodeHandle[] {
+  const at = (id: string, type: "source" | "target", side: "left" | "right"): NodeHandle => ({
+    id,
+    type,
+    position: side as Position,
+    x: side === "left" ? -2 : width - 2,
+    y: height / 2 - 2,
+    width: 4,
+    height: 4,
+  });
+  return [
+    at("in-left", "target", "left"),
+    at("out-left", "source", "left"),
+    at("in-right", "target", "right"),
+    at("out-right", "source", "right"),
+  ];
 }
 
 /** An edge on which tests fail: the "test failed" note's tag before its label, and their names first in its tooltip. */
@@ -431,7 +466,11 @@ const MAX_LINES = 400;
  * the first clear of boxes and labels. Lit (traced) edges are placed first.
  * Pure; positions in graph units.
  */
-export function placeLabels(edges: FlowEdge[], positions: Positions): void {
+export function placeLabels(
+  edges: FlowEdge[],
+  positions: Positions,
+  viewport?: { width: number; height: number; minZoom: number; maxZoom: number },
+): void {
   // Labels keep within the elements' bounds where they can (fit view takes in those that cannot: pictureBounds).
   const all = Object.values(positions);
   const bounds = {
@@ -442,6 +481,28 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
   };
   const inside = (b: Box) =>
     b.x >= bounds.x && b.y >= bounds.y && b.x + b.width <= bounds.right && b.y + b.height <= bounds.bottom;
+  // What fit view shows around the elements (the pane at the zoom that fits them): a label shown unasked stays in it.
+  const view = { ...bounds };
+  if (viewport && viewport.width > 0 && viewport.height > 0) {
+    const w = bounds.right - bounds.x;
+    const h = bounds.bottom - bounds.y;
+    const zoom = Math.min(
+      viewport.maxZoom,
+      Math.max(viewport.minZoom, Math.min(viewport.width / w, viewport.height / h)),
+    );
+    const cx = (bounds.x + bounds.right) / 2;
+    const cy = (bounds.y + bounds.bottom) / 2;
+    // Never more than the pane (a picture larger than it at the smallest zoom): its own bounds then.
+    const vw = Math.max(w, viewport.width / zoom);
+    const vh = Math.max(h, viewport.height / zoom);
+    view.x = Math.min(bounds.x, cx - vw / 2);
+    view.right = Math.max(bounds.right, cx + vw / 2);
+    view.y = Math.min(bounds.y, cy - vh / 2);
+    view.bottom = Math.max(bounds.bottom, cy + vh / 2);
+    if (viewport.width / zoom < w || viewport.height / zoom < h) Object.assign(view, bounds);
+  }
+  const inView = (b: Box) =>
+    b.x >= view.x && b.y >= view.y && b.x + b.width <= view.right && b.y + b.height <= view.bottom;
   const boxes: Box[] = Object.values(positions).map((p) => ({
     x: p.x - 4,
     y: p.y - 4,
@@ -490,7 +551,9 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
     );
   };
   const shown = edges.filter((e) => e.data?.showLabel && e.data.edge.label);
-  shown.sort((a, b) => Number(b.data!.lit) - Number(a.data!.lit));
+  // Lit edges first, then edges between elements, then loops (whose labels have room beside their box).
+  const order = (e: FlowEdge) => (e.data!.lit ? 0 : e.source === e.target ? 2 : 1);
+  shown.sort((a, b) => order(a) - order(b));
   for (const e of shown) {
     const st = ends(e);
     if (!st) continue;
@@ -499,12 +562,15 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
     const anchor = pointOf(e, st, 0.5);
     let chosen: { x: number; y: number; ax: number; ay: number } | undefined;
     let clearOfBoxes: typeof chosen;
-    // Within the elements' bounds first; past them only when nothing within is clear.
+    // Within the elements' bounds first; past them only when nothing within is clear. An optional label only near its line.
+    const optional = e.data!.optionalLabel === true;
     for (const within of [true, false]) {
       for (const c of CANDIDATES) {
+        if (optional && (Math.abs(c.dy) > 100 || Math.abs(c.dx) > 60)) continue;
         const p = c.at === 0.5 ? anchor : pointOf(e, st, c.at);
         const box = { x: p.x + c.dx - w / 2, y: p.y + c.dy, width: w, height: h };
-        if ((within && !inside(box)) || boxes.some((b) => hits(b, box))) continue;
+        if ((within && !inside(box)) || (optional && !inView(box)) || boxes.some((b) => hits(b, box)))
+          continue;
         const at = { x: p.x + c.dx, y: p.y + c.dy, ax: p.x, ay: p.y };
         clearOfBoxes ??= at;
         if (!crossesLine(box)) {
@@ -513,6 +579,11 @@ export function placeLabels(edges: FlowEdge[], positions: Positions): void {
         }
       }
       if (chosen) break;
+    }
+    // An optional label with no clear place near its line stays on demand (hover, selection).
+    if (optional && !chosen) {
+      e.data!.showLabel = false;
+      continue;
     }
     const fallback = { x: anchor.x, y: anchor.y + LABEL_BOX.gap, ax: anchor.x, ay: anchor.y };
     const at = chosen ?? clearOfBoxes ?? fallback;

@@ -13,7 +13,7 @@
 import type { Positions } from "./layout.ts";
 import type { GraphModel, GraphNode } from "./model.ts";
 
-export const LAYERED = { columnGap: 84, subColumnGap: 22, rowGap: 14, padding: 10 };
+export const LAYERED = { columnGap: 78, subColumnGap: 22, rowGap: 14, padding: 10 };
 
 export interface LayeredOptions {
   /** Width / height of the pane the picture should fit. */
@@ -21,6 +21,9 @@ export interface LayeredOptions {
   previous?: Positions | undefined;
   /** Most elements in one column before it wraps (what the pane shows at a legible zoom). */
   maxRows?: number | undefined;
+  /** The pane's size at a legible zoom (graph units): a picture that fits it is preferred to one that fills its shape. */
+  paneWidth?: number | undefined;
+  paneHeight?: number | undefined;
 }
 
 /** Column 5 is drawn between 0 and 1: L7 routers sit between their clients and the Services they route to. */
@@ -105,13 +108,41 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
     });
     return { width, height: Math.min(rows, tallest) * rowH - LAYERED.rowGap };
   };
+  // Sub-columns stack boxes at their own heights: the tallest stack at this many rows.
+  const stackHeight = (rows: number) => {
+    let tallestStack = 0;
+    for (const c of used) {
+      const subs = Math.ceil(c.length / rows);
+      const perSub = Math.ceil(c.length / subs);
+      for (let s = 0; s < subs; s++) {
+        const part = c.slice(s * perSub, (s + 1) * perSub);
+        tallestStack = Math.max(
+          tallestStack,
+          part.reduce((t, i) => t + nodes[i]!.height, 0) + (part.length - 1) * LAYERED.rowGap,
+        );
+      }
+    }
+    return tallestStack;
+  };
   const top = Math.min(tallest, options.maxRows ?? tallest);
   let rows = top;
   let best = 0;
+  // Within the pane's width first (fit view then keeps the text legible and every box in view), then the best scale.
+  const over = (r: number) => {
+    const s = size(r);
+    return Math.max(
+      1,
+      options.paneWidth ? s.width / options.paneWidth : 1,
+      options.paneHeight ? stackHeight(r) / options.paneHeight : 1,
+    );
+  };
+  let least = Infinity;
   for (let r = top; r >= 1; r--) {
     const s = size(r);
     const scale = Math.min(aspect / s.width, 1 / s.height);
-    if (scale > best * 1.0001) {
+    const o = over(r);
+    if (o < least - 1e-9 || (Math.abs(o - least) < 1e-9 && scale > best * 1.0001)) {
+      least = Math.min(least, o);
       best = scale;
       rows = r;
     }

@@ -13,26 +13,33 @@ import { CONTAINER_KINDS, topLevelOf, type GraphModel, type GraphNode } from "./
 
 export type Positions = Record<string, { x: number; y: number; width: number; height: number }>;
 
-const PADDING_NODE = "[top=40,left=10,bottom=10,right=10]";
-const PADDING_ZONE = "[top=40,left=12,bottom=12,right=12]";
+// Compact, so that the smallest text (11 px) is 11 px on screen at fit view in a laptop's pane.
+const PADDING_NODE = "[top=36,left=8,bottom=8,right=8]";
+const PADDING_ZONE = "[top=30,left=10,bottom=10,right=10]";
 
-function containerOptions(kind: GraphNode["kind"], children: number, large: boolean): Record<string, string> {
+function containerOptions(
+  kind: GraphNode["kind"],
+  children: number,
+  large: boolean,
+  aspect: number,
+): Record<string, string> {
   // In small graphs a short column reads best beside the Services; otherwise children pack into a box.
   const column = !large && kind !== "bucket" && children <= (kind === "zone" ? 2 : 6);
   return {
-    "elk.algorithm": column ? "layered" : "box",
+    "elk.algorithm": column ? "layered" : kind === "bucket" ? "rectpacking" : "box",
     "elk.direction": kind === "zone" ? "DOWN" : "RIGHT",
     "elk.padding": kind === "node" ? PADDING_NODE : PADDING_ZONE,
     "elk.spacing.nodeNode": kind === "node" ? "8" : "16",
     "elk.layered.spacing.nodeNodeBetweenLayers": "16",
     "elk.box.packingMode": "GROUP_DEC",
-    "elk.aspectRatio": "1.4",
+    // The cluster block takes the pane's shape (its zones side by side in a wide pane); the others stay squarish.
+    "elk.aspectRatio": kind === "bucket" ? String(Math.max(1, aspect * 0.7)) : "1.4",
     "elk.nodeSize.minimum": "(180, 80)",
     "elk.nodeSize.constraints": "MINIMUM_SIZE",
   };
 }
 
-export function toElkGraph(g: GraphModel): ElkNode {
+export function toElkGraph(g: GraphModel, aspect = 1.5): ElkNode {
   const children = new Map<string | undefined, GraphNode[]>();
   for (const n of g.nodes) {
     const l = children.get(n.parent);
@@ -45,7 +52,7 @@ export function toElkGraph(g: GraphModel): ElkNode {
     if (CONTAINER_KINDS.has(n.kind)) {
       return {
         id: n.id,
-        layoutOptions: containerOptions(n.kind, kids?.length ?? 0, large),
+        layoutOptions: containerOptions(n.kind, kids?.length ?? 0, large, aspect),
         children: (kids ?? []).map(build),
       };
     }
@@ -71,7 +78,7 @@ export function toElkGraph(g: GraphModel): ElkNode {
       "elk.algorithm": "layered",
       "elk.direction": "RIGHT",
       "elk.spacing.nodeNode": "18",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "200",
+      "elk.layered.spacing.nodeNodeBetweenLayers": "80",
       "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
       "elk.separateConnectedComponents": "false",
       "elk.padding": "[top=10,left=10,bottom=10,right=10]",

@@ -19,6 +19,7 @@ import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { layerPasses, tierTag, type EdgeNoteId, type Tier } from "./verdicts.ts";
 import type { NsGroupBy } from "./nsGroups.ts";
 import type { BoxText } from "./text.ts";
+import { textWidth } from "./textWidth.ts";
 
 export type GraphLevel = "pod" | "workload" | "namespace";
 export type GraphNodeKind =
@@ -129,6 +130,16 @@ export const SIZES = {
   service: { width: 176, height: 46 },
   external: { width: 170, height: 46 },
 } as const;
+
+/** A topology leaf as wide as its name (12 px bold) and second line (11 px) need: names whole (styles.css .rf-leaf). */
+function leafSize(
+  base: { width: number; height: number },
+  name: string,
+  sub: string,
+): { width: number; height: number } {
+  const need = Math.ceil(Math.max(textWidth(name, 12, true), textWidth(sub, 11)) * 1.03 + 24);
+  return { width: Math.min(380, Math.max(base.width, need)), height: base.height };
+}
 
 /** Thresholds of the automatic grouping (React Flow stays fluid up to about a thousand elements). */
 export const AUTO = { maxPods: 80, maxPodEdges: 400, maxGroups: 300 };
@@ -468,12 +479,26 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
   let kept = nodes.filter(
     (n) => (n.kind !== "zone" && !(n.kind === "node" && level === "namespace" && zoned)) || parents.has(n.id),
   );
+  for (const n of kept)
+    if (!CONTAINER_KINDS.has(n.kind)) {
+      const size = leafSize(
+        n,
+        `${n.kind === "group" ? `${n.count}× ` : ""}${n.label}`,
+        n.warning ?? n.sublabel ?? "",
+      );
+      n.width = size.width;
+      n.height = size.height;
+    }
   kept = pack(kept);
 
   return { lens: "topology", level, nodes: kept, edges, structureKey: structureKey(kept, edges), hidden };
 }
 
-/** Large graphs: the cluster's top containers and the Services each go into one block (ELK packs it), parents first. */
+/**
+ * Large graphs: the cluster's top containers and the Services each go into one block that ELK packs
+ * to the pane's shape, parents first. (A small cluster keeps its zones in a column: edges from one
+ * zone's pods would otherwise cross the next zone's.)
+ */
 function pack(nodes: GraphNode[]): GraphNode[] {
   const leaves = nodes.filter((n) => !CONTAINER_KINDS.has(n.kind)).length;
   if (leaves <= PACK.leaves) return nodes;

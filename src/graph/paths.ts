@@ -646,7 +646,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         kind: "external",
         label: x.ip,
         sublabel: "client outside the cluster",
-        parts: ["client outside the cluster"],
+        parts: ["outside the cluster"],
         ...leaf,
       });
 

@@ -74,7 +74,7 @@ export const BOX = {
   vertical: 18,
   minWidth: 150,
   maxWidth: 300,
-  subWidth: 236,
+  subWidth: 232,
 } as const;
 
 /** A name's pieces: each ends at a separator, so a line breaks after "-", ".", "_", "/" or a space. */
@@ -148,10 +148,17 @@ export function boxText(name: string, subParts: readonly string[], prefix = ""):
   // A little over the measured widths: glyphs are hinted a touch wider at some zooms.
   const nameW = textWidth(full, BOX.name, true) * 1.03 + 2;
   const subW = textWidth(subParts.filter(Boolean).join(" · "), BOX.sub) * 1.03 + 2;
-  // The name sets the width (up to maxWidth); a long second line widens the box up to subWidth, then wraps.
+  // The name sets the width (up to maxWidth); a long second line widens the box up to subWidth, then wraps
+  // between its parts, each of which fits whole.
+  const partW = Math.max(0, ...subParts.filter(Boolean).map((p) => textWidth(p, BOX.sub) * 1.03 + 2));
   const width = Math.min(
     BOX.maxWidth,
-    Math.max(BOX.minWidth, Math.ceil(nameW + chrome), Math.min(BOX.subWidth, Math.ceil(subW + chrome))),
+    Math.max(
+      BOX.minWidth,
+      Math.ceil(nameW + chrome),
+      Math.ceil(partW + chrome),
+      Math.min(BOX.subWidth, Math.ceil(subW + chrome)),
+    ),
   );
   const room = width - chrome;
   const nameLines = nameW <= room ? [full] : wrapText(full, room / 1.03 - 2, BOX.name, true);

@@ -8,7 +8,16 @@
  * view; the text is what matters.
  */
 import { LAYER_FILTERS } from "../graph/verdicts.ts";
-import type { Filters, MainTab, SharedView, SideTab } from "../store/types.ts";
+import type {
+  Filters,
+  GraphLens,
+  Grouping,
+  MainTab,
+  Selection,
+  SharedView,
+  SideTab,
+} from "../store/types.ts";
+import type { NsGroupBy } from "../graph/nsGroups.ts";
 
 export type { SharedView };
 import type { MatrixQuery, TraceQuery } from "../engine/analysis/types.ts";
@@ -102,6 +111,33 @@ function assumptions(v: unknown): ClusterAssumptions | undefined {
     if (ns.length) out.injection = [...new Set(ns)].slice(0, 100);
   }
   return out.istioIngress || out.injection ? out : undefined;
+const GROUPINGS = new Set<Grouping>(["auto", "pod", "workload", "namespace"]);
+const LENSES = new Set<GraphLens>(["auto", "paths", "topology"]);
+const SELECTABLE = new Set(["edge", "pod", "service", "node", "group", "external", "router", "container"]);
+const OPEN_KEY = /^(ns|nsg|idle|workload):[^\s]{1,300}$/;
+
+/** The graph as drawn: grouping, lens, the user's opened and folded boxes (at most 500), families, selection. */
+function graph(v: unknown): SharedView["graph"] {
+  if (!isRecord(v)) return undefined;
+  const out: NonNullable<SharedView["graph"]> = {};
+  if (typeof v.grouping === "string" && GROUPINGS.has(v.grouping as Grouping))
+    out.grouping = v.grouping as Grouping;
+  if (typeof v.lens === "string" && LENSES.has(v.lens as GraphLens)) out.lens = v.lens as GraphLens;
+  if (isRecord(v.open)) {
+    const open: Record<string, boolean> = {};
+    for (const [k, x] of Object.entries(v.open).slice(0, 500))
+      if (OPEN_KEY.test(k) && typeof x === "boolean") open[k] = x;
+    if (Object.keys(open).length) out.open = open;
+  }
+  if (
+    typeof v.nsGroupBy === "string" &&
+    (v.nsGroupBy === "auto" || v.nsGroupBy === "prefix" || /^label:[^\s]{1,253}$/.test(v.nsGroupBy))
+  )
+    out.nsGroupBy = v.nsGroupBy as NsGroupBy;
+  const sel = v.selection;
+  if (isRecord(sel) && typeof sel.kind === "string" && SELECTABLE.has(sel.kind) && shortString(sel.id))
+    out.selection = { kind: sel.kind, id: sel.id } as Selection;
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** The view fields of `v` that this version understands; the rest is left out. */
@@ -122,6 +158,8 @@ export function sanitizeView(v: unknown): SharedView | undefined {
     out.cni = v.cni as CniName;
   const a = assumptions(v.assume);
   if (a) out.assume = a;
+  const g = graph(v.graph);
+  if (g) out.graph = g;
   return Object.keys(out).length ? out : undefined;
 }
 
@@ -138,6 +176,11 @@ export interface ViewSource {
   presenterStep: number;
   cni: CniName | undefined;
   assume: ClusterAssumptions | undefined;
+  grouping: Grouping;
+  graphLens: GraphLens;
+  graphOpen: Record<string, boolean>;
+  nsGroupBy: NsGroupBy;
+  selection: Selection | undefined;
 }
 
 export function viewOf(s: ViewSource): SharedView {
@@ -157,5 +200,13 @@ export function viewOf(s: ViewSource): SharedView {
   if (s.matrixChosen) v.matrix = { ...s.matrixQuery };
   if (s.answerShown || s.presenting || s.presenterStep !== -1)
     v.lesson = { revealed: s.answerShown, presenting: s.presenting, step: s.presenterStep };
+  // The graph as drawn, where it is not the default: what the recipient sees is what the sender saw.
+  const g: NonNullable<SharedView["graph"]> = {};
+  if (s.grouping !== "auto") g.grouping = s.grouping;
+  if (s.graphLens !== "auto") g.lens = s.graphLens;
+  if (Object.keys(s.graphOpen).length) g.open = { ...s.graphOpen };
+  if (s.nsGroupBy !== "auto") g.nsGroupBy = s.nsGroupBy;
+  if (s.selection && s.selection.kind !== "question") g.selection = { ...s.selection };
+  if (Object.keys(g).length) v.graph = g;
   return v;
 }

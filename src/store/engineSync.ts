@@ -52,6 +52,7 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
         if (disposed || o.stale) return;
         mark(`ktl:analysis-received:${revision}`);
         store.getState().analysisReceived(revision, o.value);
+        store.getState().analysisForNewScenario(revision, o.value);
         client.validate({}).then(
           (v) => {
             if (!disposed && !v.stale && store.getState().analysis.revision === revision)

@@ -139,6 +139,8 @@ export interface Notice {
   undoLabel?: string;
   /** Offer to download the editor text as a file (a share link too long to send). */
   offerDownload?: boolean;
+  /** The notice reports a new scenario (scenarioSlice.ts): its Undo puts back the text and its view. */
+  undoScenario?: boolean;
 }
 
 export interface LayoutPositions {
@@ -207,7 +209,39 @@ export interface ViewSlice {
   restoreView(view: SharedView): void;
 }
 
-export type AppState = InputSlice & AnalysisSlice & ViewSlice & WorkshopSlice & SessionSlice & TestsSlice;
+export type AppState = InputSlice &
+  AnalysisSlice &
+  ViewSlice &
+  WorkshopSlice &
+  SessionSlice &
+  TestsSlice &
+  ScenarioSlice;
+
+/** What a new scenario replaced, for its Undo (scenarioSlice.ts). */
+export interface ScenarioSnapshot {
+  text: string;
+  scenarioId: string | undefined;
+  question: TraceQuery | undefined;
+  selection: Selection | undefined;
+  filters: Filters;
+  graphOpen: Record<string, boolean>;
+  answerShown: boolean;
+  presenting: boolean;
+  presenterStep: number;
+  predictions: Record<string, Prediction>;
+}
+
+/** A paste or an opened file is a new scenario (scenarioSlice.ts). */
+export interface ScenarioSlice {
+  scenarioUndo: ScenarioSnapshot | undefined;
+  /** The revision whose analysis prunes the filters that no longer apply. */
+  pruneFiltersAt: number | undefined;
+  /** The text is a new scenario: what belonged to the old one resets, undoably. `what` starts the notice ("The pasted text"). */
+  newScenario(text: string, origin: "edit" | "file", what: string): void;
+  /** The engine's analysis of a revision arrived (engineSync.ts): prune the filters if it is a new scenario's. */
+  analysisForNewScenario(revision: number, a: Analysis): void;
+  undoNewScenario(): void;
+}
 
 /** The Tests tab (testsSlice.ts): a `ktl test` file, and the engine's run of it against the analysed text. */
 export interface TestsSlice {
@@ -319,4 +353,15 @@ export interface SharedView {
   cni?: CniName;
   /** The profile's assumptions about the cluster around the application (format 4 on). */
   assume?: ClusterAssumptions;
+  /**
+   * The graph as drawn (optional in format 3, older versions leave it out): how it groups, its lens,
+   * the boxes the user opened or folded, how namespaces fold into families, and the selected element.
+   */
+  graph?: {
+    grouping?: Grouping;
+    lens?: GraphLens;
+    open?: Record<string, boolean>;
+    nsGroupBy?: NsGroupBy;
+    selection?: Selection;
+  };
 }

@@ -135,6 +135,15 @@ export const createViewSlice =
         ...(v.matrix ? { matrixQuery: v.matrix, matrixChosen: true } : {}),
         cni: v.cni,
         assume: v.assume,
+        ...(v.graph
+          ? {
+              grouping: v.graph.grouping ?? "auto",
+              graphLens: v.graph.lens ?? "auto",
+              graphOpen: v.graph.open ?? {},
+              nsGroupBy: v.graph.nsGroupBy ?? "auto",
+              ...(v.graph.selection && !v.question ? { selection: v.graph.selection } : {}),
+            }
+          : {}),
         ...(v.lesson
           ? { answerShown: v.lesson.revealed, presenting: v.lesson.presenting, presenterStep: v.lesson.step }
           : { answerShown: s.answerShown }),

@@ -12,6 +12,8 @@ import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { selectShownDiagnostics } from "../Lessons/Veil.tsx";
 import { afterFirstDraw } from "../../store/firstDraw.ts";
 import type { DiagnosticView } from "../../engine/analysis/index.ts";
+import { sameScenario } from "../../store/scenarioSlice.ts";
+import { SCENARIOS } from "../../../scenarios/index.ts";
 
 type Monaco = typeof MonacoApi;
 
@@ -119,6 +121,41 @@ export function EditorPane() {
           const sub = model.onDidChangeContent((e) => {
             yamlServices(model, model.getValueLength() <= SCHEMA_LIMIT);
             if (e.isFlush && model.getValue() === store.getState().text) return;
+            // A paste (or a drop) over the whole text is a new scenario (store/scenarioSlice.ts): one change that
+            // leaves only its own text, several lines of it, that the store does not hold yet.
+            const change = e.changes[0];
+            const before = store.getState().text;
+            // Ctrl+Z over such a paste is its Undo: the old scenario comes back with its view.
+            if (
+              (e.isUndoing || e.isRedoing) &&
+              change &&
+              store.getState().scenarioUndo?.text === model.getValue()
+            ) {
+              if (timer) clearTimeout(timer);
+              timer = undefined;
+              store.getState().undoNewScenario();
+              return;
+            }
+            if (
+              !e.isUndoing &&
+              !e.isRedoing &&
+              e.changes.length === 1 &&
+              change &&
+              change.rangeOffset === 0 &&
+              change.rangeLength > 0 &&
+              change.text.length === model.getValueLength() &&
+              change.text.includes("\n") &&
+              change.text !== before &&
+              !sameScenario(before, change.text)
+            ) {
+              if (timer) clearTimeout(timer);
+              timer = undefined;
+              const s = store.getState();
+              // The user's own text (not an untouched catalogue scenario) stays under Previous text too.
+              if (!SCENARIOS.some((c) => c.manifests === s.text)) s.keepPreviousText(s.text);
+              s.newScenario(model.getValue(), "edit", "The pasted text");
+              return;
+            }
             if (model.getValueLength() > LARGE) {
               if (timer) clearTimeout(timer);
               timer = setTimeout(push, 60);

@@ -82,11 +82,9 @@ async function openFile(store: AppStore, file: File) {
     return;
   }
   const previous = store.getState().text;
-  store.getState().replaceText(body, "file", undefined);
-  store.getState().clearWhatIf();
-  store
-    .getState()
-    .notify({ kind: "info", text: `Opened ${file.name}. It stays in this browser.`, undoText: previous });
+  if (previous === body) return;
+  // A new scenario: the question, the lesson and the opened boxes reset, undoably (store/scenarioSlice.ts).
+  store.getState().newScenario(body, "file", `Opened ${file.name} (it stays in this browser). It`);
 }
 
 export function ExportMenu() {

@@ -96,7 +96,24 @@ export function graphSvg(root: HTMLElement, slide: SlideTitle): string | undefin
     const right = inner.querySelector(".toggle") ? 30 : 8;
     const room = Math.max(10, w - 8 - right);
     const ink = color(cs.color, text);
-    if (nameEl) {
+    // The paths lens's boxes are sized to their lines (graph/text.ts): each line as drawn, whole.
+    const nameLines = nameEl ? [...nameEl.querySelectorAll<HTMLElement>(":scope > .line")] : [];
+    if (nameEl && nameLines.length) {
+      const size = Number.parseFloat(getComputedStyle(nameEl).fontSize) || 15;
+      const subSize = subEl ? Number.parseFloat(getComputedStyle(subEl).fontSize) || 13.5 : 13.5;
+      const subLines = subEl ? [...subEl.querySelectorAll<HTMLElement>(":scope > .line")] : [];
+      const lines = [
+        ...nameLines.map((l) => ({ t: wordsOf(l), size, bold: true })),
+        ...subLines.map((l) => ({ t: wordsOf(l), size: subSize, bold: false })),
+      ];
+      let at = y + 6;
+      for (const l of lines) {
+        at += l.size * 1.3;
+        parts.push(
+          `<text x="${x + 10}" y="${at - l.size * 0.3}" font-size="${l.size}"${l.bold ? ' font-weight="600"' : ' opacity="0.75"'} fill="${ink}">${esc(l.t)}</text>`,
+        );
+      }
+    } else if (nameEl) {
       const size = Number.parseFloat(getComputedStyle(nameEl).fontSize) || (container ? 12 : 14);
       const words = middleEllipsis(wordsOf(nameEl), charsFor(room, size, true));
       if (words)
@@ -128,7 +145,7 @@ export function graphSvg(root: HTMLElement, slide: SlideTitle): string | undefin
         : "";
     const lit = g.classList.contains("lit") || g.classList.contains("focus");
     edgeParts.push(
-      `<g${opacityAttr(getComputedStyle(g).opacity)}${lit ? ' data-lit="true"' : ""}><path d="${esc(d)}" fill="none" stroke="${stroke}" stroke-width="${Number.parseFloat(cs.strokeWidth) || 1.5}"${dash}${cat ? ` marker-end="url(#${markerId(cat.id)})"` : ""} data-verdict="${esc(g.dataset.verdict ?? "")}" data-source="${esc(g.dataset.source ?? "")}" data-target="${esc(g.dataset.target ?? "")}"/>`,
+      `<g${opacityAttr(getComputedStyle(g).opacity)}${lit ? ' data-lit="true"' : ""}><path d="${esc(d)}" fill="none" stroke="${stroke}" stroke-width="${Number.parseFloat(cs.strokeWidth) || 1.5}"${dash}${cat ? ` marker-end="url(#${markerId(cat.id)})"` : ""} data-verdict="${esc(g.dataset.verdict ?? "")}" data-source="${esc(g.dataset.source ?? "")}" data-target="${esc(g.dataset.target ?? "")}"${cat ? ` data-category="${cat.id}"` : ""}${g.dataset.source === g.dataset.target ? ' data-loop="true"' : ""}/>`,
     );
     const at = /translate\(\s*(-?[\d.]+)[ ,]\s*(-?[\d.]+)\s*\)/.exec(
       g.querySelector(".edge-glyph")?.getAttribute("transform") ?? "",
@@ -143,13 +160,21 @@ export function graphSvg(root: HTMLElement, slide: SlideTitle): string | undefin
     if (!m) continue;
     const cs = getComputedStyle(label);
     const size = Number.parseFloat(cs.fontSize) || 10;
-    // As wide as on screen (labels are capped there), cut at the end as the screen cuts them.
+    // As wide and tall as on screen, each of its lines whole (the paths lens's labels take two lines, never cut).
     const lw = label.offsetWidth || 170;
     const lh = label.offsetHeight || size * 1.5;
     const x = Number(m[1]);
     const y = Number(m[2]);
+    const lines = [...label.children].map((c) => wordsOf(c)).filter(Boolean);
+    const shown = lines.length ? lines : [clip(wordsOf(label), charsFor(lw - 10, size))];
+    const step = lh / shown.length;
     edgeParts.push(
-      `<g${opacityAttr(cs.opacity)}><rect x="${x - lw / 2}" y="${y}" width="${lw}" height="${lh}" rx="5" fill="${panel}" stroke="${color(cs.borderTopColor, text)}" stroke-width="1.5"/><text x="${x}" y="${y + lh / 2}" font-size="${size}" text-anchor="middle" dominant-baseline="central" fill="${color(cs.color, text)}">${esc(clip(wordsOf(label), charsFor(lw - 10, size)))}</text></g>`,
+      `<g${opacityAttr(cs.opacity)}><rect x="${x - lw / 2}" y="${y}" width="${lw}" height="${lh}" rx="5" fill="${panel}" stroke="${color(cs.borderTopColor, text)}" stroke-width="1.5"/>${shown
+        .map(
+          (t, i) =>
+            `<text x="${x}" y="${y + step * (i + 0.5)}" font-size="${size}" text-anchor="middle" dominant-baseline="central" fill="${color(cs.color, text)}">${esc(t)}</text>`,
+        )
+        .join("")}</g>`,
     );
   }
   return slideSvg({

@@ -72,3 +72,18 @@ describe("graph export as a slide", () => {
     expect(clip("abc", 4)).toBe("abc");
   });
 });
+
+describe("the slide's legend has every edge style of the picture", () => {
+  it("the loop a folded box draws for drops among its members, when the picture has one", () => {
+    const legendOf = (svg: string) => /<g data-testid="legend"[^>]*>(.*)<\/g>/.exec(svg)?.[1] ?? "";
+    expect(legendOf(slideSvg({ title: "t", graph }))).not.toContain('data-shape="loop"');
+    const looped = legendOf(
+      slideSvg({
+        title: "t",
+        graph: { ...graph, body: `${graph.body}<path data-category="drop" data-loop="true"/>` },
+      }),
+    );
+    expect(looped).toContain('data-shape="loop"');
+    expect(looped).toContain(">drops inside a box<");
+  });
+});

@@ -77,6 +77,8 @@ export function glyphSvg(c: EdgeCategory, x: number, y: number, colour: string, 
   return `<g transform="translate(${x} ${y}) scale(${k})"><circle r="7.5" fill="${bg}" stroke="${colour}" stroke-width="1.6"/><path d="${GLYPH_PATHS[c.glyph]}" fill="${c.glyph === "half" ? colour : "none"}" stroke="${colour}" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"/></g>`;
 }
 
+const LOOP_WORDS = "drops inside a box";
+
 /** The legend row: one item per category, line style, arrowhead, glyph and words. */
 export function legendSvg(
   x: number,
@@ -85,11 +87,14 @@ export function legendSvg(
   bg: string,
   text: string,
   categories: readonly EdgeCategory[] = CATEGORIES.filter((c) => c.id !== "tier"),
+  loops = false,
 ): string {
   // One row; scaled down when the categories' words would run past the slide's margin.
   const room = SLIDE.width - SLIDE.margin - x;
   const natural =
-    76 + categories.reduce((w, c) => w + 76 + 20 + Math.ceil(c.label.length * 20 * 0.52) + 36, 0);
+    76 +
+    categories.reduce((w, c) => w + 76 + 20 + Math.ceil(c.label.length * 20 * 0.52) + 36, 0) +
+    (loops ? 46 + Math.ceil(LOOP_WORDS.length * 20 * 0.52) + 36 : 0);
   const k = Math.min(1, room / natural);
   const parts = [
     `<g data-testid="legend" font-size="20"${k < 1 ? ` transform="translate(${x} ${y}) scale(${k.toFixed(3)}) translate(${-x} ${-y})"` : ""}>`,
@@ -105,6 +110,14 @@ export function legendSvg(
     );
     at += 76 + 20 + Math.ceil(c.label.length * 20 * 0.52) + 36;
   }
+  if (loops)
+    // The loop the graph draws on a folded box whose members drop among themselves.
+    parts.push(
+      `<g data-shape="loop"><rect x="${at}" y="${y - 10}" width="12" height="20" rx="3" fill="none" stroke="${text}" stroke-opacity="0.6" stroke-width="2"/><path d="M ${at + 12} ${y - 6} C ${at + 36} ${y - 16}, ${at + 36} ${y + 16}, ${at + 12} ${y + 6}" fill="none" stroke="${colourOf(
+        CATEGORIES.find((c) => c.id === "drop")!,
+        colours,
+      )}" stroke-width="3" stroke-dasharray="6 3"/><text x="${at + 46}" y="${y + 7}" fill="${text}">${LOOP_WORDS}</text></g>`,
+    );
   parts.push("</g>");
   return parts.join("");
 }
@@ -141,8 +154,9 @@ ${legendSvg(
   input.colours,
   bg,
   text,
-  // The cluster tier's entry when the graph draws a tier-dropped edge.
+  // Every edge style the picture draws: the cluster tier's entry when it draws a tier-dropped edge, the loop.
   CATEGORIES.filter((c) => c.id !== "tier" || input.graph.body.includes('data-category="tier"')),
+  input.graph.body.includes('data-loop="true"'),
 )}
 </svg>
 `;

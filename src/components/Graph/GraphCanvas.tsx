@@ -28,7 +28,9 @@ import { LAYERED } from "../../graph/layered.ts";
 import "./graph.css";
 
 /** The smallest zoom at which the paths lens's smallest text is still 11 px on screen: "fit view" never goes below it. */
-export const LEGIBLE_ZOOM = 11 / NODE_FONT.sub;
+export const LEGIBLE_ZOOM = 11 / NODE_FONT.sub + 1e-4;
+/** The topology lens's: its smallest text is 11 px (styles.css .rf-leaf .sub, node titles, edge labels). */
+export const TOPOLOGY_LEGIBLE_ZOOM = 1;
 
 /** Fit view's margins (screen px): the zoom buttons sit in the left one, so they never cover a box. */
 export const FIT_PADDING = { top: 12, right: 16, bottom: 12, left: 50 };
@@ -133,7 +135,13 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   // The pane's size sets the layout's shape and how many elements the automatic grouping may show.
   const wrapRef = useRef<HTMLDivElement>(null);
   const hasGraph = graph !== undefined;
-  const [shape, setShape] = useState({ aspect: 1.5, rows: 8 });
+  const [shape, setShape] = useState<{
+    aspect: number;
+    rows: number;
+    pane: { width: number; height: number } | undefined;
+    /** The canvas less fit view's padding, in screen px. */
+    px: { width: number; height: number } | undefined;
+  }>({ aspect: 1.5, rows: 8, pane: undefined, px: undefined });
   useEffect(() => {
     const el = wrapRef.current;
     if (!el || typeof ResizeObserver === "undefined") return;
@@ -143,17 +151,31 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       const r = canvas.getBoundingClientRect();
       if (r.width < 50 || r.height < 50) return;
       const c = capacityOf(r.width, r.height);
+      // The pane in graph units at the legible zoom: the layout keeps within it where it can.
+      const width = Math.round((r.width - FIT_PADDING.left - FIT_PADDING.right) / LEGIBLE_ZOOM);
+      const height = Math.round((r.height - FIT_PADDING.top - FIT_PADDING.bottom) / LEGIBLE_ZOOM);
       setShape((s) =>
-        s.rows === c.rows && Math.abs(s.aspect - r.width / r.height) < 0.01
+        s.rows === c.rows &&
+        Math.abs(s.aspect - r.width / r.height) < 0.01 &&
+        s.pane?.width === width &&
+        s.pane.height === height
           ? s
-          : { aspect: r.width / r.height, rows: c.rows },
+          : {
+              aspect: r.width / r.height,
+              rows: c.rows,
+              pane: { width, height },
+              px: {
+                width: r.width - FIT_PADDING.left - FIT_PADDING.right,
+                height: r.height - FIT_PADDING.top - FIT_PADDING.bottom,
+              },
+            },
       );
       store.getState().setGraphBudget(c.budget);
     });
     ro.observe(canvas);
     return () => ro.disconnect();
   }, [store, hasGraph]);
-  const { displayed, error } = useLayout(graph, shape.aspect, shape.rows);
+  const { displayed, error } = useLayout(graph, shape.aspect, shape.rows, shape.pane);
   const [hoveredEdge, setHoveredEdge] = useState<string | undefined>(undefined);
   const theme = useApp((s) => s.theme);
   const revision = useApp((s) => s.analysis.revision);
@@ -173,8 +195,8 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const presenting = useApp((s) => s.presenting);
   const fitOptions = useMemo(
     () => ({
-      padding: paths ? FIT_PADDING_PX : 0.06,
-      minZoom: paths ? LEGIBLE_ZOOM : 0.05,
+      padding: FIT_PADDING_PX,
+      minZoom: paths ? LEGIBLE_ZOOM : TOPOLOGY_LEGIBLE_ZOOM,
       maxZoom: presenting ? 2.2 : 1.25,
     }),
     [paths, presenting],
@@ -200,11 +222,19 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       selectedEdge,
       selectedNode,
       hoveredEdge,
+      viewport: shape.px
+        ? {
+            width: shape.px.width,
+            height: shape.px.height,
+            minZoom: fitOptions.minZoom,
+            maxZoom: fitOptions.maxZoom,
+          }
+        : undefined,
       ...(testFailed?.size ? { testFailed } : {}),
     });
     if (selectedNode) for (const n of el.nodes) if (n.id === selectedNode) n.selected = true;
     return el;
-  }, [displayed, selection, trace, question, hoveredEdge, testFailed]);
+  }, [displayed, selection, trace, question, hoveredEdge, testFailed, shape.px, fitOptions]);
 
   // Unchanged elements keep their objects, so only what an edit changed re-renders.
   const [stabilizer] = useState(() => new ElementStabilizer());
@@ -260,7 +290,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const fitPicture = useCallback(
     (duration = 0) => {
       const canvas = wrapRef.current?.querySelector(".graph-canvas")?.getBoundingClientRect();
-      const b = paths ? pictureBounds(stable.nodes, stable.edges) : undefined;
+      const b = pictureBounds(stable.nodes, stable.edges);
       if (!b || !canvas || b.width <= 0 || b.height <= 0) return void fitView({ ...fitOptions, duration });
       const w = canvas.width - FIT_PADDING.left - FIT_PADDING.right;
       const h = canvas.height - FIT_PADDING.top - FIT_PADDING.bottom;
@@ -277,7 +307,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
         { duration },
       );
     },
-    [paths, stable, fitView, fitOptions, setViewport],
+    [stable, fitView, fitOptions, setViewport],
   );
   // Fit the view when the structure changes (a new layout), not on every verdict change.
   const fitted = useRef<string | undefined>(undefined);

@@ -35,11 +35,21 @@ function remember(key: string, p: Positions) {
 class PathPlaces {
   private last: { key: string; positions: Positions; budget: number | undefined } | undefined;
 
-  layout(g: GraphModel, aspect: number, maxRows: number | undefined): Positions {
+  layout(
+    g: GraphModel,
+    aspect: number,
+    maxRows: number | undefined,
+    pane: { width: number; height: number } | undefined,
+  ): Positions {
     if (this.last?.key === g.structureKey) return this.last.positions;
     // Places are kept across edits, not across a new pane size (a new budget): then the picture is laid out afresh.
     const previous = this.last?.budget === g.budget ? this.last?.positions : undefined;
-    const positions = layeredLayout(g, { aspect, maxRows, previous });
+    const positions = layeredLayout(g, {
+      aspect,
+      maxRows,
+      previous,
+      ...(pane ? { paneWidth: pane.width, paneHeight: pane.height } : {}),
+    });
     this.last = { key: g.structureKey, positions, budget: g.budget };
     return positions;
   }
@@ -58,6 +68,7 @@ export function useLayout(
   graph: GraphModel | undefined,
   aspect = 1.5,
   maxRows?: number,
+  pane?: { width: number; height: number },
 ): { displayed: Displayed | undefined; error: string | undefined; pending: boolean } {
   const [state, setState] = useState<{ displayed: Displayed | undefined; error: string | undefined }>({
     displayed: undefined,
@@ -66,20 +77,22 @@ export function useLayout(
   const paths = graph?.lens === "paths" ? graph : undefined;
   const [memory] = useState(() => new PathPlaces());
   const pathPositions = useMemo(
-    () => (paths ? memory.layout(paths, aspect, maxRows) : undefined),
-    [memory, paths, aspect, maxRows],
+    () => (paths ? memory.layout(paths, aspect, maxRows, pane) : undefined),
+    [memory, paths, aspect, maxRows, pane],
   );
-  const cached = graph ? (paths ? pathPositions : cache.get(graph.structureKey)) : undefined;
+  // The topology lens's layout takes the pane's shape (its cluster block): one per structure and shape.
+  const elkKey = graph ? `${graph.structureKey}@${aspect.toFixed(1)}` : "";
+  const cached = graph ? (paths ? pathPositions : cache.get(elkKey)) : undefined;
 
   useEffect(() => {
-    if (!graph || graph.lens === "paths" || cache.has(graph.structureKey)) return;
+    if (!graph || graph.lens === "paths" || cache.has(elkKey)) return;
     let live = true;
     layoutClient()
-      .layout(toElkGraph(graph))
+      .layout(toElkGraph(graph, Number(elkKey.slice(elkKey.lastIndexOf("@") + 1))))
       .then(
         (positions) => {
           if (!positions) return;
-          remember(graph.structureKey, positions);
+          remember(elkKey, positions);
           if (live) setState({ displayed: { graph, positions }, error: undefined });
         },
         (e: unknown) => {
@@ -93,7 +106,7 @@ export function useLayout(
     return () => {
       live = false;
     };
-  }, [graph]);
+  }, [graph, elkKey]);
 
   if (graph && cached) return { displayed: { graph, positions: cached }, error: undefined, pending: false };
   return { displayed: state.displayed, error: state.error, pending: graph !== undefined };

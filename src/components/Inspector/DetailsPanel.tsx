@@ -390,7 +390,7 @@ function Intro({ a, counts = true }: { a: Analysis | undefined; counts?: boolean
         </p>
       ) : null}
       {a?.truncated ? <p className="muted">{a.truncated}</p> : null}
-      <DropList />
+      {counts ? <DropList /> : null}
     </section>
   );
 }

@@ -262,6 +262,11 @@ export function NoticeBar() {
           Download the file
         </button>
       ) : null}
+      {notice.undoScenario ? (
+        <button type="button" className="btn small" onClick={() => store.getState().undoNewScenario()}>
+          Undo
+        </button>
+      ) : null}
       {notice.undoText !== undefined ? (
         <button
           type="button"
