@@ -81,3 +81,96 @@ test.describe("predict, then reveal", () => {
     await expect(w.presenter.getByTestId("presenter-verdict")).toContainText("allow");
   });
 });
+
+/** Issue 32: a prediction belongs to one lesson and one whole question, and is judged on the whole answer. */
+test.describe("predictions keyed by the whole question", () => {
+  test("lesson 17: GET and POST are two predictions, and a 403 is not 'allowed'", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto("./#lesson=17");
+    const w = new WorkshopPanel(page);
+    const rows = w.lesson.getByTestId("prediction");
+    await expect(rows).toHaveCount(4);
+    // Dropped for POST leaves GET unpredicted.
+    await rows.nth(1).getByLabel("dropped", { exact: true }).check();
+    await expect(rows.nth(0).getByRole("radio", { checked: true })).toHaveCount(0);
+    await rows.nth(0).getByLabel("allowed", { exact: true }).check();
+    await rows
+      .nth(0)
+      .getByRole("combobox", { name: /^HTTP answer/ })
+      .selectOption({ label: "HTTP 200" });
+    await expect(rows.nth(1).getByLabel("dropped", { exact: true })).toBeChecked();
+    // POST: allowed with a 200 is wrong twice over; the engine says dropped, 403.
+    await rows.nth(1).getByLabel("allowed", { exact: true }).check();
+    await rows
+      .nth(1)
+      .getByRole("combobox", { name: /^HTTP answer/ })
+      .selectOption({ label: "HTTP 200" });
+
+    await w.revealAnswer();
+    const results = w.lesson.getByTestId("result");
+    await expect(results.nth(0)).toHaveAttribute("data-right", "true");
+    await results.nth(1).getByRole("button", { name: "trace it to see" }).click();
+    await expect(results.nth(1)).toHaveAttribute("data-right", "false");
+    await expect(results.nth(1)).toContainText(
+      "dropped (HTTP 403) ✗ you predicted allowed; ✗ you predicted HTTP 200",
+    );
+    // GET's answer is still its own.
+    await expect(results.nth(0)).toContainText("allowed (HTTP 200) ✓ as you predicted; ✓ HTTP 200");
+  });
+
+  test("lesson 31: the three 'received by' pickers (jason, Jason, no header) hold three answers", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto("./#lesson=31");
+    const w = new WorkshopPanel(page);
+    const rows = w.lesson.getByTestId("prediction");
+    await expect(rows).toHaveCount(3);
+    const backend = (i: number) => rows.nth(i).getByRole("combobox", { name: /^Backend/ });
+    const options = await backend(0)
+      .locator("option")
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
+    const v1 = options.find((o) => o.includes("reviews-v1"))!;
+    const v2 = options.find((o) => o.includes("reviews-v2"))!;
+    await backend(0).selectOption(v2);
+    await backend(1).selectOption(v2);
+    await backend(2).selectOption(v1);
+    await expect(backend(0)).toHaveValue(v2);
+    await expect(backend(2)).toHaveValue(v1);
+    for (let i = 0; i < 3; i++) {
+      await rows.nth(i).getByLabel("allowed", { exact: true }).check();
+      await rows
+        .nth(i)
+        .getByRole("combobox", { name: /^HTTP answer/ })
+        .selectOption({ label: "HTTP 200" });
+    }
+    await w.revealAnswer();
+    const results = w.lesson.getByTestId("result");
+    for (let i = 1; i < 3; i++) await results.nth(i).getByRole("button", { name: "trace it to see" }).click();
+    await expect(results.nth(0)).toHaveAttribute("data-right", "true");
+    // Jason (capital J) falls through to v1: predicting v2 is wrong.
+    await expect(results.nth(1)).toHaveAttribute("data-right", "false");
+    await expect(results.nth(1)).toContainText("does not receive it");
+    await expect(results.nth(2)).toHaveAttribute("data-right", "true");
+  });
+
+  test("another lesson after a reload shows none of the first lesson's rows or answers", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto("./#lesson=17");
+    const w = new WorkshopPanel(page);
+    await w.lesson.getByTestId("prediction").nth(1).getByLabel("dropped", { exact: true }).check();
+    await w.revealAnswer();
+    await playground.goto("./#lesson=31");
+    await page.reload();
+    await expect(w.lesson).toHaveAttribute("data-lesson", "31-route-by-header-with-an-istio-virtualservice");
+    await expect(w.answer()).toHaveCount(0);
+    const rows = w.lesson.getByTestId("prediction");
+    await expect(rows).toHaveCount(3);
+    await expect(rows.getByRole("radio", { checked: true })).toHaveCount(0);
+    await expect(w.lesson).not.toContainText("/api/orders");
+  });
+});

@@ -6,9 +6,9 @@ import { lessonHash, lessonParam } from "./route.ts";
 /** Puts `#lesson=<id>` in the address bar (or takes it out), unless a share link is there. */
 export function syncLessonHash(id: string | undefined): void {
   if (/(^#|&)share=/.test(location.hash)) return;
-  const current = lessonParam(location.hash);
-  if (id === current) return;
+  // The address names the lesson by its number: `#lesson=9` and an old `#lesson=09-keep-…` become `#lesson=09`.
   const hash = id ? lessonHash(id) : "";
+  if (lessonParam(location.hash) === lessonParam(hash)) return;
   history.replaceState(null, "", location.pathname + location.search + hash);
 }
 

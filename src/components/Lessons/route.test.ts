@@ -24,6 +24,9 @@ describe("#lesson=<id> routes", () => {
     expect(lessonParam("#share=x")).toBeUndefined();
   });
 
+  it("the playground writes a lesson's number, not its folder id (an id can name the answer)", () =>
+    expect(lessonHash("04-drop-calls-with-no-local-endpoint")).toBe("#lesson=04"));
+
   it("every lesson's hash opens it again", () => {
     for (const l of LESSONS) {
       const r = lessonFromHash(lessonHash(l.id));

@@ -1,6 +1,7 @@
 /**
- * `#lesson=<id>` opens a lesson: the full folder id (`#lesson=09-keep-traffic-in-zone-with-hints`)
- * or its number (`#lesson=9`, `#lesson=09`). Other hash parameters (`#share=`) are left alone.
+ * `#lesson=<id>` opens a lesson: its number (`#lesson=9`, `#lesson=09`, what the playground writes)
+ * or its full folder id (`#lesson=09-keep-traffic-in-zone-with-hints`, older links). Other hash
+ * parameters (`#share=`) are left alone.
  */
 import { LESSONS, type Lesson } from "../../../scenarios/lessons.ts";
 
@@ -32,6 +33,12 @@ export function lessonFromHash(hash: string, lessons: readonly Lesson[] = LESSON
   return { kind: "unknown", value: v };
 }
 
-export function lessonHash(id: string): string {
-  return `#${LESSON_PARAM}=${encodeURIComponent(id)}`;
+/**
+ * The hash that opens a lesson: its number (`#lesson=07`), not its folder id,
+ * because the address bar is on the projector before the reveal and a folder
+ * id can name the answer. Old links with the id still open (lessonFromHash).
+ */
+export function lessonHash(id: string, lessons: readonly Lesson[] = LESSONS): string {
+  const l = lessons.find((x) => x.id === id);
+  return `#${LESSON_PARAM}=${l ? String(l.number).padStart(2, "0") : encodeURIComponent(id)}`;
 }
