@@ -49,8 +49,9 @@ for (const viewport of [
     expect(m.overflow, "the question bar scrolls sideways").toBeLessThanOrEqual(0);
     expect(m.outside, "controls outside the question bar").toEqual([]);
     // Everything in the lesson is reachable (it scrolls inside itself), and hiding it gives the editor back.
-    await w.lesson.getByTestId("lesson-edit").scrollIntoViewIfNeeded();
-    await expect(w.lesson.getByTestId("lesson-edit")).toBeInViewport();
+    // (Before the reveal its last control is the reveal; the edit to try comes with the answer.)
+    await w.lesson.getByTestId("lesson-reveal").scrollIntoViewIfNeeded();
+    await expect(w.lesson.getByTestId("lesson-reveal")).toBeInViewport();
     await expect(w.lesson.getByRole("button", { name: "Previous lesson" })).toBeInViewport();
     await w.lesson.getByRole("button", { name: "Hide lesson" }).click();
     expect((await heights(page)).lesson).toBeLessThan(m.lesson);

@@ -87,6 +87,8 @@ test.describe("node rules", () => {
       await expect(playground.traceVerdict()).toHaveAttribute("data-verdict", "drop");
       await playground.details.getByRole("button", { name: "see the rules it matched there" }).click();
       const rules = new NodeRulesPanel(page);
+      // Lessons about kube-proxy's rules open them in nftables; these rules are iptables', one click away.
+      await rules.setMode("iptables");
       const node = d.node ?? (await rules.root.getAttribute("data-node"))!;
       await rules.expectShown(node, "iptables");
 
@@ -129,9 +131,7 @@ test.describe("node rules", () => {
     await playground.details.getByRole("button", { name: "see the rules it matched there" }).click();
     const rules = new NodeRulesPanel(page);
     const node = "aks-nodepool1-23236778-vmss000002";
-    await rules.expectShown(node, "iptables");
-
-    await rules.setMode("nftables");
+    // Lesson 04 opens the Node rules in nftables, the mode SIG Network points users to.
     await rules.expectShown(node, "nftables");
     const stop = rules.stoppingLine();
     await expect(stop).toHaveCount(1);

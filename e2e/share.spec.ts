@@ -64,11 +64,12 @@ test.describe("sharing and keeping work", () => {
     baseURL,
   }) => {
     await playground.goto("./#lesson=5");
+    // Verdicts, and the filters by verdict, come with the lesson's answer.
+    await page.getByTestId("lesson").getByRole("button", { name: "Reveal the answer" }).click();
     await playground.graph.clickEdge("pod:shop/orders", "service:shop/payments");
     await expect(playground.traceVerdict()).toBeVisible();
     const verdict = await playground.traceVerdict().getAttribute("data-verdict");
     await page.getByLabel("Only drops").check();
-    await page.getByTestId("lesson").getByRole("button", { name: "Reveal the answer" }).click();
     await page.getByRole("tab", { name: /Problems/ }).click();
     await page.getByRole("tab", { name: "Matrix" }).click();
 

@@ -52,6 +52,8 @@ test.describe("what-if controls", () => {
   test("switching a policy off marks the gained cells of the matrix", async ({ playground, page }) => {
     await playground.goto("./#lesson=5");
     const w = new WorkshopPanel(page);
+    // A what-if's comparison states verdicts: in a lesson it comes with the answer.
+    await w.ensureRevealed();
     await w.applyWhatIf("Switch a NetworkPolicy off", "shop/default-deny-ingress");
     await w.expectDiff("6 flows gained; 8 workload connections (8 added)");
     const matrix = await playground.openMatrix();
