@@ -296,6 +296,8 @@ export interface WorkshopSlice {
   /** The engine's answers to those questions once traced, for the text revision they were traced on. */
   outcomes: { revision: number; byKey: Record<string, Outcome> };
   whatIf: WhatIfState;
+  /** A workshop session: lesson ids in the teacher's order (one link carries them); undefined outside a session. */
+  session: string[] | undefined;
   presenting: boolean;
   /** The hop shown in presenter mode; -1 is the question's overview. */
   presenterStep: number;
@@ -304,6 +306,7 @@ export interface WorkshopSlice {
   recordOutcome(revision: number, key: string, o: Outcome): void;
   /** A new lesson: no predictions, no answers. */
   clearPredictions(): void;
+  setSession(ids: readonly string[] | undefined): void;
   whatIfStarted(label: string, before: string): void;
   whatIfApplied(after: string, notes: string[]): void;
   whatIfCompared(after: string, diff: InputDiff): void;

@@ -1,6 +1,8 @@
 /**
- * Workshop state: the lesson's answer (hidden until asked), the last what-if
- * with its before/after comparison, and presenter mode. Written only through
+ * Workshop state: the lesson's answer (hidden until asked), the learner's
+ * predictions and the engine's outcomes (keyed by lesson and whole question,
+ * Lessons/predict.ts), the workshop session's lessons, the last what-if with
+ * its before/after comparison, and presenter mode. Written only through
  * these named actions; the comparison itself comes from the engine
  * (src/engine/diff) by way of the what-if worker.
  */
@@ -23,6 +25,7 @@ export const createWorkshopSlice: SliceCreator<WorkshopSlice> = (set) => ({
   predictions: {},
   outcomes: { revision: -1, byKey: {} },
   whatIf: NO_WHAT_IF,
+  session: undefined,
   presenting: false,
   presenterStep: -1,
   showAnswer: (answerShown) => set({ answerShown }),
@@ -36,6 +39,7 @@ export const createWorkshopSlice: SliceCreator<WorkshopSlice> = (set) => ({
       },
     })),
   clearPredictions: () => set({ predictions: {}, outcomes: { revision: -1, byKey: {} } }),
+  setSession: (ids) => set({ session: ids && ids.length ? [...ids] : undefined }),
   whatIfStarted: (label, before) => set({ whatIf: { ...NO_WHAT_IF, status: "running", label, before } }),
   whatIfApplied: (after, notes) => set((s) => ({ whatIf: { ...s.whatIf, after, notes } })),
   whatIfCompared: (after, diff) =>

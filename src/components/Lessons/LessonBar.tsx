@@ -15,7 +15,7 @@ import {
 } from "../../../scenarios/lessons.ts";
 import { runTextChange, runWhatIf } from "../WhatIf/run.ts";
 import { whatIfClient } from "../WhatIf/client.ts";
-import { openLesson } from "./open.ts";
+import { lessonOrder, openLesson } from "./open.ts";
 import { currentTrace } from "../Presenter/usePresenter.ts";
 import {
   backendOptions,
@@ -275,17 +275,26 @@ export function LessonBar() {
   const answerShown = useApp((s) => s.answerShown);
   const question = useApp((s) => s.question);
   const cni = useApp((s) => s.cni);
+  const session = useApp((s) => s.session);
   const [collapsed, setCollapsed] = useState(false);
   const lesson = scenarioId ? lessonById(scenarioId) : undefined;
   useRecordOutcomes(store, lesson);
   if (!lesson) return null;
-  const i = LESSONS.indexOf(lesson);
-  const prev = LESSONS[i - 1];
-  const next = LESSONS[i + 1];
+  // In a workshop session, previous and next follow the teacher's order.
+  const order = lessonOrder(lesson, session);
+  const inSession = order !== LESSONS;
+  const i = order.indexOf(lesson);
+  const prev = order[i - 1];
+  const next = order[i + 1];
   return (
     <section className="ws-bar lesson" aria-label="Lesson" data-testid="lesson" data-lesson={lesson.id}>
       <div className="ws-row ws-head">
         <strong className="ws-title">
+          {inSession ? (
+            <span className="ws-session-step" data-testid="session-step">
+              Session {i + 1}/{order.length} ·{" "}
+            </span>
+          ) : null}
           Lesson {String(lesson.number).padStart(2, "0")} · {lesson.title}
         </strong>
         <button

@@ -42,3 +42,39 @@ export function lessonHash(id: string, lessons: readonly Lesson[] = LESSONS): st
   const l = lessons.find((x) => x.id === id);
   return `#${LESSON_PARAM}=${l ? String(l.number).padStart(2, "0") : encodeURIComponent(id)}`;
 }
+
+export const SESSION_PARAM = "session";
+
+/**
+ * A workshop session in the link: `#lesson=07&session=04,07,12` carries the
+ * lessons in the teacher's order (numbers or folder ids). Unknown entries are
+ * left out; undefined when the hash has no session.
+ */
+export function sessionFromHash(hash: string, lessons: readonly Lesson[] = LESSONS): Lesson[] | undefined {
+  const h = hash.startsWith("#") ? hash.slice(1) : hash;
+  for (const part of h.split("&")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq) === SESSION_PARAM) {
+      const out: Lesson[] = [];
+      for (const v of decodeURIComponent(part.slice(eq + 1)).split(",")) {
+        const l = lessons.find((x) => x.id === v || (/^\d{1,2}$/.test(v) && x.number === Number(v)));
+        if (l && !out.includes(l)) out.push(l);
+      }
+      return out.length ? out : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The hash of a lesson within a session: `#lesson=NN&session=NN,NN,…`. */
+export function sessionHash(
+  session: readonly string[],
+  current: string,
+  lessons: readonly Lesson[] = LESSONS,
+): string {
+  const nums = session
+    .map((id) => lessons.find((l) => l.id === id))
+    .filter((l): l is Lesson => l !== undefined)
+    .map((l) => String(l.number).padStart(2, "0"));
+  return `${lessonHash(current, lessons)}&${SESSION_PARAM}=${nums.join(",")}`;
+}
