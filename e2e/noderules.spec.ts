@@ -131,7 +131,10 @@ test.describe("node rules", () => {
     await playground.details.getByRole("button", { name: "see the rules it matched there" }).click();
     const rules = new NodeRulesPanel(page);
     const node = "aks-nodepool1-23236778-vmss000002";
-    // Lesson 04 opens the Node rules in nftables, the mode SIG Network points users to.
+    // "see the rules it matched there" shows them in iptables (TraceDetails), whatever mode the lesson opened in.
+    await rules.expectShown(node, "iptables");
+
+    await rules.setMode("nftables");
     await rules.expectShown(node, "nftables");
     const stop = rules.stoppingLine();
     await expect(stop).toHaveCount(1);
