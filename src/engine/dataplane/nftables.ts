@@ -18,61 +18,22 @@
  *
  * Map elements are listed in the order kube-proxy adds them; the kernel's
  * hash tables may list them in another order on a real node.
+ *
+ * This file adds the table's base chains, sets and maps and prints the
+ * listing; nftservice.ts adds each Service port's; nfttable.ts holds the
+ * table's objects and the writer they share.
  */
 import type { DataplaneServicePort, NodeDataplaneInput, ProxyConfig, RuleOrigin } from "./types.ts";
-import { planServicePort } from "./iptables/build.ts";
-import { nftEndpointBase, nftServiceBase, servicePortNameString } from "./names.ts";
+import { servicePortNameString } from "./names.ts";
 import type { SavedLine } from "./iptables/save.ts";
 import { parseCidr, parseIP } from "../model/ip.ts";
+import { anonSet, familyOf, Table, type NftSet, type NftTable } from "./nfttable.ts";
+import { addService, type NftSync } from "./nftservice.ts";
+
+export type { NftChain, NftElement, NftRule, NftSet, NftTable } from "./nfttable.ts";
 
 /** The id of a verdict-map or set element's line in `nft list table` (the walk in nftwalk.ts lights it). */
 export const nftElementId = (set: string, index: number) => `nft/@${set}/${index + 1}`;
-
-export interface NftElement {
-  key: string;
-  value?: string;
-  comment?: string;
-}
-
-export interface NftSet {
-  kind: "set" | "map";
-  name: string;
-  type: string;
-  flags?: string[];
-  timeoutSeconds?: number;
-  comment?: string;
-  elements: NftElement[];
-}
-
-export interface NftRule {
-  id: string;
-  text: string;
-  comment?: string;
-  origin: RuleOrigin;
-}
-
-export interface NftChain {
-  name: string;
-  base?: { type: string; hook: string; priority: number };
-  comment?: string;
-  rules: NftRule[];
-}
-
-export interface NftTable {
-  family: "ip" | "ip6";
-  name: string;
-  comment: string;
-  sets: NftSet[];
-  chains: NftChain[];
-  node: string;
-}
-
-const SERVICE_PREFIX = "service-";
-const LOCAL_PREFIX = "local-";
-const EXTERNAL_PREFIX = "external-";
-const ENDPOINT_PREFIX = "endpoint-";
-const AFFINITY_PREFIX = "affinity-";
-const FIREWALL_PREFIX = "firewall-";
 
 // knftables priorities: DNATPriority "dstnat" = -100, FilterPriority 0, SNATPriority "srcnat" = 100.
 const BASE_CHAINS: [string, string, string, number][] = [
@@ -100,69 +61,8 @@ const JUMP_CHAINS: [string, string, string][] = [
   ["cluster-ips-check", "filter-output", "ct state new"],
 ];
 
-/** LocalTrafficDetector.IfLocalNFT / IfNotLocalNFT (pkg/proxy/util/localdetector.go). */
-function detectorNFT(config: ProxyConfig, local: boolean): string | undefined {
-  const d = config.localDetector;
-  const ipX = config.family === "IPv4" ? "ip" : "ip6";
-  const op = local ? "" : "!= ";
-  switch (d.mode) {
-    case "ClusterCIDR":
-    case "NodeCIDR":
-      return `${ipX} saddr ${op}${d.cidr}`;
-    case "BridgeInterface":
-      return `iifname ${op}"${d.interfaceName}"`;
-    case "InterfaceNamePrefix":
-      return `iifname ${op}"${d.prefix}*"`;
-    case "None":
-      return undefined;
-  }
-}
-
-/** A set of values as nft prints it: a single element as the plain value. */
-function anonSet(values: readonly string[]): string {
-  return values.length === 1 ? values[0]! : `{ ${values.join(", ")} }`;
-}
-
 const mark32 = (config: ProxyConfig) =>
   `0x${((1 << config.masqueradeBit) >>> 0).toString(16).padStart(8, "0")}`;
-
-class Table {
-  readonly sets: NftSet[] = [];
-  readonly chains: NftChain[] = [];
-  private readonly chainByName = new Map<string, NftChain>();
-  private readonly setByName = new Map<string, NftSet>();
-  chain(name: string, extra: Partial<NftChain> = {}): NftChain {
-    let c = this.chainByName.get(name);
-    if (!c) {
-      c = { name, rules: [], ...extra };
-      this.chainByName.set(name, c);
-      this.chains.push(c);
-    }
-    return c;
-  }
-  set(s: NftSet): NftSet {
-    const have = this.setByName.get(s.name);
-    if (have) return have;
-    this.setByName.set(s.name, s);
-    this.sets.push(s);
-    return s;
-  }
-  elem(name: string, e: NftElement): void {
-    const s = this.setByName.get(name);
-    if (s && !s.elements.some((x) => x.key === e.key)) s.elements.push(e);
-  }
-  rule(chain: string, text: string, origin: RuleOrigin, comment?: string): void {
-    const c = this.chain(chain);
-    const r: NftRule = { id: `nft/${chain}/${c.rules.length + 1}`, text, origin };
-    if (comment) r.comment = comment;
-    c.rules.push(r);
-  }
-}
-
-function familyOf(ip: string): "IPv4" | "IPv6" | undefined {
-  const p = parseIP(ip);
-  return p ? (p.family === 4 ? "IPv4" : "IPv6") : undefined;
-}
 
 /** Builds kube-proxy's `kube-proxy` table for the node. */
 export function buildNftables(input: NodeDataplaneInput, config: ProxyConfig): NftTable {
@@ -280,7 +180,8 @@ export function buildNftables(input: NodeDataplaneInput, config: ProxyConfig): N
   const ports = [...input.servicePorts]
     .filter((s) => familyOf(s.clusterIP) === config.family)
     .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-  for (const s of ports) addService(t, s, config, input, ipX, addrType);
+  const sync: NftSync = { t, config, input, ipX, addrType };
+  for (const s of ports) addService(sync, s);
 
   return {
     family: v6 ? "ip6" : "ip",
@@ -290,176 +191,6 @@ export function buildNftables(input: NodeDataplaneInput, config: ProxyConfig): N
     chains: t.chains,
     node: input.nodeName,
   };
-}
-
-function addService(
-  t: Table,
-  s: DataplaneServicePort,
-  config: ProxyConfig,
-  input: NodeDataplaneInput,
-  ipX: string,
-  addrType: string,
-): void {
-  const plan = planServicePort(s);
-  const protocol = plan.protocol;
-  const spn = plan.spn;
-  const baseName = nftServiceBase(s.namespace, s.name, protocol, s.portName);
-  const clusterChain = SERVICE_PREFIX + baseName;
-  const localChain = LOCAL_PREFIX + baseName;
-  const externalChain = EXTERNAL_PREFIX + baseName;
-  const fwChain = FIREWALL_PREFIX + baseName;
-  const epBase = (ip: string, port: number) =>
-    nftEndpointBase(s.namespace, s.name, protocol, s.portName, ip, port);
-  const service = `${s.namespace}/${s.name}`;
-  const o = (role: string, endpoint?: string): RuleOrigin => ({
-    service,
-    servicePort: spn,
-    role,
-    ...(endpoint ? { endpoint } : {}),
-  });
-  const ofFamily = (ips: readonly string[]) => ips.filter((ip) => familyOf(ip) === config.family);
-  const sticky = s.stickyMaxAgeSeconds !== undefined;
-  const epKey = (ip: string, port: number) => (ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`);
-
-  for (const ep of s.allLocallyReachableEndpoints) t.chain(ENDPOINT_PREFIX + epBase(ep.ip, ep.port));
-  if (plan.usesClusterPolicyChain) t.chain(clusterChain);
-  if (plan.usesLocalPolicyChain) t.chain(localChain);
-  if (plan.usesExternalTrafficChain) t.chain(externalChain);
-  const internalChain = s.internalPolicyLocal ? localChain : clusterChain;
-  const externalPolicyChain = s.externalPolicyLocal ? localChain : clusterChain;
-  const lbIPs = ofFamily(s.loadBalancerVIPs);
-  // nftables/proxier.go: the firewall chain exists whenever LB IPs and source ranges do.
-  const usesFWChain = lbIPs.length > 0 && s.loadBalancerSourceRanges.length > 0;
-  if (usesFWChain) t.chain(fwChain);
-
-  const verdict = (f: { target: "REJECT" | "DROP" } | undefined) =>
-    f?.target === "REJECT" ? "goto reject-chain" : "drop";
-  const port = String(s.port);
-  t.elem("cluster-ips", { key: s.clusterIP });
-  if (plan.hasInternalEndpoints)
-    t.elem("service-ips", { key: `${s.clusterIP} . ${protocol} . ${port}`, value: `goto ${internalChain}` });
-  else
-    t.elem("no-endpoint-services", {
-      key: `${s.clusterIP} . ${protocol} . ${port}`,
-      value: verdict(plan.internalFilter),
-      comment: spn,
-    });
-  for (const ip of ofFamily(s.externalIPs)) {
-    if (s.hasEndpoints)
-      t.elem("service-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${externalChain}` });
-    if (!plan.hasExternalEndpoints)
-      t.elem("no-endpoint-services", {
-        key: `${ip} . ${protocol} . ${port}`,
-        value: verdict(plan.externalFilter),
-        comment: spn,
-      });
-  }
-  for (const ip of lbIPs) {
-    if (s.hasEndpoints)
-      t.elem("service-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${externalChain}` });
-    if (usesFWChain)
-      t.elem("firewall-ips", { key: `${ip} . ${protocol} . ${port}`, value: `goto ${fwChain}` });
-  }
-  if (!plan.hasExternalEndpoints)
-    for (const ip of lbIPs)
-      t.elem("no-endpoint-services", {
-        key: `${ip} . ${protocol} . ${port}`,
-        value: verdict(plan.externalFilter),
-        comment: spn,
-      });
-  if (s.nodePort !== 0) {
-    if (s.hasEndpoints)
-      t.elem("service-nodeports", { key: `${protocol} . ${s.nodePort}`, value: `goto ${externalChain}` });
-    if (!plan.hasExternalEndpoints)
-      t.elem("no-endpoint-nodeports", {
-        key: `${protocol} . ${s.nodePort}`,
-        value: verdict(plan.externalFilter),
-        comment: spn,
-      });
-  }
-
-  if (plan.hasInternalEndpoints) {
-    const notLocal = detectorNFT(config, false);
-    if (config.masqueradeAll)
-      t.rule(internalChain, `${ipX} daddr ${s.clusterIP} jump mark-for-masquerade`, o("masquerade"));
-    else if (notLocal)
-      t.rule(
-        internalChain,
-        `${ipX} daddr ${s.clusterIP} ${notLocal} jump mark-for-masquerade`,
-        o("masquerade"),
-      );
-  }
-  if (plan.usesExternalTrafficChain) {
-    if (!s.externalPolicyLocal) t.rule(externalChain, "jump mark-for-masquerade", o("masquerade"));
-    else {
-      const local = detectorNFT(config, true);
-      if (local)
-        t.rule(
-          externalChain,
-          `${local} goto ${clusterChain}`,
-          o("short-circuit"),
-          "short-circuit pod traffic",
-        );
-      t.rule(
-        externalChain,
-        "fib saddr type local jump mark-for-masquerade",
-        o("masquerade"),
-        "masquerade local traffic",
-      );
-      t.rule(
-        externalChain,
-        `fib saddr type local goto ${clusterChain}`,
-        o("short-circuit"),
-        "short-circuit local traffic",
-      );
-    }
-    if (plan.hasExternalEndpoints) t.rule(externalChain, `goto ${externalPolicyChain}`, o("jump"));
-  }
-  if (usesFWChain) {
-    const sources = s.loadBalancerSourceRanges.map((r) => r.trim());
-    const nodeIP = parseIP(input.nodeIP);
-    const allowFromNode = sources.some((r) => {
-      const c = parseCidr(r).cidr;
-      return (
-        !!c && !!nodeIP && c.family === nodeIP.family && nodeIP.value >= c.first && nodeIP.value <= c.last
-      );
-    });
-    if (allowFromNode) sources.push(...lbIPs);
-    t.rule(fwChain, `${ipX} saddr != ${anonSet(sources)} drop`, o("firewall"));
-  }
-  if (sticky) {
-    for (const ep of s.allLocallyReachableEndpoints) {
-      t.set({
-        kind: "set",
-        name: AFFINITY_PREFIX + epBase(ep.ip, ep.port),
-        type: addrType,
-        flags: ["timeout", "dynamic"],
-        timeoutSeconds: s.stickyMaxAgeSeconds!,
-        elements: [],
-      });
-    }
-  }
-  const lb = (chain: string, eps: DataplaneServicePort["clusterEndpoints"]) => {
-    if (sticky)
-      for (const ep of eps)
-        t.rule(
-          chain,
-          `${ipX} saddr @${AFFINITY_PREFIX}${epBase(ep.ip, ep.port)} goto ${ENDPOINT_PREFIX}${epBase(ep.ip, ep.port)}`,
-          o("affinity", epKey(ep.ip, ep.port)),
-        );
-    const elements = eps.map((ep, i) => `${i} : goto ${ENDPOINT_PREFIX}${epBase(ep.ip, ep.port)}`).join(", ");
-    t.rule(chain, `numgen random mod ${eps.length} vmap { ${elements} }`, o("load-balance"));
-  };
-  if (plan.usesClusterPolicyChain) lb(clusterChain, s.clusterEndpoints);
-  if (plan.usesLocalPolicyChain) lb(localChain, s.localEndpoints);
-  for (const ep of s.allLocallyReachableEndpoints) {
-    const chain = ENDPOINT_PREFIX + epBase(ep.ip, ep.port);
-    const k = epKey(ep.ip, ep.port);
-    t.rule(chain, `${ipX} saddr ${ep.ip} jump mark-for-masquerade`, o("hairpin", k));
-    if (sticky)
-      t.rule(chain, `update @${AFFINITY_PREFIX}${epBase(ep.ip, ep.port)} { ${ipX} saddr }`, o("affinity", k));
-    t.rule(chain, `meta l4proto ${protocol} dnat to ${k}`, o("dnat", k));
-  }
 }
 
 const STD_PRIOS: [string, number][] = [
