@@ -23,7 +23,7 @@
  */
 import type { Protocol } from "../model/types.ts";
 import { parseCidr, parseIP } from "../model/ip.ts";
-import { nftElementId, type NftTable } from "./nftables.ts";
+import { nftElementId, type NftRule, type NftTable } from "./nftables.ts";
 import { branchOf, type Packet } from "./iptables/walk.ts";
 
 export type NftStepAction =
@@ -74,6 +74,16 @@ interface Outcome {
 }
 
 const clone = (s: State): State => ({ ...s, steps: [...s.steps] });
+
+/** The rule being evaluated, and where: its chain, its index there and the call depth. */
+interface RuleAt {
+  chainName: string;
+  r: NftRule;
+  i: number;
+  depth: number;
+  /** The rule as nft lists it, with its comment. */
+  line: string;
+}
 
 const PROTO: Record<Protocol, string> = { TCP: "tcp", UDP: "udp", SCTP: "sctp" };
 
@@ -162,174 +172,203 @@ class Walker {
     return [{ state, verdict: "CONTINUE" }];
   }
 
-  /** undefined: the rule did not match (or matched and continues with no verdict handled here). */
-  private rule(
-    chainName: string,
-    r: NftTable["chains"][number]["rules"][number],
-    i: number,
-    state: State,
-    depth: number,
-  ): Outcome[] | undefined {
-    const pk = this.packet;
+  /**
+   * One rule, expression by expression as nft evaluates it: match
+   * expressions narrow the packet (a miss ends the rule), then a statement
+   * or a verdict says what happens. undefined: the rule did not match, and
+   * the walk goes on with the next rule.
+   */
+  private rule(chainName: string, r: NftRule, i: number, state: State, depth: number): Outcome[] | undefined {
+    const at: RuleAt = {
+      chainName,
+      r,
+      i,
+      depth,
+      line: `${r.text}${r.comment ? ` comment "${r.comment}"` : ""}`,
+    };
     const tk = tokenize(r.text);
-    const line = `${r.text}${r.comment ? ` comment "${r.comment}"` : ""}`;
-    const step = (s: State, action: NftStepAction, extra: Partial<NftWalkStep> = {}): NftWalkStep => {
-      const st: NftWalkStep = { ruleId: r.id, chain: chainName, line, action, ...extra };
-      s.steps.push(st);
-      return st;
-    };
-    const next = (s: State): Outcome[] => this.from(chainName, i + 1, s, depth);
-    /** What a verdict does to the walk: `jump`/`goto` into a chain, or an end. */
-    const verdict = (s: State, v: string[], elementStep?: () => void): Outcome[] => {
-      const [kind, target] = v;
-      const act: NftStepAction =
-        kind === "goto" ? "goto" : kind === "jump" ? "jump" : (kind as NftStepAction);
-      switch (kind) {
-        case "jump":
-        case "goto": {
-          step(s, act);
-          elementStep?.();
-          const out: Outcome[] = [];
-          for (const o of this.run(target!, s, depth + 1)) {
-            if (o.verdict === "CONTINUE" && kind === "jump") out.push(...next(o.state));
-            else out.push(o);
-          }
-          return out;
-        }
-        case "return":
-          step(s, "return");
-          return [{ state: s, verdict: "CONTINUE" }];
-        case "accept":
-          step(s, "accept");
-          elementStep?.();
-          return [{ state: s, verdict: "ACCEPT" }];
-        case "drop": {
-          const st = step(s, "drop");
-          elementStep?.();
-          return [{ state: s, verdict: "DROP", stoppedBy: st }];
-        }
-        case "reject": {
-          const st = step(s, "reject");
-          elementStep?.();
-          return [{ state: s, verdict: "REJECT", stoppedBy: st }];
-        }
-        default:
-          return next(s);
-      }
-    };
-
     let j = 0;
     while (j < tk.length) {
-      const t = tk[j]!;
-      const t1 = tk[j + 1];
-      if (t === "ct" && t1 === "state") {
-        if (tk[j + 2] !== "new") return undefined;
-        j += 3;
-      } else if ((t === "ip" || t === "ip6") && (t1 === "daddr" || t1 === "saddr") && tk[j + 2] === ".") {
-        // ip daddr . meta l4proto . th dport vmap @MAP
-        const at = tk.indexOf("vmap", j);
-        const map = tk[at + 1]!.slice(1);
-        const key = `${t1 === "daddr" ? state.dst : pk.src} . ${PROTO[pk.protocol]} . ${state.dport}`;
-        return this.vmap(map, key, state, verdict);
-      } else if (t === "meta" && t1 === "l4proto" && tk[j + 2] === ".") {
-        const at = tk.indexOf("vmap", j);
-        const map = tk[at + 1]!.slice(1);
-        return this.vmap(map, `${PROTO[pk.protocol]} . ${state.dport}`, state, verdict);
-      } else if (t === "ip" || t === "ip6") {
-        const negated = tk[j + 2] === "!=";
-        const { hit, next: n } = this.addressIn(
-          tk,
-          j + (negated ? 3 : 2),
-          t1 === "daddr" ? state.dst : pk.src,
-        );
-        if (hit === negated) return undefined;
-        j = n;
-      } else if (t === "iifname") {
-        const negated = t1 === "!=";
-        const name = tk[j + (negated ? 2 : 1)]!;
-        if (ifaceIs(name, pk.fromHost ? undefined : pk.inIface) === negated) return undefined;
-        j += negated ? 3 : 2;
-      } else if (t === "fib" && tk[j + 2] === "type" && tk[j + 3] === "local") {
-        if (!this.isLocal(t1 === "daddr" ? state.dst : pk.src)) return undefined;
-        j += 4;
-      } else if (t === "meta" && t1 === "l4proto") {
-        if (tk[j + 2] !== PROTO[pk.protocol]) return undefined;
-        j += 3;
-      } else if (t === "meta" && t1 === "mark" && tk[j + 2] === "&") {
-        // meta mark & M == V
-        const m = Number(tk[j + 3]);
-        const v = Number(tk[j + 5]);
-        if ((state.mark & m) >>> 0 !== v) return undefined;
-        j += 6;
-      } else if (t === "meta" && t1 === "mark" && tk[j + 2] === "set") {
-        // meta mark set meta mark | M (or ^ M)
-        const op = tk[j + 5];
-        const m = Number(tk[j + 6]);
-        state.mark = (op === "^" ? state.mark ^ m : state.mark | m) >>> 0;
-        step(state, "mark");
-        return next(state);
-      } else if (t === "numgen") {
-        // numgen random mod N vmap { 0 : goto A , 1 : goto B }
-        const n = Number(tk[j + 3]);
-        const open = tk.indexOf("{", j);
-        const targets: string[][] = [];
-        for (let k = open + 1; k < tk.length && tk[k] !== "}"; k++) {
-          if (tk[k] === ",") continue;
-          // INDEX : VERDICT TARGET
-          targets.push([tk[k + 2]!, tk[k + 3]!]);
-          k += 3;
-        }
-        const out: Outcome[] = [];
-        for (const v of targets.slice(0, n)) {
-          const s = clone(state);
-          s.chance *= 1 / n;
-          const st: NftWalkStep = { ruleId: r.id, chain: chainName, line, action: "goto", chance: 1 / n };
-          s.steps.push(st);
-          for (const o of this.run(v[1]!, s, depth + 1)) out.push(o);
-        }
-        return out;
-      } else if (t === "update") {
-        step(state, "match");
-        return next(state);
-      } else if (t === "dnat" && t1 === "to") {
-        const to = tk[j + 2]!;
-        const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(to);
-        if (m) {
-          state.dst = m[1]!;
-          state.dport = Number(m[2]);
-        }
-        state.dnat = to;
-        step(state, "dnat");
-        return [{ state, verdict: "ACCEPT" }];
-      } else if (t === "masquerade") {
-        state.masquerade = true;
-        step(state, "masquerade");
-        return [{ state, verdict: "ACCEPT" }];
-      } else if (t === "jump" || t === "goto") {
-        return verdict(state, [t, t1!]);
-      } else if (t === "return" || t === "accept" || t === "drop" || t === "reject") {
-        return verdict(state, [t]);
-      } else {
-        // A form this walker does not read: it does not match, rather than guess.
-        return undefined;
-      }
+      const next = this.match(tk, j, state);
+      if (next === false) return undefined;
+      if (next === undefined) return this.statement(at, tk, j, state);
+      j = next;
     }
-    step(state, "match");
-    return next(state);
+    this.step(at, state, "match");
+    return this.next(at, state);
   }
 
-  private vmap(
-    name: string,
-    key: string,
-    state: State,
-    verdict: (s: State, v: string[], elementStep?: () => void) => Outcome[],
-  ): Outcome[] | undefined {
+  /**
+   * The match expression at tk[j]: the index after it when the packet
+   * matches, false when it does not, undefined when tk[j] starts no match
+   * expression (a statement or a verdict follows).
+   */
+  private match(tk: string[], j: number, state: State): number | false | undefined {
+    const pk = this.packet;
+    const t = tk[j]!;
+    const t1 = tk[j + 1];
+    if (t === "ct" && t1 === "state") {
+      return tk[j + 2] === "new" ? j + 3 : false;
+    } else if ((t === "ip" || t === "ip6") && !((t1 === "daddr" || t1 === "saddr") && tk[j + 2] === ".")) {
+      const negated = tk[j + 2] === "!=";
+      const { hit, next } = this.addressIn(tk, j + (negated ? 3 : 2), t1 === "daddr" ? state.dst : pk.src);
+      return hit === negated ? false : next;
+    } else if (t === "iifname") {
+      const negated = t1 === "!=";
+      const name = tk[j + (negated ? 2 : 1)]!;
+      if (ifaceIs(name, pk.fromHost ? undefined : pk.inIface) === negated) return false;
+      return j + (negated ? 3 : 2);
+    } else if (t === "fib" && tk[j + 2] === "type" && tk[j + 3] === "local") {
+      return this.isLocal(t1 === "daddr" ? state.dst : pk.src) ? j + 4 : false;
+    } else if (t === "meta" && t1 === "l4proto" && tk[j + 2] !== ".") {
+      return tk[j + 2] === PROTO[pk.protocol] ? j + 3 : false;
+    } else if (t === "meta" && t1 === "mark" && tk[j + 2] === "&") {
+      // meta mark & M == V
+      const m = Number(tk[j + 3]);
+      const v = Number(tk[j + 5]);
+      return (state.mark & m) >>> 0 === v ? j + 6 : false;
+    }
+    return undefined;
+  }
+
+  /**
+   * The statement or verdict at tk[j], which ends the rule: a verdict-map
+   * lookup, a mark, a numgen fork, an affinity update, NAT, or a verdict.
+   * undefined: the rule does not match (no map element for the packet, or a
+   * form this walker does not read: it does not match, rather than guess).
+   */
+  private statement(at: RuleAt, tk: string[], j: number, state: State): Outcome[] | undefined {
+    const pk = this.packet;
+    const t = tk[j]!;
+    const t1 = tk[j + 1];
+    if ((t === "ip" || t === "ip6") && (t1 === "daddr" || t1 === "saddr") && tk[j + 2] === ".") {
+      // ip daddr . meta l4proto . th dport vmap @MAP
+      const map = tk[tk.indexOf("vmap", j) + 1]!.slice(1);
+      const key = `${t1 === "daddr" ? state.dst : pk.src} . ${PROTO[pk.protocol]} . ${state.dport}`;
+      return this.vmap(at, map, key, state);
+    } else if (t === "meta" && t1 === "l4proto" && tk[j + 2] === ".") {
+      const map = tk[tk.indexOf("vmap", j) + 1]!.slice(1);
+      return this.vmap(at, map, `${PROTO[pk.protocol]} . ${state.dport}`, state);
+    } else if (t === "meta" && t1 === "mark" && tk[j + 2] === "set") {
+      // meta mark set meta mark | M (or ^ M)
+      const op = tk[j + 5];
+      const m = Number(tk[j + 6]);
+      state.mark = (op === "^" ? state.mark ^ m : state.mark | m) >>> 0;
+      this.step(at, state, "mark");
+      return this.next(at, state);
+    } else if (t === "numgen") {
+      return this.numgen(at, tk, j, state);
+    } else if (t === "update") {
+      this.step(at, state, "match");
+      return this.next(at, state);
+    } else if (t === "dnat" && t1 === "to") {
+      const to = tk[j + 2]!;
+      const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(to);
+      if (m) {
+        state.dst = m[1]!;
+        state.dport = Number(m[2]);
+      }
+      state.dnat = to;
+      this.step(at, state, "dnat");
+      return [{ state, verdict: "ACCEPT" }];
+    } else if (t === "masquerade") {
+      state.masquerade = true;
+      this.step(at, state, "masquerade");
+      return [{ state, verdict: "ACCEPT" }];
+    } else if (t === "jump" || t === "goto") {
+      return this.verdict(at, state, [t, t1!]);
+    } else if (t === "return" || t === "accept" || t === "drop" || t === "reject") {
+      return this.verdict(at, state, [t]);
+    }
+    return undefined;
+  }
+
+  /** numgen random mod N vmap { 0 : goto A , 1 : goto B }: one branch per element, each with chance 1/N. */
+  private numgen(at: RuleAt, tk: string[], j: number, state: State): Outcome[] {
+    const n = Number(tk[j + 3]);
+    const open = tk.indexOf("{", j);
+    const targets: string[][] = [];
+    for (let k = open + 1; k < tk.length && tk[k] !== "}"; k++) {
+      if (tk[k] === ",") continue;
+      // INDEX : VERDICT TARGET
+      targets.push([tk[k + 2]!, tk[k + 3]!]);
+      k += 3;
+    }
+    const out: Outcome[] = [];
+    for (const v of targets.slice(0, n)) {
+      const s = clone(state);
+      s.chance *= 1 / n;
+      const st: NftWalkStep = {
+        ruleId: at.r.id,
+        chain: at.chainName,
+        line: at.line,
+        action: "goto",
+        chance: 1 / n,
+      };
+      s.steps.push(st);
+      for (const o of this.run(v[1]!, s, at.depth + 1)) out.push(o);
+    }
+    return out;
+  }
+
+  /** Records the rule as a step of the walk. */
+  private step(at: RuleAt, s: State, action: NftStepAction, extra: Partial<NftWalkStep> = {}): NftWalkStep {
+    const st: NftWalkStep = { ruleId: at.r.id, chain: at.chainName, line: at.line, action, ...extra };
+    s.steps.push(st);
+    return st;
+  }
+
+  /** The rules after this one, in its chain. */
+  private next(at: RuleAt, s: State): Outcome[] {
+    return this.from(at.chainName, at.i + 1, s, at.depth);
+  }
+
+  /** What a verdict does to the walk: `jump`/`goto` into a chain, or an end. */
+  private verdict(at: RuleAt, s: State, v: string[], elementStep?: () => void): Outcome[] {
+    const [kind, target] = v;
+    const act: NftStepAction = kind === "goto" ? "goto" : kind === "jump" ? "jump" : (kind as NftStepAction);
+    switch (kind) {
+      case "jump":
+      case "goto": {
+        this.step(at, s, act);
+        elementStep?.();
+        const out: Outcome[] = [];
+        for (const o of this.run(target!, s, at.depth + 1)) {
+          if (o.verdict === "CONTINUE" && kind === "jump") out.push(...this.next(at, o.state));
+          else out.push(o);
+        }
+        return out;
+      }
+      case "return":
+        this.step(at, s, "return");
+        return [{ state: s, verdict: "CONTINUE" }];
+      case "accept":
+        this.step(at, s, "accept");
+        elementStep?.();
+        return [{ state: s, verdict: "ACCEPT" }];
+      case "drop": {
+        const st = this.step(at, s, "drop");
+        elementStep?.();
+        return [{ state: s, verdict: "DROP", stoppedBy: st }];
+      }
+      case "reject": {
+        const st = this.step(at, s, "reject");
+        elementStep?.();
+        return [{ state: s, verdict: "REJECT", stoppedBy: st }];
+      }
+      default:
+        return this.next(at, s);
+    }
+  }
+
+  /** A verdict-map lookup: the element for `key` decides, and the walk records the element after the rule. */
+  private vmap(at: RuleAt, name: string, key: string, state: State): Outcome[] | undefined {
     const found = this.lookup(name, key);
     if (!found) return undefined;
     const e = found.element;
     const text = `${e.key}${e.comment ? ` comment "${e.comment}"` : ""} : ${e.value ?? ""}`;
     const v = (e.value ?? "").split(" ");
-    return verdict(state, v, () =>
+    return this.verdict(at, state, v, () =>
       state.steps.push({
         ruleId: nftElementId(name, found.index),
         chain: `@${name}`,
