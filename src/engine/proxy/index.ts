@@ -50,18 +50,27 @@
  *    inside them); NodePorts and the ClusterIP are not filtered. The
  *    load-balancer-source-ranges annotation is not kube-proxy's.
  */
-import type { SourceRef } from "../parse/manifests.ts";
-import type { Model, Node, Pod, PodKey, Protocol } from "../model/types.ts";
+import type { Model, Node, Pod, Protocol } from "../model/types.ts";
 import type { EndpointSlice, Service, ServicePort } from "../model/services.ts";
 import { externallyAccessible, externalPolicyLocal } from "../model/services.ts";
 import { cidrContains, parseCidr, parseIP, type Cidr, type Family } from "../model/ip.ts";
-import { servicePortEndpoints, type PortEndpoints, type ProxyEndpoint } from "./endpoints.ts";
+import { servicePortEndpoints, type PortEndpoints } from "./endpoints.ts";
+import { categorizeEndpoints, type ServicePortTraits } from "./topology.ts";
 import {
-  categorizeEndpoints,
-  type Categorized,
-  type ServicePortTraits,
-  type TopologyMode,
-} from "./topology.ts";
+  candidatesOf,
+  chooseCluster,
+  chooseLocal,
+  endpointCounts,
+  portLabel,
+  rejectNoEndpoints,
+  sessionAffinityOf,
+  trafficPolicyOf,
+  type ChoiceContext,
+  type ProxyDecision,
+  type ProxyError,
+  type ProxyMode,
+  type ProxyRequest,
+} from "./choose.ts";
 
 export {
   categorizeEndpoints,
@@ -73,11 +82,18 @@ export {
 export type { Categorized, ServicePortTraits, TopologyMode, TopologyChoice } from "./topology.ts";
 export { servicePortEndpoints, endpointKey } from "./endpoints.ts";
 export type { ProxyEndpoint, PortEndpoints } from "./endpoints.ts";
-
-/** How the packet reached kube-proxy: the Service's virtual IP, or one of its external ways in. */
-export type Frontend = "clusterIP" | "nodePort" | "loadBalancer" | "externalIP";
-/** Who sent it, as kube-proxy's rules tell: a pod IP, an address of this node, anything else. */
-export type TrafficOrigin = "pod" | "host" | "external";
+export { PREFER_CLOSE_ALIAS, portLabel } from "./choose.ts";
+export type {
+  EndpointCategory,
+  Frontend,
+  ProxyCandidate,
+  ProxyDecision,
+  ProxyError,
+  ProxyMode,
+  ProxyRef,
+  ProxyRequest,
+  TrafficOrigin,
+} from "./choose.ts";
 
 export interface ServiceProxy {
   service: Service;
@@ -201,159 +217,10 @@ export function nodeAddress(node: Node | undefined, family: Family): string | un
   return familyOf(node.internalIP) === family ? node.internalIP : undefined;
 }
 
-export interface ProxyRequest {
-  /** "namespace/name" */
-  service: string;
-  /** The Service port's number (spec.ports[].port) or name. */
-  port: number | string;
-  protocol?: Protocol;
-  /** The node whose kube-proxy handles the packet. */
-  node: string;
-  frontend: Frontend;
-  origin: TrafficOrigin;
-  /** Defaults to the Service's primary family. */
-  family?: Family;
-  /** The packet's source address: marks hairpin endpoints. */
-  sourceIP?: string;
-  /** kube-proxy's mode; defaults to the input's KubeProxyConfiguration mode, else iptables. */
-  mode?: ProxyMode;
-}
-
-export type ProxyMode = "iptables" | "nftables" | "ipvs";
-
-/** KEP-3015: in 1.35 PreferClose is the deprecated alias of PreferSameZone (PreferSameTrafficDistribution, GA and locked on). */
-export const PREFER_CLOSE_ALIAS =
-  "trafficDistribution PreferClose is the deprecated alias of PreferSameZone in 1.35 (KEP-3015) and behaves the same: write PreferSameZone";
-
 /** KubeProxyConfiguration `mode` as written in the input (empty: iptables on Linux). */
 export function proxyModeOf(model: Model): ProxyMode {
   const m = model.proxyConfiguration?.mode;
   return m === "ipvs" || m === "nftables" ? m : "iptables";
-}
-
-/**
- * The category of the endpoint set used: all ready endpoints, the topology
- * subset, the serving-terminating fallback, the node's own endpoints (or
- * their terminating fallback), or none.
- */
-export type EndpointCategory =
-  | "cluster"
-  | "topology-zone"
-  | "topology-node"
-  | "cluster-terminating"
-  | "local"
-  | "local-terminating"
-  | "none";
-
-export interface ProxyCandidate {
-  ip: string;
-  port: number;
-  /** "ip:port" as kube-proxy prints it. */
-  key: string;
-  pod?: PodKey;
-  node?: string;
-  zone?: string;
-  ready: boolean;
-  serving: boolean;
-  terminating: boolean;
-  /** On the node handling the packet. */
-  local: boolean;
-  probability: number;
-  /** The backend sees a node address instead of the client's (masquerade or hairpin). */
-  masquerade: boolean;
-  ref: SourceRef;
-  /** "namespace/name" of the EndpointSlice listing it, and where that slice comes from. */
-  slice: string;
-  sliceOrigin: EndpointSlice["origin"];
-}
-
-/** A reference to the object and line that decided. */
-export interface ProxyRef extends SourceRef {
-  field?: string;
-}
-
-export interface ProxyDecision {
-  service: string;
-  portName: string;
-  port: number;
-  protocol: Protocol;
-  family: Family;
-  node: string;
-  zone: string | null;
-  frontend: Frontend;
-  origin: TrafficOrigin;
-  /** Which endpoint set the packet goes to. */
-  policy: "Cluster" | "Local";
-  /** The field that chose it. */
-  policyField: "internalTrafficPolicy" | "externalTrafficPolicy";
-  /** externalTrafficPolicy Local sends pod and node traffic to the Cluster endpoints. */
-  shortCircuit: "pod" | "host" | null;
-  /** forward: DNAT to a candidate; drop: DROP (Local policy, no local endpoint); reject: REJECT (no endpoint at all). */
-  action: "forward" | "drop" | "reject";
-  category: EndpointCategory;
-  topologyMode: TopologyMode;
-  topologyNote: string;
-  candidates: ProxyCandidate[];
-  /** The packet is masqueraded (SNAT to the node) before it reaches any backend. */
-  masquerade: boolean;
-  masqueradeReason: string;
-  sessionAffinity: { type: "ClientIP"; timeoutSeconds: number } | null;
-  hasAnyEndpoints: boolean;
-  counts: { endpoints: number; ready: number; servingTerminating: number; local: number };
-  /** One sentence: what kube-proxy does and why. */
-  reason: string;
-  decidedBy: ProxyRef | null;
-  /** The raw categories, for rule writers. */
-  categorized: Categorized;
-}
-
-export interface ProxyError {
-  error: string;
-}
-
-/** The field's line, or the `spec:` line when the field is absent (a defaulted value). */
-function ref(s: Service, field: string, line: number): ProxyRef {
-  return { ...s.source, line: line || s.lines.spec || s.source.line, field };
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-export function portLabel(p: ServicePort): string {
-  return p.name ? `${p.name} (${p.port}/${p.protocol})` : `${p.port}/${p.protocol}`;
-}
-
-/**
- * Where an endpoint's hints are written: its line in an EndpointSlice of the
- * input, or, for slices the model derives as the EndpointSlice controller
- * would, the Service field that asked for them (the topology-mode annotation
- * wins over spec.trafficDistribution: reconciler.go).
- */
-function hintsRef(s: Service, e: ProxyEndpoint): ProxyRef {
-  if (e.sliceOrigin !== "controller") return { ...e.ref, field: "hints" };
-  if (s.lines.topologyMode) return ref(s, "metadata.annotations (topology mode)", s.lines.topologyMode);
-  return ref(s, "spec.trafficDistribution", s.lines.trafficDistribution);
-}
-
-/**
- * Why a Service that asks the EndpointSlice controller for hints has none:
- * topology-mode Auto's topology cache gave up (its event, kept on the
- * derived slices), or trafficDistribution found no zone or node to hint.
- */
-function missingHints(s: Service, slices: readonly EndpointSlice[]): string | undefined {
-  const derived = slices.find((sl) => sl.origin === "controller" && sl.hintsNote);
-  if (!derived) return undefined;
-  if (/set no hints/.test(derived.hintsNote!)) return derived.hintsNote;
-  if (s.trafficDistribution)
-    return `trafficDistribution ${s.trafficDistribution} asks for hints, but no ready endpoint has a zone or node to hint (their nodes carry no topology.kubernetes.io/zone label)`;
-  return undefined;
-}
-
-/** Why CategorizeEndpoints passes over an endpoint: neither Ready nor Serving-and-Terminating. */
-function unusable(e: ProxyEndpoint): string {
-  if (e.terminating) return e.serving ? "is terminating" : "is terminating and no longer serving";
-  return e.serving ? "is not ready and not terminating (serving alone is no fallback)" : "is not ready";
 }
 
 /** The endpoint lists of one Service port (indexed by its slot among the valid ports, never by its spec.ports index). */
@@ -361,8 +228,17 @@ export function portEndpoints(sp: { ports: readonly PortEndpoints[] }, port: Ser
   return sp.ports[port.slot] ?? { name: port.name, protocol: port.protocol, v4: [], v6: [] };
 }
 
-/** kube-proxy's decision for one packet to `req.service` handled on `req.node`. */
-export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDecision | ProxyError {
+/** The request's Service port, family and node: what chooseEndpoints decides for, or why it cannot. */
+interface ResolvedRequest {
+  sp: ServiceProxy;
+  port: ServicePort;
+  family: Family;
+  zone: string;
+  traits: ServicePortTraits;
+}
+
+/** The Service port, family and frontend of a request, checked against the Service (rules 1 and 2). */
+function resolveRequest(index: ProxyIndex, req: ProxyRequest): ResolvedRequest | ProxyError {
   const sp = index.services.get(req.service);
   if (!sp) return { error: `no Service ${req.service} in the input` };
   const s = sp.service;
@@ -388,162 +264,30 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
     return { error: `Service ${s.key} has no load balancer IP that kube-proxy handles` };
   if (req.frontend === "externalIP" && !s.externalIPs.some((ip) => familyOf(ip) === family))
     return { error: `Service ${s.key} has no externalIPs` };
+  return { sp, port, family, zone, traits };
+}
 
+/**
+ * kube-proxy's decision for one packet to `req.service` handled on
+ * `req.node`, step by step (choose.ts): the request's Service port,
+ * CategorizeEndpoints, the traffic policy and masquerade, the choice of
+ * endpoints (REJECT, Local or DROP, Cluster), the candidates' chances,
+ * session affinity.
+ */
+export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDecision | ProxyError {
+  const r = resolveRequest(index, req);
+  if ("error" in r) return r;
+  const { sp, port, family, zone, traits } = r;
+  const s = sp.service;
   const all = portEndpoints(sp, port)[family === 4 ? "v4" : "v6"];
   const cat = categorizeEndpoints(all, traits, req.node, zone);
-  const internal = req.frontend === "clusterIP";
-  const local = internal ? traits.internalPolicyLocal : traits.externalPolicyLocal;
-  let policy: "Cluster" | "Local" = local ? "Local" : "Cluster";
-  let shortCircuit: ProxyDecision["shortCircuit"] = null;
-  let masquerade: boolean;
-  let masqueradeReason: string;
-  const via =
-    req.frontend === "nodePort"
-      ? "a NodePort"
-      : req.frontend === "loadBalancer"
-        ? "a LoadBalancer IP"
-        : req.frontend === "externalIP"
-          ? "an external IP"
-          : "the ClusterIP";
-  if (internal) {
-    masquerade = req.origin !== "pod";
-    masqueradeReason = masquerade
-      ? `traffic to a ClusterIP from outside the pod network (${req.origin === "host" ? "the node's host network" : "an external client"}) is masqueraded to the node's address`
-      : "pod traffic to a ClusterIP keeps its source address";
-  } else if (!local) {
-    masquerade = true;
-    masqueradeReason = `externalTrafficPolicy Cluster masquerades traffic that arrives through ${via}, because the backend may be on another node`;
-  } else if (req.origin === "pod") {
-    policy = "Cluster";
-    shortCircuit = "pod";
-    masquerade = false;
-    masqueradeReason = `pod traffic to ${via} of an externalTrafficPolicy Local Service is short-circuited to the cluster-wide endpoints, unmasqueraded (as if it went out to the load balancer and came back)`;
-  } else if (req.origin === "host") {
-    policy = "Cluster";
-    shortCircuit = "host";
-    masquerade = true;
-    masqueradeReason = `traffic from the node itself to ${via} is masqueraded and short-circuited to the cluster-wide endpoints`;
-  } else {
-    masquerade = false;
-    masqueradeReason =
-      "externalTrafficPolicy Local keeps the client's source address: only endpoints on this node are used";
-  }
-  const policyField = internal ? "internalTrafficPolicy" : "externalTrafficPolicy";
-  const policyLine = internal ? s.lines.internalTrafficPolicy : s.lines.externalTrafficPolicy;
-
-  const counts = {
-    endpoints: all.length,
-    ready: all.filter((e) => e.ready).length,
-    servingTerminating: all.filter((e) => !e.ready && e.serving && e.terminating).length,
-    local: all.filter((e) => e.nodeName === req.node).length,
-  };
-  const svcName = `Service ${s.key}`;
-  const pl = portLabel(port);
-  let action: ProxyDecision["action"] = "forward";
-  let category: EndpointCategory;
-  let chosen: ProxyEndpoint[] = [];
-  let reason: string;
-  let decidedBy: ProxyRef | null = null;
-  // ServicePortName.String(), as kube-proxy's rule comments print it.
-  const spn = port.name ? `${s.key}:${port.name}` : s.key;
-  if (!cat.hasAnyEndpoints) {
-    action = "reject";
-    category = "none";
-    const shown = all.slice(0, 3).map((e) => `${e.ip}${e.pod ? ` (${e.pod})` : ""} ${unusable(e)}`);
-    if (all.length > 3) shown.push(`and ${all.length - 3} more`);
-    const what =
-      all.length === 0
-        ? `no endpoints for port ${pl}`
-        : `no usable endpoint for port ${pl}: ${shown.join(", ")}`;
-    reason = `${svcName} has ${what}; kube-proxy's rule: "${spn} has no endpoints" REJECT`;
-    const first = all[0];
-    if (first)
-      decidedBy = { ...first.ref, field: first.ref.kind === "Pod" ? "status.conditions" : "conditions" };
-    else
-      decidedBy = sp.slices[0]
-        ? {
-            ...sp.slices[0].source,
-            field: sp.slices[0].origin === "controller" ? "spec.selector" : "endpoints",
-          }
-        : ref(s, s.selector ? "spec.selector" : "spec", s.lines.selector);
-  } else if (policy === "Local") {
-    chosen = cat.localEndpoints ?? [];
-    const mode = req.mode ?? proxyModeOf(index.model);
-    if (chosen.length === 0 && mode === "ipvs" && (cat.clusterEndpoints ?? []).length > 0) {
-      // pkg/proxy/ipvs/proxier.go syncEndpoint (PR #97081): with no local
-      // endpoint the virtual server gets the cluster-wide endpoints.
-      decidedBy = ref(s, `spec.${policyField}`, policyLine);
-      if (!internal && req.origin === "external") {
-        action = "drop";
-        category = "none";
-        reason = `${svcName} has externalTrafficPolicy Local and ${req.node} has no endpoint of its own; in IPVS mode kube-proxy still forwards to a cluster-wide endpoint (syncEndpoint, PR #97081), unmasqueraded, so the reply leaves that pod's node with the pod's address and the client discards it`;
-      } else {
-        chosen = cat.clusterEndpoints ?? [];
-        category = "cluster";
-        policy = "Cluster";
-        reason = `${svcName} has ${policyField} Local and ${req.node} has no endpoint of its own; in IPVS mode kube-proxy falls back to the ${plural(chosen.length, "cluster-wide endpoint")} (syncEndpoint, PR #97081), where iptables and nftables modes drop`;
-      }
-    } else if (chosen.length === 0) {
-      action = "drop";
-      category = "none";
-      reason = `${svcName} has ${policyField} Local and ${req.node} has no ready (or serving terminating) endpoint of its own; kube-proxy's rule: "${spn} has no local endpoints" DROP`;
-      decidedBy = ref(s, `spec.${policyField}`, policyLine);
-    } else {
-      category = cat.localTerminatingFallback ? "local-terminating" : "local";
-      reason = cat.localTerminatingFallback
-        ? `${policyField} Local: ${req.node} has no ready local endpoint, so it falls back to its ${plural(chosen.length, "serving terminating endpoint")}`
-        : `${policyField} Local: ${plural(chosen.length, "ready endpoint")} on ${req.node}`;
-      decidedBy = ref(s, `spec.${policyField}`, policyLine);
-    }
-  } else {
-    chosen = cat.clusterEndpoints ?? [];
-    if (cat.clusterTerminatingFallback) {
-      category = "cluster-terminating";
-      reason = `no ready endpoint anywhere: kube-proxy falls back to the ${plural(chosen.length, "serving terminating endpoint")}`;
-      decidedBy = { ...chosen[0]!.ref, field: "conditions" };
-    } else if (cat.topology.mode === "PreferSameZone" || cat.topology.mode === "PreferSameNode") {
-      category = cat.topology.mode === "PreferSameZone" ? "topology-zone" : "topology-node";
-      reason = `topology hints (${cat.topology.mode}): ${cat.topology.note}, so ${req.node} uses ${chosen.length === 1 ? "only that endpoint" : `only those ${chosen.length}`}`;
-      if (s.trafficDistribution === "PreferClose" && !s.topologyMode) reason += `; ${PREFER_CLOSE_ALIAS}`;
-      decidedBy = hintsRef(s, chosen[0]!);
-    } else {
-      category = "cluster";
-      reason = shortCircuit
-        ? `${plural(chosen.length, "ready endpoint")} cluster-wide (${shortCircuit} traffic short-circuited past externalTrafficPolicy Local)`
-        : `${policyField} Cluster${policyLine ? "" : " (the default)"}: ${plural(chosen.length, "ready endpoint")} cluster-wide`;
-      const hinted = all.find((e) => e.ready && (e.zoneHints.length || e.nodeHints.length));
-      const unhinted = hinted ? undefined : missingHints(s, sp.slices);
-      if (unhinted) reason += `; ${unhinted}`;
-      if (shortCircuit) decidedBy = ref(s, "spec.externalTrafficPolicy", s.lines.externalTrafficPolicy);
-      else if (hinted) decidedBy = hintsRef(s, hinted);
-      else if (unhinted)
-        decidedBy = s.lines.topologyMode
-          ? ref(s, "metadata.annotations (topology mode)", s.lines.topologyMode)
-          : ref(s, "spec.trafficDistribution", s.lines.trafficDistribution);
-      else decidedBy = ref(s, `spec.${policyField}`, policyLine);
-    }
-  }
-  const p = chosen.length ? 1 / chosen.length : 0;
-  const candidates: ProxyCandidate[] = chosen.map((e) => {
-    const c: ProxyCandidate = {
-      ip: e.ip,
-      port: e.port,
-      key: e.key,
-      ready: e.ready,
-      serving: e.serving,
-      terminating: e.terminating,
-      local: e.nodeName === req.node,
-      probability: p,
-      masquerade: masquerade || (req.sourceIP !== undefined && req.sourceIP === e.ip),
-      ref: e.ref,
-      slice: e.slice,
-      sliceOrigin: e.sliceOrigin,
-    };
-    if (e.pod) c.pod = e.pod;
-    if (e.nodeName) c.node = e.nodeName;
-    if (e.zone) c.zone = e.zone;
-    return c;
-  });
+  const tp = trafficPolicyOf(req, traits);
+  const c: ChoiceContext = { s, port, slices: sp.slices, req, tp, all, cat };
+  const choice = !cat.hasAnyEndpoints
+    ? rejectNoEndpoints(c)
+    : tp.policy === "Local"
+      ? chooseLocal(c, req.mode ?? proxyModeOf(index.model))
+      : chooseCluster(c);
   return {
     service: s.key,
     portName: port.name,
@@ -554,24 +298,21 @@ export function chooseEndpoints(index: ProxyIndex, req: ProxyRequest): ProxyDeci
     zone: zone || null,
     frontend: req.frontend,
     origin: req.origin,
-    policy,
-    policyField,
-    shortCircuit,
-    action,
-    category,
+    policy: choice.policy ?? tp.policy,
+    policyField: tp.policyField,
+    shortCircuit: tp.shortCircuit,
+    action: choice.action,
+    category: choice.category,
     topologyMode: cat.topology.mode,
     topologyNote: cat.topology.note,
-    candidates,
-    masquerade,
-    masqueradeReason,
-    sessionAffinity:
-      s.sessionAffinity === "ClientIP"
-        ? { type: "ClientIP", timeoutSeconds: s.sessionAffinityTimeoutSeconds }
-        : null,
+    candidates: candidatesOf(choice.chosen, req, tp.masquerade),
+    masquerade: tp.masquerade,
+    masqueradeReason: tp.masqueradeReason,
+    sessionAffinity: sessionAffinityOf(s),
     hasAnyEndpoints: cat.hasAnyEndpoints,
-    counts,
-    reason,
-    decidedBy,
+    counts: endpointCounts(all, req.node),
+    reason: choice.reason,
+    decidedBy: choice.decidedBy,
     categorized: cat,
   };
 }
