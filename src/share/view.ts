@@ -111,6 +111,8 @@ function assumptions(v: unknown): ClusterAssumptions | undefined {
     if (ns.length) out.injection = [...new Set(ns)].slice(0, 100);
   }
   return out.istioIngress || out.injection ? out : undefined;
+}
+
 const GROUPINGS = new Set<Grouping>(["auto", "pod", "workload", "namespace"]);
 const LENSES = new Set<GraphLens>(["auto", "paths", "topology"]);
 const SELECTABLE = new Set(["edge", "pod", "service", "node", "group", "external", "router", "container"]);
