@@ -57,13 +57,31 @@ export class GraphPanel {
       return;
     }
     const hit = this.edge(from, to).locator(".react-flow__edge-interaction");
-    try {
-      await hit.click({ force: true, timeout: 3_000 });
-    } catch {
+    // A point on the line itself that nothing covers: a curved edge's bounding-box centre may lie on a box.
+    const point = () =>
+      hit.evaluate((el) => {
+        const path = el as SVGPathElement;
+        const total = path.getTotalLength();
+        const ctm = path.getScreenCTM();
+        if (!ctm || !total) return null;
+        for (const t of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.15, 0.85]) {
+          const p = path.getPointAtLength(total * t).matrixTransform(ctm);
+          const top = document.elementFromPoint(p.x, p.y);
+          if (top && path.parentElement?.contains(top)) return { x: p.x, y: p.y };
+        }
+        return null;
+      });
+    let at = await point();
+    if (!at) {
       // Off screen in a small pane: a person would fit the view (or pan) first, then click.
       await this.root.locator(".react-flow__controls-fitview").click();
-      await hit.dispatchEvent("click");
+      for (let i = 0; i < 10 && !at; i++) {
+        await this.root.page().waitForTimeout(100); // fit view may animate
+        at = await point();
+      }
     }
+    if (at) await this.root.page().mouse.click(at.x, at.y);
+    else await hit.dispatchEvent("click");
   }
 
   async clickNode(id: string): Promise<void> {
