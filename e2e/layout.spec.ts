@@ -41,7 +41,7 @@ for (const viewport of [
     const w = new WorkshopPanel(page);
     await expect(w.lesson.getByTestId("lesson-predict")).toBeVisible();
     await expect(page.getByTestId("http-fields")).toBeVisible();
-    await expect(playground.graph.edges().first()).toBeVisible();
+    await playground.graph.waitForDrawn();
     const m = await heights(page);
     // The notice "Opened lesson 25" is still up: the toolbar and it are all that sit above the graph pane.
     expect(m.traffic, JSON.stringify(m)).toBeGreaterThanOrEqual(0.55 * m.viewport);
@@ -55,4 +55,19 @@ for (const viewport of [
     await expect(w.lesson.getByRole("button", { name: "Previous lesson" })).toBeInViewport();
     await w.lesson.getByRole("button", { name: "Hide lesson" }).click();
     expect((await heights(page)).lesson).toBeLessThan(m.lesson);
+  });
+
+for (const viewport of [
+  { width: 1280, height: 720 },
+  { width: 1440, height: 900 },
+])
+  test(`the toolbar keeps one row at ${viewport.width}x${viewport.height}`, async ({ playground, page }) => {
+    await page.setViewportSize(viewport);
+    await playground.goto();
+    await playground.graph.waitForDrawn();
+    // Every control's top within one row: a wrapped control (the theme switch, Share) pushed the graph down a row.
+    const tops = await page
+      .locator("header.toolbar > *:visible")
+      .evaluateAll((els) => els.map((el) => Math.round(el.getBoundingClientRect().top)));
+    expect(Math.max(...tops) - Math.min(...tops), `control tops: ${tops.join(", ")}`).toBeLessThan(16);
   });

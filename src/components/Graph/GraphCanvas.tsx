@@ -298,10 +298,14 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
         fitOptions.maxZoom,
         Math.max(fitOptions.minZoom, Math.min(w / b.width, h / b.height)),
       );
+      // A picture larger than the pane at the legible zoom starts at its top left (the first zone's and
+      // namespace's titles), where a reader starts, instead of being cut on both sides.
+      const spareW = w - b.width * zoom;
+      const spareH = h - b.height * zoom;
       void setViewport(
         {
-          x: FIT_PADDING.left + (w - b.width * zoom) / 2 - b.x * zoom,
-          y: FIT_PADDING.top + (h - b.height * zoom) / 2 - b.y * zoom,
+          x: FIT_PADDING.left + Math.max(0, spareW / 2) - b.x * zoom,
+          y: FIT_PADDING.top + Math.max(0, spareH / 2) - b.y * zoom,
           zoom,
         },
         { duration },
