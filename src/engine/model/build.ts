@@ -91,7 +91,9 @@ function nodeFromObject(o: KObject): Node {
   const meta = obj(o.raw.metadata) ?? {};
   const spec = obj(o.raw.spec) ?? {};
   const status = obj(o.raw.status) ?? {};
-  const labels = strMap(meta.labels);
+  // kubelet's updateDefaultLabels sets the OS and architecture labels, GA and legacy beta, on every start:
+  // a Node written without them still carries them (values assumed: linux, amd64).
+  const labels = { ...KUBELET_OS_LABELS, ...strMap(meta.labels) };
   const addresses = arr(status.addresses)
     .filter(isObj)
     .map((a) => ({ type: str(a.type) ?? "", address: str(a.address) ?? "" }))
@@ -126,10 +128,23 @@ function nodeFromObject(o: KObject): Node {
   return node;
 }
 
+/**
+ * The labels kubelet gives its Node besides the hostname (pkg/kubelet/kubelet_node_status.go initialNode,
+ * updateDefaultLabels): kubernetes.io/os and kubernetes.io/arch, and the deprecated beta.kubernetes.io/os and
+ * beta.kubernetes.io/arch it still applies for compatibility (k8s.io/api/core/v1 well_known_labels.go).
+ * Manifests still select on the beta ones (Sock Shop's nodeSelector beta.kubernetes.io/os: linux).
+ */
+const KUBELET_OS_LABELS: Readonly<Record<string, string>> = {
+  "kubernetes.io/os": "linux",
+  "kubernetes.io/arch": "amd64",
+  "beta.kubernetes.io/os": "linux",
+  "beta.kubernetes.io/arch": "amd64",
+};
+
 function synthesizeNode(name: string): Node {
   return {
     name,
-    labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" },
+    labels: { "kubernetes.io/hostname": name, ...KUBELET_OS_LABELS },
     internalIP: "",
     addresses: [],
     podCIDRs: [],

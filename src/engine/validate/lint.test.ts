@@ -465,3 +465,33 @@ describe("lint", () => {
     }
   });
 });
+
+describe("KTL602 when the selected pods run nowhere", () => {
+  const pending = `apiVersion: v1\nkind: Pod\nmetadata: {name: web-p, namespace: shop, labels: {app: web}}\nspec: {nodeSelector: {kubernetes.io/os: windows}, containers: [{name: c, image: x, ports: [{name: http, containerPort: 8080}]}]}`;
+  it("says the selector matches a Pending pod instead of suggesting another app's labels", () => {
+    const r = validateModel(
+      loadModel([
+        {
+          name: "t.yaml",
+          text: [NODES, CLIENT_B, pending, service("selector: {app: web}\nports: [{port: 80}]")].join(
+            "\n---\n",
+          ),
+        },
+      ]),
+    );
+    const w = r.warnings.find((x) => x.code === "KTL602")!;
+    expect(w.detail).toContain("matches shop/web-p, but that pod is not an endpoint");
+    expect(w.detail).toContain("it has no IP (Pending)");
+    expect(w.hint).not.toContain("app: client");
+  });
+  it("a Node that omits kubelet's OS labels still carries them (updateDefaultLabels): beta.kubernetes.io/os selects it", () => {
+    const text = [
+      NODES,
+      pending.replace("kubernetes.io/os: windows", "beta.kubernetes.io/os: linux"),
+      service("selector: {app: web}\nports: [{port: 80}]"),
+    ].join("\n---\n");
+    const model = loadModel([{ name: "t.yaml", text }]);
+    expect(model.pods.find((p) => p.name === "web-p")?.ips.length).toBe(1);
+    expect(validateModel(model).warnings.map((x) => x.code)).not.toContain("KTL602");
+  });
+});

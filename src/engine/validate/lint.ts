@@ -336,6 +336,29 @@ function lintSelector(ctx: Ctx, o: KObject, s: Svc, out: Warning[]): void {
   const backends = backendsOf(ctx, s);
   if (backends.length === 0) {
     const inNs = ctx.podsByNs.get(s.namespace) ?? [];
+    const pairs = Object.entries(sel);
+    // Pods the selector does match, but that have no address (Pending: no node can run them) or have ended:
+    // the EndpointSlice controller lists none of them, and the selector is not what to fix.
+    const unaddressed = inNs.filter((p) => pairs.every(([k, v]) => p.labels[k] === v));
+    if (unaddressed.length) {
+      const why = (p: Pod) =>
+        p.phase === "Succeeded" || p.phase === "Failed"
+          ? `it has ended (${p.phase})`
+          : "it has no IP (Pending)";
+      out.push(
+        warning(
+          o,
+          ["spec", "selector"],
+          "KTL602",
+          `the selector ${pairs.map(([k, v]) => `${k}=${v}`).join(",")} matches ${list(
+            unaddressed.map((p) => p.key),
+          )}, but ${unaddressed.length === 1 ? "that pod is not" : "none of those pods is"} an endpoint: ${why(unaddressed[0]!)}; the Service has no endpoints and connections to it fail`,
+          "See why the pods are not running (a nodeSelector, affinity or taint no node satisfies is reported on the pod as KTL203).",
+          "EndpointSlice controller (pkg/controller/endpointslice: only pods with an IP, not terminated)",
+        ),
+      );
+      return;
+    }
     const near = dedupeWorkloads(
       nearestMatches({ matchLabels: sel, matchExpressions: [], key: "" }, inNs, (p) => p.labels),
     );
