@@ -41,3 +41,56 @@ describe("workloadFlows agrees with the traced flows (pairAllowed vs traceReques
     expect(big.reach!.dropped).toBeGreaterThan(0);
   });
 });
+
+// A host-network DaemonSet sends from each node's address, and a pod's own node is always admitted
+// (NetworkPolicySpec.ingress: "traffic from the pod's local node is allowed"): the agent on api's node
+// reaches api through a default deny, the one on the other node does not. One source per node, not one per workload.
+describe("host-network senders are judged per node", () => {
+  const text = `
+apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+spec: {podCIDR: 10.244.1.0/24}
+status: {addresses: [{type: InternalIP, address: 192.168.0.1}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-b}
+spec: {podCIDR: 10.244.2.0/24}
+status: {addresses: [{type: InternalIP, address: 192.168.0.2}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: api, namespace: shop, labels: {app: api}}
+spec: {nodeName: node-a, containers: [{name: c, image: x, ports: [{containerPort: 8080}]}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: shop}
+spec: {selector: {app: api}, ports: [{port: 80, targetPort: 8080}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny, namespace: shop}
+spec: {podSelector: {}, policyTypes: [Ingress]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: monitoring}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {hostNetwork: true, containers: [{name: c, image: x}]}
+`;
+  it("the agent on node-a is a flow to api; the one on node-b is counted dropped", () => {
+    const a = analyzeText(text, "manifests.yaml", { flowBudget: 0 });
+    const agents = a.pods.filter((p) => p.namespace === "monitoring");
+    expect(agents.map((p) => p.node).sort()).toEqual(["node:node-a", "node:node-b"]);
+    const toApi = a.reach!.flows.filter((f) => f.to === "service:shop/api");
+    const onA = agents.find((p) => p.node === "node:node-a")!.id;
+    const onB = agents.find((p) => p.node === "node:node-b")!.id;
+    expect(toApi.filter((f) => f.from.includes(onA)).map((f) => f.verdict)).toEqual(["allow"]);
+    expect(toApi.some((f) => f.from.includes(onB))).toBe(false);
+  });
+});

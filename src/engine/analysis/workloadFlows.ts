@@ -43,7 +43,9 @@ export function workloadFlows(
   const groups = new Map<string, Pod[]>();
   for (const p of model.pods) {
     if (!p.nodeName || p.ips.length === 0) continue;
-    const k = `${workloadId(p.workload)}#${index.classOf[p.index]}`;
+    // A host-network pod sends from its node's address, and a pod's own node is always admitted: its
+    // answer depends on its node, so host-network pods group per node (a DaemonSet's are not one source).
+    const k = `${workloadId(p.workload)}#${index.classOf[p.index]}${p.hostNetwork ? `@${p.nodeName}` : ""}`;
     const g = groups.get(k);
     if (g) g.push(p);
     else groups.set(k, [p]);
