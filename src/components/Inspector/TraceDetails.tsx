@@ -293,9 +293,8 @@ export function TraceDetails() {
                 type="button"
                 className="link"
                 onClick={() => {
-                  // The walk is computed in iptables mode.
+                  // In the mode the Node rules tab shows (the walk covers iptables, nftables and IPVS alike).
                   store.getState().setRulesNode(result.handledBy);
-                  store.getState().setRulesMode("iptables");
                   store.getState().setTab("rules");
                 }}
               >
