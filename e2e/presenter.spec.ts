@@ -2,6 +2,23 @@ import { test, expect } from "./fixtures.ts";
 import { WorkshopPanel } from "./pages/WorkshopPanel.ts";
 
 test.describe("presenter mode", () => {
+  test("a lesson question under a cluster profile asks it under that profile (lesson 19: Calico, then Cilium)", async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto("./#lesson=19");
+    const w = new WorkshopPanel(page);
+    await w.present();
+    const profile = page.getByRole("combobox", { name: "Cluster profile (CNI)" });
+    const calico = w.presenter.getByTestId("presenter-question").filter({ hasText: "--cni calico" });
+    await calico.click();
+    await expect(profile).toHaveValue("calico");
+    await page.keyboard.press("r");
+    await w.presenter.getByTestId("presenter-question").filter({ hasText: "--cni cilium" }).first().click();
+    await expect(profile).toHaveValue("cilium");
+    await expect(playground.graph.edges().first()).toBeAttached();
+  });
+
   test("steps through a trace hop by hop with the keyboard, lighting each hop, and resets between questions", async ({
     playground,
     page,

@@ -3,13 +3,12 @@
  * the keyboard (→ next, ← back, Home overview, End last, R reset between
  * questions, Esc leave); each hop is lit on the graph with its explanation.
  */
-import { questionOf } from "../Lessons/question.ts";
 import { useEffect, useState } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { lessonById } from "../../../scenarios/lessons.ts";
 import { presenterKey } from "./steps.ts";
 import { currentTrace, stepsOf } from "./usePresenter.ts";
-import { reveal } from "../Lessons/LessonBar.tsx";
+import { askCheck, reveal } from "../Lessons/LessonBar.tsx";
 
 const WORD: Record<string, string> = { pass: "passes", drop: "drops", info: "note" };
 
@@ -121,10 +120,11 @@ export function PresenterPanel() {
                     type="button"
                     className="btn mono"
                     data-testid="presenter-question"
-                    onClick={() => store.getState().ask(questionOf(c))}
+                    onClick={() => askCheck(store, c)}
                   >
                     {c.from} → {c.to}
                     {c.http ? ` · ${c.http}` : ""}
+                    {c.cni ? ` · --cni ${c.cni}` : ""}
                   </button>
                 </li>
               ))}
