@@ -32,6 +32,7 @@ import sharedGateway from "./36-attach-routes-across-namespaces/manifests.yaml";
 import nodePortBypass from "./37-go-around-source-ranges-through-a-nodeport/manifests.yaml";
 import undefinedSubset from "./38-route-to-an-undefined-subset/manifests.yaml";
 import cniIgnores from "./39-catch-a-policy-the-cni-ignores/manifests.yaml";
+import l4BesideL7 from "./40-add-an-l4-rule-beside-a-cilium-l7-rule/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -2137,6 +2138,77 @@ const DATA: [string, LessonData][] = [
         checks: [
           { from: "pod:tools/debug", to: "service:payments/api:443", verdict: "allow" },
           { from: "pod:tools/debug", to: "pod:internal/ledger-0:5432", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    l4BesideL7,
+    {
+      id: "40-add-an-l4-rule-beside-a-cilium-l7-rule",
+      title: "Add an L4 rule beside a Cilium L7 rule",
+      topics: ["CiliumNetworkPolicy", "L7", "HTTP", "toPorts"],
+      goal: "Predict what HTTP requests to a pod get when two CiliumNetworkPolicies allow the same port to it, one with HTTP rules and one without.",
+      question:
+        "api-read-only (the app team's) lets frontend reach api on 8080 with one HTTP rule, GET /api/.*. api-metrics (the observability team's) lets every pod of shop reach api on 8080, with no rules section. What do POST /api/orders from frontend and GET /api/orders from batch get?",
+      answer:
+        "Both get 200: api-read-only's HTTP rule no longer restricts anything. Cilium adds up the rules that select api; for each port and each peer, a rule that allows it at L4 without L7 rules allows every request of that peer, and the L7 rules of another rule for the same port and peer have no effect. fromEndpoints: [{}] in a namespaced policy selects every pod of shop, frontend included, so every request of frontend and batch is allowed. prometheus, for which api-metrics was written, gets 200 too. The HTTP rule still exists and nothing warns: the trace names the rule that allowed the request (api-metrics), which is the way to see it. Give the L4 rule a narrower peer (only the pods that need the port without L7 checks), or a different port for metrics, or add the metrics path to its own HTTP rules. This is Cilium's policy model; a Kubernetes NetworkPolicy has no L7 rules, but one that allows the same peer and port counts as an L4-only rule here too.",
+      sources: [
+        "https://docs.cilium.io/en/stable/security/policy/layer7/ (if a layer 4 rule is specified, and a similar layer 4 rule with layer 7 rules is also specified, the layer 7 portions of the latter rule have no effect)",
+        "https://github.com/cilium/cilium/blob/main/Documentation/security/policy/layer7.rst (the same text in the repository)",
+        "https://docs.cilium.io/en/stable/security/policy/language/ (an empty endpoint selector in a CiliumNetworkPolicy selects every endpoint of the policy's namespace)",
+      ],
+      checks: [
+        {
+          from: "pod:shop/frontend",
+          to: "service:shop/api:80",
+          http: "POST /api/orders",
+          verdict: "allow",
+          httpStatus: 200,
+          says: "allowed by CiliumNetworkPolicy shop/api-metrics ingress rule 1",
+        },
+        {
+          from: "pod:shop/batch",
+          to: "service:shop/api:80",
+          http: "GET /api/orders",
+          verdict: "allow",
+          httpStatus: 200,
+        },
+      ],
+      edit: {
+        description:
+          "Give api-metrics a narrower peer: replace its fromEndpoints: [{}] by the pods labelled app: prometheus.",
+        lookFor:
+          "frontend's POST gets 403 again: for frontend, only api-read-only allows 8080, so its HTTP rule judges each request. batch is no longer allowed at all (no HTTP answer). prometheus still gets every path, /metrics included: for its peer, the L4 rule is the only one.",
+        change: {
+          replace: {
+            find: "    - fromEndpoints:\n        - {}\n",
+            with: "    - fromEndpoints:\n        - matchLabels:\n            app: prometheus\n",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/frontend",
+            to: "service:shop/api:80",
+            http: "POST /api/orders",
+            verdict: "drop",
+            httpStatus: 403,
+          },
+          {
+            from: "pod:shop/frontend",
+            to: "service:shop/api:80",
+            http: "GET /api/orders",
+            verdict: "allow",
+            httpStatus: 200,
+          },
+          { from: "pod:shop/batch", to: "service:shop/api:80", http: "GET /api/orders", verdict: "drop" },
+          {
+            from: "pod:shop/prometheus",
+            to: "service:shop/api:80",
+            http: "GET /metrics",
+            verdict: "allow",
+            httpStatus: 200,
+          },
         ],
       },
     },
