@@ -33,6 +33,7 @@ import nodePortBypass from "./37-go-around-source-ranges-through-a-nodeport/mani
 import undefinedSubset from "./38-route-to-an-undefined-subset/manifests.yaml";
 import cniIgnores from "./39-catch-a-policy-the-cni-ignores/manifests.yaml";
 import l4BesideL7 from "./40-add-an-l4-rule-beside-a-cilium-l7-rule/manifests.yaml";
+import adminPriority from "./41-order-admin-policies-by-priority/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -2209,6 +2210,49 @@ const DATA: [string, LessonData][] = [
             verdict: "allow",
             httpStatus: 200,
           },
+        ],
+      },
+    },
+  ],
+  [
+    adminPriority,
+    {
+      id: "41-order-admin-policies-by-priority",
+      title: "Order two Admin tier policies by priority",
+      topics: ["ClusterNetworkPolicy", "Admin tier", "priority"],
+      goal: "Predict which of two Admin tier ClusterNetworkPolicies decides a connection that both match, from their priority numbers.",
+      question:
+        "guard-admin-ports (priority 10) has a Deny rule for TCP 9090 from every namespace into tenant namespaces; let-prometheus-scrape (priority 50) has an Accept rule for TCP 9090 from monitoring into the same namespaces. Can monitoring/prometheus reach shop/api on 9090? Can tools/debug? Can prometheus reach api on 8080?",
+      answer:
+        "prometheus cannot reach 9090, and neither can debug; prometheus reaches 8080. Within a tier, policies are checked in priority order, lower numbers first, and the first rule that matches decides: guard-admin-ports (10) comes before let-prometheus-scrape (50), its Deny matches prometheus, and an Admin tier Deny is final, so the Accept at 50 is never reached. A larger number is not a stronger policy; it is checked later. On 8080 no Admin rule matches, so the decision falls to NetworkPolicy (none selects api) and then the Baseline tier (empty): allowed. Give policies that may match the same connection distinct priorities: for two policies of one tier with the same priority, the API leaves the choice to the implementation (ktl takes input order and warns, KTL611). ClusterNetworkPolicy (v1alpha2) and AdminNetworkPolicy (v1alpha1, whose priority works the same way) are implemented by the network plugin; one that does not implement them ignores both.",
+      sources: [
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha2/clusternetworkpolicy_types.go ClusterNetworkPolicySpec.Priority (lower values have higher precedence and are checked first within the tier; equal priorities that match one connection are left to the implementation)",
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha2/clusternetworkpolicy_types.go ClusterNetworkPolicySpec.Tier (an Admin tier Accept or Deny is final)",
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha1/adminnetworkpolicy_types.go AdminNetworkPolicySpec.Priority (the same order for AdminNetworkPolicy)",
+      ],
+      checks: [
+        {
+          from: "pod:monitoring/prometheus",
+          to: "pod:shop/api:9090",
+          verdict: "drop",
+          says: "Admin tier: Deny by ClusterNetworkPolicy guard-admin-ports (priority 10)",
+        },
+        { from: "pod:tools/debug", to: "pod:shop/api:9090", verdict: "drop" },
+        { from: "pod:monitoring/prometheus", to: "pod:shop/api:8080", verdict: "allow" },
+      ],
+      edit: {
+        description: "Give let-prometheus-scrape priority 5, below guard-admin-ports' 10.",
+        lookFor:
+          "prometheus reaches 9090 now: let-prometheus-scrape is checked first and its Accept is final. debug is still denied: the Accept does not match it, so guard-admin-ports decides. The exception goes before the rule it makes an exception to.",
+        change: { replace: { find: "  priority: 50\n", with: "  priority: 5\n" } },
+        checks: [
+          {
+            from: "pod:monitoring/prometheus",
+            to: "pod:shop/api:9090",
+            verdict: "allow",
+            says: "Admin tier: Accept by ClusterNetworkPolicy let-prometheus-scrape (priority 5)",
+          },
+          { from: "pod:tools/debug", to: "pod:shop/api:9090", verdict: "drop" },
         ],
       },
     },
