@@ -32,6 +32,8 @@ import sharedGateway from "./36-attach-routes-across-namespaces/manifests.yaml";
 import nodePortBypass from "./37-go-around-source-ranges-through-a-nodeport/manifests.yaml";
 import undefinedSubset from "./38-route-to-an-undefined-subset/manifests.yaml";
 import cniIgnores from "./39-catch-a-policy-the-cni-ignores/manifests.yaml";
+import l4BesideL7 from "./40-add-an-l4-rule-beside-a-cilium-l7-rule/manifests.yaml";
+import adminPriority from "./41-order-admin-policies-by-priority/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -2137,6 +2139,120 @@ const DATA: [string, LessonData][] = [
         checks: [
           { from: "pod:tools/debug", to: "service:payments/api:443", verdict: "allow" },
           { from: "pod:tools/debug", to: "pod:internal/ledger-0:5432", verdict: "allow" },
+        ],
+      },
+    },
+  ],
+  [
+    l4BesideL7,
+    {
+      id: "40-add-an-l4-rule-beside-a-cilium-l7-rule",
+      title: "Add an L4 rule beside a Cilium L7 rule",
+      topics: ["CiliumNetworkPolicy", "L7", "HTTP", "toPorts"],
+      goal: "Predict what HTTP requests to a pod get when two CiliumNetworkPolicies allow the same port to it, one with HTTP rules and one without.",
+      question:
+        "api-read-only (the app team's) lets frontend reach api on 8080 with one HTTP rule, GET /api/.*. api-metrics (the observability team's) lets every pod of shop reach api on 8080, with no rules section. What do POST /api/orders from frontend and GET /api/orders from batch get?",
+      answer:
+        "Both get 200: api-read-only's HTTP rule no longer restricts anything. Cilium adds up the rules that select api; for each port and each peer, a rule that allows it at L4 without L7 rules allows every request of that peer, and the L7 rules of another rule for the same port and peer have no effect. fromEndpoints: [{}] in a namespaced policy selects every pod of shop, frontend included, so every request of frontend and batch is allowed. prometheus, for which api-metrics was written, gets 200 too. The HTTP rule still exists and nothing warns: the trace names the rule that allowed the request (api-metrics), which is the way to see it. Give the L4 rule a narrower peer (only the pods that need the port without L7 checks), or a different port for metrics, or add the metrics path to its own HTTP rules. This is Cilium's policy model; a Kubernetes NetworkPolicy has no L7 rules, but one that allows the same peer and port counts as an L4-only rule here too.",
+      sources: [
+        "https://docs.cilium.io/en/stable/security/policy/layer7/ (if a layer 4 rule is specified, and a similar layer 4 rule with layer 7 rules is also specified, the layer 7 portions of the latter rule have no effect)",
+        "https://github.com/cilium/cilium/blob/main/Documentation/security/policy/layer7.rst (the same text in the repository)",
+        "https://docs.cilium.io/en/stable/security/policy/language/ (an empty endpoint selector in a CiliumNetworkPolicy selects every endpoint of the policy's namespace)",
+      ],
+      checks: [
+        {
+          from: "pod:shop/frontend",
+          to: "service:shop/api:80",
+          http: "POST /api/orders",
+          verdict: "allow",
+          httpStatus: 200,
+          says: "allowed by CiliumNetworkPolicy shop/api-metrics ingress rule 1",
+        },
+        {
+          from: "pod:shop/batch",
+          to: "service:shop/api:80",
+          http: "GET /api/orders",
+          verdict: "allow",
+          httpStatus: 200,
+        },
+      ],
+      edit: {
+        description:
+          "Give api-metrics a narrower peer: replace its fromEndpoints: [{}] by the pods labelled app: prometheus.",
+        lookFor:
+          "frontend's POST gets 403 again: for frontend, only api-read-only allows 8080, so its HTTP rule judges each request. batch is no longer allowed at all (no HTTP answer). prometheus still gets every path, /metrics included: for its peer, the L4 rule is the only one.",
+        change: {
+          replace: {
+            find: "    - fromEndpoints:\n        - {}\n",
+            with: "    - fromEndpoints:\n        - matchLabels:\n            app: prometheus\n",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/frontend",
+            to: "service:shop/api:80",
+            http: "POST /api/orders",
+            verdict: "drop",
+            httpStatus: 403,
+          },
+          {
+            from: "pod:shop/frontend",
+            to: "service:shop/api:80",
+            http: "GET /api/orders",
+            verdict: "allow",
+            httpStatus: 200,
+          },
+          { from: "pod:shop/batch", to: "service:shop/api:80", http: "GET /api/orders", verdict: "drop" },
+          {
+            from: "pod:shop/prometheus",
+            to: "service:shop/api:80",
+            http: "GET /metrics",
+            verdict: "allow",
+            httpStatus: 200,
+          },
+        ],
+      },
+    },
+  ],
+  [
+    adminPriority,
+    {
+      id: "41-order-admin-policies-by-priority",
+      title: "Order two Admin tier policies by priority",
+      topics: ["ClusterNetworkPolicy", "Admin tier", "priority"],
+      goal: "Predict which of two Admin tier ClusterNetworkPolicies decides a connection that both match, from their priority numbers.",
+      question:
+        "guard-admin-ports (priority 10) has a Deny rule for TCP 9090 from every namespace into tenant namespaces; let-prometheus-scrape (priority 50) has an Accept rule for TCP 9090 from monitoring into the same namespaces. Can monitoring/prometheus reach shop/api on 9090? Can tools/debug? Can prometheus reach api on 8080?",
+      answer:
+        "prometheus cannot reach 9090, and neither can debug; prometheus reaches 8080. Within a tier, policies are checked in priority order, lower numbers first, and the first rule that matches decides: guard-admin-ports (10) comes before let-prometheus-scrape (50), its Deny matches prometheus, and an Admin tier Deny is final, so the Accept at 50 is never reached. A larger number is not a stronger policy; it is checked later. On 8080 no Admin rule matches, so the decision falls to NetworkPolicy (none selects api) and then the Baseline tier (empty): allowed. Give policies that may match the same connection distinct priorities: for two policies of one tier with the same priority, the API leaves the choice to the implementation (ktl takes input order and warns, KTL611). ClusterNetworkPolicy (v1alpha2) and AdminNetworkPolicy (v1alpha1, whose priority works the same way) are implemented by the network plugin; one that does not implement them ignores both.",
+      sources: [
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha2/clusternetworkpolicy_types.go ClusterNetworkPolicySpec.Priority (lower values have higher precedence and are checked first within the tier; equal priorities that match one connection are left to the implementation)",
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha2/clusternetworkpolicy_types.go ClusterNetworkPolicySpec.Tier (an Admin tier Accept or Deny is final)",
+        "https://github.com/kubernetes-sigs/network-policy-api/blob/main/apis/v1alpha1/adminnetworkpolicy_types.go AdminNetworkPolicySpec.Priority (the same order for AdminNetworkPolicy)",
+      ],
+      checks: [
+        {
+          from: "pod:monitoring/prometheus",
+          to: "pod:shop/api:9090",
+          verdict: "drop",
+          says: "Admin tier: Deny by ClusterNetworkPolicy guard-admin-ports (priority 10)",
+        },
+        { from: "pod:tools/debug", to: "pod:shop/api:9090", verdict: "drop" },
+        { from: "pod:monitoring/prometheus", to: "pod:shop/api:8080", verdict: "allow" },
+      ],
+      edit: {
+        description: "Give let-prometheus-scrape priority 5, below guard-admin-ports' 10.",
+        lookFor:
+          "prometheus reaches 9090 now: let-prometheus-scrape is checked first and its Accept is final. debug is still denied: the Accept does not match it, so guard-admin-ports decides. The exception goes before the rule it makes an exception to.",
+        change: { replace: { find: "  priority: 50\n", with: "  priority: 5\n" } },
+        checks: [
+          {
+            from: "pod:monitoring/prometheus",
+            to: "pod:shop/api:9090",
+            verdict: "allow",
+            says: "Admin tier: Accept by ClusterNetworkPolicy let-prometheus-scrape (priority 5)",
+          },
+          { from: "pod:tools/debug", to: "pod:shop/api:9090", verdict: "drop" },
         ],
       },
     },
