@@ -215,3 +215,14 @@ describe("the source address sentence (CLI and details panel)", () => {
     expect(sourceAddressText({ endpoints })).toBe(want);
   });
 });
+
+describe("session affinity is per node", () => {
+  // Each kube-proxy keeps its own affinity record (iptables' recent module, nftables' affinity sets,
+  // IPVS persistence): pkg/proxy/iptables/proxier.go writeServiceToEndpointRules (--rcheck per node).
+  it("the hop names the node whose kube-proxy remembers the client", () => {
+    const t = trace("13-pin-clients-with-session-affinity", "pod:shop/web", "service:shop/sessions:80");
+    const hop = t.hops.find((h) => h.step === "session affinity");
+    expect(hop?.detail).toContain(`through ${t.handledBy}'s kube-proxy`);
+    expect(hop?.detail).toContain("through another node the client may land on another endpoint");
+  });
+});

@@ -176,7 +176,9 @@ function sessionAffinityHop({ s, handling, clientIP }: AtProxy, timeoutSeconds: 
   return {
     step: "session affinity",
     verdict: "info",
-    detail: `sessionAffinity ClientIP: the first connection from ${clientIP || "a client"} picks a candidate at random; later ones from the same address go to the same endpoint for ${timeoutSeconds} s`,
+    // Each node's kube-proxy keeps its own record (the iptables "recent" list, nftables' affinity set, IPVS's
+    // persistence templates): the same client through another node may land on another endpoint.
+    detail: `sessionAffinity ClientIP: the first connection from ${clientIP || "a client"} through ${handling.name}'s kube-proxy picks a candidate at random; later ones from the same address through ${handling.name} go to the same endpoint for ${timeoutSeconds} s (each node remembers its own clients: through another node the client may land on another endpoint)`,
     cause: {
       layer: "kube-proxy",
       category: "session-affinity",
