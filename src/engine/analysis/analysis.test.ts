@@ -242,3 +242,44 @@ describe("endpoint edges reuse the previous text's class matrices only when clas
     expect(endpointFlowsOf(edited)).toEqual(fresh);
   });
 });
+
+// An ExternalName Service outside the cluster is a CNAME the client follows itself (kube-proxy programs
+// nothing for it: ShouldSkipService): the connection leaves the cluster unless egress policy stops it.
+// The playground's question and `ktl trace` (engine/l7) give the same answer.
+describe("a question to an ExternalName Service outside the cluster", () => {
+  const base = `
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: shop, labels: {app: app}}
+spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: payments, namespace: shop}
+spec: {type: ExternalName, externalName: api.example.com, ports: [{port: 443}]}
+`;
+  const deny = `---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: no-egress, namespace: shop}
+spec: {podSelector: {}, policyTypes: [Egress]}
+`;
+  const ask = (text: string) =>
+    openAnalysis([{ name: "m.yaml", text }]).trace({
+      from: "pod:shop/app",
+      to: "service:shop/payments:443",
+      protocol: "TCP",
+    });
+  it("leaves the cluster toward api.example.com, and names the Host header and SNI the client still sends", () => {
+    const t = ask(base);
+    expect(t.verdict).toBe("allow");
+    expect(t.reason).toContain("api.example.com is outside the cluster");
+    expect(t.hops[0]!.detail).toContain("payments.shop.svc.cluster.local");
+    expect(t.hops[0]!.detail).toContain("TLS SNI");
+  });
+  it("is dropped by an egress default deny at the source", () => {
+    const t = ask(base + deny);
+    expect(t.verdict).toBe("drop");
+    expect(t.hops.some((h) => h.step === "egress policy at source" && h.verdict === "drop")).toBe(true);
+  });
+});

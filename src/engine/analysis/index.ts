@@ -467,9 +467,17 @@ function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): Trac
   const dst = parseAnyDestination(q.to);
   // A plain question (no HTTP request, no router, no mesh) keeps the packet-level answer the graph's flows give;
   // in a mesh the sidecars decide, and every surface answers as `ktl trace` does (engine/l7).
+  // An ExternalName Service outside the cluster is answered as its name (engine/l7 hostTrace), as `ktl trace` does.
+  const externalName =
+    !("error" in dst) &&
+    dst.kind === "service" &&
+    model.services.some((s) => `${s.namespace}/${s.name}` === dst.service && s.type === "ExternalName");
   if (
     "error" in dst ||
-    (!q.http && (dst.kind === "service" || dst.kind === "pod" || dst.kind === "ip") && !meshPresent(model))
+    (!q.http &&
+      !externalName &&
+      (dst.kind === "service" || dst.kind === "pod" || dst.kind === "ip") &&
+      !meshPresent(model))
   )
     return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
   // As `ktl trace` answers: every destination of the contract, with or without an HTTP request (engine/l7).

@@ -1449,5 +1449,25 @@ function traceL7Once(
   }
   const t = traceRequest(model, index, from, to, protocol, wire ? { http: wire } : {});
   if (t.error) return t;
+  const outside = t.hops.find((h) => h.cause.category === "externalName-outside");
+  if (outside && t.service?.frontend === "externalName" && t.service.address && typeof t.to?.port === "number") {
+    // An ExternalName Service outside the cluster is a CNAME: the client connects to that name itself
+    // (kube-dns answers it; kube-proxy programs nothing), so the answer is the outside host's (egress
+    // policy at the source, the mesh's outbound policy), not a drop.
+    const r = hostTrace(
+      model,
+      index,
+      mesh,
+      from,
+      { kind: "host", host: t.service.address, port: t.to.port },
+      protocol,
+      req,
+    );
+    if (r.error) return r;
+    r.hops.unshift(outside);
+    r.service = t.service;
+    r.to = t.to;
+    return r;
+  }
   return serverChecked(model, mesh, t, clientPod, req);
 }

@@ -137,7 +137,7 @@ function externalName(ctx: Ctx, s: Service, port: number | string, depth: number
   ctx.hops.push({
     step: "dns",
     verdict: "info",
-    detail: `Service ${s.key} is ExternalName: DNS answers with a CNAME to ${target || "(no externalName)"}; nothing is proxied and the name ${m ? "names no Service in the input" : "is outside the cluster"}, so where the connection goes is outside the model`,
+    detail: `Service ${s.key} is ExternalName: DNS answers with a CNAME to ${target || "(no externalName)"}; nothing is proxied and the name ${m ? "names no Service in the input" : "is outside the cluster"}, so where the connection goes is outside the model. The client still sends the name it looked up (${s.name}.${s.namespace}.svc.${CLUSTER_DOMAIN}, or as written) as the HTTP Host header and the TLS SNI, which ${target || "the outside server"} may not recognise (a 404, or a certificate for another name)`,
     cause: { layer: "DNS", category: "externalName-outside", object: serviceObject(s), target },
     ref: serviceRef(s, "spec.externalName", s.lines.externalName),
   });
