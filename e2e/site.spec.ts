@@ -157,7 +157,7 @@ test("#url= asks first, then opens the file, with Undo", async ({ page, playgrou
   expect(requests).toBe(1);
   expect(await playground.editorText()).toBe(SCENARIO);
   expect(page.url()).not.toContain("url=");
-  await page.getByTestId("notice").getByRole("button", { name: "Undo" }).click();
+  await page.getByTestId("notice").getByRole("button", { name: "Restore previous text" }).click();
   expect(await playground.editorText()).not.toContain("imported-from-url");
 });
 

@@ -6,16 +6,16 @@
 import { engineClient } from "../worker/client.ts";
 import { createAppStore, type AppStore } from "../store/createAppStore.ts";
 import { bootstrap } from "../store/bootstrap.ts";
-import { loadPrevious, persistWork, type StorageLike } from "../store/persistence.ts";
+import { loadPrevious, loadUnsaved, persistWork, type StorageLike } from "../store/persistence.ts";
 import { connectEngine } from "../store/engineSync.ts";
 import { leftEarly, markLoaded, markLoading, previousLoadUnfinished } from "../store/loading.ts";
-import { TABS_CHANNEL, watchOtherTabs, type StorageChange } from "../store/tabs.ts";
+import { reopenUnsaved, TABS_CHANNEL, watchOtherTabs, type StorageChange } from "../store/tabs.ts";
 import { decodeShare, payloadFromHash } from "../share/codec.ts";
 import { firstDraw } from "../store/firstDraw.ts";
 
-function localStorageOrNothing(): StorageLike | undefined {
+function storageOrNothing(which: "localStorage" | "sessionStorage"): StorageLike | undefined {
   try {
-    const s = window.localStorage;
+    const s = window[which];
     s.getItem("ktl.probe");
     return s;
   } catch {
@@ -26,16 +26,29 @@ function localStorageOrNothing(): StorageLike | undefined {
 const dropHash = () => history.replaceState(null, "", location.pathname + location.search);
 
 export function startPlayground(): AppStore {
-  const storage = localStorageOrNothing();
+  const storage = storageOrNothing("localStorage");
+  // This tab's own: its text while another tab's saved text waits for the user's choice (tabs.ts).
+  const tabStorage = storageOrNothing("sessionStorage");
   const prefersDark = typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
   const boot = bootstrap(location.hash, storage, prefersDark ? "dark" : "light");
   // Safe mode: the last load never drew (the tab crashed or hung), so this one opens the text without analysing it.
   const paused = previousLoadUnfinished(storage);
-  const store = createAppStore({ ...boot.initial, paused, previous: loadPrevious(storage) });
+  const reopened = reopenUnsaved(boot.initial, loadUnsaved(tabStorage));
+  const store = createAppStore({ ...reopened.initial, paused, previous: loadPrevious(storage) });
   if (boot.notice) store.getState().notify(boot.notice);
   if (boot.consumedHash) dropHash();
 
-  const persistence = persistWork(store, storage);
+  const persistence = persistWork(store, storage, { tabStorage });
+  if (reopened.otherText !== undefined) {
+    persistence.pause();
+    store.getState().tabConflicted(reopened.otherText);
+  }
+  // Text that is only in this tab (saving stopped for another tab's) is lost if the tab closes: the browser asks first.
+  addEventListener("beforeunload", (e) => {
+    if (!persistence.holdsUnsaved()) return;
+    e.preventDefault();
+    e.returnValue = "";
+  });
   addEventListener("pagehide", () => {
     persistence.flush();
     leftEarly(storage, Date.now());

@@ -145,3 +145,42 @@ describe("issue 31: a Calico selector 3,000 parentheses deep", () => {
     if (cmd === "validate") expect(r.out).toContain("KTL453");
   });
 });
+
+describe("issue 31: a newline inside a name never reaches plain-text stdout", () => {
+  // A name that, printed raw, starts a line GitHub Actions runs as a workflow command.
+  const evil = (s: string) => `${s}\\n::error::pwned`;
+  const manifests = (extra: string) =>
+    [
+      `apiVersion: v1\nkind: Namespace\nmetadata: {name: "${evil("ns")}"}`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: "${evil("web")}", namespace: "${evil("ns")}", labels: {app: web}}\nspec: {nodeName: n1, containers: [{name: c, image: x, ports: [{containerPort: 80}]}]}\nstatus: {podIP: 10.244.1.5}`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: client, namespace: "${evil("ns")}", labels: {app: client}}\nspec: {nodeName: n1, containers: [{name: c, image: x}]}\nstatus: {podIP: 10.244.1.6}`,
+      `apiVersion: v1\nkind: Service\nmetadata: {name: "${evil("svc")}", namespace: "${evil("ns")}"}\nspec: {selector: {app: web}, ports: [{port: 80}]}`,
+      `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: "${evil("np")}", namespace: "${evil("ns")}"}\nspec: {podSelector: {matchLabels: {app: web}}${extra}}`,
+    ].join("\n---\n") + "\n";
+  const a = join(dir, "evil-a.yaml");
+  const b = join(dir, "evil-b.yaml");
+  const tests = join(dir, "evil-tests.yaml");
+  writeFileSync(a, manifests(""));
+  writeFileSync(b, manifests(", ingress: [{from: [{podSelector: {matchLabels: {app: client}}}]}]"));
+  writeFileSync(
+    tests,
+    'tests:\n  - name: client reaches web\n    from: "ns\\n::error::pwned/client"\n    to: "ns\\n::error::pwned/web\\n::error::pwned:80"\n    expect: allow\n',
+  );
+  const pod = "ns\n::error::pwned/client";
+  const to = "ns\n::error::pwned/web\n::error::pwned:80";
+
+  it.each([
+    ["validate", [a]],
+    ["reach", [a]],
+    ["connlist", [a]],
+    ["trace", [a, "--from", pod, "--to", to]],
+    ["diff", [a, b]],
+    ["test", [tests, a]],
+  ])("ktl %s", async (command, args) => {
+    const r = await ktl(command, ...args);
+    expect(r.code, r.err).toBeLessThan(3);
+    expect(r.out + r.err).toContain("pwned");
+    const lines = (r.out + r.err).split("\n").filter((l) => l.startsWith("::error::pwned"));
+    expect(lines).toEqual([]);
+  });
+});

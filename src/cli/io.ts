@@ -9,7 +9,7 @@
 import { closeSync, openSync, readSync, readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { InputFile } from "../engine/index.ts";
-import { escapeControls } from "./escape.ts";
+import { escapeControls, oneLine } from "./escape.ts";
 
 export class UsageError extends Error {}
 
@@ -153,8 +153,9 @@ export interface Output {
   err: (s: string) => void;
 }
 
-/** Pads columns for people-readable tables. */
-export function table(rows: string[][]): string {
+/** Pads columns for people-readable tables; a cell is one line (a name's newline prints as \\n). */
+export function table(cells: string[][]): string {
+  const rows = cells.map((r) => r.map(oneLine));
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
   return rows

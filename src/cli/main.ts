@@ -1,6 +1,6 @@
 /** ktl: command dispatch. Each command lives in commands/<name>.ts and exports run() and help. */
 import { UsageError, type Output } from "./io.ts";
-import { escapeControls } from "./report.ts";
+import { escapeControls, oneLine } from "./report.ts";
 import { nearestFlag } from "./args.ts";
 import { version } from "./version.ts";
 import * as reach from "./commands/reach.ts";
@@ -93,7 +93,7 @@ export async function main(argvIn: string[]): Promise<number> {
     return await cmd.run(rest, io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.err(`ktl ${name}: ${e.message}`);
+      io.err(`ktl ${name}: ${oneLine(e.message)}`);
       return 2;
     }
     // One line; the stack with --debug.

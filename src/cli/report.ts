@@ -13,9 +13,11 @@ import {
 } from "../engine/index.ts";
 import { UsageError, type Output } from "./io.ts";
 
-export { escapeControls } from "./escape.ts";
+import { oneLine } from "./escape.ts";
 
-/** `file: document N, line L, column C: severity CODE: message (hint)`. */
+export { escapeControls, oneLine } from "./escape.ts";
+
+/** `file: document N, line L, column C: severity CODE: message (hint)`, one line whatever the names in it hold. */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = [
     d.file,
@@ -23,7 +25,7 @@ export function formatDiagnostic(d: Diagnostic): string {
     ...(d.line ? [`line ${d.line}`] : []),
     ...(d.column ? [`column ${d.column}`] : []),
   ].join(", ");
-  return `${where}: ${d.severity} ${d.code}: ${d.message}${d.hint ? ` (${d.hint})` : ""}`;
+  return oneLine(`${where}: ${d.severity} ${d.code}: ${d.message}${d.hint ? ` (${d.hint})` : ""}`);
 }
 
 export function reportDiagnostics(diags: readonly Diagnostic[], io: Output, quietInfo = false): void {

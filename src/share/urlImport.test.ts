@@ -88,4 +88,43 @@ describe("fetchScenario", () => {
     );
     expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/not UTF-8/) });
   });
+
+  // A server that answers at once and then sends a byte now and then, and a fetcher that ignores its signal:
+  // the body's reads must race the deadline, or the dialog stays at "Opening…" (issue 31, lost work).
+  const trickling = (): typeof fetch =>
+    (async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          async pull(c) {
+            await new Promise((r) => setTimeout(r, 20));
+            c.enqueue(new TextEncoder().encode("#"));
+          },
+        }),
+      )) as unknown as typeof fetch;
+
+  it("a body that trickles past the time limit is stopped with a message", async () => {
+    const r = await fetchScenario(url, trickling(), 1000, { timeoutMs: 150 });
+    expect(r).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(
+        /files\.example did not send the whole file within 0\.15 s \(\d+ bytes arrived\)/,
+      ),
+    });
+  });
+
+  it("the user's Cancel stops it at any moment, answer or body", async () => {
+    const body = new AbortController();
+    setTimeout(() => body.abort(), 80);
+    expect(await fetchScenario(url, trickling(), 1000, { signal: body.signal })).toEqual({
+      ok: false,
+      error: "opening was cancelled.",
+    });
+    const answer = new AbortController();
+    setTimeout(() => answer.abort(), 50);
+    const never = (() => new Promise<Response>(() => {})) as unknown as typeof fetch;
+    expect(await fetchScenario(url, never, 1000, { signal: answer.signal })).toEqual({
+      ok: false,
+      error: "opening was cancelled.",
+    });
+  });
 });

@@ -61,32 +61,72 @@ export function nameOfUrl(url: URL): string {
   return last ? decodeURIComponent(last) : url.host;
 }
 
-/** Fetches the file, reading at most MAX_URL_IMPORT_BYTES. `fetcher` is the browser's fetch (a test passes its own). */
+export interface FetchOptions {
+  /** The whole import (answer and body) must finish within this; a server that trickles the body is stopped. */
+  timeoutMs?: number;
+  /** The user's Cancel: stops the import at any moment. */
+  signal?: AbortSignal;
+}
+
+type Stop = "timeout" | "cancel";
+
+/**
+ * Fetches the file, reading at most MAX_URL_IMPORT_BYTES within the time limit. `fetcher` is the browser's
+ * fetch (a test passes its own). Every wait (the answer, each chunk of the body) races the deadline and the
+ * user's Cancel, so a server that answers and then sends a byte a minute, or a fetcher that ignores its signal,
+ * cannot hold the import open.
+ */
 export async function fetchScenario(
   url: URL,
   fetcher: typeof fetch,
   maxBytes = MAX_URL_IMPORT_BYTES,
+  options: FetchOptions = {},
 ): Promise<ImportResult> {
+  const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
   const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(), TIMEOUT_MS);
+  let stop: Stop | undefined;
+  let onStop: (s: Stop) => void = () => {};
+  const stopped = new Promise<Stop>((r) => (onStop = r));
+  const halt = (why: Stop) => {
+    if (stop) return;
+    stop = why;
+    onStop(why);
+    ctl.abort();
+  };
+  const timer = setTimeout(() => halt("timeout"), timeoutMs);
+  const cancelled = () => halt("cancel");
+  if (options.signal?.aborted) cancelled();
+  options.signal?.addEventListener("abort", cancelled);
+  const within = <T>(p: Promise<T>): Promise<T | Stop> => Promise.race([p, stopped]);
+  let received = 0;
+  const stoppedError = (why: Stop): ImportResult => ({
+    ok: false,
+    error:
+      why === "cancel"
+        ? "opening was cancelled."
+        : `${url.host} did not send the whole file within ${timeoutMs / 1000} s${received ? ` (${received} bytes arrived)` : ""}, so it was stopped. Download the file and open it with Open file.`,
+  });
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
-    let res: Response;
+    let res: Response | Stop;
     try {
       // No cookies or credentials go with it: the request says nothing about the user.
-      res = await fetcher(url.href, {
-        credentials: "omit",
-        redirect: "follow",
-        signal: ctl.signal,
-        referrerPolicy: "no-referrer",
-      });
-    } catch (e) {
-      if ((e as Error).name === "AbortError")
-        return { ok: false, error: `${url.host} did not answer within ${TIMEOUT_MS / 1000} s.` };
+      res = await within(
+        fetcher(url.href, {
+          credentials: "omit",
+          redirect: "follow",
+          signal: ctl.signal,
+          referrerPolicy: "no-referrer",
+        }),
+      );
+    } catch {
+      if (stop) return stoppedError(stop);
       return {
         ok: false,
         error: `${url.host} could not be read from this page: either it cannot be reached, or it does not allow other sites to read its files (no CORS header). Raw file hosts such as raw.githubusercontent.com and gist.githubusercontent.com allow it; otherwise download the file and open it with Open file.`,
       };
     }
+    if (typeof res === "string") return stoppedError(res);
     if (!res.ok)
       return {
         ok: false,
@@ -98,24 +138,41 @@ export async function fetchScenario(
         ok: false,
         error: `The file is ${(declared / 1048576).toFixed(1)} MB; scenarios up to ${maxBytes / 1048576} MB open from a URL. Download it and open it with Open file.`,
       };
-    const reader = res.body?.getReader();
-    if (!reader) return { ok: true, text: await res.text(), name: nameOfUrl(url) };
+    reader = res.body?.getReader();
     const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
+    if (!reader) {
+      const whole = await within(res.arrayBuffer());
+      if (typeof whole === "string") return stoppedError(whole);
+      received = whole.byteLength;
+      chunks.push(new Uint8Array(whole));
+    }
+    while (reader) {
+      let step: ReadableStreamReadResult<Uint8Array> | Stop;
+      try {
+        step = await within(reader.read());
+      } catch {
+        if (stop) return stoppedError(stop);
+        return {
+          ok: false,
+          error: `The connection to ${url.host} broke while the file was arriving. Try again, or download the file and open it with Open file.`,
+        };
+      }
+      if (typeof step === "string") return stoppedError(step);
+      if (step.done) break;
+      received += step.value.byteLength;
+      if (received > maxBytes)
         return {
           ok: false,
           error: `The file is larger than ${maxBytes / 1048576} MB, the most a URL opens. Download it and open it with Open file.`,
         };
-      }
-      chunks.push(value);
+      chunks.push(step.value);
     }
-    const all = new Uint8Array(size);
+    if (received > maxBytes)
+      return {
+        ok: false,
+        error: `The file is larger than ${maxBytes / 1048576} MB, the most a URL opens. Download it and open it with Open file.`,
+      };
+    const all = new Uint8Array(received);
     let at = 0;
     for (const c of chunks) {
       all.set(c, at);
@@ -130,5 +187,8 @@ export async function fetchScenario(
     return { ok: true, text, name: nameOfUrl(url) };
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener("abort", cancelled);
+    // An unfinished body is let go of (its stream cancelled), whatever ended the import.
+    reader?.cancel().catch(() => undefined);
   }
 }

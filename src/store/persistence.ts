@@ -165,6 +165,21 @@ function saveWorkAsync(
   );
 }
 
+/**
+ * This tab's own copy of its text while it does not save to `WORK_KEY` (another tab saved over it and the
+ * user has not chosen yet): in sessionStorage, which belongs to the tab and survives its reload, so a reload
+ * before choosing opens this tab's text again and asks again (issue 31, item 5).
+ */
+export const UNSAVED_KEY = "ktl.unsaved.v1";
+
+export function loadUnsaved(tabStorage: StorageLike | undefined): SavedWork | undefined {
+  try {
+    return parseWork(tabStorage?.getItem(UNSAVED_KEY));
+  } catch {
+    return undefined;
+  }
+}
+
 export function loadTheme(storage: StorageLike | undefined): Theme | undefined {
   try {
     const t = storage?.getItem(THEME_KEY);
@@ -181,6 +196,8 @@ export interface Persistence {
   pause(): void;
   /** Writes again, at once (the user chose which text to keep). */
   resume(): void;
+  /** Paused with text that is not in `WORK_KEY`: closing the tab would lose it (a reload keeps the tab's copy). */
+  holdsUnsaved(): boolean;
   dispose(): void;
 }
 
@@ -188,6 +205,8 @@ export function persistWork(
   store: AppStore,
   storage: StorageLike | undefined,
   options: {
+    /** The tab's own storage (sessionStorage): the text goes there while saving is paused. */
+    tabStorage?: StorageLike | undefined;
     delayMs?: number;
     schedule?: (f: () => void, ms: number) => unknown;
     cancel?: (h: unknown) => void;
@@ -214,9 +233,32 @@ export function persistWork(
     const { text, scenarioId } = store.getState();
     return scenarioId ? { text, scenarioId } : { text };
   };
+  const tabStorage = options.tabStorage;
+  const keepInTab = () => {
+    const w = work();
+    try {
+      tabStorage?.setItem(
+        UNSAVED_KEY,
+        stored(w, w.text.length > COMPRESS_ABOVE ? deflateSync(strToU8(w.text), { level: 1 }) : undefined),
+      );
+    } catch {
+      /* the prompt before unload still guards it */
+    }
+  };
+  const dropTabCopy = () => {
+    try {
+      tabStorage?.removeItem(UNSAVED_KEY);
+    } catch {
+      /* nothing to remove */
+    }
+  };
   const write = (sync: boolean) => {
     timer = undefined;
-    if (!dirty || paused) return;
+    if (!dirty) return;
+    if (paused) {
+      keepInTab();
+      return;
+    }
     dirty = false;
     if (sync) report(saveWork(storage, work()));
     else saveWorkAsync(storage, work(), report);
@@ -275,12 +317,17 @@ export function persistWork(
     },
     pause() {
       paused = true;
+      keepInTab();
     },
     resume() {
       paused = false;
+      dropTabCopy();
       dirty = true;
       if (timer !== undefined) cancel(timer);
       write(true);
+    },
+    holdsUnsaved() {
+      return paused;
     },
     dispose() {
       if (timer !== undefined) cancel(timer);

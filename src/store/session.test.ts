@@ -7,9 +7,11 @@ import { describe, expect, it } from "vitest";
 import { createAppStore } from "./createAppStore.ts";
 import {
   loadPrevious,
+  loadUnsaved,
   loadWork,
   persistWork,
   PREVIOUS_KEY,
+  UNSAVED_KEY,
   WORK_KEY,
   type StorageLike,
 } from "./persistence.ts";
@@ -21,7 +23,7 @@ import {
   previousLoadUnfinished,
   QUICK_LEAVE_MS,
 } from "./loading.ts";
-import { watchOtherTabs, type ChannelLike, type StorageChange } from "./tabs.ts";
+import { reopenUnsaved, watchOtherTabs, type ChannelLike, type StorageChange } from "./tabs.ts";
 
 function storage(init: Record<string, string> = {}): StorageLike & { map: Map<string, string> } {
   const map = new Map(Object.entries(init));
@@ -55,7 +57,8 @@ function manualTimers() {
 function browser() {
   const shared = storage();
   const tabs: { listeners: ((e: StorageChange) => void)[]; channel: ChannelLike }[] = [];
-  const open = (text: string) => {
+  /** A tab as start.ts opens one: its text, or its own unsaved copy (kept in `session`, its sessionStorage) after a reload. */
+  const open = (text: string, session = storage()) => {
     const timers = manualTimers();
     const me = {
       listeners: [] as ((e: StorageChange) => void)[],
@@ -77,8 +80,9 @@ function browser() {
       close: () => {},
     };
     tabs.push(me);
-    const store = createAppStore({ text, scenarioId: undefined, origin: "storage" });
-    const persistence = persistWork(store, tabStorage, timers);
+    const reopened = reopenUnsaved({ text, scenarioId: undefined, origin: "storage" }, loadUnsaved(session));
+    const store = createAppStore(reopened.initial);
+    const persistence = persistWork(store, tabStorage, { ...timers, tabStorage: session });
     watchOtherTabs(store, persistence, {
       onStorage: (l) => {
         me.listeners.push(l);
@@ -86,11 +90,21 @@ function browser() {
       },
       channel: me.channel,
     });
+    if (reopened.otherText !== undefined) {
+      persistence.pause();
+      store.getState().tabConflicted(reopened.otherText);
+    }
     const type = (t: string) => {
       store.getState().editText(t);
       timers.run();
     };
-    return { store, persistence, type };
+    /** A reload: the page goes (its listeners with it) and opens again from this browser's saved work. */
+    const reload = () => {
+      persistence.flush();
+      tabs.splice(tabs.indexOf(me), 1);
+      return open(loadWork(shared)?.text ?? "", session);
+    };
+    return { store, persistence, type, reload, session };
   };
   return { shared, open, saved: () => loadWork(shared)?.text };
 }
@@ -194,5 +208,33 @@ describe("two tabs editing the same saved work", () => {
     two.type("# same\n");
     expect(b.shared.map.get(WORK_KEY)).toContain("# same");
     expect(one.store.getState().tabConflict).toBeUndefined();
+  });
+
+  it("a tab that stopped saving keeps its text in its own storage: a reload opens it and asks again (issue 31)", () => {
+    const b = browser();
+    const one = b.open("# base\n");
+    const two = b.open("# base\n");
+    one.type("# base\n# one's edit\n");
+    two.type("# base\n# two's edit\n");
+    expect(two.store.getState().tabConflict?.otherText).toBe("# base\n# one's edit\n");
+    expect(two.persistence.holdsUnsaved()).toBe(true);
+    expect(loadUnsaved(two.session)?.text).toBe("# base\n# two's edit\n");
+    expect(b.saved()).toBe("# base\n# one's edit\n");
+
+    // Reloaded before choosing: its own text is back, it still does not save, and the question is asked again.
+    const again = two.reload();
+    expect(again.store.getState().text).toBe("# base\n# two's edit\n");
+    expect(again.store.getState().tabConflict?.otherText).toBe("# base\n# one's edit\n");
+    expect(b.saved()).toBe("# base\n# one's edit\n");
+    again.type("# base\n# two's edit\n# more\n");
+    expect(b.saved()).toBe("# base\n# one's edit\n");
+    expect(loadUnsaved(again.session)?.text).toBe("# base\n# two's edit\n# more\n");
+
+    // Choosing ends it: the chosen text is saved, the tab's copy is gone, and nothing is held unsaved.
+    again.store.getState().resolveTabConflict("mine");
+    expect(b.saved()).toBe("# base\n# two's edit\n# more\n");
+    expect(again.session.map.has(UNSAVED_KEY)).toBe(false);
+    expect(again.persistence.holdsUnsaved()).toBe(false);
+    expect(again.reload().store.getState().tabConflict).toBeUndefined();
   });
 });

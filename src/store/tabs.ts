@@ -4,10 +4,29 @@
  * different text over this tab's, the storage event says so; this tab stops
  * saving and asks which text to keep, and the one not chosen is kept as the
  * previous text. A tab that opens while another is open is told at once
- * (BroadcastChannel), before either edits.
+ * (BroadcastChannel), before either edits. Until the user chooses, the tab
+ * keeps its text in its own sessionStorage (`UNSAVED_KEY`), so a reload opens
+ * it again and asks again, and the page asks before it is closed.
  */
-import type { AppStore } from "./createAppStore.ts";
-import { parseWork, WORK_KEY, type Persistence } from "./persistence.ts";
+import type { AppStore, InitialState } from "./createAppStore.ts";
+import { parseWork, WORK_KEY, type Persistence, type SavedWork } from "./persistence.ts";
+
+/**
+ * A tab reloaded before the user chose between its text and another tab's: its own copy opens, and the
+ * saved text (the other tab's) is what the question offers. A link opened in the reload is the user's new
+ * choice and wins; a copy equal to the saved text needs no question.
+ */
+export function reopenUnsaved(
+  initial: InitialState,
+  unsaved: SavedWork | undefined,
+): { initial: InitialState; otherText: string | undefined } {
+  if (!unsaved || initial.origin === "share" || unsaved.text === initial.text)
+    return { initial, otherText: undefined };
+  return {
+    initial: { ...initial, text: unsaved.text, scenarioId: unsaved.scenarioId, origin: "storage" },
+    otherText: initial.text,
+  };
+}
 
 /** The parts of a storage event this needs (`StorageEvent` in the browser). */
 export interface StorageChange {

@@ -10,7 +10,14 @@ import {
 } from "../../engine/index.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
-import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
+import {
+  exitFor,
+  omissionsHeadline,
+  omissionsOf,
+  oneLine,
+  reportDiagnostics,
+  requireObjects,
+} from "../report.ts";
 
 export const help = `ktl connlist [--format txt|json|md|dot] INPUT...
 
@@ -96,7 +103,9 @@ export function run(argv: string[], io: Output): number {
   }
   for (const headline of headlines)
     io.out(format === "dot" ? `// ${headline}` : format === "md" ? `> ${headline}\n` : headline);
-  const text = formatConnlist(list, format as ConnlistFormat);
+  // A peer's name is one line in every text format (a raw newline would start a line of its own).
+  const lines = list.lines.map((l) => ({ ...l, src: oneLine(l.src), dst: oneLine(l.dst) }));
+  const text = formatConnlist({ ...list, lines }, format as ConnlistFormat);
   if (text) io.out(text.endsWith("\n") ? text.slice(0, -1) : text);
   return exitFor(omitted);
 }

@@ -15,7 +15,7 @@ import {
 import { statSync } from "node:fs";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
-import { reportDiagnostics } from "../report.ts";
+import { oneLine, reportDiagnostics } from "../report.ts";
 import { cniOption } from "./reach.ts";
 
 export const help = `ktl observe [--json] [--cni NAME] [--suggest] FLOWS INPUT...
@@ -93,14 +93,15 @@ function printReport(r: ObserveReport, headline: string | undefined, io: Output)
   if (why.length) {
     io.out("");
     io.out("Why they disagree:");
-    for (const f of why) io.out(`  ${f.src} -> ${f.dst} ${f.protocol}/${f.port}: ${f.explanation}`);
+    for (const f of why)
+      io.out(`  ${oneLine(`${f.src} -> ${f.dst} ${f.protocol}/${f.port}: ${f.explanation}`)}`);
   }
   if (r.unmatched.length) {
     io.out("");
     io.out(`Not matched to the input (${r.unmatched.reduce((a, u) => a + u.records, 0)} records):`);
     for (const u of r.unmatched)
       io.out(
-        `  ${u.src} -> ${u.dst} ${u.protocol}/${u.port} ${u.verdict} x${u.count} (${u.first.file}:${u.first.line}${u.records > 1 ? ` and ${u.records - 1} more` : ""}): ${u.reason}`,
+        `  ${oneLine(`${u.src} -> ${u.dst} ${u.protocol}/${u.port} ${u.verdict} x${u.count} (${u.first.file}:${u.first.line}${u.records > 1 ? ` and ${u.records - 1} more` : ""}): ${u.reason}`)}`,
       );
   }
   if (r.skippedFlows.length) {

@@ -17,6 +17,7 @@ import {
   formatDiagnostic,
   omissionsHeadline,
   omissionsOf,
+  oneLine,
   reportDiagnostics,
   requireObjects,
 } from "../report.ts";
@@ -63,11 +64,12 @@ Exit 1 also when a document of INPUT could not be read (named first; in
 
 const FORMATS = ["text", "json", "junit"];
 
+/** A result as lines: its head, then its summary or each failure, each one line whatever the names in it hold. */
 function line(r: ExpectationResult): string {
   const where = r.line ? `${r.file}:${r.line}` : r.file;
-  const head = `${r.pass ? "PASS" : "FAIL"}  ${r.name} (${where})`;
-  if (r.pass) return `${head}\n      ${r.summary}`;
-  return `${head}\n${r.failures.map((f) => `      ${f}`).join("\n")}`;
+  const head = oneLine(`${r.pass ? "PASS" : "FAIL"}  ${r.name} (${where})`);
+  if (r.pass) return `${head}\n      ${oneLine(r.summary)}`;
+  return `${head}\n${r.failures.map((f) => `      ${oneLine(f)}`).join("\n")}`;
 }
 
 export function run(argv: string[], io: Output): number {

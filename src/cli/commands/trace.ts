@@ -23,7 +23,14 @@ import {
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { flagString, flagStrings, isOn, parseArgs } from "../args.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../../engine/http/request.ts";
-import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
+import {
+  exitFor,
+  omissionsHeadline,
+  omissionsOf,
+  oneLine,
+  reportDiagnostics,
+  requireObjects,
+} from "../report.ts";
 import { cniOption, parsePortProtocol } from "./reach.ts";
 import { ASSUME_FLAGS, ASSUME_HELP, assumeOption } from "../assume.ts";
 
@@ -83,29 +90,31 @@ function where(ref: TraceRef | undefined): string {
 }
 
 function printHuman(t: L7TraceResult, from: string, to: string, protocol: string, io: Output): void {
-  io.out(`Trace ${from} -> ${to} (${protocol})${t.profile ? `, CNI: ${t.profile}` : ""}`);
-  if (t.assumed?.length) io.out(`Assumed by the cluster profile (not in the input): ${t.assumed.join("; ")}`);
-  io.out("");
+  // Each line is one line whatever a name in it holds; tables escape their own cells.
+  const say = (s: string) => io.out(oneLine(s));
+  say(`Trace ${from} -> ${to} (${protocol})${t.profile ? `, CNI: ${t.profile}` : ""}`);
+  if (t.assumed?.length) say(`Assumed by the cluster profile (not in the input): ${t.assumed.join("; ")}`);
+  say("");
   t.hops.forEach((h, i) => {
-    io.out(
+    say(
       `${String(i + 1).padStart(2)}. [${verdictMark(h.verdict).padEnd(4)}] ${stepTitle(h.step)}: ${h.detail}`,
     );
-    if (h.ref) io.out(`             at ${where(h.ref)}`);
+    if (h.ref) say(`             at ${where(h.ref)}`);
   });
-  io.out("");
+  say("");
   const rejected = t.kubeProxy?.action === "reject";
-  io.out(
+  say(
     `${t.verdict.toUpperCase()}${rejected ? " (kube-proxy REJECT)" : ""}${t.httpStatus ? ` (HTTP ${t.httpStatus})` : ""}: ${reasonAfterVerdict(t.reason)}`,
   );
   if (t.decidedBy)
-    io.out(
+    say(
       `Decided by: ${t.decidedBy.layer}${t.decidedBy.kind ? ` (${t.decidedBy.kind} ${t.decidedBy.namespace ? `${t.decidedBy.namespace}/` : ""}${t.decidedBy.name}${t.decidedBy.line ? `, line ${t.decidedBy.line}` : ""})` : ""}`,
     );
-  for (const l of nearMissLines(nearMissesOf(t.hops))) io.out(l);
+  for (const l of nearMissLines(nearMissesOf(t.hops))) say(l);
   if (t.redirect)
-    io.out(`Redirect: ${t.redirect.scheme}://${t.redirect.host}:${t.redirect.port}${t.redirect.path}`);
+    say(`Redirect: ${t.redirect.scheme}://${t.redirect.host}:${t.redirect.port}${t.redirect.path}`);
   if (t.backends?.length) {
-    io.out("");
+    say("");
     io.out(
       table([
         ["BACKEND", "SUBSET", "SHARE"],
@@ -114,8 +123,8 @@ function printHuman(t: L7TraceResult, from: string, to: string, protocol: string
     );
   }
   if (t.endpoints.length) {
-    io.out(`Source address at the backends: ${sourceAddressText(t)}`);
-    io.out("");
+    say(`Source address at the backends: ${sourceAddressText(t)}`);
+    say("");
     const rows = [["ENDPOINT", "POD", "NODE", "CHANCE", "SOURCE", "VERDICT", "REASON"]];
     for (const e of t.endpoints) {
       rows.push([
@@ -239,8 +248,8 @@ function runWorkload(
   if (headline) io.out(headline);
   const missed = omissionsHeadline(omitted);
   if (missed) io.out(missed);
-  io.out(`Workload question ${fromText} -> ${toText} (${protocol})`);
-  io.out(`${w.verdict.toUpperCase()}: ${w.summary}`);
+  io.out(oneLine(`Workload question ${fromText} -> ${toText} (${protocol})`));
+  io.out(oneLine(`${w.verdict.toUpperCase()}: ${w.summary}`));
   io.out("");
   io.out(
     table([

@@ -12,7 +12,7 @@ import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs } from "../args.ts";
 import { problemsOf, toGithub, toSarif } from "../formats.ts";
 import { version } from "../version.ts";
-import { formatDiagnostic, omissionsOf, requireObjects } from "../report.ts";
+import { formatDiagnostic, omissionsOf, oneLine, requireObjects } from "../report.ts";
 
 export const help = `ktl validate [--format text|json|sarif|github] [--json] [--old OLD]... INPUT...
 
@@ -132,11 +132,14 @@ export function run(argv: string[], io: Output): number {
       }),
     );
   } else {
+    // A finding is one line (its fix a second) whatever the names in it hold.
     for (const d of notes)
-      io.out(`${where(d)}: ${d.severity === "info" ? "note" : "warning"} ${d.code}: ${d.message}`);
-    for (const e of result.errors) io.out(`${where(e)}: error: ${who(e)}: ${formatFieldError(e)}`);
+      io.out(oneLine(`${where(d)}: ${d.severity === "info" ? "note" : "warning"} ${d.code}: ${d.message}`));
+    for (const e of result.errors) io.out(oneLine(`${where(e)}: error: ${who(e)}: ${formatFieldError(e)}`));
     for (const w of result.warnings)
-      io.out(`${where(w)}: warning ${w.code}: ${who(w)}: ${w.field}: ${w.detail}\n    fix: ${w.hint}`);
+      io.out(
+        `${oneLine(`${where(w)}: warning ${w.code}: ${who(w)}: ${w.field}: ${w.detail}`)}\n    fix: ${oneLine(w.hint)}`,
+      );
     const n = result.errors.length;
     const noted = notes.filter((d) => d.severity === "info").length;
     const m = result.warnings.length + notes.length - noted;

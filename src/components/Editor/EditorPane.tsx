@@ -11,6 +11,7 @@ import type * as MonacoApi from "monaco-editor";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { selectShownDiagnostics } from "../Lessons/Veil.tsx";
 import { afterFirstDraw } from "../../store/firstDraw.ts";
+import { yamlServiceSafe } from "./aliases.ts";
 import type { DiagnosticView } from "../../engine/analysis/index.ts";
 import { sameScenario } from "../../store/scenarioSlice.ts";
 import { SCENARIOS } from "../../../scenarios/index.ts";
@@ -82,10 +83,12 @@ export function EditorPane() {
           const uri = monaco.Uri.parse(`file:///${store.getState().file}`);
           const model =
             monaco.editor.getModel(uri) ??
-            // A large text never reaches monaco-yaml's worker (yamlServices below).
+            // A large text, or one with a cyclic alias, never reaches monaco-yaml's worker (yamlServices below).
             monaco.editor.createModel(
               store.getState().text,
-              store.getState().text.length <= SCHEMA_LIMIT ? "yaml" : LARGE_YAML,
+              store.getState().text.length <= SCHEMA_LIMIT && yamlServiceSafe(store.getState().text)
+                ? "yaml"
+                : LARGE_YAML,
               uri,
             );
           model.setValue(store.getState().text);
@@ -117,9 +120,11 @@ export function EditorPane() {
             timer = undefined;
             store.getState().editText(model.getValue());
           };
-          yamlServices(model, model.getValueLength() <= SCHEMA_LIMIT);
+          // monaco-yaml's services for a text its worker can read: not too large, no alias it would recurse into forever.
+          const services = () => model.getValueLength() <= SCHEMA_LIMIT && yamlServiceSafe(model.getValue());
+          yamlServices(model, services());
           const sub = model.onDidChangeContent((e) => {
-            yamlServices(model, model.getValueLength() <= SCHEMA_LIMIT);
+            yamlServices(model, services());
             if (e.isFlush && model.getValue() === store.getState().text) return;
             // A paste (or a drop) over the whole text is a new scenario (store/scenarioSlice.ts): one change that
             // leaves only its own text, several lines of it, that the store does not hold yet.

@@ -7,6 +7,7 @@ import { useDiffMarks } from "../WhatIf/useDiffMarks.ts";
 import { cellKey } from "../WhatIf/marks.ts";
 import { downloadConnlist } from "../Export/connlist.ts";
 import { moveCell, pageRows, scrollToShow, type Cell } from "./grid.ts";
+import { markFirstDraw } from "../../store/firstDraw.ts";
 
 const WORDS: Record<string, string> = { a: "allowed", d: "dropped", p: "partly allowed" };
 const TIERS: Record<string, string> = { A: "Admin", B: "Baseline" };
@@ -217,6 +218,11 @@ export function MatrixPane() {
     result && result.port === mq.port && result.protocol === mq.protocol && result.by === mq.by
       ? result
       : undefined;
+
+  // A load that opens on this tab is finished when the matrix (or its error) is shown: no graph is drawn to say so.
+  useEffect(() => {
+    if (m || status === "error") markFirstDraw();
+  }, [m, status]);
 
   // The grid's one tab stop: the cell the keys move (kept inside the matrix when it shrinks).
   const [activeCell, setActive] = useState<Cell>({ row: 0, col: 0 });

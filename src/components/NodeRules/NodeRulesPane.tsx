@@ -9,6 +9,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { rulesQueryOf, sameQuestion, sameRulesQuery } from "../../store/viewSlice.ts";
+import { markFirstDraw } from "../../store/firstDraw.ts";
 import {
   stepTitle,
   type NodeRulesView,
@@ -171,6 +172,11 @@ export function NodeRulesPane() {
   );
   const wanted = rulesQueryOf({ rulesNode, rulesMode, question });
   const current = !!result && sameRulesQuery(query, wanted) && status === "ready";
+
+  // A load that opens on this tab is finished when the rules (or their error) are shown: no graph is drawn to say so.
+  useEffect(() => {
+    if (current || status === "error") markFirstDraw();
+  }, [current, status]);
 
   const walk = result?.walk;
   const [picked, setPicked] = useState<{ of: NodeRulesView; index: number } | undefined>(undefined);

@@ -1,11 +1,13 @@
 /**
  * `#url=https://...` asks before it fetches: the one request that leaves the
  * browser is made only when the user says so. The fetched text then opens as
- * a file does, with Undo back to what was in the editor.
+ * a file does, the editor's text kept as the previous text. The import has a
+ * time limit, and Cancel stays available while it runs.
  */
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useAppStore } from "../../store/StoreProvider.tsx";
 import { checkImportUrl, fetchScenario, hashWithoutUrl, urlFromHash } from "../../share/urlImport.ts";
+import { openFetchedText } from "./open.ts";
 
 function clearUrlFromHash(): void {
   const next = hashWithoutUrl(window.location.hash);
@@ -16,6 +18,7 @@ export function UrlImportPrompt() {
   const store = useAppStore();
   const [url, setUrl] = useState<URL | undefined>();
   const [busy, setBusy] = useState(false);
+  const running = useRef<AbortController | undefined>(undefined);
 
   useEffect(() => {
     const read = () => {
@@ -40,27 +43,30 @@ export function UrlImportPrompt() {
   if (!url) return null;
 
   const cancel = () => {
+    // While it runs, Cancel stops the import; fetchScenario then answers "cancelled" and open() closes the dialog.
+    if (running.current) {
+      running.current.abort();
+      return;
+    }
     clearUrlFromHash();
     setUrl(undefined);
   };
   const open = async () => {
+    const ctl = new AbortController();
+    running.current = ctl;
     setBusy(true);
-    const r = await fetchScenario(url, window.fetch.bind(window));
+    const r = await fetchScenario(url, window.fetch.bind(window), undefined, { signal: ctl.signal });
+    running.current = undefined;
     setBusy(false);
     clearUrlFromHash();
     setUrl(undefined);
     if (!r.ok) {
-      store.getState().notify({ kind: "error", text: `Could not open ${url.href}: ${r.error}` });
+      store
+        .getState()
+        .notify({ kind: "error", text: `Could not open ${url.href}: ${r.error} Your text is unchanged.` });
       return;
     }
-    const previous = store.getState().text;
-    store.getState().replaceText(r.text, "file", undefined);
-    store.getState().clearWhatIf();
-    store.getState().notify({
-      kind: "info",
-      text: `Opened ${r.name} from ${url.host}. It stays in this browser.`,
-      undoText: previous,
-    });
+    openFetchedText(store, r, url.host);
   };
 
   return (
@@ -74,12 +80,12 @@ export function UrlImportPrompt() {
       <p>
         Open the scenario at <code>{url.href}</code>? This fetches that one file from{" "}
         <strong>{url.host}</strong>: the only request Kube Traffic Lab makes outside your browser. Your
-        current text can be restored with Undo.
+        current text is kept as the previous text.
       </p>
       <button type="button" className="btn small" disabled={busy} onClick={() => void open()}>
         {busy ? "Opening…" : "Open"}
       </button>
-      <button type="button" className="btn small" disabled={busy} onClick={cancel}>
+      <button type="button" className="btn small" onClick={cancel}>
         Cancel
       </button>
     </div>
