@@ -1450,7 +1450,12 @@ function traceL7Once(
   const t = traceRequest(model, index, from, to, protocol, wire ? { http: wire } : {});
   if (t.error) return t;
   const outside = t.hops.find((h) => h.cause.category === "externalName-outside");
-  if (outside && t.service?.frontend === "externalName" && t.service.address && typeof t.to?.port === "number") {
+  if (
+    outside &&
+    t.service?.frontend === "externalName" &&
+    t.service.address &&
+    typeof t.to?.port === "number"
+  ) {
     // An ExternalName Service outside the cluster is a CNAME: the client connects to that name itself
     // (kube-dns answers it; kube-proxy programs nothing), so the answer is the outside host's (egress
     // policy at the source, the mesh's outbound policy), not a drop.
