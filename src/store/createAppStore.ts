@@ -7,6 +7,7 @@ import { createViewSlice } from "./viewSlice.ts";
 import { createWorkshopSlice } from "./workshopSlice.ts";
 import { createSessionSlice } from "./sessionSlice.ts";
 import { createTestsSlice } from "./testsSlice.ts";
+import { createObserveSlice } from "./observeSlice.ts";
 import type { AppState, TextOrigin, Theme } from "./types.ts";
 import type { SharedView } from "../share/view.ts";
 
@@ -45,6 +46,7 @@ export function createAppStore(initial: InitialState): AppStore {
       ...createWorkshopSlice(...a),
       ...createSessionSlice({ paused: initial.paused ?? false, previous: initial.previous })(...a),
       ...createTestsSlice(initial.tests)(...a),
+      ...createObserveSlice(...a),
     })),
   ) as AppStore;
   if (initial.view) store.getState().restoreView(initial.view);

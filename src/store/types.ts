@@ -30,6 +30,7 @@ import type {
   TraceQuery,
   TraceView,
   Protocol,
+  ObserveView,
 } from "../engine/analysis/index.ts";
 
 /** Where the text came from; "whatif" is an edit made for the user (a what-if, a lesson's or a near miss's edit), which the editor takes in as one undoable change. */
@@ -118,7 +119,7 @@ export type Grouping = "auto" | "pod" | "workload" | "namespace";
 export type GraphLens = "auto" | "topology" | "paths";
 export type Theme = "light" | "dark";
 export type MainTab = "graph" | "matrix" | "rules";
-export type SideTab = "details" | "problems" | "tests";
+export type SideTab = "details" | "problems" | "tests" | "observed";
 
 export interface Filters {
   /** Namespaces whose pods and Services are hidden. */
@@ -204,7 +205,34 @@ export interface ViewSlice {
   restoreView(view: SharedView): void;
 }
 
-export type AppState = InputSlice & AnalysisSlice & ViewSlice & WorkshopSlice & SessionSlice & TestsSlice;
+export type AppState = InputSlice &
+  AnalysisSlice &
+  ViewSlice &
+  WorkshopSlice &
+  SessionSlice &
+  TestsSlice &
+  ObserveSlice;
+
+/** The Observed tab (observeSlice.ts): a flow file, and the engine's comparison of it with the analysed text. */
+export interface ObserveSlice {
+  /** The flow file's text; "" when none is open. Not saved: flow files are large and about one cluster. */
+  observeText: string;
+  observeFile: string;
+  /** The engine's answer, for the analysis revision and flow text it was computed on. */
+  observeRun: {
+    status: Status;
+    revision: number;
+    text: string;
+    result: ObserveView | undefined;
+    error: string | undefined;
+  };
+  /** Opens a flow file: it is compared with every new analysis, and the Observed tab shows. */
+  openFlows(text: string, file: string): void;
+  closeFlows(): void;
+  observeStarted(revision: number, text: string): void;
+  observeReceived(revision: number, text: string, result: ObserveView): void;
+  observeFailed(revision: number, text: string, error: string): void;
+}
 
 /** The Tests tab (testsSlice.ts): a `ktl test` file, and the engine's run of it against the analysed text. */
 export interface TestsSlice {
