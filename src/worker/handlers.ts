@@ -71,6 +71,7 @@ export function createEngineHandlers(): EngineState {
     rules: (q) => current().rules(q),
     connlist: ({ format }) => current().connlist(format),
     tests: (q) => current().tests(q),
+    observe: (q) => current().observe(q),
     whatIf({ text, op }) {
       const result = applyWhatIf(text, op);
       return result.changed

@@ -12,6 +12,8 @@ import type {
   MatrixView,
   NodeRulesQuery,
   NodeRulesView,
+  ObserveQuery,
+  ObserveView,
   TestRunView,
   TestsQuery,
   TraceQuery,
@@ -55,6 +57,8 @@ export interface EngineHandlers {
   connlist(params: { format: ConnlistDownload }): string;
   /** A `ktl test` file run against the analysed text (engine/expect), with the graph's marks. */
   tests(params: TestsQuery): TestRunView;
+  /** A flow file (Hubble, Calico, CSV) compared with the analysed text, as `ktl observe` compares (engine/observe). */
+  observe(params: ObserveQuery): ObserveView;
   /** A what-if control's rewrite of a text (engine whatif), with before against after (engine diff). */
   whatIf(params: { text: string; op: WhatIf }): WhatIfAnswer;
   /** Two texts compared (engine diff), for an edit made elsewhere (a lesson's suggested edit). */
@@ -77,6 +81,7 @@ export const ENGINE_METHODS = {
   rules: { kind: "query", what: "The node rules" },
   connlist: { kind: "query", what: "The connectivity list" },
   tests: { kind: "query", what: "The tests" },
+  observe: { kind: "query", what: "The flow comparison" },
   whatIf: { kind: "call", what: "The what-if" },
   diff: { kind: "call", what: "The comparison" },
 } as const satisfies Record<EngineMethod, { kind: "analyze" | "query" | "call"; what: string }>;
