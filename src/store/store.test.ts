@@ -329,6 +329,7 @@ describe("engine sync", () => {
         return Promise.resolve({ stale: false, value: { file: q.file, errors: [] }, generation: 1 });
       },
       whatIf: () => Promise.reject(new Error("no what-if here")),
+      edgeEdit: () => Promise.reject(new Error("no edge edit here")),
       diff: () => Promise.reject(new Error("no diff here")),
       dispose() {},
     };

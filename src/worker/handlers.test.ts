@@ -218,3 +218,20 @@ describe("observe", () => {
     });
   });
 });
+
+describe("edgeEdit", () => {
+  const manifests = readFileSync(
+    new URL("../../scenarios/fixtures/observed-vs-predicted/manifests.yaml", import.meta.url),
+    "utf8",
+  );
+  it("answers the engine's edit for one edge, proved, with before against after", () => {
+    const { handlers } = createEngineHandlers();
+    const a = handlers.edgeEdit({
+      text: manifests,
+      file: "manifests.yaml",
+      query: { from: "tools/toolbox", to: "service:shop/backend", port: 80, protocol: "TCP", want: "allow" },
+    });
+    expect(a.result.proof?.holds).toBe(true);
+    expect(a.diff).toBeDefined();
+  });
+});

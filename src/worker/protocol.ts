@@ -19,7 +19,7 @@ import type {
   TraceQuery,
   TraceView,
 } from "../engine/analysis/index.ts";
-import type { InputDiff, WhatIf, WhatIfResult } from "../engine/index.ts";
+import type { EdgeEdit, EdgeEditQuery, InputDiff, WhatIf, WhatIfResult } from "../engine/index.ts";
 import type { AnalysisMessage } from "./delta.ts";
 import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 
@@ -45,6 +45,12 @@ export interface WhatIfAnswer {
   diff?: InputDiff;
 }
 
+export interface EdgeEditAnswer {
+  result: EdgeEdit;
+  /** Before against after, when the edit changed the text. */
+  diff?: InputDiff;
+}
+
 export interface EngineHandlers {
   analyze(params: AnalyzeParams): AnalysisMessage;
   /** apiserver validation and lint of the analysed text. */
@@ -61,6 +67,8 @@ export interface EngineHandlers {
   observe(params: ObserveQuery): ObserveView;
   /** A what-if control's rewrite of a text (engine whatif), with before against after (engine diff). */
   whatIf(params: { text: string; op: WhatIf }): WhatIfAnswer;
+  /** "Allow this edge" / "Deny this edge": the smallest edit of a text for one connection, proved by the decider (engine/observe/edge.ts). */
+  edgeEdit(params: { text: string; file: string; query: EdgeEditQuery }): EdgeEditAnswer;
   /** Two texts compared (engine diff), for an edit made elsewhere (a lesson's suggested edit). */
   diff(params: { before: string; after: string }): InputDiff;
 }
@@ -83,6 +91,7 @@ export const ENGINE_METHODS = {
   tests: { kind: "query", what: "The tests" },
   observe: { kind: "query", what: "The flow comparison" },
   whatIf: { kind: "call", what: "The what-if" },
+  edgeEdit: { kind: "call", what: "The edge's edit" },
   diff: { kind: "call", what: "The comparison" },
 } as const satisfies Record<EngineMethod, { kind: "analyze" | "query" | "call"; what: string }>;
 
