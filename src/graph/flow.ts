@@ -94,7 +94,7 @@ export function questionEdges(
       const byRef = edgeRefs(verdict, {
         refs: part.decidedBy,
         dropRefs: verdict === "allow" ? [] : part.decidedBy,
-        kind: e.kind === "question" ? "pod" : e.kind,
+        kind: e.kind === "question" || e.kind === "observed" ? "pod" : e.kind,
       }).label;
       const shown: GraphEdge = {
         ...e,
