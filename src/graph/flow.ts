@@ -659,7 +659,7 @@ export function nodeSignature(n: FlowNode): string {
 export function edgeSignature(e: FlowEdge): string {
   const d = e.data!;
   const g = d.edge;
-  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.labelAt ? `${d.labelAt.x},${d.labelAt.y}` : ""}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.tier ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}`;
+  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.labelAt ? `${d.labelAt.x},${d.labelAt.y}` : ""}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.tier ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}|${d.testFailed?.join(",") ?? ""}|${d.observed ? `${d.observed.case}:${d.observed.forwarded}:${d.observed.dropped}` : ""}`;
 }
 
 /**
