@@ -48,6 +48,23 @@ describe("Allow this edge / Deny this edge: the smallest edit, proved by the dec
     for (const c of e.proof!.alsoChanged) expect(c.allowed).toBe(false);
   });
 
+  it("takes the near miss when one label makes an existing rule match (netpol/nearmiss.ts): a smaller edit than a new policy", () => {
+    const near = [
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: db}",
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pg\n  namespace: db\n  labels: {app: pg}\nspec: {containers: [{name: c, image: x, ports: [{containerPort: 5432}]}]}",
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: api\n  namespace: db\n  labels: {app: apo}\nspec: {containers: [{name: c, image: x}]}",
+      "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: np, namespace: db}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress]\n  ingress: [{from: [{podSelector: {matchLabels: {app: api}}}]}]",
+    ].join("\n---\n");
+    const e = editForEdge(
+      { text: near, file: "m.yaml" },
+      { from: "pod:db/api", to: "pod:db/pg", port: 5432, protocol: "TCP", want: "allow" },
+    );
+    expect(e).toMatchObject({ changed: true, how: "near-miss", proof: { holds: true } });
+    expect(e.labelEdit).toMatchObject({ kind: "label", key: "app", value: "api" });
+    expect(e.added).toBeUndefined();
+    expect(verdictAfter(e.text, "db/api", "db/pg", 5432)).toBe(true);
+  });
+
   it("says so when the pair already has the verdict asked, and changes nothing", () => {
     const src = pod("tools/toolbox");
     const dst = pod("shop/payments-");
