@@ -64,7 +64,7 @@ test("observed against predicted on the graph: four glyphs, the legend, and Allo
   await expect(proof).toContainText("the decider gives allowed (was dropped)");
   await expect(proof).toContainText("kind: NetworkPolicy");
   // The edit went into the text as a what-if: the engine now allows the edge, and the observation agrees.
-  await expect(playground.editorText()).resolves.toContain("allow-from-toolbox-80");
+  await expect(playground.editorText()).resolves.toContain("allow-from-toolbox-8080");
   await expect(edge).toHaveAttribute("data-verdict", "allow", { timeout: 30_000 });
   await expect(edge).toHaveAttribute("data-observed", "agree-allowed", { timeout: 30_000 });
 });
