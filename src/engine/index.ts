@@ -77,6 +77,7 @@ export {
   analyzeObserved,
   compareObserved,
   suggestPolicies,
+  editForEdge,
   DISAGREEMENTS,
 } from "./observe/index.ts";
 export type {
@@ -87,4 +88,7 @@ export type {
   ObservedRow,
   SuggestResult,
   Hypothesis,
+  EdgeEdit,
+  EdgeEditQuery,
+  EdgeEditProof,
 } from "./observe/index.ts";

@@ -2,6 +2,7 @@
  * Graph + positions + the highlighted path -> React Flow nodes and edges.
  * Pure: the components only render what this returns.
  */
+import type { ObservedGraph, ObservedMark } from "./observedMarks.ts";
 import type { Edge, Node, NodeHandle, Position } from "@xyflow/react";
 import type { TraceView } from "../engine/analysis/index.ts";
 import {
@@ -31,6 +32,8 @@ export interface EdgeData extends Record<string, unknown> {
   width: number;
   /** The Tests tab's expectations that fail on this edge (testMarks.ts). */
   testFailed?: readonly string[];
+  /** What a flow file saw on this edge beside the engine's verdict (observedMarks.ts). */
+  observed?: ObservedMark;
   /** Shown unasked (a drop between folded boxes): shown only where it fits near its line, within the picture. */
   optionalLabel?: boolean;
   /** Paths lens: where a shown label's top centre goes (graph units), clear of every box and earlier label. */
@@ -94,7 +97,7 @@ export function questionEdges(
       const byRef = edgeRefs(verdict, {
         refs: part.decidedBy,
         dropRefs: verdict === "allow" ? [] : part.decidedBy,
-        kind: e.kind === "question" ? "pod" : e.kind,
+        kind: e.kind === "question" || e.kind === "observed" ? "pod" : e.kind,
       }).label;
       const shown: GraphEdge = {
         ...e,
@@ -143,6 +146,8 @@ export interface FlowOptions {
   allLabels?: boolean;
   /** Edges on which an expectation of the Tests tab fails: tagged, and their label always shown. */
   testFailed?: TestFailures;
+  /** The Observed tab's rows on the edges, and edges of their own for traffic no flow draws. */
+  observed?: ObservedGraph;
   /** The pane fit view fills (screen px) and its zoom limits: labels shown unasked keep within what it shows. */
   viewport?: { width: number; height: number; minZoom: number; maxZoom: number } | undefined;
 }
@@ -159,7 +164,12 @@ export function toFlowElements(
   const tracing = lit.size > 0;
   const litNodes = new Set<string>();
   const failed = options.testFailed;
-  const all = [...g.edges.map((e) => tested(asked.get(e.id) ?? e, failed?.get(e.id))), ...extra];
+  const seen = options.observed;
+  const all = [
+    ...g.edges.map((e) => tested(asked.get(e.id) ?? e, failed?.get(e.id))),
+    ...extra,
+    ...(seen?.extra ?? []),
+  ];
   for (const e of all) {
     if (lit.has(e.id)) {
       litNodes.add(e.source);
@@ -253,6 +263,7 @@ export function toFlowElements(
         dimmed: (tracing && !isLit) || (focus !== undefined && !touchesFocus),
         lit: isLit,
         ...(failed?.has(e.id) ? { testFailed: failed.get(e.id)! } : {}),
+        ...(seen?.marks.has(e.id) ? { observed: seen.marks.get(e.id)! } : {}),
         // A note (a router's share, an L7 restriction) is what the edge is there to say: shown in both lenses.
         showLabel:
           isLit ||
@@ -648,7 +659,7 @@ export function nodeSignature(n: FlowNode): string {
 export function edgeSignature(e: FlowEdge): string {
   const d = e.data!;
   const g = d.edge;
-  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.labelAt ? `${d.labelAt.x},${d.labelAt.y}` : ""}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.tier ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}`;
+  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.labelAt ? `${d.labelAt.x},${d.labelAt.y}` : ""}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.tier ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}|${d.testFailed?.join(",") ?? ""}|${d.observed ? `${d.observed.case}:${d.observed.forwarded}:${d.observed.dropped}` : ""}`;
 }
 
 /**

@@ -369,4 +369,17 @@ describe("re-rendering only what changed", () => {
       "e:pod:tools/toolbox->service:shop/frontend",
     ]);
   });
+
+  it("a new observation on an edge is a change: the edge draws its observed glyph (observedMarks.ts)", () => {
+    const s = new ElementStabilizer();
+    const g = graph();
+    const first = s.apply(toFlowElements(g, undefined));
+    const id = first.edges[0]!.id;
+    const mark = { case: "agree-allowed" as const, forwarded: 3, dropped: 0, rows: [] };
+    const second = s.apply(
+      toFlowElements(g, undefined, { observed: { marks: new Map([[id, mark]]), extra: [] } }),
+    );
+    expect(second.edges.filter((e) => !first.edges.includes(e)).map((e) => e.id)).toEqual([id]);
+    expect(second.edges[0]!.data!.observed).toBe(mark);
+  });
 });

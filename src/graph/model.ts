@@ -88,7 +88,8 @@ export interface GraphEdge {
   id: string;
   source: string;
   target: string;
-  kind: FlowKind | "question";
+  /** "question": a path the question lit that no flow draws; "observed": traffic a flow file saw that no flow draws (observedMarks.ts). */
+  kind: FlowKind | "question" | "observed";
   verdict: Verdict;
   dropCause?: DropCause;
   /** A cluster tier dropped every dropped flow of the edge (verdicts.ts `tier` category; the label starts with it). */

@@ -8,6 +8,7 @@ import { createWorkshopSlice } from "./workshopSlice.ts";
 import { createSessionSlice } from "./sessionSlice.ts";
 import { createTestsSlice } from "./testsSlice.ts";
 import { createScenarioSlice } from "./scenarioSlice.ts";
+import { createObserveSlice } from "./observeSlice.ts";
 import type { AppState, TextOrigin, Theme } from "./types.ts";
 import type { SharedView } from "../share/view.ts";
 
@@ -47,6 +48,7 @@ export function createAppStore(initial: InitialState): AppStore {
       ...createSessionSlice({ paused: initial.paused ?? false, previous: initial.previous })(...a),
       ...createTestsSlice(initial.tests)(...a),
       ...createScenarioSlice(...a),
+      ...createObserveSlice(...a),
     })),
   ) as AppStore;
   if (initial.view) store.getState().restoreView(initial.view);

@@ -152,6 +152,25 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
   };
   let testsTimer: unknown;
 
+  // The Observed tab's flow file, compared with the analysed text; a newer text or flow file makes an answer stale.
+  const observe = () => {
+    const { observeText, observeFile, analysis } = store.getState();
+    if (observeText === "" || !analysis.result) return;
+    const revision = analysis.revision;
+    const current = () =>
+      store.getState().analysis.revision === revision && store.getState().observeText === observeText;
+    store.getState().observeStarted(revision, observeText);
+    client.observe({ text: observeText, file: observeFile }).then(
+      (o) => {
+        if (disposed || o.stale || !current()) return;
+        store.getState().observeReceived(revision, observeText, o.value);
+      },
+      (e: unknown) => {
+        if (!disposed && current()) store.getState().observeFailed(revision, observeText, message(e));
+      },
+    );
+  };
+
   // A new text, or another cluster profile (which changes the answers), is analysed again.
   const offText = store.subscribe(
     (s) => [s.revision, s.cni, s.assume] as const,
@@ -203,6 +222,14 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     },
     { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] },
   );
+  // A flow file is compared with each new analysis, and when another file is opened.
+  const offObserve = store.subscribe(
+    (s) => [s.analysis.result, s.observeText] as const,
+    ([result, text]) => {
+      if (result && text !== "") observe();
+    },
+    { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] },
+  );
   analyze();
   return () => {
     disposed = true;
@@ -212,6 +239,7 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     offRules();
     offConnlist();
     offTests();
+    offObserve();
     if (testsTimer !== undefined) cancel(testsTimer);
   };
 }

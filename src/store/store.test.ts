@@ -324,7 +324,12 @@ describe("engine sync", () => {
         return Promise.resolve({ stale: false, value: `list as ${format}`, generation: 1 });
       },
       tests: () => Promise.reject(new Error("no tests here")),
+      observe(q) {
+        calls.push(`observe:${q.file}`);
+        return Promise.resolve({ stale: false, value: { file: q.file, errors: [] }, generation: 1 });
+      },
       whatIf: () => Promise.reject(new Error("no what-if here")),
+      edgeEdit: () => Promise.reject(new Error("no edge edit here")),
       diff: () => Promise.reject(new Error("no diff here")),
       dispose() {},
     };
@@ -387,6 +392,32 @@ describe("engine sync", () => {
     await tick();
     expect(calls).toEqual(["analyze:a", "trace:pod:a/b->pod:a/c:80", "validate"]);
     expect(s.getState().trace).toMatchObject({ status: "ready", result: { verdict: "drop" } });
+  });
+
+  it("compares an opened flow file with each new analysis, and stops when it is closed", async () => {
+    const { client, calls, resolvers } = fakeClient();
+    const timers = manualTimers();
+    const s = fresh("a");
+    connectEngine(s, client, timers);
+    s.getState().openFlows('{"verdict":"FORWARDED"}', "flows.jsonl");
+    expect(s.getState().side).toBe("observed");
+    expect(calls.filter((c) => c.startsWith("observe"))).toEqual([]);
+    resolvers[0]!({ stale: false, value: { pods: [], ports: [] } as unknown as Analysis, generation: 1 });
+    await tick();
+    expect(calls.filter((c) => c.startsWith("observe"))).toEqual(["observe:flows.jsonl"]);
+    await tick();
+    expect(s.getState().observeRun).toMatchObject({
+      status: "ready",
+      revision: s.getState().analysis.revision,
+      result: { file: "flows.jsonl" },
+    });
+    s.getState().closeFlows();
+    s.getState().editText("ab");
+    timers.runAll();
+    resolvers[1]!({ stale: false, value: { pods: [], ports: [] } as unknown as Analysis, generation: 2 });
+    await tick();
+    expect(calls.filter((c) => c.startsWith("observe"))).toHaveLength(1);
+    expect(s.getState().observeRun.status).toBe("idle");
   });
 
   it("computes the matrix only while the matrix tab is open", async () => {

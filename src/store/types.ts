@@ -30,6 +30,7 @@ import type {
   TraceQuery,
   TraceView,
   Protocol,
+  ObserveView,
 } from "../engine/analysis/index.ts";
 
 /** Where the text came from; "whatif" is an edit made for the user (a what-if, a lesson's or a near miss's edit), which the editor takes in as one undoable change. */
@@ -118,7 +119,7 @@ export type Grouping = "auto" | "pod" | "workload" | "namespace";
 export type GraphLens = "auto" | "topology" | "paths";
 export type Theme = "light" | "dark";
 export type MainTab = "graph" | "matrix" | "rules";
-export type SideTab = "details" | "problems" | "tests";
+export type SideTab = "details" | "problems" | "tests" | "observed";
 
 export interface Filters {
   /** Namespaces whose pods and Services are hidden. */
@@ -215,7 +216,8 @@ export type AppState = InputSlice &
   WorkshopSlice &
   SessionSlice &
   TestsSlice &
-  ScenarioSlice;
+  ScenarioSlice &
+  ObserveSlice;
 
 /** What a new scenario replaced, for its Undo (scenarioSlice.ts). */
 export interface ScenarioSnapshot {
@@ -241,6 +243,27 @@ export interface ScenarioSlice {
   /** The engine's analysis of a revision arrived (engineSync.ts): prune the filters if it is a new scenario's. */
   analysisForNewScenario(revision: number, a: Analysis): void;
   undoNewScenario(): void;
+}
+
+/** The Observed tab (observeSlice.ts): a flow file, and the engine's comparison of it with the analysed text. */
+export interface ObserveSlice {
+  /** The flow file's text; "" when none is open. Not saved: flow files are large and about one cluster. */
+  observeText: string;
+  observeFile: string;
+  /** The engine's answer, for the analysis revision and flow text it was computed on. */
+  observeRun: {
+    status: Status;
+    revision: number;
+    text: string;
+    result: ObserveView | undefined;
+    error: string | undefined;
+  };
+  /** Opens a flow file: it is compared with every new analysis, and the Observed tab shows. */
+  openFlows(text: string, file: string): void;
+  closeFlows(): void;
+  observeStarted(revision: number, text: string): void;
+  observeReceived(revision: number, text: string, result: ObserveView): void;
+  observeFailed(revision: number, text: string, error: string): void;
 }
 
 /** The Tests tab (testsSlice.ts): a `ktl test` file, and the engine's run of it against the analysed text. */

@@ -9,7 +9,7 @@
  *   answer is dropped if a newer text was asked for meanwhile: the newest
  *   result wins and the worker never builds a backlog while the user types.
  *   The answer is a delta against the analysis this client holds (delta.ts).
- * - trace, matrix, rules, connlist, tests and validate: wait until the newest text
+ * - trace, matrix, rules, connlist, tests, observe and validate: wait until the newest text
  *   is analysed; a newer text supersedes those still waiting (they are
  *   `stale` without being sent) and those in flight.
  * - whatIf and diff: about the texts they carry, never stale.

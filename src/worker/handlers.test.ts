@@ -185,3 +185,53 @@ spec: {hosts: [api], http: [{route: [{destination: {host: api}}]}]}
     expect(a.diagnostics.find((d) => d.code === "KTL471")?.code).toBe(code);
   });
 });
+
+describe("observe", () => {
+  const dir = new URL("../../scenarios/fixtures/observed-vs-predicted/", import.meta.url);
+  const manifests = readFileSync(new URL("manifests.yaml", dir), "utf8");
+
+  it("compares a flow file with the session of the text analysed last, as ktl observe does, each row with its graph pair", () => {
+    const { handlers } = createEngineHandlers();
+    handlers.analyze({ text: manifests, file: "manifests.yaml", generation: 1 });
+    const view = handlers.observe({
+      text: readFileSync(new URL("flows.csv", dir), "utf8"),
+      file: "flows.csv",
+    });
+    expect(view.errors).toEqual([]);
+    expect(view.report?.disagreements).toBe(3);
+    const svc = view.report!.flows.find((f) => f.dst === "service:shop/backend")!;
+    expect(svc.mark).toEqual({
+      source: expect.stringMatching(/^pod:shop\/frontend-/),
+      target: "service:shop/backend",
+    });
+    const pod = view.report!.flows.find((f) => f.dst === "shop/Deployment/payments")!;
+    expect(pod.mark.target).toMatch(/^pod:shop\/payments-[a-z0-9]+-[a-z0-9]+$/);
+  });
+
+  it("an unreadable record is an error with its line, and nothing is compared", () => {
+    const { handlers } = createEngineHandlers();
+    handlers.analyze({ text: manifests, file: "manifests.yaml", generation: 1 });
+    const view = handlers.observe({ text: "shop/a,shop/b,eighty,TCP,forwarded\n", file: "f.csv" });
+    expect(view).toEqual({
+      file: "f.csv",
+      errors: [{ file: "f.csv", line: 1, message: expect.stringMatching(/port "eighty"/) }],
+    });
+  });
+});
+
+describe("edgeEdit", () => {
+  const manifests = readFileSync(
+    new URL("../../scenarios/fixtures/observed-vs-predicted/manifests.yaml", import.meta.url),
+    "utf8",
+  );
+  it("answers the engine's edit for one edge, proved, with before against after", () => {
+    const { handlers } = createEngineHandlers();
+    const a = handlers.edgeEdit({
+      text: manifests,
+      file: "manifests.yaml",
+      query: { from: "tools/toolbox", to: "service:shop/backend", port: 80, protocol: "TCP", want: "allow" },
+    });
+    expect(a.result.proof?.holds).toBe(true);
+    expect(a.diff).toBeDefined();
+  });
+});

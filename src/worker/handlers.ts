@@ -9,6 +9,7 @@
 import { openAnalysis, type Analysis, type AnalysisSession } from "../engine/analysis/index.ts";
 import { applyWhatIf } from "../engine/whatif/index.ts";
 import { diffTexts } from "../engine/diff/index.ts";
+import { editForEdge } from "../engine/observe/edge.ts";
 import { messageFor } from "./delta.ts";
 import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 import type { EngineHandlers } from "./protocol.ts";
@@ -71,8 +72,15 @@ export function createEngineHandlers(): EngineState {
     rules: (q) => current().rules(q),
     connlist: ({ format }) => current().connlist(format),
     tests: (q) => current().tests(q),
+    observe: (q) => current().observe(q),
     whatIf({ text, op }) {
       const result = applyWhatIf(text, op);
+      return result.changed
+        ? { result, diff: diffTexts(text, result.text, undefined, profile()) }
+        : { result };
+    },
+    edgeEdit({ text, file, query }) {
+      const result = editForEdge({ text, file, options: profile() }, query);
       return result.changed
         ? { result, diff: diffTexts(text, result.text, undefined, profile()) }
         : { result };

@@ -12,12 +12,14 @@ import type {
   MatrixView,
   NodeRulesQuery,
   NodeRulesView,
+  ObserveQuery,
+  ObserveView,
   TestRunView,
   TestsQuery,
   TraceQuery,
   TraceView,
 } from "../engine/analysis/index.ts";
-import type { InputDiff, WhatIf, WhatIfResult } from "../engine/index.ts";
+import type { EdgeEdit, EdgeEditQuery, InputDiff, WhatIf, WhatIfResult } from "../engine/index.ts";
 import type { AnalysisMessage } from "./delta.ts";
 import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 
@@ -43,6 +45,12 @@ export interface WhatIfAnswer {
   diff?: InputDiff;
 }
 
+export interface EdgeEditAnswer {
+  result: EdgeEdit;
+  /** Before against after, when the edit changed the text. */
+  diff?: InputDiff;
+}
+
 export interface EngineHandlers {
   analyze(params: AnalyzeParams): AnalysisMessage;
   /** apiserver validation and lint of the analysed text. */
@@ -55,8 +63,12 @@ export interface EngineHandlers {
   connlist(params: { format: ConnlistDownload }): string;
   /** A `ktl test` file run against the analysed text (engine/expect), with the graph's marks. */
   tests(params: TestsQuery): TestRunView;
+  /** A flow file (Hubble, Calico, CSV) compared with the analysed text, as `ktl observe` compares (engine/observe). */
+  observe(params: ObserveQuery): ObserveView;
   /** A what-if control's rewrite of a text (engine whatif), with before against after (engine diff). */
   whatIf(params: { text: string; op: WhatIf }): WhatIfAnswer;
+  /** "Allow this edge" / "Deny this edge": the smallest edit of a text for one connection, proved by the decider (engine/observe/edge.ts). */
+  edgeEdit(params: { text: string; file: string; query: EdgeEditQuery }): EdgeEditAnswer;
   /** Two texts compared (engine diff), for an edit made elsewhere (a lesson's suggested edit). */
   diff(params: { before: string; after: string }): InputDiff;
 }
@@ -77,7 +89,9 @@ export const ENGINE_METHODS = {
   rules: { kind: "query", what: "The node rules" },
   connlist: { kind: "query", what: "The connectivity list" },
   tests: { kind: "query", what: "The tests" },
+  observe: { kind: "query", what: "The flow comparison" },
   whatIf: { kind: "call", what: "The what-if" },
+  edgeEdit: { kind: "call", what: "The edge's edit" },
   diff: { kind: "call", what: "The comparison" },
 } as const satisfies Record<EngineMethod, { kind: "analyze" | "query" | "call"; what: string }>;
 

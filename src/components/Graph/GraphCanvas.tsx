@@ -57,6 +57,8 @@ import { useLayout } from "./useLayout.ts";
 import { markFirstDraw } from "../../store/firstDraw.ts";
 import { drawnAs, findMatches, searchIndex, type Match } from "../../graph/search.ts";
 import { testFailedEdges } from "../../graph/testMarks.ts";
+import { observedGraph } from "../../graph/observedMarks.ts";
+import { currentObservedRows } from "../Observe/rows.ts";
 import { currentTestResults } from "../Tests/results.ts";
 import { unlistedText } from "./DropList.tsx";
 import { askEdge } from "./ask.ts";
@@ -212,6 +214,12 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
     () => (displayed ? testFailedEdges(displayed.graph, testResults) : undefined),
     [displayed, testResults],
   );
+  // The Observed tab's rows: what was seen, beside the engine's verdict on each edge (observedMarks.ts).
+  const observedRows = useApp(currentObservedRows);
+  const observed = useMemo(
+    () => (displayed && observedRows?.length ? observedGraph(displayed.graph, observedRows) : undefined),
+    [displayed, observedRows],
+  );
   const elements = useMemo(() => {
     if (!displayed) return { nodes: [] as FlowNode[], edges: [] as FlowEdge[] };
     const selectedEdge = selection?.kind === "edge" ? selection.id : undefined;
@@ -231,10 +239,11 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
           }
         : undefined,
       ...(testFailed?.size ? { testFailed } : {}),
+      ...(observed ? { observed } : {}),
     });
     if (selectedNode) for (const n of el.nodes) if (n.id === selectedNode) n.selected = true;
     return el;
-  }, [displayed, selection, trace, question, hoveredEdge, testFailed, shape.px, fitOptions]);
+  }, [displayed, selection, trace, question, hoveredEdge, testFailed, observed, shape.px, fitOptions]);
 
   // Unchanged elements keep their objects, so only what an edit changed re-renders.
   const [stabilizer] = useState(() => new ElementStabilizer());
@@ -557,6 +566,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       <Legend
         find={<GraphFind onFind={onFind} />}
         loops={!!displayed?.graph.edges.some((e) => e.source === e.target)}
+        observed={observed ? [...new Set([...observed.marks.values()].map((m) => m.case))] : []}
         notes={
           displayed
             ? [

@@ -1,4 +1,6 @@
 import { CATEGORIES, GLYPH_PATHS, NOTES, type EdgeNoteId } from "../../graph/verdicts.ts";
+import { OBSERVED_CASES } from "../../graph/observedMarks.ts";
+import type { ObserveCase } from "../../engine/observe/report.ts";
 import { useApp } from "../../store/StoreProvider.tsx";
 import { verdictsHidden } from "../Lessons/predict.ts";
 
@@ -8,7 +10,10 @@ export function Legend({
   notes = [],
   find,
   loops = false,
+  observed = [],
 }: {
+  /** The cases of a flow file's rows drawn on the edges: each gets its glyph. */
+  observed?: readonly ObserveCase[];
   note?: string | undefined;
   notes?: readonly EdgeNoteId[];
   find?: React.ReactNode;
@@ -81,6 +86,16 @@ export function Legend({
           <span>drops inside a box</span>
         </span>
       ) : null}
+      {observed.length ? <span className="legend-title">Observed</span> : null}
+      {OBSERVED_CASES.filter((c) => observed.includes(c.id)).map((c) => (
+        <span key={c.id} className="item" data-observed={c.id}>
+          <svg width="18" height="18" viewBox="-9 -9 18 18" aria-hidden="true">
+            <path d={c.frame} className="frame" />
+            <path d={c.inner} className="inner" />
+          </svg>
+          <span>{c.label}</span>
+        </span>
+      ))}
       {NOTES.filter((n) => notes.includes(n.id)).map((n) => (
         <span key={n.id} className="item" data-note={n.id}>
           <span className="legend-tag">{n.sample}</span>

@@ -15,6 +15,7 @@ import { marksOf } from "../WhatIf/useDiffMarks.ts";
 import { edgeKey } from "../WhatIf/marks.ts";
 import { focusOf } from "../Presenter/usePresenter.ts";
 import { verdictsHidden } from "../Lessons/predict.ts";
+import { observedCase, observedText } from "../../graph/observedMarks.ts";
 
 export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>) {
   const { id, source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data } =
@@ -94,6 +95,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
         data-diff={diff ?? ""}
         data-focus={focus ? "true" : "false"}
         data-test-failed={data.testFailed ? "true" : undefined}
+        data-observed={data.observed?.case}
       >
         <title>{`${source} → ${target}\n${cat.label}${e.count && e.count > 1 ? ` (${e.count} connections)` : ""}\n${e.title}`}</title>
         {data.testFailed ? (
@@ -116,6 +118,24 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
             style={{ stroke: colour, fill: cat.glyph === "half" ? colour : "none" }}
           />
         </g>
+        {data.observed ? (
+          // What a flow file saw, beside the engine's verdict: the case's glyph and the counts (observedMarks.ts).
+          <g
+            className={`edge-observed ${data.observed.case}`}
+            transform={`translate(${midX + 20} ${midY})`}
+            data-testid="edge-observed"
+            data-case={data.observed.case}
+            data-forwarded={data.observed.forwarded}
+            data-dropped={data.observed.dropped}
+          >
+            <title>{`${observedCase(data.observed.case).label}: ${observedText(data.observed)}`}</title>
+            <path d={observedCase(data.observed.case).frame} className="edge-observed-frame" />
+            <path d={observedCase(data.observed.case).inner} className="edge-observed-inner" />
+            <text x="11" y="5" className="edge-observed-text">
+              {`${data.observed.forwarded} fwd · ${data.observed.dropped} drop`}
+            </text>
+          </g>
+        ) : null}
       </g>
       {data.showLabel && e.label && data.labelAt && Math.abs(data.labelAt.y - data.labelAt.ay) > 30 ? (
         // A label moved away from its line (to keep clear of the boxes) is joined to it by a thin leader.

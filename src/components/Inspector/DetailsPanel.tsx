@@ -10,6 +10,8 @@ import { LineLink, RefLink } from "./RefLink.tsx";
 import { TraceDetails, VerdictBadge } from "./TraceDetails.tsx";
 import { Veil, useVerdictsHidden } from "../Lessons/Veil.tsx";
 import { DropList } from "../Graph/DropList.tsx";
+import { useObservedGraph } from "../Observe/useObserved.ts";
+import { EdgeEditActions, ObservedRows } from "./EdgeObserved.tsx";
 
 function useEdge(id: string): GraphEdge | undefined {
   const graph = useGraph();
@@ -151,7 +153,10 @@ function ElementDetails({ id }: { id: string }) {
 
 function EdgeDetails({ id }: { id: string }) {
   const store = useAppStore();
-  const edge = useEdge(id);
+  const drawn = useEdge(id);
+  const observed = useObservedGraph();
+  const edge = drawn ?? observed?.extra.find((e) => e.id === id);
+  const mark = observed?.marks.get(id);
   const question = useApp((s) => s.question);
   if (!edge) return <p className="muted">This edge is no longer in the graph.</p>;
   return (
@@ -202,6 +207,8 @@ function EdgeDetails({ id }: { id: string }) {
           </ul>
         </>
       ) : null}
+      {mark ? <ObservedRows mark={mark} /> : null}
+      <EdgeEditActions key={id} edge={edge} mark={mark} />
     </section>
   );
 }

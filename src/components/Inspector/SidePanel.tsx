@@ -5,6 +5,7 @@ import { ProblemsPanel } from "./ProblemsPanel.tsx";
 import { ErrorBoundary } from "../ErrorBoundary.tsx";
 import { TestsPanel } from "../Tests/TestsPanel.tsx";
 import { currentTestResults } from "../Tests/results.ts";
+import { ObservePanel } from "../Observe/ObservePanel.tsx";
 
 export function SidePanel() {
   const store = useAppStore();
@@ -14,10 +15,15 @@ export function SidePanel() {
   // Before a lesson's reveal, the count of failing tests would tell verdicts.
   const verdictsHidden = useVerdictsHidden();
   const failing = useApp((s) => currentTestResults(s)?.filter((r) => !r.pass).length);
+  const disagreements = useApp((s) =>
+    s.observeText && s.observeRun.text === s.observeText
+      ? s.observeRun.result?.report?.disagreements
+      : undefined,
+  );
   return (
     <div className="panel">
       <div className="panel-head">
-        <div className="tabs" role="tablist" aria-label="Details, problems and tests">
+        <div className="tabs" role="tablist" aria-label="Details, problems, tests and observed flows">
           <button
             type="button"
             role="tab"
@@ -56,6 +62,25 @@ export function SidePanel() {
               </span>
             ) : null}
           </button>
+          <button
+            type="button"
+            role="tab"
+            id="tab-observed"
+            className="tab"
+            aria-selected={side === "observed"}
+            aria-controls="side-panel"
+            onClick={() => store.getState().setSide("observed")}
+          >
+            Observed
+            {disagreements !== undefined && !verdictsHidden ? (
+              <span
+                className={`badge ${disagreements ? "error" : ""}`}
+                title={`${disagreements} disagreeing`}
+              >
+                {disagreements ? `${disagreements} ≠` : "="}
+              </span>
+            ) : null}
+          </button>
         </div>
       </div>
       <div className="panel-body" id="side-panel" role="tabpanel" aria-labelledby={`tab-${side}`}>
@@ -66,6 +91,8 @@ export function SidePanel() {
             <UntilReveal what="The tests' results">
               <TestsPanel />
             </UntilReveal>
+          ) : side === "observed" ? (
+            <ObservePanel />
           ) : (
             <ProblemsPanel />
           )}

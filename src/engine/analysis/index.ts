@@ -38,6 +38,7 @@ import { formatConnlist } from "../connlist/format.ts";
 import { openRules } from "./rules.ts";
 import { workloadFlows } from "./workloadFlows.ts";
 import { runTests, type TestRunView, type TestsQuery } from "./tests.ts";
+import { observeFlows, type ObserveQuery, type ObserveView } from "./observe.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { inputOmissions } from "../policy/unmodelled.ts";
 import {
@@ -89,6 +90,7 @@ import type {
 
 export type * from "./types.ts";
 export type { TestMark, TestResultView, TestRunView, TestsQuery } from "./tests.ts";
+export type { ObserveQuery, ObserveView, ObservedRowView } from "./observe.ts";
 export type { Protocol } from "../model/types.ts";
 export { EXTERNAL_CLIENT_IP, FLOW_BUDGET } from "./flows.ts";
 export {
@@ -138,6 +140,8 @@ export interface AnalysisSession {
   connlist(format: ConnlistDownload): string;
   /** A `ktl test` file run against this model (engine/expect), with the graph's marks (tests.ts). */
   tests(q: TestsQuery): TestRunView;
+  /** A flow file compared with this model as `ktl observe` compares (engine/observe; observe.ts). */
+  observe(q: ObserveQuery): ObserveView;
 }
 
 const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache" | "assume">> = {
@@ -819,6 +823,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
     rules: (q) => (rules ??= openRules(model, proxy)).rules(q),
     connlist: (format) => formatConnlist((connlist ??= computeConnlist(model)), format),
     tests: (q) => runTests(model, proxy, (t) => trace(model, proxy, t), q),
+    observe: (q) => observeFlows({ parsed, options: options.cni ? { cni: options.cni } : {}, model }, q),
   };
   function validateOnce(): DiagnosticView[] {
     const found: Diagnostic[] = [];

@@ -46,6 +46,16 @@ export const POLICY_DROP_REASONS: ReadonlySet<string> = new Set([
   "181",
 ]);
 
+/** flow.proto's Flow.{ingress,egress}_{denied,allowed}_by, by proto name and lowerCamelCase. */
+const DENIED_BY = [
+  ["ingress_denied_by", "ingressDeniedBy"],
+  ["egress_denied_by", "egressDeniedBy"],
+] as const;
+const ALLOWED_BY = [
+  ["ingress_allowed_by", "ingressAllowedBy"],
+  ["egress_allowed_by", "egressAllowedBy"],
+] as const;
+
 const field = (o: Json, proto: string, camel: string): unknown => (proto in o ? o[proto] : o[camel]);
 
 /** Whether a JSON record is a Hubble flow (or its GetFlowsResponse). */
@@ -158,10 +168,8 @@ export function readHubble(rec: Json, file: string, line: number): Read {
   if (dir === "EGRESS" || dir === 2) flow.reporter = "src";
   else if (dir === "INGRESS" || dir === 1) flow.reporter = "dst";
   // Newer Hubble names the policies: ingress_denied_by, egress_allowed_by, ... (flow.Policy: name, namespace, kind).
-  const by = (
-    v === "dropped" ? ["ingress_denied_by", "egress_denied_by"] : ["ingress_allowed_by", "egress_allowed_by"]
-  )
-    .map((k) => arr(f[k] ?? f[k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())]).find(isObj))
+  const by = (v === "dropped" ? DENIED_BY : ALLOWED_BY)
+    .map(([proto, camel]) => arr(f[proto] ?? f[camel]).find(isObj))
     .find((x) => x && str(x.name));
   if (by) {
     flow.policy = { name: str(by.name)! };

@@ -1,0 +1,70 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { test, expect } from "./fixtures.ts";
+import { GraphPanel } from "./pages/GraphPanel.ts";
+
+/** The fixture with planted disagreements (scenarios/fixtures/observed-vs-predicted): every case of `ktl observe` once at least. */
+const DIR = new URL("../scenarios/fixtures/observed-vs-predicted/", import.meta.url);
+const MANIFESTS = readFileSync(new URL("manifests.yaml", DIR), "utf8");
+const FLOWS = fileURLToPath(new URL("flows.csv", DIR));
+
+const CASES = [
+  "agree-allowed",
+  "agree-dropped",
+  "observed-forwarded-but-predicted-dropped",
+  "observed-dropped-but-predicted-allowed",
+];
+
+test("observed against predicted on the graph: four glyphs, the legend, and Allow this edge proved and applied as a what-if", async ({
+  playground,
+  page,
+}) => {
+  await playground.goto("./");
+  await playground.loadText(MANIFESTS);
+  const graph = new GraphPanel(page);
+  await graph.waitForDrawn();
+  await page.getByRole("tab", { name: /Observed/ }).click();
+  await page.getByTestId("observe-panel").getByTestId("observe-file").setInputFiles(FLOWS);
+
+  // Each case has its own glyph on an edge and in the legend.
+  const legend = page.getByRole("group", { name: "Legend" });
+  for (const c of CASES) {
+    await expect(
+      graph.root.locator(`[data-testid="edge-observed"][data-case="${c}"]`).first(),
+    ).toBeAttached();
+    await expect(legend.locator(`[data-observed="${c}"]`)).toBeVisible();
+  }
+  // The counts seen, at a legible size.
+  const text = graph.root
+    .locator(
+      '[data-testid="flow-edge"][data-source^="pod:shop/backend-"][data-target^="pod:analytics/collector-"]',
+    )
+    .locator(".edge-observed-text");
+  await expect(text).toHaveText("0 fwd · 14 drop");
+  // On screen: the computed size times the viewport's zoom.
+  const onScreen = await text.evaluate((el) => {
+    const vp = el.closest<HTMLElement>(".react-flow__viewport")!;
+    return parseFloat(getComputedStyle(el).fontSize) * new DOMMatrix(getComputedStyle(vp).transform).a;
+  });
+  expect(onScreen).toBeGreaterThanOrEqual(11);
+
+  // toolbox was seen reaching the backend Service, which the manifests drop: allow it.
+  const edge = graph.edge("pod:tools/toolbox", "service:shop/backend");
+  await expect(edge).toHaveAttribute("data-observed", "observed-forwarded-but-predicted-dropped");
+  await graph.clickEdge("pod:tools/toolbox", "service:shop/backend");
+  await page.getByRole("tab", { name: /Details/ }).click();
+  const details = page.getByTestId("details");
+  await expect(details.getByTestId("edge-observed-row")).toHaveAttribute(
+    "data-case",
+    "observed-forwarded-but-predicted-dropped",
+  );
+  await details.getByTestId("edge-allow").click();
+  const proof = details.getByTestId("edge-edit-proof");
+  await expect(proof).toHaveAttribute("data-holds", "true");
+  await expect(proof).toContainText("the decider gives allowed (was dropped)");
+  await expect(proof).toContainText("kind: NetworkPolicy");
+  // The edit went into the text as a what-if: the engine now allows the edge, and the observation agrees.
+  await expect(playground.editorText()).resolves.toContain("allow-from-toolbox-8080");
+  await expect(edge).toHaveAttribute("data-verdict", "allow", { timeout: 30_000 });
+  await expect(edge).toHaveAttribute("data-observed", "agree-allowed", { timeout: 30_000 });
+});
