@@ -64,6 +64,9 @@ function baseManifests(env, path) {
     stdio: "ignore",
   });
   const dir = mkdtempSync(join(tmpdir(), "ktl-before-"));
+  // A path the base commit lacks (the pull request adds the manifests) is an empty before.
+  const exists = spawnSync("git", ["cat-file", "-e", `${sha}:${path.replace(/^\.\/?/, "")}`]).status === 0;
+  if (!exists && spawnSync("git", ["cat-file", "-e", `${sha}^{commit}`]).status === 0) return dir;
   const tar = execFileSync("git", ["archive", "--format=tar", sha, "--", path], {
     maxBuffer: 512 * 1024 * 1024,
   });

@@ -3,9 +3,9 @@
  * request loses a flow: the frontend's access to the backend, by a policy whose selector now has a
  * typo (testdata/before, testdata/after). GitHub's REST API is a local server that records calls.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -41,11 +41,15 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function runAction(env: Record<string, string>): Promise<{ code: number; stderr: string; dir: string }> {
+function runAction(
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<{ code: number; stderr: string; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "ktl-action-"));
   const event = join(dir, "event.json");
   writeFileSync(event, JSON.stringify({ pull_request: { number: 7, base: { sha: "unused" } } }));
   const child = spawn(process.execPath, [join(here, "run.mjs")], {
+    ...(cwd ? { cwd } : {}),
     env: {
       PATH: process.env.PATH ?? "",
       KTL_BEFORE: join(here, "testdata", "before"),
@@ -133,6 +137,37 @@ describe("the GitHub Action's script", () => {
     expect(stderr).toBe("");
     expect(calls).toEqual([]);
     expect(readFileSync(join(dir, "comment.md"), "utf8")).toContain("### Flows lost (1)");
+  });
+
+  it("by default compares the manifests at the pull request's base commit with the checkout", async () => {
+    const repo = mkdtempSync(join(tmpdir(), "ktl-action-repo-"));
+    const git = (...args: string[]) => {
+      const r = spawnSync("git", args, { cwd: repo, encoding: "utf8" });
+      if (r.status !== 0) throw new Error(r.stderr);
+      return r.stdout.trim();
+    };
+    git("init", "-q");
+    git("config", "user.email", "ci@example.test");
+    git("config", "user.name", "ci");
+    cpSync(join(here, "testdata", "before"), join(repo, "deploy"), { recursive: true });
+    git("add", ".");
+    git("commit", "-qm", "base");
+    const base = git("rev-parse", "HEAD");
+    cpSync(join(here, "testdata", "after"), join(repo, "deploy"), { recursive: true });
+    git("commit", "-qam", "head");
+    const event = join(repo, "..", `${base}.json`);
+    writeFileSync(event, JSON.stringify({ pull_request: { number: 7, base: { sha: base } } }));
+    const { code, dir } = await runAction(
+      { KTL_BEFORE: "", KTL_AFTER: "", KTL_MANIFESTS: "deploy", GITHUB_EVENT_PATH: event, KTL_SARIF: "" },
+      repo,
+    );
+    expect(code).toBe(1);
+    expect(readFileSync(join(dir, "comment.md"), "utf8")).toContain("### Flows lost (1)");
+    // SARIF paths are the repository's own, as code scanning resolves them.
+    const sarif = JSON.parse(readFileSync(join(repo, "ktl.sarif"), "utf8"));
+    expect(sarif.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe(
+      "deploy/policy.yaml",
+    );
   });
 
   it("refuses an unknown policy", async () => {
