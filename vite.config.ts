@@ -46,7 +46,13 @@ export default defineConfig({
     chunkSizeWarningLimit: 4096,
   },
   test: {
-    include: ["src/**/*.test.ts", "src/**/*.test.tsx", "scripts/**/*.test.ts", "scenarios/**/*.test.ts"],
+    include: [
+      "src/**/*.test.ts",
+      "src/**/*.test.tsx",
+      "scripts/**/*.test.ts",
+      "scenarios/**/*.test.ts",
+      "action/**/*.test.ts",
+    ],
     environment: "node",
     pool: "threads",
     maxWorkers: 2,

@@ -49,6 +49,11 @@ export function nearestFlag(name: string, known: readonly string[]): string | un
 
 function unknownFlag(raw: string, known: readonly string[]): UsageError {
   const name = raw.replace(/^-+/, "").replace(/=.*$/, "");
+  // kubectl's -n: a typo suggestion (--cni) would mislead; say what ktl does instead.
+  if (name === "n" || name === "namespace" || name === "all-namespaces" || name === "A")
+    return new UsageError(
+      `${raw.replace(/=.*$/, "")}: this command has no namespace filter; it reads every namespace in INPUT (give only the files of the namespaces you want)`,
+    );
   const near = nearestFlag(name, known);
   const list = known.map((k) => `--${k}`).join(", ");
   return new UsageError(
@@ -56,7 +61,42 @@ function unknownFlag(raw: string, known: readonly string[]): UsageError {
   );
 }
 
-export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
+/**
+ * One output flag everywhere, as kubectl spells it: `-o FORMAT` is `--format FORMAT`; a command
+ * whose only machine format is JSON (a `--json` flag, no `--format`) takes `-o json` and
+ * `--format json` as `--json` (and `text` as the default), and one with `--format` only takes
+ * `--json` as `--format json`. Rewritten before parsing, so every command gets the same aliases.
+ */
+function outputAliases(argv: readonly string[], spec: FlagSpec): string[] {
+  const hasFormat = (spec.strings ?? []).includes("format");
+  const hasJson = (spec.booleans ?? []).includes("json");
+  if (!hasFormat && !hasJson) return [...argv];
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    let value: string | undefined;
+    let flag = a;
+    if (a === "-o" || (!hasFormat && a === "--format")) {
+      value = argv[++i];
+      if (value === undefined) throw new UsageError(`${a} needs a value`);
+    } else if (/^-o./.test(a)) [flag, value] = ["-o", a.slice(2).replace(/^=/, "")];
+    else if (!hasFormat && a.startsWith("--format=")) [flag, value] = ["--format", a.slice(9)];
+    else if (hasFormat && !hasJson && a === "--json") value = "json";
+    if (value === undefined) out.push(a);
+    else if (hasFormat) out.push(`--format=${value}`);
+    else if (value.toLowerCase() === "json") out.push("--json");
+    else if (!/^(text|txt)$/i.test(value))
+      throw new UsageError(`${flag} must be json or text (the default) here, not "${value}"`);
+  }
+  return out;
+}
+
+export function parseArgs(argvIn: readonly string[], spec: FlagSpec): ParsedArgs {
+  const argv = outputAliases(argvIn, spec);
   const booleans = ["help", ...(spec.booleans ?? [])];
   const strings = spec.strings ?? [];
   const multiple = spec.multiple ?? [];

@@ -84,14 +84,28 @@ function artifactLocation(file: string): { uri: string; uriBaseId?: string } {
   return path.startsWith("/") ? { uri: `file://${path}` } : { uri: path, uriBaseId: "SRCROOT" };
 }
 
+/**
+ * The rules page (docs/rules.md): one anchor per KTL code, GitHub's heading anchors in lower case.
+ * The repository's address is the one the README's action workflow uses.
+ */
+export const RULES_URL = "https://github.com/kube-traffic-lab/kube-traffic-lab/blob/main/docs/rules.md";
+
+/** The rules page's anchor for a rule: a KTL code's own, an apiserver error's KTL501 (kube-apiserver would reject). */
+export function ruleHelpUri(ruleId: string): string {
+  const code = /^KTL\d{3}$/.test(ruleId) ? ruleId : "KTL501";
+  return `${RULES_URL}#${code.toLowerCase()}`;
+}
+
 /** SARIF 2.1.0 (OASIS), one run of the tool `ktl`. */
 export function toSarif(problems: readonly Problem[], version: string): object {
-  const rules = new Map<
-    string,
-    { id: string; shortDescription: { text: string }; help?: { text: string } }
-  >();
+  const rules = new Map<string, { id: string; shortDescription: { text: string }; helpUri: string }>();
   for (const p of problems)
-    if (!rules.has(p.ruleId)) rules.set(p.ruleId, { id: p.ruleId, shortDescription: { text: p.title } });
+    if (!rules.has(p.ruleId))
+      rules.set(p.ruleId, {
+        id: p.ruleId,
+        shortDescription: { text: p.title },
+        helpUri: ruleHelpUri(p.ruleId),
+      });
   const ruleIndex = [...rules.keys()];
   return {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",

@@ -43,7 +43,8 @@ ${Object.entries(commands)
   .map(([, c]) => `  ${c.help.split("\n")[0]!.replace(/^ktl /, "")}`)
   .join("\n")}
 
-ktl <command> --help explains one command. Exit codes: 0 success, 1 problems found or a document could not be read,
+ktl help <command> (or ktl <command> --help) explains one command. Every command that prints a
+machine format takes -o FORMAT (the same as --format FORMAT; --json is -o json). Exit codes: 0 success, 1 problems found or a document could not be read,
 2 bad usage, unreadable input or no Kubernetes object in it.`;
 }
 
@@ -75,6 +76,22 @@ export async function main(argvIn: string[]): Promise<number> {
   const debug = argvIn.slice(0, end < 0 ? undefined : end).includes("--debug");
   const argv = debug ? argvIn.filter((a, i) => a !== "--debug" || (end >= 0 && i > end)) : argvIn;
   const [name, ...rest] = argv;
+  if (name === "help" && rest.length) {
+    // `ktl help CMD`, as git and kubectl read it: that command's help.
+    const topic = rest[0]!;
+    const c = Object.hasOwn(commands, topic) ? commands[topic] : undefined;
+    if (c && rest.length === 1) {
+      io.out(c.help);
+      return 0;
+    }
+    const near = nearestFlag(topic, Object.keys(commands));
+    io.err(
+      rest.length > 1
+        ? `ktl help: takes one command, not ${rest.length} (try ktl help ${topic})`
+        : `ktl help: no command "${topic}"${near ? `; did you mean "${near}"?` : ""} (commands: ${Object.keys(commands).join(", ")})`,
+    );
+    return 2;
+  }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     io.out(usage());
     return name ? 0 : 2;

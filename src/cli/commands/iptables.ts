@@ -45,6 +45,8 @@ kube-proxy ConfigMap in the input is read too):
   --nodeport-addresses CIDRS      comma-separated; default every local address
   --iptables-localhost-nodeports=false
   --iptables-version V            iptables-save format, 1.8.7 (default) or later
+  --ipvs-scheduler NAME           read by ktl ipvs; accepted here, as kube-proxy
+                                  takes its whole configuration in every mode
   --json                          {node, mode, config, notes, text, lines[, walk]}`;
 
 /** Reads the kube-proxy settings shared by ktl iptables, nft and ipvs. */

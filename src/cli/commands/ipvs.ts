@@ -16,8 +16,12 @@ request's first packet meets and each real server the scheduler may pick,
 with its share; a virtual server without real servers rejects (ICMP port
 unreachable, ip_vs_leave).
 
-Options are those of ktl iptables, plus --ipvs-scheduler (rr, lc, dh, sh,
-sed, nq, ...).`;
+--ipvs-scheduler NAME: rr (default), lc, dh, sh, sed, nq, ... Options are
+those of ktl iptables (ktl help iptables): --node, --from, --to, --protocol, --family, --detect-local-mode, --cluster-cidr,
+--pod-bridge-interface, --pod-interface-name-prefix, --masquerade-all,
+--nodeport-addresses, --iptables-localhost-nodeports, --iptables-version,
+--ipvs-scheduler, --json (-o json); kube-proxy takes its whole configuration
+in every mode, so the other modes' flags are accepted.`;
 
 export function run(argv: string[], io: Output): number {
   return runMode("ipvs", argv, io, help);

@@ -14,9 +14,12 @@ With --from and --to (ktl trace syntax), also lists the rules and
 verdict-map elements the request's first packet walks, hook by hook, one
 branch per endpoint numgen may pick, with its chance.
 
-Options are those of ktl iptables (--family, --detect-local-mode,
---cluster-cidr, --pod-bridge-interface, --pod-interface-name-prefix,
---masquerade-all, --nodeport-addresses, --json).`;
+Options are those of ktl iptables (ktl help iptables): --node,
+--from, --to, --protocol, --family, --detect-local-mode, --cluster-cidr,
+--pod-bridge-interface, --pod-interface-name-prefix, --masquerade-all,
+--nodeport-addresses, --iptables-localhost-nodeports, --iptables-version,
+--ipvs-scheduler, --json (-o json); kube-proxy takes its whole configuration
+in every mode, so the other modes' flags are accepted.`;
 
 export function run(argv: string[], io: Output): number {
   return runMode("nftables", argv, io, help);

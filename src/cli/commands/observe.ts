@@ -45,7 +45,7 @@ A disagreement comes with its likely cause, tested as a what-if by the engine
               else they allow on the ports involved is listed
   --cni NAME  the CNI that enforces policy: generic (default), calico,
               cilium, cilium-kpr, flannel
-  --json      machine-readable output
+  --json      machine-readable output; also -o json
 
 Exit codes: 0 every row agrees (with --suggest: the proof holds), 1 some
 disagree (with --suggest: the proof fails), 2 bad usage or an unreadable flow

@@ -25,11 +25,14 @@ answer misses it. A later object with the kind, namespace and name of an
 earlier one replaces it, as kubectl apply does ("replaced"). An input with
 no Kubernetes object exits 2.
 
+  --port N    the destination port (default 80)
+  --protocol  TCP (default), UDP or SCTP
   --summary   counts instead of the matrix (for large clusters)
   --cni NAME  the CNI that enforces policy: generic (default), calico,
               cilium, cilium-kpr, flannel (read from a cilium-config or
               calico-config ConfigMap in the input when not given)
-  --json      machine-readable output (see the ktl CLI contract)`;
+  --json      machine-readable output (see the ktl CLI contract); also -o json
+              or --format json`;
 
 export function cniOption(text: string | undefined): CniName | undefined {
   if (text === undefined) return undefined;

@@ -58,6 +58,7 @@ pod of a workload is checked, not one.
 
   --format json    the results with every pair checked
   --format junit   JUnit XML for CI test reports
+  --json           the same as --format json (-o FORMAT is --format FORMAT)
 
 Exit 1 also when a document of INPUT could not be read (named first; in
 "skipped" with --format json), 2 when INPUT holds no Kubernetes object.`;

@@ -73,7 +73,7 @@ DST:  service:NAMESPACE/NAME:PORT   the Service port (for an external SRC: the
   --cni NAME  the CNI that enforces policy: generic (default), calico,
               cilium, cilium-kpr, flannel; decides what Kubernetes leaves
               to the CNI (policy before or after masquerade)
-  --json      machine-readable output (see the ktl CLI contract)
+  --json      machine-readable output (see the ktl CLI contract); also -o json
 ${ASSUME_HELP}
 
 Objects, fields and documents the answer leaves out are named first (with
