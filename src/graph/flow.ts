@@ -34,6 +34,11 @@ export interface EdgeData extends Record<string, unknown> {
   testFailed?: readonly string[];
   /** What a flow file saw on this edge beside the engine's verdict (observedMarks.ts). */
   observed?: ObservedMark;
+  /**
+   * The observed counts in words beside the mark: on the edge the reader points at (lit, selected, hovered).
+   * Unasked, only the mark's glyph shows: edges that meet at one box would pile their counts on each other.
+   */
+  observedCounts?: boolean;
   /** Shown unasked (a drop between folded boxes): shown only where it fits near its line, within the picture. */
   optionalLabel?: boolean;
   /** Paths lens: where a shown label's top centre goes (graph units), clear of every box and earlier label. */
@@ -263,7 +268,9 @@ export function toFlowElements(
         dimmed: (tracing && !isLit) || (focus !== undefined && !touchesFocus),
         lit: isLit,
         ...(failed?.has(e.id) ? { testFailed: failed.get(e.id)! } : {}),
-        ...(seen?.marks.has(e.id) ? { observed: seen.marks.get(e.id)! } : {}),
+        ...(seen?.marks.has(e.id)
+          ? { observed: seen.marks.get(e.id)!, observedCounts: isLit || selected || hovered }
+          : {}),
         // A note (a router's share, an L7 restriction) is what the edge is there to say: shown in both lenses.
         showLabel:
           isLit ||
@@ -659,7 +666,7 @@ export function nodeSignature(n: FlowNode): string {
 export function edgeSignature(e: FlowEdge): string {
   const d = e.data!;
   const g = d.edge;
-  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.labelAt ? `${d.labelAt.x},${d.labelAt.y}` : ""}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.tier ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}|${d.testFailed?.join(",") ?? ""}|${d.observed ? `${d.observed.case}:${d.observed.forwarded}:${d.observed.dropped}` : ""}`;
+  return `${e.id}|${e.sourceHandle}|${e.targetHandle}|${e.selected ? 1 : 0}${d.dimmed ? 1 : 0}${d.lit ? 1 : 0}${d.showLabel ? 1 : 0}|${d.labelAt ? `${d.labelAt.x},${d.labelAt.y}` : ""}|${d.width}|${g.verdict}|${g.dropCause ?? ""}|${g.tier ?? ""}|${g.label}|${g.title}|${g.flows.map((f) => `${f.flowId}:${f.from}:${f.verdict}`).join(",")}|${d.testFailed?.join(",") ?? ""}|${d.observed ? `${d.observed.case}:${d.observed.forwarded}:${d.observed.dropped}:${d.observedCounts ? 1 : 0}` : ""}`;
 }
 
 /**

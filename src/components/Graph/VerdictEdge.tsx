@@ -131,9 +131,11 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
             <title>{`${observedCase(data.observed.case).label}: ${observedText(data.observed)}`}</title>
             <path d={observedCase(data.observed.case).frame} className="edge-observed-frame" />
             <path d={observedCase(data.observed.case).inner} className="edge-observed-inner" />
-            <text x="11" y="5" className="edge-observed-text">
-              {`${data.observed.forwarded} fwd · ${data.observed.dropped} drop`}
-            </text>
+            {data.observedCounts ? (
+              <text x="11" y="5" className="edge-observed-text">
+                {`${data.observed.forwarded} fwd · ${data.observed.dropped} drop`}
+              </text>
+            ) : null}
           </g>
         ) : null}
       </g>
