@@ -12,6 +12,8 @@ export interface CniPeer {
   pod?: Pod | undefined;
   /** The node whose address `ip` is (host traffic, hostNetwork pods). */
   node?: string | undefined;
+  /** The DNS name the sender looked up to find `ip` (a `host:` destination), for Cilium's toFQDNs. */
+  name?: string | undefined;
 }
 
 /** One connection seen from one end: `self` is the pod whose policy is judged. */

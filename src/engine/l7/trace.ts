@@ -1133,7 +1133,15 @@ function outsideEgress(
       .find((a): a is string => !!a && !!parseIP(a)) ??
     strList(seSpec?.addresses).find((a) => !!parseIP(a));
   const ip = given ?? OUTSIDE_STAND_IN;
-  const t = traceRequest(model, index, { kind: "pod", pod: pod.key }, { kind: "ip", ip, port }, protocol);
+  // The name goes with the address: Cilium's toFQDNs admits an address by the name looked up for it.
+  const t = traceRequest(
+    model,
+    index,
+    { kind: "pod", pod: pod.key },
+    { kind: "ip", ip, port },
+    protocol,
+    literal ? {} : { dnsName: host },
+  );
   // The trace's egress decisions (the Admin and Baseline tiers' hops, the egress policy at source); not its way to the address.
   const hops = t.hops.filter(
     (h) =>

@@ -44,21 +44,21 @@ describe("kinds that change pod traffic and are not modelled are unmodelled", ()
 describe("fields read but not evaluated are unmodelled with their path", () => {
   it.each([
     {
-      name: "Cilium toFQDNs (an egress peer ktl treats as matching nothing)",
+      name: "Cilium toServices (an egress peer ktl treats as matching nothing)",
       cni: "cilium" as const,
       text: `apiVersion: cilium.io/v2
 kind: CiliumNetworkPolicy
-metadata: {name: fqdn, namespace: x}
+metadata: {name: svc, namespace: x}
 spec:
   endpointSelector: {}
   egress:
-  - toFQDNs: [{matchName: example.com}]
+  - toServices: [{k8sService: {serviceName: db, namespace: x}}]
 `,
       want: {
         kind: "CiliumNetworkPolicy",
         namespace: "x",
-        name: "fqdn",
-        field: "spec.egress[0].toFQDNs",
+        name: "svc",
+        field: "spec.egress[0].toServices",
         line: 7,
       },
     },

@@ -92,6 +92,7 @@ export function cniEgress(
   b: CniBackendInput,
   protocol: Protocol,
   http: HttpRequest | undefined,
+  dnsName?: string,
 ): CniCheck {
   if (client.kind !== "pod" || !client.pod || client.host) {
     return notApplicable(
@@ -107,7 +108,7 @@ export function cniEgress(
       cni,
       "egress",
       client.pod,
-      peerOf(model, to.ip, to.pod),
+      dnsName && !to.pod ? { ...peerOf(model, to.ip), name: dnsName } : peerOf(model, to.ip, to.pod),
       to.port,
       protocol,
       http,

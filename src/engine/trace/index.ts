@@ -109,7 +109,7 @@ export function traceRequest(
   from: TraceSource | string,
   to: TraceDestination | string,
   protocol: Protocol = "TCP",
-  options: { http?: HttpRequest } = {},
+  options: { http?: HttpRequest; dnsName?: string } = {},
 ): TraceResult {
   const src = typeof from === "string" ? parseTraceSource(from) : from;
   const dst = typeof to === "string" ? parseTraceDestination(to) : to;
@@ -129,7 +129,16 @@ export function traceRequest(
   const anyIP = client.ip(4) ?? client.ip(6) ?? "";
   result.from = { kind: client.kind, name: client.name, ip: anyIP, node: client.node.name };
   const hops: TraceHop[] = [];
-  const ctx: Ctx = { model, index, client, protocol, hops, result, http: options.http };
+  const ctx: Ctx = {
+    model,
+    index,
+    client,
+    protocol,
+    hops,
+    result,
+    http: options.http,
+    dnsName: options.dnsName,
+  };
   if (model.profile && model.profile.cni !== "generic") result.profile = describeProfile(model.profile);
   const srcRef = traceRef(client.ref);
   hops.push({

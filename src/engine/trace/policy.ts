@@ -194,7 +194,7 @@ function evaluateCni(
   cni: CniPolicies,
   backends: Backend[],
 ): { endpoints: TraceEndpoint[]; hops: TraceHop[] } {
-  const { model, client, protocol, http } = ctx;
+  const { model, client, protocol, http, dnsName } = ctx;
   const endpoints: TraceEndpoint[] = [];
   const hops: TraceHop[] = [];
   const seen = new Set<string>();
@@ -237,7 +237,7 @@ function evaluateCni(
   });
   for (const b of backends) {
     const epKey = `${b.ip}:${b.port}`;
-    const egress = cniEgress(model, cni, cl, b, protocol, http);
+    const egress = cniEgress(model, cni, cl, b, protocol, http, dnsName);
     hop("egress policy at source", egress, epKey, backends.length > 1);
     const ingress = cniIngress(model, cni, cl, b, protocol, http);
     hop("ingress policy at backend", ingress, epKey, backends.length > 1);

@@ -33,6 +33,8 @@ export interface Ctx {
   protocol: Protocol;
   /** The request is an HTTP request (`--http`). */
   http?: HttpRequest | undefined;
+  /** The name the client looked up to find the destination address (a `host:` destination outside the cluster): Cilium's toFQDNs reads it. */
+  dnsName?: string | undefined;
   hops: TraceHop[];
   result: TraceResult;
   /** The trace is itself a DNS lookup: no lookup of its own (dns.ts). */

@@ -35,6 +35,17 @@
  *    403 (language.rst "Layer 7 Examples"). A rule without L7 rules for the
  *    same peer and port lifts the restriction.
  * 9. allow-localhost: the endpoint's own node may always reach it.
+ * 10. toFQDNs (language.rst "DNS based"; pkg/policy/api/fqdn.go): an egress
+ *    rule admits the IPs that DNS answered for names its selectors match,
+ *    as Cilium's DNS proxy saw the answers ("Obtaining DNS data for use by
+ *    toFQDNs"). The proxy sees a lookup only when an egress rule of the same
+ *    endpoint has an L7 DNS rule (`toPorts` port 53, `rules.dns`) whose
+ *    selector covers the name: without one the toFQDNs rule matches
+ *    nothing. Only a `host:` destination names a lookup; an address asked
+ *    for directly was never looked up, so toFQDNs does not match it. Not
+ *    modelled: DNS TTLs (tofqdns-min-ttl), the DNS server the rule points at
+ *    (any L7 DNS rule on port 53 counts), `**.` patterns, names the cluster
+ *    resolves itself (toFQDNs does not select in-cluster IPs).
  */
 import type { Model, Pod } from "../../model/types.ts";
 import { matchesSelector, type LabelSelector } from "../../model/labels.ts";
@@ -42,7 +53,13 @@ import { cidrContains, parseIP } from "../../model/ip.ts";
 import type { NetworkPolicy } from "../../model/networkpolicy.ts";
 import { peerMatches, portMatches, selects } from "../../netpol/index.ts";
 import { formatHttpRequest, type HttpRequest } from "../../http/request.ts";
-import type { CiliumHttpRule, CiliumPeerRule, CiliumPortRule, CiliumRule } from "./policy.ts";
+import type {
+  CiliumFqdnSelector,
+  CiliumHttpRule,
+  CiliumPeerRule,
+  CiliumPortRule,
+  CiliumRule,
+} from "./policy.ts";
 import { refTo, type CniConnection, type CniPeer, type CniRef, type CniVerdict } from "../types.ts";
 
 const NS_KEY = "io.kubernetes.pod.namespace";
@@ -141,14 +158,41 @@ function entityMatches(model: Model, name: string, entity: Entity, ip: string): 
   }
 }
 
+/** A toPorts entry on port 53 (or every port) with L7 DNS rules: the one thing that sends the endpoint's lookups through the DNS proxy. */
+const dnsPort = (e: CiliumPortRule) =>
+  e.ports.length === 0 ||
+  e.ports.some(
+    (p) => p.port === 0 || p.port === 53 || (p.endPort !== undefined && p.port <= 53 && p.endPort >= 53),
+  );
+
+/** The L7 DNS selectors of the egress rules that select the endpoint (rule 10). */
+function dnsRulesOf(selecting: readonly CiliumRule[]): CiliumFqdnSelector[] {
+  return selecting.flatMap((r) =>
+    (r.egress ?? []).flatMap((pr) => (pr.toPorts ?? []).filter(dnsPort).flatMap((e) => e.dns ?? [])),
+  );
+}
+
+function fqdnMatches(
+  pr: CiliumPeerRule,
+  c: CniConnection,
+  entity: Entity,
+  dns: readonly CiliumFqdnSelector[],
+): boolean {
+  const name = c.peer.name;
+  if (!name || entity !== "world" || c.direction !== "egress") return false;
+  return pr.fqdns.some((f) => f.test(name)) && dns.some((d) => d.test(name));
+}
+
 function l3Matches(
   model: Model,
   rule: CiliumRule,
   pr: CiliumPeerRule,
   c: CniConnection,
   entity: Entity,
+  dns: readonly CiliumFqdnSelector[] = [],
 ): boolean {
   if (!pr.hasL3) return pr.toPorts !== null;
+  if (pr.fqdns.length && fqdnMatches(pr, c, entity, dns)) return true;
   if (pr.endpoints?.some((s) => selectorMatchesPeer(model, rule, s, c.peer, entity))) return true;
   if (pr.entities.some((e) => entityMatches(model, e, entity, c.peer.ip))) return true;
   if (entity === "world" && pr.cidrs.length) {
@@ -157,6 +201,30 @@ function l3Matches(
       return true;
   }
   return false;
+}
+
+/** Why a toFQDNs rule of the endpoint did not admit the connection, when one names the destination or could (rule 10). */
+function fqdnMiss(
+  selecting: readonly CiliumRule[],
+  c: CniConnection,
+  entity: Entity,
+  dns: readonly CiliumFqdnSelector[],
+): string {
+  const rules = selecting.flatMap((r) =>
+    (r.egress ?? []).filter((pr) => pr.fqdns.length).map((pr) => ({ r, pr })),
+  );
+  if (!rules.length) return "";
+  const name = c.peer.name;
+  const at = (x: { r: CiliumRule; pr: CiliumPeerRule }) =>
+    `${ruleName(x.r)} egress rule ${x.pr.index + 1} (toFQDNs ${x.pr.fqdns.map((f) => f.text).join(", ")})`;
+  if (!name)
+    return `; ${at(rules[0]!)} admits only addresses Cilium's DNS proxy saw in answers to a lookup, and ${c.peer.ip} was asked for directly, never looked up (trace host:NAME:PORT for a name)`;
+  if (entity !== "world") return "";
+  const named = rules.filter((x) => x.pr.fqdns.some((f) => f.test(name)));
+  if (!named.length) return `; no toFQDNs selector matches ${name} (${rules.map(at).join("; ")})`;
+  if (!dns.some((d) => d.test(name)))
+    return `; ${at(named[0]!)} matches ${name}, but no egress rule of ${c.self.key} has an L7 DNS rule (toPorts port 53 with rules.dns${dns.length ? ` covering ${name}; those present: ${dns.map((d) => d.text).join(", ")}` : ""}), so Cilium's DNS proxy never sees the lookup and toFQDNs learns no address for it`;
+  return `; ${at(named[0]!)} matches ${name}, but not on ${c.protocol}/${c.port} (its toPorts)`;
 }
 
 /** The toPorts entry that admits the connection's port; undefined when none does; null when the rule has no toPorts. */
@@ -269,9 +337,10 @@ export function explainCilium(
   // Allows: every matching rule, to find out whether L7 restricts the connection.
   type Allow = { ref: CniRef; text: string; http?: CiliumHttpRule[]; portRule?: CiliumPortRule };
   const allows: Allow[] = [];
+  const dns = direction === "egress" ? dnsRulesOf(selecting) : [];
   for (const r of selecting) {
     for (const pr of r[allowKey] ?? []) {
-      if (!l3Matches(model, r, pr, c, entity)) continue;
+      if (!l3Matches(model, r, pr, c, entity, dns)) continue;
       const e = portEntry(pr, c);
       if (e === undefined) continue;
       const a: Allow = {
@@ -310,6 +379,7 @@ export function explainCilium(
     const cnp = enforcing[0];
     const names = [...enforcing.map(ruleName), ...nps.map((p) => `NetworkPolicy ${p.key}`)].join(", ");
     steps.push(`${self.key} is in default deny for ${direction} (${names}) and no rule allows ${what}`);
+    const fqdn = direction === "egress" ? fqdnMiss(selecting, c, entity, dns) : "";
     const ref = cnp
       ? refTo(cnp.source, cnp.line, `${cnp.field} (default deny)`)
       : refTo(nps[0]!.source, nps[0]!.lines.podSelector, "default deny");
@@ -318,7 +388,7 @@ export function explainCilium(
       allowed: false,
       isolated: true,
       layer: cnp ? "CiliumNetworkPolicy" : "NetworkPolicy",
-      reason: `${self.key} is in default deny for ${direction} (selected by ${names}) and no rule allows ${what}`,
+      reason: `${self.key} is in default deny for ${direction} (selected by ${names}) and no rule allows ${what}${fqdn}`,
       ref,
       steps,
     };

@@ -46,6 +46,46 @@ export interface CiliumHttpRule {
   text: string;
 }
 
+/**
+ * A toFQDNs or DNS-rule selector (pkg/policy/api/fqdn.go FQDNSelector):
+ * matchName is one name, matchPattern a name with `*` wildcards
+ * (pkg/fqdn/matchpattern: `*` is any run of DNS characters [-a-zA-Z0-9_]
+ * within a label; a bare `*` matches every name). Both compared lower-cased,
+ * without the trailing dot.
+ */
+export interface CiliumFqdnSelector {
+  text: string;
+  test: (name: string) => boolean;
+}
+
+export function fqdnSelector(
+  matchName: string | undefined,
+  matchPattern: string | undefined,
+): CiliumFqdnSelector | undefined {
+  const dotless = (n: string) => n.toLowerCase().replace(/\.$/, "");
+  if (matchName !== undefined && matchName !== "") {
+    const want = dotless(matchName);
+    return { text: `matchName ${matchName}`, test: (n) => dotless(n) === want };
+  }
+  if (matchPattern === undefined || matchPattern === "") return undefined;
+  const pattern = dotless(matchPattern);
+  if (pattern === "*") return { text: "matchPattern *", test: () => true };
+  const re = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, "\\$&"))
+      .join("[-a-z0-9_]*")}$`,
+  );
+  return { text: `matchPattern ${matchPattern}`, test: (n) => re.test(dotless(n)) };
+}
+
+function fqdnSelectors(list: unknown): CiliumFqdnSelector[] {
+  return arr(list)
+    .filter(isObj)
+    .map((x) => fqdnSelector(str(x.matchName), str(x.matchPattern)))
+    .filter((x): x is CiliumFqdnSelector => !!x);
+}
+
 export interface CiliumPortRule {
   index: number;
   line: number;
@@ -54,6 +94,8 @@ export interface CiliumPortRule {
   http?: CiliumHttpRule[];
   /** L7 rules of another protocol (dns, kafka, l7proto) that ktl does not evaluate. */
   otherL7?: string;
+  /** `rules.dns`: the names whose lookups the DNS proxy sees (and allows) on this port. */
+  dns?: CiliumFqdnSelector[];
 }
 
 export interface CiliumPeerRule {
@@ -63,6 +105,8 @@ export interface CiliumPeerRule {
   endpoints: LabelSelector[] | null;
   entities: string[];
   cidrs: CiliumCidr[];
+  /** toFQDNs (egress only): names whose DNS answers, seen by the DNS proxy, the rule admits. */
+  fqdns: CiliumFqdnSelector[];
   /** True when the rule names any L3 peer field at all. */
   hasL3: boolean;
   /** null: no toPorts (every port). */
@@ -296,6 +340,7 @@ function parseToPorts(ctx: Ctx, list: unknown, field: string): CiliumPortRule[] 
     const out: CiliumPortRule = { index, line: lineOf(pr) || lineOf(list, index), ports };
     if (isObj(r.rules)) {
       if (Array.isArray(r.rules.http)) out.http = parseHttp(ctx, r.rules.http, `${f}.rules.http`);
+      if (Array.isArray(r.rules.dns)) out.dns = fqdnSelectors(r.rules.dns);
       const other = ["dns", "kafka", "l7proto", "l7"].filter(
         (k) => r.rules && (r.rules as Json)[k] !== undefined,
       );
@@ -305,7 +350,7 @@ function parseToPorts(ctx: Ctx, list: unknown, field: string): CiliumPortRule[] 
           ctx,
           lineOf(r, "rules"),
           `${f}.rules`,
-          `${f}.rules: ${out.otherL7} rules are not evaluated; ktl allows the connection at L4 and cannot judge requests`,
+          `${f}.rules: ${out.otherL7} rules are not evaluated; ktl allows the connection at L4 and cannot judge requests${out.dns ? " (DNS rules count only for toFQDNs: which lookups the DNS proxy sees)" : ""}`,
           "info",
         );
       }
@@ -358,6 +403,7 @@ function parsePeerRules(ctx: Ctx, list: unknown, dir: "from" | "to", field: stri
       endpoints: Array.isArray(eps) ? eps.map(normalizedSelector) : null,
       entities: strList(r[`${dir}Entities`]),
       cidrs: parseCidrs(ctx, r, dir, f),
+      fqdns: dir === "to" ? fqdnSelectors(r.toFQDNs) : [],
       hasL3: false,
       toPorts: Array.isArray(r.toPorts) ? parseToPorts(ctx, r.toPorts, `${f}.toPorts`) : null,
       unmodelled: [],
@@ -365,7 +411,7 @@ function parsePeerRules(ctx: Ctx, list: unknown, dir: "from" | "to", field: stri
     for (const k of [
       `${dir}Requires`,
       `${dir}Services`,
-      `${dir}FQDNs`,
+      ...(dir === "from" ? ["fromFQDNs"] : []),
       `${dir}Groups`,
       `${dir}Nodes`,
       "icmps",
@@ -386,6 +432,7 @@ function parsePeerRules(ctx: Ctx, list: unknown, dir: "from" | "to", field: stri
       rule.entities.length > 0 ||
       r[`${dir}CIDR`] !== undefined ||
       r[`${dir}CIDRSet`] !== undefined ||
+      (dir === "to" && r.toFQDNs !== undefined) ||
       rule.unmodelled.some((k) => k !== "icmps");
     return rule;
   });
