@@ -34,6 +34,7 @@ import undefinedSubset from "./38-route-to-an-undefined-subset/manifests.yaml";
 import cniIgnores from "./39-catch-a-policy-the-cni-ignores/manifests.yaml";
 import l4BesideL7 from "./40-add-an-l4-rule-beside-a-cilium-l7-rule/manifests.yaml";
 import adminPriority from "./41-order-admin-policies-by-priority/manifests.yaml";
+import outsideName from "./42-allow-an-outside-name-with-tofqdns/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -2253,6 +2254,75 @@ const DATA: [string, LessonData][] = [
             says: "Admin tier: Accept by ClusterNetworkPolicy let-prometheus-scrape (priority 5)",
           },
           { from: "pod:tools/debug", to: "pod:shop/api:9090", verdict: "drop" },
+        ],
+      },
+    },
+  ],
+  [
+    outsideName,
+    {
+      id: "42-allow-an-outside-name-with-tofqdns",
+      title: "Allow an outside name with toFQDNs",
+      topics: ["CiliumNetworkPolicy", "toFQDNs", "DNS", "egress"],
+      goal: "Predict whether a Cilium toFQDNs rule lets a pod reach the outside name it names, and what Cilium needs to learn that name's addresses.",
+      question:
+        "app-egress selects shop/app for egress and has one rule: toFQDNs matchName api.example.com, on TCP 443. Under Cilium, does app reach host:api.example.com:443? Can it ask kube-system/coredns for the name on UDP 53?",
+      answer:
+        'No to both. A toFQDNs rule does not hold addresses: Cilium fills it with the addresses that DNS answered for the matching names, and it sees those answers only through its DNS proxy. The proxy sees an endpoint\'s lookups only when an egress rule of that endpoint has an L7 DNS rule (toPorts on port 53 with rules.dns whose matchName or matchPattern covers the name), usually toward kube-dns. app-egress has none, so the toFQDNs rule never gets an address and matches nothing; and since the policy puts app in default deny for egress, the lookup to coredns on 53 has no rule either. Add an egress rule to kube-dns on port 53 with rules: dns: [{matchPattern: "*"}]: the lookup is allowed and seen, and connections to api.example.com on 443 match the toFQDNs rule. Other names (www.example.com) still match nothing, and neither does an address the pod dials without looking it up. ktl does not model DNS TTLs (tofqdns-min-ttl) or which DNS server the rule points at.',
+      sources: [
+        "https://docs.cilium.io/en/stable/security/policy/language/#dns-based (toFQDNs matchName and matchPattern; the IPs come from DNS lookups the DNS proxy intercepts)",
+        "https://docs.cilium.io/en/stable/security/policy/language/#obtaining-dns-data-for-use-by-tofqdns (an L7 DNS rule toward the DNS server is needed for the proxy to see the lookups)",
+        "https://github.com/cilium/cilium/blob/main/pkg/policy/api/fqdn.go FQDNSelector (matchName, matchPattern with * wildcards)",
+      ],
+      checks: [
+        {
+          from: "pod:shop/app",
+          to: "host:api.example.com:443",
+          cni: "cilium",
+          verdict: "drop",
+          says: "no egress rule of shop/app has an L7 DNS rule",
+        },
+        {
+          from: "pod:shop/app",
+          to: "pod:kube-system/coredns:53",
+          protocol: "UDP",
+          cni: "cilium",
+          verdict: "drop",
+        },
+      ],
+      edit: {
+        description:
+          'Add a second egress rule to app-egress: toEndpoints kube-system\'s k8s-app: kube-dns, on port 53 (protocol ANY), with rules: dns: [{matchPattern: "*"}].',
+        lookFor:
+          "The lookup to coredns is allowed, the DNS proxy sees it, and app reaches api.example.com on 443 through the toFQDNs rule. www.example.com is still not reached: no toFQDNs selector matches it.",
+        change: {
+          replace: {
+            find: '            - port: "443"\n              protocol: TCP\n',
+            with: '            - port: "443"\n              protocol: TCP\n    - toEndpoints:\n        - matchLabels:\n            k8s:io.kubernetes.pod.namespace: kube-system\n            k8s-app: kube-dns\n      toPorts:\n        - ports:\n            - port: "53"\n              protocol: ANY\n          rules:\n            dns:\n              - matchPattern: "*"\n',
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/app",
+            to: "host:api.example.com:443",
+            cni: "cilium",
+            verdict: "allow",
+            says: "allowed by CiliumNetworkPolicy shop/app-egress egress rule 1",
+          },
+          {
+            from: "pod:shop/app",
+            to: "pod:kube-system/coredns:53",
+            protocol: "UDP",
+            cni: "cilium",
+            verdict: "allow",
+          },
+          {
+            from: "pod:shop/app",
+            to: "host:www.example.com:443",
+            cni: "cilium",
+            verdict: "drop",
+            says: "no toFQDNs selector matches www.example.com",
+          },
         ],
       },
     },

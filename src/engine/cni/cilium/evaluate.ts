@@ -213,13 +213,13 @@ function fqdnMiss(
   const rules = selecting.flatMap((r) =>
     (r.egress ?? []).filter((pr) => pr.fqdns.length).map((pr) => ({ r, pr })),
   );
-  if (!rules.length) return "";
+  // toFQDNs never selects in-cluster addresses (pkg/fqdn: "toFQDNs cannot handle in-cluster IPs").
+  if (!rules.length || entity !== "world") return "";
   const name = c.peer.name;
   const at = (x: { r: CiliumRule; pr: CiliumPeerRule }) =>
     `${ruleName(x.r)} egress rule ${x.pr.index + 1} (toFQDNs ${x.pr.fqdns.map((f) => f.text).join(", ")})`;
   if (!name)
     return `; ${at(rules[0]!)} admits only addresses Cilium's DNS proxy saw in answers to a lookup, and ${c.peer.ip} was asked for directly, never looked up (trace host:NAME:PORT for a name)`;
-  if (entity !== "world") return "";
   const named = rules.filter((x) => x.pr.fqdns.some((f) => f.test(name)));
   if (!named.length) return `; no toFQDNs selector matches ${name} (${rules.map(at).join("; ")})`;
   if (!dns.some((d) => d.test(name)))
