@@ -35,6 +35,8 @@ import cniIgnores from "./39-catch-a-policy-the-cni-ignores/manifests.yaml";
 import l4BesideL7 from "./40-add-an-l4-rule-beside-a-cilium-l7-rule/manifests.yaml";
 import adminPriority from "./41-order-admin-policies-by-priority/manifests.yaml";
 import outsideName from "./42-allow-an-outside-name-with-tofqdns/manifests.yaml";
+import affinityPerNode from "./43-follow-session-affinity-across-nodes/manifests.yaml";
+import externalNameTls from "./44-call-an-externalname-service-over-tls/manifests.yaml";
 import type { Scenario, ScenarioExpectation } from "./types.ts";
 import spreadLoad from "./02-spread-load-with-external-local/manifests.yaml";
 import nodeCache from "./03-keep-cache-calls-on-the-node/manifests.yaml";
@@ -2323,6 +2325,120 @@ const DATA: [string, LessonData][] = [
             verdict: "drop",
             says: "no toFQDNs selector matches www.example.com",
           },
+        ],
+      },
+    },
+  ],
+  [
+    affinityPerNode,
+    {
+      id: "43-follow-session-affinity-across-nodes",
+      title: "Follow session affinity across nodes",
+      topics: ["Service", "sessionAffinity", "NodePort", "kube-proxy"],
+      goal: "Predict whether sessionAffinity: ClientIP sends one outside client to the same pod when its connections come in through different nodes.",
+      question:
+        "shop/web is a NodePort Service (30080) with sessionAffinity: ClientIP and three pods, two on node-a and one on node-b. The outside client 203.0.113.7 connects through node-a, then through node-b. Does the second connection reach the same pod as the first?",
+      answer:
+        "Not necessarily. Session affinity is kept by kube-proxy on the node that handles the connection: in iptables mode each node's rules remember which endpoint a client address was sent to (the recent match, per node), and no node knows what another chose. Through node-a the first connection picks one of the three pods at random and later ones through node-a stick to it for timeoutSeconds (10800 s by default); through node-b the client is a new client and picks again, one chance in three of the same pod. With externalTrafficPolicy: Cluster each node also masquerades, so the pods see the node's address rather than 203.0.113.7. To keep one client on one pod, keep it entering through one node (a load balancer with its own client affinity in front), or use externalTrafficPolicy: Local, which narrows each node to its own pods but still does not share affinity between nodes.",
+      sources: [
+        "https://kubernetes.io/docs/reference/networking/virtual-ips/#session-affinity (sessionAffinity: ClientIP passes connections from one client address to the same pod; timeoutSeconds)",
+        "https://github.com/kubernetes/kubernetes/blob/master/pkg/proxy/iptables/proxier.go (the affinity rules use the recent match in each node's own tables)",
+        "https://kubernetes.io/docs/reference/networking/virtual-ips/#external-traffic-policy (Local: only node-local endpoints, the client address kept)",
+      ],
+      checks: [
+        {
+          from: "external:203.0.113.7@node-a",
+          to: "service:shop/web:80",
+          verdict: "allow",
+          count: 3,
+          nodes: ["node-a", "node-b"],
+          says: "through node-a's kube-proxy picks a candidate at random",
+        },
+        {
+          from: "external:203.0.113.7@node-b",
+          to: "service:shop/web:80",
+          verdict: "allow",
+          count: 3,
+          nodes: ["node-a", "node-b"],
+          says: "each node remembers its own clients",
+        },
+      ],
+      edit: {
+        description: "Set externalTrafficPolicy: Local on shop/web.",
+        lookFor:
+          "Through node-a the client picks between node-a's two pods, through node-b it always lands on node-b's pod, and the pods see 203.0.113.7. The two nodes still choose apart: the client reaches one pod through node-a and another through node-b.",
+        change: {
+          replace: {
+            find: "  sessionAffinity: ClientIP\n",
+            with: "  externalTrafficPolicy: Local\n  sessionAffinity: ClientIP\n",
+          },
+        },
+        checks: [
+          {
+            from: "external:203.0.113.7@node-a",
+            to: "service:shop/web:80",
+            verdict: "allow",
+            count: 2,
+            nodes: ["node-a"],
+            sourceIPPreserved: true,
+          },
+          {
+            from: "external:203.0.113.7@node-b",
+            to: "service:shop/web:80",
+            verdict: "allow",
+            count: 1,
+            nodes: ["node-b"],
+            sourceIPPreserved: true,
+            says: "through node-b's kube-proxy",
+          },
+        ],
+      },
+    },
+  ],
+  [
+    externalNameTls,
+    {
+      id: "44-call-an-externalname-service-over-tls",
+      title: "Call an ExternalName Service over TLS",
+      topics: ["Service", "ExternalName", "DNS", "TLS"],
+      goal: "Predict where a call to an ExternalName Service goes, and which name the outside server sees in the Host header and the TLS SNI.",
+      question:
+        "shop/payments is an ExternalName Service for api.example.com, and shop/checkout calls https://payments on 443. Does the connection leave the cluster, and which name does the server at api.example.com see as the HTTP Host and the TLS server name?",
+      answer:
+        "The connection leaves the cluster for api.example.com, but the server sees payments (or payments.shop.svc.cluster.local, whatever the client wrote), not api.example.com. An ExternalName Service is only a DNS CNAME: cluster DNS answers the lookup of payments.shop.svc.cluster.local with api.example.com, and nothing proxies or rewrites the connection. The client still puts the name it dialled in the Host header and the TLS SNI, so the outside server may answer 404 for an unknown host or present a certificate for api.example.com that the client refuses as a name mismatch. Kubernetes' documentation warns about exactly this for HTTP and HTTPS. Call api.example.com by its own name when the server checks the name, or set the Host and server name the client sends. No policy is involved in the alias itself: an egress NetworkPolicy judges the connection to the outside address as for any other outside host.",
+      sources: [
+        "https://kubernetes.io/docs/concepts/services-networking/service/#externalname (a CNAME record, no proxying; the warning about HTTP Host headers and TLS certificates for the name the client used)",
+        "https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#services (the names Services get in cluster DNS)",
+        "https://kubernetes.io/docs/concepts/services-networking/network-policies/ (egress rules judge addresses, not names)",
+      ],
+      checks: [
+        {
+          from: "pod:shop/checkout",
+          to: "service:shop/payments:443",
+          verdict: "allow",
+          says: "The client still sends the name it looked up (payments.shop.svc.cluster.local, or as written) as the HTTP Host header and the TLS SNI",
+        },
+        { from: "pod:shop/checkout", to: "host:api.example.com:443", verdict: "allow" },
+      ],
+      edit: {
+        description:
+          "Add a NetworkPolicy checkout-egress that selects checkout for egress and allows only port 53 (UDP and TCP), for DNS.",
+        lookFor:
+          "The ExternalName call and a direct call to api.example.com now have the same answer: egress policy judges the outside address, and no rule allows TCP 443 to it. The alias grants nothing of its own; allowing it means an egress rule for the outside host's addresses (an ipBlock, or a CNI rule by name such as Cilium's toFQDNs).",
+        change: {
+          replace: {
+            find: "    - port: 443\n",
+            with: "    - port: 443\n---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: checkout-egress\n  namespace: shop\nspec:\n  podSelector:\n    matchLabels:\n      app: checkout\n  policyTypes:\n    - Egress\n  egress:\n    - ports:\n        - port: 53\n          protocol: UDP\n        - port: 53\n          protocol: TCP\n",
+          },
+        },
+        checks: [
+          {
+            from: "pod:shop/checkout",
+            to: "service:shop/payments:443",
+            verdict: "drop",
+            says: "isolated for egress by shop/checkout-egress",
+          },
+          { from: "pod:shop/checkout", to: "host:api.example.com:443", verdict: "drop" },
         ],
       },
     },
