@@ -37,7 +37,7 @@ const CILIUM_KINDS = new Set(["CiliumNetworkPolicy", "CiliumClusterwideNetworkPo
 /**
  * The fields of evaluated objects that ktl reads but does not evaluate, as
  * unmodelled entries with their `field` path: a CNI policy's fields the
- * dialect's parser names (KTL451 with a field: Cilium's toFQDNs, toServices,
+ * dialect's parser names (KTL451 with a field: Cilium's toServices, toGroups,
  * L7 protocols other than HTTP, ...; Calico's rule `http`, `icmp`, source
  * ports, `services`), only for a dialect the cluster enforces (under another
  * CNI the whole dialect is out, with its own KTL451).
