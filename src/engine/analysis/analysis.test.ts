@@ -277,6 +277,15 @@ spec: {podSelector: {}, policyTypes: [Egress]}
     expect(t.hops[0]!.detail).toContain("payments.shop.svc.cluster.local");
     expect(t.hops[0]!.detail).toContain("TLS SNI");
   });
+  it("asked by its DNS name (host:), it gives the same answer as by the Service", () => {
+    const t = openAnalysis([{ name: "m.yaml", text: base }]).trace({
+      from: "pod:shop/app",
+      to: "host:payments:443",
+      protocol: "TCP",
+    });
+    expect(t.verdict).toBe("allow");
+    expect(t.reason).toContain("api.example.com is outside the cluster");
+  });
   it("is dropped by an egress default deny at the source", () => {
     const t = ask(base + deny);
     expect(t.verdict).toBe("drop");

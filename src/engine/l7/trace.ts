@@ -1081,6 +1081,8 @@ function hostTrace(
     req ? { http: toWire(req) } : {},
   );
   if (t.error) return t;
+  const cname = viaExternalName(model, index, mesh, from, t, protocol, req);
+  if (cname) return cname;
   return serverChecked(
     model,
     mesh,
@@ -1457,16 +1459,34 @@ function traceL7Once(
   }
   const t = traceRequest(model, index, from, to, protocol, wire ? { http: wire } : {});
   if (t.error) return t;
+  return (
+    viaExternalName(model, index, mesh, from, t, protocol, req) ??
+    serverChecked(model, mesh, t, clientPod, req)
+  );
+}
+
+/** How many ExternalName CNAMEs the trace is following now (a name that resolves back to its own Service stops). */
+let cnames = 0;
+
+/**
+ * An ExternalName Service outside the cluster is a CNAME: the client connects to that name itself (kube-dns
+ * answers it; kube-proxy programs nothing, ShouldSkipService), so the answer is the outside host's (egress
+ * policy at the source, the mesh's outbound policy), not a drop. Undefined for any other trace.
+ */
+function viaExternalName(
+  model: Model,
+  index: ProxyIndex,
+  mesh: MeshInput,
+  from: TraceSource,
+  t: TraceResult,
+  protocol: Protocol,
+  req: HttpRequest | undefined,
+): L7TraceResult | undefined {
   const outside = t.hops.find((h) => h.cause.category === "externalName-outside");
-  if (
-    outside &&
-    t.service?.frontend === "externalName" &&
-    t.service.address &&
-    typeof t.to?.port === "number"
-  ) {
-    // An ExternalName Service outside the cluster is a CNAME: the client connects to that name itself
-    // (kube-dns answers it; kube-proxy programs nothing), so the answer is the outside host's (egress
-    // policy at the source, the mesh's outbound policy), not a drop.
+  if (!outside || t.service?.frontend !== "externalName" || !t.service.address) return undefined;
+  if (typeof t.to?.port !== "number" || cnames >= 4) return undefined;
+  cnames++;
+  try {
     const r = hostTrace(
       model,
       index,
@@ -1481,6 +1501,7 @@ function traceL7Once(
     r.service = t.service;
     r.to = t.to;
     return r;
+  } finally {
+    cnames--;
   }
-  return serverChecked(model, mesh, t, clientPod, req);
 }
