@@ -84,8 +84,22 @@ export class GraphPanel {
     else await hit.dispatchEvent("click");
   }
 
+  /** Clicks an element; one past the pane's edge (a picture larger than the pane at the legible zoom) is brought into view first, as a person zooms out to reach it. */
   async clickNode(id: string): Promise<void> {
-    await this.node(id).click();
+    const node = this.node(id);
+    const reachable = () =>
+      node.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const x = r.left + r.width / 2;
+        const y = r.top + Math.min(r.height / 2, 12);
+        const top = document.elementFromPoint(x, y);
+        return top !== null && el.contains(top);
+      });
+    for (let i = 0; i < 6 && !(await reachable()); i++) {
+      await this.root.locator(".react-flow__controls-zoomout").click();
+      await this.root.page().waitForTimeout(150); // the zoom animates
+    }
+    await node.click();
   }
 
   /** Every text line drawn in the paths lens's boxes, with whether it overflows its box. */
