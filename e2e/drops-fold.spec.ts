@@ -52,10 +52,9 @@ test("at 189 pods, Only drops shows the partly dropped edges between folded name
   await expect(playground.graph.dropEdges()).toHaveCount(edges);
   const list = playground.dropList();
   await expect(list.getByRole("listitem").first()).toBeVisible();
-  // The engine's count of the pairs it did not list is said, with what to do about it.
-  await expect(list.getByTestId("drops-unlisted")).toContainText(
-    /7,939 more workload-to-Service pairs are dropped/, // (host-network senders count once per node)
-  );
+  // The pairs no endpoint admits (7,939: host-network senders once per node) are drawn, not only counted.
+  await expect(playground.details).toContainText("7,939 are dropped (drawn as drop edges");
+  await expect(list.getByTestId("drops-unlisted")).toHaveCount(0);
   const first = list.getByRole("listitem").first();
   const title = (await first.getByRole("button").innerText()).split(" → ");
   await first.getByRole("button").click();
@@ -63,6 +62,25 @@ test("at 189 pods, Only drops shows the partly dropped edges between folded name
   const heading = playground.details.getByRole("region", { name: "Edge" }).getByRole("heading").first();
   await expect(heading).toContainText(title[1]!);
   await expect(page.locator(".react-flow__edge.selected")).toHaveCount(1);
+});
+
+test("at 2,036 pods (M), the pairs no endpoint admits are drawn at the fold level in view, isolation faint", async ({
+  playground,
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await playground.goto();
+  await playground.loadText((generate("M") as { text: string }).text);
+  await expect(playground.graph.dropEdges().first()).toBeAttached();
+  await playground.groupBy("namespace");
+  // Namespaces folded: isolation (refused on both sides) is a hairline, with its own legend entry.
+  await expect(page.locator('[data-quiet="true"]').first()).toBeAttached();
+  await expect(page.locator('.legend [data-shape="quiet"]')).toBeVisible();
+  await playground.onlyDrops();
+  const edges = await playground.graph.edges().count();
+  expect(edges).toBeGreaterThan(100);
+  await expect(playground.graph.dropEdges()).toHaveCount(edges);
+  await expect(page.getByTestId("drops-none")).toHaveCount(0);
 });
 
 test("Only drops on an input with none says so instead of an empty picture", async ({ playground }) => {

@@ -30,7 +30,31 @@ function droppedPairs(a: Analysis, g: GraphModel): { pairs: Set<string>; refusin
       else pairs.add(`${s}->${t}`);
     }
   }
+  // The pairs no endpoint admits, compact (source groups): pod by pod, not as the graph walks them.
+  for (const d of a.reach?.drops ?? []) {
+    const t = resolve(d.to);
+    for (const k of groupsOf(d.groups))
+      for (const i of a.reach!.groups[k]!.pods) {
+        const s = resolve(a.pods[i]!.id);
+        if (s && t) pairs.add(`${s}->${t}`);
+      }
+  }
   return { pairs, refusing };
+}
+
+/** The group indices of [start, end) runs. */
+function groupsOf(runs: readonly number[]): number[] {
+  const out: number[] = [];
+  for (let r = 0; r < runs.length; r += 2) for (let k = runs[r]!; k < runs[r + 1]!; k++) out.push(k);
+  return out;
+}
+
+/** Pod-level connections of the compact drops: each dropped group's pods. */
+function compactConnections(a: Analysis): number {
+  let n = 0;
+  for (const d of a.reach?.drops ?? [])
+    for (const k of groupsOf(d.groups)) n += a.reach!.groups[k]!.pods.length;
+  return n;
 }
 
 const levels: [string, Analysis, Grouping, number][] = [
@@ -118,6 +142,29 @@ describe("drops fold with their elements", () => {
   });
 });
 
+describe("drops at 2,036 pods (M): the pairs no endpoint admits are drawn, not counted in a sentence", () => {
+  const M: Analysis = analyzeText((generate("M") as { text: string }).text);
+  it.each([
+    ["namespaces folded", "auto", 30],
+    ["folded into families", "auto", 6],
+  ] as const)("%s: every dropped group lands on a drop or partial edge", (_, grouping, budget) => {
+    expect(M.reach!.drops.length).toBeGreaterThan(0);
+    const g = graph(M, grouping, budget);
+    const { pairs } = droppedPairs(M, g);
+    const edges = new Map(g.edges.map((e) => [`${e.source}->${e.target}`, e]));
+    for (const p of pairs) expect(edges.get(p)?.verdict, p).not.toBe("allow");
+    const only = graph(M, grouping, budget, { onlyDrops: true });
+    expect(only.edges.length).toBe(pairs.size);
+    // The edges' dropped connections add up to every pod-level connection the engine found dropped.
+    const drawn = only.edges.reduce((n, e) => n + (e.mix?.drop ?? 0) + (e.mix?.partial ?? 0), 0);
+    let fromFlows = 0;
+    for (const f of [...M.flows, ...M.reach!.flows])
+      if (f.verdict !== "allow") for (const x of f.from) if (x !== f.to) fromFlows++;
+    expect(drawn).toBeGreaterThanOrEqual(compactConnections(M));
+    expect(drawn).toBeLessThanOrEqual(compactConnections(M) + fromFlows);
+  });
+});
+
 describe("where the drops are", () => {
   it("ranks spots by namespace pair and deciding object, most connections first", () => {
     const { spots } = whereDropsAre(shop);
@@ -129,9 +176,15 @@ describe("where the drops are", () => {
     expect(tools && spotDecider(tools)).toMatch(/^NetworkPolicy shop\//);
   });
 
-  it("counts what the engine counted but did not list, rather than hiding it", () => {
-    expect(whereDropsAre(shop).unlisted).toBe(0);
-    expect(whereDropsAre(S).unlisted).toBe(S.reach!.dropped);
+  it("ranks the pairs no endpoint admits too: nothing the engine found is only counted", () => {
+    expect(S.reach!.dropped).toBeGreaterThan(0);
+    expect(S.reach!.drops.reduce((n, d) => n + d.count, 0)).toBe(S.reach!.dropped);
+    // Every pod of every dropped group is a connection of some spot, once.
+    const listed = whereDropsAre(S).spots.reduce((n, s) => n + s.connections, 0);
+    let fromFlows = 0;
+    for (const f of S.reach!.flows) if (f.verdict !== "allow") fromFlows += f.from.length;
+    for (const f of S.flows) if (f.verdict !== "allow") fromFlows += f.from.length;
+    expect(listed).toBe(fromFlows + compactConnections(S));
   });
 
   it("opening a spot shows both namespaces and picks the edge that carries it", () => {

@@ -7,11 +7,11 @@
  *
  * A Service's endpoint flow that refuses some callers has no known caller
  * (the engine judged every pod of the cluster as a source at once): its spot
- * has no source namespace ("callers anywhere"). Pairs the engine counted but
- * did not list (`reach.dropped`, inputs past the trace budget) are returned
- * as a count: the list says so instead of pretending they are not there.
+ * has no source namespace ("callers anywhere"). At scale, the pairs no
+ * endpoint admits come as compact records (`reach.drops`: source groups,
+ * not pods); they rank with the flows, by the namespace of each group.
  */
-import type { Analysis, Flow, RefView } from "../engine/analysis/index.ts";
+import type { Analysis, Flow, ReachView, RefView } from "../engine/analysis/index.ts";
 import { buildPathGraph, nsGroupKey } from "./paths.ts";
 import { leafResolver, type GraphEdge, type GraphModel, type GraphOptions } from "./model.ts";
 import { familyResolver, type NsGroupBy } from "./nsGroups.ts";
@@ -38,8 +38,6 @@ export interface DropSpot {
 
 export interface DropSummary {
   spots: DropSpot[];
-  /** Pairs the engine judged dropped but did not list (`reach.dropped`). */
-  unlisted: number;
 }
 
 /** The namespace of an element id (`pod:NS/NAME`, `service:NS/NAME`); undefined for nodes and clients. */
@@ -94,10 +92,46 @@ export function whereDropsAre(a: Analysis): DropSummary {
         if (f.verdict === "partial") spot.partly += src.n;
       }
     }
+  if (a.reach?.drops?.length) addReachSpots(a, a.reach, spots);
   const list = [...spots.values()].sort(
     (x, y) => y.connections - x.connections || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0),
   );
-  return { spots: list, unlisted: a.reach?.dropped ?? 0 };
+  return { spots: list };
+}
+
+/** The compact drops (`reach.drops`) into spots: each dropped group counts its pods, under its namespace. */
+function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpot>) {
+  const groupNs = reach.groups.map((g) => a.pods[g.pods[0]!]?.namespace);
+  for (const d of reach.drops) {
+    const to = namespaceOfId(d.to);
+    if (to === undefined) continue;
+    const layer = dropLayerWord(d);
+    const ref = d.decidedBy[0];
+    const by = ref ? `${ref.kind}|${ref.namespace ?? ""}|${ref.name}` : "";
+    for (let r = 0; r + 1 < d.groups.length; r += 2)
+      for (let k = d.groups[r]!; k < d.groups[r + 1]!; k++) {
+        const from = groupNs[k];
+        const g = reach.groups[k];
+        if (from === undefined || !g) continue;
+        const key = `${from}>${to}|${layer}|${by}`;
+        let spot = spots.get(key);
+        if (!spot) {
+          const first = a.pods[g.pods[0]!]!;
+          spot = {
+            key,
+            from,
+            to,
+            layer,
+            connections: 0,
+            partly: 0,
+            example: { from: first.id, to: d.traceTo, protocol: d.protocol },
+          };
+          if (ref) spot.ref = ref;
+          spots.set(key, spot);
+        }
+        spot.connections += g.pods.length;
+      }
+  }
 }
 
 /** A spot in words: "billing-dev → payments-prod", "callers → shop", "203.0.113.10 → shop". */

@@ -48,6 +48,15 @@ export interface EdgeData extends Record<string, unknown> {
 export type FlowNode = Node<NodeData>;
 export type FlowEdge = Edge<EdgeData>;
 
+/**
+ * Stroke width grows with the connections that get through (allowed, or allowed at some endpoints): a
+ * drop's count says what is refused, and thousands of refused pairs must not outweigh one open path.
+ */
+function strokeWidth(e: GraphEdge): number {
+  const through = e.mix ? e.mix.allow + e.mix.partial : (e.count ?? 0);
+  return through > 1 ? Math.min(6, 1.8 + Math.log2(through) * 0.7) : 1.8;
+}
+
 /** Edge ends: pods and groups send and receive on their right; Services receive from pods on the left and from outside on the right. */
 function handles(
   e: GraphEdge,
@@ -243,6 +252,7 @@ export function toFlowElements(
         (e) =>
           e.verdict !== "allow" &&
           e.kind !== "question" &&
+          !e.quiet &&
           (boxKinds.has(kinds.get(e.source) ?? "") || boxKinds.has(kinds.get(e.target) ?? "")),
       )
     : [];
@@ -280,7 +290,8 @@ export function toFlowElements(
           (e.note !== undefined && (paths || first)) ||
           dropLabels.has(e.id) ||
           (first && (allLabels || e.verdict !== "allow")),
-        width: e.count && e.count > 1 ? Math.min(6, 1.8 + Math.log2(e.count) * 0.7) : 1.8,
+        // An isolation edge (refused on both sides) is a hairline: it is there, and it is not the news.
+        width: e.quiet ? 1.2 : strokeWidth(e),
         ...(dropLabels.has(e.id) && !(isLit || selected || hovered || failed?.has(e.id))
           ? { optionalLabel: true }
           : {}),
@@ -295,8 +306,9 @@ export function toFlowElements(
     };
   });
   if (paths && positions) placeLabels(edges, positions, options.viewport);
-  // Drawn in this order, later on top: allowed, then partial and dropped, then selected and lit.
-  const rank = (e: FlowEdge) => (e.data!.lit || e.selected ? 2 : e.data!.edge.verdict === "allow" ? 0 : 1);
+  // Drawn in this order, later on top: isolation hairlines, allowed, then partial and dropped, then selected and lit.
+  const rank = (e: FlowEdge) =>
+    e.data!.lit || e.selected ? 2 : e.data!.edge.quiet ? -1 : e.data!.edge.verdict === "allow" ? 0 : 1;
   edges.sort((x, y) => rank(x) - rank(y));
   return { nodes, edges };
 }

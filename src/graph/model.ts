@@ -108,6 +108,12 @@ export interface GraphEdge {
   count?: number;
   mix?: { allow: number; drop: number; partial: number };
   ports?: string[];
+  /**
+   * Every connection behind the edge is refused on both sides (the sender's egress and the endpoints'
+   * ingress: isolation as written, `ReachDrop.side` "both") and none is allowed: drawn faint, under the
+   * rest, so the near misses (one side admits) and the allowed paths stand out.
+   */
+  quiet?: true;
 }
 
 export interface GraphModel {

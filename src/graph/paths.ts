@@ -18,7 +18,15 @@
  * (`refuses`: endpoints that refuse some or all callers).
  * Pure: edges only merge the flows the engine judged.
  */
-import type { Analysis, DropCause, FlowKind, PodView, RefView, Verdict } from "../engine/analysis/index.ts";
+import type {
+  Analysis,
+  DropCause,
+  FlowKind,
+  PodView,
+  ReachView,
+  RefView,
+  Verdict,
+} from "../engine/analysis/index.ts";
 import {
   edgeRefs,
   type EdgeFlow,
@@ -522,33 +530,42 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   };
 
   // Edges: every flow merged by (source element, destination element); links (for the layout) ignore the filters.
-  interface Acc {
-    source: string;
-    target: string;
-    kind: FlowKind;
-    mix: Mix;
-    causes: Set<DropCause>;
-    refs: RefView[];
-    dropRefs: RefView[];
-    reasons: Set<string>;
-    ports: Set<string>;
-    flows: EdgeFlow[];
-    flowIds: Set<string>;
-    weights: number[];
-    l7: Set<string>;
-    dialect: string | undefined;
-    drops: number;
-    tierDrops: number;
-    tier: Tier | undefined;
-    layers: Set<string>;
-  }
-  const acc = new Map<string, Acc>();
+  const acc = new Map<string, EdgeAcc>();
   /** Per element: endpoint flows of the Services folded into it that refuse some or all callers, and of how many. */
   const refusals = new Map<string, { refuse: number; of: number; refs: RefView[] }>();
   const links = new Set<string>();
   const externals = new Set<string>();
   const seen = (list: RefView[], r: RefView) =>
     list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
+  const accOf = (source: string, target: string, kind: FlowKind): EdgeAcc => {
+    const key = `${source}->${target}`;
+    let e = acc.get(key);
+    if (!e) {
+      e = {
+        source,
+        target,
+        kind,
+        mix: emptyMix(),
+        causes: new Set(),
+        refs: [],
+        dropRefs: [],
+        reasons: new Set(),
+        ports: new Set(),
+        flows: [],
+        flowIds: new Set(),
+        weights: [],
+        l7: new Set(),
+        dialect: undefined,
+        drops: 0,
+        tierDrops: 0,
+        tier: undefined,
+        layers: new Set(),
+        quietDrops: 0,
+      };
+      acc.set(key, e);
+    }
+    return e;
+  };
   const flowLists = a.reach ? [a.flows, a.reach.flows] : [a.flows];
   for (const list of flowLists)
     for (const f of list) {
@@ -581,31 +598,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
           links.add(`${source}>${target}`);
         }
         if (!passes) continue;
-        const key = `${source}->${target}`;
-        let e = acc.get(key);
-        if (!e) {
-          e = {
-            source,
-            target,
-            kind: f.kind,
-            mix: emptyMix(),
-            causes: new Set(),
-            refs: [],
-            dropRefs: [],
-            reasons: new Set(),
-            ports: new Set(),
-            flows: [],
-            flowIds: new Set(),
-            weights: [],
-            l7: new Set(),
-            dialect: undefined,
-            drops: 0,
-            tierDrops: 0,
-            tier: undefined,
-            layers: new Set(),
-          };
-          acc.set(key, e);
-        }
+        const e = accOf(source, target, f.kind);
         e.mix[f.verdict]++;
         if (f.dropCause) e.causes.add(f.dropCause);
         e.ports.add(`${f.port}/${f.protocol}`);
@@ -639,6 +632,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         });
       }
     }
+  if (a.reach?.drops?.length) addReachDrops(a, a.reach, resolve, filters, accOf, seen);
   for (const x of a.externalClients)
     if (externals.has(x.id))
       nodes.push({
@@ -713,6 +707,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
           : undefined;
       if (cause) edge.dropCause = cause;
       if (e.tier && e.tierDrops === e.drops) edge.tier = e.tier;
+      if (verdict === "drop" && e.quietDrops > 0 && e.quietDrops === e.drops) edge.quiet = true;
     }
     edges.push(edge);
     if (loop) continue;
@@ -730,4 +725,121 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   sortedLinks.sort();
   const structureKey = `paths#${nodes.map((n) => n.id).join("|")}#${sortedLinks.join("|")}`;
   return { lens: "paths", level, nodes, edges, links: sortedLinks, structureKey, hidden, budget };
+}
+
+/** An edge being gathered: every flow between one pair of drawn elements. */
+interface EdgeAcc {
+  source: string;
+  target: string;
+  kind: FlowKind;
+  mix: Mix;
+  causes: Set<DropCause>;
+  refs: RefView[];
+  dropRefs: RefView[];
+  reasons: Set<string>;
+  ports: Set<string>;
+  flows: EdgeFlow[];
+  flowIds: Set<string>;
+  weights: number[];
+  l7: Set<string>;
+  dialect: string | undefined;
+  drops: number;
+  tierDrops: number;
+  tier: Tier | undefined;
+  layers: Set<string>;
+  /** Dropped pairs refused on both sides (compact drops of side "both"). */
+  quietDrops: number;
+}
+
+/** Example flows an edge keeps of the compact drops it carries (its count holds them all). */
+const DROP_EXAMPLES = 24;
+
+/**
+ * The pairs no endpoint admits (`reach.drops`, compact: source groups, not
+ * pods) onto the edges of the current fold: each group's pods resolve to
+ * their elements once, and each record adds its dropped groups' pods to the
+ * edge from their element to the Service's. Drops draw no layout links:
+ * the picture is placed by who can connect, and the drops are drawn on it.
+ */
+function addReachDrops(
+  a: Analysis,
+  reach: ReachView,
+  resolve: (id: string) => string | undefined,
+  filters: GraphOptions["filters"],
+  accOf: (source: string, target: string, kind: FlowKind) => EdgeAcc,
+  seen: (list: RefView[], r: RefView) => boolean,
+) {
+  const elems: string[] = [];
+  const elemIndex = new Map<string, number>();
+  // Per group: [element, pods] pairs, flat (a workload open at pod level splits its group).
+  const groupElems = reach.groups.map((g) => {
+    const out: number[] = [];
+    for (const i of g.pods) {
+      const p = a.pods[i];
+      const el = p && resolve(p.id);
+      if (el === undefined) continue;
+      let e = elemIndex.get(el);
+      if (e === undefined) elemIndex.set(el, (e = elems.push(el) - 1));
+      const at = out.indexOf(e);
+      if (at >= 0 && at % 2 === 0) out[at + 1]!++;
+      else out.push(e, 1);
+    }
+    return out;
+  });
+  const pods = new Float64Array(elems.length);
+  const groups = new Int32Array(elems.length);
+  const first = new Int32Array(elems.length);
+  const touched: number[] = [];
+  for (const d of reach.drops) {
+    const target = resolve(d.to);
+    if (!target) continue;
+    if (filters.port !== "all" && `${d.port}/${d.protocol}` !== filters.port) continue;
+    if (!layerPasses(filters.layer, d)) continue;
+    const runs = d.groups;
+    for (let r = 0; r + 1 < runs.length; r += 2)
+      for (let k = runs[r]!; k < runs[r + 1]!; k++) {
+        const ge = groupElems[k];
+        if (!ge) continue;
+        for (let j = 0; j < ge.length; j += 2) {
+          const e = ge[j]!;
+          if (groups[e] === 0) {
+            touched.push(e);
+            first[e] = k;
+          }
+          groups[e] = groups[e]! + 1;
+          pods[e] = pods[e]! + ge[j + 1]!;
+        }
+      }
+    const layer = dropLayerWord(d);
+    for (const e of touched) {
+      const source = elems[e]!;
+      const acc = accOf(source, target, "service");
+      acc.mix.drop += pods[e]!;
+      acc.causes.add("policy");
+      acc.ports.add(`${d.port}/${d.protocol}`);
+      acc.drops += groups[e]!;
+      if (d.side === "both") acc.quietDrops += groups[e]!;
+      acc.layers.add(layer);
+      if (d.layer) acc.dialect ??= d.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
+      for (const ref of d.decidedBy) {
+        if (!seen(acc.refs, ref)) acc.refs.push(ref);
+        if (!seen(acc.dropRefs, ref)) acc.dropRefs.push(ref);
+      }
+      if (acc.reasons.size < 12) acc.reasons.add(`${d.port}/${d.protocol}: ${d.reason}`);
+      const example = a.pods[reach.groups[first[e]!]!.pods[0]!];
+      if (example && acc.flows.length < DROP_EXAMPLES)
+        acc.flows.push({
+          flowId: `${d.id}|${first[e]}`,
+          from: example.id,
+          traceTo: d.traceTo,
+          port: d.port,
+          protocol: d.protocol,
+          verdict: "drop",
+          reason: d.reason,
+        });
+      pods[e] = 0;
+      groups[e] = 0;
+    }
+    touched.length = 0;
+  }
 }

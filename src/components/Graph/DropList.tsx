@@ -2,7 +2,7 @@
  * "Where the drops are": the engine's dropped flows ranked by namespace pair
  * and deciding object (src/graph/drops.ts). A spot opens the boxes that show
  * its namespaces and selects the edge that carries it, whose first dropped
- * flow is traced. What the engine counted without listing is said in words.
+ * flow is traced.
  */
 import { useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
@@ -12,11 +12,6 @@ import { askEdge } from "./ask.ts";
 
 const plural = (n: number, one: string, many = `${one}s`) =>
   `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
-
-/** The sentence for dropped pairs the engine counted but did not list (inputs past its trace budget). */
-export function unlistedText(n: number): string {
-  return `${plural(n, "more workload-to-Service pair")} ${n === 1 ? "is" : "are"} dropped: the engine counts them but does not list them for an input this large, so no edge shows them. Ask a question to trace one.`;
-}
 
 export function DropList({ limit = 6 }: { limit?: number }) {
   const store = useAppStore();
@@ -31,7 +26,7 @@ export function DropList({ limit = 6 }: { limit?: number }) {
       nsGroupBy: s.nsGroupBy,
     })),
   );
-  if (!result || !summary || (summary.spots.length === 0 && summary.unlisted === 0)) return null;
+  if (!result || !summary || summary.spots.length === 0) return null;
   const go = (spot: DropSpot) => {
     const st = store.getState();
     const f = focusDropSpot(result, { ...view, lens: "paths" }, spot);
@@ -71,11 +66,6 @@ export function DropList({ limit = 6 }: { limit?: number }) {
       ) : null}
       {more > 0 ? (
         <p className="muted">and {plural(more, "more place")} (the matrix lists every pair).</p>
-      ) : null}
-      {summary.unlisted ? (
-        <p className="muted" data-testid="drops-unlisted">
-          {unlistedText(summary.unlisted)}
-        </p>
       ) : null}
     </section>
   );

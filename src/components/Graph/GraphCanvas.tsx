@@ -60,7 +60,6 @@ import { testFailedEdges } from "../../graph/testMarks.ts";
 import { observedGraph } from "../../graph/observedMarks.ts";
 import { currentObservedRows } from "../Observe/rows.ts";
 import { currentTestResults } from "../Tests/results.ts";
-import { unlistedText } from "./DropList.tsx";
 import { askEdge } from "./ask.ts";
 
 /** Find a pod, workload, Service or namespace: opens what folds it, then the canvas centres and selects it. */
@@ -566,6 +565,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       <Legend
         find={<GraphFind onFind={onFind} />}
         loops={!!displayed?.graph.edges.some((e) => e.source === e.target)}
+        quiet={!!displayed?.graph.edges.some((e) => e.quiet)}
         observed={observed ? [...new Set([...observed.marks.values()].map((m) => m.case))] : []}
         notes={
           displayed
@@ -594,10 +594,10 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
         <div className="graph-note" role="status" data-testid="drops-none">
           No dropped connection at this fold level
           {result?.flows.some((f) => f.verdict !== "allow") ||
-          result?.reach?.flows.some((f) => f.verdict !== "allow")
+          result?.reach?.flows.some((f) => f.verdict !== "allow") ||
+          result?.reach?.dropped
             ? " with the port, layer or namespace filter chosen."
             : ": the engine found every listed flow allowed."}
-          {result?.reach?.dropped ? ` ${unlistedText(result.reach.dropped)}` : ""}
         </div>
       ) : null}
       {displayed && displayed.graph.nodes.length === 0 ? (

@@ -10,6 +10,7 @@ export function Legend({
   notes = [],
   find,
   loops = false,
+  quiet = false,
   observed = [],
 }: {
   /** The cases of a flow file's rows drawn on the edges: each gets its glyph. */
@@ -19,6 +20,8 @@ export function Legend({
   find?: React.ReactNode;
   /** The picture has loops (drops between members of one folded box). */
   loops?: boolean;
+  /** The picture has isolation hairlines (refused on both sides). */
+  quiet?: boolean;
 }) {
   const hidden = useApp(verdictsHidden);
   // The cluster tier's entry only where the input has tier policies (ClusterNetworkPolicy, AdminNetworkPolicy, BANP).
@@ -84,6 +87,23 @@ export function Legend({
             />
           </svg>
           <span>drops inside a box</span>
+        </span>
+      ) : null}
+      {quiet ? (
+        <span className="item" data-shape="quiet">
+          <svg width="44" height="16" viewBox="0 0 44 16" aria-hidden="true">
+            <line
+              x1="1"
+              y1="8"
+              x2="43"
+              y2="8"
+              className="legend-quiet"
+              style={{ stroke: "var(--drop)" }}
+              strokeWidth="1.2"
+              strokeDasharray="9 4"
+            />
+          </svg>
+          <span>refused on both sides (isolation)</span>
         </span>
       ) : null}
       {observed.length ? <span className="legend-title">Observed</span> : null}

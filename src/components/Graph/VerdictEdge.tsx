@@ -73,6 +73,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
     diff ? `diff-${diff}` : "",
     focus ? "focus" : "",
     data.testFailed ? "test-failed" : "",
+    e.quiet ? "quiet" : "",
   ]
     .filter(Boolean)
     .join(" ");
@@ -96,6 +97,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
         data-focus={focus ? "true" : "false"}
         data-test-failed={data.testFailed ? "true" : undefined}
         data-observed={data.observed?.case}
+        data-quiet={e.quiet ? "true" : undefined}
       >
         <title>{`${source} → ${target}\n${cat.label}${e.count && e.count > 1 ? ` (${e.count} connections)` : ""}\n${e.title}`}</title>
         {data.testFailed ? (

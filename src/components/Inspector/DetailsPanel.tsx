@@ -404,7 +404,7 @@ function Intro({ a, counts = true }: { a: Analysis | undefined; counts?: boolean
 
 /**
  * What the drawn edges add up to. At scale the graph draws who can connect, workload to Service
- * (`reach`: allowed or partly allowed pairs; the pairs no endpoint admits are counted, not drawn),
+ * (`reach`: allowed or partly allowed pairs as flows, the pairs no endpoint admits as compact drops),
  * beside the Service-to-pod flows, whose "partial" means some clients are refused.
  */
 export function FlowCounts({ a }: { a: Analysis }) {
@@ -419,8 +419,9 @@ export function FlowCounts({ a }: { a: Analysis }) {
   return (
     <>
       Workload to Service: {flows.length + omitted} connections are allowed ({notAllowed(flows)} of them by
-      only some of the Service&apos;s pods); {dropped} are dropped (counted by the engine, not listed).
-      Service to pod: {notAllowed(a.flows)} of {a.flows.length} flows refuse some or all of their clients.
+      only some of the Service&apos;s pods); {dropped.toLocaleString("en")} are dropped (drawn as drop edges;
+      Only drops shows them alone). Service to pod: {notAllowed(a.flows)} of {a.flows.length} flows refuse
+      some or all of their clients.
     </>
   );
 }

@@ -22,7 +22,7 @@ describe("the intro's count of what the graph draws", () => {
       reach: { flows: flows("allow", "allow", "partial"), dropped: 250, omitted: 7 },
     };
     expect(text(a as never)).toBe(
-      "Workload to Service: 10 connections are allowed (1 of them by only some of the Service&#x27;s pods); 250 are dropped (counted by the engine, not listed). Service to pod: 4036 of 4048 flows refuse some or all of their clients.",
+      "Workload to Service: 10 connections are allowed (1 of them by only some of the Service&#x27;s pods); 250 are dropped (drawn as drop edges; Only drops shows them alone). Service to pod: 4036 of 4048 flows refuse some or all of their clients.",
     );
   });
 });

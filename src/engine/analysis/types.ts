@@ -229,6 +229,58 @@ export interface AnalysisStats {
   millis: number;
 }
 
+/**
+ * Who can connect at scale (workloadFlows.ts): the allowed and partly
+ * allowed pairs as flows, and every pair no endpoint admits as compact
+ * records naming source groups, not pods (at M they are hundreds of
+ * thousands of pairs: listed as flows they would be most of the answer).
+ */
+export interface ReachView {
+  flows: Flow[];
+  /** (source group, Service port) pairs no endpoint admits: the sum of `drops`' counts. */
+  dropped: number;
+  /** Allowed pairs past the listing limit, counted only. */
+  omitted: number;
+  /** Source groups: the pods (indices into `pods`) of one workload that the decider answers alike. */
+  groups: ReachGroup[];
+  /** The dropped pairs, one record per Service port and deciding side. */
+  drops: ReachDrop[];
+}
+
+export interface ReachGroup {
+  /** Workload id, as `PodView.workload.id`. */
+  workload: string;
+  /** Indices into `Analysis.pods`. */
+  pods: number[];
+}
+
+/** The source groups no ready endpoint of one Service port admits. */
+export interface ReachDrop {
+  id: string;
+  to: string;
+  port: number;
+  protocol: Protocol;
+  portName?: string;
+  /** Destination in `ktl trace` syntax, as `Flow.traceTo`. */
+  traceTo: string;
+  /**
+   * The side that refused: every endpoint's ingress while the sender's egress lets it out ("ingress"),
+   * the sender's egress while some endpoint's ingress admits it ("egress"), both ("both": isolation as
+   * written), or the decider's pair answer ("pair": a CNI dialect, a host-network sender, a sender that
+   * is an endpoint). "ingress" and "egress" are near misses: one side's policy admits the connection.
+   */
+  side: "ingress" | "egress" | "both" | "pair";
+  /** The dropped groups as runs: [start, end) pairs of indices into `ReachView.groups`, ascending. */
+  groups: number[];
+  /** How many groups the runs hold. */
+  count: number;
+  reason: string;
+  /** The NetworkPolicies that refused on that side (at most six; none under the tiers or a CNI dialect: trace one). */
+  decidedBy: RefView[];
+  /** As `Flow.layer`: the CNI dialect that decided, when not NetworkPolicy. */
+  layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
+}
+
 export interface Analysis {
   file: string;
   diagnostics: DiagnosticView[];
@@ -248,7 +300,7 @@ export interface Analysis {
   externalClients: ExternalClientView[];
   flows: Flow[];
   /** Inputs too large to trace every pod-to-Service pair: who can connect, workload to Service (workloadFlows.ts). */
-  reach?: { flows: Flow[]; dropped: number; omitted: number };
+  reach?: ReachView;
   /** L7 routers (Gateway, Ingress, Istio VirtualService) and, in `flows`, their entry and route flows. */
   routers: RouterView[];
   /** Destinations (ids) behind an L7 rule or router, and why: a question to them can carry an HTTP request. */

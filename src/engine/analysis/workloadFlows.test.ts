@@ -2,6 +2,13 @@ import { describe, expect, it } from "vitest";
 import { analyzeText } from "./index.ts";
 import { defaultScenario } from "../../../scenarios/index.ts";
 import { FLOW_BUDGET } from "./flows.ts";
+import { parseManifests } from "../parse/manifests.ts";
+import { buildModel } from "../load/index.ts";
+import { deciderOf } from "../decide/index.ts";
+import { buildProxyIndex } from "../proxy/index.ts";
+import { serviceId } from "./refs.ts";
+// @ts-expect-error: the bench generator is plain JavaScript
+import { generate } from "../../../bench/generate.mjs";
 
 // The workload flows must agree with the traced pod-to-Service flows (traceRequest) wherever both exist:
 // a small input is analysed with the traced flows, and with the budget forced to zero to get the workload flows.
@@ -92,5 +99,54 @@ spec:
     const onB = agents.find((p) => p.node === "node:node-b")!.id;
     expect(toApi.filter((f) => f.from.includes(onA)).map((f) => f.verdict)).toEqual(["allow"]);
     expect(toApi.some((f) => f.from.includes(onB))).toBe(false);
+  });
+});
+
+// The pairs no endpoint admits come as compact records (ReachDrop): source groups by the side that refused.
+// Each is checked, pod group by pod group, against the decider's own answers (decide/: explain, ingress, egress).
+describe("compact drops agree with the decider, side by side", () => {
+  const text = (generate("S") as { text: string }).text;
+  const a = analyzeText(text);
+  const model = buildModel(parseManifests([{ name: "manifests.yaml", text }]));
+  const decider = deciderOf(model);
+  const proxy = buildProxyIndex(model);
+  it("every dropped group is refused at every ready endpoint, on the side the record names", () => {
+    const drops = a.reach!.drops;
+    expect(new Set(drops.map((d) => d.side))).toEqual(new Set(["ingress", "egress", "both", "pair"]));
+    expect(drops.reduce((n, d) => n + d.count, 0)).toBe(a.reach!.dropped);
+    let checked = 0;
+    for (const d of drops) {
+      const svc = model.services.find((s) => serviceId(s.key) === d.to)!;
+      const i = svc.ports.findIndex((p) => p.port === d.port && p.protocol === d.protocol);
+      const eps = [...proxy.services.get(svc.key)!.ports[i]!.v4].filter((e) => e.pod && e.ready);
+      const ends = eps.map((e) => ({ pod: model.podsByKey.get(e.pod!)!, port: e.port, ip: e.ip }));
+      for (let r = 0; r < d.groups.length; r += 2)
+        for (let k = d.groups[r]!; k < d.groups[r + 1]!; k++) {
+          const src = model.pods[a.reach!.groups[k]!.pods[0]!]!;
+          const from = { ip: src.ips[0]!, pod: src };
+          const ingress = ends.map((e) => decider.ingress(e.pod, from, e.port, d.protocol));
+          const egress = ends.map((e) => decider.egress(src, { ip: e.ip, pod: e.pod }, e.port, d.protocol));
+          for (const e of ends) expect(decider.explain(src, e.pod, e.port, d.protocol).allowed).toBe(false);
+          if (d.side === "ingress") {
+            expect(ingress.every((x) => !x)).toBe(true);
+            expect(egress.some((x) => x)).toBe(true);
+          } else if (d.side === "egress") {
+            expect(ingress.some((x) => x)).toBe(true);
+            expect(ends.every((_, j) => !ingress[j] || !egress[j])).toBe(true);
+          } else if (d.side === "both") {
+            expect(ingress.every((x) => !x) && egress.every((x) => !x)).toBe(true);
+          }
+          checked++;
+        }
+    }
+    expect(checked).toBe(a.reach!.dropped);
+  });
+  it("a one-sided record names the policies of the side that refused", () => {
+    const ingress = a.reach!.drops.find((d) => d.side === "ingress" && d.decidedBy.length)!;
+    expect(
+      ingress.decidedBy.every(
+        (r) => r.kind === "NetworkPolicy" && r.namespace === ingress.to.split(/[:/]/)[1],
+      ),
+    ).toBe(true);
   });
 });

@@ -10,10 +10,13 @@
  * decision as the matrix view and `ktl reach` (Cilium or Calico policies,
  * when the input has them, decide through their class matrix). The flow's verdict is allow
  * when every endpoint admits the sources, partial when some do. Pairs no
- * endpoint admits are counted, not listed: at scale they are most pairs
- * (default deny), and a question traces any one of them.
+ * endpoint admits are most pairs at scale (default deny): they are not
+ * flows but compact records, one per Service port and deciding side, whose
+ * sources are runs of group indices (`ReachDrop`), so the graph draws them
+ * at any fold level and a question traces any one of them.
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import { cniName } from "../cni/index.ts";
 import { explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
@@ -21,7 +24,7 @@ import { analysisDecider, stepRefs, tierOf } from "./tiers.ts";
 import { keptMatrices } from "./flows.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
-import type { Flow } from "./types.ts";
+import type { Flow, ReachDrop, ReachGroup, RefView } from "./types.ts";
 
 /** Most flow records listed; beyond, the rest are counted. */
 export const WORKLOAD_FLOW_LIMIT = 20_000;
@@ -32,6 +35,20 @@ export interface WorkloadFlows {
   dropped: number;
   /** Allowed pairs beyond the limit, not listed. */
   omitted: number;
+  groups: ReachGroup[];
+  drops: ReachDrop[];
+}
+
+/** Ascending indices as [start, end) runs: most of a Service port's dropped groups are long runs. */
+class Runs {
+  readonly runs: number[] = [];
+  count = 0;
+  add(i: number) {
+    const r = this.runs;
+    if (r.length && r[r.length - 1] === i) r[r.length - 1] = i + 1;
+    else r.push(i, i + 1);
+    this.count++;
+  }
 }
 
 export function workloadFlows(
@@ -85,7 +102,22 @@ export function workloadFlows(
     const dm = decider.matrix(port, protocol);
     return Object.assign((src: Pod, dst: Pod) => dm.allowed(src, dst), dm.stack ? { matrix: dm.stack } : {});
   };
-  const out: WorkloadFlows = { flows: [], dropped: 0, omitted: 0 };
+  // CNI drops carry their dialect, as a CNI flow's `layer` does.
+  const cniLayer: Flow["layer"] =
+    enforcement.kind !== "cni"
+      ? undefined
+      : enforcement.cni.cilium && !enforcement.cni.calico
+        ? "CiliumNetworkPolicy"
+        : enforcement.cni.calico && !enforcement.cni.cilium
+          ? "CalicoNetworkPolicy"
+          : undefined;
+  const out: WorkloadFlows = {
+    flows: [],
+    dropped: 0,
+    omitted: 0,
+    groups: sources.map((g) => ({ workload: workloadId(g[0]!.workload), pods: g.map((p) => p.index) })),
+    drops: [],
+  };
   for (const s of model.services) {
     const sp = proxy.services.get(s.key);
     if (!sp) continue;
@@ -119,11 +151,25 @@ export function workloadFlows(
         if (row === null) admits = undefined;
         else row?.forEach((a) => (admits![a] = 1));
       }
+      // Dropped groups by the side that refused: every endpoint's ingress while the sender's egress would
+      // let it out (a near miss), the sender's egress while some endpoint's ingress admits it (a near miss),
+      // both sides (isolation as written), or the decider's pair answer alone (a CNI dialect, host network).
+      const sides: Record<ReachDrop["side"], Runs> = {
+        ingress: new Runs(),
+        egress: new Runs(),
+        both: new Runs(),
+        pair: new Runs(),
+      };
+      // The endpoints' classes, once each, for the egress half of the class matrix.
+      const endpointClasses = admits ? [...new Set(endpoints.map((e) => index.classOf[e.pod.index]!))] : [];
+      const egressRow = admits ? endpoints[0]!.judge.matrix!.egressTo : [];
       for (let k = 0; k < sources.length; k++) {
         const cls = sourceClass[k]!;
         const byRow = sourceHost[k] === 0 && isEndpoint[sourcePod[k]!] === 0;
         if (admits && byRow && admits[cls] === 0) {
-          out.dropped++;
+          const out = egressRow[cls];
+          const letsOut = out === null || endpointClasses.some((b) => out!.has(b));
+          sides[letsOut ? "ingress" : "both"].add(k);
           continue;
         }
         const g = sources[k]!;
@@ -136,7 +182,7 @@ export function workloadFlows(
           if (memo) byClass[cls] = admitted;
         }
         if (admitted === 0) {
-          out.dropped++;
+          sides[admits && byRow ? "egress" : "pair"].add(k);
           continue;
         }
         if (out.flows.length >= limit) {
@@ -183,9 +229,68 @@ export function workloadFlows(
         out.flows.push(flow);
       }
       for (const e of endpoints) isEndpoint[e.pod.index] = 0;
+      const base = {
+        to: serviceId(s.key),
+        port: p.port,
+        protocol: p.protocol,
+        ...(p.name ? { portName: p.name } : {}),
+        traceTo: `service:${s.key}:${p.port}`,
+        ...(cniLayer ? { layer: cniLayer } : {}),
+      };
+      const n = endpoints.length;
+      const ends = `${n} ready endpoint${n === 1 ? "" : "s"}`;
+      const by = stack ? "the policy stack" : "NetworkPolicy";
+      const reasons: Record<ReachDrop["side"], string> = {
+        ingress: `the sender's egress lets these pods out, but ${by} at the ingress of every endpoint refuses them (${ends})`,
+        egress: `an endpoint's ingress admits these pods, but ${by} at the sender's egress refuses them (${ends})`,
+        both: `${by} refuses these pods on both sides: the sender's egress and the ingress of every endpoint (${ends})`,
+        pair: `${admitter} refuses these pods at every ready endpoint (${ends}); trace one to see which side`,
+      };
+      for (const side of ["ingress", "egress", "both", "pair"] as const) {
+        const runs = sides[side];
+        if (!runs.count) continue;
+        out.drops.push({
+          id: `drop|${side}|${base.to}|${p.port}/${p.protocol}`,
+          ...base,
+          side,
+          groups: runs.runs,
+          count: runs.count,
+          reason: reasons[side],
+          decidedBy: stack || side === "pair" ? [] : sideRefs(index, side, endpoints, runs.runs, sourceClass),
+        });
+        out.dropped += runs.count;
+      }
     });
   }
   return out;
+}
+
+/**
+ * The NetworkPolicies that refused one side's drops, at most six: the
+ * endpoints' ingress policies (isolating, with no rule for these senders),
+ * the senders' egress policies, or both.
+ */
+function sideRefs(
+  index: PolicyIndex,
+  side: "ingress" | "egress" | "both",
+  endpoints: readonly { pod: Pod }[],
+  runs: readonly number[],
+  sourceClass: Int32Array,
+): RefView[] {
+  const refs: RefView[] = [];
+  const add = (pols: readonly NetworkPolicy[] | undefined) => {
+    for (const pol of pols ?? [])
+      if (refs.length < 6 && !refs.some((r) => r.name === pol.name && r.namespace === pol.namespace))
+        refs.push(refOfPolicy(pol));
+  };
+  if (side !== "egress") for (const e of endpoints) add(index.ingressPolicies[index.classOf[e.pod.index]!]);
+  if (side !== "ingress") {
+    const classes = new Set<number>();
+    for (let r = 0; r + 1 < runs.length && classes.size < 6; r += 2)
+      for (let k = runs[r]!; k < runs[r + 1]! && classes.size < 6; k++) classes.add(sourceClass[k]!);
+    for (const c of classes) add(index.egressPolicies[c]);
+  }
+  return refs;
 }
 
 /**
