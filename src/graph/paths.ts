@@ -753,6 +753,8 @@ interface EdgeAcc {
 
 /** Example flows an edge keeps of the compact drops it carries (its count holds them all). */
 const DROP_EXAMPLES = 24;
+/** Deciding objects an edge names of the compact drops it carries (the details list them; a trace names each). */
+const DROP_REFS = 12;
 
 /**
  * The pairs no endpoint admits (`reach.drops`, compact: source groups, not
@@ -786,18 +788,36 @@ function addReachDrops(
     }
     return out;
   });
+  // The common case, a group drawn as one element, in flat arrays (the loop below runs once per dropped pair).
+  const single = Int32Array.from(groupElems, (ge) => (ge.length === 2 ? ge[0]! : -1));
+  const singlePods = Int32Array.from(groupElems, (ge) => (ge.length === 2 ? ge[1]! : 0));
   const pods = new Float64Array(elems.length);
   const groups = new Int32Array(elems.length);
   const first = new Int32Array(elems.length);
   const touched: number[] = [];
+  // Per target element, its edges by source element: one keyed lookup per pair of elements, not per record.
+  const byTarget = new Map<string, (EdgeAcc | undefined)[]>();
   for (const d of reach.drops) {
     const target = resolve(d.to);
     if (!target) continue;
-    if (filters.port !== "all" && `${d.port}/${d.protocol}` !== filters.port) continue;
+    const port = `${d.port}/${d.protocol}`;
+    if (filters.port !== "all" && port !== filters.port) continue;
     if (!layerPasses(filters.layer, d)) continue;
+    let accs = byTarget.get(target);
+    if (!accs) byTarget.set(target, (accs = []));
     const runs = d.groups;
     for (let r = 0; r + 1 < runs.length; r += 2)
-      for (let k = runs[r]!; k < runs[r + 1]!; k++) {
+      for (let k = runs[r]!, end = runs[r + 1]!; k < end; k++) {
+        const one = single[k]!;
+        if (one >= 0) {
+          if (groups[one] === 0) {
+            touched.push(one);
+            first[one] = k;
+          }
+          groups[one]!++;
+          pods[one]! += singlePods[k]!;
+          continue;
+        }
         const ge = groupElems[k];
         if (!ge) continue;
         for (let j = 0; j < ge.length; j += 2) {
@@ -812,22 +832,24 @@ function addReachDrops(
       }
     const layer = dropLayerWord(d);
     for (const e of touched) {
-      const source = elems[e]!;
-      const acc = accOf(source, target, "service");
+      const acc = (accs[e] ??= accOf(elems[e]!, target, "service"));
       acc.mix.drop += pods[e]!;
       acc.causes.add("policy");
-      acc.ports.add(`${d.port}/${d.protocol}`);
+      acc.ports.add(port);
       acc.drops += groups[e]!;
       if (d.side === "both") acc.quietDrops += groups[e]!;
       acc.layers.add(layer);
       if (d.layer) acc.dialect ??= d.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
-      for (const ref of d.decidedBy) {
-        if (!seen(acc.refs, ref)) acc.refs.push(ref);
-        if (!seen(acc.dropRefs, ref)) acc.dropRefs.push(ref);
-      }
+      // The deciding objects, a dozen at most: a box pair's drops can name hundreds of policies.
+      if (acc.dropRefs.length < DROP_REFS)
+        for (const ref of d.decidedBy) {
+          if (acc.refs.length < DROP_REFS && !seen(acc.refs, ref)) acc.refs.push(ref);
+          if (acc.dropRefs.length < DROP_REFS && !seen(acc.dropRefs, ref)) acc.dropRefs.push(ref);
+        }
       if (acc.reasons.size < 12) acc.reasons.add(`${d.port}/${d.protocol}: ${d.reason}`);
-      const example = a.pods[reach.groups[first[e]!]!.pods[0]!];
-      if (example && acc.flows.length < DROP_EXAMPLES)
+      const example =
+        acc.flows.length < DROP_EXAMPLES ? a.pods[reach.groups[first[e]!]!.pods[0]!] : undefined;
+      if (example)
         acc.flows.push({
           flowId: `${d.id}|${first[e]}`,
           from: example.id,
