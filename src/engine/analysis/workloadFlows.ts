@@ -218,11 +218,15 @@ export function workloadFlows(
           flow.decidedBy = stepRefs(why.step);
           flow.tier = tier;
         } else if (enforcement.kind === "stack") {
+          // An allowed flow was admitted by rules: a policy with none in that direction (a default deny) only
+          // isolates, and did not decide it. A partly allowed one keeps the isolating policies (they refuse the rest).
           for (const pol of index.egressPolicies[cls] ?? [])
-            if (flow.decidedBy.length < 3) flow.decidedBy.push(refOfPolicy(pol));
+            if (flow.decidedBy.length < 3 && (!all || pol.egress.length > 0))
+              flow.decidedBy.push(refOfPolicy(pol));
           const dst = index.classOf[endpoints[0]!.pod.index]!;
           for (const pol of index.ingressPolicies[dst] ?? [])
-            if (flow.decidedBy.length < 6) flow.decidedBy.push(refOfPolicy(pol));
+            if (flow.decidedBy.length < 6 && (!all || pol.ingress.length > 0))
+              flow.decidedBy.push(refOfPolicy(pol));
         }
         if (p.name) flow.portName = p.name;
         if (!all) flow.dropCause = "policy";
