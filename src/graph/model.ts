@@ -114,6 +114,8 @@ export interface GraphEdge {
    * rest, so the near misses (one side admits) and the allowed paths stand out.
    */
   quiet?: true;
+  /** Dropped (source group, Service port) pairs the edge carries beyond the example flows it lists. */
+  unlistedFlows?: number;
 }
 
 export interface GraphModel {

@@ -561,6 +561,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         tier: undefined,
         layers: new Set(),
         quietDrops: 0,
+        unlisted: 0,
       };
       acc.set(key, e);
     }
@@ -708,6 +709,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       if (cause) edge.dropCause = cause;
       if (e.tier && e.tierDrops === e.drops) edge.tier = e.tier;
       if (verdict === "drop" && e.quietDrops > 0 && e.quietDrops === e.drops) edge.quiet = true;
+      if (e.unlisted) edge.unlistedFlows = e.unlisted;
     }
     edges.push(edge);
     if (loop) continue;
@@ -749,6 +751,8 @@ interface EdgeAcc {
   layers: Set<string>;
   /** Dropped pairs refused on both sides (compact drops of side "both"). */
   quietDrops: number;
+  /** Compact drops past the examples kept in `flows`: (source group, Service port) pairs. */
+  unlisted: number;
 }
 
 /** Example flows an edge keeps of the compact drops it carries (its count holds them all). */
@@ -849,7 +853,8 @@ function addReachDrops(
       if (acc.reasons.size < 12) acc.reasons.add(`${d.port}/${d.protocol}: ${d.reason}`);
       const example =
         acc.flows.length < DROP_EXAMPLES ? a.pods[reach.groups[first[e]!]!.pods[0]!] : undefined;
-      if (example)
+      if (!example) acc.unlisted += groups[e]!;
+      else
         acc.flows.push({
           flowId: `${d.id}|${first[e]}`,
           from: example.id,

@@ -205,6 +205,13 @@ function EdgeDetails({ id }: { id: string }) {
               );
             })}
           </ul>
+          {edge.unlistedFlows ? (
+            <p className="muted" data-testid="edge-unlisted">
+              These are examples: the edge carries {edge.unlistedFlows.toLocaleString("en")} more dropped
+              workload-to-Service pairs. Open its boxes (+) to see them apart, or ask a question to trace any
+              one.
+            </p>
+          ) : null}
         </>
       ) : null}
       {mark ? <ObservedRows mark={mark} /> : null}
