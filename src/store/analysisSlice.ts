@@ -15,7 +15,13 @@ export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set) => ({
   matrix: idle(),
   rules: idle(),
   connlist: idle(),
-  analysisStarted: () => set((s) => ({ analysis: { ...s.analysis, status: "running" } })),
+  analysisStarted: () =>
+    set((s) => {
+      const { progress: _, ...rest } = s.analysis;
+      return { analysis: { ...rest, status: "running" } };
+    }),
+  analysisProgress: (progress) =>
+    set((s) => (s.analysis.status === "running" ? { analysis: { ...s.analysis, progress } } : {})),
   analysisReceived: (revision, result) =>
     set((s) => {
       const port = result.ports[0];
@@ -30,7 +36,10 @@ export const createAnalysisSlice: SliceCreator<AnalysisSlice> = (set) => ({
     }),
   // The last good result stays on screen: a failure never blanks the graph.
   analysisFailed: (revision, error) =>
-    set((s) => ({ analysis: { ...s.analysis, status: "error", revision, error } })),
+    set((s) => {
+      const { progress: _, ...rest } = s.analysis;
+      return { analysis: { ...rest, status: "error", revision, error } };
+    }),
   validationReceived: (revision, diagnostics) => set({ validation: { revision, diagnostics } }),
   traceStarted: (query) =>
     set((s) => ({ trace: { ...s.trace, status: "running", query, error: undefined } })),

@@ -231,8 +231,11 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     { equalityFn: (a, b) => a[0] === b[0] && a[1] === b[1] },
   );
   analyze();
+  // A long analysis says what it is doing (engine onProgress, posted by the worker as each step starts).
+  const offProgress = client.onProgress?.((p) => store.getState().analysisProgress(p));
   return () => {
     disposed = true;
+    offProgress?.();
     if (timer !== undefined) cancel(timer);
     offText();
     offAnswers();

@@ -19,6 +19,7 @@ import type { Outcome, Prediction } from "../components/Lessons/predict.ts";
 import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 import type {
   Analysis,
+  AnalysisProgress,
   ConnlistDownload,
   DiagnosticView,
   MatrixQuery,
@@ -60,6 +61,8 @@ export interface AnalysisState {
   revision: number;
   result: Analysis | undefined;
   error: string | undefined;
+  /** While running: the step the engine reported last (what it is doing, how far). */
+  progress?: AnalysisProgress;
 }
 
 export interface AnswerState<Q, R> {
@@ -78,6 +81,8 @@ export interface AnalysisSlice {
   rules: AnswerState<NodeRulesQuery, NodeRulesView>;
   connlist: AnswerState<ConnlistRequest, string>;
   analysisStarted(revision: number): void;
+  /** A step of the running analysis (engine onProgress, through the worker). */
+  analysisProgress(progress: AnalysisProgress): void;
   analysisReceived(revision: number, result: Analysis): void;
   analysisFailed(revision: number, error: string): void;
   validationReceived(revision: number, diagnostics: DiagnosticView[]): void;

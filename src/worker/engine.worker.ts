@@ -1,18 +1,21 @@
 /**
  * The engine's Web Worker: answers the page's requests with the handler map
  * of handlers.ts (one session per editor text, kept here), one response per
- * request, paired by id.
+ * request, paired by id; an analysis also posts its steps as they start.
  */
-import type { EngineRequest, EngineResponse } from "./protocol.ts";
+import type { EngineMessage, EngineRequest, EngineResponse } from "./protocol.ts";
 import { createEngineHandlers } from "./handlers.ts";
-
-const engine = createEngineHandlers();
 
 /** The worker global, typed without the WebWorker lib (which clashes with the DOM lib of the app build). */
 const scope = self as unknown as {
   onmessage: ((e: MessageEvent<EngineRequest>) => void) | null;
-  postMessage(m: EngineResponse): void;
+  postMessage(m: EngineMessage): void;
 };
+
+// An analysis's steps go to the page as they start: the page is free meanwhile, and shows a long load's progress.
+const engine = createEngineHandlers({
+  onProgress: (progress, generation) => scope.postMessage({ progress, generation }),
+});
 
 scope.onmessage = (e: MessageEvent<EngineRequest>) => {
   const { id, method, params } = e.data;

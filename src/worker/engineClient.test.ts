@@ -266,3 +266,25 @@ describe("engine client: the newest result wins (astexplorer's stale-answer chec
     expect(next.value.pods[0]).toBe(held.value.pods[1]);
   });
 });
+
+describe("engine client: an analysis's progress", () => {
+  it("hands the newest text's steps to its listeners, and never takes them for an answer", async () => {
+    const w = fakeWorker();
+    const client = createEngineClient(() => w);
+    const heard: string[] = [];
+    const off = client.onProgress!((p) => heard.push(`${p.step}/${p.steps} ${p.what}`));
+    const first = client.analyze("a", "a.yaml");
+    const second = client.analyze("b", "b.yaml");
+    // The first text is still running in the worker: its steps are not the newest text's.
+    w.onmessage!({ data: { progress: { step: 2, steps: 7, what: "old" }, generation: 1 } } as never);
+    w.answer();
+    await first;
+    w.onmessage!({ data: { progress: { step: 3, steps: 7, what: "Grouping" }, generation: 2 } } as never);
+    expect(heard).toEqual(["3/7 Grouping"]);
+    w.answer();
+    expect((await second).stale).toBe(false);
+    off();
+    w.onmessage!({ data: { progress: { step: 4, steps: 7, what: "after" }, generation: 2 } } as never);
+    expect(heard).toEqual(["3/7 Grouping"]);
+  });
+});

@@ -18,12 +18,13 @@
  *   its time budget rejects everything in flight with a sentence the UI
  *   shows; the worker is terminated and a new one starts on the next call.
  */
-import type { Analysis } from "../engine/analysis/index.ts";
+import type { Analysis, AnalysisProgress } from "../engine/analysis/index.ts";
 import { valueOf, type AnalysisMessage } from "./delta.ts";
 import {
   ENGINE_METHODS,
   type CallMethod,
   type EngineMethod,
+  type EngineMessage,
   type EngineRequest,
   type EngineResponse,
   type ParamsOf,
@@ -34,7 +35,7 @@ import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 
 export interface WorkerLike {
   postMessage(message: EngineRequest): void;
-  onmessage: ((e: MessageEvent<EngineResponse>) => void) | null;
+  onmessage: ((e: MessageEvent<EngineMessage>) => void) | null;
   onerror: ((e: Event) => void) | null;
   onmessageerror?: ((e: Event) => void) | null;
   terminate(): void;
@@ -52,6 +53,8 @@ export type EngineClient = {
   analyze(text: string, file: string, cni?: CniName, assume?: ClusterAssumptions): Promise<Outcome<Analysis>>;
   /** The newest generation asked for. */
   readonly generation: number;
+  /** Hears the steps of the newest text's analysis as they start; returns the way to stop hearing. */
+  onProgress?(listener: (p: AnalysisProgress) => void): () => void;
   dispose(): void;
 } & { [M in QueryMethod]: (params: ParamsOf<M>) => Promise<Outcome<ResultOf<M>>> } & {
   [M in CallMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>>;
@@ -110,6 +113,7 @@ export function createEngineClient(
   /** The analysis this client holds, the base of the worker's deltas. */
   let held: { generation: number; value: Analysis } | undefined;
   const pending = new Map<number, Pending>();
+  const progressListeners = new Set<(p: AnalysisProgress) => void>();
 
   const fail = (err: EngineError) => {
     const list = [...pending.values()];
@@ -130,6 +134,11 @@ export function createEngineClient(
     const w = makeWorker();
     w.onmessage = (e) => {
       if (w !== worker) return;
+      if ("progress" in e.data) {
+        // Only the newest text's steps: an older one still running will be stale when it answers.
+        if (e.data.generation === generation) for (const l of progressListeners) l(e.data.progress);
+        return;
+      }
       const p = pending.get(e.data.id);
       if (!p) return;
       pending.delete(e.data.id);
@@ -257,6 +266,10 @@ export function createEngineClient(
     ...(methods as unknown as Pick<EngineClient, QueryMethod | CallMethod>),
     get generation() {
       return generation;
+    },
+    onProgress(listener) {
+      progressListeners.add(listener);
+      return () => progressListeners.delete(listener);
     },
     analyze(text, file, cni, assume) {
       const g = ++generation;

@@ -235,3 +235,12 @@ describe("edgeEdit", () => {
     expect(a.diff).toBeDefined();
   });
 });
+
+describe("worker handler: analyze reports its steps", () => {
+  it("tells each step with the generation of the text being analysed", () => {
+    const heard: string[] = [];
+    const engine = createEngineHandlers({ onProgress: (p, g) => heard.push(`${g}:${p.step}`) });
+    engine.handlers.analyze({ text: defaultScenario().manifests, file: "m.yaml", generation: 4 });
+    expect(heard).toEqual(["4:1", "4:2", "4:3", "4:4", "4:5", "4:7"]);
+  });
+});

@@ -6,7 +6,12 @@
  * A factory, so that tests drive it without a worker (engine.worker.ts posts
  * its answers).
  */
-import { openAnalysis, type Analysis, type AnalysisSession } from "../engine/analysis/index.ts";
+import {
+  openAnalysis,
+  type Analysis,
+  type AnalysisProgress,
+  type AnalysisSession,
+} from "../engine/analysis/index.ts";
 import { applyWhatIf } from "../engine/whatif/index.ts";
 import { diffTexts } from "../engine/diff/index.ts";
 import { editForEdge } from "../engine/observe/edge.ts";
@@ -25,7 +30,14 @@ export interface EngineState {
   readonly generation: number;
 }
 
-export function createEngineHandlers(): EngineState {
+export interface EngineHandlerOptions {
+  /** Each step of an analysis as it starts, with the client's generation of its text (posted to the page). */
+  onProgress?: (p: AnalysisProgress, generation: number) => void;
+}
+
+export function createEngineHandlers(options: EngineHandlerOptions = {}): EngineState {
+  /** The generation of the text being analysed now: its progress is reported under it. */
+  let analysing = 0;
   /** The docs of the texts analysed last: an edit re-parses only the docs it changed. */
   const parseCache = new YamlPartCache();
   // The variant is the profile: the CNI, then the assumptions as JSON ("cilium|{...}").
@@ -35,6 +47,9 @@ export function createEngineHandlers(): EngineState {
     const assume = bar < 0 ? undefined : (JSON.parse(variant.slice(bar + 1)) as ClusterAssumptions);
     return openAnalysis([{ name: file, text }], {
       parseCache,
+      ...(options.onProgress
+        ? { onProgress: (p: AnalysisProgress) => options.onProgress!(p, analysing) }
+        : {}),
       ...(cni ? { cni: cni as CniName } : {}),
       ...(assume ? { assume } : {}),
     });
@@ -55,6 +70,7 @@ export function createEngineHandlers(): EngineState {
 
   const handlers: EngineHandlers = {
     analyze({ text, file, generation: g, base, cni, assume }) {
+      analysing = g;
       const session = sessions.open(text, file, `${cni ?? ""}${assume ? `|${JSON.stringify(assume)}` : ""}`);
       generation = g;
       chosen = cni;

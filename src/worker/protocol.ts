@@ -6,6 +6,7 @@
  */
 import type {
   Analysis,
+  AnalysisProgress,
   ConnlistDownload,
   DiagnosticView,
   MatrixQuery,
@@ -110,6 +111,16 @@ export interface EngineRequest<M extends EngineMethod = EngineMethod> {
 export type EngineResponse =
   | { id: number; ok: true; result: unknown; generation: number }
   | { id: number; ok: false; error: string; generation: number };
+
+/** Sent while an analysis runs, before its response: the step under way (engine/analysis `onProgress`). */
+export interface EngineProgress {
+  progress: AnalysisProgress;
+  /** The client's generation of the text being analysed. */
+  generation: number;
+}
+
+/** Everything the worker posts: responses, and progress on the way to an analysis's response. */
+export type EngineMessage = EngineResponse | EngineProgress;
 
 /** Re-exported so that the store need not import the engine for the analysis type. */
 export type { Analysis };

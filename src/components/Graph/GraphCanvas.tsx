@@ -53,6 +53,7 @@ export function capacityOf(width: number, height: number): { budget: number; row
 }
 import { edgeTypes, EdgeMarkers } from "./VerdictEdge.tsx";
 import { Legend } from "./Legend.tsx";
+import { LoadProgress } from "./LoadProgress.tsx";
 import { useLayout } from "./useLayout.ts";
 import { markFirstDraw } from "../../store/firstDraw.ts";
 import { drawnAs, findMatches, searchIndex, type Match } from "../../graph/search.ts";
@@ -585,6 +586,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
               : undefined
         }
       />
+      <LoadProgress />
       {error ? (
         <div className="graph-info" role="alert">
           {error}

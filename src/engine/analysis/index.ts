@@ -77,6 +77,7 @@ import type {
   NodeRulesView,
   NodeView,
   OmissionsView,
+  AnalysisProgress,
   PodView,
   PolicyView,
   TierPolicyView,
@@ -126,6 +127,8 @@ export interface AnalyzeOptions {
   flowBudget?: number;
   /** The docs of the texts analysed last: an edit re-parses only the docs it changed (the worker keeps one). */
   parseCache?: YamlPartCache;
+  /** Told as each step starts (what is being done, how far): the playground shows it for a load over a second. */
+  onProgress?: (p: AnalysisProgress) => void;
 }
 
 export interface AnalysisSession {
@@ -144,7 +147,7 @@ export interface AnalysisSession {
   observe(q: ObserveQuery): ObserveView;
 }
 
-const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache" | "assume">> = {
+const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache" | "assume" | "onProgress">> = {
   maxDirectFlowPods: 60,
   maxMatrixRows: 400,
   flowBudget: FLOW_BUDGET,
@@ -722,18 +725,45 @@ function profileView(model: Model): Analysis["profile"] {
   };
 }
 
+/** The steps `openAnalysis` reports (`AnalyzeOptions.onProgress`); the sixth only past the trace budget. */
+export const ANALYSIS_STEPS = 7;
+
+function progressOf(
+  report: ((p: AnalysisProgress) => void) | undefined,
+): (what: string, at?: number) => void {
+  let n = 0;
+  return (what, at) => {
+    n = at ?? n + 1;
+    report?.({ step: n, steps: ANALYSIS_STEPS, what });
+  };
+}
+
+const count = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+const megabytes = (chars: number) =>
+  chars >= 1e6 ? `${(chars / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(chars / 1e3))} kB`;
+
 export function openAnalysis(files: readonly InputFile[], options: AnalyzeOptions = {}): AnalysisSession {
   const opts = { ...DEFAULTS, ...options };
   const t0 = now();
   const file = files[0]?.name ?? "editor";
+  const step = progressOf(options.onProgress);
+  const bytes = files.reduce((n, f) => n + f.text.length, 0);
+  step(`Reading the YAML (${megabytes(bytes)})`);
   const parsed = parseManifests(files, options.parseCache ? { cache: options.parseCache } : {});
+  step(`Building the cluster model from ${count(parsed.objects.length + parsed.ignored.length, "object")}`);
   const model = buildModel(parsed, {
     ...(options.cni ? { cni: options.cni } : {}),
     ...(options.assume ? { assume: options.assume } : {}),
   });
   const extra: Diagnostic[] = [];
+  step(
+    `Grouping ${count(model.pods.length, "pod")} by the ${count(model.policies.length, "NetworkPolicy", "NetworkPolicies")} that select them`,
+  );
   const index = buildPolicyIndex(model);
+  step(`Choosing kube-proxy's endpoints for ${count(model.services.length, "Service")}`);
   const proxy = guarded("the kube-proxy model", file, extra, undefined, () => buildProxyIndex(model));
+  step("Judging the flows to and from Services");
   const { nodes, zones } = nodesOf(model);
   const pods = podsOf(model, index);
   const services = servicesOf(model);
@@ -763,6 +793,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
       notes.push(
         "Pod-to-Service flows are traced for small scenarios only: the graph shows who can connect (workload to Service); ask a question, or click an edge, to trace one",
       );
+      step(`Judging who can connect, workload to Service (${count(model.pods.length, "pod")})`, 6);
       reach = guarded("workload flows", file, extra, undefined, () => workloadFlows(model, index, proxy));
     }
   }
@@ -810,6 +841,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
     },
   };
   if (reach) analysis.reach = reach;
+  step("Sending the answer to the page", ANALYSIS_STEPS);
   if (notes.length) analysis.truncated = notes.join(". ");
   analysis.stats.millis = Math.round(now() - t0);
   let rules: ReturnType<typeof openRules> | undefined;

@@ -281,6 +281,15 @@ export interface ReachDrop {
   layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
 }
 
+/** A step of an analysis under way, as `AnalyzeOptions.onProgress` is told it. */
+export interface AnalysisProgress {
+  /** 1-based; `steps` in all (the last is sending the answer). */
+  step: number;
+  steps: number;
+  /** What is being done, in words, with how much ("Building the cluster model from 4,210 documents"). */
+  what: string;
+}
+
 export interface Analysis {
   file: string;
   diagnostics: DiagnosticView[];
