@@ -145,7 +145,7 @@ export function graphSvg(root: HTMLElement, slide: SlideTitle): string | undefin
         : "";
     const lit = g.classList.contains("lit") || g.classList.contains("focus");
     edgeParts.push(
-      `<g${opacityAttr(getComputedStyle(g).opacity)}${lit ? ' data-lit="true"' : ""}><path d="${esc(d)}" fill="none" stroke="${stroke}" stroke-width="${Number.parseFloat(cs.strokeWidth) || 1.5}"${dash}${cat ? ` marker-end="url(#${markerId(cat.id)})"` : ""} data-verdict="${esc(g.dataset.verdict ?? "")}" data-source="${esc(g.dataset.source ?? "")}" data-target="${esc(g.dataset.target ?? "")}"${cat ? ` data-category="${cat.id}"` : ""}${g.dataset.source === g.dataset.target ? ' data-loop="true"' : ""}/>`,
+      `<g${opacityAttr(getComputedStyle(g).opacity)}${lit ? ' data-lit="true"' : ""}><path d="${esc(d)}"${opacityAttr(cs.opacity)}${g.dataset.quiet ? ' data-quiet="true"' : ""} fill="none" stroke="${stroke}" stroke-width="${Number.parseFloat(cs.strokeWidth) || 1.5}"${dash}${cat ? ` marker-end="url(#${markerId(cat.id)})"` : ""} data-verdict="${esc(g.dataset.verdict ?? "")}" data-source="${esc(g.dataset.source ?? "")}" data-target="${esc(g.dataset.target ?? "")}"${cat ? ` data-category="${cat.id}"` : ""}${g.dataset.source === g.dataset.target ? ' data-loop="true"' : ""}/>`,
     );
     const at = /translate\(\s*(-?[\d.]+)[ ,]\s*(-?[\d.]+)\s*\)/.exec(
       g.querySelector(".edge-glyph")?.getAttribute("transform") ?? "",

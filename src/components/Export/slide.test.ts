@@ -86,4 +86,17 @@ describe("the slide's legend has every edge style of the picture", () => {
     expect(looped).toContain('data-shape="loop"');
     expect(looped).toContain(">drops inside a box<");
   });
+
+  it("the isolation hairline (refused on both sides), when the picture draws one", () => {
+    const legendOf = (svg: string) => /<g data-testid="legend"[^>]*>(.*)<\/g>/.exec(svg)?.[1] ?? "";
+    expect(legendOf(slideSvg({ title: "t", graph }))).not.toContain('data-shape="quiet"');
+    const quiet = legendOf(
+      slideSvg({
+        title: "t",
+        graph: { ...graph, body: `${graph.body}<path data-category="drop" data-quiet="true"/>` },
+      }),
+    );
+    expect(quiet).toContain('data-shape="quiet"');
+    expect(quiet).toContain(">refused on both sides (isolation)<");
+  });
 });

@@ -78,6 +78,7 @@ export function glyphSvg(c: EdgeCategory, x: number, y: number, colour: string, 
 }
 
 const LOOP_WORDS = "drops inside a box";
+const QUIET_WORDS = "refused on both sides (isolation)";
 
 /** The legend row: one item per category, line style, arrowhead, glyph and words. */
 export function legendSvg(
@@ -88,13 +89,15 @@ export function legendSvg(
   text: string,
   categories: readonly EdgeCategory[] = CATEGORIES.filter((c) => c.id !== "tier"),
   loops = false,
+  quiet = false,
 ): string {
   // One row; scaled down when the categories' words would run past the slide's margin.
   const room = SLIDE.width - SLIDE.margin - x;
   const natural =
     76 +
     categories.reduce((w, c) => w + 76 + 20 + Math.ceil(c.label.length * 20 * 0.52) + 36, 0) +
-    (loops ? 46 + Math.ceil(LOOP_WORDS.length * 20 * 0.52) + 36 : 0);
+    (loops ? 46 + Math.ceil(LOOP_WORDS.length * 20 * 0.52) + 36 : 0) +
+    (quiet ? 76 + Math.ceil(QUIET_WORDS.length * 20 * 0.52) + 36 : 0);
   const k = Math.min(1, room / natural);
   const parts = [
     `<g data-testid="legend" font-size="20"${k < 1 ? ` transform="translate(${x} ${y}) scale(${k.toFixed(3)}) translate(${-x} ${-y})"` : ""}>`,
@@ -118,6 +121,16 @@ export function legendSvg(
         colours,
       )}" stroke-width="3" stroke-dasharray="6 3"/><text x="${at + 46}" y="${y + 7}" fill="${text}">${LOOP_WORDS}</text></g>`,
     );
+  if (quiet) {
+    // The isolation hairline: a drop's dash, thin and faint, no glyph.
+    const at2 = at + (loops ? 46 + Math.ceil(LOOP_WORDS.length * 20 * 0.52) + 36 : 0);
+    parts.push(
+      `<g data-shape="quiet"><line x1="${at2}" y1="${y}" x2="${at2 + 64}" y2="${y}" stroke="${colourOf(
+        CATEGORIES.find((c) => c.id === "drop")!,
+        colours,
+      )}" stroke-width="1.5" stroke-opacity="0.35" stroke-dasharray="9 4"/><text x="${at2 + 76}" y="${y + 7}" fill="${text}">${QUIET_WORDS}</text></g>`,
+    );
+  }
   parts.push("</g>");
   return parts.join("");
 }
@@ -154,9 +167,10 @@ ${legendSvg(
   input.colours,
   bg,
   text,
-  // Every edge style the picture draws: the cluster tier's entry when it draws a tier-dropped edge, the loop.
+  // Every edge style the picture draws: the cluster tier's entry when it draws a tier-dropped edge, the loop, the isolation hairline.
   CATEGORIES.filter((c) => c.id !== "tier" || input.graph.body.includes('data-category="tier"')),
   input.graph.body.includes('data-loop="true"'),
+  input.graph.body.includes('data-quiet="true"'),
 )}
 </svg>
 `;
