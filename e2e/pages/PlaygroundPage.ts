@@ -44,7 +44,11 @@ export class PlaygroundPage {
   }
 
   private async focusEditor(): Promise<void> {
-    await this.editor.locator(".view-lines").click({ position: { x: 40, y: 10 } });
+    // Halfway down the visible editor: once a long text is scrolled, Monaco's sticky scroll covers its first lines.
+    const guard = this.editor.locator(".overflow-guard").first();
+    const box = await guard.boundingBox();
+    if (!box) throw new Error("the editor is not on screen");
+    await guard.click({ position: { x: Math.min(140, box.width / 2), y: Math.round(box.height / 2) } });
   }
 
   private async paste(text: string): Promise<void> {
