@@ -59,7 +59,8 @@ const browser = await (async () => {
 async function open(width, height, hash = "") {
   const page = await browser.newPage({ viewport: { width, height } });
   await page.goto(base + hash);
-  await page.locator("[data-verdict][data-source]").first().waitFor({ timeout: 60_000 });
+  // Any drawn edge: before a lesson's reveal, edges carry no verdict.
+  await page.locator('[data-testid="flow-edge"][data-source]').first().waitFor({ timeout: 60_000 });
   return page;
 }
 
