@@ -137,6 +137,24 @@ describe("ktl observe", () => {
   });
 
   it.each([
+    ["cilium", "cilium.io/v2", "CiliumNetworkPolicy"],
+    ["calico", "projectcalico.org/v3", "NetworkPolicy"],
+  ])(
+    "--suggest --cni %s writes the CNI's own policies and proves them under that profile",
+    (cni, api, kind) => {
+      const r = ktl("--suggest", "--cni", cni, join(fixture, "hubble-flows.jsonl"), fixture);
+      expect(r.code).toBe(0);
+      const parsed = parseManifests([{ name: "out.yaml", text: r.out }]);
+      expect(parsed.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      expect(parsed.objects.length + parsed.ignored.length).toBeGreaterThan(0);
+      expect(r.out).not.toContain("networking.k8s.io");
+      expect(r.out.match(/^kind: .*$/gm)!.every((k) => k === `kind: ${kind}`)).toBe(true);
+      expect(r.out).toContain(`apiVersion: ${api}`);
+      expect(r.out.trim().split("\n").at(-1)).toBe("# The proof holds.");
+    },
+  );
+
+  it.each([
     [[], /no FLOWS given/],
     [["flows.csv"], /no INPUT given after FLOWS/],
     [["-", "-"], /cannot both be standard input/],

@@ -38,8 +38,11 @@ observed-forwarded-but-predicted-dropped, observed-dropped-but-predicted-allowed
 A disagreement comes with its likely cause, tested as a what-if by the engine
 (a default deny added, the deciding policy taken out, nothing enforced).
 
-  --suggest   print least-privilege NetworkPolicies written from the observed
-              allowed flows (YAML on standard output) and their proof as
+  --suggest   print least-privilege policies written from the observed
+              allowed flows, in the profile's dialect (NetworkPolicy;
+              CiliumNetworkPolicy under cilium and cilium-kpr; Calico's
+              projectcalico.org/v3 NetworkPolicy under calico), as YAML on
+              standard output, and their proof as
               comments: the input plus the policies still allows every
               observed forwarded flow and drops every observed drop; anything
               else they allow on the ports involved is listed

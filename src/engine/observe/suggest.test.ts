@@ -157,3 +157,50 @@ spec: {containers: [{name: c, image: x}]}
     ]);
   });
 });
+
+// Issue 35, item 3: the profile's dialect. The proof parses the YAML again under the same profile, so a
+// dialect the engine read otherwise (or a NetworkPolicy where the CNI's own policy was asked for) shows.
+describe.each([
+  ["cilium", "cilium.io/v2", "CiliumNetworkPolicy"],
+  ["cilium-kpr", "cilium.io/v2", "CiliumNetworkPolicy"],
+  ["calico", "projectcalico.org/v3", "NetworkPolicy"],
+] as const)("under the %s profile", (cni, apiVersion, kind) => {
+  const parsed = parseManifests([{ name: "m.yaml", text: fixture }]);
+  const input = { parsed, options: { cni } };
+  const s = suggestPolicies(
+    input,
+    analyzeObserved(
+      input,
+      parseFlows([{ name: "f.csv", text: readFileSync(join(dir, "flows.csv"), "utf8") }]),
+    ),
+  );
+  const docs = s.yaml.split(/^---$/m).filter((d) => /kind:/.test(d));
+
+  it(`writes ${apiVersion} ${kind} only, one per workload and direction`, () => {
+    expect(docs.length).toBe(s.policies.length);
+    for (const d of docs) {
+      expect(d).toContain(`apiVersion: ${apiVersion}`);
+      expect(d).toContain(`kind: ${kind}`);
+    }
+    expect(s.yaml).not.toContain("networking.k8s.io");
+    expect(s.yaml).not.toMatch(/pod-template-hash|controller-revision-hash/);
+  });
+
+  it("the proof holds under that profile, and nothing beyond the observed flows is allowed", () => {
+    expect(s.proof.forwarded.failed).toEqual([]);
+    expect(s.proof.dropped.failed).toEqual([]);
+    expect(s.proof.holds).toBe(true);
+    expect(s.proof.extra).toEqual([]);
+  });
+
+  it("a peer of another namespace is named with its namespace, and DNS egress goes to kube-dns", () => {
+    if (kind === "CiliumNetworkPolicy") {
+      expect(s.yaml).toMatch(/"k8s:io\.kubernetes\.pod\.namespace": tools/);
+      expect(s.yaml).toMatch(/k8s-app: kube-dns[\s\S]*?rules:\s+dns:\s+- matchPattern: "\*"/);
+    } else {
+      expect(s.yaml).toMatch(/namespaceSelector: "kubernetes\.io\/metadata\.name == 'tools'"/);
+      expect(s.yaml).toMatch(/selector: "k8s-app == 'kube-dns'"/);
+      expect(s.yaml).toMatch(/action: Allow\s+protocol: UDP/);
+    }
+  });
+});

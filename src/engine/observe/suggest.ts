@@ -30,6 +30,7 @@ import { variantModel } from "./hypotheses.ts";
 import { stableLabels } from "./match.ts";
 import { Predictor, type ObservedDecidedBy, type PredictedVerdict } from "./predict.ts";
 import { yamlDocuments } from "./yaml.ts";
+import { dialectOf, DNS, writePolicy, type PortRef } from "./dialects.ts";
 
 export interface SuggestedPolicy {
   namespace: string;
@@ -83,18 +84,12 @@ export interface SuggestResult {
   };
 }
 
-interface PortRef {
-  protocol: Protocol;
-  port: number;
-}
-
 /** Peers and ports per policy subject, in first-seen order. */
 type Rules = Map<
   string,
   { subject: Workload; peers: Map<string, { peer: Workload; ports: Map<string, PortRef> }> }
 >;
 
-const DNS = { namespace: "kube-system", labels: { "k8s-app": "kube-dns" } };
 /** The most pods whose pairs the extra-reach check walks. */
 const MAX_PODS = 3000;
 
@@ -109,30 +104,6 @@ function addRule(rules: Rules, subject: Workload, peer: Workload, port: PortRef)
   let p = r.peers.get(peer.key);
   if (!p) r.peers.set(peer.key, (p = { peer, ports: new Map() }));
   p.ports.set(`${port.protocol}/${port.port}`, port);
-}
-
-/** The name every pod of the workload gives this port, if they all give the same one. */
-function portName(w: Workload, p: PortRef): string | undefined {
-  let name: string | undefined;
-  for (const pod of w.pods) {
-    const c = pod.ports.find((x) => x.containerPort === p.port && x.protocol === p.protocol);
-    if (!c?.name || (name !== undefined && c.name !== name)) return undefined;
-    name = c.name;
-  }
-  return name;
-}
-
-function peerOf(peer: Workload, policyNamespace: string): Record<string, unknown> {
-  const out: Record<string, unknown> = { podSelector: { matchLabels: stableLabels(peer.labels) } };
-  if (peer.namespace !== policyNamespace)
-    out.namespaceSelector = { matchLabels: { "kubernetes.io/metadata.name": peer.namespace } };
-  return out;
-}
-
-function portsOf(ports: Iterable<PortRef>, named?: Workload): Record<string, unknown>[] {
-  return [...ports]
-    .sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : 1))
-    .map((p) => ({ protocol: p.protocol, port: (named && portName(named, p)) ?? p.port }));
 }
 
 function policyName(direction: "ingress" | "egress", w: Workload, taken: Set<string>): string {
@@ -250,81 +221,45 @@ export function suggestPolicies(input: ObserveInput, analysis: ObserveAnalysis):
   const docs: { comment?: string; value: unknown }[] = [];
   const policies: SuggestedPolicy[] = [];
   const taken = new Set<string>();
-  for (const { subject, peers } of ingress.values()) {
-    if (skippedSide(subject.key, "ingress")) continue;
-    const name = policyName("ingress", subject, taken);
-    const rules = [...peers.values()].map(({ peer, ports }) => ({
-      from: [peerOf(peer, subject.namespace)],
-      ports: portsOf(ports.values(), subject),
-    }));
-    policies.push({
-      namespace: subject.namespace,
-      name,
-      direction: "ingress",
-      selects: subject.key,
-      rules: rules.length,
-    });
-    docs.push({
-      comment: peers.size
-        ? `${subject.kind} ${subject.namespace}/${subject.name} accepts only what was observed reaching it`
-        : `${subject.kind} ${subject.namespace}/${subject.name} was only observed refusing connections: it accepts none`,
-      value: {
-        apiVersion: "networking.k8s.io/v1",
-        kind: "NetworkPolicy",
-        metadata: { name, namespace: subject.namespace },
-        spec: {
-          podSelector: { matchLabels: stableLabels(subject.labels) },
-          policyTypes: ["Ingress"],
-          ingress: rules,
-        },
-      },
-    });
-  }
+  // In the profile's dialect (dialects.ts): NetworkPolicy, CiliumNetworkPolicy or Calico's NetworkPolicy.
+  const dialect = dialectOf(model.profile?.cni);
   let dns = false;
-  for (const { subject, peers } of egress.values()) {
-    if (skippedSide(subject.key, "egress")) continue;
-    const name = policyName("egress", subject, taken);
-    const rules: Record<string, unknown>[] = [...peers.values()].map(({ peer, ports }) => ({
-      to: [peerOf(peer, subject.namespace)],
-      ports: portsOf(ports.values(), peer),
-    }));
-    // Its egress is isolated now: name lookups need their own rule (kube-dns's conventional labels).
-    rules.push({
-      to: [
-        {
-          namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": DNS.namespace } },
-          podSelector: { matchLabels: DNS.labels },
-        },
-      ],
-      ports: [
-        { protocol: "UDP", port: 53 },
-        { protocol: "TCP", port: 53 },
-      ],
-    });
-    dns = true;
-    policies.push({
-      namespace: subject.namespace,
-      name,
-      direction: "egress",
-      selects: subject.key,
-      rules: rules.length,
-    });
-    docs.push({
-      comment: peers.size
-        ? `${subject.kind} ${subject.namespace}/${subject.name} opens only what it was observed opening, and DNS`
-        : `${subject.kind} ${subject.namespace}/${subject.name} was only observed being refused: it opens nothing but DNS`,
-      value: {
-        apiVersion: "networking.k8s.io/v1",
-        kind: "NetworkPolicy",
-        metadata: { name, namespace: subject.namespace },
-        spec: {
-          podSelector: { matchLabels: stableLabels(subject.labels) },
-          policyTypes: ["Egress"],
-          egress: rules,
-        },
-      },
-    });
-  }
+  for (const [rules, direction] of [
+    [ingress, "ingress"],
+    [egress, "egress"],
+  ] as const)
+    for (const { subject, peers } of rules.values()) {
+      if (skippedSide(subject.key, direction)) continue;
+      const name = policyName(direction, subject, taken);
+      // Its egress is isolated now: name lookups need their own rule (kube-dns's conventional labels).
+      if (direction === "egress") dns = true;
+      const written = writePolicy(
+        dialect,
+        direction,
+        subject,
+        name,
+        [...peers.values()].map(({ peer, ports }) => ({ peer, ports: [...ports.values()] })),
+      );
+      policies.push({
+        namespace: subject.namespace,
+        name,
+        direction,
+        selects: subject.key,
+        rules: written.rules,
+      });
+      const who = `${subject.kind} ${subject.namespace}/${subject.name}`;
+      docs.push({
+        comment:
+          direction === "ingress"
+            ? peers.size
+              ? `${who} accepts only what was observed reaching it`
+              : `${who} was only observed refusing connections: it accepts none`
+            : peers.size
+              ? `${who} opens only what it was observed opening, and DNS`
+              : `${who} was only observed being refused: it opens nothing but DNS`,
+        value: written.value,
+      });
+    }
   // Per namespace, ingress before egress, by name: the same traffic prints the same YAML.
   const order = policies
     .map((p, i) => ({ p, d: docs[i]! }))
