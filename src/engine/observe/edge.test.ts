@@ -48,6 +48,31 @@ describe("Allow this edge / Deny this edge: the smallest edit, proved by the dec
     for (const c of e.proof!.alsoChanged) expect(c.allowed).toBe(false);
   });
 
+  it.each([
+    ["cilium", /kind: CiliumNetworkPolicy[\s\S]*enableDefaultDeny:\s+ingress: false[\s\S]*ingressDeny:/],
+    ["cilium-kpr", /kind: CiliumNetworkPolicy[\s\S]*ingressDeny:/],
+    ["calico", /kind: Tier[\s\S]*order: 100[\s\S]*tier: ktl-deny[\s\S]*action: Deny[\s\S]*action: Pass/],
+  ] as const)(
+    "under the %s profile, denies in the CNI's own dialect (Cilium has no Admin tier), and only that pair's replicas change",
+    (cni, shape) => {
+      const src = pod("shop/frontend-");
+      const e = editForEdge(
+        { text, file: "m.yaml", options: { cni } },
+        { from: `pod:${src}`, to: "service:shop/backend", port: 80, protocol: "TCP", want: "deny" },
+      );
+      expect(e.error).toBeUndefined();
+      expect(e.added).toMatch(shape);
+      expect(e.added).not.toMatch(/AdminNetworkPolicy/);
+      expect(e.proof).toMatchObject({ holds: true, before: { allowed: true }, after: { allowed: false } });
+      // Nothing else is cut: the changed pairs are the frontend replicas' to the backend pods, all now dropped.
+      for (const c of e.proof!.alsoChanged) {
+        expect(c.allowed).toBe(false);
+        expect(c.src).toMatch(/^shop\/frontend-/);
+        expect(c.dst).toMatch(/^shop\/backend-/);
+      }
+    },
+  );
+
   it("takes the near miss when one label makes an existing rule match (netpol/nearmiss.ts): a smaller edit than a new policy", () => {
     const near = [
       "apiVersion: v1\nkind: Namespace\nmetadata: {name: db}",

@@ -14,8 +14,8 @@
  *
  * The proof parses the edited text again: the decider must give the asked
  * verdict, and every other pod pair on this port whose verdict the edit
- * changes is listed (the Admin tier is not implemented by Cilium: under those
- * profiles the proof fails and says so).
+ * changes is listed. Under a CNI with a deny of its own (Cilium, Calico),
+ * Deny is written in its dialect (`denyInDialect`).
  */
 import type { BuildOptions } from "../load/index.ts";
 import { buildModel } from "../load/index.ts";
@@ -28,6 +28,7 @@ import type { LabelEdit } from "../netpol/nearmiss.ts";
 import { applyWhatIf } from "../whatif/index.ts";
 import { stableLabels } from "./match.ts";
 import { yamlDocuments } from "./yaml.ts";
+import { calicoSelector, dialectOf, type PolicyDialect } from "./dialects.ts";
 
 export interface EdgeEditQuery {
   /** The source pod: `pod:NS/NAME` or `NS/NAME`. */
@@ -190,6 +191,75 @@ function denyPolicy(src: Pod, dst: Pod, port: number, protocol: Protocol) {
   };
 }
 
+/**
+ * Deny in the CNI's own dialect, where the profile's CNI enforces one
+ * (the Admin tier is not implemented by Cilium):
+ * - Cilium: an `ingressDeny` rule at the destination, with
+ *   `enableDefaultDeny.ingress: false` so that the deny rule alone does not
+ *   isolate the destination (Cilium's default: a policy with rules in a
+ *   direction turns on default deny there);
+ * - Calico: a tier of its own before the default one (order 100) holding one
+ *   policy: Deny this pair, then Pass, so every other connection goes on to
+ *   the default tier (where the Kubernetes NetworkPolicies are) as before; a
+ *   Deny policy in the default tier would deny the rest at its end.
+ */
+function denyInDialect(dialect: PolicyDialect, src: Pod, dst: Pod, port: number, protocol: Protocol) {
+  const name = `deny-${src.name}-to-${dst.name}-${port}`.slice(0, 63);
+  if (dialect === "CiliumNetworkPolicy")
+    return [
+      {
+        apiVersion: "cilium.io/v2",
+        kind: "CiliumNetworkPolicy",
+        metadata: { name, namespace: dst.namespace },
+        spec: {
+          endpointSelector: { matchLabels: stableLabels(dst.labels) },
+          enableDefaultDeny: { ingress: false },
+          ingressDeny: [
+            {
+              fromEndpoints: [
+                {
+                  matchLabels: {
+                    ...stableLabels(src.labels),
+                    "k8s:io.kubernetes.pod.namespace": src.namespace,
+                  },
+                },
+              ],
+              toPorts: [{ ports: [{ port: String(port), protocol }] }],
+            },
+          ],
+        },
+      },
+    ];
+  const tier = "ktl-deny";
+  return [
+    { apiVersion: "projectcalico.org/v3", kind: "Tier", metadata: { name: tier }, spec: { order: 100 } },
+    {
+      apiVersion: "projectcalico.org/v3",
+      kind: "NetworkPolicy",
+      // Calico names a policy of another tier after it.
+      metadata: { name: `${tier}.${name}`.slice(0, 63), namespace: dst.namespace },
+      spec: {
+        tier,
+        order: 10,
+        selector: calicoSelector(stableLabels(dst.labels)),
+        types: ["Ingress"],
+        ingress: [
+          {
+            action: "Deny",
+            protocol,
+            source: {
+              selector: calicoSelector(stableLabels(src.labels)),
+              namespaceSelector: calicoSelector({ "kubernetes.io/metadata.name": src.namespace }),
+            },
+            destination: { ports: [port] },
+          },
+          { action: "Pass" },
+        ],
+      },
+    },
+  ];
+}
+
 function appendYaml(text: string, yaml: string): string {
   const sep = text.length === 0 || text.endsWith("\n") ? "" : "\n";
   return `${text}${sep}---\n${yaml}`;
@@ -310,13 +380,19 @@ export function editForEdge(
     };
   }
 
-  const yaml = yamlDocuments([{ value: denyPolicy(src, dst, port, q.protocol) }]);
+  // NetworkPolicy cannot deny: the Admin tier can, unless the profile's CNI has a deny of its own.
+  const dialect = dialectOf(model.profile?.cni);
+  const values =
+    dialect === "NetworkPolicy"
+      ? [denyPolicy(src, dst, port, q.protocol)]
+      : denyInDialect(dialect, src, dst, port, q.protocol);
+  const yaml = yamlDocuments(values.map((value) => ({ value })));
   const text = appendYaml(input.text, yaml);
   const proof = prove(model, load(text), src, dst, port, q.protocol, false);
   return {
     changed: true,
     how: "new-policy",
-    summary: `an AdminNetworkPolicy denying ${pair}`,
+    summary: `${dialect === "NetworkPolicy" ? "an AdminNetworkPolicy" : dialect === "CiliumNetworkPolicy" ? "a CiliumNetworkPolicy" : "a Calico policy in a tier of its own"} denying ${pair}`,
     text,
     added: yaml,
     proof,
