@@ -73,3 +73,41 @@ test("observed against predicted on the graph: four glyphs, the legend, and Allo
   await expect(edge).toHaveAttribute("data-verdict", "allow", { timeout: 30_000 });
   await expect(edge).toHaveAttribute("data-observed", "agree-allowed", { timeout: 30_000 });
 });
+
+// Deny this edge, round trip: the engine proves the edit, the text takes it as a what-if, the edge turns
+// dropped. NetworkPolicy cannot deny: the Admin tier does, and under Cilium (no Admin tier) Cilium's own deny.
+for (const [profile, kind] of [
+  ["generic (auto)", "kind: AdminNetworkPolicy"],
+  ["cilium", "kind: CiliumNetworkPolicy"],
+] as const)
+  test(`Deny this edge under the ${profile} profile: proved, applied, and the edge drops`, async ({
+    playground,
+    page,
+  }) => {
+    await playground.goto("./");
+    await playground.loadText(MANIFESTS);
+    const graph = new GraphPanel(page);
+    await graph.waitForDrawn();
+    if (profile !== "generic (auto)") {
+      await page.getByLabel("Cluster profile (CNI)").selectOption(profile);
+      await graph.waitForDrawn();
+    }
+    const source = (await graph.root
+      .locator(
+        '[data-testid="flow-edge"][data-source^="pod:shop/frontend-"][data-target="service:shop/backend"]',
+      )
+      .first()
+      .getAttribute("data-source"))!;
+    const edge = graph.edge(source, "service:shop/backend");
+    await expect(edge).toHaveAttribute("data-verdict", "allow");
+    await graph.clickEdge(source, "service:shop/backend");
+    await page.getByRole("tab", { name: /Details/ }).click();
+    const details = page.getByTestId("details");
+    await details.getByTestId("edge-deny").click();
+    const proof = details.getByTestId("edge-edit-proof");
+    await expect(proof).toHaveAttribute("data-holds", "true");
+    await expect(proof).toContainText("the decider gives dropped (was allowed)");
+    await expect(proof).toContainText(kind);
+    await expect(playground.editorText()).resolves.toContain(kind);
+    await expect(edge).toHaveAttribute("data-verdict", /drop|partial/, { timeout: 30_000 });
+  });
