@@ -111,3 +111,30 @@ for (const [profile, kind] of [
     await expect(playground.editorText()).resolves.toContain(kind);
     await expect(edge).toHaveAttribute("data-verdict", /drop|partial/, { timeout: 30_000 });
   });
+
+// Issue 35, item 3 in the playground: policies written from the flow file, proved, and applied as a what-if.
+test("Write policies from these flows: proved by the engine, applied as a what-if, and every row then agrees", async ({
+  playground,
+  page,
+}) => {
+  await playground.goto("./");
+  await playground.loadText(MANIFESTS);
+  const graph = new GraphPanel(page);
+  await graph.waitForDrawn();
+  await page.getByRole("tab", { name: /Observed/ }).click();
+  const panel = page.getByTestId("observe-panel");
+  await panel.getByTestId("observe-file").setInputFiles(FLOWS);
+  await expect(panel).toContainText(/rows disagree with the manifests/);
+  await panel.getByTestId("observe-suggest").click();
+  const proof = panel.getByTestId("observe-suggest-proof");
+  await expect(proof).toHaveAttribute("data-holds", "true");
+  await expect(proof).toContainText(/NetworkPolicies from the observed flows/);
+  await expect(proof).toContainText("The proof holds.");
+  await expect(playground.editorText()).resolves.toContain("allow-observed-ingress-backend");
+  // toolbox was seen reaching the backend Service, which the manifests dropped: now they agree.
+  await expect(graph.edge("pod:tools/toolbox", "service:shop/backend")).toHaveAttribute(
+    "data-observed",
+    "agree-allowed",
+    { timeout: 30_000 },
+  );
+});

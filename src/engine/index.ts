@@ -77,6 +77,8 @@ export {
   analyzeObserved,
   compareObserved,
   suggestPolicies,
+  suggestProofLines,
+  suggestForText,
   editForEdge,
   DISAGREEMENTS,
 } from "./observe/index.ts";
@@ -87,6 +89,7 @@ export type {
   ObserveReport,
   ObservedRow,
   SuggestResult,
+  TextSuggestion,
   Hypothesis,
   EdgeEdit,
   EdgeEditQuery,

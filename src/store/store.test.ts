@@ -330,6 +330,7 @@ describe("engine sync", () => {
       },
       whatIf: () => Promise.reject(new Error("no what-if here")),
       edgeEdit: () => Promise.reject(new Error("no edge edit here")),
+      suggest: () => Promise.reject(new Error("no suggestion here")),
       diff: () => Promise.reject(new Error("no diff here")),
       dispose() {},
     };

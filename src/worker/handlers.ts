@@ -15,6 +15,7 @@ import {
 import { applyWhatIf } from "../engine/whatif/index.ts";
 import { diffTexts } from "../engine/diff/index.ts";
 import { editForEdge } from "../engine/observe/edge.ts";
+import { suggestForText } from "../engine/observe/suggest.ts";
 import { messageFor } from "./delta.ts";
 import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 import type { EngineHandlers } from "./protocol.ts";
@@ -97,6 +98,12 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Engine
     },
     edgeEdit({ text, file, query }) {
       const result = editForEdge({ text, file, options: profile() }, query);
+      return result.changed
+        ? { result, diff: diffTexts(text, result.text, undefined, profile()) }
+        : { result };
+    },
+    suggest({ text, file, flows }) {
+      const result = suggestForText({ text, file, options: profile() }, flows);
       return result.changed
         ? { result, diff: diffTexts(text, result.text, undefined, profile()) }
         : { result };

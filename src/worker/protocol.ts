@@ -20,7 +20,14 @@ import type {
   TraceQuery,
   TraceView,
 } from "../engine/analysis/index.ts";
-import type { EdgeEdit, EdgeEditQuery, InputDiff, WhatIf, WhatIfResult } from "../engine/index.ts";
+import type {
+  EdgeEdit,
+  EdgeEditQuery,
+  InputDiff,
+  TextSuggestion,
+  WhatIf,
+  WhatIfResult,
+} from "../engine/index.ts";
 import type { AnalysisMessage } from "./delta.ts";
 import type { ClusterAssumptions, CniName } from "../engine/cni/profile.ts";
 
@@ -43,6 +50,12 @@ export interface AnalyzeParams {
 export interface WhatIfAnswer {
   result: WhatIfResult;
   /** Before against after, when the what-if changed the text. */
+  diff?: InputDiff;
+}
+
+export interface SuggestAnswer {
+  result: TextSuggestion;
+  /** Before against after, when the policies went into the text. */
   diff?: InputDiff;
 }
 
@@ -70,6 +83,8 @@ export interface EngineHandlers {
   whatIf(params: { text: string; op: WhatIf }): WhatIfAnswer;
   /** "Allow this edge" / "Deny this edge": the smallest edit of a text for one connection, proved by the decider (engine/observe/edge.ts). */
   edgeEdit(params: { text: string; file: string; query: EdgeEditQuery }): EdgeEditAnswer;
+  /** Policies written from a flow file and proved (engine/observe suggest.ts), as an edit of the text. */
+  suggest(params: { text: string; file: string; flows: { name: string; text: string } }): SuggestAnswer;
   /** Two texts compared (engine diff), for an edit made elsewhere (a lesson's suggested edit). */
   diff(params: { before: string; after: string }): InputDiff;
 }
@@ -93,6 +108,7 @@ export const ENGINE_METHODS = {
   observe: { kind: "query", what: "The flow comparison" },
   whatIf: { kind: "call", what: "The what-if" },
   edgeEdit: { kind: "call", what: "The edge's edit" },
+  suggest: { kind: "call", what: "The policies from the flows" },
   diff: { kind: "call", what: "The comparison" },
 } as const satisfies Record<EngineMethod, { kind: "analyze" | "query" | "call"; what: string }>;
 

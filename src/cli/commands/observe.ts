@@ -6,6 +6,7 @@ import {
   parseFlows,
   parseManifests,
   suggestPolicies,
+  suggestProofLines,
   unmodelledFor,
   unmodelledHeadline,
   type ObserveReport,
@@ -124,34 +125,11 @@ function printReport(r: ObserveReport, headline: string | undefined, io: Output)
 /** The proof as YAML comments after the policies, so the output can go to kubectl apply as it is. */
 function printSuggestion(s: SuggestResult, r: ObserveReport, io: Output): void {
   if (s.yaml) io.out(s.yaml.trimEnd());
-  const c = (line: string) => io.out(`# ${line}`.trimEnd());
-  if (!s.yaml) c("No policy written: no observed forwarded flow between workloads that a policy can select.");
-  c("");
-  c(`Proof: the input plus these ${s.policies.length} policies, asked again by the decider (${r.judgedBy}):`);
-  const f = s.proof.forwarded;
-  const d = s.proof.dropped;
-  c(`  ${f.checked - f.failed.length} of ${f.checked} observed forwarded rows still allowed`);
-  for (const x of f.failed)
-    c(`    NOT ALLOWED ${x.src} -> ${x.dst} ${x.protocol}/${x.port}: now ${x.now}: ${x.reason}`);
-  c(`  ${d.checked - d.failed.length} of ${d.checked} observed dropped rows still dropped`);
-  for (const x of d.failed)
-    c(`    NOT DROPPED ${x.src} -> ${x.dst} ${x.protocol}/${x.port}: now ${x.now}: ${x.reason}`);
-  if (s.proof.note) c(`  ${s.proof.note}`);
-  else if (s.proof.extra.length === 0)
-    c(
-      `  nothing else is allowed between the workloads they govern on ${s.proof.ports.join(", ") || "the ports involved"}`,
-    );
-  else {
-    c(`  also allowed, beyond the observed flows, on ${s.proof.ports.join(", ")}:`);
-    for (const x of s.proof.extra)
-      c(
-        `    ${x.src} -> ${x.dst} ${x.protocol}/${x.port} (${x.pods} pod pair${x.pods === 1 ? "" : "s"})${x.decidedBy?.name ? ` by ${x.decidedBy.kind ?? x.decidedBy.layer} ${x.decidedBy.namespace ? `${x.decidedBy.namespace}/` : ""}${x.decidedBy.name}` : `: ${x.reason}`}`,
-      );
-  }
-  for (const a of s.alsoSelects)
-    c(`  ${a.policy} also selects ${a.workload}: it carries the same stable labels`);
-  for (const k of s.skipped) c(`  no ${k.direction} policy for ${k.workload}: ${k.reason}`);
-  c(s.proof.holds ? "The proof holds." : "The proof FAILS: see the rows above.");
+  // The proof as YAML comments: the same lines the playground shows (suggestProofLines).
+  if (!s.yaml)
+    io.out("# No policy written: no observed forwarded flow between workloads that a policy can select.");
+  io.out("#");
+  for (const line of suggestProofLines(s, r.judgedBy)) io.out(`# ${line}`.trimEnd());
 }
 
 export function run(argv: string[], io: Output): number {

@@ -11,6 +11,8 @@ import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import type { ObserveView, ObservedRowView } from "../../engine/analysis/index.ts";
 import type { AppState } from "../../store/types.ts";
 import { UntilReveal } from "../Lessons/Veil.tsx";
+import type { TextSuggestion } from "../../engine/index.ts";
+import { runSuggest, suggestClient } from "../WhatIf/suggest.ts";
 import "./observe.css";
 
 /** Larger files are refused with a message rather than frozen on (ktl observe reads up to 256 MiB). */
@@ -47,6 +49,9 @@ export function ObservePanel() {
 
   const view = text && run.text === text ? run.result : undefined;
   const status = observeStatus({ file, text, run, revision });
+  const writing = useApp((s) => s.whatIf.status === "running");
+  const [written, setWritten] = useState<TextSuggestion | undefined>(undefined);
+  const canWrite = !!view?.report && view.errors.length === 0 && view.report.flows.length > 0;
 
   return (
     <div
@@ -71,6 +76,18 @@ export function ObservePanel() {
           <button type="button" className="btn small" onClick={() => picker.current?.click()}>
             Open flows…
           </button>
+          {canWrite ? (
+            <button
+              type="button"
+              className="btn small"
+              data-testid="observe-suggest"
+              disabled={writing}
+              title="Least-privilege policies in the cluster profile's dialect, proved by the engine before they go into the text"
+              onClick={() => void runSuggest(store, suggestClient).then(setWritten)}
+            >
+              Write policies from these flows
+            </button>
+          ) : null}
           {text ? (
             <button type="button" className="btn small" onClick={() => store.getState().closeFlows()}>
               Close
@@ -89,6 +106,22 @@ export function ObservePanel() {
           />
         </span>
       </div>
+      {written ? (
+        <div
+          role="status"
+          className="observe-suggest"
+          data-testid="observe-suggest-proof"
+          data-holds={written.holds ? "true" : "false"}
+        >
+          <p>{written.summary}</p>
+          {written.lines.map((l, i) => (
+            <p key={i} className="mono">
+              {l}
+            </p>
+          ))}
+          {written.added ? <pre className="mono">{written.added}</pre> : null}
+        </div>
+      ) : null}
       {/* The rows state verdicts: before a lesson's reveal they stay veiled; opening a file does not. */}
       <UntilReveal what="The comparison with the observed flows">
         <ObserveResult

@@ -27,7 +27,7 @@ import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { LabelEdit } from "../netpol/nearmiss.ts";
 import { applyWhatIf } from "../whatif/index.ts";
 import { stableLabels } from "./match.ts";
-import { yamlDocuments } from "./yaml.ts";
+import { appendYaml, yamlDocuments } from "./yaml.ts";
 import { calicoSelector, dialectOf, type PolicyDialect } from "./dialects.ts";
 
 export interface EdgeEditQuery {
@@ -258,11 +258,6 @@ function denyInDialect(dialect: PolicyDialect, src: Pod, dst: Pod, port: number,
       },
     },
   ];
-}
-
-function appendYaml(text: string, yaml: string): string {
-  const sep = text.length === 0 || text.endsWith("\n") ? "" : "\n";
-  return `${text}${sep}---\n${yaml}`;
 }
 
 function prove(

@@ -20,8 +20,8 @@ export type {
   HypothesisKind,
 } from "./report.ts";
 export type { ObservedDecidedBy, PredictedVerdict } from "./predict.ts";
-export { suggestPolicies } from "./suggest.ts";
-export type { SuggestResult, SuggestedPolicy, ProofFailure, ExtraReach } from "./suggest.ts";
+export { suggestForText, suggestPolicies, suggestProofLines } from "./suggest.ts";
+export type { TextSuggestion, SuggestResult, SuggestedPolicy, ProofFailure, ExtraReach } from "./suggest.ts";
 export { stableLabels, UNSTABLE_LABELS } from "./match.ts";
 export { editForEdge } from "./edge.ts";
 export type { EdgeEdit, EdgeEditQuery, EdgeEditProof, EdgeVerdict } from "./edge.ts";

@@ -13,7 +13,7 @@ import { loadModel } from "../load/index.ts";
 import { validateModel } from "../validate/index.ts";
 import { analyzeObserved } from "./compare.ts";
 import { parseFlows } from "./parse.ts";
-import { suggestPolicies, type SuggestResult } from "./suggest.ts";
+import { suggestForText, suggestPolicies, type SuggestResult } from "./suggest.ts";
 
 const dir = join(import.meta.dirname, "../../../scenarios/fixtures/observed-vs-predicted");
 const fixture = readFileSync(join(dir, "manifests.yaml"), "utf8");
@@ -202,5 +202,32 @@ describe.each([
       expect(s.yaml).toMatch(/selector: "k8s-app == 'kube-dns'"/);
       expect(s.yaml).toMatch(/action: Allow\s+protocol: UDP/);
     }
+  });
+});
+
+describe("policies from a flow file as an edit of the text (the playground's Write policies)", () => {
+  const flows = { name: "flows.csv", text: readFileSync(join(dir, "flows.csv"), "utf8") };
+  it("appends the proved policies after the text, kept byte for byte, with the proof's lines", () => {
+    const r = suggestForText({ text: fixture, file: "m.yaml" }, flows);
+    expect(r.changed).toBe(true);
+    expect(r.holds).toBe(true);
+    expect(r.text.startsWith(fixture)).toBe(true);
+    expect(r.text.endsWith(r.added)).toBe(true);
+    expect(r.summary).toMatch(/^\d+ NetworkPolicies from the observed flows$/);
+    expect(r.lines.at(-1)).toBe("The proof holds.");
+  });
+
+  it("in the profile's dialect", () => {
+    const r = suggestForText({ text: fixture, file: "m.yaml", options: { cni: "cilium" } }, flows);
+    expect(r.changed).toBe(true);
+    expect(r.summary).toMatch(/CiliumNetworkPolicies/);
+    expect(r.added).toContain("kind: CiliumNetworkPolicy");
+  });
+
+  it("an unreadable flow file changes nothing and says where", () => {
+    const r = suggestForText({ text: fixture, file: "m.yaml" }, { name: "bad.jsonl", text: "{not json\n" });
+    expect(r.changed).toBe(false);
+    expect(r.text).toBe(fixture);
+    expect(r.summary).toMatch(/^bad\.jsonl:1: .*no policy written$/);
   });
 });

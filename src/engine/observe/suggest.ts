@@ -29,7 +29,12 @@ import type { ObserveAnalysis, ObserveInput, ObservedRow } from "./report.ts";
 import { variantModel } from "./hypotheses.ts";
 import { stableLabels } from "./match.ts";
 import { Predictor, type ObservedDecidedBy, type PredictedVerdict } from "./predict.ts";
-import { yamlDocuments } from "./yaml.ts";
+import { appendYaml, yamlDocuments } from "./yaml.ts";
+import type { BuildOptions } from "../load/index.ts";
+import { buildModel } from "../load/index.ts";
+import { parseManifests } from "../parse/manifests.ts";
+import { parseFlows } from "./parse.ts";
+import { analyzeObserved } from "./compare.ts";
 import { dialectOf, DNS, writePolicy, type PortRef } from "./dialects.ts";
 
 export interface SuggestedPolicy {
@@ -403,4 +408,94 @@ export function suggestPolicies(input: ObserveInput, analysis: ObserveAnalysis):
   };
   if (note) result.proof.note = note;
   return result;
+}
+
+/** The proof in words, one line each (the CLI prints them as YAML comments; the playground as the what-if's notes). */
+export function suggestProofLines(s: SuggestResult, judgedBy: string): string[] {
+  const out: string[] = [];
+  out.push(
+    `Proof: the input plus these ${s.policies.length} policies, asked again by the decider (${judgedBy}):`,
+  );
+  const f = s.proof.forwarded;
+  const d = s.proof.dropped;
+  out.push(`  ${f.checked - f.failed.length} of ${f.checked} observed forwarded rows still allowed`);
+  for (const x of f.failed)
+    out.push(`    NOT ALLOWED ${x.src} -> ${x.dst} ${x.protocol}/${x.port}: now ${x.now}: ${x.reason}`);
+  out.push(`  ${d.checked - d.failed.length} of ${d.checked} observed dropped rows still dropped`);
+  for (const x of d.failed)
+    out.push(`    NOT DROPPED ${x.src} -> ${x.dst} ${x.protocol}/${x.port}: now ${x.now}: ${x.reason}`);
+  if (s.proof.note) out.push(`  ${s.proof.note}`);
+  else if (s.proof.extra.length === 0)
+    out.push(
+      `  nothing else is allowed between the workloads they govern on ${s.proof.ports.join(", ") || "the ports involved"}`,
+    );
+  else {
+    out.push(`  also allowed, beyond the observed flows, on ${s.proof.ports.join(", ")}:`);
+    for (const x of s.proof.extra)
+      out.push(
+        `    ${x.src} -> ${x.dst} ${x.protocol}/${x.port} (${x.pods} pod pair${x.pods === 1 ? "" : "s"})${x.decidedBy?.name ? ` by ${x.decidedBy.kind ?? x.decidedBy.layer} ${x.decidedBy.namespace ? `${x.decidedBy.namespace}/` : ""}${x.decidedBy.name}` : `: ${x.reason}`}`,
+      );
+  }
+  for (const a of s.alsoSelects)
+    out.push(`  ${a.policy} also selects ${a.workload}: it carries the same stable labels`);
+  for (const k of s.skipped) out.push(`  no ${k.direction} policy for ${k.workload}: ${k.reason}`);
+  out.push(s.proof.holds ? "The proof holds." : "The proof FAILS: see the rows above.");
+  return out;
+}
+
+/** Policies from a flow file, as an edit of the editor's text (the playground's "Write policies from these flows"). */
+export interface TextSuggestion {
+  /** True when the text was edited: some policy was written and its proof holds. */
+  changed: boolean;
+  text: string;
+  /** The YAML appended. */
+  added: string;
+  summary: string;
+  /** The proof, one line each (suggestProofLines). */
+  lines: string[];
+  holds: boolean;
+}
+
+/**
+ * Writes the policies from the flows and proves them, as `ktl observe
+ * --suggest` does, and appends them to the text only when the proof holds:
+ * what is not proved is not offered (its lines say what failed).
+ */
+export function suggestForText(
+  input: { text: string; file: string; options?: BuildOptions },
+  flows: { name: string; text: string },
+): TextSuggestion {
+  const options = input.options ?? {};
+  const parsed = parseManifests([{ name: input.file, text: input.text }]);
+  const model = buildModel(parsed, options);
+  const none = (summary: string, lines: string[] = []): TextSuggestion => ({
+    changed: false,
+    text: input.text,
+    added: "",
+    summary,
+    lines,
+    holds: false,
+  });
+  const set = parseFlows([flows]);
+  const bad = set.errors[0];
+  if (bad) return none(`${bad.file}:${bad.line}: ${bad.message}: no policy written`);
+  const analysis = analyzeObserved({ parsed, options, model }, set);
+  const s = suggestPolicies({ parsed, options, model }, analysis);
+  const lines = suggestProofLines(s, analysis.report.judgedBy);
+  if (!s.yaml)
+    return none(
+      "No policy written: no observed forwarded flow between workloads that a policy can select.",
+      lines,
+    );
+  const dialect = dialectOf(model.profile?.cni);
+  const what = `${s.policies.length} ${dialect === "CalicoNetworkPolicy" ? "Calico NetworkPolicies" : dialect === "CiliumNetworkPolicy" ? "CiliumNetworkPolicies" : "NetworkPolicies"} from the observed flows`;
+  if (!s.proof.holds) return { ...none(`Not offered: the proof of ${what} fails`, lines), added: s.yaml };
+  return {
+    changed: true,
+    text: appendYaml(input.text, s.yaml),
+    added: s.yaml,
+    summary: what,
+    lines,
+    holds: true,
+  };
 }

@@ -64,3 +64,9 @@ export function yamlDocuments(docs: readonly { comment?: string; value: unknown 
     )
     .join("---\n");
 }
+
+/** The input's text, kept byte for byte, and new documents after it. */
+export function appendYaml(text: string, yaml: string): string {
+  const sep = text.length === 0 || text.endsWith("\n") ? "" : "\n";
+  return `${text}${sep}---\n${yaml}`;
+}
