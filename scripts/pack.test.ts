@@ -48,6 +48,23 @@ describe("npm pack", () => {
     );
   }, 240_000);
 
+  it("ships its licence and says where it lives (repository, homepage, bugs)", () => {
+    expect(files).toContain("LICENSE");
+    const pkg = JSON.parse(
+      readFileSync(join(app, "node_modules", "kube-traffic-lab", "package.json"), "utf8"),
+    ) as Record<string, unknown>;
+    expect(pkg.license).toBe("Apache-2.0");
+    expect(readFileSync(join(app, "node_modules", "kube-traffic-lab", "LICENSE"), "utf8")).toMatch(
+      /Apache License\s+Version 2\.0/,
+    );
+    expect(pkg.repository).toMatchObject({
+      type: "git",
+      url: expect.stringMatching(/^git\+https:\/\/github\.com\//),
+    });
+    expect(pkg.homepage).toMatch(/^https:\/\//);
+    expect(pkg.bugs).toMatchObject({ url: expect.stringMatching(/\/issues$/) });
+  });
+
   it("ships the bundle and the launcher, no sources and no dependencies", () => {
     expect(files).toContain("lib/ktl.mjs");
     expect(files).toContain("bin/ktl.mjs");

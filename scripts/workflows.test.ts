@@ -33,3 +33,32 @@ describe("workflows", () => {
     expect(readFileSync(join(root, "vite.config.ts"), "utf8")).toMatch(/base: "\.\/"/);
   });
 });
+
+describe("workflow hygiene (issue 34)", () => {
+  const text = (name: string) => readFileSync(join(root, ".github/workflows", name), "utf8");
+  const raw = (name: string) => load(text(name)) as Record<string, unknown> & Workflow;
+  it.each(["ci.yml", "pages.yml"])(
+    "%s pins every action to a full commit SHA, with its tag in a comment",
+    (name) => {
+      const uses = [...text(name).matchAll(/uses:\s*(\S+)(.*)$/gm)];
+      expect(uses.length).toBeGreaterThan(0);
+      for (const [, ref, rest] of uses) {
+        expect(ref, ref).toMatch(/^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/);
+        expect(rest, ref).toMatch(/# v\d+\.\d+\.\d+/);
+      }
+    },
+  );
+  it.each(["ci.yml", "pages.yml"])("%s runs a supported Node LTS (22 or later)", (name) => {
+    for (const step of Object.values(raw(name).jobs).flatMap((j) => j.steps ?? []))
+      if (step.with && "node-version" in step.with)
+        expect(Number(step.with["node-version"])).toBeGreaterThanOrEqual(22);
+  });
+  it("ci reads only, and a newer push cancels the run it makes stale", () => {
+    const w = raw("ci.yml");
+    expect(w.permissions).toEqual({ contents: "read" });
+    expect(w.concurrency).toMatchObject({ "cancel-in-progress": true });
+  });
+  it("pages never cancels a deployment under way", () => {
+    expect(raw("pages.yml").concurrency).toMatchObject({ group: "pages", "cancel-in-progress": false });
+  });
+});
