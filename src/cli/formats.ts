@@ -84,17 +84,9 @@ function artifactLocation(file: string): { uri: string; uriBaseId?: string } {
   return path.startsWith("/") ? { uri: `file://${path}` } : { uri: path, uriBaseId: "SRCROOT" };
 }
 
-/**
- * The rules page (docs/rules.md): one anchor per KTL code, GitHub's heading anchors in lower case.
- * The repository's address is the one the README's action workflow uses.
- */
-export const RULES_URL = "https://github.com/kube-traffic-lab/kube-traffic-lab/blob/main/docs/rules.md";
-
-/** The rules page's anchor for a rule: a KTL code's own, an apiserver error's KTL501 (kube-apiserver would reject). */
-export function ruleHelpUri(ruleId: string): string {
-  const code = /^KTL\d{3}$/.test(ruleId) ? ruleId : "KTL501";
-  return `${RULES_URL}#${code.toLowerCase()}`;
-}
+// The rules page's address is the engine's (the playground's Problems link it too).
+export { RULES_URL, ruleHelpUri } from "../engine/analysis/constants.ts";
+import { ruleHelpUri } from "../engine/analysis/constants.ts";
 
 /** SARIF 2.1.0 (OASIS), one run of the tool `ktl`. */
 export function toSarif(problems: readonly Problem[], version: string): object {

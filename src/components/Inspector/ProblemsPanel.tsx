@@ -1,5 +1,6 @@
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { selectShownDiagnostics, veiledDiagnostics } from "../Lessons/Veil.tsx";
+import { ruleHelpUri } from "../../engine/analysis/constants.ts";
 
 const ICON = { error: "✕", warning: "!", info: "i" } as const;
 
@@ -39,7 +40,17 @@ export function ProblemsPanel() {
               {d.object ? <strong>{d.object}: </strong> : null}
               {d.message}
               {d.hint ? <span className="muted"> {d.hint}</span> : null}{" "}
-              <span className="muted mono">{d.code}</span>
+              {/* What the code means, why, and how to fix it: the rules page (docs/rules.md), as SARIF's helpUri. */}
+              <a
+                className="muted mono"
+                href={ruleHelpUri(d.code)}
+                target="_blank"
+                rel="noopener noreferrer"
+                title={`What ${d.code} means and how to fix it`}
+                data-testid="rule-link"
+              >
+                {d.code}
+              </a>
             </span>
           </li>
         ))}
