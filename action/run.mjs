@@ -129,10 +129,13 @@ export function commentBody({ diff, sarif, tests, link, verdicts }) {
   }
   if (results.length) out.push("");
   if (tests) {
-    out.push(`### Tests: ${tests.passed} passed, ${tests.failed} failed`, "");
+    const couldNot = tests.errors ? `, ${tests.errors} could not run` : "";
+    out.push(`### Tests: ${tests.passed} passed, ${tests.failed} failed${couldNot}`, "");
     for (const t of tests.results.filter((x) => !x.pass))
-      out.push(`- FAIL ${cell(t.name)} (${t.file}:${t.line}): ${cell(t.failures.join("; "))}`);
-    if (tests.failed) out.push("");
+      out.push(
+        `- ${t.error !== undefined ? "ERROR" : "FAIL"} ${cell(t.name)} (${t.file}:${t.line}): ${cell(t.failures.join("; "))}`,
+      );
+    if (tests.failed || tests.errors) out.push("");
   }
   out.push(
     link
@@ -209,8 +212,12 @@ export async function main(env = process.env, fetchImpl = globalThis.fetch, log 
   if (failOn.includes("lost-flows") && lost) verdicts.push(`${lost} flow${lost === 1 ? "" : "s"} lost`);
   if (failOn.includes("errors") && errors)
     verdicts.push(`${errors} validation error${errors === 1 ? "" : "s"}`);
+  // A test that could not run (it names what the manifests do not have) fails the check too.
+  const notPassed = (tests?.failed ?? 0) + (tests?.errors ?? 0);
   if (failOn.includes("tests") && tests?.failed)
     verdicts.push(`${tests.failed} test${tests.failed === 1 ? "" : "s"} failed`);
+  if (failOn.includes("tests") && tests?.errors)
+    verdicts.push(`${tests.errors} test${tests.errors === 1 ? "" : "s"} could not run`);
 
   const actionRepo = env.GITHUB_ACTION_REPOSITORY || "kube-traffic-lab/kube-traffic-lab";
   const [owner, name] = actionRepo.split("/");
@@ -228,7 +235,7 @@ export async function main(env = process.env, fetchImpl = globalThis.fetch, log 
   if (env.GITHUB_OUTPUT)
     appendFileSync(
       env.GITHUB_OUTPUT,
-      `lost-flows=${lost}\nerrors=${errors}\nfailed-tests=${tests?.failed ?? 0}\nsarif=${sarifPath}\n`,
+      `lost-flows=${lost}\nerrors=${errors}\nfailed-tests=${notPassed}\nsarif=${sarifPath}\n`,
     );
   for (const v of verdicts) log.error(`ktl: ${v} (fail-on)`);
   return verdicts.length ? 1 : 0;

@@ -133,9 +133,11 @@ describe("escaping in Markdown and JUnit", () => {
   });
 
   it("JUnit XML escapes attributes and drops control characters", () => {
-    const x = toJUnit("s", [{ name: 'a "b" <c>', classname: "k", failure: "bad\u0007 & worse" }]);
-    expect(x).toContain('<testcase name="a &quot;b&quot; &lt;c&gt;" classname="k">');
+    const x = toJUnit("s", [
+      { name: 'a "b" <c>', classname: "k", time: 0.0123, failure: "bad\u0007 & worse" },
+    ]);
+    expect(x).toContain('<testcase name="a &quot;b&quot; &lt;c&gt;" classname="k" time="0.012">');
     expect(x).toContain("bad &amp; worse</failure>");
-    expect(x).toContain('<testsuites tests="1" failures="1">');
+    expect(x).toContain('<testsuites tests="1" failures="1" errors="0" time="0.012">');
   });
 });

@@ -176,22 +176,35 @@ function xml(s: string): string {
 
 export interface JUnitCase {
   name: string;
+  /** The class CI reports group cases by (Jenkins shows its last dot-part as the class): "ktl.tests". */
   classname: string;
+  /** Seconds the case took. */
+  time: number;
   failure?: string;
+  /** The case could not be run (a name not in the input): JUnit's error, apart from failures. */
+  error?: string;
 }
 
-/** JUnit XML as CI systems read it (Jenkins, GitLab, GitHub test reporters): one testsuite. */
+const seconds = (t: number) => t.toFixed(3);
+
+/** JUnit XML as CI systems read it (Jenkins, GitLab, GitHub test reporters): one testsuite, with times and errors apart. */
 export function toJUnit(suite: string, cases: readonly JUnitCase[]): string {
-  const failures = cases.filter((c) => c.failure !== undefined).length;
-  const body = cases.map((c) =>
-    c.failure === undefined
-      ? `    <testcase name="${xml(c.name)}" classname="${xml(c.classname)}"/>`
-      : `    <testcase name="${xml(c.name)}" classname="${xml(c.classname)}">\n      <failure message="${xml(c.failure.split("\n")[0]!)}">${xml(c.failure)}</failure>\n    </testcase>`,
-  );
+  const errors = cases.filter((c) => c.error !== undefined).length;
+  const failures = cases.filter((c) => c.error === undefined && c.failure !== undefined).length;
+  const time = seconds(cases.reduce((t, c) => t + c.time, 0));
+  const body = cases.map((c) => {
+    const head = `    <testcase name="${xml(c.name)}" classname="${xml(c.classname)}" time="${seconds(c.time)}"`;
+    const [tag, text] =
+      c.error !== undefined ? ["error", c.error] : c.failure !== undefined ? ["failure", c.failure] : [];
+    return tag === undefined
+      ? `${head}/>`
+      : `${head}>\n      <${tag} message="${xml(text!.split("\n")[0]!)}">${xml(text!)}</${tag}>\n    </testcase>`;
+  });
+  const counts = `tests="${cases.length}" failures="${failures}" errors="${errors}" time="${time}"`;
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${failures}">`,
+    `<testsuites ${counts}>`,
+    `  <testsuite name="${xml(suite)}" ${counts}>`,
     ...body,
     `  </testsuite>`,
     `</testsuites>`,

@@ -110,14 +110,16 @@ describe("ktl test", () => {
     );
     const r = ktl("--format", "junit", t, shop);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('<testsuite name="ktl test" tests="2" failures="1">');
+    // Every case and the suite carry a time; errors are counted apart from failures.
+    expect(r.out).toMatch(/<testsuite name="ktl test" tests="2" failures="1" errors="0" time="\d+\.\d{3}">/);
+    // The class is the test file's name, not its path (Jenkins showed a class "yaml" under the path).
     expect(r.out).toMatch(
-      /<testcase name="a" classname=".*junit\.yaml">\n\s+<failure message="pod:tools\/toolbox -&gt; service:shop\/backend:80: drop, expected allow/,
+      /<testcase name="a" classname="ktl\.junit" time="\d+\.\d{3}">\n\s+<failure message="pod:tools\/toolbox -&gt; service:shop\/backend:80: drop, expected allow/,
     );
-    expect(r.out).toMatch(/<testcase name="b" classname=".*junit\.yaml"\/>/);
+    expect(r.out).toMatch(/<testcase name="b" classname="ktl\.junit" time="\d+\.\d{3}"\/>/);
   });
 
-  it("a malformed test names its file and line and exits 2; a missing workload fails the test, naming it", () => {
+  it("a malformed test names its file and line and exits 2; a missing workload is an error, not a failure, naming it", () => {
     const bad = file(
       "bad.yaml",
       "tests:\n  - name: x\n    from: tools/toolbox\n    to: service:shop/backend:80\n    expect: maybe\n",
@@ -133,7 +135,29 @@ describe("ktl test", () => {
     );
     const m = ktl(missing, shop);
     expect(m.code).toBe(1);
+    expect(m.out).toMatch(/^ERROR {2}y /m);
     expect(m.out).toMatch(/no workload or pod shop\/nope in the input/);
+    expect(m.out).toMatch(/0 passed, 0 failed, 1 could not run$/);
+    const j = ktl("--format", "junit", missing, shop);
+    expect(j.out).toMatch(/failures="0" errors="1"/);
+    expect(j.out).toMatch(/<error message="[^"]*no workload or pod shop\/nope in the input/);
+    expect(JSON.parse(ktl("--json", missing, shop).out)).toMatchObject({ passed: 0, failed: 0, errors: 1 });
+  });
+
+  it("two tests of one name are an error naming both lines (a report could not tell them apart)", () => {
+    const twice = file(
+      "twice.yaml",
+      "tests:\n  - {name: same, from: tools/toolbox, to: 'service:shop/backend:80', expect: allow}\n  - {name: same, from: tools/toolbox, to: 'service:shop/backend:80', expect: drop}\n",
+    );
+    const r = ktl(twice, shop);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(
+      /twice\.yaml.*line 3: error KTL801: test name "same" is used twice, at lines 2 and 3/,
+    );
+  });
+
+  it("a directory as TESTS says what TESTS is, not a raw EISDIR", () => {
+    expect(() => ktl(root, shop)).toThrow(/is a directory: TESTS is one file/);
   });
 
   it("needs a tests file and manifests", () => {

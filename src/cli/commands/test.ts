@@ -1,5 +1,6 @@
 /** `ktl test TESTS INPUT...`: policy tests as files, a pass/fail line per expectation with the rule that decided it. */
 import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import {
   buildProxyIndex,
   loadModel,
@@ -21,7 +22,7 @@ import {
   reportDiagnostics,
   requireObjects,
 } from "../report.ts";
-import { toJUnit } from "../formats.ts";
+import { toJUnit, type JUnitCase } from "../formats.ts";
 
 export const help = `ktl test [--format text|json|junit] TESTS INPUT...
 
@@ -68,7 +69,7 @@ const FORMATS = ["text", "json", "junit"];
 /** A result as lines: its head, then its summary or each failure, each one line whatever the names in it hold. */
 function line(r: ExpectationResult): string {
   const where = r.line ? `${r.file}:${r.line}` : r.file;
-  const head = oneLine(`${r.pass ? "PASS" : "FAIL"}  ${r.name} (${where})`);
+  const head = oneLine(`${r.pass ? "PASS" : r.error !== undefined ? "ERROR" : "FAIL"}  ${r.name} (${where})`);
   if (r.pass) return `${head}\n      ${oneLine(r.summary)}`;
   return `${head}\n${r.failures.map((f) => `      ${oneLine(f)}`).join("\n")}`;
 }
@@ -89,6 +90,10 @@ export function run(argv: string[], io: Output): number {
   try {
     text = readFileSync(testsPath === "-" ? 0 : testsPath, "utf8");
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EISDIR")
+      throw new UsageError(
+        `${testsPath} is a directory: TESTS is one file (ktl's tests: list, or a netassert v2 file); the INPUT after it may be a directory`,
+      );
     throw new UsageError(`${testsPath}: cannot read: ${(e as Error).message}`);
   }
   const parsed = parseExpectations(testsPath === "-" ? "<stdin>" : testsPath, text);
@@ -103,31 +108,47 @@ export function run(argv: string[], io: Output): number {
   requireObjects(model);
   const omitted = omissionsOf(model);
   const unmodelled = unmodelledFor(model, "all");
-  const results = runExpectations(model, buildProxyIndex(model), parsed.expectations);
-  const failed = results.filter((r) => !r.pass).length;
+  // One at a time, so that each case has its time in the JUnit report.
+  const proxy = buildProxyIndex(model);
+  const timed = parsed.expectations.map((e) => {
+    const t0 = performance.now();
+    const [r] = runExpectations(model, proxy, [e]);
+    return { r: r!, seconds: (performance.now() - t0) / 1000 };
+  });
+  const results = timed.map((x) => x.r);
+  const errors = results.filter((r) => r.error !== undefined).length;
+  const failed = results.filter((r) => !r.pass).length - errors;
   if (format === "json")
     io.out(
-      JSON.stringify({ passed: results.length - failed, failed, results, unmodelled, ...omitted }, null, 2),
+      JSON.stringify(
+        { passed: results.length - failed - errors, failed, errors, results, unmodelled, ...omitted },
+        null,
+        2,
+      ),
     );
-  else if (format === "junit")
+  else if (format === "junit") {
+    // CI reports group cases by class: the test file's name ("ktl.tests"), not its path.
+    const base = testsPath === "-" ? "stdin" : basename(testsPath).replace(/\.[^.]*$/, "");
     io.out(
       toJUnit(
         "ktl test",
-        results.map((r) => {
-          const c: { name: string; classname: string; failure?: string } = {
-            name: r.name,
-            classname: testsPath,
-          };
-          if (!r.pass) c.failure = r.failures.join("\n");
+        timed.map(({ r, seconds }) => {
+          const c: JUnitCase = { name: r.name, classname: `ktl.${base.replace(/\./g, "_")}`, time: seconds };
+          if (r.error !== undefined) c.error = r.error;
+          else if (!r.pass) c.failure = r.failures.join("\n");
           return c;
         }),
       ),
     );
-  else {
+  } else {
     for (const h of [unmodelledHeadline(unmodelled), omissionsHeadline(omitted)]) if (h) io.out(h);
     for (const r of results) io.out(line(r));
-    io.out(`\n${results.length - failed} passed, ${failed} failed`);
+    io.out(
+      `\n${results.length - failed - errors} passed, ${failed} failed${errors ? `, ${errors} could not run` : ""}`,
+    );
   }
+  // A test that could not run is no pass either.
+  const notPassed = failed + errors;
   // A passing run that misses a document is not a pass of the whole input.
-  return exitFor(omitted, failed ? 1 : 0);
+  return exitFor(omitted, notPassed ? 1 : 0);
 }

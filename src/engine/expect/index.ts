@@ -56,6 +56,11 @@ export interface ExpectationResult {
   failures: string[];
   /** A one-line account of the decision (the first failing pair's, or the first pair's). */
   summary: string;
+  /**
+   * Set when the test could not be run, which is not a verdict: it names a pod, workload or namespace the
+   * input does not have, or too many pairs. JUnit reports it as an error, not a failure.
+   */
+  error?: string;
 }
 
 /** Pairs one expectation may expand to: beyond this the test must name fewer pods. */
@@ -256,6 +261,22 @@ export function parseExpectations(
       else ktlTest(item, i, file, d.index, expectations, diagnostics);
     });
   }
+  // Two tests of one name: a report (JUnit, the Tests tab) could not tell them apart.
+  const seen = new Map<string, Expectation>();
+  for (const e of expectations) {
+    const first = seen.get(e.name);
+    if (!first) seen.set(e.name, e);
+    else
+      diagnostics.push(
+        diag(
+          file,
+          0,
+          e.line,
+          `test name ${JSON.stringify(e.name)} is used twice, at lines ${first.line} and ${e.line}: a report could not tell the two apart`,
+          "Give each test its own name.",
+        ),
+      );
+  }
   return { expectations, diagnostics };
 }
 
@@ -372,6 +393,7 @@ export function runExpectation(model: Model, index: ProxyIndex, e: Expectation):
   for (const x of [froms, tos]) if (typeof x === "string") result.failures.push(x);
   if (typeof froms === "string" || typeof tos === "string") {
     result.summary = result.failures.join("; ");
+    result.error = result.summary;
     return result;
   }
   const pairs = froms.length * tos.length;
@@ -380,6 +402,7 @@ export function runExpectation(model: Model, index: ProxyIndex, e: Expectation):
       `${pairs} pairs to check (more than ${MAX_PAIRS}): name a workload or pod instead of a namespace`,
     );
     result.summary = result.failures[0]!;
+    result.error = result.summary;
     return result;
   }
   let failing = 0;
