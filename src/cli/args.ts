@@ -95,8 +95,41 @@ function outputAliases(argv: readonly string[], spec: FlagSpec): string[] {
   return out;
 }
 
+/**
+ * Inputs as the tools people come from name them: netpol-analyzer's `--dirpath DIR` and kubectl's
+ * `-f FILE` / `--filename FILE` (repeatable) are INPUTs, read after the positional ones, so a
+ * command whose first positional is something else (`test TESTS`, `observe FLOWS`) keeps it first.
+ */
+export const INPUT_FLAGS = ["dirpath", "filename", "f"] as const;
+
+function inputAliases(argv: readonly string[]): { rest: string[]; inputs: string[] } {
+  const rest: string[] = [];
+  const inputs: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    const long = /^--(dirpath|filename)(?:=(.*))?$/.exec(a);
+    let value: string | undefined;
+    if (long) value = long[2] ?? argv[++i];
+    else if (a === "-f") value = argv[++i];
+    else if (/^-f=?./.test(a)) value = a.slice(2).replace(/^=/, "");
+    else {
+      rest.push(a);
+      continue;
+    }
+    if (value === undefined || value === "")
+      throw new UsageError(`${a.replace(/=.*$/, "")} needs a file or directory`);
+    inputs.push(value);
+  }
+  return { rest, inputs };
+}
+
 export function parseArgs(argvIn: readonly string[], spec: FlagSpec): ParsedArgs {
-  const argv = outputAliases(argvIn, spec);
+  const { rest, inputs } = inputAliases(argvIn);
+  const argv = outputAliases(rest, spec);
   const booleans = ["help", ...(spec.booleans ?? [])];
   const strings = spec.strings ?? [];
   const multiple = spec.multiple ?? [];
@@ -141,7 +174,7 @@ export function parseArgs(argvIn: readonly string[], spec: FlagSpec): ParsedArgs
   }
   // An explicit false is kept as "false", so a flag that overrides a configuration file can say no.
   for (const [k, v] of explicit) flags.set(k, v ? true : "false");
-  return { flags, positional: parsed.positionals };
+  return { flags, positional: [...parsed.positionals, ...inputs] };
 }
 
 /** Whether a boolean flag is on (`--json`, `--json=true`; not `--json=false`). */

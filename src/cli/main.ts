@@ -32,6 +32,14 @@ export const commands: Record<string, Command> = {
   observe,
 };
 
+/** Other tools' names for a command, where the meaning is the same: netpol-analyzer's `list` is connlist. */
+export const ALIASES: Record<string, string> = { list: "connlist" };
+
+const commandOf = (name: string): Command | undefined => {
+  const key = Object.hasOwn(ALIASES, name) ? ALIASES[name]! : name;
+  return Object.hasOwn(commands, key) ? commands[key] : undefined;
+};
+
 function usage(): string {
   return `ktl: where does this request go in my Kubernetes cluster, and why is it dropped?
 
@@ -43,6 +51,7 @@ ${Object.entries(commands)
   .map(([, c]) => `  ${c.help.split("\n")[0]!.replace(/^ktl /, "")}`)
   .join("\n")}
 
+netpol-analyzer's names work too: ktl list is ktl connlist, --dirpath DIR (and kubectl's -f FILE) an INPUT.
 ktl help <command> (or ktl <command> --help) explains one command. Every command that prints a
 machine format takes -o FORMAT (the same as --format FORMAT; --json is -o json). Exit codes: 0 success, 1 problems found or a document could not be read,
 2 bad usage, unreadable input or no Kubernetes object in it.`;
@@ -79,7 +88,7 @@ export async function main(argvIn: string[]): Promise<number> {
   if (name === "help" && rest.length) {
     // `ktl help CMD`, as git and kubectl read it: that command's help.
     const topic = rest[0]!;
-    const c = Object.hasOwn(commands, topic) ? commands[topic] : undefined;
+    const c = commandOf(topic);
     if (c && rest.length === 1) {
       io.out(c.help);
       return 0;
@@ -100,7 +109,7 @@ export async function main(argvIn: string[]): Promise<number> {
     io.out(`ktl ${version}`);
     return 0;
   }
-  const cmd = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  const cmd = commandOf(name);
   if (!cmd) {
     const near = nearestFlag(name, Object.keys(commands));
     io.err(`ktl: unknown command "${name}"${near ? `; did you mean "${near}"?` : ""} (try ktl --help)`);

@@ -19,7 +19,7 @@ import {
   requireObjects,
 } from "../report.ts";
 
-export const help = `ktl connlist [--format txt|json|md|dot] INPUT...
+export const help = `ktl connlist [--format txt|json|md|dot|csv] INPUT...
 
 Which workloads may talk to which, on which ports: one line per ordered pair
 of distinct nodes with at least one permitted connection, in the text format
@@ -52,6 +52,8 @@ Two conventions, on purpose:
   --format json  the same lines as [{"src", "dst", "conn"}]
   --format md    a Markdown table (src | dst | conn)
   --format dot   a Graphviz digraph, workloads grouped by namespace
+  --format csv   netpol-analyzer's CSV: a header src,dst,conn, one row a
+                 connection (what the input leaves out goes to stderr)
 
 Every policy layer counts: NetworkPolicy and the cluster tiers
 (ClusterNetworkPolicy v1alpha2, AdminNetworkPolicy and
@@ -101,8 +103,10 @@ export function run(argv: string[], io: Output): number {
     io.out(JSON.stringify({ connections, unmodelled, ...omitted }, null, 2));
     return exitFor(omitted);
   }
+  // CSV has no comment: its headline goes to stderr, so the file stays rows of data.
   for (const headline of headlines)
-    io.out(format === "dot" ? `// ${headline}` : format === "md" ? `> ${headline}\n` : headline);
+    if (format === "csv") io.err(headline);
+    else io.out(format === "dot" ? `// ${headline}` : format === "md" ? `> ${headline}\n` : headline);
   // A peer's name is one line in every text format (a raw newline would start a line of its own).
   const lines = list.lines.map((l) => ({ ...l, src: oneLine(l.src), dst: oneLine(l.dst) }));
   const text = formatConnlist({ ...list, lines }, format as ConnlistFormat);

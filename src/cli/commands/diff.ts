@@ -14,6 +14,7 @@ import { flagString, isOn, parseArgs } from "../args.ts";
 import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
 
 export const help = `ktl diff [--json | --format text|json|md] [--external-ip IP] [--exit-code] [--limit N] BEFORE AFTER
+       (netpol-analyzer's spelling: ktl diff --dir1 BEFORE --dir2 AFTER)
 
 What changes between two inputs (each a file, a directory or - for stdin):
 the flows gained and lost, and the endpoints that appear or vanish, with a
@@ -160,7 +161,7 @@ const DIFF_FORMATS = ["text", "json", "md"];
 export function run(argv: string[], io: Output): number {
   const args = parseArgs(argv, {
     booleans: ["json", "exit-code"],
-    strings: ["limit", "external-ip", "format", "cni"],
+    strings: ["limit", "external-ip", "format", "cni", "dir1", "dir2"],
   });
   if (isOn(args, "help")) {
     io.out(help);
@@ -169,6 +170,11 @@ export function run(argv: string[], io: Output): number {
   const format = (flagString(args, "format") ?? (isOn(args, "json") ? "json" : "text")).toLowerCase();
   if (!DIFF_FORMATS.includes(format))
     throw new UsageError(`--format must be one of ${DIFF_FORMATS.join(", ")}, not "${format}"`);
+  // netpol-analyzer's diff names its inputs --dir1 (before) and --dir2 (after).
+  const dir1 = flagString(args, "dir1");
+  const dir2 = flagString(args, "dir2");
+  if ((dir1 === undefined) !== (dir2 === undefined)) throw new UsageError("--dir1 and --dir2 go together");
+  if (dir1 !== undefined && dir2 !== undefined) args.positional.unshift(dir1, dir2);
   if (args.positional.length !== 2)
     throw new UsageError(`needs exactly two inputs, BEFORE and AFTER (got ${args.positional.length})`);
   const [a, b] = args.positional as [string, string];

@@ -6,8 +6,19 @@
  */
 import { INGRESS_CONTROLLER, type ConnList } from "./index.ts";
 
-export type ConnlistFormat = "txt" | "json" | "md" | "dot";
-export const CONNLIST_FORMATS: readonly ConnlistFormat[] = ["txt", "json", "md", "dot"];
+export type ConnlistFormat = "txt" | "json" | "md" | "dot" | "csv";
+export const CONNLIST_FORMATS: readonly ConnlistFormat[] = ["txt", "json", "md", "dot", "csv"];
+
+/** A CSV field as RFC 4180 (and Go's encoding/csv, which netpol-analyzer writes with) quotes it. */
+function csvField(s: string): string {
+  return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** netpol-analyzer's csv: a header `src,dst,conn`, then one row a connection. */
+function formatCsv(list: ConnList): string {
+  const rows = [["src", "dst", "conn"], ...list.lines.map((l) => [l.src, l.dst, l.conn])];
+  return rows.map((r) => r.map(csvField).join(",")).join("\n") + "\n";
+}
 
 /** One line per pair, each ending in LF; empty text for no lines. */
 export function formatTxt(list: ConnList): string {
@@ -82,5 +93,7 @@ export function formatConnlist(list: ConnList, format: ConnlistFormat): string {
       return formatMd(list);
     case "dot":
       return formatDot(list);
+    case "csv":
+      return formatCsv(list);
   }
 }
