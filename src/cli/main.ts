@@ -13,10 +13,14 @@ import * as ipvs from "./commands/ipvs.ts";
 import * as diff from "./commands/diff.ts";
 import * as test from "./commands/test.ts";
 import * as observe from "./commands/observe.ts";
+import { help as completionHelp, runCompletion } from "./completion.ts";
+import type { FlagSpec } from "./args.ts";
 
 interface Command {
   run: (argv: string[], io: Output) => number | Promise<number>;
   help: string;
+  /** Its options: the parser's, the help's and the shell completion's one table. */
+  flags: FlagSpec;
 }
 
 export const commands: Record<string, Command> = {
@@ -30,6 +34,12 @@ export const commands: Record<string, Command> = {
   diff,
   test,
   observe,
+  // Shell completion, written from the table above (completion.ts).
+  completion: {
+    help: completionHelp,
+    flags: {},
+    run: (argv, io) => runCompletion(argv, io, commands, ALIASES),
+  },
 };
 
 /** Other tools' names for a command, where the meaning is the same: netpol-analyzer's `list` is connlist. */

@@ -9,7 +9,7 @@ import {
   type ConnlistFormat,
 } from "../../engine/index.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
-import { flagString, isOn, parseArgs } from "../args.ts";
+import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
 import {
   exitFor,
   omissionsHeadline,
@@ -75,8 +75,11 @@ with no Kubernetes object.`;
 /** Node placement and pod IPs play no part in netpol-analyzer's model, so their warnings are noise here. */
 const PLACEMENT_CODES = new Set(["KTL202", "KTL203", "KTL205"]);
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export const flags: FlagSpec = { strings: ["format"] };
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { strings: ["format"] });
+  const args = parseArgs(argv, flags);
   if (isOn(args, "help")) {
     io.out(help);
     return 0;

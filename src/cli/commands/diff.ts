@@ -10,7 +10,7 @@ import {
 import { cniOption } from "./reach.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
 import { mdTable } from "../formats.ts";
-import { flagString, isOn, parseArgs } from "../args.ts";
+import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
 import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
 
 export const help = `ktl diff [--json | --format text|json|md] [--external-ip IP] [--exit-code] [--limit N] BEFORE AFTER
@@ -158,11 +158,14 @@ export function formatDiffMarkdown(d: InputDiff, limit = 50): string {
 
 const DIFF_FORMATS = ["text", "json", "md"];
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export const flags: FlagSpec = {
+  booleans: ["json", "exit-code"],
+  strings: ["limit", "external-ip", "format", "cni", "dir1", "dir2"],
+};
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, {
-    booleans: ["json", "exit-code"],
-    strings: ["limit", "external-ip", "format", "cni", "dir1", "dir2"],
-  });
+  const args = parseArgs(argv, flags);
   if (isOn(args, "help")) {
     io.out(help);
     return 0;

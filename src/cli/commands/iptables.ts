@@ -191,6 +191,9 @@ function printWalk(w: TraceRuleWalk, io: Output): void {
   });
 }
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export const flags = PROXY_FLAGS;
+
 export function run(argv: string[], io: Output): number {
   return runMode("iptables", argv, io, help);
 }

@@ -23,6 +23,9 @@ those of ktl iptables (ktl help iptables): --node, --from, --to, --protocol, --f
 --ipvs-scheduler, --json (-o json); kube-proxy takes its whole configuration
 in every mode, so the other modes' flags are accepted.`;
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export { PROXY_FLAGS as flags } from "./iptables.ts";
+
 export function run(argv: string[], io: Output): number {
   return runMode("ipvs", argv, io, help);
 }

@@ -21,6 +21,9 @@ Options are those of ktl iptables (ktl help iptables): --node,
 --ipvs-scheduler, --json (-o json); kube-proxy takes its whole configuration
 in every mode, so the other modes' flags are accepted.`;
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export { PROXY_FLAGS as flags } from "./iptables.ts";
+
 export function run(argv: string[], io: Output): number {
   return runMode("nftables", argv, io, help);
 }

@@ -15,7 +15,7 @@ import {
 } from "../../engine/index.ts";
 import { statSync } from "node:fs";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
-import { flagString, isOn, parseArgs } from "../args.ts";
+import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
 import { oneLine, reportDiagnostics } from "../report.ts";
 import { cniOption } from "./reach.ts";
 
@@ -132,8 +132,11 @@ function printSuggestion(s: SuggestResult, r: ObserveReport, io: Output): void {
   for (const line of suggestProofLines(s, r.judgedBy)) io.out(`# ${line}`.trimEnd());
 }
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export const flags: FlagSpec = { booleans: ["json", "suggest"], strings: ["cni"] };
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { booleans: ["json", "suggest"], strings: ["cni"] });
+  const args = parseArgs(argv, flags);
   if (isOn(args, "help")) {
     io.out(help);
     return 0;

@@ -8,7 +8,7 @@ import {
 } from "../../engine/index.ts";
 import { parseCniName, type CniName } from "../../engine/cni/profile.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
-import { flagString, isOn, parseArgs } from "../args.ts";
+import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
 import { exitFor, omissionsHeadline, omissionsOf, reportDiagnostics, requireObjects } from "../report.ts";
 
 export const help = `ktl reach [--port N] [--protocol TCP|UDP|SCTP] [--summary] [--json] INPUT...
@@ -70,8 +70,11 @@ function printMatrix(
   io.out(table(rows));
 }
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export const flags: FlagSpec = { booleans: ["json", "summary"], strings: ["port", "protocol", "cni"] };
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { booleans: ["json", "summary"], strings: ["port", "protocol", "cni"] });
+  const args = parseArgs(argv, flags);
   if (isOn(args, "help")) {
     io.out(help);
     return 0;

@@ -12,7 +12,7 @@ import {
   type ExpectationResult,
 } from "../../engine/index.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
-import { flagString, isOn, parseArgs } from "../args.ts";
+import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
 import {
   exitFor,
   formatDiagnostic,
@@ -74,8 +74,11 @@ function line(r: ExpectationResult): string {
   return `${head}\n${r.failures.map((f) => `      ${oneLine(f)}`).join("\n")}`;
 }
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export const flags: FlagSpec = { strings: ["format"], booleans: ["json"] };
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { strings: ["format"], booleans: ["json"] });
+  const args = parseArgs(argv, flags);
   if (isOn(args, "help")) {
     io.out(help);
     return 0;

@@ -21,7 +21,7 @@ import {
   unmodelledHeadline,
 } from "../../engine/index.ts";
 import { readInputs, table, UsageError, type Output } from "../io.ts";
-import { flagString, flagStrings, isOn, parseArgs } from "../args.ts";
+import { flagString, flagStrings, isOn, parseArgs, type FlagSpec } from "../args.ts";
 import { addHttpHeader, parseHttpRequestLine, type HttpRequest } from "../../engine/http/request.ts";
 import {
   exitFor,
@@ -156,12 +156,15 @@ function httpOf(line: string | undefined, headers: string[]): HttpRequest | unde
   return req;
 }
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export const flags: FlagSpec = {
+  booleans: ["json", ...ASSUME_FLAGS.booleans],
+  strings: ["from", "to", "protocol", "http", "cni"],
+  multiple: ["header", ...ASSUME_FLAGS.multiple],
+};
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, {
-    booleans: ["json", ...ASSUME_FLAGS.booleans],
-    strings: ["from", "to", "protocol", "http", "cni"],
-    multiple: ["header", ...ASSUME_FLAGS.multiple],
-  });
+  const args = parseArgs(argv, flags);
   if (isOn(args, "help")) {
     io.out(help);
     return 0;

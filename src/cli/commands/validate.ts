@@ -9,7 +9,7 @@ import {
   type ValidationFinding,
 } from "../../engine/index.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
-import { flagString, isOn, parseArgs } from "../args.ts";
+import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
 import { problemsOf, toGithub, toSarif } from "../formats.ts";
 import { version } from "../version.ts";
 import { formatDiagnostic, omissionsOf, oneLine, requireObjects } from "../report.ts";
@@ -88,8 +88,11 @@ function oldArgs(args: ReturnType<typeof parseArgs>): string[] {
   return Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
 }
 
+/** Its options, for the parser, help and shell completion (completion.ts). */
+export const flags: FlagSpec = { booleans: ["json"], strings: ["format"], multiple: ["old"] };
+
 export function run(argv: string[], io: Output): number {
-  const args = parseArgs(argv, { booleans: ["json"], strings: ["format"], multiple: ["old"] });
+  const args = parseArgs(argv, flags);
   if (isOn(args, "help")) {
     io.out(help);
     return 0;
