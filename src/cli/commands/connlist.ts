@@ -8,6 +8,7 @@ import {
   unmodelledHeadline,
   type ConnlistFormat,
 } from "../../engine/index.ts";
+import { focusConnlist, parseFocus } from "../../engine/connlist/focus.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
 import {
@@ -19,7 +20,7 @@ import {
   requireObjects,
 } from "../report.ts";
 
-export const help = `ktl connlist [--format txt|json|md|dot|csv] INPUT...
+export const help = `ktl connlist [--format txt|json|md|dot|csv] [--focusworkload W [--focusworkload-peer P] [--focus-direction D]] [--focus-conn C] INPUT...
 
 Which workloads may talk to which, on which ports: one line per ordered pair
 of distinct nodes with at least one permitted connection, in the text format
@@ -52,6 +53,13 @@ Two conventions, on purpose:
   --format json  the same lines as [{"src", "dst", "conn"}]
   --format md    a Markdown table (src | dst | conn)
   --format dot   a Graphviz digraph, workloads grouped by namespace
+  --focusworkload W        only the connections of workload W (name,
+                           namespace/name or Kind/namespace/name; several
+                           separated by commas), as netpol-analyzer focuses
+  --focusworkload-peer P   of those, only the ones whose other end is P
+  --focus-direction D      ingress: into W only; egress: out of W only
+  --focus-conn tcp-8080    only the connections that permit this one,
+                           each shown with it alone
   --format csv   netpol-analyzer's CSV: a header src,dst,conn, one row a
                  connection (what the input leaves out goes to stderr)
 
@@ -76,7 +84,9 @@ with no Kubernetes object.`;
 const PLACEMENT_CODES = new Set(["KTL202", "KTL203", "KTL205"]);
 
 /** Its options, for the parser, help and shell completion (completion.ts). */
-export const flags: FlagSpec = { strings: ["format"] };
+export const flags: FlagSpec = {
+  strings: ["format", "focusworkload", "focusworkload-peer", "focus-direction", "focus-conn"],
+};
 
 export function run(argv: string[], io: Output): number {
   const args = parseArgs(argv, flags);
@@ -87,8 +97,16 @@ export function run(argv: string[], io: Output): number {
   const format = (flagString(args, "format") ?? "txt").toLowerCase();
   if (!(CONNLIST_FORMATS as readonly string[]).includes(format))
     throw new UsageError(`--format must be one of ${CONNLIST_FORMATS.join(", ")}, not "${format}"`);
+  const focus = parseFocus({
+    workload: flagString(args, "focusworkload"),
+    peer: flagString(args, "focusworkload-peer"),
+    direction: flagString(args, "focus-direction"),
+    conn: flagString(args, "focus-conn"),
+  });
+  if ("error" in focus) throw new UsageError(focus.error);
   const model = loadModel(readInputs(args.positional));
-  const list = computeConnlist(model);
+  // The focus narrows the decider's answer; it judges nothing itself (engine/connlist/focus.ts).
+  const list = focusConnlist(computeConnlist(model), focus);
   reportDiagnostics(
     [...model.diagnostics.filter((d) => !PLACEMENT_CODES.has(d.code)), ...list.diagnostics],
     io,
