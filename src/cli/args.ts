@@ -14,6 +14,8 @@ export interface FlagSpec {
   strings?: readonly string[];
   /** Flags that may be given several times (`--header 'A: b' --header 'C: d'`). */
   multiple?: readonly string[];
+  /** One-letter spellings, as the tool a command follows has them (`eval -s POD`): letter -> flag. */
+  short?: Readonly<Record<string, string>>;
 }
 
 export interface ParsedArgs {
@@ -50,7 +52,12 @@ export function nearestFlag(name: string, known: readonly string[]): string | un
 function unknownFlag(raw: string, known: readonly string[]): UsageError {
   const name = raw.replace(/^-+/, "").replace(/=.*$/, "");
   // kubectl's -n: a typo suggestion (--cni) would mislead; say what ktl does instead.
-  if (name === "n" || name === "namespace" || name === "all-namespaces" || name === "A")
+  if (
+    (name === "n" && !known.includes("n")) ||
+    name === "namespace" ||
+    name === "all-namespaces" ||
+    name === "A"
+  )
     return new UsageError(
       `${raw.replace(/=.*$/, "")}: this command has no namespace filter; it reads every namespace in INPUT (give only the files of the namespaces you want)`,
     );
@@ -147,6 +154,8 @@ export function parseArgs(argvIn: readonly string[], spec: FlagSpec): ParsedArgs
   options.help = { type: "boolean", short: "h" };
   for (const s of strings) options[s] = { type: "string" };
   for (const s of multiple) options[s] = { type: "string", multiple: true };
+  for (const [letter, name] of Object.entries(spec.short ?? {}))
+    if (options[name]) options[name].short = letter;
   let parsed;
   try {
     parsed = nodeParseArgs({ args, options, strict: true, allowPositionals: true });

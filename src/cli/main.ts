@@ -13,6 +13,7 @@ import * as ipvs from "./commands/ipvs.ts";
 import * as diff from "./commands/diff.ts";
 import * as test from "./commands/test.ts";
 import * as observe from "./commands/observe.ts";
+import * as evaluate from "./commands/eval.ts";
 import { help as completionHelp, runCompletion } from "./completion.ts";
 import type { FlagSpec } from "./args.ts";
 
@@ -34,6 +35,7 @@ export const commands: Record<string, Command> = {
   diff,
   test,
   observe,
+  eval: evaluate,
   // Shell completion, written from the table above (completion.ts).
   completion: {
     help: completionHelp,
@@ -43,7 +45,7 @@ export const commands: Record<string, Command> = {
 };
 
 /** Other tools' names for a command, where the meaning is the same: netpol-analyzer's `list` is connlist. */
-export const ALIASES: Record<string, string> = { list: "connlist" };
+export const ALIASES: Record<string, string> = { list: "connlist", evaluate: "eval" };
 
 const commandOf = (name: string): Command | undefined => {
   const key = Object.hasOwn(ALIASES, name) ? ALIASES[name]! : name;
@@ -61,7 +63,7 @@ ${Object.entries(commands)
   .map(([, c]) => `  ${c.help.split("\n")[0]!.replace(/^ktl /, "")}`)
   .join("\n")}
 
-netpol-analyzer's names work too: ktl list is ktl connlist, --dirpath DIR (and kubectl's -f FILE) an INPUT.
+netpol-analyzer's names work too: ktl list is ktl connlist, ktl evaluate ktl eval, --dirpath DIR (and kubectl's -f FILE) an INPUT.
 ktl help <command> (or ktl <command> --help) explains one command. Every command that prints a
 machine format takes -o FORMAT (the same as --format FORMAT; --json is -o json). Exit codes: 0 success, 1 problems found or a document could not be read,
 2 bad usage, unreadable input or no Kubernetes object in it.`;
