@@ -270,7 +270,7 @@ export function workloadFlows(
 }
 
 /**
- * The NetworkPolicies that refused one side's drops, at most six: the
+ * The NetworkPolicies that refused one side's drops (at most six a side; one for "both"): the
  * endpoints' ingress policies (isolating, with no rule for these senders),
  * the senders' egress policies, or both.
  */
@@ -282,12 +282,19 @@ function sideRefs(
   sourceClass: Int32Array,
 ): RefView[] {
   const refs: RefView[] = [];
+  // Isolation on both sides (most pairs at scale, drawn faint) names one policy a side: the near misses,
+  // which a reader opens, name up to six.
+  const most = side === "both" ? 1 : 6;
+  let taken = 0;
   const add = (pols: readonly NetworkPolicy[] | undefined) => {
     for (const pol of pols ?? [])
-      if (refs.length < 6 && !refs.some((r) => r.name === pol.name && r.namespace === pol.namespace))
+      if (taken < most && !refs.some((r) => r.name === pol.name && r.namespace === pol.namespace)) {
         refs.push(refOfPolicy(pol));
+        taken++;
+      }
   };
   if (side !== "egress") for (const e of endpoints) add(index.ingressPolicies[index.classOf[e.pod.index]!]);
+  taken = 0;
   if (side !== "ingress") {
     const classes = new Set<number>();
     for (let r = 0; r + 1 < runs.length && classes.size < 6; r += 2)
