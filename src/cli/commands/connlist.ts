@@ -20,7 +20,7 @@ import {
   requireObjects,
 } from "../report.ts";
 
-export const help = `ktl connlist [--format txt|json|md|dot|csv] [--focusworkload W [--focusworkload-peer P] [--focus-direction D]] [--focus-conn C] INPUT...
+export const help = `ktl connlist [--format txt|json|md|dot|csv|svg] [--focusworkload W [--focusworkload-peer P] [--focus-direction D]] [--focus-conn C] INPUT...
 
 Which workloads may talk to which, on which ports: one line per ordered pair
 of distinct nodes with at least one permitted connection, in the text format
@@ -60,6 +60,8 @@ Two conventions, on purpose:
   --focus-direction D      ingress: into W only; egress: out of W only
   --focus-conn tcp-8080    only the connections that permit this one,
                            each shown with it alone
+  --format svg   a picture that opens in any browser (no Graphviz needed): a
+                 column per namespace, an arrow per connection with its ports
   --format csv   netpol-analyzer's CSV: a header src,dst,conn, one row a
                  connection (what the input leaves out goes to stderr)
 
@@ -126,7 +128,7 @@ export function run(argv: string[], io: Output): number {
   }
   // CSV has no comment: its headline goes to stderr, so the file stays rows of data.
   for (const headline of headlines)
-    if (format === "csv") io.err(headline);
+    if (format === "csv" || format === "svg") io.err(headline);
     else io.out(format === "dot" ? `// ${headline}` : format === "md" ? `> ${headline}\n` : headline);
   // A peer's name is one line in every text format (a raw newline would start a line of its own).
   const lines = list.lines.map((l) => ({ ...l, src: oneLine(l.src), dst: oneLine(l.dst) }));

@@ -5,9 +5,10 @@
  * Graphviz digraph with one cluster per namespace.
  */
 import { INGRESS_CONTROLLER, type ConnList } from "./index.ts";
+import { formatSvg } from "./svg.ts";
 
-export type ConnlistFormat = "txt" | "json" | "md" | "dot" | "csv";
-export const CONNLIST_FORMATS: readonly ConnlistFormat[] = ["txt", "json", "md", "dot", "csv"];
+export type ConnlistFormat = "txt" | "json" | "md" | "dot" | "csv" | "svg";
+export const CONNLIST_FORMATS: readonly ConnlistFormat[] = ["txt", "json", "md", "dot", "csv", "svg"];
 
 /** A CSV field as RFC 4180 (and Go's encoding/csv, which netpol-analyzer writes with) quotes it. */
 function csvField(s: string): string {
@@ -95,5 +96,7 @@ export function formatConnlist(list: ConnList, format: ConnlistFormat): string {
       return formatDot(list);
     case "csv":
       return formatCsv(list);
+    case "svg":
+      return formatSvg(list);
   }
 }
