@@ -2,21 +2,10 @@
  * Issue 34, item 2: the flags people already type, from netpol-analyzer (`list`, `--dirpath`,
  * `diff --dir1 --dir2`, `-o csv`) and kubectl (`-f FILE`, repeatable), meaning what they mean there.
  */
-import { describe, expect, it, vi } from "vitest";
-import { main } from "./main.ts";
+import { describe, expect, it } from "vitest";
+import { runKtl } from "./testkit.ts";
 
-async function ktl(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-  try {
-    return { code: await main(argv), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const ktl = runKtl;
 
 const DIR = "scenarios/01-trace-a-shop-across-zones";
 const FILE = `${DIR}/manifests.yaml`;

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv from "ajv-draft-04";
-import { describe, expect, it, vi } from "vitest";
-import { main } from "./main.ts";
+import { describe, expect, it } from "vitest";
 import { mdTable, toGithub, toJUnit, type Problem } from "./formats.ts";
+import { runKtl } from "./testkit.ts";
 
 const require = createRequire(import.meta.url);
 const schema = JSON.parse(
@@ -21,18 +21,7 @@ const validateSarif = new Ajv({ allErrors: true, strict: false, unicodeRegExp: f
 
 const dir = mkdtempSync(join(tmpdir(), "ktl-formats-"));
 
-async function ktl(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-  try {
-    return { code: await main(argv), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const ktl = runKtl;
 
 const BAD = `apiVersion: v1
 kind: Service

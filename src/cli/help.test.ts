@@ -3,21 +3,11 @@
  * option of a command in its help, `-o FORMAT` wherever `--format`/`--json` are, and kubectl's
  * `-n` answered with what ktl does rather than a typo suggestion.
  */
-import { describe, expect, it, vi } from "vitest";
-import { commands, main } from "./main.ts";
+import { describe, expect, it } from "vitest";
+import { commands } from "./main.ts";
+import { runKtl } from "./testkit.ts";
 
-async function ktl(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-  try {
-    return { code: await main(argv), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const ktl = runKtl;
 
 const INPUT = "scenarios/01-trace-a-shop-across-zones";
 

@@ -2,21 +2,10 @@
  * `ktl eval`: netpol-analyzer's evaluate (pkg/cli/evaluate.go: its flags, its checks and its line
  * "%v => %v over %s/%s: %t"), answered by the one decider: the same verdict `ktl trace` gives.
  */
-import { describe, expect, it, vi } from "vitest";
-import { main } from "../main.ts";
+import { describe, expect, it } from "vitest";
+import { runKtl } from "../testkit.ts";
 
-async function ktl(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-  try {
-    return { code: await main(argv), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const ktl = runKtl;
 
 const DIR = "scenarios/01-trace-a-shop-across-zones";
 
