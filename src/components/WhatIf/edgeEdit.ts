@@ -4,7 +4,7 @@
  * as a what-if (one undoable change, before against after), with the proof
  * in the what-if's notes. The page decides nothing.
  */
-import type { EdgeEdit, EdgeEditQuery } from "../../engine/index.ts";
+import type { EdgeEdit, EdgeEditQuery, InputDiff } from "../../engine/index.ts";
 import type { AppStore } from "../../store/createAppStore.ts";
 import type { EngineClient } from "../../worker/engineClient.ts";
 import { engineClient } from "../../worker/client.ts";
@@ -29,6 +29,28 @@ export function proofLines(r: EdgeEdit): string[] {
   return lines;
 }
 
+/**
+ * An edit the engine wrote and proved, into the text as a what-if: applied with its notes and
+ * compared before against after; one that changed nothing fails the what-if with its reason.
+ * Stale (the text moved on while the engine worked): nothing happens.
+ */
+export function applyEngineEdit(
+  store: AppStore,
+  before: string,
+  edit: { changed: boolean; text: string; notes: string[]; failure: string },
+  diff: InputDiff | undefined,
+): boolean {
+  if (store.getState().text !== before) return false;
+  if (!edit.changed) {
+    store.getState().whatIfFailed(edit.failure);
+    return true;
+  }
+  store.getState().whatIfApplied(edit.text, edit.notes);
+  store.getState().editText(edit.text, "whatif");
+  if (diff) store.getState().whatIfCompared(edit.text, diff);
+  return true;
+}
+
 export async function runEdgeEdit(
   store: AppStore,
   client: EdgeEditClient,
@@ -39,15 +61,13 @@ export async function runEdgeEdit(
   store.getState().whatIfStarted(label, before);
   try {
     const { result, diff } = await client.edgeEdit({ text: before, file: store.getState().file, query });
-    if (store.getState().text !== before) return undefined;
-    if (!result.changed) {
-      store.getState().whatIfFailed(result.error ?? result.summary);
-      return result;
-    }
-    store.getState().whatIfApplied(result.text, [result.summary, ...proofLines(result)]);
-    store.getState().editText(result.text, "whatif");
-    if (diff) store.getState().whatIfCompared(result.text, diff);
-    return result;
+    const edit = {
+      changed: result.changed,
+      text: result.text,
+      notes: [result.summary, ...proofLines(result)],
+      failure: result.error ?? result.summary,
+    };
+    return applyEngineEdit(store, before, edit, diff) ? result : undefined;
   } catch (e) {
     store.getState().whatIfFailed(e instanceof Error ? e.message : String(e));
     return undefined;

@@ -10,6 +10,7 @@ import type { TextSuggestion } from "../../engine/index.ts";
 import type { AppStore } from "../../store/createAppStore.ts";
 import type { EngineClient } from "../../worker/engineClient.ts";
 import { engineClient } from "../../worker/client.ts";
+import { applyEngineEdit } from "./edgeEdit.ts";
 
 export type SuggestClient = Pick<EngineClient, "suggest">;
 
@@ -28,15 +29,13 @@ export async function runSuggest(
       file: s.file,
       flows: { name: s.observeFile || "flows", text: s.observeText },
     });
-    if (store.getState().text !== before) return undefined;
-    if (!result.changed) {
-      store.getState().whatIfFailed(result.summary);
-      return result;
-    }
-    store.getState().whatIfApplied(result.text, [result.summary, ...result.lines]);
-    store.getState().editText(result.text, "whatif");
-    if (diff) store.getState().whatIfCompared(result.text, diff);
-    return result;
+    const edit = {
+      changed: result.changed,
+      text: result.text,
+      notes: [result.summary, ...result.lines],
+      failure: result.summary,
+    };
+    return applyEngineEdit(store, before, edit, diff) ? result : undefined;
   } catch (e) {
     store.getState().whatIfFailed(e instanceof Error ? e.message : String(e));
     return undefined;
