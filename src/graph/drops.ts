@@ -99,38 +99,69 @@ export function whereDropsAre(a: Analysis): DropSummary {
   return { spots: list };
 }
 
-/** The compact drops (`reach.drops`) into spots: each dropped group counts its pods, under its namespace. */
+/**
+ * The compact drops (`reach.drops`) into spots: each dropped group counts its pods, under its namespace.
+ * Per record, the pods are summed by namespace first (one slot per namespace, in flat arrays): the
+ * groups of a record run to hundreds, its namespaces to a few.
+ */
 function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpot>) {
-  const groupNs = reach.groups.map((g) => a.pods[g.pods[0]!]?.namespace);
+  const nsNames: string[] = [];
+  const nsIndex = new Map<string, number>();
+  const groupNs = Int32Array.from(reach.groups, (g) => {
+    const ns = a.pods[g.pods[0]!]?.namespace;
+    if (ns === undefined) return -1;
+    let i = nsIndex.get(ns);
+    if (i === undefined) nsIndex.set(ns, (i = nsNames.push(ns) - 1));
+    return i;
+  });
+  const pods = new Float64Array(nsNames.length);
+  const first = new Int32Array(nsNames.length);
+  const mark = new Int32Array(nsNames.length);
+  const touched: number[] = [];
+  let record = 0;
   for (const d of reach.drops) {
+    record++;
     const to = namespaceOfId(d.to);
     if (to === undefined) continue;
+    const runs = d.groups;
+    for (let r = 0; r + 1 < runs.length; r += 2)
+      for (let k = runs[r]!, end = runs[r + 1]!; k < end; k++) {
+        const ns = groupNs[k]!;
+        const g = reach.groups[k];
+        if (ns < 0 || !g) continue;
+        if (mark[ns] !== record) {
+          mark[ns] = record;
+          touched.push(ns);
+          first[ns] = k;
+        }
+        pods[ns]! += g.pods.length;
+      }
+    if (!touched.length) continue;
     const layer = dropLayerWord(d);
     const ref = d.decidedBy[0];
     const by = ref ? `${ref.kind}|${ref.namespace ?? ""}|${ref.name}` : "";
-    for (let r = 0; r + 1 < d.groups.length; r += 2)
-      for (let k = d.groups[r]!; k < d.groups[r + 1]!; k++) {
-        const from = groupNs[k];
-        const g = reach.groups[k];
-        if (from === undefined || !g) continue;
-        const key = `${from}>${to}|${layer}|${by}`;
-        let spot = spots.get(key);
-        if (!spot) {
-          const first = a.pods[g.pods[0]!]!;
-          spot = {
-            key,
-            from,
-            to,
-            layer,
-            connections: 0,
-            partly: 0,
-            example: { from: first.id, to: d.traceTo, protocol: d.protocol },
-          };
-          if (ref) spot.ref = ref;
-          spots.set(key, spot);
-        }
-        spot.connections += g.pods.length;
+    for (const ns of touched) {
+      const from = nsNames[ns]!;
+      const key = `${from}>${to}|${layer}|${by}`;
+      let spot = spots.get(key);
+      if (!spot) {
+        const example = a.pods[reach.groups[first[ns]!]!.pods[0]!]!;
+        spot = {
+          key,
+          from,
+          to,
+          layer,
+          connections: 0,
+          partly: 0,
+          example: { from: example.id, to: d.traceTo, protocol: d.protocol },
+        };
+        if (ref) spot.ref = ref;
+        spots.set(key, spot);
       }
+      spot.connections += pods[ns]!;
+      pods[ns] = 0;
+    }
+    touched.length = 0;
   }
 }
 

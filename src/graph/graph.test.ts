@@ -9,10 +9,11 @@ import {
   type TraceView,
 } from "../engine/analysis/index.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
-import { AUTO, chooseLevel, leafResolver, pathEdges, type GraphModel } from "./model.ts";
+import { AUTO, chooseLevel, leafResolver, pathEdges, type EdgeFlow, type GraphModel } from "./model.ts";
 import { buildGraph } from "./build.ts";
 import { positionsOf, toElkGraph } from "./layout.ts";
-import { ElementStabilizer, questionEdges, toFlowElements } from "./flow.ts";
+import { questionEdges, toFlowElements } from "./flow.ts";
+import { ElementStabilizer, sameEdge } from "./stabilize.ts";
 import type { Filters } from "../store/types.ts";
 
 const all: Filters = { hiddenNamespaces: [], port: "all", onlyDrops: false };
@@ -381,5 +382,21 @@ describe("re-rendering only what changed", () => {
     );
     expect(second.edges.filter((e) => !first.edges.includes(e)).map((e) => e.id)).toEqual([id]);
     expect(second.edges[0]!.data!.observed).toBe(mark);
+  });
+});
+
+describe("sameEdge: equal picture, compared in place", () => {
+  it("an edge whose flows are equal is the same; one changed caller or reason is not", () => {
+    const [e] = toFlowElements(graph(), undefined).edges;
+    const copy = (flows: EdgeFlow[]) => ({
+      ...e!,
+      data: { ...e!.data!, edge: { ...e!.data!.edge, flows } },
+    });
+    const flows = e!.data!.edge.flows;
+    expect(flows.length).toBeGreaterThan(0);
+    expect(sameEdge(e!, copy(flows.map((f) => ({ ...f }))))).toBe(true);
+    expect(sameEdge(e!, copy(flows.map((f, i) => (i ? f : { ...f, from: "pod:x/other" }))))).toBe(false);
+    expect(sameEdge(e!, copy(flows.map((f, i) => (i ? f : { ...f, reason: "another" }))))).toBe(false);
+    expect(sameEdge(e!, copy(flows.slice(1)))).toBe(false);
   });
 });

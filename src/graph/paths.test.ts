@@ -353,3 +353,21 @@ describe("edge labels sit clear of every box and of each other", () => {
     }
   });
 });
+
+describe("paths lens: a flow's senders counted one by one", () => {
+  it("senders spread over elements in any order count each, at pod level and folded alike", () => {
+    // Every pod of the scenario sends one flow to the backend Service, in an order that interleaves workloads:
+    // a folded element's senders are not adjacent, and each must still count once.
+    const senders = shop.pods.map((p) => p.id);
+    const interleaved = [...senders.filter((_, i) => i % 2 === 0), ...senders.filter((_, i) => i % 2 === 1)];
+    const base = shop.flows.find((f) => f.to === "service:shop/backend" && f.kind !== "endpoint")!;
+    const flow = { ...base, id: "test|interleaved", from: interleaved, verdict: "drop" as const };
+    const a: Analysis = { ...shop, flows: [flow] };
+    for (const grouping of ["pod", "workload", "namespace"] as const) {
+      const g = paths(a, { grouping });
+      expect(g.edges.reduce((n, e) => n + e.mix!.drop, 0), grouping).toBe(senders.length);
+      for (const e of g.edges) expect(e.flows.filter((f) => f.flowId === flow.id), grouping).toHaveLength(1);
+    }
+    expect(paths(a, { grouping: "namespace" }).edges.length).toBeLessThan(paths(a, { grouping: "pod" }).edges.length);
+  });
+});

@@ -21,6 +21,7 @@
 import type {
   Analysis,
   DropCause,
+  Flow,
   FlowKind,
   PodView,
   ReachView,
@@ -549,6 +550,8 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         causes: new Set(),
         refs: [],
         dropRefs: [],
+        refKeys: new Set(),
+        dropRefKeys: new Set(),
         reasons: new Set(),
         ports: new Set(),
         flows: [],
@@ -572,68 +575,102 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     for (const f of list) {
       const target = resolve(f.to);
       if (!target) continue;
-      const chosen =
-        (filters.port === "all" || `${f.port}/${f.protocol}` === filters.port) &&
-        layerPasses(filters.layer, f);
+      const port = `${f.port}/${f.protocol}`;
+      const chosen = (filters.port === "all" || port === filters.port) && layerPasses(filters.layer, f);
       const passes = chosen && !(filters.onlyDrops && f.verdict === "allow");
-      for (const from of f.from) {
-        const source = resolve(from);
-        if (!source) continue;
-        if (source === target) {
-          // A Service's flows to its own endpoints inside one element: their callers are anywhere, so the element keeps a count, not a loop.
-          if (f.kind === "endpoint") {
-            if (!chosen) continue;
-            let r = refusals.get(target);
-            if (!r) refusals.set(target, (r = { refuse: 0, of: 0, refs: [] }));
-            r.of++;
-            if (f.verdict !== "allow") {
-              r.refuse++;
-              for (const ref of f.decidedBy) if (r.refs.length < 6 && !seen(r.refs, ref)) r.refs.push(ref);
-            }
+      // A flow's senders mostly share one element: each run of senders in one element is added once, with its count.
+      let source: string | undefined;
+      let n = 0;
+      const from0 = f.from;
+      for (let i = 0; i <= from0.length; i++) {
+        const from = from0[i];
+        const next = from === undefined ? undefined : resolve(from);
+        if (from !== undefined) {
+          if (!next) continue;
+          // Pods that call a member of their own element (a folded namespace's workloads) other than the destination.
+          if (next === target && from === f.to && f.kind !== "endpoint") continue;
+          if (next === source) {
+            n++;
             continue;
           }
-          // Pods that call a member of their own element (a folded namespace's workloads): a loop, drawn when some are not allowed.
-          if (from === f.to) continue;
-        } else {
-          if (from.startsWith("external:")) externals.add(source);
-          links.add(`${source}>${target}`);
         }
-        if (!passes) continue;
-        const e = accOf(source, target, f.kind);
-        e.mix[f.verdict]++;
-        if (f.dropCause) e.causes.add(f.dropCause);
-        e.ports.add(`${f.port}/${f.protocol}`);
-        if (e.flowIds.has(f.id)) continue;
-        e.flowIds.add(f.id);
-        if (f.verdict !== "allow") {
-          e.drops++;
-          e.layers.add(dropLayerWord(f));
-          if (f.tier) {
-            e.tierDrops++;
-            e.tier ??= f.tier;
-          }
-        }
-        if (f.weight !== undefined) e.weights.push(f.weight);
-        for (const r of f.l7 ?? []) e.l7.add(r);
-        if (f.layer) e.dialect ??= f.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
-        else e.dialect ??= cniDialectOf(f.decidedBy[0]);
-        for (const r of f.decidedBy) {
-          if (!seen(e.refs, r)) e.refs.push(r);
-          if (f.verdict !== "allow" && !seen(e.dropRefs, r)) e.dropRefs.push(r);
-        }
-        if (e.reasons.size < 12) e.reasons.add(`${f.port}/${f.protocol}: ${f.reason}`);
-        e.flows.push({
-          flowId: f.id,
-          from: f.client ?? from,
-          traceTo: f.traceTo,
-          port: f.port,
-          protocol: f.protocol,
-          verdict: f.verdict,
-          reason: f.reason,
-        });
+        if (source !== undefined && n > 0) addRun(f, source, target, n, port, chosen, passes);
+        source = next;
+        n = 1;
+        if (from !== undefined && from.startsWith("external:")) externals.add(next!);
       }
     }
-  if (a.reach?.drops?.length) addReachDrops(a, a.reach, resolve, filters, accOf, seen);
+  /** `n` senders of flow `f` in element `source`, to element `target`. */
+  function addRun(
+    f: Flow,
+    source: string,
+    target: string,
+    n: number,
+    port: string,
+    chosen: boolean,
+    passes: boolean,
+  ) {
+    if (source === target) {
+      // A Service's flows to its own endpoints inside one element: their callers are anywhere, so the element keeps a count, not a loop.
+      if (f.kind === "endpoint") {
+        if (!chosen) return;
+        let r = refusals.get(target);
+        if (!r) refusals.set(target, (r = { refuse: 0, of: 0, refs: [] }));
+        r.of += n;
+        if (f.verdict !== "allow") {
+          r.refuse += n;
+          for (const ref of f.decidedBy) if (r.refs.length < 6 && !seen(r.refs, ref)) r.refs.push(ref);
+        }
+        return;
+      }
+    } else links.add(`${source}>${target}`);
+    if (!passes) return;
+    const e = accOf(source, target, f.kind);
+    e.mix[f.verdict] += n;
+    if (f.dropCause) e.causes.add(f.dropCause);
+    e.ports.add(port);
+    if (e.flowIds.has(f.id)) return;
+    e.flowIds.add(f.id);
+    if (f.verdict !== "allow") {
+      e.drops++;
+      e.layers.add(dropLayerWord(f));
+      if (f.tier) {
+        e.tierDrops++;
+        e.tier ??= f.tier;
+      }
+    }
+    if (f.weight !== undefined) e.weights.push(f.weight);
+    for (const r of f.l7 ?? []) e.l7.add(r);
+    if (f.layer) e.dialect ??= f.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
+    else e.dialect ??= cniDialectOf(f.decidedBy[0]);
+    for (const r of f.decidedBy) {
+      const k = refKey(r);
+      if (!e.refKeys.has(k)) {
+        e.refKeys.add(k);
+        e.refs.push(r);
+      }
+      if (f.verdict !== "allow" && !e.dropRefKeys.has(k)) {
+        e.dropRefKeys.add(k);
+        e.dropRefs.push(r);
+      }
+    }
+    if (e.reasons.size < 12) e.reasons.add(`${port}: ${f.reason}`);
+    e.flows.push({
+      flowId: f.id,
+      from: f.client ?? firstFrom(f, source),
+      traceTo: f.traceTo,
+      port: f.port,
+      protocol: f.protocol,
+      verdict: f.verdict,
+      reason: f.reason,
+    });
+  }
+  /** The first sender of `f` in element `source` (the flow's example caller from that element). */
+  function firstFrom(f: Flow, source: string): string {
+    for (const x of f.from) if (resolve(x) === source) return x;
+    return f.from[0]!;
+  }
+  if (a.reach?.drops?.length) addReachDrops(a, a.reach, resolve, filters, accOf);
   for (const x of a.externalClients)
     if (externals.has(x.id))
       nodes.push({
@@ -738,6 +775,9 @@ interface EdgeAcc {
   causes: Set<DropCause>;
   refs: RefView[];
   dropRefs: RefView[];
+  /** `refKey` of each of `refs` and of `dropRefs`: an edge can merge thousands of flows naming the same few objects. */
+  refKeys: Set<string>;
+  dropRefKeys: Set<string>;
   reasons: Set<string>;
   ports: Set<string>;
   flows: EdgeFlow[];
@@ -753,6 +793,14 @@ interface EdgeAcc {
   quietDrops: number;
   /** Compact drops past the examples kept in `flows`: (source group, Service port) pairs. */
   unlisted: number;
+}
+
+/** Keys of deciding objects, made once per object (flows share their RefView objects, and a fresh string hashes anew). */
+const refKeys = new WeakMap<RefView, string>();
+function refKey(r: RefView): string {
+  let k = refKeys.get(r);
+  if (k === undefined) refKeys.set(r, (k = `${r.kind}|${r.namespace ?? ""}|${r.name}`));
+  return k;
 }
 
 /** Example flows an edge keeps of the compact drops it carries (its count holds them all). */
@@ -773,7 +821,6 @@ function addReachDrops(
   resolve: (id: string) => string | undefined,
   filters: GraphOptions["filters"],
   accOf: (source: string, target: string, kind: FlowKind) => EdgeAcc,
-  seen: (list: RefView[], r: RefView) => boolean,
 ) {
   const elems: string[] = [];
   const elemIndex = new Map<string, number>();
@@ -847,8 +894,15 @@ function addReachDrops(
       // The deciding objects, a dozen at most: a box pair's drops can name hundreds of policies.
       if (acc.dropRefs.length < DROP_REFS)
         for (const ref of d.decidedBy) {
-          if (acc.refs.length < DROP_REFS && !seen(acc.refs, ref)) acc.refs.push(ref);
-          if (acc.dropRefs.length < DROP_REFS && !seen(acc.dropRefs, ref)) acc.dropRefs.push(ref);
+          const k = refKey(ref);
+          if (acc.refs.length < DROP_REFS && !acc.refKeys.has(k)) {
+            acc.refKeys.add(k);
+            acc.refs.push(ref);
+          }
+          if (acc.dropRefs.length < DROP_REFS && !acc.dropRefKeys.has(k)) {
+            acc.dropRefKeys.add(k);
+            acc.dropRefs.push(ref);
+          }
         }
       if (acc.reasons.size < 12) acc.reasons.add(`${d.port}/${d.protocol}: ${d.reason}`);
       const example =

@@ -12,8 +12,8 @@ import {
 } from "@xyflow/react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { topologyDecides, CONTAINER_KINDS, type GraphModel } from "../../graph/model.ts";
+import { ElementStabilizer } from "../../graph/stabilize.ts";
 import {
-  ElementStabilizer,
   pictureBounds,
   toFlowElements,
   type FlowEdge,
