@@ -16,6 +16,7 @@ import { buildPathGraph, nsGroupKey } from "./paths.ts";
 import { leafResolver, type GraphEdge, type GraphModel, type GraphOptions } from "./model.ts";
 import { familyResolver, type NsGroupBy } from "./nsGroups.ts";
 import { dropLayerWord } from "./verdicts.ts";
+import { GroupSegments } from "./segments.ts";
 
 export interface DropSpot {
   key: string;
@@ -101,8 +102,8 @@ export function whereDropsAre(a: Analysis): DropSummary {
 
 /**
  * The compact drops (`reach.drops`) into spots: each dropped group counts its pods, under its namespace.
- * Per record, the pods are summed by namespace first (one slot per namespace, in flat arrays): the
- * groups of a record run to hundreds, its namespaces to a few.
+ * Per record, the pods are summed by namespace first, a stretch of groups at a time (segments.ts):
+ * the groups of a record run to hundreds, its namespaces to a few.
  */
 function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpot>) {
   const nsNames: string[] = [];
@@ -114,49 +115,59 @@ function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpo
     if (i === undefined) nsIndex.set(ns, (i = nsNames.push(ns) - 1));
     return i;
   });
+  const segments = new GroupSegments(
+    groupNs,
+    reach.groups.map((g) => g.pods.length),
+  );
   const pods = new Float64Array(nsNames.length);
   const first = new Int32Array(nsNames.length);
   const mark = new Int32Array(nsNames.length);
   const touched: number[] = [];
+  const spotsOf = new Map<string, (DropSpot | undefined)[]>();
   let record = 0;
+  const add = (ns: number, k: number, _count: number, weight: number) => {
+    if (ns < 0) return;
+    if (mark[ns] !== record) {
+      mark[ns] = record;
+      touched.push(ns);
+      first[ns] = k;
+    }
+    pods[ns]! += weight;
+  };
   for (const d of reach.drops) {
     record++;
     const to = namespaceOfId(d.to);
     if (to === undefined) continue;
-    const runs = d.groups;
-    for (let r = 0; r + 1 < runs.length; r += 2)
-      for (let k = runs[r]!, end = runs[r + 1]!; k < end; k++) {
-        const ns = groupNs[k]!;
-        const g = reach.groups[k];
-        if (ns < 0 || !g) continue;
-        if (mark[ns] !== record) {
-          mark[ns] = record;
-          touched.push(ns);
-          first[ns] = k;
-        }
-        pods[ns]! += g.pods.length;
-      }
+    segments.forEach(d.groups, add);
     if (!touched.length) continue;
     const layer = dropLayerWord(d);
     const ref = d.decidedBy[0];
     const by = ref ? `${ref.kind}|${ref.namespace ?? ""}|${ref.name}` : "";
+    // The record's spots by source namespace: one keyed lookup per record, not per (record, namespace).
+    const ofRecord = `${to}|${layer}|${by}`;
+    let bySource = spotsOf.get(ofRecord);
+    if (!bySource) spotsOf.set(ofRecord, (bySource = []));
     for (const ns of touched) {
-      const from = nsNames[ns]!;
-      const key = `${from}>${to}|${layer}|${by}`;
-      let spot = spots.get(key);
+      let spot = bySource[ns];
       if (!spot) {
-        const example = a.pods[reach.groups[first[ns]!]!.pods[0]!]!;
-        spot = {
-          key,
-          from,
-          to,
-          layer,
-          connections: 0,
-          partly: 0,
-          example: { from: example.id, to: d.traceTo, protocol: d.protocol },
-        };
-        if (ref) spot.ref = ref;
-        spots.set(key, spot);
+        const from = nsNames[ns]!;
+        const key = `${from}>${ofRecord}`;
+        spot = spots.get(key);
+        if (!spot) {
+          const example = a.pods[reach.groups[first[ns]!]!.pods[0]!]!;
+          spot = {
+            key,
+            from,
+            to,
+            layer,
+            connections: 0,
+            partly: 0,
+            example: { from: example.id, to: d.traceTo, protocol: d.protocol },
+          };
+          if (ref) spot.ref = ref;
+          spots.set(key, spot);
+        }
+        bySource[ns] = spot;
       }
       spot.connections += pods[ns]!;
       pods[ns] = 0;

@@ -114,8 +114,10 @@ export interface GraphEdge {
    * rest, so the near misses (one side admits) and the allowed paths stand out.
    */
   quiet?: true;
-  /** Dropped (source group, Service port) pairs the edge carries beyond the example flows it lists. */
+  /** Flows (and dropped (source group, Service port) pairs) the edge carries beyond the examples it lists in `flows`. */
   unlistedFlows?: number;
+  /** Of `unlistedFlows`, the refused ones. */
+  unlistedDrops?: number;
 }
 
 export interface GraphModel {

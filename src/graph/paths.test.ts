@@ -371,3 +371,20 @@ describe("paths lens: a flow's senders counted one by one", () => {
     expect(paths(a, { grouping: "namespace" }).edges.length).toBeLessThan(paths(a, { grouping: "pod" }).edges.length);
   });
 });
+
+describe("paths lens: an edge lists examples, not every flow", () => {
+  it("at most 24 flows, refused first; the rest are counted, and the count holds them all", () => {
+    const g = paths(S, { grouping: "namespace" });
+    const big = g.edges.filter((e) => e.unlistedFlows);
+    expect(big.length).toBeGreaterThan(0);
+    for (const e of g.edges) {
+      expect(e.flows.length).toBeLessThanOrEqual(24);
+      const firstAllowed = e.flows.findIndex((f) => f.verdict === "allow");
+      if (firstAllowed >= 0) expect(e.flows.slice(firstAllowed).every((f) => f.verdict === "allow")).toBe(true);
+    }
+    for (const e of big) expect(e.flows.length).toBe(24);
+    // Opened to pods, the same flows are spread over edges that each list them all.
+    const listed = (m: GraphModel) => m.edges.reduce((n, e) => n + e.flows.length + (e.unlistedFlows ?? 0), 0);
+    expect(listed(g)).toBeGreaterThan(g.edges.reduce((n, e) => n + e.flows.length, 0));
+  });
+});

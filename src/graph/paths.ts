@@ -48,6 +48,7 @@ import {
   type Tier,
 } from "./verdicts.ts";
 import { familyResolver, familyTitle } from "./nsGroups.ts";
+import { GroupSegments } from "./segments.ts";
 
 /** Up to this many pods, every workload shows its pods (when they fit: POD_LEAVES). */
 export const POD_LEVEL = 30;
@@ -531,16 +532,18 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   };
 
   // Edges: every flow merged by (source element, destination element); links (for the layout) ignore the filters.
-  const acc = new Map<string, EdgeAcc>();
+  // By source element, then target element: no key string made per merged flow.
+  const acc = new Map<string, Map<string, EdgeAcc>>();
   /** Per element: endpoint flows of the Services folded into it that refuse some or all callers, and of how many. */
   const refusals = new Map<string, { refuse: number; of: number; refs: RefView[] }>();
-  const links = new Set<string>();
+  const links = new Map<string, Set<string>>();
   const externals = new Set<string>();
   const seen = (list: RefView[], r: RefView) =>
     list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
   const accOf = (source: string, target: string, kind: FlowKind): EdgeAcc => {
-    const key = `${source}->${target}`;
-    let e = acc.get(key);
+    let from = acc.get(source);
+    if (!from) acc.set(source, (from = new Map()));
+    let e = from.get(target);
     if (!e) {
       e = {
         source,
@@ -555,6 +558,8 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         reasons: new Set(),
         ports: new Set(),
         flows: [],
+        allowFlows: [],
+        unlistedAllowed: 0,
         flowIds: new Set(),
         weights: [],
         l7: new Set(),
@@ -566,7 +571,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         quietDrops: 0,
         unlisted: 0,
       };
-      acc.set(key, e);
+      from.set(target, e);
     }
     return e;
   };
@@ -623,7 +628,11 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         }
         return;
       }
-    } else links.add(`${source}>${target}`);
+    } else {
+      let to = links.get(source);
+      if (!to) links.set(source, (to = new Set()));
+      to.add(target);
+    }
     if (!passes) return;
     const e = accOf(source, target, f.kind);
     e.mix[f.verdict] += n;
@@ -655,7 +664,14 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       }
     }
     if (e.reasons.size < 12) e.reasons.add(`${port}: ${f.reason}`);
-    e.flows.push({
+    // Examples, refused ones first: an edge can merge thousands of flows, and its count holds them all.
+    const list = f.verdict === "allow" ? e.allowFlows : e.flows;
+    if (list.length >= FLOW_EXAMPLES) {
+      if (f.verdict === "allow") e.unlistedAllowed++;
+      else e.unlisted++;
+      return;
+    }
+    list.push({
       flowId: f.id,
       from: f.client ?? firstFrom(f, source),
       traceTo: f.traceTo,
@@ -696,7 +712,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     const n = byId.get(id);
     if (n && r.refuse > 0) n.refuses = r;
   }
-  for (const e of acc.values()) {
+  for (const e of [...acc.values()].flatMap((m) => [...m.values()])) {
     if (!byId.has(e.source) || !byId.has(e.target)) continue;
     const kinds = (["allow", "drop", "partial"] as const).filter((v) => e.mix[v] > 0);
     const verdict: Verdict = kinds.length === 1 ? kinds[0]! : "partial";
@@ -730,7 +746,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       label,
       title: [...e.reasons].join("\n"),
       decidedBy: refs,
-      flows: e.flows,
+      flows: listedFlows(e),
       count,
       mix: e.mix,
       ports: [...e.ports].sort(),
@@ -746,7 +762,12 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       if (cause) edge.dropCause = cause;
       if (e.tier && e.tierDrops === e.drops) edge.tier = e.tier;
       if (verdict === "drop" && e.quietDrops > 0 && e.quietDrops === e.drops) edge.quiet = true;
-      if (e.unlisted) edge.unlistedFlows = e.unlisted;
+    }
+    const unlisted =
+      e.unlisted + e.unlistedAllowed + Math.max(0, e.flows.length + e.allowFlows.length - FLOW_EXAMPLES);
+    if (unlisted) {
+      edge.unlistedFlows = unlisted;
+      if (e.unlisted) edge.unlistedDrops = e.unlisted;
     }
     edges.push(edge);
     if (loop) continue;
@@ -757,10 +778,9 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     t.inbound.partial += e.mix.partial;
   }
   edges.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  const sortedLinks = [...links].filter((l) => {
-    const [s, t] = l.split(">");
-    return byId.has(s!) && byId.has(t!);
-  });
+  const sortedLinks: string[] = [];
+  for (const [s, to] of links)
+    if (byId.has(s)) for (const t of to) if (byId.has(t)) sortedLinks.push(`${s}>${t}`);
   sortedLinks.sort();
   const structureKey = `paths#${nodes.map((n) => n.id).join("|")}#${sortedLinks.join("|")}`;
   return { lens: "paths", level, nodes, edges, links: sortedLinks, structureKey, hidden, budget };
@@ -780,7 +800,11 @@ interface EdgeAcc {
   dropRefKeys: Set<string>;
   reasons: Set<string>;
   ports: Set<string>;
+  /** Example flows an edge lists: refused ones here, allowed ones in `allowFlows`, FLOW_EXAMPLES of each at most. */
   flows: EdgeFlow[];
+  allowFlows: EdgeFlow[];
+  /** Allowed flows past the examples kept. */
+  unlistedAllowed: number;
   flowIds: Set<string>;
   weights: number[];
   l7: Set<string>;
@@ -791,8 +815,16 @@ interface EdgeAcc {
   layers: Set<string>;
   /** Dropped pairs refused on both sides (compact drops of side "both"). */
   quietDrops: number;
-  /** Compact drops past the examples kept in `flows`: (source group, Service port) pairs. */
+  /** Refused flows and compact drops ((source group, Service port) pairs) past the examples kept in `flows`. */
   unlisted: number;
+}
+
+/** The examples an edge lists: the refused first, then the allowed, FLOW_EXAMPLES in all. */
+function listedFlows(e: EdgeAcc): EdgeFlow[] {
+  if (!e.allowFlows.length) return e.flows;
+  return e.flows.length + e.allowFlows.length <= FLOW_EXAMPLES
+    ? [...e.flows, ...e.allowFlows]
+    : [...e.flows, ...e.allowFlows].slice(0, FLOW_EXAMPLES);
 }
 
 /** Keys of deciding objects, made once per object (flows share their RefView objects, and a fresh string hashes anew). */
@@ -803,8 +835,8 @@ function refKey(r: RefView): string {
   return k;
 }
 
-/** Example flows an edge keeps of the compact drops it carries (its count holds them all). */
-const DROP_EXAMPLES = 24;
+/** Example flows an edge lists, of the refused and of the allowed ones (its count holds them all; a trace explains any one). */
+const FLOW_EXAMPLES = 24;
 /** Deciding objects an edge names of the compact drops it carries (the details list them; a trace names each). */
 const DROP_REFS = 12;
 
@@ -839,13 +871,31 @@ function addReachDrops(
     }
     return out;
   });
-  // The common case, a group drawn as one element, in flat arrays (the loop below runs once per dropped pair).
-  const single = Int32Array.from(groupElems, (ge) => (ge.length === 2 ? ge[0]! : -1));
-  const singlePods = Int32Array.from(groupElems, (ge) => (ge.length === 2 ? ge[1]! : 0));
+  // The common case, a group drawn as one element: summed a stretch of groups at a time (segments.ts).
+  const segments = new GroupSegments(
+    Int32Array.from(groupElems, (ge) => (ge.length === 2 ? ge[0]! : -1)),
+    Float64Array.from(groupElems, (ge) => (ge.length === 2 ? ge[1]! : 0)),
+  );
   const pods = new Float64Array(elems.length);
   const groups = new Int32Array(elems.length);
   const first = new Int32Array(elems.length);
   const touched: number[] = [];
+  const count = (e: number, k: number, n: number, weight: number) => {
+    if (groups[e] === 0) {
+      touched.push(e);
+      first[e] = k;
+    }
+    groups[e]! += n;
+    pods[e]! += weight;
+  };
+  const add = (one: number, k: number, n: number, weight: number) => {
+    if (one >= 0) return count(one, k, n, weight);
+    // Groups split over elements (or drawn nowhere), one at a time.
+    for (let g = k; g < k + n; g++) {
+      const ge = groupElems[g]!;
+      for (let j = 0; j < ge.length; j += 2) count(ge[j]!, g, 1, ge[j + 1]!);
+    }
+  };
   // Per target element, its edges by source element: one keyed lookup per pair of elements, not per record.
   const byTarget = new Map<string, (EdgeAcc | undefined)[]>();
   for (const d of reach.drops) {
@@ -856,31 +906,7 @@ function addReachDrops(
     if (!layerPasses(filters.layer, d)) continue;
     let accs = byTarget.get(target);
     if (!accs) byTarget.set(target, (accs = []));
-    const runs = d.groups;
-    for (let r = 0; r + 1 < runs.length; r += 2)
-      for (let k = runs[r]!, end = runs[r + 1]!; k < end; k++) {
-        const one = single[k]!;
-        if (one >= 0) {
-          if (groups[one] === 0) {
-            touched.push(one);
-            first[one] = k;
-          }
-          groups[one]!++;
-          pods[one]! += singlePods[k]!;
-          continue;
-        }
-        const ge = groupElems[k];
-        if (!ge) continue;
-        for (let j = 0; j < ge.length; j += 2) {
-          const e = ge[j]!;
-          if (groups[e] === 0) {
-            touched.push(e);
-            first[e] = k;
-          }
-          groups[e] = groups[e]! + 1;
-          pods[e] = pods[e]! + ge[j + 1]!;
-        }
-      }
+    segments.forEach(d.groups, add);
     const layer = dropLayerWord(d);
     for (const e of touched) {
       const acc = (accs[e] ??= accOf(elems[e]!, target, "service"));
@@ -906,7 +932,7 @@ function addReachDrops(
         }
       if (acc.reasons.size < 12) acc.reasons.add(`${d.port}/${d.protocol}: ${d.reason}`);
       const example =
-        acc.flows.length < DROP_EXAMPLES ? a.pods[reach.groups[first[e]!]!.pods[0]!] : undefined;
+        acc.flows.length < FLOW_EXAMPLES ? a.pods[reach.groups[first[e]!]!.pods[0]!] : undefined;
       if (!example) acc.unlisted += groups[e]!;
       else
         acc.flows.push({

@@ -176,6 +176,9 @@ function Picker({
   const all = useMemo(() => groups.flatMap(([, l]) => l), [groups]);
   const [draft, setDraft] = useState<string | undefined>(undefined);
   const id = `pick-${label.toLowerCase()}`;
+  // Large clusters: type part of a name (or the trace syntax itself); the first matches are suggested.
+  const needle = (draft ?? value).toLowerCase();
+  const matches = useMemo(() => (all.length <= MAX_SELECT ? [] : firstMatches(all, needle)), [all, needle]);
   if (all.length <= MAX_SELECT) {
     return (
       <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>
@@ -184,15 +187,7 @@ function Picker({
       </select>
     );
   }
-  // Large clusters: type part of a name (or the trace syntax itself); the first matches are suggested.
   const text = draft ?? value;
-  const needle = text.toLowerCase();
-  const matches = all
-    .filter(
-      (c) =>
-        !c.disabled && (c.value.toLowerCase().includes(needle) || c.label.toLowerCase().includes(needle)),
-    )
-    .slice(0, 60);
   return (
     <>
       <input
@@ -366,4 +361,19 @@ export function QuestionBar() {
       ) : null}
     </form>
   );
+}
+
+/** The first 60 enabled choices whose value or label holds `needle` (lower case): a cluster has thousands. */
+function firstMatches<T extends { disabled?: boolean; value: string; label: string }>(
+  all: readonly T[],
+  needle: string,
+): T[] {
+  const out: T[] = [];
+  for (const c of all) {
+    if (c.disabled || !(c.value.toLowerCase().includes(needle) || c.label.toLowerCase().includes(needle)))
+      continue;
+    out.push(c);
+    if (out.length === 60) break;
+  }
+  return out;
 }

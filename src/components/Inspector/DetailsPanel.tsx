@@ -207,9 +207,10 @@ function EdgeDetails({ id }: { id: string }) {
           </ul>
           {edge.unlistedFlows ? (
             <p className="muted" data-testid="edge-unlisted">
-              These are examples: the edge carries {edge.unlistedFlows.toLocaleString("en")} more dropped
-              workload-to-Service pairs. Open its boxes (+) to see them apart, or ask a question to trace any
-              one.
+              These are examples, refused ones first: the edge carries{" "}
+              {edge.unlistedFlows.toLocaleString("en")} more
+              {edge.unlistedDrops ? `, ${edge.unlistedDrops.toLocaleString("en")} of them refused` : ""}. Open
+              its boxes (+) to see them apart, or ask a question to trace any one.
             </p>
           ) : null}
         </>
@@ -414,21 +415,29 @@ function Intro({ a, counts = true }: { a: Analysis | undefined; counts?: boolean
  * (`reach`: allowed or partly allowed pairs as flows, the pairs no endpoint admits as compact drops),
  * beside the Service-to-pod flows, whose "partial" means some clients are refused.
  */
+const notAllowed = (fs: readonly { verdict: string }[]) => {
+  let n = 0;
+  for (const f of fs) if (f.verdict !== "allow") n++;
+  return n;
+};
+
 export function FlowCounts({ a }: { a: Analysis }) {
-  const notAllowed = (fs: readonly { verdict: string }[]) => fs.filter((f) => f.verdict !== "allow").length;
+  // Counted once per answer: at scale the lists hold tens of thousands of flows, and this panel redraws often.
+  const refused = useMemo(() => notAllowed(a.flows), [a.flows]);
+  const refusedReach = useMemo(() => (a.reach ? notAllowed(a.reach.flows) : 0), [a.reach]);
   if (!a.reach)
     return (
       <>
-        {notAllowed(a.flows)} of {a.flows.length} drawn flows are dropped or partial.
+        {refused} of {a.flows.length} drawn flows are dropped or partial.
       </>
     );
   const { flows, dropped, omitted } = a.reach;
   return (
     <>
-      Workload to Service: {flows.length + omitted} connections are allowed ({notAllowed(flows)} of them by
-      only some of the Service&apos;s pods); {dropped.toLocaleString("en")} are dropped (drawn as drop edges;
-      Only drops shows them alone). Service to pod: {notAllowed(a.flows)} of {a.flows.length} flows refuse
-      some or all of their clients.
+      Workload to Service: {flows.length + omitted} connections are allowed ({refusedReach} of them by only
+      some of the Service&apos;s pods); {dropped.toLocaleString("en")} are dropped (drawn as drop edges; Only
+      drops shows them alone). Service to pod: {refused} of {a.flows.length} flows refuse some or all of their
+      clients.
     </>
   );
 }
