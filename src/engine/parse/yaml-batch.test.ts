@@ -3,7 +3,7 @@
 // line ends every construct, c-forbidden) and §7.1 (anchors are scoped to one
 // document) make a stream equal to its documents parsed one by one.
 import { describe, expect, it } from "vitest";
-import { BATCH_CHARS, lineOf, lineOfPath, parseYamlFile } from "./yaml.ts";
+import { BATCH_CHARS, lineOf, lineOfPath, parseYamlFile, positionOf, YamlPartCache } from "./yaml.ts";
 
 /** A manifest of about `size` characters whose values depend on `i`. */
 function doc(i: number, size = 300): string {
@@ -108,5 +108,50 @@ describe("parseYamlFile in batches (YAML 1.2 §9.1, §7.1)", () => {
       [2, { a: 1 }],
       [4, { b: 2 }],
     ]);
+  });
+});
+
+describe("YamlPartCache: docs an edit above moved are reused, moved", () => {
+  const docs = Array.from({ length: 12 }, (_, i) => doc(i, 240));
+  const join = (ds: string[]) => ds.map((d) => `---\n${d}`).join("");
+  /** Every collection's lines and offsets under `v`, as a fresh parse gives them. */
+  const where = (v: unknown, out: unknown[] = []): unknown[] => {
+    if (typeof v !== "object" || v === null) return out;
+    const p = positionOf(v);
+    out.push(p && [p.offset, p.source.lineAt(p.offset), [...(p.keys ?? [])], p.items]);
+    for (const x of Object.values(v)) where(x, out);
+    return out;
+  };
+  it.each([
+    [
+      "a line added to a doc above",
+      (ds: string[]) => ds.map((d, i) => (i === 2 ? d.replace("data:", "extra: 1\ndata:") : d)),
+    ],
+    [
+      "a doc's value made longer above",
+      (ds: string[]) => ds.map((d, i) => (i === 0 ? d.replace("cm-0", "cm-0-longer") : d)),
+    ],
+    ["a doc added above", (ds: string[]) => [doc(99, 240), ...ds]],
+    ["a doc removed above", (ds: string[]) => ds.slice(1)],
+    ["a syntax error above", (ds: string[]) => ds.map((d, i) => (i === 1 ? "kind: Broken\nx: [1,\n" : d))],
+  ])("%s: the same values, doc indices, lines, positions and diagnostics as a fresh parse", (_, edit) => {
+    const cache = new YamlPartCache();
+    parseYamlFile("c.yaml", join(docs), cache);
+    cache.rotate();
+    const text = join(edit(docs));
+    const cached = parseYamlFile("c.yaml", text, cache);
+    const fresh = parseYamlFile("c.yaml", text);
+    expect(cache.relocated).toBeGreaterThan(0);
+    expect(cached.diagnostics).toEqual(fresh.diagnostics);
+    expect(cached.documents.map((d) => [d.index, d.line])).toEqual(
+      fresh.documents.map((d) => [d.index, d.line]),
+    );
+    for (let i = 0; i < fresh.documents.length; i++) {
+      expect(cached.documents[i]!.value).toEqual(fresh.documents[i]!.value);
+      expect(where(cached.documents[i]!.value)).toEqual(where(fresh.documents[i]!.value));
+      expect(lineOfPath(cached.documents[i]!.value, ["data", "list", 1, "x"])).toBe(
+        lineOfPath(fresh.documents[i]!.value, ["data", "list", 1, "x"]),
+      );
+    }
   });
 });

@@ -1084,16 +1084,22 @@ interface CachedPart {
   diagnostics: Diagnostic[];
   /** The doc index after this part. */
   next: number;
+  /** Where it was parsed: its text, offset, first line and first doc index there. */
+  source: SourceText;
+  base: number;
+  line: number;
+  index: number;
 }
 
 /**
  * The parts (docs between `---` lines) of the texts parsed last, so that an
  * edit re-parses only the docs it changed (the playground's worker keeps one;
- * the CLI parses once and needs none). A part is reused when its text, file,
- * offset, line and first doc index are those it had: its values and their
- * positions are then exactly what a parse of the new text makes (positions
- * point into the old text, at the same offsets and lines). Parts not used by
- * the newest parse are dropped at `rotate()`.
+ * the CLI parses once and needs none). A part is reused when its text and
+ * file are those it had; when an edit above it moved it (a new offset, line
+ * or first doc index), its values are copied with their positions moved by
+ * as much (`relocate`), which is what a parse of the new text makes, at a
+ * fraction of the cost. Parts not used by the newest parse are dropped at
+ * `rotate()`.
  */
 export class YamlPartCache {
   private entries = new Map<string, CachedPart>();
@@ -1101,6 +1107,8 @@ export class YamlPartCache {
   /** Parts reused and parsed since the cache was made (for tests and benchmarks). */
   hits = 0;
   misses = 0;
+  /** Of the hits, the parts an edit above had moved. */
+  relocated = 0;
 
   /** @internal */
   lookup(key: string): CachedPart | undefined {
@@ -1115,6 +1123,12 @@ export class YamlPartCache {
   /** @internal */
   store(key: string, part: CachedPart): void {
     this.misses++;
+    this.used.set(key, part);
+  }
+
+  /** @internal A part found and moved (relocate): kept where the newest parse put it. */
+  keep(key: string, part: CachedPart): void {
+    this.relocated++;
     this.used.set(key, part);
   }
 
@@ -1138,13 +1152,18 @@ function parseWithCache(source: SourceText, cache: YamlPartCache): YamlFileResul
   let warnings = MAX_YAML11_WARNINGS;
   let index = 0;
   for (const part of splitDocuments(text)) {
-    const key = `${file}\0${part.base}\0${source.lineAt(part.base)}\0${index}\0${part.alone ? 1 : 0}\0${part.text}`;
+    const key = `${file}\0${part.alone ? 1 : 0}\0${part.text}`;
+    const line = source.lineAt(part.base);
     let c = cache.lookup(key);
+    if (c && (c.source !== source || c.base !== part.base || c.line !== line || c.index !== index)) {
+      c = relocate(c, source, part.base, line, index);
+      cache.keep(key, c);
+    }
     if (!c) {
       const docs: YamlDocument[] = [];
       const found: Diagnostic[] = [];
       const next = parseParts(source, text, [part], index, docs, found, { yaml11: MAX_YAML11_WARNINGS });
-      c = { documents: docs, diagnostics: found, next };
+      c = { documents: docs, diagnostics: found, next, source, base: part.base, line, index };
       cache.store(key, c);
     }
     for (const d of c.documents) documents.push(d);
@@ -1158,4 +1177,62 @@ function parseWithCache(source: SourceText, cache: YamlPartCache): YamlFileResul
     index = c.next;
   }
   return { documents, diagnostics };
+}
+
+/**
+ * A cached part where an edit above it moved it: in `source` at offset `base`, first line `line`,
+ * first doc index `index`. Its values are copied, each collection's position moved by the offset's
+ * shift (positions are offsets into the whole text); its docs and diagnostics move by the lines' and
+ * indices' shift (a part starts at the start of a line, so columns stay).
+ */
+function relocate(c: CachedPart, source: SourceText, base: number, line: number, index: number): CachedPart {
+  const shift = base - c.base;
+  const lines = line - c.line;
+  const docs = index - c.index;
+  const copied = new Map<object, unknown>();
+  const copy = (v: unknown): unknown => {
+    if (typeof v !== "object" || v === null) return v;
+    const seen = copied.get(v);
+    if (seen !== undefined) return seen;
+    let out: unknown[] | Record<string, unknown>;
+    if (Array.isArray(v)) {
+      const list: unknown[] = new Array<unknown>(v.length);
+      copied.set(v, list);
+      for (let i = 0; i < v.length; i++) list[i] = copy(v[i]);
+      out = list;
+    } else if (Object.getPrototypeOf(v) === MAPPING_PROTO) {
+      const map = newMapping();
+      copied.set(v, map);
+      for (const k in v) map[k] = copy((v as Record<string, unknown>)[k]);
+      out = map;
+    } else return v;
+    const p = posOf(v);
+    if (p) {
+      const moved: Pos = new Array<SourceText | string | number>(p.length);
+      moved[0] = source;
+      for (let i = 1; i < p.length; i++) {
+        const x = p[i]!;
+        moved[i] = typeof x === "number" ? x + shift : x;
+      }
+      attach(out, moved);
+    }
+    return out;
+  };
+  return {
+    documents: c.documents.map((d) => ({
+      index: d.index + docs,
+      line: d.line ? d.line + lines : 0,
+      value: copy(d.value),
+    })),
+    diagnostics: c.diagnostics.map((d) => ({
+      ...d,
+      doc: d.doc + docs,
+      ...(d.line ? { line: d.line + lines } : {}),
+    })),
+    next: c.next + docs,
+    source,
+    base,
+    line,
+    index,
+  };
 }
