@@ -6,7 +6,7 @@
  */
 import { useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
-import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { useApp, useAppStore, useDrawnResult } from "../../store/StoreProvider.tsx";
 import { focusDropSpot, spotDecider, spotTitle, whereDropsAre, type DropSpot } from "../../graph/drops.ts";
 import { askEdge } from "./ask.ts";
 
@@ -15,7 +15,7 @@ const plural = (n: number, one: string, many = `${one}s`) =>
 
 export function DropList({ limit = 6 }: { limit?: number }) {
   const store = useAppStore();
-  const result = useApp((s) => s.analysis.result);
+  const result = useDrawnResult();
   const summary = useMemo(() => (result ? whereDropsAre(result) : undefined), [result]);
   const view = useApp(
     useShallow((s) => ({

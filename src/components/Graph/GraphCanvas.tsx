@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import {
   ReactFlow,
   MiniMap,
@@ -10,15 +10,10 @@ import {
   type NodeMouseHandler,
   type EdgeMouseHandler,
 } from "@xyflow/react";
-import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { useApp, useAppStore, useDrawnAnalysis, useDrawnResult } from "../../store/StoreProvider.tsx";
 import { topologyDecides, CONTAINER_KINDS, type GraphModel } from "../../graph/model.ts";
 import { ElementStabilizer } from "../../graph/stabilize.ts";
-import {
-  pictureBounds,
-  toFlowElements,
-  type FlowEdge,
-  type FlowNode,
-} from "../../graph/flow.ts";
+import { pictureBounds, toFlowElements, type FlowEdge, type FlowNode } from "../../graph/flow.ts";
 import type { Selection } from "../../store/types.ts";
 import { sameQuestion } from "../../store/viewSlice.ts";
 import { allNodeTypes, NODE_FONT } from "./nodes.tsx";
@@ -65,7 +60,7 @@ import { askEdge } from "./ask.ts";
 
 /** Find a pod, workload, Service or namespace: opens what folds it, then the canvas centres and selects it. */
 function GraphFind({ onFind }: { onFind: (m: Match) => void }) {
-  const result = useApp((s) => s.analysis.result);
+  const result = useDrawnResult();
   const nsGroupBy = useApp((s) => s.nsGroupBy);
   const index = useMemo(() => (result ? searchIndex(result, nsGroupBy) : []), [result, nsGroupBy]);
   const [query, setQuery] = useState("");
@@ -180,7 +175,8 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const { displayed, error } = useLayout(graph, shape.aspect, shape.rows, shape.pane);
   const [hoveredEdge, setHoveredEdge] = useState<string | undefined>(undefined);
   const theme = useApp((s) => s.theme);
-  const revision = useApp((s) => s.analysis.revision);
+  // The revision of the analysis drawn (deferred with it), not the newest one received.
+  const revision = useDrawnAnalysis().revision;
   const selection = useApp((s) => s.selection);
   const question = useApp((s) => s.question);
   const trace = useApp((s) =>
@@ -190,7 +186,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   );
   const { fitView, getViewport, setCenter, setViewport } = useReactFlow();
   const paths = displayed?.graph.lens === "paths";
-  const result = useApp((s) => s.analysis.result);
+  const result = useDrawnResult();
   const onlyDrops = useApp((s) => s.filters.onlyDrops);
   const decides = useMemo(() => (result ? topologyDecides(result) : false), [result]);
   // Presenter mode lets a small graph grow to fill the projector (text scales with it).
@@ -249,9 +245,10 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const [stabilizer] = useState(() => new ElementStabilizer());
   const stable = useMemo(() => stabilizer.apply(elements), [stabilizer, elements]);
 
-  // A User Timing mark once a revision is on screen, for benchmarks.
+  // A User Timing mark once a revision is on screen, for benchmarks: in the commit that puts it in the
+  // DOM (a layout effect; a passive one waits for the next frame after a deferred render).
   const drawnRevision = displayed && displayed.graph === graph ? revision : undefined;
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (drawnRevision === undefined) return;
     performance.mark(`ktl:graph-drawn:${drawnRevision}`);
     markFirstDraw();

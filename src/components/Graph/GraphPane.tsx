@@ -1,7 +1,7 @@
 import { useMemo } from "react";
 import { ReactFlowProvider } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
-import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { useApp, useAppStore, useDrawnResult } from "../../store/StoreProvider.tsx";
 import { portKey } from "../../graph/model.ts";
 import { LAYER_FILTERS, type LayerFilter } from "../../graph/verdicts.ts";
 import type { GraphLens, Grouping } from "../../store/types.ts";
@@ -47,7 +47,7 @@ function FoldBy({
 
 function Filters() {
   const store = useAppStore();
-  const result = useApp((s) => s.analysis.result);
+  const result = useDrawnResult();
   // Before a lesson's reveal, filtering by verdict or deciding layer would tell the answer.
   const verdictsHidden = useVerdictsHidden();
   const { filters, grouping, graphLens, nsGroupBy } = useApp(

@@ -4,7 +4,7 @@
  */
 import { useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
-import { useApp } from "../../store/StoreProvider.tsx";
+import { useApp, useDrawnResult } from "../../store/StoreProvider.tsx";
 import { buildGraph } from "../../graph/build.ts";
 import type { GraphModel, GraphOptions } from "../../graph/model.ts";
 import type { Analysis } from "../../engine/analysis/index.ts";
@@ -31,7 +31,7 @@ export function graphFor(result: Analysis, options: GraphOptions): GraphModel {
 }
 
 export function useGraph(): GraphModel | undefined {
-  const result = useApp((s) => s.analysis.result);
+  const result = useDrawnResult();
   const { filters, grouping, graphLens, graphOpen, graphBudget, nsGroupBy } = useApp(
     useShallow((s) => ({
       filters: s.filters,

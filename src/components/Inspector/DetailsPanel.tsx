@@ -1,6 +1,6 @@
 /** What the selection means: an edge's flows and its trace, a pod, a Service, a node, or the question asked. */
 import { useMemo } from "react";
-import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { useApp, useAppStore, useDrawnResult } from "../../store/StoreProvider.tsx";
 import type { GraphEdge } from "../../graph/model.ts";
 import { edgeText } from "../../graph/flow.ts";
 import { useGraph } from "../Graph/useGraph.ts";
@@ -22,7 +22,7 @@ function useEdge(id: string): GraphEdge | undefined {
 function ElementDetails({ id }: { id: string }) {
   const store = useAppStore();
   const graph = useGraph();
-  const a = useApp((s) => s.analysis.result);
+  const a = useDrawnResult();
   const node = graph?.nodes.find((n) => n.id === id);
   if (!graph || !node) return <p className="muted">This element is no longer in the graph.</p>;
   const heading =
@@ -444,7 +444,7 @@ export function FlowCounts({ a }: { a: Analysis }) {
 
 export function DetailsPanel() {
   const selection = useApp((s) => s.selection);
-  const a = useApp((s) => s.analysis.result);
+  const a = useDrawnResult();
   // Before a lesson's reveal: no counts of drops, no edge, pod or trace details (each states verdicts).
   const verdictsHidden = useVerdictsHidden();
   if (verdictsHidden)
