@@ -54,6 +54,10 @@ describe("npm pack", () => {
       readFileSync(join(app, "node_modules", "kube-traffic-lab", "package.json"), "utf8"),
     ) as Record<string, unknown>;
     expect(pkg.license).toBe("Apache-2.0");
+    // No install-time script: npm would run or warn about it on every install of the package.
+    const scripts = (pkg.scripts ?? {}) as Record<string, string>;
+    for (const hook of ["prepare", "preinstall", "install", "postinstall"])
+      expect(scripts[hook], hook).toBeUndefined();
     expect(readFileSync(join(app, "node_modules", "kube-traffic-lab", "LICENSE"), "utf8")).toMatch(
       /Apache License\s+Version 2\.0/,
     );

@@ -1,11 +1,14 @@
 // `npm test`: every check, in order, stopping at the first failure:
-// type-check -> lint -> format (prettier --check) -> unit tests (vitest) -> conformance (../shared, when present) -> browser tests (Playwright).
+// build ktl -> type-check -> lint -> format (prettier --check) -> unit tests (vitest) -> conformance (../shared, when present) -> browser tests (Playwright).
 // Each runner's own counts are added up into one closing line: "tests: N passed, N failed".
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 
 const shared = "../shared";
 const steps = [
+  // The CLI's bundle and start-up snapshot, built once here (./bin/ktl would build them on first
+  // use, but the suites below start many at once).
+  { name: "build ktl", cmd: "node", args: ["bin/build-cli.mjs"] },
   { name: "type-check", cmd: "npm", args: ["run", "-s", "typecheck"] },
   { name: "lint", cmd: "npm", args: ["run", "-s", "lint"] },
   { name: "format", cmd: "npx", args: ["prettier", "--check", "."] },
