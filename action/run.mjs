@@ -21,7 +21,7 @@
  * Exit: 0 the policy passed; 1 it failed (each reason on stderr); 2 ktl could not read the input.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,7 +31,7 @@ import { deflateRawSync } from "node:zlib";
 export const MARKER = "<!-- kube-traffic-lab:ktl-action -->";
 const POLICIES = ["lost-flows", "errors", "tests"];
 /** The share-link format the playground opens (src/share/codec.ts): [version byte][raw DEFLATE of JSON]. */
-const SHARE_VERSION = 4;
+const SHARE_VERSION = 5;
 /** Links longer than this are cut by chat tools and some browsers (src/share/codec.ts MAX_LINK_CHARS). */
 const MAX_LINK_CHARS = 100_000;
 const ROWS = 30;
@@ -74,9 +74,20 @@ function baseManifests(env, path) {
   return join(dir, path);
 }
 
-/** A playground link that opens `text` (src/share/codec.ts, format 4), or undefined when too long. */
-export function playgroundLink(base, text, cni) {
-  const body = { text, ...(cni ? { view: { cni } } : {}) };
+/**
+ * A playground link that opens `text` with what it changes against `before` marked as a what-if's
+ * changes are (src/share/codec.ts, format 5); the text alone when that is too long; undefined when
+ * even the text is.
+ */
+export function playgroundLink(base, text, cni, before) {
+  const view = cni ? { view: { cni } } : {};
+  const marked = before !== undefined ? link(base, { text, before, ...view }) : undefined;
+  if (marked) return { url: marked, marked: true };
+  const plain = link(base, { text, ...view });
+  return plain ? { url: plain, marked: false } : undefined;
+}
+
+function link(base, body) {
   const packed = deflateRawSync(Buffer.from(JSON.stringify(body), "utf8"), { level: 9 });
   const payload = Buffer.concat([Buffer.from([SHARE_VERSION]), packed]).toString("base64url");
   if (payload.length > MAX_LINK_CHARS) return undefined;
@@ -88,7 +99,13 @@ function manifestsText(path) {
   const r = spawnSync("find", [path, "-type", "f", "(", "-name", "*.yaml", "-o", "-name", "*.yml", ")"], {
     encoding: "utf8",
   });
-  const files = r.status === 0 && r.stdout.trim() ? r.stdout.trim().split("\n").sort() : [path];
+  // A directory with no manifests (the base of a pull request that adds them) is an empty text.
+  const files =
+    r.status === 0 && r.stdout.trim()
+      ? r.stdout.trim().split("\n").sort()
+      : statSync(path).isDirectory()
+        ? []
+        : [path];
   return files.map((f) => `# ${f}\n${readFileSync(f, "utf8").trim()}`).join("\n---\n");
 }
 
@@ -138,9 +155,11 @@ export function commentBody({ diff, sarif, tests, link, verdicts }) {
     if (tests.failed || tests.errors) out.push("");
   }
   out.push(
-    link
-      ? `[Open the after-state in the playground](${link})`
-      : "The after-state is too large for a playground link; open the files in the playground.",
+    !link
+      ? "The after-state is too large for a playground link; open the files in the playground."
+      : link.marked
+        ? `[Open the after-state in the playground](${link.url}), with what this change does to the flows marked.`
+        : `[Open the after-state in the playground](${link.url}) (too large to carry the before-state: the changes are not marked).`,
   );
   return out.join("\n") + "\n";
 }
@@ -222,7 +241,7 @@ export async function main(env = process.env, fetchImpl = globalThis.fetch, log 
   const actionRepo = env.GITHUB_ACTION_REPOSITORY || "kube-traffic-lab/kube-traffic-lab";
   const [owner, name] = actionRepo.split("/");
   const base = env.KTL_PLAYGROUND_URL || `https://${owner}.github.io/${name}/`;
-  const link = playgroundLink(base, manifestsText(after), env.KTL_CNI);
+  const link = playgroundLink(base, manifestsText(after), env.KTL_CNI, manifestsText(before));
   const body = commentBody({ diff, sarif, tests, link, verdicts });
   writeFileSync(env.KTL_COMMENT_FILE || "ktl-comment.md", body);
   if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, body);

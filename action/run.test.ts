@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -102,6 +103,12 @@ describe("the GitHub Action's script", () => {
     const decoded = decodeShare(link![2]!);
     expect(decoded.ok).toBe(true);
     if (decoded.ok) expect(decoded.input.text).toContain("app: front-end");
+    // It carries the before-state too: the playground marks what the change does, as a what-if's changes.
+    expect(body).toContain("with what this change does to the flows marked");
+    if (decoded.ok) {
+      expect(decoded.input.before).toBeDefined();
+      expect(decoded.input.before).not.toBe(decoded.input.text);
+    }
 
     const sarif = JSON.parse(readFileSync(join(dir, "ktl.sarif"), "utf8"));
     expect(sarif.version).toBe("2.1.0");
@@ -202,5 +209,38 @@ describe("the README's example workflow", () => {
       "security-events": "write",
     });
     expect(action.runs.steps.some((s) => s.run?.includes("action/run.mjs"))).toBe(true);
+  });
+});
+
+describe("the playground link", () => {
+  const load = () =>
+    // @ts-expect-error: the action's script is plain JavaScript
+    import("./run.mjs") as Promise<{
+      playgroundLink(
+        base: string,
+        text: string,
+        cni?: string,
+        before?: string,
+      ): { url: string; marked: boolean } | undefined;
+    }>;
+  it("carries the before-state when both fit, else the after-state alone, else nothing", async () => {
+    const { playgroundLink } = await load();
+    const base = "https://example.test/lab";
+    const both = playgroundLink(base, "kind: A\n", "cilium", "kind: B\n");
+    expect(both!.marked).toBe(true);
+    const decoded = decodeShare(both!.url.split("#share=")[1]!);
+    expect(decoded).toMatchObject({
+      ok: true,
+      input: { text: "kind: A\n", before: "kind: B\n", view: { cni: "cilium" } },
+    });
+    // Random hex does not compress below half: 200,000 characters of it make a link past the 100,000 limit.
+    const noise = () => randomBytes(100_000).toString("hex");
+    const big = playgroundLink(base, "kind: A\n", undefined, noise());
+    expect(big!.marked).toBe(false);
+    expect(decodeShare(big!.url.split("#share=")[1]!)).toMatchObject({
+      ok: true,
+      input: { text: "kind: A\n" },
+    });
+    expect(playgroundLink(base, noise(), undefined, "kind: B\n")).toBeUndefined();
   });
 });

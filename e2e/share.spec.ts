@@ -1,5 +1,7 @@
 import { test, expect } from "./fixtures.ts";
 import { PlaygroundPage } from "./pages/PlaygroundPage.ts";
+import { WorkshopPanel } from "./pages/WorkshopPanel.ts";
+import { encodeShare, hashFor } from "../src/share/codec.ts";
 
 test.describe("sharing and keeping work", () => {
   test("a share link round-trips the exact text in a fresh browser context", async ({
@@ -22,6 +24,39 @@ test.describe("sharing and keeping work", () => {
       await other.goto(url);
       expect(await other.editorText()).toBe(sent);
       await other.graph.expectEdge("pod:tools/toolbox", "service:shop/backend", "drop");
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test("a link with a before-state (the GitHub Action's) opens the after-state with its changes marked", async ({
+    playground,
+    page,
+    browser,
+    baseURL,
+  }) => {
+    // The before and after of a change whose marks are known: draining node-a (what-if.spec.ts).
+    await playground.goto();
+    const before = await playground.editorText();
+    const w = new WorkshopPanel(page);
+    await w.applyWhatIf("Drain a node", "node-a");
+    const summary =
+      "4 flows lost, 1 gained; 6 workload connections (6 removed); 1 endpoint vanishes, 1 appears";
+    await w.expectDiff(summary);
+    const after = await playground.editorText();
+    const link = encodeShare({ text: after, before });
+    if (!link.ok) throw new Error(link.error);
+
+    const fresh = await browser.newContext(baseURL ? { baseURL } : {});
+    try {
+      const other = new PlaygroundPage(await fresh.newPage());
+      await other.goto(`./${hashFor(link.payload)}`);
+      expect(await other.editorText()).toBe(after);
+      await new WorkshopPanel(other.page).expectDiff(summary);
+      await expect(other.graph.edge("pod:shop/backend-1", "service:shop/cache")).toHaveAttribute(
+        "data-diff",
+        "gained",
+      );
     } finally {
       await fresh.close();
     }

@@ -12,6 +12,7 @@ import { leftEarly, markLoaded, markLoading, previousLoadUnfinished } from "../s
 import { reopenUnsaved, TABS_CHANNEL, watchOtherTabs, type StorageChange } from "../store/tabs.ts";
 import { decodeShare, payloadFromHash } from "../share/codec.ts";
 import { firstDraw } from "../store/firstDraw.ts";
+import { compareWith } from "../components/WhatIf/run.ts";
 
 function storageOrNothing(which: "localStorage" | "sessionStorage"): StorageLike | undefined {
   try {
@@ -37,6 +38,7 @@ export function startPlayground(): AppStore {
   const store = createAppStore({ ...reopened.initial, paused, previous: loadPrevious(storage) });
   if (boot.notice) store.getState().notify(boot.notice);
   if (boot.consumedHash) dropHash();
+  if (boot.before !== undefined) void compareWith(store, engineClient(), boot.before);
 
   const persistence = persistWork(store, storage, { tabStorage });
   if (reopened.otherText !== undefined) {
@@ -82,12 +84,14 @@ export function startPlayground(): AppStore {
     const previous = store.getState().text;
     if (previous === r.input.text) {
       if (r.input.view) store.getState().restoreView(r.input.view);
+      if (r.input.before !== undefined) void compareWith(store, engineClient(), r.input.before);
       return;
     }
     persistence.flush();
     store.getState().keepPreviousText(previous);
     store.getState().replaceText(r.input.text, "share", r.input.scenario);
     if (r.input.view) store.getState().restoreView(r.input.view);
+    if (r.input.before !== undefined) void compareWith(store, engineClient(), r.input.before);
     store.getState().notify({
       kind: "info",
       text: "Opened the scenario from the link. Your text is kept: Restore previous text brings it back.",

@@ -84,12 +84,30 @@ const GOLDEN: { version: number; payload: string; input: SharedInput }[] = [
       },
     },
   },
+  {
+    version: 5,
+    payload:
+      "BXWPQWoDMQxFryLUbZrSRaH4EKVQ6MobxaPOiPFIxnYnDWHuXidDIIFk-b8e6L8jVv6r6PAJeosdK0TREeY3B8ozZwgDac9QBylwQsFyC3zGvFKSb85FTE983VseRfvt-F62Yi_zq9eWOwcf6-3TooSD14krdVTJeQVQmthBe314phgvTUkUWl0GS15L4nBmk3VfHDlUyw6Oi1fc4Cy8R9dEaNc8-kxpaG1QaSlIlN8Jlw3u-Mcy3xGF9fLI99bxyuiy8a7NOhuXfw",
+    input: {
+      text: "# golden link v5: never change this text or the link\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: deny-all\n  namespace: shop\nspec:\n  podSelector: {}\n",
+      view: { tab: "graph", cni: "cilium" },
+      before:
+        "# golden link v5 before: never change this text\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n",
+    },
+  },
 ];
 
 describe("golden share links open forever", () => {
   it.each(GOLDEN.map((g, i) => [i, g] as const))("golden link %i", (_, g) => {
     const r = decodeShare(g.payload);
     expect(r).toEqual({ ok: true, input: g.input, version: g.version });
+  });
+
+  it("a version 4 link's `before` is not ours: dropped, as every version drops keys it did not have", () => {
+    const body = JSON.stringify({ text: "x: 1\n", before: "y: 2\n" });
+    const packed = deflateSync(strToU8(body), { level: 9 });
+    const r = decodeShare(toBase64Url(new Uint8Array([4, ...packed])));
+    expect(r).toEqual({ ok: true, input: { text: "x: 1\n" }, version: 4 });
   });
 
   it("the newest version has a golden link", () => {

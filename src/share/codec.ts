@@ -10,7 +10,9 @@
  * get a new version that such a reader refuses. Version 4 adds to the view
  * the profile's assumptions about the cluster around the application
  * (`assume`: an Istio ingress gateway, sidecar injection), which change the
- * answer too. Links are made in version 4.
+ * answer too. Version 5 adds `before`: a text the link's text is compared with
+ * on opening, its changes marked as a what-if's are (a pull request's base,
+ * from the GitHub Action). Links are made in version 5.
  *
  * The byte layout of a published version must never change: old links keep
  * opening forever (the golden links in codec.test.ts pin that). A new format
@@ -24,13 +26,15 @@ import { sanitizeView, type SharedView } from "./view.ts";
 export type { SharedView } from "./view.ts";
 
 export const SHARE_PARAM = "share";
-export const SHARE_VERSION = 4;
+export const SHARE_VERSION = 5;
 
 /** What a link carries: the editor text, the catalogue scenario it started from (if any), and the view (version 2 on). */
 export interface SharedInput {
   text: string;
   scenario?: string;
   view?: SharedView;
+  /** The text `text` is compared with on opening (version 5 on): a pull request's base. */
+  before?: string;
 }
 
 /** Links longer than this are refused when made: chat tools and some browsers cut them. */
@@ -120,7 +124,13 @@ const MIGRATIONS: Record<number, (value: unknown) => unknown> = {
     const { assume: _assume, ...rest } = view as Record<string, unknown>;
     return { ...o, view: rest };
   },
-  4: (v) => v,
+  // Version 4 has no `before`: such a key in a version 4 link is not ours, and is dropped.
+  4: (v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const { before: _before, ...rest } = v as Record<string, unknown>;
+    return rest;
+  },
+  5: (v) => v,
 };
 
 function validate(value: unknown): SharedInput | string {
@@ -136,6 +146,10 @@ function validate(value: unknown): SharedInput | string {
   }
   const view = sanitizeView(v.view);
   if (view) input.view = view;
+  if (v.before !== undefined) {
+    if (typeof v.before !== "string") return "the link's text to compare with is not a text";
+    input.before = v.before;
+  }
   return input;
 }
 
@@ -171,6 +185,7 @@ export function encodeShare(input: SharedInput, maxChars = MAX_LINK_CHARS): Enco
   const body: SharedInput = { text: input.text };
   if (input.scenario !== undefined) body.scenario = input.scenario;
   if (input.view !== undefined) body.view = input.view;
+  if (input.before !== undefined) body.before = input.before;
   const json = strToU8(JSON.stringify(body));
   const packed = deflateSync(json, { level: 9 });
   const bytes = new Uint8Array(packed.length + 1);

@@ -14,6 +14,8 @@ export interface Bootstrap {
   notice: Notice | undefined;
   /** The URL's share hash was read (valid or not) and should be removed, so that later edits survive a reload. */
   consumedHash: boolean;
+  /** The link's text to compare the opened text with (a pull request's base): its changes are marked as a what-if's. */
+  before?: string;
 }
 
 export function bootstrap(hash: string, storage: StorageLike | undefined, preferredTheme: Theme): Bootstrap {
@@ -68,5 +70,10 @@ export function bootstrap(hash: string, storage: StorageLike | undefined, prefer
     theme,
     ...(r.input.view ? { view: r.input.view } : {}),
   };
-  return { initial: withTests(initial), notice, consumedHash: false };
+  return {
+    initial: withTests(initial),
+    notice,
+    consumedHash: false,
+    ...(r.input.before !== undefined ? { before: r.input.before } : {}),
+  };
 }

@@ -233,6 +233,17 @@ describe("bootstrap: link, else saved work, else the default scenario", () => {
     expect(b.notice?.undoText).toBe(undoText);
   });
 
+  it("a link with a before-state opens its text and hands the before-state on, to be compared (a pull request's base)", () => {
+    const e = encodeShare({ text: "after", before: "before" });
+    if (!e.ok) throw new Error(e.error);
+    const b = bootstrap(hashFor(e.payload), withSaved("mine"), "light");
+    expect(b.initial.text).toBe("after");
+    expect(b.before).toBe("before");
+    const plain = encodeShare({ text: "after" });
+    if (!plain.ok) throw new Error(plain.error);
+    expect(bootstrap(hashFor(plain.payload), undefined, "light").before).toBeUndefined();
+  });
+
   it("a damaged link gives an error notice", () => {
     const b = bootstrap("#share=AT+/", withSaved("mine"), "dark");
     expect(b.notice).toMatchObject({ kind: "error" });

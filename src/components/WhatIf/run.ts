@@ -51,3 +51,26 @@ export async function runTextChange(
     store.getState().whatIfFailed(e instanceof Error ? e.message : String(e));
   }
 }
+
+/** What the label of a link's comparison says (the GitHub Action's links compare with the pull request's base). */
+export const LINK_COMPARISON = "The link's change, against its before-state";
+
+/**
+ * Marks what the open text changes against `before` (a link's base: a pull request's), as a
+ * what-if's changes are marked; the text itself is not touched.
+ */
+export async function compareWith(
+  store: AppStore,
+  client: Pick<EngineClient, "diff">,
+  before: string,
+  label = LINK_COMPARISON,
+): Promise<void> {
+  const after = store.getState().text;
+  store.getState().whatIfStarted(label, before);
+  store.getState().whatIfApplied(after, []);
+  try {
+    store.getState().whatIfCompared(after, await client.diff({ before, after }));
+  } catch (e) {
+    store.getState().whatIfFailed(e instanceof Error ? e.message : String(e));
+  }
+}
