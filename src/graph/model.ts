@@ -116,7 +116,7 @@ export interface GraphEdge {
   quiet?: true;
   /** Flows (and dropped (source group, Service port) pairs) the edge carries beyond the examples it lists in `flows`. */
   unlistedFlows?: number;
-  /** Of `unlistedFlows`, the refused ones. */
+  /** Of `unlistedFlows`, the ones not allowed everywhere (dropped or partly allowed). */
   unlistedDrops?: number;
 }
 

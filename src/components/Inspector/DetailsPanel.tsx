@@ -207,10 +207,12 @@ function EdgeDetails({ id }: { id: string }) {
           </ul>
           {edge.unlistedFlows ? (
             <p className="muted" data-testid="edge-unlisted">
-              These are examples, refused ones first: the edge carries{" "}
+              These are examples, the dropped and partly allowed first: the edge carries{" "}
               {edge.unlistedFlows.toLocaleString("en")} more
-              {edge.unlistedDrops ? `, ${edge.unlistedDrops.toLocaleString("en")} of them refused` : ""}. Open
-              its boxes (+) to see them apart, or ask a question to trace any one.
+              {edge.unlistedDrops
+                ? `, ${edge.unlistedDrops.toLocaleString("en")} of them dropped or partly allowed`
+                : ""}
+              . Open its boxes (+) to see them apart, or ask a question to trace any one.
             </p>
           ) : null}
         </>
