@@ -1,0 +1,429 @@
+/**
+ * The paths lens's edges: every flow the engine judged, merged by the pair of
+ * drawn elements its senders and its destination fold into (`mergeFlows`: a
+ * run of senders in one element added once with its count, the compact drops
+ * summed a stretch of groups at a time), then each pair worded as one edge
+ * (`edgeOf`: verdict from the mix, the deciding objects, the note, example
+ * flows with the rest counted). Pure: edges only merge the flows the engine judged.
+ */
+import type {
+  Analysis,
+  DropCause,
+  Flow,
+  FlowKind,
+  ReachView,
+  RefView,
+  Verdict,
+} from "../engine/analysis/index.ts";
+import { edgeRefs, type EdgeFlow, type GraphEdge, type GraphOptions } from "./model.ts";
+import {
+  cniDialectOf,
+  dropLayerWord,
+  layerPasses,
+  noteTag,
+  tierTag,
+  type EdgeNoteId,
+  type Tier,
+} from "./verdicts.ts";
+import { GroupSegments } from "./segments.ts";
+/** What the flows merge into: the edges being gathered, and what the boxes and the layout need of them. */
+export interface Merged {
+  edges: EdgeAcc[];
+  /** Per element: endpoint flows of the Services folded into it that refuse some or all callers, and of how many. */
+  refusals: Map<string, { refuse: number; of: number; refs: RefView[] }>;
+  /** Source element -> target elements that some flow links (the layout's, whatever the filters). */
+  links: Map<string, Set<string>>;
+  /** Elements that hold a client outside the cluster. */
+  externals: Set<string>;
+}
+
+export type Mix = { allow: number; drop: number; partial: number };
+export const emptyMix = (): Mix => ({ allow: 0, drop: 0, partial: 0 });
+
+/** Every flow (and compact drop) merged by the pair of drawn elements its senders and destination resolve to. */
+export function mergeFlows(
+  a: Analysis,
+  resolve: (id: string) => string | undefined,
+  filters: GraphOptions["filters"],
+): Merged {
+  // Edges: every flow merged by (source element, destination element); links (for the layout) ignore the filters.
+  // By source element, then target element: no key string made per merged flow.
+  const acc = new Map<string, Map<string, EdgeAcc>>();
+  /** Per element: endpoint flows of the Services folded into it that refuse some or all callers, and of how many. */
+  const refusals = new Map<string, { refuse: number; of: number; refs: RefView[] }>();
+  const links = new Map<string, Set<string>>();
+  const externals = new Set<string>();
+  const seen = (list: RefView[], r: RefView) =>
+    list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
+  const accOf = (source: string, target: string, kind: FlowKind): EdgeAcc => {
+    let from = acc.get(source);
+    if (!from) acc.set(source, (from = new Map()));
+    let e = from.get(target);
+    if (!e) {
+      e = {
+        source,
+        target,
+        kind,
+        mix: emptyMix(),
+        causes: new Set(),
+        refs: [],
+        dropRefs: [],
+        refKeys: new Set(),
+        dropRefKeys: new Set(),
+        reasons: new Set(),
+        ports: new Set(),
+        flows: [],
+        allowFlows: [],
+        unlistedAllowed: 0,
+        flowIds: new Set(),
+        weights: [],
+        l7: new Set(),
+        dialect: undefined,
+        drops: 0,
+        tierDrops: 0,
+        tier: undefined,
+        layers: new Set(),
+        quietDrops: 0,
+        unlisted: 0,
+      };
+      from.set(target, e);
+    }
+    return e;
+  };
+  const flowLists = a.reach ? [a.flows, a.reach.flows] : [a.flows];
+  for (const list of flowLists)
+    for (const f of list) {
+      const target = resolve(f.to);
+      if (!target) continue;
+      const port = `${f.port}/${f.protocol}`;
+      const chosen = (filters.port === "all" || port === filters.port) && layerPasses(filters.layer, f);
+      const passes = chosen && !(filters.onlyDrops && f.verdict === "allow");
+      // A flow's senders mostly share one element: each run of senders in one element is added once, with its count.
+      let source: string | undefined;
+      let n = 0;
+      const from0 = f.from;
+      for (let i = 0; i <= from0.length; i++) {
+        const from = from0[i];
+        const next = from === undefined ? undefined : resolve(from);
+        if (from !== undefined) {
+          if (!next) continue;
+          // Pods that call a member of their own element (a folded namespace's workloads) other than the destination.
+          if (next === target && from === f.to && f.kind !== "endpoint") continue;
+          if (next === source) {
+            n++;
+            continue;
+          }
+        }
+        if (source !== undefined && n > 0) addRun(f, source, target, n, port, chosen, passes);
+        source = next;
+        n = 1;
+        if (from !== undefined && from.startsWith("external:")) externals.add(next!);
+      }
+    }
+  /** `n` senders of flow `f` in element `source`, to element `target`. */
+  function addRun(
+    f: Flow,
+    source: string,
+    target: string,
+    n: number,
+    port: string,
+    chosen: boolean,
+    passes: boolean,
+  ) {
+    if (source === target) {
+      // A Service's flows to its own endpoints inside one element: their callers are anywhere, so the element keeps a count, not a loop.
+      if (f.kind === "endpoint") {
+        if (!chosen) return;
+        let r = refusals.get(target);
+        if (!r) refusals.set(target, (r = { refuse: 0, of: 0, refs: [] }));
+        r.of += n;
+        if (f.verdict !== "allow") {
+          r.refuse += n;
+          for (const ref of f.decidedBy) if (r.refs.length < 6 && !seen(r.refs, ref)) r.refs.push(ref);
+        }
+        return;
+      }
+    } else {
+      let to = links.get(source);
+      if (!to) links.set(source, (to = new Set()));
+      to.add(target);
+    }
+    if (!passes) return;
+    const e = accOf(source, target, f.kind);
+    e.mix[f.verdict] += n;
+    if (f.dropCause) e.causes.add(f.dropCause);
+    e.ports.add(port);
+    if (e.flowIds.has(f.id)) return;
+    e.flowIds.add(f.id);
+    if (f.verdict !== "allow") {
+      e.drops++;
+      e.layers.add(dropLayerWord(f));
+      if (f.tier) {
+        e.tierDrops++;
+        e.tier ??= f.tier;
+      }
+    }
+    if (f.weight !== undefined) e.weights.push(f.weight);
+    for (const r of f.l7 ?? []) e.l7.add(r);
+    if (f.layer) e.dialect ??= f.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
+    else e.dialect ??= cniDialectOf(f.decidedBy[0]);
+    for (const r of f.decidedBy) {
+      const k = refKey(r);
+      if (!e.refKeys.has(k)) {
+        e.refKeys.add(k);
+        e.refs.push(r);
+      }
+      if (f.verdict !== "allow" && !e.dropRefKeys.has(k)) {
+        e.dropRefKeys.add(k);
+        e.dropRefs.push(r);
+      }
+    }
+    if (e.reasons.size < 12) e.reasons.add(`${port}: ${f.reason}`);
+    // Examples, refused ones first: an edge can merge thousands of flows, and its count holds them all.
+    const list = f.verdict === "allow" ? e.allowFlows : e.flows;
+    if (list.length >= FLOW_EXAMPLES) {
+      if (f.verdict === "allow") e.unlistedAllowed++;
+      else e.unlisted++;
+      return;
+    }
+    list.push({
+      flowId: f.id,
+      from: f.client ?? firstFrom(f, source),
+      traceTo: f.traceTo,
+      port: f.port,
+      protocol: f.protocol,
+      verdict: f.verdict,
+      reason: f.reason,
+    });
+  }
+  /** The first sender of `f` in element `source` (the flow's example caller from that element). */
+  function firstFrom(f: Flow, source: string): string {
+    for (const x of f.from) if (resolve(x) === source) return x;
+    return f.from[0]!;
+  }
+  if (a.reach?.drops?.length) addReachDrops(a, a.reach, resolve, filters, accOf);
+  return { edges: [...acc.values()].flatMap((m) => [...m.values()]), refusals, links, externals };
+}
+
+/** One merged edge as drawn; undefined for an element's own members that all reach each other (no loop to draw). */
+export function edgeOf(e: EdgeAcc): GraphEdge | undefined {
+  const kinds = (["allow", "drop", "partial"] as const).filter((v) => e.mix[v] > 0);
+  const verdict: Verdict = kinds.length === 1 ? kinds[0]! : "partial";
+  if (e.source === e.target && verdict === "allow") return undefined;
+  const { refs, label: byRef } = edgeRefs(verdict, e);
+  // A note words what the verdict alone does not say (verdicts.ts NOTES).
+  const note: EdgeNoteId | undefined =
+    e.kind === "route" && e.weights.length
+      ? "weight"
+      : e.dialect && verdict !== "allow"
+        ? "cni"
+        : e.l7.size && verdict !== "drop"
+          ? "l7"
+          : undefined;
+  const tag = note
+    ? noteTag(note, { weights: e.weights, dialect: e.dialect, l7: [...e.l7], verdict })
+    : undefined;
+  // A route's label is its share (its HTTPRoute is in the tooltip), unless a lower layer dropped some of it.
+  // A drop by a cluster tier names the tier (the category's colour, dash and glyph are not alone): "Admin ✕ · guard".
+  const tierLabel = e.tier && verdict !== "allow" && note !== "cni" ? `${tierTag(e.tier)} · ${byRef}` : byRef;
+  const label = note === "weight" && verdict === "allow" ? tag! : tag ? `${tag} · ${tierLabel}` : tierLabel;
+  const count = e.mix.allow + e.mix.drop + e.mix.partial;
+  const edge: GraphEdge = {
+    id: `e:${e.source}->${e.target}`,
+    source: e.source,
+    target: e.target,
+    kind: e.kind,
+    verdict,
+    label,
+    title: [...e.reasons].join("\n"),
+    decidedBy: refs,
+    flows: listedFlows(e),
+    count,
+    mix: e.mix,
+    ports: [...e.ports].sort(),
+  };
+  if (note) edge.note = note;
+  if (e.layers.size) edge.layers = [...e.layers].sort();
+  if (verdict !== "allow") {
+    const cause: DropCause | undefined = e.causes.has("policy")
+      ? "policy"
+      : e.causes.has("traffic-policy")
+        ? "traffic-policy"
+        : undefined;
+    if (cause) edge.dropCause = cause;
+    if (e.tier && e.tierDrops === e.drops) edge.tier = e.tier;
+    if (verdict === "drop" && e.quietDrops > 0 && e.quietDrops === e.drops) edge.quiet = true;
+  }
+  const unlisted =
+    e.unlisted + e.unlistedAllowed + Math.max(0, e.flows.length + e.allowFlows.length - FLOW_EXAMPLES);
+  if (unlisted) {
+    edge.unlistedFlows = unlisted;
+    if (e.unlisted) edge.unlistedDrops = e.unlisted;
+  }
+  return edge;
+}
+
+/** An edge being gathered: every flow between one pair of drawn elements. */
+export interface EdgeAcc {
+  source: string;
+  target: string;
+  kind: FlowKind;
+  mix: Mix;
+  causes: Set<DropCause>;
+  refs: RefView[];
+  dropRefs: RefView[];
+  /** `refKey` of each of `refs` and of `dropRefs`: an edge can merge thousands of flows naming the same few objects. */
+  refKeys: Set<string>;
+  dropRefKeys: Set<string>;
+  reasons: Set<string>;
+  ports: Set<string>;
+  /** Example flows an edge lists: refused ones here, allowed ones in `allowFlows`, FLOW_EXAMPLES of each at most. */
+  flows: EdgeFlow[];
+  allowFlows: EdgeFlow[];
+  /** Allowed flows past the examples kept. */
+  unlistedAllowed: number;
+  flowIds: Set<string>;
+  weights: number[];
+  l7: Set<string>;
+  dialect: string | undefined;
+  drops: number;
+  tierDrops: number;
+  tier: Tier | undefined;
+  layers: Set<string>;
+  /** Dropped pairs refused on both sides (compact drops of side "both"). */
+  quietDrops: number;
+  /** Refused flows and compact drops ((source group, Service port) pairs) past the examples kept in `flows`. */
+  unlisted: number;
+}
+
+/** The examples an edge lists: the refused first, then the allowed, FLOW_EXAMPLES in all. */
+function listedFlows(e: EdgeAcc): EdgeFlow[] {
+  if (!e.allowFlows.length) return e.flows;
+  return e.flows.length + e.allowFlows.length <= FLOW_EXAMPLES
+    ? [...e.flows, ...e.allowFlows]
+    : [...e.flows, ...e.allowFlows].slice(0, FLOW_EXAMPLES);
+}
+
+/** Keys of deciding objects, made once per object (flows share their RefView objects, and a fresh string hashes anew). */
+const refKeys = new WeakMap<RefView, string>();
+function refKey(r: RefView): string {
+  let k = refKeys.get(r);
+  if (k === undefined) refKeys.set(r, (k = `${r.kind}|${r.namespace ?? ""}|${r.name}`));
+  return k;
+}
+
+/** Example flows an edge lists, of the refused and of the allowed ones (its count holds them all; a trace explains any one). */
+const FLOW_EXAMPLES = 24;
+/** Deciding objects an edge names of the compact drops it carries (the details list them; a trace names each). */
+const DROP_REFS = 12;
+
+/**
+ * The pairs no endpoint admits (`reach.drops`, compact: source groups, not
+ * pods) onto the edges of the current fold: each group's pods resolve to
+ * their elements once, and each record adds its dropped groups' pods to the
+ * edge from their element to the Service's. Drops draw no layout links:
+ * the picture is placed by who can connect, and the drops are drawn on it.
+ */
+function addReachDrops(
+  a: Analysis,
+  reach: ReachView,
+  resolve: (id: string) => string | undefined,
+  filters: GraphOptions["filters"],
+  accOf: (source: string, target: string, kind: FlowKind) => EdgeAcc,
+) {
+  const elems: string[] = [];
+  const elemIndex = new Map<string, number>();
+  // Per group: [element, pods] pairs, flat (a workload open at pod level splits its group).
+  const groupElems = reach.groups.map((g) => {
+    const out: number[] = [];
+    for (const i of g.pods) {
+      const p = a.pods[i];
+      const el = p && resolve(p.id);
+      if (el === undefined) continue;
+      let e = elemIndex.get(el);
+      if (e === undefined) elemIndex.set(el, (e = elems.push(el) - 1));
+      const at = out.indexOf(e);
+      if (at >= 0 && at % 2 === 0) out[at + 1]!++;
+      else out.push(e, 1);
+    }
+    return out;
+  });
+  // The common case, a group drawn as one element: summed a stretch of groups at a time (segments.ts).
+  const segments = new GroupSegments(
+    Int32Array.from(groupElems, (ge) => (ge.length === 2 ? ge[0]! : -1)),
+    Float64Array.from(groupElems, (ge) => (ge.length === 2 ? ge[1]! : 0)),
+  );
+  const pods = new Float64Array(elems.length);
+  const groups = new Int32Array(elems.length);
+  const first = new Int32Array(elems.length);
+  const touched: number[] = [];
+  const count = (e: number, k: number, n: number, weight: number) => {
+    if (groups[e] === 0) {
+      touched.push(e);
+      first[e] = k;
+    }
+    groups[e]! += n;
+    pods[e]! += weight;
+  };
+  const add = (one: number, k: number, n: number, weight: number) => {
+    if (one >= 0) return count(one, k, n, weight);
+    // Groups split over elements (or drawn nowhere), one at a time.
+    for (let g = k; g < k + n; g++) {
+      const ge = groupElems[g]!;
+      for (let j = 0; j < ge.length; j += 2) count(ge[j]!, g, 1, ge[j + 1]!);
+    }
+  };
+  // Per target element, its edges by source element: one keyed lookup per pair of elements, not per record.
+  const byTarget = new Map<string, (EdgeAcc | undefined)[]>();
+  for (const d of reach.drops) {
+    const target = resolve(d.to);
+    if (!target) continue;
+    const port = `${d.port}/${d.protocol}`;
+    if (filters.port !== "all" && port !== filters.port) continue;
+    if (!layerPasses(filters.layer, d)) continue;
+    let accs = byTarget.get(target);
+    if (!accs) byTarget.set(target, (accs = []));
+    segments.forEach(d.groups, add);
+    const layer = dropLayerWord(d);
+    for (const e of touched) {
+      const acc = (accs[e] ??= accOf(elems[e]!, target, "service"));
+      acc.mix.drop += pods[e]!;
+      acc.causes.add("policy");
+      acc.ports.add(port);
+      acc.drops += groups[e]!;
+      if (d.side === "both") acc.quietDrops += groups[e]!;
+      acc.layers.add(layer);
+      if (d.layer) acc.dialect ??= d.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
+      // The deciding objects, a dozen at most: a box pair's drops can name hundreds of policies.
+      if (acc.dropRefs.length < DROP_REFS)
+        for (const ref of d.decidedBy) {
+          const k = refKey(ref);
+          if (acc.refs.length < DROP_REFS && !acc.refKeys.has(k)) {
+            acc.refKeys.add(k);
+            acc.refs.push(ref);
+          }
+          if (acc.dropRefs.length < DROP_REFS && !acc.dropRefKeys.has(k)) {
+            acc.dropRefKeys.add(k);
+            acc.dropRefs.push(ref);
+          }
+        }
+      if (acc.reasons.size < 12) acc.reasons.add(`${d.port}/${d.protocol}: ${d.reason}`);
+      const example =
+        acc.flows.length < FLOW_EXAMPLES ? a.pods[reach.groups[first[e]!]!.pods[0]!] : undefined;
+      if (!example) acc.unlisted += groups[e]!;
+      else
+        acc.flows.push({
+          flowId: `${d.id}|${first[e]}`,
+          from: example.id,
+          traceTo: d.traceTo,
+          port: d.port,
+          protocol: d.protocol,
+          verdict: "drop",
+          reason: d.reason,
+        });
+      pods[e] = 0;
+      groups[e] = 0;
+    }
+    touched.length = 0;
+  }
+}
