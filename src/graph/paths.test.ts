@@ -365,10 +365,19 @@ describe("paths lens: a flow's senders counted one by one", () => {
     const a: Analysis = { ...shop, flows: [flow] };
     for (const grouping of ["pod", "workload", "namespace"] as const) {
       const g = paths(a, { grouping });
-      expect(g.edges.reduce((n, e) => n + e.mix!.drop, 0), grouping).toBe(senders.length);
-      for (const e of g.edges) expect(e.flows.filter((f) => f.flowId === flow.id), grouping).toHaveLength(1);
+      expect(
+        g.edges.reduce((n, e) => n + e.mix!.drop, 0),
+        grouping,
+      ).toBe(senders.length);
+      for (const e of g.edges)
+        expect(
+          e.flows.filter((f) => f.flowId === flow.id),
+          grouping,
+        ).toHaveLength(1);
     }
-    expect(paths(a, { grouping: "namespace" }).edges.length).toBeLessThan(paths(a, { grouping: "pod" }).edges.length);
+    expect(paths(a, { grouping: "namespace" }).edges.length).toBeLessThan(
+      paths(a, { grouping: "pod" }).edges.length,
+    );
   });
 });
 
@@ -380,11 +389,13 @@ describe("paths lens: an edge lists examples, not every flow", () => {
     for (const e of g.edges) {
       expect(e.flows.length).toBeLessThanOrEqual(24);
       const firstAllowed = e.flows.findIndex((f) => f.verdict === "allow");
-      if (firstAllowed >= 0) expect(e.flows.slice(firstAllowed).every((f) => f.verdict === "allow")).toBe(true);
+      if (firstAllowed >= 0)
+        expect(e.flows.slice(firstAllowed).every((f) => f.verdict === "allow")).toBe(true);
     }
     for (const e of big) expect(e.flows.length).toBe(24);
     // Opened to pods, the same flows are spread over edges that each list them all.
-    const listed = (m: GraphModel) => m.edges.reduce((n, e) => n + e.flows.length + (e.unlistedFlows ?? 0), 0);
+    const listed = (m: GraphModel) =>
+      m.edges.reduce((n, e) => n + e.flows.length + (e.unlistedFlows ?? 0), 0);
     expect(listed(g)).toBeGreaterThan(g.edges.reduce((n, e) => n + e.flows.length, 0));
   });
 });
