@@ -146,23 +146,7 @@ export function toGithub(problems: readonly Problem[]): string {
     .join("\n");
 }
 
-/** Markdown table cells: pipes and line breaks would end the cell, angle brackets would become HTML. */
-export function mdCell(s: string): string {
-  return s
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/\|/g, "\\|")
-    .replace(/\r?\n/g, " ");
-}
-
-export function mdTable(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [
-    `| ${head.map(mdCell).join(" | ")} |`,
-    `|${head.map(() => " --- ").join("|")}|`,
-    ...rows.map((r) => `| ${r.map(mdCell).join(" | ")} |`),
-  ].join("\n");
-}
+export { mdCell, mdTable } from "../engine/markdown.ts";
 
 /** XML 1.0 cannot carry control characters other than tab, line feed and carriage return: they are dropped. */
 function xml(s: string): string {

@@ -10,6 +10,7 @@ import {
   type HopStep,
   type HopVerdict,
 } from "../../engine/analysis/index.ts";
+import { mdCell, mdText } from "../../engine/markdown.ts";
 
 /** The `ktl trace --json` fields an export shows (shared/contract/ktl-cli.md). */
 export interface TraceLike {
@@ -49,24 +50,9 @@ export interface MatrixLike {
   tooLarge?: string;
 }
 
-/**
- * Text from the input (names, labels, reasons) as inert Markdown: HTML is
- * written as entities, so a name like <img onerror=...> stays text in any
- * renderer, and Markdown's own marks are escaped.
- */
-export function md(s: string): string {
-  return s
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/([\\`*_[\]])/g, "\\$1")
-    .replace(/\r?\n/g, " ");
-}
-
-/** Markdown table cells: inert text, pipes escaped. */
-function cell(s: string): string {
-  return md(s).replace(/\|/g, "\\|");
-}
+/** Inline Markdown from plain text (engine/markdown.ts): names and reasons are data, never markup. */
+export const md = mdText;
+const cell = mdCell;
 
 export function traceMarkdown(q: TraceQueryLike, t: TraceLike): string {
   const out = [`# Trace ${md(q.from)} → ${md(q.to)} (${q.protocol})`, ""];

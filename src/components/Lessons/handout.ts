@@ -8,6 +8,7 @@
 import type { Lesson, LessonCheck } from "../../../scenarios/lessons.ts";
 import { questionLabel } from "./question.ts";
 import { sourceLink } from "./sources.ts";
+import { mdCodeCell } from "../../engine/markdown.ts";
 
 const num = (l: Lesson) => String(l.number).padStart(2, "0");
 
@@ -20,9 +21,6 @@ function answerOf(c: LessonCheck): string {
   return `${c.verdict}${http}`;
 }
 
-/** Markdown cells hold no pipes or line breaks. */
-const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-
 export function handoutMarkdown(title: string, lessons: readonly Lesson[]): string {
   const out: string[] = [`# ${title}`, ""];
   out.push(
@@ -32,14 +30,14 @@ export function handoutMarkdown(title: string, lessons: readonly Lesson[]): stri
   for (const l of lessons) {
     out.push(`## ${num(l)} · ${l.title}`, "", l.goal, "", `**Question.** ${l.question}`, "");
     out.push("| Question | Your prediction |", "|---|---|");
-    for (const c of l.checks) out.push(`| \`${cell(checkText(c))}\` |  |`);
+    for (const c of l.checks) out.push(`| ${mdCodeCell(checkText(c))} |  |`);
     out.push("");
   }
   out.push("---", "", "# Answers", "");
   for (const l of lessons) {
     out.push(`## ${num(l)} · ${l.title}`, "", l.answer, "");
     out.push("| Question | The engine's answer |", "|---|---|");
-    for (const c of l.checks) out.push(`| \`${cell(checkText(c))}\` | ${answerOf(c)} |`);
+    for (const c of l.checks) out.push(`| ${mdCodeCell(checkText(c))} | ${answerOf(c)} |`);
     out.push("", `**Try:** ${l.edit.description} ${l.edit.lookFor}`, "", "Sources:", "");
     for (const s of l.sources) {
       const link = sourceLink(s);
