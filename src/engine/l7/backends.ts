@@ -29,7 +29,8 @@ import {
   type L7Layer,
   type RouteChoice,
 } from "./common.ts";
-import { serverSidecar, type MeshInput } from "./mesh.ts";
+import { serverSidecar } from "./meshServer.ts";
+import { type MeshInput } from "./mesh.ts";
 import type { L7Backend, L7TraceResult } from "./result.ts";
 
 interface Entry {

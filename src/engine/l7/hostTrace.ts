@@ -11,7 +11,8 @@ import { parseIP } from "../model/ip.ts";
 import { traceRequest, type TraceHop, type TraceResult, type TraceSource } from "../trace/index.ts";
 import { toWire, type HttpRequest } from "./request.ts";
 import { l7Hop, refAt, type DecidedBy } from "./common.ts";
-import { DOMAIN, fqdn, routeMesh, serviceOfHost, sidecarOf, type MeshInput } from "./mesh.ts";
+import { DOMAIN, fqdn, serviceOfHost, sidecarOf, type MeshInput } from "./mesh.ts";
+import { routeMesh } from "./meshRoutes.ts";
 import {
   answeredByRouter,
   baseResult,

@@ -28,7 +28,8 @@ import {
   type RouteChoice,
 } from "./common.ts";
 import { gatewayInput, type GatewayInput } from "./gateway.ts";
-import { meshInput, serverSidecar, sidecarOf, type MeshInput } from "./mesh.ts";
+import { meshInput, sidecarOf, type MeshInput } from "./mesh.ts";
+import { serverSidecar } from "./meshServer.ts";
 import type { Resolved } from "./backends.ts";
 
 export type L7Destination =

@@ -13,9 +13,11 @@ import { type TraceSource } from "../trace/index.ts";
 import { formatRequest, hostOf, type HttpRequest } from "./request.ts";
 import { ASSUMED_FILE, boundVirtualServices } from "../load/cluster.ts";
 import { decidedAt, l7Hop, plural, refAt, type RouteChoice } from "./common.ts";
-import { GATEWAY_NAME_LABEL, parseGateway, routeGateway } from "./gateway.ts";
+import { GATEWAY_NAME_LABEL, parseGateway } from "./gatewayObjects.ts";
+import { routeGateway } from "./gateway.ts";
 import { routeIngress } from "./ingress.ts";
-import { hostMatch, routeVirtualService, sidecarOf, type MeshInput } from "./mesh.ts";
+import { hostMatch, sidecarOf, type MeshInput } from "./mesh.ts";
+import { routeVirtualService } from "./meshRoutes.ts";
 import {
   answeredByRouter,
   baseResult,

@@ -12,7 +12,7 @@
  * KTL454 warning either way.
  */
 import type { KObject } from "../parse/manifests.ts";
-import { parseHTTPRoute } from "../l7/gateway.ts";
+import { parseHTTPRoute } from "../l7/gatewayObjects.ts";
 import { virtualServiceRegexErrors } from "../l7/mesh.ts";
 import { finding, type Finding, type Warning } from "./findings.ts";
 
