@@ -35,11 +35,10 @@ import {
   ANNOTATION_TOPOLOGY_MODE,
   externallyAccessible,
   parseIPSloppy,
-  staticBandIPs,
-  staticBandPorts,
   type Allocations,
   type Svc,
 } from "./service.ts";
+import { staticBandIPs, staticBandPorts } from "./serviceAlloc.ts";
 import { cidrHas, parseCIDRSloppy } from "../model/ip.ts";
 
 const ZONE = "topology.kubernetes.io/zone";

@@ -17,12 +17,10 @@
  */
 import { arr, bool, isObj, num, obj, str, type Json } from "../parse/values.ts";
 import type { ClusterConfig } from "../model/types.ts";
-import { formatIP } from "../model/ip.ts";
 import { externallyAccessible } from "../model/services.ts";
 import {
   duplicate,
   forbidden,
-  internal,
   invalid,
   notSupported,
   required,
@@ -37,18 +35,24 @@ import {
   isValidPortNum,
   nameIsDNS1035Label,
 } from "./formats.ts";
-import { cidrHas, ipClass, parseCIDRSloppy, parseIPSloppy, type GoCidr } from "../model/ip.ts";
+import { ipClass, parseCIDRSloppy, parseIPSloppy } from "../model/ip.ts";
 import { stringEntries, validateLabels, validateObjectMeta } from "./meta.ts";
+import { allocate, initIPFamilyFields, ipKey, type Held, type Range } from "./serviceAlloc.ts";
 
-export { externallyAccessible };
+export { externallyAccessible, parseIPSloppy };
+export { ipKey as allocationKey } from "./serviceAlloc.ts";
 
 export const ANNOTATION_TOPOLOGY_MODE = "service.kubernetes.io/topology-mode";
+
 export const ANNOTATION_TOPOLOGY_HINTS = "service.kubernetes.io/topology-aware-hints";
+
 const ANNOTATION_LB_SOURCE_RANGES = "service.beta.kubernetes.io/load-balancer-source-ranges";
+
 const MAX_CLIENT_IP_AFFINITY_SECONDS = 86400;
+
 const DEFAULT_CLIENT_IP_AFFINITY_SECONDS = 10800;
 
-type IPFamily = "IPv4" | "IPv6";
+export type IPFamily = "IPv4" | "IPv6";
 
 export interface SvcPort {
   name: string;
@@ -94,7 +98,7 @@ export function needsHealthCheck(s: Pick<Svc, "type" | "externalTrafficPolicy">)
   return s.type === "LoadBalancer" && s.externalTrafficPolicy === "Local";
 }
 
-function strings(v: unknown): string[] {
+export function strings(v: unknown): string[] {
   return arr(v).filter((x): x is string => typeof x === "string");
 }
 
@@ -170,12 +174,6 @@ export function defaultService(raw: Json, namespace: string, name: string): Svc 
 
 // ---------- cluster-wide allocation state ----------
 
-interface Range {
-  family: IPFamily;
-  cidr: GoCidr;
-  text: string;
-}
-
 /** What earlier Services of the input hold, as the allocators would. */
 export class Allocations {
   readonly ranges: Range[];
@@ -205,25 +203,13 @@ export class Allocations {
   }
 }
 
-function ipKey(family: 4 | 6, value: bigint): string {
-  return `${family}:${value.toString(16)}`;
-}
-
-/** prefixContainsIP (pkg/api/servicecidr): in the prefix, not its network address, not the IPv4 broadcast. */
-function rangeHolds(r: Range, ip: string): boolean {
-  const p = parseIPSloppy(ip);
-  if (!p || !cidrHas(r.cidr, p)) return false;
-  if (p.value === r.cidr.first) return false;
-  return !(p.family === 4 && p.value === r.cidr.last);
-}
-
-function familyOf(ip: string): IPFamily {
+export function familyOf(ip: string): IPFamily {
   return parseIPSloppy(ip)?.family === 6 ? "IPv6" : "IPv4";
 }
 
 const SUPPORTED_IP_FAMILY_POLICIES = ["PreferDualStack", "RequireDualStack", "SingleStack"];
 
-function isHeadless(s: Svc): boolean {
+export function isHeadless(s: Svc): boolean {
   return s.clusterIPs.length === 1 && s.clusterIPs[0] === "None";
 }
 
@@ -349,189 +335,6 @@ export function validateClusterIPsRelatedFields(s: Svc): FieldError[] {
   return errs;
 }
 
-/**
- * Allocators.initIPFamilyFields (create): defaults ipFamilyPolicy and
- * ipFamilies from the cluster's ranges and rejects families the cluster lacks.
- * Mutates `s` as the apiserver does.
- */
-function initIPFamilyFields(s: Svc, al: Allocations): FieldError[] {
-  if (s.type === "ExternalName") return [];
-  const up = "Allocators.initIPFamilyFields (alloc.go)";
-  if (s.ipFamilyPolicy === undefined) {
-    s.ipFamilyPolicy =
-      s.clusterIP === "None" && Object.keys(s.selector ?? {}).length === 0
-        ? "RequireDualStack"
-        : "SingleStack";
-  }
-  const pre = validateClusterIPsRelatedFields(s);
-  if (pre.length) return pre;
-  const errs: FieldError[] = [];
-  const policyPath: PathSegment[] = ["spec", "ipFamilyPolicy"];
-  if (s.ipFamilyPolicy === "SingleStack") {
-    if (s.clusterIPs.length === 2)
-      errs.push(
-        invalid(
-          policyPath,
-          s.ipFamilyPolicy,
-          "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified",
-          up,
-        ),
-      );
-    if (s.ipFamilies.length === 2)
-      errs.push(
-        invalid(
-          policyPath,
-          s.ipFamilyPolicy,
-          "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified",
-          up,
-        ),
-      );
-  }
-  const configured = al.families();
-  for (const [i, ip] of s.clusterIPs.entries()) {
-    if (ip === "None") break;
-    const fam = familyOf(ip);
-    if (i >= s.ipFamilies.length) {
-      if (!configured.includes(fam))
-        errs.push({
-          ...invalid(["spec", "clusterIPs", i], s.clusterIPs, `${fam} is not configured on this cluster`, up),
-          at: ["spec", s.clusterIP && i === 0 ? "clusterIP" : "clusterIPs"],
-        });
-      else s.ipFamilies.push(fam);
-    }
-  }
-  if (errs.length) return errs;
-  if (s.clusterIP === "None" && Object.keys(s.selector ?? {}).length === 0) {
-    if (s.ipFamilies.length === 0) s.ipFamilies = [al.defaultFamily()];
-    if (s.ipFamilies.length < 2 && s.ipFamilyPolicy !== "SingleStack")
-      s.ipFamilies.push(s.ipFamilies[0] === "IPv4" ? "IPv6" : "IPv4");
-    return [];
-  }
-  if (s.ipFamilyPolicy === "RequireDualStack" && configured.length < 2)
-    errs.push(
-      invalid(policyPath, s.ipFamilyPolicy, "this cluster is not configured for dual-stack services", up),
-    );
-  s.ipFamilies.forEach((f, i) => {
-    if (!configured.includes(f as IPFamily))
-      errs.push(invalid(["spec", "ipFamilies", i], f, "not configured on this cluster", up));
-  });
-  if (errs.length) return errs;
-  if (s.ipFamilies.length === 0) s.ipFamilies = [al.defaultFamily()];
-  if (s.ipFamilyPolicy !== "SingleStack" && s.ipFamilies.length === 1 && configured.length === 2)
-    s.ipFamilies.push(s.ipFamilies[0] === "IPv4" ? "IPv6" : "IPv4");
-  return [];
-}
-
-/** What a successful create would hold: committed to Allocations only when the Service is accepted. */
-interface Held {
-  ips: string[];
-  nodePorts: number[];
-}
-
-/** portallocator.PortAllocator.Allocate, within one allocation operation. */
-function allocatePort(al: Allocations, held: Held, port: number): string | undefined {
-  const [lo, hi] = al.nodePortRange;
-  if (port < lo || port > hi)
-    return `provided port is not in the valid range. The range of valid ports is ${lo}-${hi}`;
-  if (al.nodePorts.has(port) || held.nodePorts.includes(port)) return "provided port is already allocated";
-  held.nodePorts.push(port);
-  return undefined;
-}
-
-/** txnAllocClusterIPs, txnAllocNodePorts (initNodePorts) and allocHealthCheckNodePort. */
-function allocate(s: Svc, al: Allocations, held: Held): FieldError[] {
-  const errs: FieldError[] = [];
-  if (s.type !== "ExternalName" && !isHeadless(s)) {
-    for (const [i, family] of s.ipFamilies.entries()) {
-      const ip = s.clusterIPs[i];
-      if (!ip) {
-        // Dynamic allocation from the upper band of the range (KEP-3070): cannot clash with a static request.
-        const r = al.ranges.find((x) => x.family === family);
-        if (r) {
-          s.clusterIPs[i] = placeholderIP(r);
-          if (i === 0) s.clusterIP = s.clusterIPs[0]!;
-        }
-        continue;
-      }
-      const p = parseIPSloppy(ip)!;
-      const range = al.ranges.find((r) => r.family === family && rangeHolds(r, ip));
-      let reason: string | undefined;
-      if (!range) reason = "the provided network does not match the current range";
-      else if (al.ips.has(ipKey(p.family, p.value)) || held.ips.includes(ipKey(p.family, p.value)))
-        reason = "provided IP is already allocated";
-      if (reason) {
-        errs.push({
-          ...invalid(
-            ["spec", "clusterIPs"],
-            s.clusterIPs,
-            `failed to allocate IP ${ip}: ${reason}`,
-            "Allocators.allocIPs (alloc.go) with the ServiceCIDR allocator (ipallocator.MetaAllocator)",
-          ),
-          at: ["spec", s.clusterIP && i === 0 ? "clusterIP" : "clusterIPs"],
-        });
-        break;
-      }
-      held.ips.push(ipKey(p.family, p.value));
-    }
-  }
-  if (s.type === "NodePort" || s.type === "LoadBalancer") {
-    const shouldAllocate = s.type === "NodePort" || s.allocateLoadBalancerNodePorts === true;
-    const byServicePort = new Map<number, number | "dynamic">();
-    for (const [i, sp] of s.ports.entries()) {
-      if (sp.nodePort === 0 && !shouldAllocate) continue;
-      const already = byServicePort.get(sp.port);
-      const up = "initNodePorts (alloc.go) with portallocator.Allocate";
-      if (already === undefined) {
-        const np = s.ports.find((q) => q.port === sp.port && q.nodePort !== 0)?.nodePort ?? 0;
-        if (np !== 0) {
-          const err = allocatePort(al, held, np);
-          if (err) {
-            errs.push(invalid(["spec", "ports", i, "nodePort"], np, err, up));
-            break;
-          }
-          sp.nodePort = np;
-          byServicePort.set(sp.port, np);
-        } else {
-          sp.dynamicNodePort = true;
-          byServicePort.set(sp.port, "dynamic");
-        }
-      } else if (sp.nodePort !== already) {
-        if (sp.nodePort === 0) {
-          if (already === "dynamic") sp.dynamicNodePort = true;
-          else sp.nodePort = already;
-        } else {
-          const err = allocatePort(al, held, sp.nodePort);
-          if (err) {
-            errs.push(invalid(["spec", "ports", i, "nodePort"], sp.nodePort, err, up));
-            break;
-          }
-        }
-      }
-    }
-  }
-  if (needsHealthCheck(s)) {
-    if (s.healthCheckNodePort !== 0) {
-      const err = allocatePort(al, held, s.healthCheckNodePort);
-      if (err)
-        errs.push(
-          internal(
-            ["spec", "healthCheckNodePort"],
-            `failed to allocate requested HealthCheck NodePort ${s.healthCheckNodePort}: ${err}`,
-            "Allocators.allocHealthCheckNodePort (alloc.go)",
-          ),
-        );
-    } else {
-      s.dynamicHealthCheckNodePort = true;
-    }
-  }
-  return errs;
-}
-
-/** Stands for a dynamically allocated address in the checks that follow allocation. */
-function placeholderIP(r: Range): string {
-  return formatIP(r.cidr.family, r.cidr.last - 1n);
-}
-
 /** validateServicePort */
 function validateServicePort(
   sp: SvcPort,
@@ -609,7 +412,7 @@ function validateExternalTrafficPolicy(s: Svc): FieldError[] {
 }
 
 /** validateService (pkg/apis/core/validation/validation.go), on the allocated Service. */
-function validateServiceSpec(s: Svc): FieldError[] {
+export function validateServiceSpec(s: Svc): FieldError[] {
   const errs: FieldError[] = [];
   const up = "validateService";
   const hints = s.annotations[ANNOTATION_TOPOLOGY_HINTS];
@@ -784,7 +587,7 @@ export interface ServiceValidation {
   service: Svc;
 }
 
-function dedupe(errs: FieldError[]): FieldError[] {
+export function dedupe(errs: FieldError[]): FieldError[] {
   const seen = new Set<string>();
   return errs.filter((e) => {
     const k = `${JSON.stringify(e.path)}|${e.type}|${e.detail}`;
@@ -818,253 +621,4 @@ export function validateServiceCreate(
     for (const p of held.nodePorts) al.nodePorts.set(p, `${namespace}/${name}`);
   }
   return { errors, service: s };
-}
-
-/** Static and dynamic bands of the allocators (KEP-3070, KEP-3668), for lint. */
-export function staticBandIPs(cidr: GoCidr): { first: bigint; offset: number } {
-  const size = cidr.last - cidr.first + 1n;
-  const min = 16n,
-    max = 256n,
-    step = 16n;
-  let offset: bigint;
-  if (size <= min) offset = 0n;
-  else {
-    offset = size / step;
-    if (offset < min) offset = min;
-    if (offset > max) offset = max;
-  }
-  return { first: cidr.first + 1n, offset: Number(offset) };
-}
-
-export function staticBandPorts(range: [number, number]): number {
-  const size = range[1] - range[0] + 1;
-  if (size <= 16) return 0;
-  return Math.min(Math.max(16, Math.floor(size / 32)), 128);
-}
-
-export { parseIPSloppy, ipKey as allocationKey };
-
-// ---------- update (kubectl apply / replace of an existing Service) ----------
-
-/**
- * patchAllocatedValues (pkg/registry/core/service/storage/storage.go): values
- * the client left empty keep what the stored Service holds, so removing
- * `clusterIP: None` keeps the Service headless and leaving out an allocated
- * clusterIP or nodePort keeps it.
- */
-function patchAllocatedValues(s: Svc, old: Svc): void {
-  if (old.type !== "ExternalName" && s.type !== "ExternalName") {
-    if (s.clusterIP === "") s.clusterIP = old.clusterIP;
-    if (s.clusterIPs.length === 0 && old.clusterIPs.length > 0) s.clusterIPs = [...old.clusterIPs];
-  }
-  const needsNodePort = (x: Svc) => x.type === "NodePort" || x.type === "LoadBalancer";
-  if (needsNodePort(old) && needsNodePort(s)) {
-    const inNew = new Set(s.ports.map((p) => p.nodePort).filter((n) => n !== 0));
-    const used = new Set(old.ports.map((p) => p.nodePort).filter((n) => inNew.has(n)));
-    const byName = new Map(old.ports.map((p) => [p.name, p]));
-    for (const p of s.ports) {
-      if (p.nodePort !== 0) continue;
-      const o = byName.get(p.name);
-      if (o && !used.has(o.nodePort)) {
-        p.nodePort = o.nodePort;
-        if (o.dynamicNodePort) p.dynamicNodePort = true;
-      }
-    }
-  }
-  if (needsHealthCheck(old) && needsHealthCheck(s) && s.healthCheckNodePort === 0) {
-    s.healthCheckNodePort = old.healthCheckNodePort;
-    if (old.dynamicHealthCheckNodePort) s.dynamicHealthCheckNodePort = true;
-  }
-}
-
-/** normalizeClusterIPs on update (storage.go): a changed singular field drives the plural one, and the reverse. */
-function normalizeClusterIPsUpdate(s: Svc, old: Svc): void {
-  const same =
-    s.clusterIPs.length === old.clusterIPs.length && s.clusterIPs.every((ip, i) => ip === old.clusterIPs[i]);
-  if (s.clusterIP === old.clusterIP && same) return;
-  if (s.clusterIP !== old.clusterIP && same) {
-    if (s.clusterIP === "") s.clusterIPs = [];
-    else s.clusterIPs = [s.clusterIP, ...s.clusterIPs.slice(1)];
-    return;
-  }
-  if (s.clusterIP === old.clusterIP && !same && s.clusterIPs.length > 0 && s.clusterIP === "")
-    s.clusterIP = s.clusterIPs[0]!;
-}
-
-/** validateUpgradeDowngradeClusterIPs and validateUpgradeDowngradeIPFamilies (validation.go). */
-function validateUpgradeDowngrade(s: Svc, old: Svc, dynamic: (ip: string) => boolean): FieldError[] {
-  const errs: FieldError[] = [];
-  // An address the allocator picked for the stored Service is unknown here: a value written for it cannot be judged.
-  const changed = (a: string, b: string | undefined) => a !== b && !dynamic(a);
-  if (s.type === "ExternalName" || old.type === "ExternalName") return errs;
-  const up = "ValidateServiceUpdate (validateUpgradeDowngradeClusterIPs)";
-  const newHeadless = isHeadless(s);
-  const oldHeadless = isHeadless(old);
-  const ipsPath = (i: number): PathSegment[] => ["spec", "clusterIPs", i];
-  const at = (i: number) => ({
-    at: ["spec", s.clusterIP && i === 0 ? "clusterIP" : "clusterIPs"] as (string | number)[],
-  });
-  if (!(oldHeadless && newHeadless)) {
-    if (old.clusterIPs.length === s.clusterIPs.length) {
-      old.clusterIPs.forEach((ip, i) => {
-        if (changed(ip, s.clusterIPs[i]))
-          errs.push({ ...invalid(ipsPath(i), s.clusterIPs, "may not change once set", up), ...at(i) });
-      });
-    } else if (old.clusterIPs.length > s.clusterIPs.length) {
-      if (s.clusterIPs.length === 0)
-        errs.push({
-          ...invalid(ipsPath(0), s.clusterIPs, "primary clusterIP can not be unset", up),
-          ...at(0),
-        });
-      if (s.clusterIPs.length > 0 && changed(old.clusterIPs[0]!, s.clusterIPs[0]))
-        errs.push({ ...invalid(ipsPath(0), s.clusterIPs, "may not change once set", up), ...at(0) });
-      if (s.clusterIPs.length === 1 && s.ipFamilyPolicy !== "SingleStack")
-        errs.push(
-          invalid(
-            ["spec", "ipFamilyPolicy"],
-            s.ipFamilyPolicy ?? null,
-            "must be set to 'SingleStack' when releasing the secondary clusterIP",
-            up,
-          ),
-        );
-    } else if (old.clusterIPs.length > 0 && changed(old.clusterIPs[0]!, s.clusterIPs[0])) {
-      errs.push({ ...invalid(ipsPath(0), s.clusterIPs, "may not change once set", up), ...at(0) });
-    }
-  }
-  const upF = "ValidateServiceUpdate (validateUpgradeDowngradeIPFamilies)";
-  if (newHeadless === oldHeadless && !newHeadless) {
-    const famPath: PathSegment[] = ["spec", "ipFamilies", 0];
-    if (old.ipFamilies.length === s.ipFamilies.length) {
-      if (old.ipFamilies.some((f, i) => f !== s.ipFamilies[i]))
-        errs.push(invalid(famPath, s.ipFamilies, "may not change once set", upF));
-    } else if (old.ipFamilies.length > s.ipFamilies.length) {
-      if (s.clusterIPs.length === 0)
-        errs.push(invalid(famPath, s.ipFamilies, "primary ipFamily can not be unset", upF));
-      if (s.ipFamilies.length > 0 && s.ipFamilies[0] !== old.ipFamilies[0])
-        errs.push(invalid(famPath, s.clusterIPs, "may not change once set", upF));
-      if (s.ipFamilies.length === 1 && s.ipFamilyPolicy !== "SingleStack")
-        errs.push(
-          invalid(
-            ["spec", "ipFamilyPolicy"],
-            s.ipFamilyPolicy ?? null,
-            "must be set to 'SingleStack' when releasing the secondary ipFamily",
-            upF,
-          ),
-        );
-    } else if (
-      old.ipFamilies.length > 0 &&
-      s.ipFamilies.length > 0 &&
-      s.ipFamilies[0] !== old.ipFamilies[0]
-    ) {
-      errs.push(invalid(famPath, s.clusterIPs, "may not change once set", upF));
-    }
-  }
-  if (
-    old.type === "LoadBalancer" &&
-    s.type === "LoadBalancer" &&
-    old.loadBalancerClass !== s.loadBalancerClass
-  ) {
-    errs.push(
-      invalid(
-        ["spec", "loadBalancerClass"],
-        s.loadBalancerClass ?? null,
-        "may not change once set",
-        "ValidateServiceUpdate (validateLoadBalancerClassField)",
-      ),
-    );
-  }
-  return errs;
-}
-
-/**
- * A Service update as kube-apiserver 1.35 handles it: the stored Service is
- * `old` (as its create stored it, allocations held in `al`); the request's
- * empty allocated fields are patched from it (patchAllocatedValues), the
- * clusterIP fields normalised, IP families inferred, new node ports and
- * addresses allocated (allocateUpdate), then ValidateServiceUpdate:
- * clusterIPs, ipFamilies and loadBalancerClass may not change once set, and
- * validateService on the result.
- */
-export function validateServiceUpdate(
-  raw: Json,
-  old: Svc,
-  namespace: string,
-  name: string,
-  al: Allocations,
-): ServiceValidation {
-  const s = defaultService(raw, namespace, name);
-  const spec: Json = obj(raw.spec) ?? {};
-  s.clusterIP = str(spec.clusterIP) ?? "";
-  s.clusterIPs = strings(spec.clusterIPs);
-  patchAllocatedValues(s, old);
-  normalizeClusterIPsUpdate(s, old);
-  const held: Held = { ips: [], nodePorts: [] };
-  const errors: FieldError[] = [];
-  const prepared = initIPFamilyFields(s, al);
-  errors.push(...prepared);
-  if (prepared.length === 0) {
-    if (old.type === "ExternalName" && s.type !== "ExternalName") errors.push(...allocate(s, al, held));
-    else {
-      // txnUpdateNodePorts / updateNodePorts: ports the stored Service does not hold are allocated now.
-      const oldPorts = new Set(old.ports.map((p) => p.nodePort).filter((n) => n !== 0));
-      if (s.type === "NodePort" || s.type === "LoadBalancer") {
-        const shouldAllocate = s.type === "NodePort" || s.allocateLoadBalancerNodePorts === true;
-        for (const [i, sp] of s.ports.entries()) {
-          if (sp.nodePort === 0) {
-            if (shouldAllocate) sp.dynamicNodePort = true;
-            continue;
-          }
-          if (oldPorts.has(sp.nodePort) || held.nodePorts.includes(sp.nodePort)) continue;
-          const err = allocatePort(al, held, sp.nodePort);
-          if (err)
-            errors.push(
-              invalid(
-                ["spec", "ports", i, "nodePort"],
-                sp.nodePort,
-                err,
-                "Allocators.updateNodePorts (alloc.go)",
-              ),
-            );
-        }
-      }
-      // updateHealthCheckNodePort: allocated on the way to Local, immutable while it stays Local.
-      if (needsHealthCheck(s)) {
-        if (!needsHealthCheck(old)) {
-          if (s.healthCheckNodePort === 0) s.dynamicHealthCheckNodePort = true;
-          else {
-            const err = allocatePort(al, held, s.healthCheckNodePort);
-            if (err)
-              errors.push(
-                internal(
-                  ["spec", "healthCheckNodePort"],
-                  `failed to allocate requested HealthCheck NodePort ${s.healthCheckNodePort}: ${err}`,
-                  "Allocators.updateHealthCheckNodePort (alloc.go)",
-                ),
-              );
-          }
-        } else if (s.healthCheckNodePort !== old.healthCheckNodePort) {
-          errors.push(
-            invalid(
-              ["spec", "healthCheckNodePort"],
-              s.healthCheckNodePort,
-              "cannot change healthCheckNodePort on loadBalancer service with externalTraffic=Local during update",
-              "Allocators.updateHealthCheckNodePort (alloc.go)",
-            ),
-          );
-        }
-      }
-    }
-  }
-  const placeholders = new Set(al.ranges.map(placeholderIP));
-  errors.push(...validateUpgradeDowngrade(s, old, (ip) => placeholders.has(ip)));
-  errors.push(
-    ...validateObjectMeta(raw, true, nameIsDNS1035Label, "ValidateServiceName (NameIsDNS1035Label)"),
-  );
-  errors.push(...validateServiceSpec(s));
-  const out = dedupe(errors);
-  if (out.length === 0) {
-    for (const ip of held.ips) al.ips.set(ip, `${namespace}/${name}`);
-    for (const p of held.nodePorts) al.nodePorts.set(p, `${namespace}/${name}`);
-  }
-  return { errors: out, service: s };
 }
