@@ -9,3 +9,24 @@ import { buildPathGraph } from "./paths.ts";
 export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
   return lensOf(a, options.lens) === "paths" ? buildPathGraph(a, options) : buildTopologyGraph(a, options);
 }
+
+/** Fields of an analysis that no graph reads: its timing, its diagnostics, what it left out. */
+const NOT_DRAWN: ReadonlySet<string> = new Set(["stats", "diagnostics", "omissions"]);
+
+/**
+ * Whether two analyses draw the same graph: every field a graph reads is the same object in
+ * both. The playground rebuilds an answer from a delta that keeps unchanged parts as the very
+ * objects it had (worker/delta.ts), so an edit that turns no flow (an image tag, a comment, an
+ * annotation) answers with new timing only, and the graph and its drop list are not remapped.
+ */
+export function drawsAlike(a: Analysis, b: Analysis): boolean {
+  if (a === b) return true;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys)
+    if (
+      !NOT_DRAWN.has(k) &&
+      (a as unknown as Record<string, unknown>)[k] !== (b as unknown as Record<string, unknown>)[k]
+    )
+      return false;
+  return true;
+}

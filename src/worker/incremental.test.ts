@@ -14,6 +14,7 @@ import { openAnalysis, type Analysis } from "../engine/analysis/index.ts";
 import { parseManifests } from "../engine/parse/manifests.ts";
 import { YamlPartCache } from "../engine/parse/yaml.ts";
 import { applyDelta, diffValue, same, valueOf, messageFor } from "./delta.ts";
+import { drawsAlike } from "../graph/build.ts";
 
 const SEED = 20261201;
 
@@ -165,5 +166,23 @@ describe("delta", () => {
     expect(() => valueOf({ base: 4, delta: { s: 1 } }, { generation: 3, value: {} })).toThrow(
       /does not hold/,
     );
+  });
+});
+
+describe("an answer that turns no flow draws the same graph (graph/build.ts drawsAlike)", () => {
+  const text = SCENARIOS[0]!.manifests;
+  const held = { generation: 1, value: openAnalysis([{ name: "f.yaml", text }]).analysis };
+  const next = (edited: string) =>
+    valueOf(messageFor(openAnalysis([{ name: "f.yaml", text: edited }]).analysis, held), held);
+  it("an image tag edit: new timing, the same drawn fields, so the graph is not remapped", () => {
+    const edited = text.replace(/image: ([\w./-]+)(:[\w.-]+)?/, "image: $1:edited");
+    expect(edited).not.toBe(text);
+    const after = next(edited);
+    expect(after).not.toBe(held.value);
+    expect(drawsAlike(held.value, after)).toBe(true);
+  });
+  it("a label edit that turns flows is not alike", () => {
+    const edited = text.replaceAll("app: frontend", "app: front-end");
+    expect(drawsAlike(held.value, next(edited))).toBe(false);
   });
 });

@@ -7,8 +7,26 @@
 import { useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore, useDrawnResult } from "../../store/StoreProvider.tsx";
-import { focusDropSpot, spotDecider, spotTitle, whereDropsAre, type DropSpot } from "../../graph/drops.ts";
+import {
+  focusDropSpot,
+  spotDecider,
+  spotTitle,
+  whereDropsAre,
+  type DropSpot,
+  type DropSummary,
+} from "../../graph/drops.ts";
+import { drawsAlike } from "../../graph/build.ts";
+import type { Analysis } from "../../engine/analysis/index.ts";
 import { askEdge } from "./ask.ts";
+
+let last: { result: Analysis; summary: DropSummary } | undefined;
+
+/** The drops of an answer, ranked once for every answer that draws alike (graph/build.ts drawsAlike). */
+function dropsOf(result: Analysis): DropSummary {
+  if (last && drawsAlike(last.result, result)) return last.summary;
+  last = { result, summary: whereDropsAre(result) };
+  return last.summary;
+}
 
 const plural = (n: number, one: string, many = `${one}s`) =>
   `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
@@ -16,7 +34,7 @@ const plural = (n: number, one: string, many = `${one}s`) =>
 export function DropList({ limit = 6 }: { limit?: number }) {
   const store = useAppStore();
   const result = useDrawnResult();
-  const summary = useMemo(() => (result ? whereDropsAre(result) : undefined), [result]);
+  const summary = useMemo(() => (result ? dropsOf(result) : undefined), [result]);
   const view = useApp(
     useShallow((s) => ({
       filters: s.filters,

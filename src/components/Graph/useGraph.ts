@@ -5,7 +5,7 @@
 import { useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useDrawnResult } from "../../store/StoreProvider.tsx";
-import { buildGraph } from "../../graph/build.ts";
+import { buildGraph, drawsAlike } from "../../graph/build.ts";
 import type { GraphModel, GraphOptions } from "../../graph/model.ts";
 import type { Analysis } from "../../engine/analysis/index.ts";
 
@@ -24,7 +24,7 @@ function same(a: GraphOptions, b: GraphOptions): boolean {
 
 /** The graph for this analysis and view, built once however many components ask. */
 export function graphFor(result: Analysis, options: GraphOptions): GraphModel {
-  if (last && last.result === result && same(last.options, options)) return last.graph;
+  if (last && drawsAlike(last.result, result) && same(last.options, options)) return last.graph;
   const graph = buildGraph(result, options);
   last = { result, options, graph };
   return graph;
