@@ -31,7 +31,7 @@ import {
 } from "./common.ts";
 import { serverSidecar } from "./meshServer.ts";
 import { type MeshInput } from "./mesh.ts";
-import type { L7Backend, L7TraceResult } from "./result.ts";
+import type { L7Backend, L7TraceResult, Resolved } from "./result.ts";
 
 interface Entry {
   /** The proxy pods the request reaches, with their share. */
@@ -103,14 +103,6 @@ export function enter(
     return { dropped: t };
   }
   return { proxies, hops, ip: ready[0]!.ips[0] ?? "" };
-}
-
-export interface Resolved {
-  backends: L7Backend[];
-  endpoints: TraceEndpoint[];
-  hops: TraceHop[];
-  /** Share of requests answered by the router itself, by status. */
-  lost: Map<number, { share: number; reason: string; ref?: TraceRef }>;
 }
 
 /** Ready endpoints of a Service port behind `b` (subset labels applied). */

@@ -30,7 +30,6 @@ import {
 import { gatewayInput, type GatewayInput } from "./gateway.ts";
 import { meshInput, sidecarOf, type MeshInput } from "./mesh.ts";
 import { serverSidecar } from "./meshServer.ts";
-import type { Resolved } from "./backends.ts";
 
 export type L7Destination =
   | { kind: "gateway"; gateway: string; port: number }
@@ -67,6 +66,15 @@ export interface L7TraceResult extends TraceResult {
   retries?: { attempts: number; retryOn: string; default: boolean; failShare: number };
   /** The L7 router the request went through, for the views. */
   router?: { layer: L7Layer; kind: string; namespace?: string; name: string; pods: PodKey[]; ref?: TraceRef };
+}
+
+/** A route's backends resolved to their endpoints (backends.ts), with the share the router answers itself. */
+export interface Resolved {
+  backends: L7Backend[];
+  endpoints: TraceEndpoint[];
+  hops: TraceHop[];
+  /** Share of requests answered by the router itself, by status. */
+  lost: Map<number, { share: number; reason: string; ref?: TraceRef }>;
 }
 
 /** `gateway:NS/NAME:PORT`, `ingress:NS/NAME:PORT` or `host:NAME:PORT`; undefined for the other kinds. */

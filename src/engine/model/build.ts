@@ -65,9 +65,7 @@ import {
   synthesizeNode,
 } from "./nodes.ts";
 
-export const ZONE_LABEL = "topology.kubernetes.io/zone";
-
-export const REGION_LABEL = "topology.kubernetes.io/region";
+export { REGION_LABEL, ZONE_LABEL } from "./nodes.ts";
 
 const NS_NAME_LABEL = "kubernetes.io/metadata.name";
 

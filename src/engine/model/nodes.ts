@@ -20,7 +20,9 @@ import {
   type Toleration,
 } from "./taints.ts";
 import { type Node, type Taint } from "./types.ts";
-import { REGION_LABEL, ZONE_LABEL } from "./build.ts";
+
+export const ZONE_LABEL = "topology.kubernetes.io/zone";
+export const REGION_LABEL = "topology.kubernetes.io/region";
 
 export function nodeFromObject(o: KObject): Node {
   const meta = obj(o.raw.metadata) ?? {};

@@ -35,10 +35,9 @@ import {
   ANNOTATION_TOPOLOGY_MODE,
   externallyAccessible,
   parseIPSloppy,
-  type Allocations,
   type Svc,
 } from "./service.ts";
-import { staticBandIPs, staticBandPorts } from "./serviceAlloc.ts";
+import { staticBandIPs, staticBandPorts, type Allocations } from "./serviceCreate.ts";
 import { cidrHas, parseCIDRSloppy } from "../model/ip.ts";
 
 const ZONE = "topology.kubernetes.io/zone";

@@ -16,7 +16,6 @@
  * never "Required". Every error names the upstream function it follows.
  */
 import { arr, bool, isObj, num, obj, str, type Json } from "../parse/values.ts";
-import type { ClusterConfig } from "../model/types.ts";
 import { externallyAccessible } from "../model/services.ts";
 import {
   duplicate,
@@ -33,14 +32,11 @@ import {
   isQualifiedName,
   isValidPortName,
   isValidPortNum,
-  nameIsDNS1035Label,
 } from "./formats.ts";
 import { ipClass, parseCIDRSloppy, parseIPSloppy } from "../model/ip.ts";
-import { stringEntries, validateLabels, validateObjectMeta } from "./meta.ts";
-import { allocate, initIPFamilyFields, ipKey, type Held, type Range } from "./serviceAlloc.ts";
+import { stringEntries, validateLabels } from "./meta.ts";
 
 export { externallyAccessible, parseIPSloppy };
-export { ipKey as allocationKey } from "./serviceAlloc.ts";
 
 export const ANNOTATION_TOPOLOGY_MODE = "service.kubernetes.io/topology-mode";
 
@@ -170,37 +166,6 @@ export function defaultService(raw: Json, namespace: string, name: string): Svc 
   if (type === "LoadBalancer" && svc.allocateLoadBalancerNodePorts === undefined)
     svc.allocateLoadBalancerNodePorts = true;
   return svc;
-}
-
-// ---------- cluster-wide allocation state ----------
-
-/** What earlier Services of the input hold, as the allocators would. */
-export class Allocations {
-  readonly ranges: Range[];
-  readonly ips = new Map<string, string>();
-  readonly nodePorts = new Map<number, string>();
-  readonly nodePortRange: [number, number];
-
-  constructor(config: ClusterConfig) {
-    this.ranges = config.serviceCIDRs.flatMap((text): Range[] => {
-      const cidr = parseCIDRSloppy(text);
-      return cidr ? [{ family: cidr.family === 4 ? "IPv4" : "IPv6", cidr, text }] : [];
-    });
-    this.nodePortRange = config.nodePortRange;
-    // The apiserver's own Service (default/kubernetes) holds the first address of the primary range.
-    const primary = this.ranges[0];
-    if (primary)
-      this.ips.set(ipKey(primary.cidr.family === 4 ? 4 : 6, primary.cidr.first + 1n), "default/kubernetes");
-  }
-
-  families(): IPFamily[] {
-    return [...new Set(this.ranges.map((r) => r.family))];
-  }
-
-  /** The cluster's default family: that of --service-cluster-ip-range[0]. */
-  defaultFamily(): IPFamily {
-    return this.ranges[0]?.family ?? "IPv4";
-  }
 }
 
 export function familyOf(ip: string): IPFamily {
@@ -579,46 +544,4 @@ export function validateServiceSpec(s: Svc): FieldError[] {
     );
   }
   return errs;
-}
-
-export interface ServiceValidation {
-  errors: FieldError[];
-  /** The Service as the apiserver would store it (after defaulting and allocation). */
-  service: Svc;
-}
-
-export function dedupe(errs: FieldError[]): FieldError[] {
-  const seen = new Set<string>();
-  return errs.filter((e) => {
-    const k = `${JSON.stringify(e.path)}|${e.type}|${e.detail}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}
-
-/** One Service create against the cluster's allocations; commits what it holds when accepted. */
-export function validateServiceCreate(
-  raw: Json,
-  namespace: string,
-  name: string,
-  al: Allocations,
-): ServiceValidation {
-  const s = defaultService(raw, namespace, name);
-  const held: Held = { ips: [], nodePorts: [] };
-  const isApiServerService = namespace === "default" && name === "kubernetes";
-  const prepared = initIPFamilyFields(s, al);
-  let allocation: FieldError[] = [];
-  if (prepared.length === 0) {
-    if (isApiServerService)
-      al.ips.delete([...al.ips].find(([, owner]) => owner === "default/kubernetes")?.[0] ?? "");
-    allocation = allocate(s, al, held);
-  }
-  const meta = validateObjectMeta(raw, true, nameIsDNS1035Label, "ValidateServiceName (NameIsDNS1035Label)");
-  const errors = dedupe([...prepared, ...allocation, ...meta, ...validateServiceSpec(s)]);
-  if (errors.length === 0) {
-    for (const ip of held.ips) al.ips.set(ip, `${namespace}/${name}`);
-    for (const p of held.nodePorts) al.nodePorts.set(p, `${namespace}/${name}`);
-  }
-  return { errors, service: s };
 }

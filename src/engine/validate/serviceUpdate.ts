@@ -8,18 +8,24 @@ import { obj, str, type Json } from "../parse/values.ts";
 import { internal, invalid, type FieldError, type PathSegment } from "./errors.ts";
 import { nameIsDNS1035Label } from "./formats.ts";
 import { validateObjectMeta } from "./meta.ts";
-import type { Allocations } from "./service.ts";
 import {
-  dedupe,
   defaultService,
   isHeadless,
   needsHealthCheck,
   strings,
   validateServiceSpec,
-  type ServiceValidation,
   type Svc,
 } from "./service.ts";
-import { allocate, allocatePort, initIPFamilyFields, placeholderIP, type Held } from "./serviceAlloc.ts";
+import {
+  allocate,
+  allocatePort,
+  dedupe,
+  initIPFamilyFields,
+  placeholderIP,
+  type Allocations,
+  type Held,
+  type ServiceValidation,
+} from "./serviceCreate.ts";
 
 /**
  * patchAllocatedValues (pkg/registry/core/service/storage/storage.go): values

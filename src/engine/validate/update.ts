@@ -21,7 +21,8 @@ import { boundedJson, obj, type Json } from "../parse/values.ts";
 import type { Model } from "../model/types.ts";
 import { forbidden, invalid, type FieldError } from "./errors.ts";
 import { finding, warning, type Finding, type Warning } from "./findings.ts";
-import { Allocations, validateServiceCreate, type Svc } from "./service.ts";
+import type { Svc } from "./service.ts";
+import { Allocations, validateServiceCreate } from "./serviceCreate.ts";
 import { validateServiceUpdate } from "./serviceUpdate.ts";
 import { validateModel, type ValidateOptions, type ValidationResult } from "./index.ts";
 

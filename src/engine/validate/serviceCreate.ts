@@ -1,18 +1,25 @@
 /**
- * A Service create's allocation step (pkg/registry/core/service/storage/alloc.go BeginCreate):
+ * A Service create (ValidateServiceCreate with what precedes it): the cluster-wide allocation
+ * state, then the allocation step (pkg/registry/core/service/storage/alloc.go BeginCreate:
  * initIPFamilyFields, then the ClusterIPs, node ports and health check node port taken from
  * the cluster's ServiceCIDRs and node port range, with the static bands the allocators keep
- * for addresses and ports a user asks for. It runs before validation and fails a create alone.
+ * for addresses and ports a user asks for; it runs before validation and fails a create
+ * alone), then defaulting and validation (service.ts).
  */
 import { formatIP } from "../model/ip.ts";
 import { internal, invalid, type FieldError, type PathSegment } from "./errors.ts";
-import { cidrHas, parseIPSloppy, type GoCidr } from "../model/ip.ts";
-import type { Allocations } from "./service.ts";
+import { cidrHas, parseCIDRSloppy, parseIPSloppy, type GoCidr } from "../model/ip.ts";
+import type { ClusterConfig } from "../model/types.ts";
+import type { Json } from "../parse/values.ts";
+import { nameIsDNS1035Label } from "./formats.ts";
+import { validateObjectMeta } from "./meta.ts";
 import {
+  defaultService,
   familyOf,
   isHeadless,
   needsHealthCheck,
   validateClusterIPsRelatedFields,
+  validateServiceSpec,
   type IPFamily,
   type Svc,
 } from "./service.ts";
@@ -241,3 +248,76 @@ export function staticBandPorts(range: [number, number]): number {
 }
 
 // ---------- update (kubectl apply / replace of an existing Service) ----------
+
+// ---------- cluster-wide allocation state ----------
+
+/** What earlier Services of the input hold, as the allocators would. */
+export class Allocations {
+  readonly ranges: Range[];
+  readonly ips = new Map<string, string>();
+  readonly nodePorts = new Map<number, string>();
+  readonly nodePortRange: [number, number];
+
+  constructor(config: ClusterConfig) {
+    this.ranges = config.serviceCIDRs.flatMap((text): Range[] => {
+      const cidr = parseCIDRSloppy(text);
+      return cidr ? [{ family: cidr.family === 4 ? "IPv4" : "IPv6", cidr, text }] : [];
+    });
+    this.nodePortRange = config.nodePortRange;
+    // The apiserver's own Service (default/kubernetes) holds the first address of the primary range.
+    const primary = this.ranges[0];
+    if (primary)
+      this.ips.set(ipKey(primary.cidr.family === 4 ? 4 : 6, primary.cidr.first + 1n), "default/kubernetes");
+  }
+
+  families(): IPFamily[] {
+    return [...new Set(this.ranges.map((r) => r.family))];
+  }
+
+  /** The cluster's default family: that of --service-cluster-ip-range[0]. */
+  defaultFamily(): IPFamily {
+    return this.ranges[0]?.family ?? "IPv4";
+  }
+}
+
+export interface ServiceValidation {
+  errors: FieldError[];
+  /** The Service as the apiserver would store it (after defaulting and allocation). */
+  service: Svc;
+}
+
+export function dedupe(errs: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errs.filter((e) => {
+    const k = `${JSON.stringify(e.path)}|${e.type}|${e.detail}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** One Service create against the cluster's allocations; commits what it holds when accepted. */
+export function validateServiceCreate(
+  raw: Json,
+  namespace: string,
+  name: string,
+  al: Allocations,
+): ServiceValidation {
+  const s = defaultService(raw, namespace, name);
+  const held: Held = { ips: [], nodePorts: [] };
+  const isApiServerService = namespace === "default" && name === "kubernetes";
+  const prepared = initIPFamilyFields(s, al);
+  let allocation: FieldError[] = [];
+  if (prepared.length === 0) {
+    if (isApiServerService)
+      al.ips.delete([...al.ips].find(([, owner]) => owner === "default/kubernetes")?.[0] ?? "");
+    allocation = allocate(s, al, held);
+  }
+  const meta = validateObjectMeta(raw, true, nameIsDNS1035Label, "ValidateServiceName (NameIsDNS1035Label)");
+  const errors = dedupe([...prepared, ...allocation, ...meta, ...validateServiceSpec(s)]);
+  if (errors.length === 0) {
+    for (const ip of held.ips) al.ips.set(ip, `${namespace}/${name}`);
+    for (const p of held.nodePorts) al.nodePorts.set(p, `${namespace}/${name}`);
+  }
+  return { errors, service: s };
+}
