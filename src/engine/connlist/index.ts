@@ -255,6 +255,20 @@ export function probeStarts(
   return out;
 }
 
+/** Every probe start of the view: NetworkPolicy's, the tiers' and the CNI dialect's cuts (exposure.ts and explain.ts probe the same). */
+export function connlistProbeStarts(
+  view: Model,
+  reprs: readonly Pod[],
+  decider: Decider,
+): Record<Protocol, number[]> {
+  const cni = decider.enforcement.kind === "cni" ? decider.enforcement.cni : undefined;
+  return cniProbeCuts(
+    cni,
+    reprs,
+    tierProbeCuts(view.clusterPolicies, reprs, probeStarts(view.policies, reprs)),
+  );
+}
+
 /** [first, last] of each probe interval. */
 export function probeIntervals(starts: readonly number[]): [number, number][] {
   return starts.map((s, i) => [s, (starts[i + 1] ?? MAX_PORT + 1) - 1]);
@@ -415,11 +429,7 @@ export function computeConnlist(model: Model, options: ConnlistOptions = {}): Co
   const { classes, classOf } = decider;
   const C = classes.length;
   const cni = decider.enforcement.kind === "cni" ? decider.enforcement.cni : undefined;
-  const starts = cniProbeCuts(
-    cni,
-    reprs,
-    tierProbeCuts(view.clusterPolicies, reprs, probeStarts(view.policies, reprs)),
-  );
+  const starts = connlistProbeStarts(view, reprs, decider);
 
   // Class pairs: one class matrix per probe.
   const pairSets: (PortSet | undefined)[] = new Array<PortSet | undefined>(C * C);
