@@ -6,6 +6,7 @@
  */
 import { INGRESS_CONTROLLER, type ConnList } from "./index.ts";
 import { formatSvg } from "./svg.ts";
+import type { Exposure, ExposureLine } from "./exposure.ts";
 
 export type ConnlistFormat = "txt" | "json" | "md" | "dot" | "csv" | "svg";
 export const CONNLIST_FORMATS: readonly ConnlistFormat[] = ["txt", "json", "md", "dot", "csv", "svg"];
@@ -98,5 +99,74 @@ export function formatConnlist(list: ConnList, format: ConnlistFormat): string {
       return formatCsv(list);
     case "svg":
       return formatSvg(list);
+  }
+}
+
+/** The formats `--exposure` writes (upstream's dot and svg exposure graphs are not drawn). */
+export const EXPOSURE_FORMATS: readonly ConnlistFormat[] = ["txt", "json", "md", "csv"];
+
+const unjudgedHeader = "Not judged (the decider was not asked):";
+
+/**
+ * netpol-analyzer's `list --exposure` output: the connlist, then "Exposure
+ * Analysis Result:" with its egress and ingress lines (the workload first,
+ * padded to the longest exposed workload in txt) and, in txt, the workloads
+ * no policy protects. Representatives ktl could not ask the decider about
+ * follow in a section of their own (absent when there are none, so the
+ * output is then upstream's).
+ */
+export function formatExposure(list: ConnList, exposure: Exposure, format: ConnlistFormat): string {
+  const { egress, ingress, unprotected, unjudged } = exposure;
+  switch (format) {
+    case "txt": {
+      const width = Math.max(0, ...exposure.exposed.map((p) => p.length));
+      const row = (l: ExposureLine, arrow: string) =>
+        `${l.peer.padEnd(width)} \t${arrow} \t${l.other} : ${l.conn}\n`;
+      let out = formatTxt(list);
+      if (out !== "") out += "\n";
+      out += "Exposure Analysis Result:\n";
+      if (egress.length) out += "Egress Exposure:\n" + egress.map((l) => row(l, "=>")).join("");
+      if (ingress.length)
+        out +=
+          (egress.length ? "\n" : "") + "Ingress Exposure:\n" + ingress.map((l) => row(l, "<=")).join("");
+      if (unprotected.length)
+        out += "\nWorkloads not protected by network policies:\n" + unprotected.map((u) => `${u}\n`).join("");
+      if (unjudged.length) out += `\n${unjudgedHeader}\n` + unjudged.map((u) => `${u}\n`).join("");
+      return out;
+    }
+    case "json": {
+      const item = (src: string, dst: string, conn: string) => ({ src, dst, conn });
+      // Go marshals an empty slice of the result as null; upstream's consumers read that.
+      const orNull = <T>(a: T[]) => (a.length ? a : null);
+      const doc = {
+        connlist_results: list.lines.map((l) => item(l.src, l.dst, l.conn)),
+        exposure_results: {
+          egress_exposure: orNull(egress.map((l) => item(l.peer, l.other, l.conn))),
+          ingress_exposure: orNull(ingress.map((l) => item(l.other, l.peer, l.conn))),
+        },
+        ...(unjudged.length ? { unjudged } : {}),
+      };
+      return JSON.stringify(doc, null, 2) + "\n";
+    }
+    case "md": {
+      let out = formatMd(list) + "## Exposure Analysis Result:\n";
+      const table = (head: string, lines: ExposureLine[]) =>
+        `| ${head} | conn |\n|-----|-----|------|\n` +
+        lines.map((l) => `| ${l.peer} | ${l.other} | ${l.conn} |\n`).join("");
+      if (egress.length) out += "### Egress Exposure:\n" + table("src | dst", egress);
+      if (ingress.length) out += "\n### Ingress Exposure:\n" + table("dst | src", ingress);
+      if (unjudged.length) out += `\n### ${unjudgedHeader}\n` + unjudged.map((u) => `- ${u}\n`).join("");
+      return out;
+    }
+    case "csv": {
+      const rows: string[][] = [["Exposure Analysis Result:", "", ""]];
+      const body = (lines: ExposureLine[]) => lines.map((l) => [l.peer, l.other, l.conn]);
+      if (egress.length) rows.push(["Egress Exposure:", "", ""], ["src", "dst", "conn"], ...body(egress));
+      if (ingress.length) rows.push(["Ingress Exposure:", "", ""], ["dst", "src", "conn"], ...body(ingress));
+      if (unjudged.length) rows.push([unjudgedHeader, "", ""], ...unjudged.map((u) => [u, "", ""]));
+      return formatCsv(list) + rows.map((r) => r.map(csvField).join(",")).join("\n") + "\n";
+    }
+    default:
+      throw new Error(`--exposure writes ${EXPOSURE_FORMATS.join(", ")}, not ${format}`);
   }
 }
