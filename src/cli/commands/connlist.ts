@@ -9,6 +9,8 @@ import {
   type ConnlistFormat,
 } from "../../engine/index.ts";
 import { focusConnlist, parseFocus } from "../../engine/connlist/focus.ts";
+import { computeExposure } from "../../engine/connlist/exposure.ts";
+import { EXPOSURE_FORMATS, formatExposure } from "../../engine/connlist/format.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
 import {
@@ -20,7 +22,7 @@ import {
   requireObjects,
 } from "../report.ts";
 
-export const help = `ktl connlist [--format txt|json|md|dot|csv|svg] [--focusworkload W [--focusworkload-peer P] [--focus-direction D]] [--focus-conn C] INPUT...
+export const help = `ktl connlist [--format txt|json|md|dot|csv|svg] [--exposure] [--focusworkload W [--focusworkload-peer P] [--focus-direction D]] [--focus-conn C] INPUT...
 
 Which workloads may talk to which, on which ports: one line per ordered pair
 of distinct nodes with at least one permitted connection, in the text format
@@ -64,6 +66,16 @@ Two conventions, on purpose:
                  column per namespace, an arrow per connection with its ports
   --format csv   netpol-analyzer's CSV: a header src,dst,conn, one row a
                  connection (what the input leaves out goes to stderr)
+  --exposure     netpol-analyzer's exposure analysis (list --exposure), in
+                 txt, json, md or csv: after the list, per workload, what it
+                 may send to and receive from peers the rules name that are
+                 not workloads of the input (entire-cluster, backend/[all
+                 pods], [namespace with {env=prod}]/[pod with {app=x}]), its
+                 IP lines, and the workloads no policy protects. Each line is
+                 the decider's verdict for synthetic pods standing for the
+                 peer; what it cannot be asked (a named port toward such a
+                 peer, a selector no pod satisfies) is listed under "Not
+                 judged". Not with the focus options.
 
 Every policy layer counts: NetworkPolicy and the cluster tiers
 (ClusterNetworkPolicy v1alpha2, AdminNetworkPolicy and
@@ -88,6 +100,7 @@ const PLACEMENT_CODES = new Set(["KTL202", "KTL203", "KTL205"]);
 /** Its options, for the parser, help and shell completion (completion.ts). */
 export const flags: FlagSpec = {
   strings: ["format", "focusworkload", "focusworkload-peer", "focus-direction", "focus-conn"],
+  booleans: ["exposure"],
 };
 
 export function run(argv: string[], io: Output): number {
@@ -106,6 +119,11 @@ export function run(argv: string[], io: Output): number {
     conn: flagString(args, "focus-conn"),
   });
   if ("error" in focus) throw new UsageError(focus.error);
+  const exposure = isOn(args, "exposure");
+  if (exposure && !(EXPOSURE_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--exposure writes ${EXPOSURE_FORMATS.join(", ")}, not "${format}"`);
+  if (exposure && argv.some((a) => a.startsWith("--focus")))
+    throw new UsageError("--exposure reports every workload: it does not combine with the focus options");
   const model = loadModel(readInputs(args.positional));
   // The focus narrows the decider's answer; it judges nothing itself (engine/connlist/focus.ts).
   const list = focusConnlist(computeConnlist(model), focus);
@@ -123,7 +141,14 @@ export function run(argv: string[], io: Output): number {
   if (format === "json" && (headlines.length || omitted.replaced.length)) {
     // Not netpol-analyzer's bare array: a consumer that expects it fails instead of trusting an answer that ignores a policy or a document.
     const connections = list.lines.map((l) => ({ src: l.src, dst: l.dst, conn: l.conn }));
-    io.out(JSON.stringify({ connections, unmodelled, ...omitted }, null, 2));
+    const exposed = exposure
+      ? {
+          exposure: JSON.parse(
+            formatExposure({ ...list, lines: [] }, computeExposure(model, list), "json"),
+          ) as unknown,
+        }
+      : {};
+    io.out(JSON.stringify({ connections, unmodelled, ...omitted, ...exposed }, null, 2));
     return exitFor(omitted);
   }
   // CSV has no comment: its headline goes to stderr, so the file stays rows of data.
@@ -132,7 +157,10 @@ export function run(argv: string[], io: Output): number {
     else io.out(format === "dot" ? `// ${headline}` : format === "md" ? `> ${headline}\n` : headline);
   // A peer's name is one line in every text format (a raw newline would start a line of its own).
   const lines = list.lines.map((l) => ({ ...l, src: oneLine(l.src), dst: oneLine(l.dst) }));
-  const text = formatConnlist({ ...list, lines }, format as ConnlistFormat);
+  const shown = { ...list, lines };
+  const text = exposure
+    ? formatExposure(shown, computeExposure(model, list), format as ConnlistFormat)
+    : formatConnlist(shown, format as ConnlistFormat);
   if (text) io.out(text.endsWith("\n") ? text.slice(0, -1) : text);
   return exitFor(omitted);
 }
