@@ -364,7 +364,6 @@ export function computeExposure(model: Model, list: ConnList): Exposure {
           `${w.key} is not protected on ${direction === "ingress" ? "Ingress" : "Egress"}`,
         );
         lines.push(line(w.key, ENTIRE_CLUSTER, entire));
-        exposed = true;
       } else {
         if (!isEmptyPortSet(entire)) lines.push(line(w.key, ENTIRE_CLUSTER, entire));
         for (const s of stand.slice(1)) {
@@ -372,18 +371,17 @@ export function computeExposure(model: Model, list: ConnList): Exposure {
           if (samePorts(conns, entire)) continue;
           lines.push(line(w.key, s.name, conns));
         }
-        if (lines.length > before) exposed = true;
       }
-      if (lines.length === before) continue;
-      // The workload's own lines with IP ranges follow, as upstream adds them to an exposed workload.
-      for (const l of list.lines) {
-        if (direction === "egress" && l.src === w.key && l.dst.endsWith("[External]"))
-          lines.push(line(w.key, l.dst, l.conns));
-        if (direction === "ingress" && l.dst === w.key && l.src.endsWith("[External]"))
-          lines.push(line(w.key, l.src, l.conns));
-      }
+      if (lines.length > before) exposed = true;
     }
-    if (exposed) out.exposed.push(w.key);
+    if (!exposed) continue;
+    out.exposed.push(w.key);
+    // An exposed workload's own lines with IP ranges follow, in both directions, whichever
+    // direction exposed it (upstream's getXgressExposureConnsAsSingleConnFieldsArray, anp_banp_blog_demo).
+    for (const l of list.lines) {
+      if (l.src === w.key && l.dst.endsWith("[External]")) out.egress.push(line(w.key, l.dst, l.conns));
+      if (l.dst === w.key && l.src.endsWith("[External]")) out.ingress.push(line(w.key, l.src, l.conns));
+    }
   }
   const order = (a: ExposureLine, b: ExposureLine) =>
     byteOrder(a.peer, b.peer) || byteOrder(a.other, b.other);
