@@ -51,6 +51,9 @@ import {
   type StackMatrix,
   type StackPeer,
 } from "../policy/index.ts";
+import { cniReasons, stackReasons, type DirectionReasons } from "./reasons.ts";
+
+export type { DirectionReasons, Reason, ReasonEffect } from "./reasons.ts";
 
 /** What enforces policy in the modelled cluster. */
 export type Enforcement =
@@ -135,6 +138,17 @@ export interface Decider {
   ingress(dst: Pod, peer: StackPeer, port: number, protocol: Protocol): boolean;
   /** Egress at a pod to any peer: only the source's side. */
   egress(src: Pod, peer: StackPeer, port: number, protocol: Protocol): boolean;
+  /**
+   * One side (`self`'s ingress or egress toward `peer`) with every object that
+   * took part, not only the deciding one (reasons.ts): for `connlist --explain`.
+   */
+  reasons(
+    self: Pod,
+    peer: StackPeer,
+    direction: "ingress" | "egress",
+    port: number,
+    protocol: Protocol,
+  ): DirectionReasons;
 }
 
 export interface DeciderOptions {
@@ -202,6 +216,7 @@ function noneDecider(model: Model, index: PolicyIndex, why: string): Decider {
     explain: () => ({ allowed: true, reason: why }),
     ingress: () => true,
     egress: () => true,
+    reasons: (_self, _peer, direction) => ({ direction, allowed: true, reasons: [] }),
   };
 }
 
@@ -230,6 +245,8 @@ function stackDecider(model: Model, index: PolicyIndex, stack: PolicyStack): Dec
     explain: (src, dst, port, protocol) => stackDecision(explainStackPair(stack, src, dst, port, protocol)),
     ingress: (dst, peer, port, protocol) => explainStackIngress(stack, dst, peer, port, protocol).allowed,
     egress: (src, peer, port, protocol) => explainStackEgress(stack, src, peer, port, protocol).allowed,
+    reasons: (self, peer, direction, port, protocol) =>
+      stackReasons(stack, direction, self, peer, port, protocol),
   };
 }
 
@@ -297,6 +314,8 @@ function cniDecider(model: Model, index: PolicyIndex, cni: CniPolicies): Decider
     explain: (src, dst, port, protocol) => cniDecision(model, cni, src, dst, port, protocol),
     ingress: side("ingress"),
     egress: side("egress"),
+    reasons: (self, peer, direction, port, protocol) =>
+      cniReasons(model, cni, direction, self, peer, port, protocol),
   };
 }
 

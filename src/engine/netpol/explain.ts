@@ -211,3 +211,43 @@ export function explainPair(model: Model, src: Pod, dst: Pod, port: number, prot
   const ingress = explainIngress(model, dst, { ip: src.ips[0] ?? "", pod: src }, port, protocol);
   return { allowed: egress.allowed && ingress.allowed, egress, ingress };
 }
+
+/**
+ * Why an isolating policy admits nothing for this connection, per rule, as
+ * netpol-analyzer's explanation names it (its NetworkPolicy
+ * GetXgressAllowedConns): the policy has no rules in the direction; no rule's
+ * peers match the other end; or some rules' peers match but none of their
+ * ports does (`named` when every port entry of the rule is a name that the
+ * destination does not define).
+ */
+export type PolicyMiss =
+  { kind: "no-rules" } | { kind: "no-peer" } | { kind: "ports"; rules: { index: number; named: boolean }[] };
+
+export function policyMiss(
+  model: Model,
+  policy: NetworkPolicy,
+  direction: Direction,
+  other: PeerEndpoint,
+  dst: Pod | undefined,
+): PolicyMiss {
+  const rules = direction === "ingress" ? policy.ingress : policy.egress;
+  if (rules.length === 0) return { kind: "no-rules" };
+  const matched = rules.filter(
+    (r) => r.peers === null || r.peers.some((p) => peerMatches(model, policy, p, other)),
+  );
+  if (matched.length === 0) return { kind: "no-peer" };
+  return {
+    kind: "ports",
+    rules: matched.map((r) => ({
+      index: r.index,
+      named:
+        r.ports !== null &&
+        r.ports.length > 0 &&
+        r.ports.every(
+          (p) =>
+            typeof p.port === "string" &&
+            !(dst?.ports ?? []).some((cp) => cp.name === p.port && cp.protocol === p.protocol),
+        ),
+    })),
+  };
+}

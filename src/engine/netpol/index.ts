@@ -33,7 +33,14 @@
  *    The API says nothing alike for egress. Classes do not know nodes, so
  *    `pairAllowed` adds this to `classAllowed` for host-network senders.
  */
-export type { Direction, PeerEndpoint, RuleMatch, DirectionVerdict, PairVerdict } from "./explain.ts";
+export type {
+  Direction,
+  PeerEndpoint,
+  RuleMatch,
+  DirectionVerdict,
+  PairVerdict,
+  PolicyMiss,
+} from "./explain.ts";
 export {
   peerMatches,
   portMatches,
@@ -43,6 +50,7 @@ export {
   explainIngress,
   explainEgress,
   explainPair,
+  policyMiss,
 } from "./explain.ts";
 export type { PodClass, PolicyIndex } from "./classes.ts";
 export { buildPolicyIndex } from "./classes.ts";

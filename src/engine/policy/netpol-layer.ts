@@ -51,7 +51,7 @@ export function netpolLayer(index?: PolicyIndex, matrices = new Map<string, Clas
         cause.ruleIndex = m.rule.index;
         cause.line = m.peer?.line || m.port?.line || m.rule.line || p.source.line;
       }
-      return { layer, label, action: v.allowed ? "Accept" : "Deny", cause, reason: v.reason };
+      return { layer, label, action: v.allowed ? "Accept" : "Deny", cause, reason: v.reason, netpol: v };
     },
     classEntries(q: ClassQuery): { key: string; entries: ClassEntry[] } {
       if (!index) throw new Error("netpolLayer: classEntries needs the policy index");

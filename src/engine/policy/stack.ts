@@ -24,6 +24,7 @@
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { Bitset, SparseSet, type ClassSet } from "../netpol/bitset.ts";
+import type { DirectionVerdict } from "../netpol/explain.ts";
 
 export type Direction = "ingress" | "egress";
 
@@ -59,6 +60,8 @@ export interface LayerStep {
   action: LayerAction | "none";
   cause?: LayerCause;
   reason: string;
+  /** NetworkPolicy's layer: its verdict with every selecting policy and every rule that admits (the explanation lists them all). */
+  netpol?: DirectionVerdict;
 }
 
 /** The other end of a connection as policy sees it: an IP, and the pod behind it if any. */
