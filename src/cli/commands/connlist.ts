@@ -10,6 +10,7 @@ import {
 } from "../../engine/index.ts";
 import { focusConnlist, parseFocus } from "../../engine/connlist/focus.ts";
 import { computeExposure } from "../../engine/connlist/exposure.ts";
+import { computeExplain, formatExplainJson, formatExplainTxt } from "../../engine/connlist/explain.ts";
 import { EXPOSURE_FORMATS, formatExposure } from "../../engine/connlist/format.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
@@ -22,7 +23,7 @@ import {
   requireObjects,
 } from "../report.ts";
 
-export const help = `ktl connlist [--format txt|json|md|dot|csv|svg] [--exposure] [--focusworkload W [--focusworkload-peer P] [--focus-direction D]] [--focus-conn C] INPUT...
+export const help = `ktl connlist [--format txt|json|md|dot|csv|svg] [--exposure] [--explain] [--focusworkload W [--focusworkload-peer P] [--focus-direction D]] [--focus-conn C] INPUT...
 
 Which workloads may talk to which, on which ports: one line per ordered pair
 of distinct nodes with at least one permitted connection, in the text format
@@ -76,6 +77,16 @@ Two conventions, on purpose:
                  peer; what it cannot be asked (a named port toward such a
                  peer, a selector no pod satisfies) is listed under "Not
                  judged". Not with the focus options.
+  --explain      netpol-analyzer's explanation (list --explain), in txt or
+                 json: every ordered pair of nodes, allowed or not, every
+                 protocol and port range at once, split into the port ranges
+                 that share one explanation; per direction the verdict and
+                 every object that took part (the tiers' Pass rules, each
+                 NetworkPolicy rule that admits, or each policy that isolates
+                 the pod and why none of its rules admits). Pairs that only
+                 the defaults allow are listed at the end. With --exposure,
+                 the exposure analysis follows (txt). Not with the focus
+                 options.
 
 Every policy layer counts: NetworkPolicy and the cluster tiers
 (ClusterNetworkPolicy v1alpha2, AdminNetworkPolicy and
@@ -100,7 +111,7 @@ const PLACEMENT_CODES = new Set(["KTL202", "KTL203", "KTL205"]);
 /** Its options, for the parser, help and shell completion (completion.ts). */
 export const flags: FlagSpec = {
   strings: ["format", "focusworkload", "focusworkload-peer", "focus-direction", "focus-conn"],
-  booleans: ["exposure"],
+  booleans: ["exposure", "explain"],
 };
 
 export function run(argv: string[], io: Output): number {
@@ -124,6 +135,13 @@ export function run(argv: string[], io: Output): number {
     throw new UsageError(`--exposure writes ${EXPOSURE_FORMATS.join(", ")}, not "${format}"`);
   if (exposure && argv.some((a) => a.startsWith("--focus")))
     throw new UsageError("--exposure reports every workload: it does not combine with the focus options");
+  const explain = isOn(args, "explain");
+  if (explain && format !== "txt" && format !== "json")
+    throw new UsageError(`--explain writes txt or json, not "${format}"`);
+  if (explain && exposure && format !== "txt")
+    throw new UsageError("--explain with --exposure writes txt only");
+  if (explain && argv.some((a) => a.startsWith("--focus")))
+    throw new UsageError("--explain explains every pair: it does not combine with the focus options");
   const model = loadModel(readInputs(args.positional));
   // The focus narrows the decider's answer; it judges nothing itself (engine/connlist/focus.ts).
   const list = focusConnlist(computeConnlist(model), focus);
@@ -138,6 +156,22 @@ export function run(argv: string[], io: Output): number {
   const headlines = [unmodelledHeadline(unmodelled), omissionsHeadline(omitted)].filter(
     (h): h is string => h !== undefined,
   );
+  if (explain) {
+    // The explanation is the decider's reasons per direction (engine/connlist/explain.ts), worded as upstream.
+    const e = computeExplain(model);
+    if (format === "json") {
+      io.out(JSON.stringify({ ...JSON.parse(formatExplainJson(e)), unmodelled, ...omitted }, null, 2));
+      return exitFor(omitted);
+    }
+    for (const headline of headlines) io.out(headline);
+    let text = formatExplainTxt(e);
+    if (exposure) {
+      const exposureText = formatExposure({ ...list, lines: [] }, computeExposure(model, list), "txt");
+      text += "\n" + exposureText;
+    }
+    if (text) io.out(text.endsWith("\n") ? text.slice(0, -1) : text);
+    return exitFor(omitted);
+  }
   if (format === "json" && (headlines.length || omitted.replaced.length)) {
     // Not netpol-analyzer's bare array: a consumer that expects it fails instead of trusting an answer that ignores a policy or a document.
     const connections = list.lines.map((l) => ({ src: l.src, dst: l.dst, conn: l.conn }));

@@ -31,8 +31,14 @@ import { deciderOf, type Decider } from "../decide/index.ts";
 import { cniNetworkRanges, cniProbeCuts } from "./cni.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
 import { backendPodPorts, backendService, parseIngressBackends, type BackendService } from "./ingress.ts";
-import { blockRanges, ipRangeNodes, type AddressRange, type IPRangeNode } from "./ipnodes.ts";
-import { hasCniPolicies } from "../cni/index.ts";
+import {
+  blockRanges,
+  ipRangeNodes,
+  type AddressRange,
+  type IPRangeNode,
+  type IPRangeNodes,
+} from "./ipnodes.ts";
+import { hasCniPolicies, type CniPolicies } from "../cni/index.ts";
 import {
   addRange,
   emptyPortSet,
@@ -91,7 +97,7 @@ export interface ConnList {
   diagnostics: Diagnostic[];
 }
 
-const externalName = (n: IPRangeNode) => `${n.name}[External]`;
+export const externalName = (n: IPRangeNode) => `${n.name}[External]`;
 
 /** netpol-analyzer's name of a workload: "namespace/name[Kind]". */
 export const connlistName = (w: WorkloadRef): string => `${w.namespace}/${w.name}[${w.kind}]`;
@@ -135,7 +141,8 @@ function representative(w: Workload, index: number): Pod {
   };
 }
 
-function standInController(index: number): Pod {
+/** netpol-analyzer's ingress controller: a pod without labels in a namespace of its own. */
+export function standInController(index: number): Pod {
   const w: Workload = {
     kind: "Pod",
     namespace: INGRESS_CONTROLLER_NAMESPACE,
@@ -313,21 +320,27 @@ function checkOwnerLabels(model: Model, diagnostics: Diagnostic[]): void {
 }
 
 /** Ingress and Route backends -> the TCP ports the ingress controller may open to each workload (items 14-18 of the peer README). */
-function ingressControllerLines(
-  model: Model,
-  reprs: readonly Pod[],
-  diagnostics: Diagnostic[],
-  decider: Decider,
-): ConnLine[] {
+/** One Ingress or Route that reaches a workload: the object, the Service it goes through and the pod ports. */
+export interface IngressTarget {
+  /** "Ingress" or "Route". */
+  kind: string;
+  /** "namespace/name" of the Ingress or Route. */
+  object: string;
+  service: string;
+  ports: Set<number>;
+}
+
+/** Per workload (its index among connlist's workloads), the Ingress and Route backends that reach it. */
+export function ingressTargets(model: Model, diagnostics: Diagnostic[]): Map<number, IngressTarget[]> {
+  const out = new Map<number, IngressTarget[]>();
   const backends = parseIngressBackends(model.objects, diagnostics);
-  if (backends.length === 0) return [];
+  if (backends.length === 0) return out;
   const services = new Map<string, BackendService>();
   for (const o of model.objects)
     if (o.kind === "Service") {
       const s = backendService(o);
       services.set(`${s.namespace}/${s.name}`, s);
     }
-  const ports = new Map<number, Set<number>>();
   for (const b of backends) {
     const svc = services.get(`${b.namespace}/${b.serviceName}`);
     const where = {
@@ -352,11 +365,29 @@ function ingressControllerLines(
     workloadsOf(model).forEach((w, i) => {
       if (w.namespace !== b.namespace || !Object.keys(selector).every((k) => w.labels[k] === selector[k]))
         return;
-      let set = ports.get(i);
-      if (!set) ports.set(i, (set = new Set()));
-      for (const p of backendPodPorts(b, svc, w.ports)) set.add(p);
+      let list = out.get(i);
+      if (!list) out.set(i, (list = []));
+      const object = `${b.namespace}/${b.source.name}`;
+      let t = list.find(
+        (x) => x.kind === b.source.kind && x.object === object && x.service === b.serviceName,
+      );
+      if (!t) list.push((t = { kind: b.source.kind, object, service: b.serviceName, ports: new Set() }));
+      for (const p of backendPodPorts(b, svc, w.ports)) t.ports.add(p);
     });
   }
+  return out;
+}
+
+function ingressControllerLines(
+  model: Model,
+  reprs: readonly Pod[],
+  diagnostics: Diagnostic[],
+  decider: Decider,
+): ConnLine[] {
+  const targets = ingressTargets(model, diagnostics);
+  if (targets.size === 0) return [];
+  const ports = new Map<number, Set<number>>();
+  for (const [i, list] of targets) ports.set(i, new Set(list.flatMap((t) => [...t.ports])));
   const controller = standInController(reprs.length);
   const lines: ConnLine[] = [];
   for (const [i, set] of [...ports].sort((a, b) => a[0] - b[0])) {
@@ -420,6 +451,20 @@ export function connlistRanges(model: Model): AddressRanges {
   };
 }
 
+/** The [External] nodes: IPv4 ranges cut from every range the view's rules name (and `ranges`, another model's). */
+export function connlistIPNodes(
+  view: Model,
+  cni: CniPolicies | undefined,
+  ranges?: AddressRanges,
+): IPRangeNodes {
+  const cniRanges = cniNetworkRanges(cni);
+  return ipRangeNodes(
+    view.policies,
+    [...tierNetworkRanges(view.clusterPolicies), ...cniRanges.destinations, ...(ranges?.destinations ?? [])],
+    [...cniRanges.sources, ...(ranges?.sources ?? [])],
+  );
+}
+
 export function computeConnlist(model: Model, options: ConnlistOptions = {}): ConnList {
   const diagnostics: Diagnostic[] = [];
   checkOwnerLabels(model, diagnostics);
@@ -458,16 +503,7 @@ export function computeConnlist(model: Model, options: ConnlistOptions = {}): Co
 
   // IP nodes: only the workload's side of the connection decides. Under NetworkPolicy alone, classes with
   // the same policies (and, for ingress, the same named ports) share the answer; otherwise each class is probed.
-  const cniRanges = cniNetworkRanges(cni);
-  const ipNodes = ipRangeNodes(
-    view.policies,
-    [
-      ...tierNetworkRanges(view.clusterPolicies),
-      ...cniRanges.destinations,
-      ...(options.ranges?.destinations ?? []),
-    ],
-    [...cniRanges.sources, ...(options.ranges?.sources ?? [])],
-  );
+  const ipNodes = connlistIPNodes(view, cni, options.ranges);
   const index = decider.index;
   const netpolOnly = decider.enforcement.kind === "stack" && !decider.stack?.layered;
   const sideSets = (nodes: IPRangeNode[], direction: "ingress" | "egress") => {
