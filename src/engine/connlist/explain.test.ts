@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadModel } from "../index.ts";
 import { computeConnlist } from "./index.ts";
+import { addRange, emptyPortSet, formatPortSet, isEmptyPortSet } from "./ports.ts";
 import { computeExplain, formatExplainJson, formatExplainTxt } from "./explain.ts";
 import { computeExposure } from "./exposure.ts";
 import { formatExposure } from "./format.ts";
@@ -38,6 +39,26 @@ describe("explain: upstream netpol-analyzer cases", () => {
   for (const name of SAME)
     it(name, () => {
       expect(formatExplainTxt(computeExplain(modelOf(name))).trimEnd()).toBe(expected(name));
+    });
+});
+
+describe("explain: one answer with connlist", () => {
+  // Both ask the one decider; the allowed classes of a pair are exactly connlist's line for it.
+  for (const name of SAME)
+    it(name, () => {
+      const model = modelOf(name);
+      const lines = new Map(computeConnlist(model).lines.map((l) => [`${l.src} => ${l.dst}`, l.conn]));
+      for (const p of computeExplain(model).pairs) {
+        const allowed = emptyPortSet();
+        for (const c of p.classes)
+          if (c.allowed)
+            for (const [proto, ranges] of Object.entries(c.conns))
+              for (const [a, b] of ranges as [number, number][]) addRange(allowed, proto as "TCP", a, b);
+        const key = `${p.src} => ${p.dst}`;
+        expect(isEmptyPortSet(allowed) ? undefined : formatPortSet(allowed), key).toBe(lines.get(key));
+        lines.delete(key);
+      }
+      expect([...lines.keys()]).toEqual([]);
     });
 });
 

@@ -26,12 +26,15 @@ import {
   externalName,
   probeIntervals,
 } from "./index.ts";
+import { addRange, emptyPortSet, type PortSet } from "./ports.ts";
 
 /** One class of ports of a pair: the same explanation in both directions. */
 export interface ExplainClass {
   allowed: boolean;
   /** "TCP, UDP:[1-52,54-65535], SCTP": a protocol whose every port is in the class stands alone. */
   conn: string;
+  /** The same ports as a set. */
+  conns: PortSet;
   /** Upstream's words for each direction: "(Allowed) due to the system default (Allow all)", or the verdict and its rules. */
   egress: string;
   ingress: string;
@@ -268,6 +271,7 @@ export function computeExplain(model: Model): Explanation {
               cls: {
                 allowed,
                 conn: "",
+                conns: emptyPortSet(),
                 egress: egress.text,
                 ingress: ingress.text,
                 byDefault: egress.byDefault && ingress.byDefault,
@@ -275,6 +279,7 @@ export function computeExplain(model: Model): Explanation {
               ranges: new Map(),
             }),
           );
+        addRange(c.cls.conns, proto, first, last);
         let r = c.ranges.get(proto);
         if (!r) c.ranges.set(proto, (r = []));
         const prev = r[r.length - 1];
