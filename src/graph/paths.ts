@@ -19,11 +19,22 @@
  * Pure: edges only merge the flows the engine judged.
  */
 import type { Analysis, PodView } from "../engine/analysis/index.ts";
-import { type GraphEdge, type GraphModel, type GraphNode, type GraphOptions } from "./model.ts";
+import { type GraphEdge, type GraphModel, type GraphOptions } from "./model.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
-import { boxText, podSuffix } from "./text.ts";
-import { familyResolver, familyTitle } from "./nsGroups.ts";
+import { boxText } from "./text.ts";
+import { familyResolver } from "./nsGroups.ts";
 import { edgeOf, emptyMix, mergeFlows } from "./pathEdges.ts";
+import { namespaceElements, nsGroupKey, idleKey, nsKey, type Ns, type Wl } from "./pathNodes.ts";
+
+export {
+  idleKey,
+  idleNodeId,
+  namespaceNodeId,
+  nsGroupKey,
+  nsGroupNodeId,
+  nsKey,
+  workloadNodeId,
+} from "./pathNodes.ts";
 
 /** Up to this many pods, every workload shows its pods (when they fit: POD_LEAVES). */
 export const POD_LEVEL = 30;
@@ -35,50 +46,9 @@ export const PATH_SIZES = {
   leaf: { width: 210, height: 55 },
 } as const;
 
-export const nsKey = (ns: string) => `ns:${ns}`;
-export const namespaceNodeId = (ns: string) => `group:namespace:${ns}`;
-/**
- * Namespaces of one family (a name prefix, `billing`, or a label, `team=billing`: see nsGroups.ts) fold into
- * one element when folded namespaces alone do not fit.
- */
-export const nsGroupKey = (family: string) => `nsg:${family}`;
-export const nsGroupNodeId = (family: string) => `group:nsgroup:${family}`;
-/** A namespace's elements that no flow reaches or leaves, folded into one when the picture is too full (Kiali hides idle nodes). */
-export const idleKey = (ns: string) => `idle:${ns}`;
-export const idleNodeId = (ns: string) => `group:idle:${ns}`;
-export const workloadNodeId = (workloadId: string) => `group:${workloadId}`;
-
-const KIND_WORD: Record<string, string> = {
-  Deployment: "deploy",
-  StatefulSet: "sts",
-  DaemonSet: "ds",
-  ReplicaSet: "rs",
-  Job: "job",
-  CronJob: "cronjob",
-  Pod: "pod",
-};
-
-/** A ReplicaSet's pod's short name: its workload and the suffix that tells it apart (text.ts podSuffix). */
-function shortName(name: string, w: { name: string; kind: string; pods: PodView[] }): { short?: string } {
-  if (w.kind === "Pod" || !name.startsWith(`${w.name}-`)) return {};
-  const rest = name.slice(w.name.length + 1);
-  if (!rest.includes("-")) return {};
-  return {
-    short: `${w.name} · ${podSuffix(
-      name,
-      w.name,
-      w.pods.map((x) => x.name),
-    )}`,
-  };
-}
-
 /** The app a pod belongs to, by the labels Kubernetes' and Istio's conventions use. */
 const appOf = (p: PodView) => p.labels.app ?? p.labels["app.kubernetes.io/name"];
 const versionOf = (p: PodView) => p.labels.version ?? p.labels["app.kubernetes.io/version"];
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   const { filters, grouping } = options;
@@ -106,19 +76,6 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   };
 
   // The hierarchy: namespace -> workload -> pods, and each namespace's Services.
-  interface Wl {
-    id: string;
-    kind: string;
-    name: string;
-    namespace: string;
-    pods: PodView[];
-  }
-  interface Ns {
-    name: string;
-    workloads: Map<string, Wl>;
-    services: string[];
-    pods: number;
-  }
   const namespaces = new Map<string, Ns>();
   const nsOf = (name: string) => {
     let n = namespaces.get(name);
@@ -291,193 +248,23 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         }
     }
 
-  // Elements.
-  const nodes: GraphNode[] = [];
-  const leafOf = new Map<string, string>();
+  // Elements (pathNodes.ts): per namespace its family's box, its own box, or its workloads, pods and Services.
   const leaf = { ...PATH_SIZES.leaf };
-  let level: GraphModel["level"] = "pod";
-  const familyNodes = new Map<string, GraphNode>();
-  for (const ns of sortedNs) {
-    const family = familyOf.get(ns.name);
-    if (family !== undefined) {
-      level = "namespace";
-      const id = nsGroupNodeId(family);
-      let g = familyNodes.get(family);
-      if (!g) {
-        g = {
-          id,
-          kind: "namespace",
-          label: familyTitle(family),
-          sublabel: "",
-          count: 0,
-          members: [],
-          toggle: nsGroupKey(family),
-          ...leaf,
-        };
-        familyNodes.set(family, g);
-        nodes.push(g);
-      }
-      g.count! += ns.pods;
-      g.nsCount = (g.nsCount ?? 0) + 1;
-      for (const w of ns.workloads.values())
-        for (const p of w.pods) {
-          g.members!.push(p.id);
-          leafOf.set(p.id, id);
-        }
-      for (const s of ns.services) {
-        g.members!.push(s);
-        leafOf.set(s, id);
-      }
-      g.sublabel = `${plural(g.nsCount, "namespace")} · ${plural(g.count!, "pod")}`;
-      g.parts = [plural(g.nsCount, "namespace"), plural(g.count!, "pod")];
-      continue;
-    }
-    if (!nsOpen.get(ns.name)) {
-      const id = namespaceNodeId(ns.name);
-      const family = familyKey(ns.name);
-      level = "namespace";
-      const members: string[] = [];
-      for (const w of ns.workloads.values()) for (const p of w.pods) members.push(p.id);
-      nodes.push({
-        id,
-        kind: "namespace",
-        label: ns.name,
-        sublabel: `${plural(ns.workloads.size, "workload")} · ${plural(ns.pods, "pod")} · ${plural(ns.services.length, "Service")}`,
-        parts: [plural(ns.pods, "pod"), plural(ns.workloads.size, "workload")],
-        namespace: ns.name,
-        count: ns.pods,
-        workloads: ns.workloads.size,
-        members: [...members, ...ns.services],
-        toggle: nsKey(ns.name),
-        ...(family !== undefined && open[nsGroupKey(family)] === true ? { fold: nsGroupKey(family) } : {}),
-        ...leaf,
-      });
-      for (const m of members) leafOf.set(m, id);
-      for (const s of ns.services) leafOf.set(s, id);
-      continue;
-    }
-    // The namespace's idle elements, as one (when folded): its members, and how many workloads and Services.
-    let idle: GraphNode | undefined;
-    const tally: Record<"workload" | "pod" | "Service", number> = { workload: 0, pod: 0, Service: 0 };
-    const toIdle = (ids: string[], what: keyof typeof tally, pods: number) => {
-      if (!idle) {
-        idle = {
-          id: idleNodeId(ns.name),
-          kind: "namespace",
-          label: "idle",
-          sublabel: `${ns.name}: workloads and Services no flow reaches or leaves`,
-          namespace: ns.name,
-          count: 0,
-          members: [],
-          toggle: idleKey(ns.name),
-          ...leaf,
-        };
-        nodes.push(idle);
-      }
-      tally[what]++;
-      idle.count! += pods;
-      for (const m of ids) {
-        idle.members!.push(m);
-        leafOf.set(m, idle.id);
-      }
-      idle.parts = [
-        ns.name,
-        ...(["workload", "pod", "Service"] as const).flatMap((k) => (tally[k] ? [plural(tally[k], k)] : [])),
-      ];
-    };
-    const folding = idleFolded.has(ns.name);
-    for (const w of ns.workloads.values()) {
-      if (folding && !workloadOpen(w) && idleWorkload(ns, w)) {
-        toIdle([...w.pods.map((p) => p.id), ...mergedInto(ns, w)], "workload", w.pods.length);
-        continue;
-      }
-      if (workloadOpen(w)) {
-        for (const p of w.pods) {
-          if (folding && !active.has(p.id)) {
-            toIdle([p.id], "pod", 1);
-            continue;
-          }
-          const version = versionShown(p, w.name);
-          const n: GraphNode = {
-            id: p.id,
-            kind: "pod",
-            label: p.name,
-            sublabel: `${p.namespace} · ${p.ips[0] ?? "no IP"}`,
-            // A ReplicaSet's pod (`reviews-v1-7f8c9d6b5-9fqdr`): its workload's name and the part that tells it
-            // from its siblings, the same form for every such pod; a StatefulSet's `backend-1` reads as it is.
-            ...shortName(p.name, w),
-            namespace: p.namespace,
-            ref: p.ref,
-            fold: w.pods.length > 1 || w.kind !== "Pod" ? w.id : nsKey(ns.name),
-            ...leaf,
-          };
-          if (!p.ready) n.warning = p.terminating ? "terminating" : `not ready (${p.phase})`;
-          else if (p.terminating) n.warning = "terminating";
-          n.parts = [version, p.namespace, n.warning ?? p.ips[0] ?? "no IP"];
-          nodes.push(n);
-          leafOf.set(p.id, p.id);
-        }
-        continue;
-      }
-      if (level === "pod") level = "workload";
-      const id = workloadNodeId(w.id);
-      const services = ns.services.filter((s) => backendOf.get(s) === w.id);
-      const n: GraphNode = {
-        id,
-        kind: "group",
-        label: w.name,
-        sublabel: `${w.kind} · ${ns.name}${services.length ? ` · Service ${services.map((s) => serviceById.get(s)!.name).join(", ")}` : ""}`,
-        namespace: ns.name,
-        count: w.pods.length,
-        members: w.pods.map((p) => p.id),
-        toggle: w.id,
-        fold: nsKey(ns.name),
-        ...leaf,
-      };
-      if (services.length) n.services = services;
-      const notReady = w.pods.filter((p) => !p.ready).length;
-      if (notReady) n.warning = `${notReady} of ${w.pods.length} not ready`;
-      n.parts = [
-        KIND_WORD[w.kind] ?? w.kind,
-        ns.name,
-        w.pods[0] ? versionShown(w.pods[0], w.name) : "",
-        // Its Services are inside it (their names are in the title and the details).
-        services.length ? (services.length === 1 ? "svc" : `${services.length} svc`) : "",
-        n.warning ?? "",
-      ];
-      nodes.push(n);
-      for (const p of w.pods) leafOf.set(p.id, id);
-      for (const s of services) leafOf.set(s, id);
-    }
-    for (const sid of ns.services) {
-      if (leafOf.has(sid)) continue;
-      if (folding && !active.has(sid)) {
-        toIdle([sid], "Service", 0);
-        continue;
-      }
-      const s = serviceById.get(sid)!;
-      const ports = s.ports.map((p) => `${p.port}/${p.protocol}`).join(", ");
-      const shownPorts = s.ports.slice(0, 3).map((p) => `${p.port}/${p.protocol}`);
-      if (s.ports.length > 3) shownPorts.push(`+${s.ports.length - 3} ports`);
-      nodes.push({
-        id: s.id,
-        kind: "service",
-        label: s.name,
-        sublabel: `${s.namespace} · ${s.type}${ports ? ` · ${ports}` : ""}`,
-        parts: [
-          "svc",
-          s.namespace,
-          s.headless ? "headless" : s.type === "ClusterIP" ? "" : s.type,
-          ...shownPorts,
-        ],
-        namespace: s.namespace,
-        ref: s.ref,
-        fold: nsKey(ns.name),
-        ...leaf,
-      });
-      leafOf.set(s.id, s.id);
-    }
-  }
+  const { nodes, leafOf, level } = namespaceElements(sortedNs, {
+    open,
+    leaf,
+    familyOf,
+    nsOpen,
+    familyKey,
+    idleFolded,
+    workloadOpen,
+    idleWorkload,
+    mergedInto,
+    active,
+    backendOf,
+    serviceById,
+    versionShown,
+  });
   // L7 routers (Gateway, Ingress, VirtualService): one element each, between their clients and the Services they route to.
   for (const r of a.routers) {
     if (hiddenNs.has(r.namespace)) continue;
