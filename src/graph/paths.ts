@@ -135,7 +135,141 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
       for (const x of f.from) active.add(x);
     }
 
-  // What is open.
+  // What is open: the user's choices, else the grouping's rule and the budget.
+  const { sortedNs, nsOpen, familyOf, idleFolded, workloadOpen, idleWorkload, mergedInto } = decideFolds({
+    a,
+    namespaces,
+    totalPods,
+    hiddenNs,
+    backendOf,
+    active,
+    grouping,
+    budget,
+    open,
+    familyKey,
+  });
+
+  // Elements (pathNodes.ts): per namespace its family's box, its own box, or its workloads, pods and Services.
+  const leaf = { ...PATH_SIZES.leaf };
+  const { nodes, leafOf, level } = namespaceElements(sortedNs, {
+    open,
+    leaf,
+    familyOf,
+    nsOpen,
+    familyKey,
+    idleFolded,
+    workloadOpen,
+    idleWorkload,
+    mergedInto,
+    active,
+    backendOf,
+    serviceById,
+    versionShown,
+  });
+  // L7 routers (Gateway, Ingress, VirtualService): one element each, between their clients and the Services they route to.
+  for (const r of a.routers) {
+    if (hiddenNs.has(r.namespace)) continue;
+    const where = r.hosts.length
+      ? r.hosts.slice(0, 2).join(", ")
+      : r.ports.length
+        ? `:${r.ports.join(", :")}`
+        : "";
+    nodes.push({
+      id: r.id,
+      kind: "router",
+      label: r.name,
+      sublabel: `${r.kind} · ${r.namespace}${where ? ` · ${where}` : ""}`,
+      parts: [r.kind === "VirtualService" ? "mesh route" : r.kind, r.namespace, ...(where ? [where] : [])],
+      namespace: r.namespace,
+      ref: r.ref,
+      ...leaf,
+    });
+    leafOf.set(r.id, r.id);
+  }
+  const resolve = (id: string): string | undefined => {
+    if (id.startsWith("external:")) return graphEndpointId(id);
+    return leafOf.get(id);
+  };
+
+  // Edges: every flow merged by (source element, destination element) (pathEdges.ts); links (for the layout) ignore the filters.
+  const { edges: merged, refusals, links, externals } = mergeFlows(a, resolve, filters);
+  for (const x of a.externalClients)
+    if (externals.has(x.id))
+      nodes.push({
+        id: x.id,
+        kind: "external",
+        label: x.ip,
+        sublabel: "client outside the cluster",
+        parts: ["outside the cluster"],
+        ...leaf,
+      });
+
+  // Every box sized to its name and second line (text.ts): wrapped, never cut.
+  for (const n of nodes) {
+    const prefix = n.kind === "group" ? `${n.count}× ` : "";
+    const text = boxText(n.short ?? n.label, n.parts ?? [n.sublabel ?? ""], prefix);
+    n.text = text;
+    n.width = text.width;
+    n.height = text.height;
+  }
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const edges: GraphEdge[] = [];
+  for (const [id, r] of refusals) {
+    const n = byId.get(id);
+    if (n && r.refuse > 0) n.refuses = r;
+  }
+  for (const e of merged) {
+    if (!byId.has(e.source) || !byId.has(e.target)) continue;
+    const edge = edgeOf(e);
+    if (!edge) continue;
+    edges.push(edge);
+    if (e.source === e.target) continue;
+    const t = byId.get(e.target)!;
+    t.inbound ??= emptyMix();
+    t.inbound.allow += e.mix.allow;
+    t.inbound.drop += e.mix.drop;
+    t.inbound.partial += e.mix.partial;
+  }
+  edges.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  const sortedLinks: string[] = [];
+  for (const [s, to] of links)
+    if (byId.has(s)) for (const t of to) if (byId.has(t)) sortedLinks.push(`${s}>${t}`);
+  sortedLinks.sort();
+  const structureKey = `paths#${nodes.map((n) => n.id).join("|")}#${sortedLinks.join("|")}`;
+  return { lens: "paths", level, nodes, edges, links: sortedLinks, structureKey, hidden, budget };
+}
+
+interface FoldInputs {
+  a: Analysis;
+  namespaces: ReadonlyMap<string, Ns>;
+  totalPods: number;
+  hiddenNs: ReadonlySet<string>;
+  backendOf: ReadonlyMap<string, string | null>;
+  active: ReadonlySet<string>;
+  grouping: GraphOptions["grouping"];
+  budget: number;
+  open: Record<string, boolean>;
+  familyKey: (ns: string) => string | undefined;
+}
+
+/**
+ * What is open: each workload (every pod while they fit the pane), each
+ * namespace (in "auto", the largest close until the picture fits the
+ * budget), the families closed namespaces fold into, and the open
+ * namespaces whose idle elements fold into one. The user's choices win.
+ */
+function decideFolds({
+  a,
+  namespaces,
+  totalPods,
+  hiddenNs,
+  backendOf,
+  active,
+  grouping,
+  budget,
+  open,
+  familyKey,
+}: FoldInputs) {
   // Every pod while they fit the pane: each pod and Service its own element, else each workload (its Services inside).
   const podLeaves =
     totalPods +
@@ -248,92 +382,5 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
         }
     }
 
-  // Elements (pathNodes.ts): per namespace its family's box, its own box, or its workloads, pods and Services.
-  const leaf = { ...PATH_SIZES.leaf };
-  const { nodes, leafOf, level } = namespaceElements(sortedNs, {
-    open,
-    leaf,
-    familyOf,
-    nsOpen,
-    familyKey,
-    idleFolded,
-    workloadOpen,
-    idleWorkload,
-    mergedInto,
-    active,
-    backendOf,
-    serviceById,
-    versionShown,
-  });
-  // L7 routers (Gateway, Ingress, VirtualService): one element each, between their clients and the Services they route to.
-  for (const r of a.routers) {
-    if (hiddenNs.has(r.namespace)) continue;
-    const where = r.hosts.length
-      ? r.hosts.slice(0, 2).join(", ")
-      : r.ports.length
-        ? `:${r.ports.join(", :")}`
-        : "";
-    nodes.push({
-      id: r.id,
-      kind: "router",
-      label: r.name,
-      sublabel: `${r.kind} · ${r.namespace}${where ? ` · ${where}` : ""}`,
-      parts: [r.kind === "VirtualService" ? "mesh route" : r.kind, r.namespace, ...(where ? [where] : [])],
-      namespace: r.namespace,
-      ref: r.ref,
-      ...leaf,
-    });
-    leafOf.set(r.id, r.id);
-  }
-  const resolve = (id: string): string | undefined => {
-    if (id.startsWith("external:")) return graphEndpointId(id);
-    return leafOf.get(id);
-  };
-
-  // Edges: every flow merged by (source element, destination element) (pathEdges.ts); links (for the layout) ignore the filters.
-  const { edges: merged, refusals, links, externals } = mergeFlows(a, resolve, filters);
-  for (const x of a.externalClients)
-    if (externals.has(x.id))
-      nodes.push({
-        id: x.id,
-        kind: "external",
-        label: x.ip,
-        sublabel: "client outside the cluster",
-        parts: ["outside the cluster"],
-        ...leaf,
-      });
-
-  // Every box sized to its name and second line (text.ts): wrapped, never cut.
-  for (const n of nodes) {
-    const prefix = n.kind === "group" ? `${n.count}× ` : "";
-    const text = boxText(n.short ?? n.label, n.parts ?? [n.sublabel ?? ""], prefix);
-    n.text = text;
-    n.width = text.width;
-    n.height = text.height;
-  }
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const edges: GraphEdge[] = [];
-  for (const [id, r] of refusals) {
-    const n = byId.get(id);
-    if (n && r.refuse > 0) n.refuses = r;
-  }
-  for (const e of merged) {
-    if (!byId.has(e.source) || !byId.has(e.target)) continue;
-    const edge = edgeOf(e);
-    if (!edge) continue;
-    edges.push(edge);
-    if (e.source === e.target) continue;
-    const t = byId.get(e.target)!;
-    t.inbound ??= emptyMix();
-    t.inbound.allow += e.mix.allow;
-    t.inbound.drop += e.mix.drop;
-    t.inbound.partial += e.mix.partial;
-  }
-  edges.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  const sortedLinks: string[] = [];
-  for (const [s, to] of links)
-    if (byId.has(s)) for (const t of to) if (byId.has(t)) sortedLinks.push(`${s}>${t}`);
-  sortedLinks.sort();
-  const structureKey = `paths#${nodes.map((n) => n.id).join("|")}#${sortedLinks.join("|")}`;
-  return { lens: "paths", level, nodes, edges, links: sortedLinks, structureKey, hidden, budget };
+  return { sortedNs, nsOpen, familyOf, idleFolded, workloadOpen, idleWorkload, mergedInto };
 }
