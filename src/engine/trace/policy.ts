@@ -289,6 +289,103 @@ function evaluateCni(
   return { endpoints, hops };
 }
 
+/** Endpoints that got the same word at one step, as one hop: "all 3 backends (...)", "2 of 3 backends (...)". */
+type HopGroups = Map<
+  string,
+  { verdict: "pass" | "drop" | "info"; detail: string; cause: HopCause; ref?: TraceRef; eps: string[] }
+>;
+
+function groupHops(step: HopStep, groups: HopGroups, all: number): TraceHop[] {
+  const hops: TraceHop[] = [];
+  for (const g of groups.values()) {
+    const eps = g.eps.map((e) => e.split("|")[0]!);
+    const names = g.eps.map((e) => e.split("|")[1]!);
+    const many = names.length > 1;
+    const listed =
+      names.length > 4 ? `${names.slice(0, 4).join(", ")} and ${names.length - 4} more` : names.join(", ");
+    const who = !many
+      ? names[0]!
+      : g.eps.length === all
+        ? `${all === 2 ? "both" : `all ${all}`} backends (${listed})`
+        : `${names.length} of ${all} backends (${listed})`;
+    const detail = g.detail
+      .replaceAll("{who}", who)
+      .replaceAll("{s}", many ? "" : "s")
+      .replaceAll("{is}", many ? "are" : "is")
+      .replaceAll("{it}", many ? "them" : "it");
+    const hop: TraceHop = { step, verdict: g.verdict, detail, cause: g.cause };
+    if (g.ref) hop.ref = g.ref;
+    if (all > 1 && g.eps.length < all) hop.endpoints = eps;
+    hops.push(hop);
+  }
+  return hops;
+}
+
+/** A tier step that decides (Accept or Deny), not one that passes or matches nothing. */
+const decided = (s: TierStep | undefined) => s?.action === "Accept" || s?.action === "Deny";
+
+/** One backend's answer: both sides' checks, the reason in words, and (with tiers) the layer that decided. */
+function endpointOf(
+  b: Backend,
+  egress: PolicyCheck,
+  ingress: PolicyCheck,
+  hostNote: string | undefined,
+  steps:
+    | {
+        adminEgress: TierStep | undefined;
+        baseEgress: TierStep | undefined;
+        adminIngress: TierStep | undefined;
+        baseIngress: TierStep | undefined;
+      }
+    | undefined,
+): TraceEndpoint {
+  const allowed = egress.verdict === "allow" && ingress.verdict === "allow";
+  let reason: string;
+  if (!allowed)
+    reason = egress.verdict === "drop" ? `egress: ${egress.reason}` : `ingress: ${ingress.reason}`;
+  else if (ingress.isolated || egress.isolated)
+    reason = [ingress.isolated ? ingress.reason : "", egress.isolated ? `egress ${egress.reason}` : ""]
+      .filter(Boolean)
+      .join("; ");
+  else if (hostNote) reason = hostNote;
+  else reason = "no NetworkPolicy isolates either end";
+  const ep: TraceEndpoint = {
+    ip: b.ip,
+    port: b.port,
+    probability: b.probability,
+    verdict: allowed ? "allow" : "drop",
+    reason,
+    sourceIP: b.sourceIP,
+    sourceIPPreserved: b.preserved,
+    egress,
+    ingress,
+  };
+  if (b.podKey ?? b.pod) ep.pod = b.podKey ?? b.pod!.key;
+  if (b.node) ep.node = b.node;
+  if (b.zone) ep.zone = b.zone;
+  if (b.ready !== undefined) ep.ready = b.ready;
+  if (b.serving !== undefined) ep.serving = b.serving;
+  if (b.terminating !== undefined) ep.terminating = b.terminating;
+  if (b.local !== undefined) ep.local = b.local;
+  const r = traceRef(b.ref);
+  if (r) ep.ref = r;
+  if (steps) {
+    // With tiers, every endpoint names the layer that decided it (a drop first), and an Admin Pass behind it.
+    const side = (c: PolicyCheck, admin?: TierStep, base?: TierStep) => {
+      const tier = decided(admin) ? admin : decided(base) ? base : undefined;
+      const d = tier ? tierDecidedBy(tier) : checkDecidedBy(c);
+      const pass = passedBy(admin);
+      if (d && pass) d.passedBy = pass;
+      return d;
+    };
+    const e = side(egress, steps.adminEgress, steps.baseEgress);
+    const i = side(ingress, steps.adminIngress, steps.baseIngress);
+    const d = egress.verdict === "drop" ? e : ingress.verdict === "drop" ? i : (i ?? e);
+    if (d) ep.decidedBy = d;
+  }
+  return ep;
+}
+
 /** Evaluates NetworkPolicy at both ends for each backend (rules 1 and 2). */
 export function evaluate(
   ctx: Ctx,
@@ -305,16 +402,10 @@ export function evaluate(
   else if (enforcement.kind === "cni")
     return withTierNote(evaluateCni(ctx, enforcement.cni, backends), model);
   const endpoints: TraceEndpoint[] = [];
-  const egressGroups = new Map<
-    string,
-    { verdict: "pass" | "drop" | "info"; detail: string; cause: HopCause; ref?: TraceRef; eps: string[] }
-  >();
-  const ingressGroups = new Map<
-    string,
-    { verdict: "pass" | "drop" | "info"; detail: string; cause: HopCause; ref?: TraceRef; eps: string[] }
-  >();
+  const egressGroups: HopGroups = new Map();
+  const ingressGroups: HopGroups = new Map();
   const group = (
-    m: typeof egressGroups,
+    m: HopGroups,
     key: string,
     verdict: "pass" | "drop" | "info",
     detail: string,
@@ -330,16 +421,15 @@ export function evaluate(
   // The cluster tiers around NetworkPolicy (trace/tiers.ts): a hop per tier step, grouped like the others.
   const tiers = enforcement.kind === "none" ? undefined : traceTiers(model);
   const tierGroups = {
-    "admin tier at source": new Map() as typeof egressGroups,
-    "baseline tier at source": new Map() as typeof egressGroups,
-    "admin tier at backend": new Map() as typeof egressGroups,
-    "baseline tier at backend": new Map() as typeof egressGroups,
+    "admin tier at source": new Map() as HopGroups,
+    "baseline tier at source": new Map() as HopGroups,
+    "admin tier at backend": new Map() as HopGroups,
+    "baseline tier at backend": new Map() as HopGroups,
   };
   const tierHop = (s: TierStep, ep: string) => {
     const verdict = s.action === "Deny" ? "drop" : s.action === "Accept" ? "pass" : "info";
     group(tierGroups[s.step as keyof typeof tierGroups], s.key, verdict, s.detail, s.cause, s.ref, ep);
   };
-  const decided = (s: TierStep | undefined) => s?.action === "Accept" || s?.action === "Deny";
   for (const b of backends) {
     const epKey = hostPort(b.ip, b.port, family);
     const target = b.pod ? `${b.pod.key} (${b.ip})` : b.ip;
@@ -558,77 +648,12 @@ export function evaluate(
       tierHop(baseIngress, `${epKey}|${b.pod!.key}`);
       if (decided(baseIngress)) ingress = tierCheck(baseIngress);
     }
-    const allowed = egress.verdict === "allow" && ingress.verdict === "allow";
-    let reason: string;
-    if (!allowed)
-      reason = egress.verdict === "drop" ? `egress: ${egress.reason}` : `ingress: ${ingress.reason}`;
-    else if (ingress.isolated || egress.isolated)
-      reason = [ingress.isolated ? ingress.reason : "", egress.isolated ? `egress ${egress.reason}` : ""]
-        .filter(Boolean)
-        .join("; ");
-    else if (hostNote) reason = hostNote;
-    else reason = "no NetworkPolicy isolates either end";
-    const ep: TraceEndpoint = {
-      ip: b.ip,
-      port: b.port,
-      probability: b.probability,
-      verdict: allowed ? "allow" : "drop",
-      reason,
-      sourceIP: b.sourceIP,
-      sourceIPPreserved: b.preserved,
-      egress,
-      ingress,
-    };
-    if (b.podKey ?? b.pod) ep.pod = b.podKey ?? b.pod!.key;
-    if (b.node) ep.node = b.node;
-    if (b.zone) ep.zone = b.zone;
-    if (b.ready !== undefined) ep.ready = b.ready;
-    if (b.serving !== undefined) ep.serving = b.serving;
-    if (b.terminating !== undefined) ep.terminating = b.terminating;
-    if (b.local !== undefined) ep.local = b.local;
-    const r = traceRef(b.ref);
-    if (r) ep.ref = r;
-    if (tiers) {
-      // With tiers, every endpoint names the layer that decided it (a drop first), and an Admin Pass behind it.
-      const side = (c: PolicyCheck, admin?: TierStep, base?: TierStep) => {
-        const tier = decided(admin) ? admin : decided(base) ? base : undefined;
-        const d = tier ? tierDecidedBy(tier) : checkDecidedBy(c);
-        const pass = passedBy(admin);
-        if (d && pass) d.passedBy = pass;
-        return d;
-      };
-      const e = side(egress, adminEgress, baseEgress);
-      const i = side(ingress, adminIngress, baseIngress);
-      const d = egress.verdict === "drop" ? e : ingress.verdict === "drop" ? i : (i ?? e);
-      if (d) ep.decidedBy = d;
-    }
+    const steps = tiers ? { adminEgress, baseEgress, adminIngress, baseIngress } : undefined;
+    const ep = endpointOf(b, egress, ingress, hostNote, steps);
     endpoints.push(ep);
   }
   const hops: TraceHop[] = [];
-  const all = backends.length;
-  const emit = (step: HopStep, groups: typeof egressGroups) => {
-    for (const g of groups.values()) {
-      const eps = g.eps.map((e) => e.split("|")[0]!);
-      const names = g.eps.map((e) => e.split("|")[1]!);
-      const many = names.length > 1;
-      const listed =
-        names.length > 4 ? `${names.slice(0, 4).join(", ")} and ${names.length - 4} more` : names.join(", ");
-      const who = !many
-        ? names[0]!
-        : g.eps.length === all
-          ? `${all === 2 ? "both" : `all ${all}`} backends (${listed})`
-          : `${names.length} of ${all} backends (${listed})`;
-      const detail = g.detail
-        .replaceAll("{who}", who)
-        .replaceAll("{s}", many ? "" : "s")
-        .replaceAll("{is}", many ? "are" : "is")
-        .replaceAll("{it}", many ? "them" : "it");
-      const hop: TraceHop = { step, verdict: g.verdict, detail, cause: g.cause };
-      if (g.ref) hop.ref = g.ref;
-      if (all > 1 && g.eps.length < all) hop.endpoints = eps;
-      hops.push(hop);
-    }
-  };
+  const emit = (step: HopStep, groups: HopGroups) => hops.push(...groupHops(step, groups, backends.length));
   emit("admin tier at source", tierGroups["admin tier at source"]);
   emit("egress policy at source", egressGroups);
   emit("baseline tier at source", tierGroups["baseline tier at source"]);
