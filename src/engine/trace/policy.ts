@@ -249,26 +249,7 @@ function evaluateCni(
       : [ingress.isolated ? ingress.reason : "", egress.isolated ? `egress ${egress.reason}` : ""]
           .filter(Boolean)
           .join("; ") || "no policy isolates either end";
-    const ep: TraceEndpoint = {
-      ip: b.ip,
-      port: b.port,
-      probability: b.probability,
-      verdict: allowed ? "allow" : "drop",
-      reason,
-      sourceIP: b.sourceIP,
-      sourceIPPreserved: b.preserved,
-      egress: strip(egress, "egress"),
-      ingress: strip(ingress, "ingress"),
-    };
-    if (b.podKey ?? b.pod) ep.pod = b.podKey ?? b.pod!.key;
-    if (b.node) ep.node = b.node;
-    if (b.zone) ep.zone = b.zone;
-    if (b.ready !== undefined) ep.ready = b.ready;
-    if (b.serving !== undefined) ep.serving = b.serving;
-    if (b.terminating !== undefined) ep.terminating = b.terminating;
-    if (b.local !== undefined) ep.local = b.local;
-    const r = traceRef(b.ref);
-    if (r) ep.ref = r;
+    const ep = endpointBase(b, allowed, reason, strip(egress, "egress"), strip(ingress, "ingress"));
     const decider = egress.verdict === "drop" ? egress : ingress.verdict === "drop" ? ingress : undefined;
     if (decider) {
       const d: TraceDecidedBy = { layer: decider.layer };
@@ -287,6 +268,37 @@ function evaluateCni(
     endpoints.push(ep);
   }
   return { endpoints, hops };
+}
+
+/** A backend's endpoint with its two sides' checks: where it is, how it serves, and where it is written. */
+function endpointBase(
+  b: Backend,
+  allowed: boolean,
+  reason: string,
+  egress: PolicyCheck,
+  ingress: PolicyCheck,
+): TraceEndpoint {
+  const ep: TraceEndpoint = {
+    ip: b.ip,
+    port: b.port,
+    probability: b.probability,
+    verdict: allowed ? "allow" : "drop",
+    reason,
+    sourceIP: b.sourceIP,
+    sourceIPPreserved: b.preserved,
+    egress,
+    ingress,
+  };
+  if (b.podKey ?? b.pod) ep.pod = b.podKey ?? b.pod!.key;
+  if (b.node) ep.node = b.node;
+  if (b.zone) ep.zone = b.zone;
+  if (b.ready !== undefined) ep.ready = b.ready;
+  if (b.serving !== undefined) ep.serving = b.serving;
+  if (b.terminating !== undefined) ep.terminating = b.terminating;
+  if (b.local !== undefined) ep.local = b.local;
+  const r = traceRef(b.ref);
+  if (r) ep.ref = r;
+  return ep;
 }
 
 /** Endpoints that got the same word at one step, as one hop: "all 3 backends (...)", "2 of 3 backends (...)". */
@@ -349,26 +361,7 @@ function endpointOf(
       .join("; ");
   else if (hostNote) reason = hostNote;
   else reason = "no NetworkPolicy isolates either end";
-  const ep: TraceEndpoint = {
-    ip: b.ip,
-    port: b.port,
-    probability: b.probability,
-    verdict: allowed ? "allow" : "drop",
-    reason,
-    sourceIP: b.sourceIP,
-    sourceIPPreserved: b.preserved,
-    egress,
-    ingress,
-  };
-  if (b.podKey ?? b.pod) ep.pod = b.podKey ?? b.pod!.key;
-  if (b.node) ep.node = b.node;
-  if (b.zone) ep.zone = b.zone;
-  if (b.ready !== undefined) ep.ready = b.ready;
-  if (b.serving !== undefined) ep.serving = b.serving;
-  if (b.terminating !== undefined) ep.terminating = b.terminating;
-  if (b.local !== undefined) ep.local = b.local;
-  const r = traceRef(b.ref);
-  if (r) ep.ref = r;
+  const ep = endpointBase(b, allowed, reason, egress, ingress);
   if (steps) {
     // With tiers, every endpoint names the layer that decided it (a drop first), and an Admin Pass behind it.
     const side = (c: PolicyCheck, admin?: TierStep, base?: TierStep) => {
