@@ -232,22 +232,24 @@ export function lensOf(_a: Analysis, lens: GraphLens | undefined): Lens {
   return lens === "topology" ? "topology" : "paths";
 }
 
-/** The topology lens: pods (or their groups) inside cluster nodes inside zones. */
-export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphModel {
-  const { filters } = options;
-  const level = chooseLevel(a, options.grouping);
-  const hiddenNs = new Set(filters.hiddenNamespaces);
-  const nodes: GraphNode[] = [];
-  const byId = new Map<string, GraphNode>();
-  const add = (n: GraphNode) => {
-    if (byId.has(n.id)) return byId.get(n.id)!;
-    byId.set(n.id, n);
-    nodes.push(n);
-    return n;
-  };
-  let hidden = 0;
+/** One edge of the topology lens while flows merge into it. */
+interface TopologyAcc {
+  source: string;
+  target: string;
+  kind: FlowKind;
+  verdicts: Set<Verdict>;
+  causes: Set<DropCause>;
+  refs: RefView[];
+  dropRefs: RefView[];
+  reasons: Set<string>;
+  flows: EdgeFlow[];
+  drops: number;
+  tierDrops: number;
+  tier: Tier | undefined;
+}
 
-  // Containers: zones (when the input has zones) holding cluster nodes.
+/** Zones (when the input has zones) holding cluster nodes, and the unscheduled pods' box; whether there are zones. */
+function topologyContainers(a: Analysis, add: (n: GraphNode) => GraphNode): boolean {
   const zoned = a.zones.length > 0;
   const usedNodes = new Set(a.pods.map((p) => p.node ?? UNSCHEDULED));
   for (const z of a.zones)
@@ -281,6 +283,132 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
       height: 0,
     });
 
+  return zoned;
+}
+
+/** The flows the filters keep, merged by (leaf source, leaf target); the external clients some flow leaves. */
+function topologyFlows(
+  a: Analysis,
+  filters: GraphOptions["filters"],
+  resolve: (id: string) => string | undefined,
+): { acc: Map<string, TopologyAcc>; externals: Set<string> } {
+  const acc = new Map<string, TopologyAcc>();
+  const externals = new Set<string>();
+  for (const f of a.flows) {
+    if (filters.port !== "all" && portKey(f.port, f.protocol) !== filters.port) continue;
+    if (!layerPasses(filters.layer, f)) continue;
+    const target = resolve(f.to);
+    if (!target) continue;
+    for (const from of f.from) {
+      const source = resolve(from);
+      if (!source || source === target) continue;
+      if (from.startsWith("external:")) externals.add(source);
+      const key = `${source}->${target}`;
+      let e = acc.get(key);
+      if (!e) {
+        e = {
+          source,
+          target,
+          kind: f.kind,
+          verdicts: new Set(),
+          causes: new Set(),
+          refs: [],
+          dropRefs: [],
+          reasons: new Set(),
+          flows: [],
+          drops: 0,
+          tierDrops: 0,
+          tier: undefined,
+        };
+        acc.set(key, e);
+      }
+      e.verdicts.add(f.verdict);
+      if (f.verdict !== "allow") {
+        e.drops++;
+        if (f.tier) {
+          e.tierDrops++;
+          e.tier ??= f.tier;
+        }
+      }
+      if (f.dropCause) e.causes.add(f.dropCause);
+      const seen = (list: RefView[], r: RefView) =>
+        list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
+      for (const r of f.decidedBy) {
+        if (!seen(e.refs, r)) e.refs.push(r);
+        if (f.verdict !== "allow" && !seen(e.dropRefs, r)) e.dropRefs.push(r);
+      }
+      e.reasons.add(`${f.port}/${f.protocol}: ${f.reason}`);
+      // One flow record per flow is enough to ask its trace; keep the first source.
+      if (!e.flows.some((x) => x.flowId === f.id))
+        e.flows.push({
+          flowId: f.id,
+          from: f.client ?? from,
+          traceTo: f.traceTo,
+          port: f.port,
+          protocol: f.protocol,
+          verdict: f.verdict,
+          reason: f.reason,
+        });
+    }
+  }
+  return { acc, externals };
+}
+
+/** One edge per merged pair whose ends are drawn: its verdict, label, deciding objects and drop cause. */
+function topologyEdges(
+  acc: ReadonlyMap<string, TopologyAcc>,
+  filters: GraphOptions["filters"],
+  byId: ReadonlyMap<string, GraphNode>,
+): GraphEdge[] {
+  const edges: GraphEdge[] = [];
+  for (const e of acc.values()) {
+    const verdict = merge(e.verdicts);
+    if (filters.onlyDrops && verdict === "allow") continue;
+    if (!byId.has(e.source) || !byId.has(e.target)) continue;
+    const { refs, label: byRef } = edgeRefs(verdict, e);
+    const label = e.tier && verdict !== "allow" ? `${tierTag(e.tier)} · ${byRef}` : byRef;
+    const edge: GraphEdge = {
+      id: `e:${e.source}->${e.target}`,
+      source: e.source,
+      target: e.target,
+      kind: e.kind,
+      verdict,
+      label,
+      title: [...e.reasons].join("\n"),
+      decidedBy: refs,
+      flows: e.flows,
+    };
+    if (verdict !== "allow") {
+      const cause: DropCause | undefined = e.causes.has("policy")
+        ? "policy"
+        : e.causes.has("traffic-policy")
+          ? "traffic-policy"
+          : undefined;
+      if (cause) edge.dropCause = cause;
+      if (e.tier && e.tierDrops === e.drops) edge.tier = e.tier;
+    }
+    edges.push(edge);
+  }
+  return edges;
+}
+
+/** The topology lens: pods (or their groups) inside cluster nodes inside zones. */
+export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphModel {
+  const { filters } = options;
+  const level = chooseLevel(a, options.grouping);
+  const hiddenNs = new Set(filters.hiddenNamespaces);
+  const nodes: GraphNode[] = [];
+  const byId = new Map<string, GraphNode>();
+  const add = (n: GraphNode) => {
+    if (byId.has(n.id)) return byId.get(n.id)!;
+    byId.set(n.id, n);
+    nodes.push(n);
+    return n;
+  };
+  let hidden = 0;
+
+  // Containers: zones (when the input has zones) holding cluster nodes.
+  const zoned = topologyContainers(a, add);
   // Leaves: pods, or their groups.
   const zoneOf = new Map(a.nodes.filter((n) => n.zone).map((n) => [n.id, `zone:${n.zone}`]));
   const leafOfPod = new Map<string, string>();
@@ -370,79 +498,7 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
   };
 
   // Edges: flows merged by (leaf source, leaf target).
-  interface Acc {
-    source: string;
-    target: string;
-    kind: FlowKind;
-    verdicts: Set<Verdict>;
-    causes: Set<DropCause>;
-    refs: RefView[];
-    dropRefs: RefView[];
-    reasons: Set<string>;
-    flows: EdgeFlow[];
-    drops: number;
-    tierDrops: number;
-    tier: Tier | undefined;
-  }
-  const acc = new Map<string, Acc>();
-  const externals = new Set<string>();
-  for (const f of a.flows) {
-    if (filters.port !== "all" && portKey(f.port, f.protocol) !== filters.port) continue;
-    if (!layerPasses(filters.layer, f)) continue;
-    const target = resolve(f.to);
-    if (!target) continue;
-    for (const from of f.from) {
-      const source = resolve(from);
-      if (!source || source === target) continue;
-      if (from.startsWith("external:")) externals.add(source);
-      const key = `${source}->${target}`;
-      let e = acc.get(key);
-      if (!e) {
-        e = {
-          source,
-          target,
-          kind: f.kind,
-          verdicts: new Set(),
-          causes: new Set(),
-          refs: [],
-          dropRefs: [],
-          reasons: new Set(),
-          flows: [],
-          drops: 0,
-          tierDrops: 0,
-          tier: undefined,
-        };
-        acc.set(key, e);
-      }
-      e.verdicts.add(f.verdict);
-      if (f.verdict !== "allow") {
-        e.drops++;
-        if (f.tier) {
-          e.tierDrops++;
-          e.tier ??= f.tier;
-        }
-      }
-      if (f.dropCause) e.causes.add(f.dropCause);
-      const seen = (list: RefView[], r: RefView) =>
-        list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
-      for (const r of f.decidedBy) {
-        if (!seen(e.refs, r)) e.refs.push(r);
-        if (f.verdict !== "allow" && !seen(e.dropRefs, r)) e.dropRefs.push(r);
-      }
-      e.reasons.add(`${f.port}/${f.protocol}: ${f.reason}`);
-      // One flow record per flow is enough to ask its trace; keep the first source.
-      if (!e.flows.some((x) => x.flowId === f.id))
-        e.flows.push({
-          flowId: f.id,
-          from: f.client ?? from,
-          traceTo: f.traceTo,
-          port: f.port,
-          protocol: f.protocol,
-          verdict: f.verdict,
-          reason: f.reason,
-        });
-    }
-  }
+  const { acc, externals } = topologyFlows(a, filters, resolve);
   for (const x of a.externalClients) {
     if (externals.has(x.id))
       add({
@@ -454,35 +510,7 @@ export function buildTopologyGraph(a: Analysis, options: GraphOptions): GraphMod
       });
   }
 
-  const edges: GraphEdge[] = [];
-  for (const e of acc.values()) {
-    const verdict = merge(e.verdicts);
-    if (filters.onlyDrops && verdict === "allow") continue;
-    if (!byId.has(e.source) || !byId.has(e.target)) continue;
-    const { refs, label: byRef } = edgeRefs(verdict, e);
-    const label = e.tier && verdict !== "allow" ? `${tierTag(e.tier)} · ${byRef}` : byRef;
-    const edge: GraphEdge = {
-      id: `e:${e.source}->${e.target}`,
-      source: e.source,
-      target: e.target,
-      kind: e.kind,
-      verdict,
-      label,
-      title: [...e.reasons].join("\n"),
-      decidedBy: refs,
-      flows: e.flows,
-    };
-    if (verdict !== "allow") {
-      const cause: DropCause | undefined = e.causes.has("policy")
-        ? "policy"
-        : e.causes.has("traffic-policy")
-          ? "traffic-policy"
-          : undefined;
-      if (cause) edge.dropCause = cause;
-      if (e.tier && e.tierDrops === e.drops) edge.tier = e.tier;
-    }
-    edges.push(edge);
-  }
+  const edges = topologyEdges(acc, filters, byId);
   edges.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 
   // Drop empty zones (every pod hidden or none scheduled there); keep the input's nodes, except at namespace level in zones.
