@@ -242,49 +242,17 @@ function redirectOf(
 }
 
 /**
- * Rules 1-5 for one request arriving at `gateway` on `port`. `defaultHost`
- * is the Host when the request has none (the address the client connects to).
+ * Rule 2: the rules of the HTTPRoutes attached to `listeners` whose
+ * hostnames serve `host`, as candidates for the request; each route that
+ * does not attach (or is not accepted) says why in `hops`.
  */
-export function routeGateway(
+function attachedRules(
   input: GatewayInput,
   gw: Gateway,
-  port: number,
-  req: HttpRequest,
-  defaultHost: string,
-): RouteChoice {
-  const hops: RawHop[] = [];
-  const gwRef = refAt(gw.obj, lineOf(gw.obj.raw.spec) || gw.obj.line);
-  const host = hostOf(req) ?? defaultHost.toLowerCase();
-  const onPort = gw.listeners.filter((l) => l.port === port);
-  if (onPort.length === 0) {
-    const d = `Gateway ${gw.namespace}/${gw.name} has no listener on port ${port} (listeners: ${gw.listeners.map((l) => `${l.name} ${l.protocol}/${l.port}`).join(", ") || "none"}): the connection is refused`;
-    hops.push({ step: "gateway listener", verdict: "drop", detail: d, ref: gwRef });
-    return { layer: "Gateway", hops, backends: [], decidedBy: decidedAt("Gateway", gwRef) };
-  }
-  const http = onPort.filter((l) => l.protocol === "HTTP");
-  if (http.length === 0) {
-    const l = onPort[0]!;
-    const d = `listener ${l.name} on port ${port} speaks ${l.protocol}: ktl models plain-HTTP listeners only (TLS termination and other route kinds are not evaluated)`;
-    hops.push({ step: "gateway listener", verdict: "drop", detail: d, ref: l.ref });
-    return { layer: "Gateway", hops, backends: [], decidedBy: decidedAt("Gateway", l.ref) };
-  }
-  const matching = http.filter((l) => !l.hostname || gatewayHostMatches(l.hostname, host));
-  if (matching.length === 0) {
-    const d = `no listener of Gateway ${gw.namespace}/${gw.name} on port ${port} serves host ${host} (${http.map((l) => `${l.name}: ${l.hostname ?? "any host"}`).join(", ")}): 404`;
-    hops.push({ step: "gateway listener", verdict: "drop", detail: d, ref: http[0]!.ref });
-    return { layer: "Gateway", hops, status: 404, backends: [], decidedBy: decidedAt("Gateway", gwRef) };
-  }
-  matching.sort((a, b) => hostSpecificity(b.hostname) - hostSpecificity(a.hostname));
-  const listenerScore = hostSpecificity(matching[0]!.hostname);
-  const listeners = matching.filter((l) => hostSpecificity(l.hostname) === listenerScore);
-  hops.push({
-    step: "gateway listener",
-    verdict: "pass",
-    detail: `Host ${host} on port ${port}: listener ${listeners.map((l) => `${l.name} (${l.hostname ?? "any host"})`).join(", ")}${matching.length > listeners.length ? `, the most specific of ${matching.length} listeners that match` : ""}`,
-    ref: listeners[0]!.ref,
-  });
-
-  // Rule 2: routes attached to the chosen listeners.
+  listeners: readonly Listener[],
+  host: string,
+  hops: RawHop[],
+): { candidates: Candidate[]; attachedNames: string[] } {
   const candidates: Candidate[] = [];
   const attachedNames: string[] = [];
   for (const route of input.routes) {
@@ -364,6 +332,54 @@ export function routeGateway(
       }
     }
   }
+  return { candidates, attachedNames };
+}
+
+/**
+ * Rules 1-5 for one request arriving at `gateway` on `port`. `defaultHost`
+ * is the Host when the request has none (the address the client connects to).
+ */
+export function routeGateway(
+  input: GatewayInput,
+  gw: Gateway,
+  port: number,
+  req: HttpRequest,
+  defaultHost: string,
+): RouteChoice {
+  const hops: RawHop[] = [];
+  const gwRef = refAt(gw.obj, lineOf(gw.obj.raw.spec) || gw.obj.line);
+  const host = hostOf(req) ?? defaultHost.toLowerCase();
+  const onPort = gw.listeners.filter((l) => l.port === port);
+  if (onPort.length === 0) {
+    const d = `Gateway ${gw.namespace}/${gw.name} has no listener on port ${port} (listeners: ${gw.listeners.map((l) => `${l.name} ${l.protocol}/${l.port}`).join(", ") || "none"}): the connection is refused`;
+    hops.push({ step: "gateway listener", verdict: "drop", detail: d, ref: gwRef });
+    return { layer: "Gateway", hops, backends: [], decidedBy: decidedAt("Gateway", gwRef) };
+  }
+  const http = onPort.filter((l) => l.protocol === "HTTP");
+  if (http.length === 0) {
+    const l = onPort[0]!;
+    const d = `listener ${l.name} on port ${port} speaks ${l.protocol}: ktl models plain-HTTP listeners only (TLS termination and other route kinds are not evaluated)`;
+    hops.push({ step: "gateway listener", verdict: "drop", detail: d, ref: l.ref });
+    return { layer: "Gateway", hops, backends: [], decidedBy: decidedAt("Gateway", l.ref) };
+  }
+  const matching = http.filter((l) => !l.hostname || gatewayHostMatches(l.hostname, host));
+  if (matching.length === 0) {
+    const d = `no listener of Gateway ${gw.namespace}/${gw.name} on port ${port} serves host ${host} (${http.map((l) => `${l.name}: ${l.hostname ?? "any host"}`).join(", ")}): 404`;
+    hops.push({ step: "gateway listener", verdict: "drop", detail: d, ref: http[0]!.ref });
+    return { layer: "Gateway", hops, status: 404, backends: [], decidedBy: decidedAt("Gateway", gwRef) };
+  }
+  matching.sort((a, b) => hostSpecificity(b.hostname) - hostSpecificity(a.hostname));
+  const listenerScore = hostSpecificity(matching[0]!.hostname);
+  const listeners = matching.filter((l) => hostSpecificity(l.hostname) === listenerScore);
+  hops.push({
+    step: "gateway listener",
+    verdict: "pass",
+    detail: `Host ${host} on port ${port}: listener ${listeners.map((l) => `${l.name} (${l.hostname ?? "any host"})`).join(", ")}${matching.length > listeners.length ? `, the most specific of ${matching.length} listeners that match` : ""}`,
+    ref: listeners[0]!.ref,
+  });
+
+  // Rule 2: routes attached to the chosen listeners.
+  const { candidates, attachedNames } = attachedRules(input, gw, listeners, host, hops);
   const hits = candidates.filter((c) => matchRequest(c.match, req)).sort(comparePrecedence);
   const best = hits[0];
   if (!best) {
