@@ -62,84 +62,21 @@ export function hostTrace(
           detail: `${to.host} is not a Service of the input: ${mesh.present ? "a mesh ServiceEntry host or " : ""}a name outside the cluster`,
         },
   );
-  if (clientPod && sidecar?.on) {
-    const choice = routeMesh(mesh, clientPod, to.host, to.port, hostHeader ?? request, service);
-    const r = baseResult(undefined, protocol, to.port);
-    r.from = {
-      kind: "pod",
-      name: clientPod.key,
-      ip: clientPod.ips[0] ?? "",
-      node: clientPod.nodeName ?? null,
-    };
-    r.to = { kind: "host", name: to.host, ip: service?.clusterIPs[0] ?? "", port: to.port };
-    r.router = {
-      layer: "Istio",
-      kind: "Pod",
-      namespace: clientPod.namespace,
-      name: clientPod.name,
-      pods: [clientPod.key],
-    };
-    withRequest(r, hostHeader);
-    r.hops.push({
-      step: "source",
-      cause: {
-        layer: "client",
-        category: "pod",
-        object: { kind: "Pod", namespace: clientPod.namespace, name: clientPod.name },
-      },
-      verdict: "info",
-      detail: `pod ${clientPod.key} sends from ${clientPod.ips[0] ?? "?"} on node ${clientPod.nodeName}; ${sidecar.why}: its sidecar (istio-proxy) takes the request`,
-      ref: refAt(
-        { ...clientPod.source, apiVersion: "v1", raw: {} } as unknown as KObject,
-        clientPod.source.line,
-      ),
-    });
-    r.hops.push(dnsHop);
-    if (choice.external !== undefined && choice.backends.length === 0 && choice.status === undefined) {
-      r.hops.push(...choice.hops.map((h) => l7Hop(choice.layer, h)));
-      // The sidecar's upstream connection leaves from the pod's own network namespace: the CNI's egress policy still applies.
-      const out = outsideEgress(model, index, mesh, clientPod, choice.external, to.port, protocol, "sidecar");
-      r.hops.push(...out.hops);
-      r.verdict = out.verdict;
-      r.reason =
-        out.verdict === "allow"
-          ? `the sidecar passes the request to ${choice.external}, outside the cluster (its answer is not modelled)`
-          : `the sidecar passes the request to ${choice.external}, but ${out.reason}`;
-      if (out.decidedBy) r.decidedBy = out.decidedBy;
-      // On an HTTP port the sidecar answers a refused upstream connection with 503; otherwise it closes the connection.
-      if (out.verdict === "drop" && req && httpPort(model, to.port)) r.httpStatus = 503;
-      return r;
-    }
-    if (choice.backends.length === 0) {
-      if (choice.status === undefined) {
-        r.hops.push(...choice.hops.map((h) => l7Hop(choice.layer, h)));
-        r.verdict = "drop";
-        r.reason = `dropped: ${choice.hops[choice.hops.length - 1]?.detail ?? "blocked by the sidecar"}`;
-        r.decidedBy = choice.decidedBy ?? { layer: "Istio" };
-        if (req && /REGISTRY_ONLY/.test(r.reason) && service === undefined && httpPort(model, to.port))
-          r.httpStatus = 502;
-        return r;
-      }
-      return answeredByRouter(r, choice, req);
-    }
-    r.hops.push(...choice.hops.map((h) => l7Hop(choice.layer, h)));
-    const res = resolveBackends(
+  if (clientPod && sidecar?.on)
+    return sidecarHostTrace(
       model,
       index,
       mesh,
-      choice,
-      [{ pod: clientPod, share: 1 }],
-      () => true,
-      hostHeader,
+      clientPod,
+      sidecar,
+      to,
       protocol,
-      true,
+      req,
+      request,
+      hostHeader,
+      service,
+      dnsHop,
     );
-    r.hops.push(...res.hops);
-    const done = conclude(r, choice, res, req);
-    withMirrors(done, model, index, mesh, choice, clientPod, hostHeader, protocol);
-    withRetries(done, choice, res);
-    return done;
-  }
   // No sidecar on the client: DNS, then kube-proxy as usual; the server's sidecar still decides.
   if (!service) {
     const r = baseResult(undefined, protocol, to.port);
@@ -312,4 +249,97 @@ export function viaExternalName(
   } finally {
     cnames--;
   }
+}
+
+/** hostTrace's first case: the client's sidecar routes the request (rules 2-4), then each backend from the client pod. */
+function sidecarHostTrace(
+  model: Model,
+  index: ProxyIndex,
+  mesh: MeshInput,
+  clientPod: Pod,
+  sidecar: NonNullable<ReturnType<typeof sidecarOf>>,
+  to: Extract<L7Destination, { kind: "host" }>,
+  protocol: Protocol,
+  req: HttpRequest | undefined,
+  request: HttpRequest,
+  hostHeader: HttpRequest | undefined,
+  service: ReturnType<typeof serviceOfHost>,
+  dnsHop: TraceHop,
+): L7TraceResult {
+  const choice = routeMesh(mesh, clientPod, to.host, to.port, hostHeader ?? request, service);
+  const r = baseResult(undefined, protocol, to.port);
+  r.from = {
+    kind: "pod",
+    name: clientPod.key,
+    ip: clientPod.ips[0] ?? "",
+    node: clientPod.nodeName ?? null,
+  };
+  r.to = { kind: "host", name: to.host, ip: service?.clusterIPs[0] ?? "", port: to.port };
+  r.router = {
+    layer: "Istio",
+    kind: "Pod",
+    namespace: clientPod.namespace,
+    name: clientPod.name,
+    pods: [clientPod.key],
+  };
+  withRequest(r, hostHeader);
+  r.hops.push({
+    step: "source",
+    cause: {
+      layer: "client",
+      category: "pod",
+      object: { kind: "Pod", namespace: clientPod.namespace, name: clientPod.name },
+    },
+    verdict: "info",
+    detail: `pod ${clientPod.key} sends from ${clientPod.ips[0] ?? "?"} on node ${clientPod.nodeName}; ${sidecar.why}: its sidecar (istio-proxy) takes the request`,
+    ref: refAt(
+      { ...clientPod.source, apiVersion: "v1", raw: {} } as unknown as KObject,
+      clientPod.source.line,
+    ),
+  });
+  r.hops.push(dnsHop);
+  if (choice.external !== undefined && choice.backends.length === 0 && choice.status === undefined) {
+    r.hops.push(...choice.hops.map((h) => l7Hop(choice.layer, h)));
+    // The sidecar's upstream connection leaves from the pod's own network namespace: the CNI's egress policy still applies.
+    const out = outsideEgress(model, index, mesh, clientPod, choice.external, to.port, protocol, "sidecar");
+    r.hops.push(...out.hops);
+    r.verdict = out.verdict;
+    r.reason =
+      out.verdict === "allow"
+        ? `the sidecar passes the request to ${choice.external}, outside the cluster (its answer is not modelled)`
+        : `the sidecar passes the request to ${choice.external}, but ${out.reason}`;
+    if (out.decidedBy) r.decidedBy = out.decidedBy;
+    // On an HTTP port the sidecar answers a refused upstream connection with 503; otherwise it closes the connection.
+    if (out.verdict === "drop" && req && httpPort(model, to.port)) r.httpStatus = 503;
+    return r;
+  }
+  if (choice.backends.length === 0) {
+    if (choice.status === undefined) {
+      r.hops.push(...choice.hops.map((h) => l7Hop(choice.layer, h)));
+      r.verdict = "drop";
+      r.reason = `dropped: ${choice.hops[choice.hops.length - 1]?.detail ?? "blocked by the sidecar"}`;
+      r.decidedBy = choice.decidedBy ?? { layer: "Istio" };
+      if (req && /REGISTRY_ONLY/.test(r.reason) && service === undefined && httpPort(model, to.port))
+        r.httpStatus = 502;
+      return r;
+    }
+    return answeredByRouter(r, choice, req);
+  }
+  r.hops.push(...choice.hops.map((h) => l7Hop(choice.layer, h)));
+  const res = resolveBackends(
+    model,
+    index,
+    mesh,
+    choice,
+    [{ pod: clientPod, share: 1 }],
+    () => true,
+    hostHeader,
+    protocol,
+    true,
+  );
+  r.hops.push(...res.hops);
+  const done = conclude(r, choice, res, req);
+  withMirrors(done, model, index, mesh, choice, clientPod, hostHeader, protocol);
+  withRetries(done, choice, res);
+  return done;
 }
