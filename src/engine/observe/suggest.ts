@@ -279,120 +279,14 @@ export function suggestPolicies(input: ObserveInput, analysis: ObserveAnalysis):
 
   // The proof: the YAML above, parsed again, on top of the input.
   const proved = variantModel(input.parsed, input.options ?? {}, yaml ? { addYaml: yaml } : {});
-  const predictor = new Predictor(proved);
-  const forwardedFailed: ProofFailure[] = [];
-  const droppedFailed: ProofFailure[] = [];
-  let fwdChecked = 0;
-  let dropChecked = 0;
-  for (const g of groups) {
-    const row = g.row;
-    const answers = g.questions.map((q) => predictor.ask(q));
-    const err = answers.find((a) => "error" in a);
-    const verdicts = answers.flatMap((a) => ("error" in a ? [] : [a]));
-    const now: PredictedVerdict = err
-      ? "partial"
-      : verdicts.every((a) => a.verdict === "allowed")
-        ? "allowed"
-        : verdicts.every((a) => a.verdict === "dropped")
-          ? "dropped"
-          : "partial";
-    const reason = err && "error" in err ? err.error : (verdicts[0]?.reason ?? "");
-    const failure = (): ProofFailure => ({
-      src: row.src,
-      dst: row.dst,
-      port: row.port,
-      protocol: row.protocol,
-      observed: row.observed,
-      now,
-      reason,
-    });
-    if (row.observed.forwarded > 0) {
-      fwdChecked++;
-      if (now !== "allowed") forwardedFailed.push(failure());
-    }
-    if (row.observed.dropped > 0) {
-      dropChecked++;
-      if (now !== "dropped") droppedFailed.push(failure());
-    }
-  }
+  const { forwardedFailed, droppedFailed, fwdChecked, dropChecked } = checkProof(proved, groups);
 
   // Everything else the policies let through, on the ports involved.
   if (dns) {
     ports.set("UDP/53", { protocol: "UDP", port: 53 });
     ports.set("TCP/53", { protocol: "TCP", port: 53 });
   }
-  // What each policy selects: its subject, and any workload of its namespace that carries the same stable labels.
-  const governedIn = new Set<string>();
-  const governedOut = new Set<string>();
-  const alsoSelects: SuggestResult["alsoSelects"] = [];
-  for (const p of policies) {
-    const subject = byKey.get(p.selects)!;
-    const want = stableLabels(subject.labels);
-    for (const w of model.workloads) {
-      if (w.namespace !== p.namespace || w.pods.length === 0) continue;
-      if (Object.keys(want).some((k) => w.labels[k] !== want[k])) continue;
-      (p.direction === "ingress" ? governedIn : governedOut).add(w.key);
-      if (w.key !== p.selects) alsoSelects.push({ policy: `${p.namespace}/${p.name}`, workload: w.key });
-    }
-  }
-  const extra: ExtraReach[] = [];
-  let note: string | undefined;
-  if (proved.pods.length > MAX_PODS) {
-    note = `${proved.pods.length} pods: more than the ${MAX_PODS} whose pairs ktl walks; pairs beyond the observed flows were not listed`;
-  } else if (policies.length) {
-    const decider = deciderOf(proved);
-    const provedWorkloadOf = new Map<Pod, Workload>();
-    for (const w of proved.workloads) for (const p of w.pods) provedWorkloadOf.set(p, w);
-    for (const p of [...ports.values()].sort(
-      (a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : 1),
-    )) {
-      const m = decider.matrix(p.port, p.protocol);
-      const found = new Map<string, ExtraReach & { first: [Pod, Pod] }>();
-      for (const a of proved.pods) {
-        const wa = provedWorkloadOf.get(a);
-        if (!wa) continue;
-        for (const b of proved.pods) {
-          const wb = provedWorkloadOf.get(b);
-          if (!wb || !(governedOut.has(wa.key) || governedIn.has(wb.key))) continue;
-          if (observed.has(`${wa.key}|${wb.key}|${p.protocol}/${p.port}`)) continue;
-          // DNS to kube-dns is allowed on purpose.
-          if (
-            p.port === 53 &&
-            wb.namespace === DNS.namespace &&
-            wb.labels["k8s-app"] === DNS.labels["k8s-app"]
-          )
-            continue;
-          if (!m.allowed(a, b)) continue;
-          const k = `${wa.key}|${wb.key}`;
-          const e = found.get(k);
-          if (e) e.pods++;
-          else
-            found.set(k, {
-              src: wa.key,
-              dst: wb.key,
-              port: p.port,
-              protocol: p.protocol,
-              pods: 1,
-              reason: "",
-              first: [a, b],
-            });
-        }
-      }
-      for (const e of found.values()) {
-        const d = decider.explain(e.first[0], e.first[1], p.port, p.protocol);
-        const out: ExtraReach = {
-          src: e.src,
-          dst: e.dst,
-          port: e.port,
-          protocol: e.protocol,
-          pods: e.pods,
-          reason: d.reason,
-        };
-        if (d.decidedBy) out.decidedBy = { ...d.decidedBy };
-        extra.push(out);
-      }
-    }
-  }
+  const { alsoSelects, extra, note } = widerReach(model, byKey, proved, policies, ports, observed);
   const result: SuggestResult = {
     yaml,
     policies,
@@ -498,4 +392,143 @@ export function suggestForText(
     lines,
     holds: true,
   };
+}
+
+/**
+ * What the suggested policies let through beyond the observed flows: what
+ * each selects (its subject, and any workload of its namespace with the same
+ * stable labels), then every pod pair that such a workload is in and the
+ * decider allows on the ports involved, over the input with the policies.
+ */
+function widerReach(
+  model: Model,
+  byKey: ReadonlyMap<string, Workload>,
+  proved: Model,
+  policies: readonly SuggestedPolicy[],
+  ports: ReadonlyMap<string, PortRef>,
+  observed: ReadonlySet<string>,
+): { alsoSelects: SuggestResult["alsoSelects"]; extra: ExtraReach[]; note: string | undefined } {
+  // What each policy selects: its subject, and any workload of its namespace that carries the same stable labels.
+  const governedIn = new Set<string>();
+  const governedOut = new Set<string>();
+  const alsoSelects: SuggestResult["alsoSelects"] = [];
+  for (const p of policies) {
+    const subject = byKey.get(p.selects)!;
+    const want = stableLabels(subject.labels);
+    for (const w of model.workloads) {
+      if (w.namespace !== p.namespace || w.pods.length === 0) continue;
+      if (Object.keys(want).some((k) => w.labels[k] !== want[k])) continue;
+      (p.direction === "ingress" ? governedIn : governedOut).add(w.key);
+      if (w.key !== p.selects) alsoSelects.push({ policy: `${p.namespace}/${p.name}`, workload: w.key });
+    }
+  }
+  const extra: ExtraReach[] = [];
+  let note: string | undefined;
+  if (proved.pods.length > MAX_PODS) {
+    note = `${proved.pods.length} pods: more than the ${MAX_PODS} whose pairs ktl walks; pairs beyond the observed flows were not listed`;
+  } else if (policies.length) {
+    const decider = deciderOf(proved);
+    const provedWorkloadOf = new Map<Pod, Workload>();
+    for (const w of proved.workloads) for (const p of w.pods) provedWorkloadOf.set(p, w);
+    for (const p of [...ports.values()].sort(
+      (a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : 1),
+    )) {
+      const m = decider.matrix(p.port, p.protocol);
+      const found = new Map<string, ExtraReach & { first: [Pod, Pod] }>();
+      for (const a of proved.pods) {
+        const wa = provedWorkloadOf.get(a);
+        if (!wa) continue;
+        for (const b of proved.pods) {
+          const wb = provedWorkloadOf.get(b);
+          if (!wb || !(governedOut.has(wa.key) || governedIn.has(wb.key))) continue;
+          if (observed.has(`${wa.key}|${wb.key}|${p.protocol}/${p.port}`)) continue;
+          // DNS to kube-dns is allowed on purpose.
+          if (
+            p.port === 53 &&
+            wb.namespace === DNS.namespace &&
+            wb.labels["k8s-app"] === DNS.labels["k8s-app"]
+          )
+            continue;
+          if (!m.allowed(a, b)) continue;
+          const k = `${wa.key}|${wb.key}`;
+          const e = found.get(k);
+          if (e) e.pods++;
+          else
+            found.set(k, {
+              src: wa.key,
+              dst: wb.key,
+              port: p.port,
+              protocol: p.protocol,
+              pods: 1,
+              reason: "",
+              first: [a, b],
+            });
+        }
+      }
+      for (const e of found.values()) {
+        const d = decider.explain(e.first[0], e.first[1], p.port, p.protocol);
+        const out: ExtraReach = {
+          src: e.src,
+          dst: e.dst,
+          port: e.port,
+          protocol: e.protocol,
+          pods: e.pods,
+          reason: d.reason,
+        };
+        if (d.decidedBy) out.decidedBy = { ...d.decidedBy };
+        extra.push(out);
+      }
+    }
+  }
+  return { alsoSelects, extra, note };
+}
+
+/** The proof: every observed row asked again over the input with the suggested policies; a forwarded row must stay allowed, a dropped one dropped. */
+function checkProof(
+  proved: Model,
+  groups: ObserveAnalysis["groups"],
+): {
+  forwardedFailed: ProofFailure[];
+  droppedFailed: ProofFailure[];
+  fwdChecked: number;
+  dropChecked: number;
+} {
+  const predictor = new Predictor(proved);
+  const forwardedFailed: ProofFailure[] = [];
+  const droppedFailed: ProofFailure[] = [];
+  let fwdChecked = 0;
+  let dropChecked = 0;
+  for (const g of groups) {
+    const row = g.row;
+    const answers = g.questions.map((q) => predictor.ask(q));
+    const err = answers.find((a) => "error" in a);
+    const verdicts = answers.flatMap((a) => ("error" in a ? [] : [a]));
+    const now: PredictedVerdict = err
+      ? "partial"
+      : verdicts.every((a) => a.verdict === "allowed")
+        ? "allowed"
+        : verdicts.every((a) => a.verdict === "dropped")
+          ? "dropped"
+          : "partial";
+    const reason = err && "error" in err ? err.error : (verdicts[0]?.reason ?? "");
+    const failure = (): ProofFailure => ({
+      src: row.src,
+      dst: row.dst,
+      port: row.port,
+      protocol: row.protocol,
+      observed: row.observed,
+      now,
+      reason,
+    });
+    if (row.observed.forwarded > 0) {
+      fwdChecked++;
+      if (now !== "allowed") forwardedFailed.push(failure());
+    }
+    if (row.observed.dropped > 0) {
+      dropChecked++;
+      if (now !== "dropped") droppedFailed.push(failure());
+    }
+  }
+
+  return { forwardedFailed, droppedFailed, fwdChecked, dropChecked };
 }
