@@ -51,6 +51,55 @@ class Runs {
   }
 }
 
+/** A Service port's dropped source groups, one record per refusing side, in the edge's words. */
+function pushDrops(
+  out: WorkloadFlows,
+  service: string,
+  p: { port: number; protocol: Protocol; name?: string | undefined },
+  sides: Record<ReachDrop["side"], Runs>,
+  endpoints: readonly { pod: Pod }[],
+  ctx: {
+    stack: PolicyStack | undefined;
+    admitter: string;
+    cniLayer: Flow["layer"];
+    index: PolicyIndex;
+    sourceClass: Int32Array;
+  },
+): void {
+  const { stack, admitter, cniLayer, index, sourceClass } = ctx;
+  const base = {
+    to: serviceId(service),
+    port: p.port,
+    protocol: p.protocol,
+    ...(p.name ? { portName: p.name } : {}),
+    traceTo: `service:${service}:${p.port}`,
+    ...(cniLayer ? { layer: cniLayer } : {}),
+  };
+  const n = endpoints.length;
+  const ends = `${n} ready endpoint${n === 1 ? "" : "s"}`;
+  const by = stack ? "the policy stack" : "NetworkPolicy";
+  const reasons: Record<ReachDrop["side"], string> = {
+    ingress: `the sender's egress lets these pods out, but ${by} at the ingress of every endpoint refuses them (${ends})`,
+    egress: `an endpoint's ingress admits these pods, but ${by} at the sender's egress refuses them (${ends})`,
+    both: `${by} refuses these pods on both sides: the sender's egress and the ingress of every endpoint (${ends})`,
+    pair: `${admitter} refuses these pods at every ready endpoint (${ends}); trace one to see which side`,
+  };
+  for (const side of ["ingress", "egress", "both", "pair"] as const) {
+    const runs = sides[side];
+    if (!runs.count) continue;
+    out.drops.push({
+      id: `drop|${side}|${base.to}|${p.port}/${p.protocol}`,
+      ...base,
+      side,
+      groups: runs.runs,
+      count: runs.count,
+      reason: reasons[side],
+      decidedBy: stack || side === "pair" ? [] : sideRefs(index, side, endpoints, runs.runs, sourceClass),
+    });
+    out.dropped += runs.count;
+  }
+}
+
 export function workloadFlows(
   model: Model,
   index: PolicyIndex,
@@ -233,37 +282,7 @@ export function workloadFlows(
         out.flows.push(flow);
       }
       for (const e of endpoints) isEndpoint[e.pod.index] = 0;
-      const base = {
-        to: serviceId(s.key),
-        port: p.port,
-        protocol: p.protocol,
-        ...(p.name ? { portName: p.name } : {}),
-        traceTo: `service:${s.key}:${p.port}`,
-        ...(cniLayer ? { layer: cniLayer } : {}),
-      };
-      const n = endpoints.length;
-      const ends = `${n} ready endpoint${n === 1 ? "" : "s"}`;
-      const by = stack ? "the policy stack" : "NetworkPolicy";
-      const reasons: Record<ReachDrop["side"], string> = {
-        ingress: `the sender's egress lets these pods out, but ${by} at the ingress of every endpoint refuses them (${ends})`,
-        egress: `an endpoint's ingress admits these pods, but ${by} at the sender's egress refuses them (${ends})`,
-        both: `${by} refuses these pods on both sides: the sender's egress and the ingress of every endpoint (${ends})`,
-        pair: `${admitter} refuses these pods at every ready endpoint (${ends}); trace one to see which side`,
-      };
-      for (const side of ["ingress", "egress", "both", "pair"] as const) {
-        const runs = sides[side];
-        if (!runs.count) continue;
-        out.drops.push({
-          id: `drop|${side}|${base.to}|${p.port}/${p.protocol}`,
-          ...base,
-          side,
-          groups: runs.runs,
-          count: runs.count,
-          reason: reasons[side],
-          decidedBy: stack || side === "pair" ? [] : sideRefs(index, side, endpoints, runs.runs, sourceClass),
-        });
-        out.dropped += runs.count;
-      }
+      pushDrops(out, s.key, p, sides, endpoints, { stack, admitter, cniLayer, index, sourceClass });
     });
   }
   return out;
