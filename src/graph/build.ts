@@ -3,7 +3,8 @@
  * (model.ts). Apart from both, so that neither imports the other's builder.
  */
 import type { Analysis } from "../engine/analysis/index.ts";
-import { buildTopologyGraph, lensOf, type GraphModel, type GraphOptions } from "./model.ts";
+import { lensOf, type GraphModel, type GraphOptions } from "./model.ts";
+import { buildTopologyGraph } from "./topology.ts";
 import { buildPathGraph } from "./paths.ts";
 
 export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
