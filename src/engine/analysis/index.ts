@@ -15,23 +15,18 @@ import {
   type CniName,
 } from "../cni/profile.ts";
 import { cniFlow } from "./cni.ts";
-import { analysisDecider, tierOf } from "./tiers.ts";
+import { analysisDecider } from "./tiers.ts";
 import type { PairDecision } from "../decide/index.ts";
 import { subjectSelects } from "../tiers/layer.ts";
-import { explainStackPair, type PolicyStack } from "../policy/index.ts";
 import { routerFlows } from "./routers.ts";
-import { meshPresent, parseAnyDestination, traceL7, type L7TraceResult } from "../l7/index.ts";
-import { taintText } from "../model/taints.ts";
-import { externallyAccessible } from "../model/services.ts";
 import type { InputFile } from "../parse/manifests.ts";
 import { buildModel } from "../load/index.ts";
 import { parseManifests } from "../parse/manifests.ts";
 import type { YamlPartCache } from "../parse/yaml.ts";
-import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { Model, Protocol } from "../model/types.ts";
 import { buildPolicyIndex, explainPair, type PairVerdict, type PolicyIndex } from "../netpol/index.ts";
 import { buildProxyIndex, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
-import { isWorkloadQuery, traceWorkload } from "../trace/workload.ts";
 import { validateModel, validationDiagnostics } from "../validate/index.ts";
 import { computeConnlist, type ConnList } from "../connlist/index.ts";
 import { formatConnlist } from "../connlist/format.ts";
@@ -41,29 +36,15 @@ import { runTests, type TestRunView, type TestsQuery } from "./tests.ts";
 import { observeFlows, type ObserveQuery, type ObserveView } from "./observe.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { inputOmissions } from "../policy/unmodelled.ts";
-import {
-  podId,
-  nodeId,
-  refName,
-  refOfMatch,
-  refOfPod,
-  refOfPolicy,
-  refOfSource,
-  serviceId,
-  workloadId,
-  externalId,
-} from "./refs.ts";
+import { podId, refName, refOfMatch, refOfPolicy, refOfSource, externalId } from "./refs.ts";
 import {
   EXTERNAL_CLIENT_IP,
   FLOW_BUDGET,
   endpointFlows,
-  refOfTrace,
   externalFlows,
   causesOf,
   hasExternalServices,
   serviceFlows,
-  traceView,
-  workloadPaths,
 } from "./flows.ts";
 import type {
   Analysis,
@@ -75,19 +56,16 @@ import type {
   MatrixView,
   NodeRulesQuery,
   NodeRulesView,
-  NodeView,
   OmissionsView,
   AnalysisProgress,
-  PodView,
-  PolicyView,
   TierPolicyView,
-  PortView,
   RefView,
-  ServiceView,
   TraceQuery,
   TraceView,
-  ZoneView,
 } from "./types.ts";
+
+import { nodesOf, podsOf, policiesOf, portsOf, servicesOf } from "./views.ts";
+import { matrix, trace } from "./queries.ts";
 
 export type * from "./types.ts";
 export type { TestMark, TestResultView, TestRunView, TestsQuery } from "./tests.ts";
@@ -192,127 +170,6 @@ function guarded<T>(what: string, file: string, diagnostics: Diagnostic[], fallb
     return fallback;
   }
 }
-
-function nodesOf(model: Model): { nodes: NodeView[]; zones: ZoneView[] } {
-  const zones = new Map<string, string[]>();
-  const nodes = model.nodes.map((n) => {
-    const v: NodeView = {
-      id: nodeId(n.name),
-      name: n.name,
-      internalIP: n.internalIP,
-      ready: n.ready,
-      unschedulable: n.unschedulable,
-      synthesized: n.synthesized,
-    };
-    if (n.taints.length) v.taints = n.taints.map(taintText);
-    if (n.zone) {
-      v.zone = n.zone;
-      const l = zones.get(n.zone);
-      if (l) l.push(v.id);
-      else zones.set(n.zone, [v.id]);
-    }
-    if (n.source) v.ref = refOfSource(n.source);
-    return v;
-  });
-  return { nodes, zones: [...zones].map(([name, ids]) => ({ name, nodes: ids })) };
-}
-
-function podsOf(model: Model, index: PolicyIndex): PodView[] {
-  // One isolation record per NetworkPolicy class, shared by its pods (sent once by structured clone).
-  const isolation = index.classes.map((c) => ({
-    ingress: index.ingressPolicies[c.index]!.map((pol) => refOfPolicy(pol)),
-    egress: index.egressPolicies[c.index]!.map((pol) => refOfPolicy(pol)),
-  }));
-  return model.pods.map((p) => {
-    const c = index.classOf[p.index]!;
-    const v: PodView = {
-      id: podId(p.key),
-      namespace: p.namespace,
-      name: p.name,
-      ips: p.ips,
-      ipsSynthesized: p.ipsSynthesized,
-      labels: p.labels,
-      workload: { id: workloadId(p.workload), kind: p.workload.kind, name: p.workload.name },
-      ports: p.ports.map((cp) =>
-        cp.name
-          ? { name: cp.name, port: cp.containerPort, protocol: cp.protocol }
-          : { port: cp.containerPort, protocol: cp.protocol },
-      ),
-      hostNetwork: p.hostNetwork,
-      ready: p.ready,
-      phase: p.phase,
-      terminating: p.terminating,
-      generated: p.generated,
-      ref: refOfPod(p),
-      isolatedBy: isolation[c]!,
-    };
-    if (p.nodeName) v.node = nodeId(p.nodeName);
-    return v;
-  });
-}
-
-function servicesOf(model: Model): ServiceView[] {
-  return model.services.map((s) => ({
-    id: serviceId(s.key),
-    namespace: s.namespace,
-    name: s.name,
-    type: s.type,
-    clusterIPs: s.clusterIPs,
-    headless: s.headless,
-    ports: s.ports.map((p) => {
-      const v: ServiceView["ports"][number] = {
-        name: p.name,
-        port: p.port,
-        protocol: p.protocol,
-        targetPort: p.targetPort,
-      };
-      if (p.nodePort !== undefined) v.nodePort = p.nodePort;
-      return v;
-    }),
-    externalIPs: s.externalIPs,
-    loadBalancerIPs: s.loadBalancerIPs,
-    internalTrafficPolicy: s.internalTrafficPolicy,
-    externalTrafficPolicy: s.externalTrafficPolicy,
-    external: externallyAccessible(s),
-    ref: refOfSource(s.source),
-  }));
-}
-
-function policiesOf(model: Model, index: PolicyIndex): PolicyView[] {
-  const selects = new Map<string, number>();
-  index.classes.forEach((c) => {
-    const seen = new Set<string>();
-    for (const p of [...index.ingressPolicies[c.index]!, ...index.egressPolicies[c.index]!]) {
-      if (seen.has(p.key)) continue;
-      seen.add(p.key);
-      selects.set(p.key, (selects.get(p.key) ?? 0) + c.pods.length);
-    }
-  });
-  return model.policies.map((p) => ({
-    id: `networkpolicy:${p.key}`,
-    namespace: p.namespace,
-    name: p.name,
-    ingress: p.ingressIsolation,
-    egress: p.egressIsolation,
-    selects: selects.get(p.key) ?? 0,
-    ref: refOfPolicy(p),
-  }));
-}
-
-/** Declared container ports and Service ports, most common first. */
-function portsOf(model: Model): PortView[] {
-  const counts = new Map<string, { v: PortView; n: number }>();
-  const add = (port: number, protocol: Protocol, name: string | undefined) => {
-    const k = `${port}/${protocol}`;
-    const e = counts.get(k);
-    if (e) e.n++;
-    else counts.set(k, { v: name ? { name, port, protocol } : { port, protocol }, n: 1 });
-  };
-  for (const p of model.pods) for (const cp of p.ports) add(cp.containerPort, cp.protocol, cp.name);
-  return [...counts.values()].sort((a, b) => b.n - a.n || a.v.port - b.v.port).map((e) => e.v);
-}
-
-// ---------- NetworkPolicy decisions as flow records ----------
 
 interface Decision {
   verdict: "allow" | "drop";
@@ -435,232 +292,6 @@ function directFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex | undef
 }
 
 // ---------- traces ----------
-
-function trace(model: Model, proxy: ProxyIndex | undefined, q: TraceQuery): TraceView {
-  if (!proxy)
-    return {
-      from: q.from,
-      to: q.to,
-      protocol: q.protocol,
-      verdict: "drop",
-      reason: "the kube-proxy model failed to build",
-      sourceIPPreserved: true,
-      endpoints: [],
-      hops: [],
-      path: [],
-      edges: [],
-      error: "the kube-proxy model failed to build",
-    };
-  if (isWorkloadQuery(q.from) || isWorkloadQuery(q.to)) {
-    const w = traceWorkload(model, proxy, q.from, q.to, q.protocol);
-    if (w.error) return { ...traceView(w.trace, q.from, q.to, q.protocol), error: w.error };
-    const v = traceView(w.trace, w.representative.from, w.representative.to, q.protocol);
-    v.workload = {
-      from: q.from,
-      to: q.to,
-      verdict: w.verdict,
-      summary: w.summary,
-      source: w.from,
-      destination: w.to,
-      pairs: w.pairs.map((p) => ({ from: p.from, to: p.to, verdict: p.verdict, reason: p.reason })),
-      representative: w.representative,
-    };
-    // The graph lights every pod's path, each with its own verdict, not only the traced pair's.
-    const lit = workloadPaths(w);
-    v.path = lit.path;
-    v.edges = lit.edges;
-    return v;
-  }
-  const dst = parseAnyDestination(q.to);
-  // A plain question (no HTTP request, no router, no mesh) keeps the packet-level answer the graph's flows give;
-  // in a mesh the sidecars decide, and every surface answers as `ktl trace` does (engine/l7).
-  // An ExternalName Service outside the cluster is answered as its name (engine/l7 hostTrace), as `ktl trace` does.
-  const externalName =
-    !("error" in dst) &&
-    dst.kind === "service" &&
-    model.services.some((s) => `${s.namespace}/${s.name}` === dst.service && s.type === "ExternalName");
-  if (
-    "error" in dst ||
-    (!q.http &&
-      !externalName &&
-      (dst.kind === "service" || dst.kind === "pod" || dst.kind === "ip") &&
-      !meshPresent(model))
-  )
-    return traceView(traceRequest(model, proxy, q.from, q.to, q.protocol), q.from, q.to, q.protocol);
-  // As `ktl trace` answers: every destination of the contract, with or without an HTTP request (engine/l7).
-  const t = traceL7(model, proxy, q.from, dst, q.protocol, q.http);
-  return l7View(t, q);
-}
-
-/** The trace view plus the L7 fields of `ktl trace --json` (backends, httpStatus, redirect, decidedBy) and the router on the path. */
-function l7View(t: L7TraceResult, q: TraceQuery): TraceView {
-  const v = traceView(t, q.from, q.to, q.protocol);
-  if (t.httpStatus !== undefined) v.httpStatus = t.httpStatus;
-  if (t.redirect) v.redirect = { ...t.redirect };
-  if (t.decidedBy) v.decidedBy = { ...t.decidedBy };
-  if (t.request)
-    v.request = { method: t.request.method, path: t.request.path, headers: { ...t.request.headers } };
-  if (t.profile) v.profile = t.profile;
-  if (t.assumed?.length) v.assumed = [...t.assumed];
-  if (t.backends)
-    v.backends = t.backends.map((b) => {
-      const x: NonNullable<TraceView["backends"]>[number] = {
-        service: serviceId(b.service),
-        port: b.port,
-        weight: b.weight,
-      };
-      if (b.subset) x.subset = b.subset;
-      if (b.ref) x.ref = refOfTrace(b.ref);
-      return x;
-    });
-  // The router on the path: the Gateway or Ingress, or the VirtualService that routed in the client's sidecar.
-  let router: string | undefined;
-  if (t.router?.kind === "Gateway" || t.router?.kind === "Ingress")
-    router = `${t.router.kind.toLowerCase()}:${t.router.namespace ?? ""}/${t.router.name}`;
-  else {
-    const vs = t.hops.find((h) => h.ref?.kind === "VirtualService")?.ref;
-    if (vs) router = `virtualservice:${vs.namespace ?? ""}/${vs.name}`;
-  }
-  if (t.router) {
-    v.router = {
-      layer: t.router.layer,
-      kind: t.router.kind,
-      name: t.router.name,
-      pods: t.router.pods.map(podId),
-    };
-    if (t.router.namespace) v.router.namespace = t.router.namespace;
-    if (router) v.router.id = router;
-  }
-  // The graph lights the path as a star from its second element (graph/model.ts pathEdges): client -> router -> each backend Service.
-  if (router && !v.error)
-    v.path = [...new Set([v.path[0]!, router, ...(v.backends ?? []).map((b) => b.service)])];
-  return v;
-}
-
-// ---------- matrix ----------
-
-function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows: number): MatrixView {
-  const base = { port: q.port, protocol: q.protocol, by: q.by };
-  // Every cell is the decider's (decide/): the profile, a CNI dialect and the tiers are its choice.
-  const decider = analysisDecider(model, index);
-  const dm = decider.matrix(q.port, q.protocol);
-  const allowed = (a: Pod, b: Pod) => dm.allowed(a, b);
-  const pods = model.pods;
-  const stack = decider.stack?.layered ? decider.stack : undefined;
-  const tierMark = stack && model.clusterPolicies.length > 0 ? tierMarker(stack, index, q) : undefined;
-  if (q.by === "pod") {
-    if (pods.length > maxRows)
-      return {
-        ...base,
-        ids: [],
-        labels: [],
-        cells: [],
-        pairs: [],
-        tooLarge: `${pods.length} pods are too many to show one by one: view by workload instead`,
-      };
-    const ids = pods.map((p) => podId(p.key));
-    const cells = pods.map((a) => pods.map((b) => (allowed(a, b) ? "a" : "d")).join(""));
-    const out: MatrixView = {
-      ...base,
-      ids,
-      labels: pods.map((p) => p.key),
-      cells,
-      pairs: pods.map((a) => pods.map((b) => [podId(a.key), podId(b.key)] as [string, string])),
-    };
-    if (tierMark)
-      out.tiers = pods.map((a, i) =>
-        pods.map((b, j) => (cells[i]![j] === "a" ? "." : tierMark(a, b))).join(""),
-      );
-    return out;
-  }
-  const groups = new Map<string, { label: string; pods: Pod[] }>();
-  for (const p of pods) {
-    const id = workloadId(p.workload);
-    const g = groups.get(id);
-    if (g) g.pods.push(p);
-    else groups.set(id, { label: `${p.workload.namespace}/${p.workload.name}`, pods: [p] });
-  }
-  const list = [...groups];
-  if (list.length > maxRows)
-    return {
-      ...base,
-      ids: [],
-      labels: [],
-      cells: [],
-      pairs: [],
-      tooLarge: `${list.length} workloads are too many to show`,
-    };
-  const cells: string[] = [];
-  const pairs: [string, string][][] = [];
-  const tierRows: string[] = [];
-  for (const [, ga] of list) {
-    let row = "";
-    let tierRow = "";
-    const rowPairs: [string, string][] = [];
-    for (const [, gb] of list) {
-      let any = false;
-      let all = true;
-      let firstAllowed: [string, string] | undefined;
-      let firstDropped: [string, string] | undefined;
-      let droppedBy: string | undefined;
-      for (const a of ga.pods) {
-        for (const b of gb.pods) {
-          if (allowed(a, b)) {
-            any = true;
-            firstAllowed ??= [podId(a.key), podId(b.key)];
-          } else {
-            all = false;
-            if (!firstDropped) {
-              firstDropped = [podId(a.key), podId(b.key)];
-              if (tierMark) droppedBy = tierMark(a, b);
-            }
-          }
-        }
-      }
-      row += all ? "a" : any ? "p" : "d";
-      tierRow += droppedBy ?? ".";
-      rowPairs.push(firstDropped ?? firstAllowed!);
-    }
-    cells.push(row);
-    pairs.push(rowPairs);
-    tierRows.push(tierRow);
-  }
-  const out: MatrixView = {
-    ...base,
-    ids: list.map(([id]) => id),
-    labels: list.map(([, g]) => g.label),
-    cells,
-    pairs,
-  };
-  if (tierMark) out.tiers = tierRows;
-  return out;
-}
-
-/**
- * The tier whose rule drops a pair, for the matrix's cells ("A", "B" or "."):
- * the exact stack walk of the pair (as its trace), once per pair of policy
- * classes (their pods get the same decisions), except for a pod to itself and a
- * host-network sender, which the stack judges one by one.
- */
-function tierMarker(stack: PolicyStack, index: PolicyIndex, q: MatrixQuery): (a: Pod, b: Pod) => string {
-  const byClass = new Map<number, string>();
-  const n = index.classes.length;
-  const mark = (a: Pod, b: Pod) => {
-    const d = explainStackPair(stack, a, b, q.port, q.protocol);
-    if (d.allowed) return ".";
-    const tier = tierOf(d.egress.allowed ? d.ingress.decidedBy : d.egress.decidedBy);
-    return tier === "Admin" ? "A" : tier === "Baseline" ? "B" : ".";
-  };
-  return (a, b) => {
-    if (a === b || a.hostNetwork) return mark(a, b);
-    const k = index.classOf[a.index]! * n + index.classOf[b.index]!;
-    let m = byClass.get(k);
-    if (m === undefined) byClass.set(k, (m = mark(a, b)));
-    return m;
-  };
-}
-
-// ---------- the session ----------
 
 /** Destinations whose requests a CNI policy's HTTP rules judge (Flow.l7), added to the routers' targets. */
 function withCniL7(targets: Analysis["l7Targets"], flows: Flow[]): Analysis["l7Targets"] {
