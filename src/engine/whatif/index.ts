@@ -52,35 +52,43 @@
  */
 import { parseManifests, type KObject } from "../parse/manifests.ts";
 import { buildModel } from "../load/index.ts";
-import type { Model, Pod } from "../model/types.ts";
-import { arr, isObj, obj, str, type Json } from "../parse/values.ts";
-import { parseYamlFile, positionOf } from "../parse/yaml.ts";
+import { arr, isObj, obj, str } from "../parse/values.ts";
+import { positionOf } from "../parse/yaml.ts";
 import { externallyAccessible } from "../model/services.ts";
-import { podKey, workloadKey } from "../model/ids.ts";
+import { workloadKey } from "../model/ids.ts";
 import { updateFindings } from "../validate/update.ts";
 import { formatFieldError } from "../validate/errors.ts";
 import type { LabelEdit } from "../netpol/nearmiss.ts";
 import type { FieldEdit } from "../proxy/nearmiss.ts";
 import { nearMissEditText } from "../trace/render.ts";
 import {
-  appendToDocument,
-  applySplices,
   commentDocument,
   commentOut,
   insertDocumentAfter,
-  insertKey,
-  isFlow,
-  lineStartOf,
-  removeDocument,
   removeKey,
-  sequenceItemSpan,
   setScalar,
   yamlLines,
   type Splice,
-  type TextEdit,
 } from "./text.ts";
+import {
+  controllerOfPod,
+  deleteSplice,
+  done,
+  findObject,
+  isRoot,
+  load,
+  nsName,
+  refused,
+  setPath,
+  strip,
+  type Ctx,
+  type WhatIfOptions,
+  type WhatIfResult,
+} from "./edit.ts";
+import { deletePod, materialize, notReady, terminating } from "./pods.ts";
 
 export type { TextEdit } from "./text.ts";
+export type { WhatIfOptions, WhatIfResult } from "./edit.ts";
 
 export type WhatIf =
   | { kind: "scale"; workload: string; replicas: number }
@@ -101,123 +109,7 @@ export type WhatIf =
 
 export type WhatIfKind = WhatIf["kind"];
 
-export interface WhatIfResult {
-  /** The edit was made (false: refused or nothing to change; `text` is the input). */
-  changed: boolean;
-  text: string;
-  /** The replacements, in the input's offsets and 1-based lines/columns (apply all at once, e.g. Monaco executeEdits). */
-  edits: TextEdit[];
-  /** What was done, in one sentence. */
-  summary: string;
-  /** Consequences worth saying (pods removed, pods written out, fields dropped). */
-  notes: string[];
-  /** Why nothing was changed. */
-  error?: string;
-}
-
-export interface WhatIfOptions {
-  /** File name used for parsing (diagnostics only). */
-  file?: string;
-  /** The deletionTimestamp written by `terminating` (RFC 3339); fixed by default so results are reproducible. */
-  now?: string;
-}
-
 const SCALABLE = new Set(["Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"]);
-const DEFAULT_NOW = "2025-01-01T00:00:00Z";
-
-interface Ctx {
-  text: string;
-  objects: KObject[];
-  model: Model;
-  now: string;
-}
-
-function load(text: string, options: WhatIfOptions): Ctx {
-  const parsed = parseManifests([{ name: options.file ?? "manifests.yaml", text }]);
-  const model = buildModel(parsed);
-  return { text, objects: parsed.objects, model, now: options.now ?? DEFAULT_NOW };
-}
-
-function strip(id: string, prefix: string): string {
-  return id.startsWith(`${prefix}:`) ? id.slice(prefix.length + 1) : id;
-}
-
-/** "ns/name" (namespace default when absent). */
-function nsName(id: string): { namespace: string; name: string } {
-  const i = id.indexOf("/");
-  return i < 0 ? { namespace: "default", name: id } : { namespace: id.slice(0, i), name: id.slice(i + 1) };
-}
-
-function findObject(
-  ctx: Ctx,
-  kinds: (k: string) => boolean,
-  namespace: string | undefined,
-  name: string,
-): KObject | undefined {
-  // The last definition wins, as in the model (model/build.ts dedupe).
-  let found: KObject | undefined;
-  for (const o of ctx.objects) {
-    if (!kinds(o.kind) || o.name !== name) continue;
-    if (namespace !== undefined && (o.namespace ?? "default") !== namespace) continue;
-    found = o;
-  }
-  return found;
-}
-
-function refused(text: string, error: string): WhatIfResult {
-  return { changed: false, text, edits: [], summary: error, notes: [], error };
-}
-
-function done(text: string, splices: Splice[], summary: string, notes: string[] = []): WhatIfResult {
-  if (splices.length === 0) return { changed: false, text, edits: [], summary, notes };
-  const r = applySplices(text, splices);
-  return { changed: r.text !== text, text: r.text, edits: r.edits, summary, notes };
-}
-
-/** The object is a YAML doc of its own (not an item of a `kind: List`). */
-function isRoot(text: string, o: KObject): boolean {
-  const p = positionOf(o.raw);
-  if (!p) return false;
-  if (text[p.offset] === "{") return text.slice(lineStartOf(text, p.offset), p.offset).trim() === "";
-  const first = p.keys && p.keys.size ? Math.min(...p.keys.values()) : p.offset;
-  const c = text[first - 1];
-  const start = c === '"' || c === "'" ? first - 1 : first;
-  return start === lineStartOf(text, start);
-}
-
-/** Sets `path` (all mappings but the last key) to a scalar, creating missing mappings. */
-function setPath(
-  ctx: Ctx,
-  o: KObject,
-  path: readonly string[],
-  value: string | number | boolean,
-  after?: string,
-): Splice {
-  let node: Json = o.raw;
-  for (let i = 0; i < path.length - 1; i++) {
-    const key = path[i]!;
-    const child = obj(node[key]);
-    if (!child || !positionOf(child)) {
-      const nested: Record<string, unknown> = {};
-      let cur = nested;
-      for (let j = i + 1; j < path.length - 1; j++) cur = (cur[path[j]!] = {}) as Record<string, unknown>;
-      cur[path[path.length - 1]!] = value;
-      return addKey(ctx, o, node, key, nested);
-    }
-    node = child;
-  }
-  return setScalar(ctx.text, node, path[path.length - 1]!, value, after);
-}
-
-/** Adds a key to a mapping of object `o`: at the end of the YAML doc for a top-level key of a block-style doc, else in place. */
-function addKey(ctx: Ctx, o: KObject, map: Json, key: string, value: unknown): Splice {
-  if (map === o.raw && isRoot(ctx.text, o) && !isFlow(ctx.text, map))
-    return appendToDocument(ctx.text, o.raw, yamlLines(key, value));
-  return insertKey(ctx.text, map, key, value);
-}
-
-// ---------- scale ----------
-
 function scale(ctx: Ctx, workload: string, replicas: number): WhatIfResult {
   if (!Number.isInteger(replicas) || replicas < 0)
     return refused(ctx.text, `replicas must be a whole number of 0 or more, not ${replicas}`);
@@ -339,14 +231,6 @@ function cordon(ctx: Ctx, nodeName: string): WhatIfResult {
   );
 }
 
-function controllerOfPod(o: KObject): { kind: string; name: string } | undefined {
-  const owners = arr(obj(o.raw.metadata)?.ownerReferences).filter(isObj);
-  const c = owners.find((r) => r.controller === true);
-  const kind = str(c?.kind);
-  const name = str(c?.name);
-  return kind && name ? { kind, name } : undefined;
-}
-
 function drain(ctx: Ctx, nodeName: string): WhatIfResult {
   const name = strip(nodeName, "node");
   const c = cordonSplices(ctx, name);
@@ -401,227 +285,6 @@ function drain(ctx: Ctx, nodeName: string): WhatIfResult {
 }
 
 // ---------- pods ----------
-
-function deleteSplice(ctx: Ctx, o: KObject): Splice {
-  if (isRoot(ctx.text, o)) return removeDocument(ctx.text, o.raw);
-  const list = findContainingSequence(ctx, o);
-  if (list) {
-    const span = sequenceItemSpan(ctx.text, list.seq, list.index);
-    if (span) return { ...span, text: "" };
-  }
-  return removeDocument(ctx.text, o.raw);
-}
-
-/** The `items` sequence of a `kind: List` that holds `o` (matched by offset in a fresh parse of the same text). */
-function findContainingSequence(ctx: Ctx, o: KObject): { seq: unknown[]; index: number } | undefined {
-  const target = positionOf(o.raw)?.offset;
-  if (target === undefined) return undefined;
-  for (const d of parseYamlFile("x", ctx.text).documents) {
-    const items = isObj(d.value) ? d.value.items : undefined;
-    if (!Array.isArray(items)) continue;
-    const index = items.findIndex((it) => isObj(it) && positionOf(it)?.offset === target);
-    if (index >= 0) return { seq: items, index };
-  }
-  return undefined;
-}
-
-function podTarget(ctx: Ctx, id: string): { pod: Pod; object?: KObject } | string {
-  const key = strip(id, "pod");
-  const { namespace, name } = nsName(key);
-  const pod = ctx.model.podsByKey.get(podKey(namespace, name));
-  if (!pod) return `no pod ${namespace}/${name} in the input`;
-  if (pod.generated) return { pod };
-  const object = findObject(ctx, (k) => k === "Pod", namespace, name);
-  return object ? { pod, object } : { pod };
-}
-
-/** The controller reference a workload's pod carries (a Deployment's pods belong to its ReplicaSet `<name>-<pod-template-hash>`). */
-function ownerReference(pod: Pod): Record<string, unknown> {
-  const w = pod.workload;
-  switch (w.kind) {
-    case "Deployment":
-      return {
-        apiVersion: "apps/v1",
-        kind: "ReplicaSet",
-        name: `${w.name}-${pod.labels["pod-template-hash"] ?? ""}`,
-        controller: true,
-      };
-    case "CronJob":
-      return {
-        apiVersion: "batch/v1",
-        kind: "Job",
-        name: pod.labels["job-name"] ?? w.name,
-        controller: true,
-      };
-    case "Job":
-      return { apiVersion: "batch/v1", kind: "Job", name: w.name, controller: true };
-    case "ReplicationController":
-      return { apiVersion: "v1", kind: "ReplicationController", name: w.name, controller: true };
-    default:
-      return { apiVersion: "apps/v1", kind: w.kind, name: w.name, controller: true };
-  }
-}
-
-/** A generated pod written out as a Pod object with the given state. */
-function materialize(
-  ctx: Ctx,
-  pod: Pod,
-  state: { ready: boolean; terminating: boolean },
-  pin = false,
-): Splice {
-  const metadata: Record<string, unknown> = { name: pod.name, namespace: pod.namespace };
-  if (Object.keys(pod.labels).length) metadata.labels = pod.labels;
-  if (Object.keys(pod.annotations).length) metadata.annotations = pod.annotations;
-  if (state.terminating) {
-    metadata.deletionTimestamp = ctx.now;
-    metadata.deletionGracePeriodSeconds = 30;
-  }
-  metadata.ownerReferences = [ownerReference(pod)];
-  const spec: Record<string, unknown> = { ...(obj(pod.raw.spec) ?? {}) };
-  // Pinned to its node, unless the node is one the model assumes for an input
-  // without nodes (naming it would make it the only node); unpinned, the pod
-  // is placed in its workload's turn and lands on the same node.
-  const named = (o: KObject) =>
-    (o.kind === "Node" && o.name === pod.nodeName) ||
-    (o.kind === "Pod" && obj(o.raw.spec)?.nodeName === pod.nodeName);
-  if (pod.nodeName && (pin || ctx.objects.some(named))) spec.nodeName = pod.nodeName;
-  const status: Record<string, unknown> = { phase: "Running" };
-  if (pod.ips.length) status.podIPs = pod.ips.map((ip) => ({ ip }));
-  status.conditions = [{ type: "Ready", status: state.ready ? "True" : "False" }];
-  const body = { apiVersion: "v1", kind: "Pod", metadata, spec, status };
-  const comment = `# ${pod.key}, a pod of ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}, written out by a what-if.\n`;
-  const text =
-    comment +
-    Object.entries(body)
-      .flatMap(([k, v]) => yamlLines(k, v))
-      .join("\n") +
-    "\n";
-  const owner = ctx.objects.find(
-    (o) =>
-      o.kind === pod.workload.kind &&
-      o.name === pod.workload.name &&
-      (o.namespace ?? "default") === pod.workload.namespace,
-  );
-  return insertDocumentAfter(ctx.text, owner && isRoot(ctx.text, owner) ? owner.raw : undefined, text);
-}
-
-function readyConditionIndex(status: Json | undefined): number {
-  return arr(status?.conditions).findIndex((c) => isObj(c) && c.type === "Ready");
-}
-
-function notReady(ctx: Ctx, id: string): WhatIfResult {
-  const t = podTarget(ctx, id);
-  if (typeof t === "string") return refused(ctx.text, t);
-  const { pod, object } = t;
-  if (!object) {
-    if (!pod.ready) return done(ctx.text, [], `pod ${pod.key} is already not ready`);
-    return done(
-      ctx.text,
-      [materialize(ctx, pod, { ready: false, terminating: pod.terminating })],
-      `pod ${pod.key} is not ready (its Ready condition is False)`,
-      [
-        `${pod.key} is generated by ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}: it is written out as a Pod with status.conditions Ready False`,
-      ],
-    );
-  }
-  if (!pod.ready) return done(ctx.text, [], `pod ${pod.key} is already not ready`);
-  const status = obj(object.raw.status);
-  const conditions = status ? status.conditions : undefined;
-  const i = readyConditionIndex(status);
-  if (i >= 0) {
-    const cond = (conditions as Json[])[i]!;
-    return done(
-      ctx.text,
-      [setScalar(ctx.text, cond, "status", "False")],
-      `pod ${pod.key} is not ready (its Ready condition is False)`,
-    );
-  }
-  const entry = { type: "Ready", status: "False" };
-  let splice: Splice;
-  if (!status || !positionOf(status))
-    splice = addKey(ctx, object, object.raw, "status", { phase: "Running", conditions: [entry] });
-  else if (Array.isArray(conditions) && positionOf(conditions) && conditions.length > 0)
-    splice = insertSequenceItem(ctx.text, conditions, entry);
-  else if (conditions === undefined) splice = insertKey(ctx.text, status, "conditions", [entry]);
-  else splice = setListValue(ctx.text, status, "conditions", [entry]);
-  return done(ctx.text, [splice], `pod ${pod.key} is not ready (its Ready condition is False)`);
-}
-
-/** Replaces a key's collection value by a new one (its whole block). */
-function setListValue(text: string, map: Json, key: string, value: unknown): Splice {
-  const r = removeKey(text, map, key)!;
-  const indent = text.slice(r.start, text.length).match(/^ */)![0];
-  return {
-    start: r.start,
-    end: r.end,
-    text:
-      yamlLines(key, value)
-        .map((l) => indent + l)
-        .join("\n") + "\n",
-  };
-}
-
-/** Inserts a mapping as the first item of a non-empty block sequence. */
-function insertSequenceItem(text: string, seq: unknown[], item: Record<string, unknown>): Splice {
-  const p = positionOf(seq)!;
-  const first = p.items![0]!;
-  if (text[p.offset] === "[")
-    return { start: p.offset + 1, end: p.offset + 1, text: `${JSON.stringify(item)}, ` };
-  const lineStart = lineStartOf(text, first);
-  const dash = text.indexOf("-", lineStart);
-  const indent = " ".repeat(dash - lineStart);
-  const lines = Object.entries(item).flatMap(([k, v]) => yamlLines(k, v));
-  return {
-    start: lineStart,
-    end: lineStart,
-    text: lines.map((l, i) => `${indent}${i === 0 ? "- " : "  "}${l}`).join("\n") + "\n",
-  };
-}
-
-function terminating(ctx: Ctx, id: string): WhatIfResult {
-  const t = podTarget(ctx, id);
-  if (typeof t === "string") return refused(ctx.text, t);
-  const { pod, object } = t;
-  if (pod.terminating) return done(ctx.text, [], `pod ${pod.key} is already terminating`);
-  if (!object) {
-    return done(
-      ctx.text,
-      [materialize(ctx, pod, { ready: pod.ready, terminating: true })],
-      `pod ${pod.key} is terminating (deletionTimestamp set)`,
-      [
-        `${pod.key} is generated by ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}: it is written out as a Pod with metadata.deletionTimestamp`,
-      ],
-    );
-  }
-  const meta = obj(object.raw.metadata)!;
-  const splice = setScalar(
-    ctx.text,
-    meta,
-    "deletionTimestamp",
-    ctx.now,
-    meta.namespace !== undefined ? "namespace" : "name",
-  );
-  return done(ctx.text, [splice], `pod ${pod.key} is terminating (deletionTimestamp set)`);
-}
-
-function deletePod(ctx: Ctx, id: string): WhatIfResult {
-  const t = podTarget(ctx, id);
-  if (typeof t === "string") return refused(ctx.text, t);
-  const { pod, object } = t;
-  if (!object) {
-    return refused(
-      ctx.text,
-      `${pod.key} belongs to ${pod.workload.kind} ${pod.workload.namespace}/${pod.workload.name}, whose controller recreates it at once: scale the workload to remove a pod, or make this one terminating`,
-    );
-  }
-  const owner = controllerOfPod(object);
-  const notes = owner
-    ? [`its controller ${owner.kind} ${owner.name} would create a replacement; the input does not model it`]
-    : [];
-  return done(ctx.text, [deleteSplice(ctx, object)], `deleted pod ${pod.key}`, notes);
-}
-
-// ---------- policies and Services ----------
 
 function policyOff(ctx: Ctx, id: string, mode: "comment" | "remove"): WhatIfResult {
   const { namespace, name } = nsName(strip(strip(id, "networkpolicy"), "policy"));
