@@ -217,11 +217,7 @@ export function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows
  * classes (their pods get the same decisions), except for a pod to itself and a
  * host-network sender, which the stack judges one by one.
  */
-function tierMarker(
-  stack: PolicyStack,
-  index: PolicyIndex,
-  q: MatrixQuery,
-): (a: Pod, b: Pod) => string {
+function tierMarker(stack: PolicyStack, index: PolicyIndex, q: MatrixQuery): (a: Pod, b: Pod) => string {
   const byClass = new Map<number, string>();
   const n = index.classes.length;
   const mark = (a: Pod, b: Pod) => {
