@@ -10,7 +10,7 @@ import {
 } from "../../engine/index.ts";
 import { focusConnlist, parseFocus } from "../../engine/connlist/focus.ts";
 import { computeExposure } from "../../engine/connlist/exposure.ts";
-import { computeExplain, formatExplainJson, formatExplainTxt } from "../../engine/connlist/explain.ts";
+import { computeExplain, formatExplainTxt } from "../../engine/connlist/explain.ts";
 import { EXPOSURE_FORMATS, formatExposure } from "../../engine/connlist/format.ts";
 import { readInputs, UsageError, type Output } from "../io.ts";
 import { flagString, isOn, parseArgs, type FlagSpec } from "../args.ts";
@@ -160,7 +160,7 @@ export function run(argv: string[], io: Output): number {
     // The explanation is the decider's reasons per direction (engine/connlist/explain.ts), worded as upstream.
     const e = computeExplain(model);
     if (format === "json") {
-      io.out(JSON.stringify({ ...JSON.parse(formatExplainJson(e)), unmodelled, ...omitted }, null, 2));
+      io.out(JSON.stringify({ ...e, unmodelled, ...omitted }, null, 2));
       return exitFor(omitted);
     }
     for (const headline of headlines) io.out(headline);

@@ -25,6 +25,7 @@ import {
   connlistView,
   externalName,
   probeIntervals,
+  type IngressTarget,
 } from "./index.ts";
 import { addRange, emptyPortSet, type PortSet } from "./ports.ts";
 
@@ -189,11 +190,7 @@ function withPorts(starts: Record<Protocol, number[]>, ports: number[]): Record<
 }
 
 /** What the Ingress and Route objects say of one port toward their backend (upstream's getIngressPeerConnection). */
-function gateAt(
-  targets: readonly { kind: string; object: string; service: string; ports: Set<number> }[],
-  port: number,
-  protocol: Protocol,
-): Gate {
+function gateAt(targets: readonly IngressTarget[], port: number, protocol: Protocol): Gate {
   const through = protocol === "TCP" ? targets.filter((t) => t.ports.has(port)) : [];
   if (through.length)
     return {
@@ -231,7 +228,7 @@ export function computeExplain(model: Model): Explanation {
   // The ingress controller toward each workload an Ingress or Route reaches (upstream's ingress analyzer).
   const targets = ingressTargets(model, []);
   const controller = standInController(reprs.length);
-  const gates = new Map<Node, { kind: string; object: string; service: string; ports: Set<number> }[]>();
+  const gates = new Map<Node, IngressTarget[]>();
   for (const [i, list] of targets) {
     const dst = podNode(reprs[i]!);
     pairs.push([{ name: INGRESS_CONTROLLER, pod: controller, peer: { ip: "", pod: controller } }, dst]);

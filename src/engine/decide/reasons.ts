@@ -10,7 +10,7 @@
  * The verdict is the decider's own walk (policy/ `decideStack`, cni/
  * `explainCniDirection`); this only reads the steps it took.
  */
-import type { Pod, Protocol } from "../model/types.ts";
+import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { CniPolicies, CniVerdict } from "../cni/index.ts";
 import { explainCniDirection, peerOf } from "../cni/index.ts";
 import { policyMiss, type PolicyMiss } from "../netpol/index.ts";
@@ -124,7 +124,7 @@ export function stackReasons(
 }
 
 export function cniReasons(
-  model: Parameters<typeof explainCniDirection>[0],
+  model: Model,
   cni: CniPolicies,
   direction: Side,
   self: Pod,
@@ -157,8 +157,6 @@ export function cniReasons(
     if (v.ref.rule) r.rule = v.ref.rule;
     reasons.push(r);
   } else if (!v.allowed)
-    reasons.push({ layer: v.layer, kind: cniKind(v.layer), name: "", effect: "denies", text: v.reason });
+    reasons.push({ layer: v.layer, kind: v.layer, name: "", effect: "denies", text: v.reason });
   return { direction, allowed: v.allowed, reasons };
 }
-
-const cniKind = (layer: CniVerdict["layer"]) => String(layer);

@@ -1,6 +1,6 @@
 /**
  * What every what-if shares: the input loaded once (Ctx), an object found by
- * its id, the splices that set, add or delete a key, a document or a list
+ * its id, the splices that set, add or delete a key, a YAML doc or a list
  * item, and the result (done, or refused with why).
  */
 import { parseManifests, type KObject } from "../parse/manifests.ts";

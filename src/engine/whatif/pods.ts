@@ -1,7 +1,7 @@
 /**
  * The pod what-ifs: mark a pod not ready, terminating, or delete it. A pod a
  * workload generates is written out first (materialize), with its owner
- * reference, so the edit has a document to change.
+ * reference, so the edit has YAML of its own to change.
  */
 import type { KObject } from "../parse/manifests.ts";
 import type { Pod } from "../model/types.ts";
