@@ -216,7 +216,8 @@ export function toFlowElements(
       type: paths ? `p-${n.kind}` : n.kind,
       position: { x: p?.x ?? 0, y: p?.y ?? 0 },
       data: {
-        node: n,
+        // The layout may have re-wrapped the box narrower (layered.ts): the node is drawn with that text.
+        node: p?.text ? { ...n, text: p.text, width: p.width, height: p.height } : n,
         dimmed: (tracing && !container && !litNodes.has(n.id)) || (focus !== undefined && !near.has(n.id)),
         lit: litNodes.has(n.id),
       },

@@ -12,6 +12,7 @@
  */
 import type { Positions } from "./layout.ts";
 import type { GraphModel, GraphNode } from "./model.ts";
+import { nodeBoxText, type BoxText } from "./text.ts";
 
 export const LAYERED = { columnGap: 78, subColumnGap: 22, rowGap: 14, padding: 10 };
 
@@ -96,57 +97,39 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
 
   // Rows per sub-column: the count that lets the whole picture fit the pane's shape at the largest scale.
   // Boxes are sized to their names (text.ts): a column is as wide as its widest box, a box as tall as its lines.
-  const colW = used.map((c) => Math.max(1, ...c.map((i) => nodes[i]!.width)));
-  const h = Math.max(...nodes.map((n) => n.height), 1);
-  const rowH = h + LAYERED.rowGap;
-  const tallest = Math.max(1, ...used.map((c) => c.length));
-  const size = (rows: number) => {
-    let width = 0;
-    used.forEach((c, k) => {
-      const subs = Math.ceil(c.length / rows);
-      width += subs * colW[k]! + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? LAYERED.columnGap : 0);
+  const box = nodes.map((n) => ({
+    width: n.width,
+    height: n.height,
+    text: undefined as BoxText | undefined,
+  }));
+  const fit = (rows: number) => pictureFit(used, box, rows, options.paneWidth, options.paneHeight);
+  let rows = bestRows(used, box, aspect, options);
+  // Still wider than the pane at a legible zoom (three columns of long pod names): the boxes past a width are
+  // re-wrapped narrower, the widest first, down to about a typical box, so fit view shows every column whole
+  // instead of cutting the last one at the pane's edge. The narrowest width that fits is not sought: the widest.
+  if (options.paneWidth && fit(rows).width > 1) {
+    const model = box.map((b) => ({ ...b }));
+    const widest = Math.max(...model.map((b) => b.width));
+    let chosen = { cap: widest, over: Math.max(fit(rows).width, fit(rows).height) };
+    for (let cap = widest - NARROW_STEP; cap >= NARROWEST; cap -= NARROW_STEP) {
+      nodes.forEach((n, i) => {
+        if (model[i]!.width <= cap) return;
+        const text = nodeBoxText(n, cap);
+        box[i] = { width: text.width, height: text.height, text };
+      });
+      const f = fit(rows);
+      const over = Math.max(f.width, f.height);
+      if (over < chosen.over - 1e-9) chosen = { cap, over };
+      if (over <= 1) break;
+    }
+    nodes.forEach((n, i) => {
+      if (model[i]!.width <= chosen.cap) return void (box[i] = model[i]!);
+      const text = nodeBoxText(n, chosen.cap);
+      box[i] = { width: text.width, height: text.height, text };
     });
-    return { width, height: Math.min(rows, tallest) * rowH - LAYERED.rowGap };
-  };
-  // Sub-columns stack boxes at their own heights: the tallest stack at this many rows.
-  const stackHeight = (rows: number) => {
-    let tallestStack = 0;
-    for (const c of used) {
-      const subs = Math.ceil(c.length / rows);
-      const perSub = Math.ceil(c.length / subs);
-      for (let s = 0; s < subs; s++) {
-        const part = c.slice(s * perSub, (s + 1) * perSub);
-        tallestStack = Math.max(
-          tallestStack,
-          part.reduce((t, i) => t + nodes[i]!.height, 0) + (part.length - 1) * LAYERED.rowGap,
-        );
-      }
-    }
-    return tallestStack;
-  };
-  const top = Math.min(tallest, options.maxRows ?? tallest);
-  let rows = top;
-  let best = 0;
-  // Within the pane's width first (fit view then keeps the text legible and every box in view), then the best scale.
-  const over = (r: number) => {
-    const s = size(r);
-    return Math.max(
-      1,
-      options.paneWidth ? s.width / options.paneWidth : 1,
-      options.paneHeight ? stackHeight(r) / options.paneHeight : 1,
-    );
-  };
-  let least = Infinity;
-  for (let r = top; r >= 1; r--) {
-    const s = size(r);
-    const scale = Math.min(aspect / s.width, 1 / s.height);
-    const o = over(r);
-    if (o < least - 1e-9 || (Math.abs(o - least) < 1e-9 && scale > best * 1.0001)) {
-      least = Math.min(least, o);
-      best = scale;
-      rows = r;
-    }
+    rows = bestRows(used, box, aspect, options);
   }
+  const colW = used.map((c) => Math.max(1, ...c.map((i) => box[i]!.width)));
   const out: Positions = {};
   // Each sub-column stacks its boxes at their own heights, centred on the tallest stack.
   const parts: { k: number; s: number; part: number[]; height: number }[] = [];
@@ -155,7 +138,7 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
     const perSub = Math.ceil(c.length / subs);
     for (let s = 0; s < subs; s++) {
       const part = c.slice(s * perSub, (s + 1) * perSub);
-      const height = part.reduce((t, i) => t + nodes[i]!.height, 0) + (part.length - 1) * LAYERED.rowGap;
+      const height = part.reduce((t, i) => t + box[i]!.height, 0) + (part.length - 1) * LAYERED.rowGap;
       parts.push({ k, s, part, height });
     }
   });
@@ -170,17 +153,88 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
   for (const { k, s, part, height: ph } of parts) {
     let y = LAYERED.padding + (height - ph) / 2;
     for (const i of part) {
-      const n = nodes[i]!;
-      out[n.id] = {
+      const b = box[i]!;
+      out[nodes[i]!.id] = {
         x: colX[k]! + s * (colW[k]! + LAYERED.subColumnGap),
         y,
-        width: n.width,
-        height: n.height,
+        width: b.width,
+        height: b.height,
+        ...(b.text ? { text: b.text } : {}),
       };
-      y += n.height + LAYERED.rowGap;
+      y += b.height + LAYERED.rowGap;
     }
   }
   return options.previous ? keepPlaces(nodes, out, options.previous) : out;
+}
+
+/** Re-wrapped boxes are narrowed in steps of this many units, down to about a typical box (paths.ts PATH_SIZES.leaf). */
+const NARROW_STEP = 10;
+const NARROWEST = 210;
+
+type Box = { width: number; height: number };
+
+/** The picture's width and height at this many rows, over the pane's (1 when the pane is unknown). */
+function pictureFit(
+  used: readonly number[][],
+  box: readonly Box[],
+  rows: number,
+  paneWidth: number | undefined,
+  paneHeight: number | undefined,
+): { width: number; height: number } {
+  let width = 0;
+  let stack = 0;
+  used.forEach((c, k) => {
+    const subs = Math.ceil(c.length / rows);
+    const perSub = Math.ceil(c.length / subs);
+    const colW = Math.max(1, ...c.map((i) => box[i]!.width));
+    width += subs * colW + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? LAYERED.columnGap : 0);
+    // Sub-columns stack boxes at their own heights: the tallest stack.
+    for (let s = 0; s < subs; s++) {
+      const part = c.slice(s * perSub, (s + 1) * perSub);
+      stack = Math.max(
+        stack,
+        part.reduce((t, i) => t + box[i]!.height, 0) + (part.length - 1) * LAYERED.rowGap,
+      );
+    }
+  });
+  return { width: paneWidth ? width / paneWidth : 1, height: paneHeight ? stack / paneHeight : 1 };
+}
+
+/** Rows per sub-column: within the pane first (fit view then keeps the text legible and every box in view), then the best scale for its shape. */
+function bestRows(
+  used: readonly number[][],
+  box: readonly Box[],
+  aspect: number,
+  options: LayeredOptions,
+): number {
+  const h = Math.max(1, ...box.map((b) => b.height));
+  const rowH = h + LAYERED.rowGap;
+  const tallest = Math.max(1, ...used.map((c) => c.length));
+  const colW = used.map((c) => Math.max(1, ...c.map((i) => box[i]!.width)));
+  const size = (rows: number) => {
+    let width = 0;
+    used.forEach((c, k) => {
+      const subs = Math.ceil(c.length / rows);
+      width += subs * colW[k]! + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? LAYERED.columnGap : 0);
+    });
+    return { width, height: Math.min(rows, tallest) * rowH - LAYERED.rowGap };
+  };
+  const top = Math.min(tallest, options.maxRows ?? tallest);
+  let rows = top;
+  let best = 0;
+  let least = Infinity;
+  for (let r = top; r >= 1; r--) {
+    const s = size(r);
+    const scale = Math.min(aspect / s.width, 1 / s.height);
+    const f = pictureFit(used, box, r, options.paneWidth, options.paneHeight);
+    const o = Math.max(1, f.width, f.height);
+    if (o < least - 1e-9 || (Math.abs(o - least) < 1e-9 && scale > best * 1.0001)) {
+      least = Math.min(least, o);
+      best = scale;
+      rows = r;
+    }
+  }
+  return rows;
 }
 
 /** Longest-path layers of the elements of one column over the links among them. */
@@ -257,7 +311,8 @@ function keepPlaces(nodes: readonly GraphNode[], fresh: Positions, previous: Pos
   const boxes: { x: number; y: number; width: number; height: number }[] = [];
   for (const n of kept) {
     const p = previous[n.id]!;
-    out[n.id] = { ...p, width: n.width, height: n.height };
+    const { width, height, text } = fresh[n.id]!;
+    out[n.id] = { x: p.x, y: p.y, width, height, ...(text ? { text } : {}) };
     boxes.push(out[n.id]!);
   }
   for (const n of nodes) {

@@ -10,8 +10,13 @@
  */
 import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api.js";
 import { CONTAINER_KINDS, topLevelOf, type GraphModel, type GraphNode } from "./model.ts";
+import type { BoxText } from "./text.ts";
 
-export type Positions = Record<string, { x: number; y: number; width: number; height: number }>;
+/** Where each element sits; `text` when the layout re-wrapped a box narrower than the model's (layered.ts). */
+export type Positions = Record<
+  string,
+  { x: number; y: number; width: number; height: number; text?: BoxText | undefined }
+>;
 
 // Compact, so that the smallest text (11 px) is 11 px on screen at fit view in a laptop's pane.
 const PADDING_NODE = "[top=36,left=8,bottom=8,right=8]";

@@ -21,7 +21,7 @@
 import type { Analysis, PodView } from "../engine/analysis/index.ts";
 import { type GraphEdge, type GraphModel, type GraphOptions } from "./model.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
-import { boxText } from "./text.ts";
+import { nodeBoxText } from "./text.ts";
 import { familyResolver } from "./nsGroups.ts";
 import { edgeOf, emptyMix, mergeFlows } from "./pathEdges.ts";
 import { namespaceElements, nsGroupKey, idleKey, nsKey, type Ns, type Wl } from "./pathNodes.ts";
@@ -206,8 +206,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
 
   // Every box sized to its name and second line (text.ts): wrapped, never cut.
   for (const n of nodes) {
-    const prefix = n.kind === "group" ? `${n.count}× ` : "";
-    const text = boxText(n.short ?? n.label, n.parts ?? [n.sublabel ?? ""], prefix);
+    const text = nodeBoxText(n);
     n.text = text;
     n.width = text.width;
     n.height = text.height;

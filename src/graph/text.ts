@@ -139,10 +139,16 @@ export interface BoxText {
 }
 
 /**
- * A box sized to its text: as wide as its name and second line need, up to BOX.maxWidth; past
- * it the name wraps (after separators) and the second line wraps between its parts.
+ * A box sized to its text: as wide as its name and second line need, up to maxWidth (BOX.maxWidth
+ * unless the layout needs narrower boxes); past it the name wraps (after separators) and the second
+ * line wraps between its parts.
  */
-export function boxText(name: string, subParts: readonly string[], prefix = ""): BoxText {
+export function boxText(
+  name: string,
+  subParts: readonly string[],
+  prefix = "",
+  maxWidth: number = BOX.maxWidth,
+): BoxText {
   const chrome = BOX.left + BOX.right;
   const full = prefix + name;
   // A little over the measured widths: glyphs are hinted a touch wider at some zooms.
@@ -151,8 +157,9 @@ export function boxText(name: string, subParts: readonly string[], prefix = ""):
   // The name sets the width (up to maxWidth); a long second line widens the box up to subWidth, then wraps
   // between its parts, each of which fits whole.
   const partW = Math.max(0, ...subParts.filter(Boolean).map((p) => textWidth(p, BOX.sub) * 1.03 + 2));
+  // A part of the second line is never split, so it widens the box past maxWidth if it must.
   const width = Math.min(
-    BOX.maxWidth,
+    Math.max(BOX.minWidth, maxWidth, Math.ceil(partW + chrome)),
     Math.max(
       BOX.minWidth,
       Math.ceil(nameW + chrome),
@@ -165,6 +172,15 @@ export function boxText(name: string, subParts: readonly string[], prefix = ""):
   const sub = subParts.some(Boolean) ? wrapParts(subParts, room / 1.03 - 2, BOX.sub) : [];
   const height = Math.ceil(BOX.vertical + nameLines.length * BOX.nameLine + sub.length * BOX.subLine);
   return { name: nameLines, sub, width, height };
+}
+
+/** A path-lens element's box text (its name, with a workload's replica count, and its second line's parts). */
+export function nodeBoxText(
+  n: { kind: string; label: string; count?: number; short?: string; parts?: string[]; sublabel?: string },
+  maxWidth?: number,
+): BoxText {
+  const prefix = n.kind === "group" ? `${n.count}× ` : "";
+  return boxText(n.short ?? n.label, n.parts ?? [n.sublabel ?? ""], prefix, maxWidth);
 }
 
 /**

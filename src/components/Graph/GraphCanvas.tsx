@@ -50,6 +50,7 @@ import { edgeTypes, EdgeMarkers } from "./VerdictEdge.tsx";
 import { Legend } from "./Legend.tsx";
 import { LoadProgress } from "./LoadProgress.tsx";
 import { useLayout } from "./useLayout.ts";
+import type { Positions } from "../../graph/layout.ts";
 import { markFirstDraw } from "../../store/firstDraw.ts";
 import { drawnAs, findMatches, searchIndex, type Match } from "../../graph/search.ts";
 import { testFailedEdges } from "../../graph/testMarks.ts";
@@ -319,11 +320,11 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
     },
     [stable, fitView, fitOptions, setViewport],
   );
-  // Fit the view when the structure changes (a new layout), not on every verdict change.
-  const fitted = useRef<string | undefined>(undefined);
+  // Fit the view when there is a new layout (a new structure, or the pane resized), not on every verdict change.
+  const fitted = useRef<Positions | undefined>(undefined);
   useEffect(() => {
-    if (!displayed || fitted.current === displayed.graph.structureKey) return;
-    fitted.current = displayed.graph.structureKey;
+    if (!displayed || fitted.current === displayed.positions) return;
+    fitted.current = displayed.positions;
     requestAnimationFrame(() => fitPicture());
   }, [displayed, fitPicture]);
 

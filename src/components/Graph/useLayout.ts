@@ -31,9 +31,13 @@ function remember(key: string, p: Positions) {
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
 }
 
-/** The paths lens's last places: a new structure is laid out keeping them; the same structure (a verdict edit, a resize) keeps the picture as it is. */
+/**
+ * The paths lens's last places: a new structure is laid out keeping them; the same structure (a verdict
+ * edit) keeps the picture as it is. A new pane size (the panel dragged, a notice bar shown) lays the picture
+ * out afresh for it: a layout made for the old pane may run past the new one's edge at a legible zoom.
+ */
 class PathPlaces {
-  private last: { key: string; positions: Positions; budget: number | undefined } | undefined;
+  private last: { key: string; pane: string; positions: Positions; budget: number | undefined } | undefined;
 
   layout(
     g: GraphModel,
@@ -41,16 +45,18 @@ class PathPlaces {
     maxRows: number | undefined,
     pane: { width: number; height: number } | undefined,
   ): Positions {
-    if (this.last?.key === g.structureKey) return this.last.positions;
-    // Places are kept across edits, not across a new pane size (a new budget): then the picture is laid out afresh.
-    const previous = this.last?.budget === g.budget ? this.last?.positions : undefined;
+    const paneKey = pane ? `${pane.width}x${pane.height}` : "";
+    if (this.last?.key === g.structureKey && this.last.pane === paneKey) return this.last.positions;
+    // Places are kept across edits, not across a new pane size (nor a new budget, which follows it).
+    const last = this.last;
+    const previous = last && last.budget === g.budget && last.pane === paneKey ? last.positions : undefined;
     const positions = layeredLayout(g, {
       aspect,
       maxRows,
       previous,
       ...(pane ? { paneWidth: pane.width, paneHeight: pane.height } : {}),
     });
-    this.last = { key: g.structureKey, positions, budget: g.budget };
+    this.last = { key: g.structureKey, pane: paneKey, positions, budget: g.budget };
     return positions;
   }
 }
