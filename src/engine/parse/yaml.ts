@@ -21,6 +21,7 @@ import type { Event, ScalarEvent } from "js-yaml";
 import type { Diagnostic } from "./diagnostics.ts";
 import { SourceText } from "./source.ts";
 import { readLeniently } from "./lenient.ts";
+import { scanBlockEvents } from "./blockScan.ts";
 
 /** Where a collection sits in its source: its own offset, and each key's or item's. */
 export interface NodePosition {
@@ -773,8 +774,48 @@ const DIRECTIVE = /^%/m;
 /** Docs are parsed in batches of about this many characters (see parseYamlFile). */
 export const BATCH_CHARS = 1 << 18;
 
-/** Parses some parts of a text; on a syntax error, each part alone so one bad doc spoils only itself. */
+/**
+ * Parses some parts of a text: a part the block scanner reads (blockScan.ts: the plain block YAML most
+ * manifests are) from its events, the others with js-yaml in batches. Either way `construct` makes the values.
+ */
 function parseParts(
+  source: SourceText,
+  text: string,
+  parts: readonly Part[],
+  firstIndex: number,
+  documents: YamlDocument[],
+  diagnostics: Diagnostic[],
+  budget: { yaml11: number },
+): number {
+  let index = firstIndex;
+  let from = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    const events = part.alone ? undefined : scanBlockEvents(part.text);
+    if (!events) continue;
+    if (from < i)
+      index = parseWithJsYaml(source, text, parts.slice(from, i), index, documents, diagnostics, budget);
+    from = i + 1;
+    const before = diagnostics.length;
+    const warningsLeft = budget.yaml11;
+    try {
+      const docs = construct(source, events, part.text, part.base, index, diagnostics, budget);
+      for (const d of docs) documents.push(d);
+      index += docs.length;
+    } catch {
+      // A doc kubectl's decoder refuses (a null key, say): js-yaml's path says so the one way it always does.
+      diagnostics.length = before;
+      budget.yaml11 = warningsLeft;
+      index = parseWithJsYaml(source, text, [part], index, documents, diagnostics, budget);
+    }
+  }
+  if (from < parts.length)
+    index = parseWithJsYaml(source, text, parts.slice(from), index, documents, diagnostics, budget);
+  return index;
+}
+
+/** Parses some parts of a text with js-yaml; on a syntax error, each part alone so one bad doc spoils only itself. */
+function parseWithJsYaml(
   source: SourceText,
   text: string,
   parts: readonly Part[],
