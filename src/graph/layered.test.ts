@@ -78,9 +78,10 @@ describe("layeredLayout within the pane", () => {
     expect(extent(pos).height).toBeLessThanOrEqual(400);
     for (const n of g.nodes) {
       const p = pos[n.id]!;
-      // Nothing is cut: a narrowed box carries its whole name, wrapped.
+      // Nothing is cut: a narrowed box carries its whole name, wrapped after its separators only.
       const text = p.text ?? n.text!;
       expect(text.name.join("")).toBe(n.label);
+      for (const line of text.name.slice(0, -1)) expect(line).toMatch(/-$/);
       expect(p.width).toBe(text.width);
       expect(p.height).toBe(text.height);
     }
@@ -92,6 +93,12 @@ describe("layeredLayout within the pane", () => {
         expect(
           a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height,
         ).toBe(false);
+  });
+
+  it("keeps the model's boxes when no narrower shape fits the pane's width either", () => {
+    const g = boutique();
+    const pos = layeredLayout(g, { aspect: 2.6, maxRows: 4, paneWidth: 500, paneHeight: 400 });
+    for (const n of g.nodes) expect(pos[n.id]!.text).toBeUndefined();
   });
 
   it("keeps narrowed boxes' text when it keeps the previous places", () => {

@@ -102,32 +102,41 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
     height: n.height,
     text: undefined as BoxText | undefined,
   }));
-  const fit = (rows: number) => pictureFit(used, box, rows, options.paneWidth, options.paneHeight);
-  let rows = bestRows(used, box, aspect, options);
-  // Still wider than the pane at a legible zoom (three columns of long pod names): the boxes past a width are
-  // re-wrapped narrower, the widest first, down to about a typical box, so fit view shows every column whole
-  // instead of cutting the last one at the pane's edge. The narrowest width that fits is not sought: the widest.
-  if (options.paneWidth && fit(rows).width > 1) {
+  let gap: number = LAYERED.columnGap;
+  let rows = bestRows(used, box, gap, aspect, options);
+  // Wider than the pane at a legible zoom (three columns of long pod names): the widest boxes are re-wrapped
+  // narrower (names break after separators only), down to about a typical box, then the gaps between columns
+  // close a little, so fit view shows every column whole instead of cutting the last at the pane's edge. Only
+  // a shape that fits the pane's width is taken: one that would still be cut keeps the boxes as their names
+  // want them.
+  const wide = (g: number) => pictureFit(used, box, rows, g, options.paneWidth, options.paneHeight);
+  if (options.paneWidth && options.paneHeight && wide(gap).width > 1) {
     const model = box.map((b) => ({ ...b }));
-    const widest = Math.max(...model.map((b) => b.width));
-    let chosen = { cap: widest, over: Math.max(fit(rows).width, fit(rows).height) };
-    for (let cap = widest - NARROW_STEP; cap >= NARROWEST; cap -= NARROW_STEP) {
+    const texts = new Map<string, BoxText>();
+    const reshape = (cap: number) =>
       nodes.forEach((n, i) => {
-        if (model[i]!.width <= cap) return;
-        const text = nodeBoxText(n, cap);
+        if (model[i]!.width <= cap) return void (box[i] = model[i]!);
+        const key = `${i} ${cap}`;
+        const text = texts.get(key) ?? nodeBoxText(n, cap);
+        texts.set(key, text);
         box[i] = { width: text.width, height: text.height, text };
       });
-      const f = fit(rows);
-      const over = Math.max(f.width, f.height);
-      if (over < chosen.over - 1e-9) chosen = { cap, over };
-      if (over <= 1) break;
-    }
-    nodes.forEach((n, i) => {
-      if (model[i]!.width <= chosen.cap) return void (box[i] = model[i]!);
-      const text = nodeBoxText(n, chosen.cap);
-      box[i] = { width: text.width, height: text.height, text };
+    const widest = Math.max(...model.map((b) => b.width));
+    const shapes: [number, number][] = [];
+    for (let cap = widest - NARROW_STEP; cap >= NARROWEST; cap -= NARROW_STEP) shapes.push([cap, gap]);
+    for (const g of NARROW_GAPS) shapes.push([NARROWEST, g]);
+    // Taller than the pane already, it may stay as tall, no taller.
+    const tall = Math.max(1, wide(gap).height);
+    const fits = shapes.find(([cap, g]) => {
+      reshape(cap);
+      const f = wide(g);
+      return f.width <= 1 && f.height <= tall;
     });
-    rows = bestRows(used, box, aspect, options);
+    if (fits) {
+      reshape(fits[0]);
+      gap = fits[1];
+      rows = bestRows(used, box, gap, aspect, options);
+    } else reshape(widest);
   }
   const colW = used.map((c) => Math.max(1, ...c.map((i) => box[i]!.width)));
   const out: Positions = {};
@@ -148,7 +157,7 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
   used.forEach((c, k) => {
     colX[k] = x;
     const subs = Math.ceil(c.length / rows);
-    x += subs * colW[k]! + (subs - 1) * LAYERED.subColumnGap + LAYERED.columnGap;
+    x += subs * colW[k]! + (subs - 1) * LAYERED.subColumnGap + gap;
   });
   for (const { k, s, part, height: ph } of parts) {
     let y = LAYERED.padding + (height - ph) / 2;
@@ -170,6 +179,8 @@ export function layeredLayout(g: GraphModel, options: LayeredOptions = {}): Posi
 /** Re-wrapped boxes are narrowed in steps of this many units, down to about a typical box (paths.ts PATH_SIZES.leaf). */
 const NARROW_STEP = 10;
 const NARROWEST = 210;
+/** Then the gaps between columns, down to room for an edge's verdict mark and its fan. */
+const NARROW_GAPS = [70, 62, 56];
 
 type Box = { width: number; height: number };
 
@@ -178,6 +189,7 @@ function pictureFit(
   used: readonly number[][],
   box: readonly Box[],
   rows: number,
+  gap: number,
   paneWidth: number | undefined,
   paneHeight: number | undefined,
 ): { width: number; height: number } {
@@ -187,7 +199,7 @@ function pictureFit(
     const subs = Math.ceil(c.length / rows);
     const perSub = Math.ceil(c.length / subs);
     const colW = Math.max(1, ...c.map((i) => box[i]!.width));
-    width += subs * colW + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? LAYERED.columnGap : 0);
+    width += subs * colW + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? gap : 0);
     // Sub-columns stack boxes at their own heights: the tallest stack.
     for (let s = 0; s < subs; s++) {
       const part = c.slice(s * perSub, (s + 1) * perSub);
@@ -204,6 +216,7 @@ function pictureFit(
 function bestRows(
   used: readonly number[][],
   box: readonly Box[],
+  gap: number,
   aspect: number,
   options: LayeredOptions,
 ): number {
@@ -215,7 +228,7 @@ function bestRows(
     let width = 0;
     used.forEach((c, k) => {
       const subs = Math.ceil(c.length / rows);
-      width += subs * colW[k]! + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? LAYERED.columnGap : 0);
+      width += subs * colW[k]! + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? gap : 0);
     });
     return { width, height: Math.min(rows, tallest) * rowH - LAYERED.rowGap };
   };
@@ -226,7 +239,7 @@ function bestRows(
   for (let r = top; r >= 1; r--) {
     const s = size(r);
     const scale = Math.min(aspect / s.width, 1 / s.height);
-    const f = pictureFit(used, box, r, options.paneWidth, options.paneHeight);
+    const f = pictureFit(used, box, r, gap, options.paneWidth, options.paneHeight);
     const o = Math.max(1, f.width, f.height);
     if (o < least - 1e-9 || (Math.abs(o - least) < 1e-9 && scale > best * 1.0001)) {
       least = Math.min(least, o);

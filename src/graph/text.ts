@@ -180,7 +180,19 @@ export function nodeBoxText(
   maxWidth?: number,
 ): BoxText {
   const prefix = n.kind === "group" ? `${n.count}× ` : "";
-  return boxText(n.short ?? n.label, n.parts ?? [n.sublabel ?? ""], prefix, maxWidth);
+  const name = n.short ?? n.label;
+  // Narrowed (the layout's maxWidth), a name still breaks only after its separators, its count kept with its first piece.
+  const whole = maxWidth === undefined ? undefined : Math.max(maxWidth, wholePiecesWidth(name, prefix));
+  return boxText(name, n.parts ?? [n.sublabel ?? ""], prefix, whole);
+}
+
+/** The narrowest box whose name breaks only after separators (the count, `3× `, on the first piece's line). */
+export function wholePiecesWidth(name: string, prefix = ""): number {
+  const ps = pieces(name);
+  if (prefix && ps.length > 0) ps[0] = prefix + ps[0]!;
+  const widest = Math.max(0, ...ps.map((p) => textWidth(p.trimEnd(), BOX.name, true)));
+  // boxText wraps in `room / 1.03 - 2` of a box's inner width.
+  return Math.ceil((widest + 2) * 1.03 + BOX.left + BOX.right);
 }
 
 /**
