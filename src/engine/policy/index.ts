@@ -9,6 +9,7 @@ import type { Model, Pod, Protocol } from "../model/types.ts";
 import {
   classAllowed,
   classMatrix,
+  ownNodeOf,
   pairAllowed,
   reachSummary,
   type ClassMatrix,
@@ -64,8 +65,8 @@ export interface PolicyStack {
    * when their inputs are unchanged: analysis/tiers.ts).
    */
   matrices: Map<string, StackMatrix>;
-  /** stackPairAllowed's host-network senders to pods on their node, by port, sender class and destination class. */
-  ownNode: Map<string, boolean>;
+  /** stackPairAllowed's own-node ingress rows (ownNodeIngress) by port and layer entries. */
+  ownNode: Map<string, ClassSet | null>;
 }
 
 export function buildStack(model: Model, index?: PolicyIndex): PolicyStack {
@@ -184,6 +185,8 @@ export function explainStackPair(
 /** The stack's class matrix, with the NetworkPolicy-only one it was built on (for a pod's traffic to itself). */
 export interface StackMatrix extends ClassMatrix {
   netpol: ClassMatrix;
+  /** Per destination class, filled as asked: its ingress row for a sender on its own node (ownNodeIngress). */
+  ownNode?: (ClassSet | null | undefined)[];
 }
 
 function netpolMatrix(stack: PolicyStack, index: PolicyIndex, port: number, protocol: Protocol): ClassMatrix {
@@ -239,23 +242,49 @@ function buildStackMatrix(stack: PolicyStack, port: number, protocol: Protocol):
 /**
  * Pod to pod by the destination's IP, as `explainStackPair` decides it: a
  * pod's traffic to itself by NetworkPolicy alone (the tiers do not apply to
- * it), and a host-network sender to a pod on its node exactly (NetworkPolicy
- * admits a pod's own node).
+ * it), and a host-network sender to a pod on its node by the destination
+ * class's own-node ingress row (NetworkPolicy admits a pod's own node).
  */
 export function stackPairAllowed(stack: PolicyStack, m: StackMatrix, src: Pod, dst: Pod): boolean {
   const index = stack.index!;
   if (src === dst) return pairAllowed(index, m.netpol, src, dst);
-  if (stack.layered && ownNodeSender(src, dst)) {
-    // Exact, once per sender class, destination class and port: pairs on different nodes depend on the two
-    // classes alone (the class rows are exact there; stack.test.ts), and on one node the walk differs from
-    // them only by NetworkPolicy's own-node admission, which holds for every such pair alike.
-    const key = `${m.port}/${m.protocol}|${index.classOf[src.index]}|${index.classOf[dst.index]}`;
-    let allowed = stack.ownNode.get(key);
-    if (allowed === undefined)
-      stack.ownNode.set(key, (allowed = explainStackPair(stack, src, dst, m.port, m.protocol).allowed));
-    return allowed;
+  if (stack.layered && ownNodeSender(src, dst) && ownNodeOf(stack.model, dst, src.ips[0] ?? "")) {
+    const a = index.classOf[src.index]!;
+    const b = index.classOf[dst.index]!;
+    const e = m.egressTo[a]!;
+    if (e !== null && !e.has(b)) return false;
+    const i = ownNodeIngress(stack, m, b);
+    return i === null || i.has(a);
   }
   return pairAllowed(index, m, src, dst);
+}
+
+const ADMIT_ALL: readonly ClassEntry[] = [{ action: "Accept", set: null }];
+
+/**
+ * Class `c`'s ingress row for a sender on its own node: the stack's walk with NetworkPolicy admitting
+ * every peer where it isolates `c` (rule 8 admits the pod's own node whatever its policies allow; where
+ * none isolates it NetworkPolicy decides nothing and the layers below still do). Once per class and
+ * port, shared by classes whose layers give the same entries.
+ */
+function ownNodeIngress(stack: PolicyStack, m: StackMatrix, c: number): ClassSet | null {
+  const rows = (m.ownNode ??= []);
+  const known = rows[c];
+  if (known !== undefined) return known;
+  const n = stack.index!.classes.length;
+  const lists: (readonly ClassEntry[])[] = [];
+  let key = "";
+  for (const l of stack.layers) {
+    const e = l.classEntries({ direction: "ingress", subject: c, port: m.port, protocol: m.protocol });
+    const admits = l.layer === "NetworkPolicy" && e.entries.length > 0;
+    lists.push(admits ? ADMIT_ALL : e.entries);
+    key += admits ? "own;" : `${e.key};`;
+  }
+  const cacheKey = `${m.port}/${m.protocol}|${key}`;
+  let row = stack.ownNode.get(cacheKey);
+  if (row === undefined) stack.ownNode.set(cacheKey, (row = stackRow(n, lists)));
+  rows[c] = row;
+  return row;
 }
 
 /** A host-network sender to another pod on its node: NetworkPolicy admits it, unless a layer above decides first. */
