@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseManifests } from "./manifests.ts";
-import { lineOf, lineOfPath, parseYamlFile } from "./yaml.ts";
+import fc from "fast-check";
+import { kubectlReads, lineOf, lineOfPath, parseYamlFile, resolvePlain12 } from "./yaml.ts";
 
 const parse = (text: string, name = "in.yaml") => parseManifests([{ name, text }]);
 
@@ -255,5 +256,21 @@ describe("Istio's mesh config", () => {
     expect(codes("istio", "istio-system")).toEqual([]);
     expect(codes("istio", "default")).toEqual(["KTL104"]);
     expect(codes("settings", "istio-system")).toEqual(["KTL104"]);
+  });
+});
+
+describe("the YAML 1.1 warning's first-character shortcut", () => {
+  // yaml11Warning skips scalars that start with none of [0-9+-.~yYnNtTfFoO]: both readings must keep them as text.
+  it("both readings keep a scalar as text when it starts with any other character", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 12 }), (s) => {
+        fc.pre(!/^[0-9+\-.~yYnNtTfFoO]/.test(s));
+        expect(kubectlReads(s)).toBe(s);
+        expect(resolvePlain12(s)).toBe(s);
+      }),
+      { numRuns: 5000, seed: 1205 },
+    );
+    for (const w of ["Yes", "on", "Off", "NULL", "~", ".inf", "-.Inf", "0x1F", "010", "1_000", "+1", "TRUE"])
+      expect(kubectlReads(w) !== w || resolvePlain12(w) !== w).toBe(true);
   });
 });

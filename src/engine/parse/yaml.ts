@@ -290,8 +290,13 @@ function describeScalar(v: unknown): string {
   return `the text ${JSON.stringify(v)}`;
 }
 
+/** The first characters with which resolvePlain12 or kubectlReads may read a plain scalar as other than text. */
+const MAYBE_NOT_TEXT = /^[0-9+\-.~yYnNtTfFoO]/;
+
 /** A plain scalar kubectl reads otherwise than YAML 1.2 tools do: the warning (KTL108), or undefined. */
 function yaml11Warning(raw: string, asKey: boolean): { message: string; hint: string } | undefined {
+  // Both readings keep a scalar as text unless it starts as a number, a word or `~` does (most do not).
+  if (raw.length > 0 && !MAYBE_NOT_TEXT.test(raw)) return undefined;
   const v12 = resolvePlain12(raw);
   const kubectl = kubectlReads(raw);
   if (sameScalar(kubectl, v12)) return undefined;
