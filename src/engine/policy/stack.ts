@@ -23,7 +23,7 @@
  * stack by `order` (see CONTEXT.md in this folder).
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
-import { Bitset, SparseSet, type ClassSet } from "../netpol/bitset.ts";
+import { Bitset, popcount, setForm, SparseSet, type ClassSet } from "../netpol/bitset.ts";
 import type { DirectionVerdict } from "../netpol/explain.ts";
 
 export type Direction = "ingress" | "egress";
@@ -203,11 +203,21 @@ export function stackRow(n: number, layers: readonly (readonly ClassEntry[])[]):
     }
   }
   let all = true;
+  let count = 0;
   for (let i = 0; i < out.length; i++) {
     out[i]! |= undecided[i]!;
     if (out[i] !== full[i]) all = false;
+    if (out[i] !== 0) count += popcount(out[i]!);
   }
   if (all) return null;
+  // In the smaller form, as the NetworkPolicy matrix's sets are (setForm): most rows of a large stack are a few peers.
+  if (count * setForm.sparseFactor <= n) {
+    const members = new Int32Array(count);
+    let k = 0;
+    for (let i = 0; i < out.length; i++)
+      for (let w = out[i]!; w !== 0; w &= w - 1) members[k++] = (i << 5) + (31 - Math.clz32(w & -w));
+    return new SparseSet(n, members);
+  }
   const b = new Bitset(n);
   b.words.set(out);
   return b;
