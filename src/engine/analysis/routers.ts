@@ -23,7 +23,7 @@
  */
 import type { KObject } from "../parse/manifests.ts";
 import { arr, isObj, num, obj, str, strList } from "../parse/values.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import type { Model, PodKey } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import type { ProxyIndex } from "../proxy/index.ts";

@@ -10,7 +10,7 @@
  * - The Service is in the Ingress's or Route's own namespace.
  */
 import { refOf, type KObject, type SourceRef } from "../parse/manifests.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { arr, isObj, num, obj, str, strMap, type Json } from "../parse/values.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import type { ContainerPort, Protocol } from "../model/types.ts";

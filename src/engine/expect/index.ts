@@ -11,7 +11,8 @@
  */
 import { externalAtNode, parseExternalAtNode } from "../model/ids.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import { lineOf, parseYamlFile } from "../parse/yaml.ts";
+import { parseYamlFile } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { parseAnyDestination, traceL7 } from "../l7/index.ts";

@@ -42,7 +42,7 @@
  */
 import type { KObject } from "../parse/manifests.ts";
 import type { Namespace } from "../model/types.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { num, obj, str } from "../parse/values.ts";
 import { matchesSelector } from "../model/labels.ts";
 import { header, hostOf, type HttpRequest } from "./request.ts";

@@ -4,7 +4,7 @@
  * validation refuses, and ReferenceGrants. gateway.ts routes a request through them.
  */
 import type { KObject } from "../parse/manifests.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { arr, isObj, num, obj, str, strList } from "../parse/values.ts";
 import { parseLabelSelector } from "../model/labels.ts";
 import type { TraceRef } from "../trace/index.ts";

@@ -22,7 +22,7 @@
  *    has no ready endpoint: 503 (ingress-nginx).
  */
 import type { KObject } from "../parse/manifests.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { arr, isObj, num, obj, str, strMap } from "../parse/values.ts";
 import { hostOf, type HttpRequest } from "./request.ts";
 import {

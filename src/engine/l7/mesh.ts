@@ -37,7 +37,7 @@
 import type { KObject } from "../parse/manifests.ts";
 import type { Model, Pod } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { arr, isObj, num, obj, str, strList, strMap } from "../parse/values.ts";
 import { parseYamlFile } from "../parse/yaml.ts";
 import type { TraceRef } from "../trace/index.ts";

@@ -6,7 +6,7 @@
 import type { KObject } from "../parse/manifests.ts";
 import type { Pod } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { arr, isObj, num, obj, str, strList, strMap } from "../parse/values.ts";
 import type { TraceRef } from "../trace/index.ts";
 import type { HttpRequest } from "./request.ts";

@@ -5,7 +5,7 @@
  */
 import type { KObject } from "../parse/manifests.ts";
 import type { Pod } from "../model/types.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { arr, obj, str, strList, strMap } from "../parse/values.ts";
 import { sidecarOf } from "../model/sidecar.ts";
 import type { TraceRef } from "../trace/index.ts";

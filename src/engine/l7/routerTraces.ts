@@ -7,7 +7,7 @@ import type { KObject } from "../parse/manifests.ts";
 import type { Model, Protocol } from "../model/types.ts";
 import { matchesSelector, parseLabelSelector } from "../model/labels.ts";
 import { type ProxyIndex } from "../proxy/index.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { arr, isObj, num, obj, strList, strMap } from "../parse/values.ts";
 import { type TraceSource } from "../trace/index.ts";
 import { formatRequest, hostOf, type HttpRequest } from "./request.ts";

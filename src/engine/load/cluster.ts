@@ -19,7 +19,7 @@
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { parseManifests, type KObject, type ParseResult } from "../parse/manifests.ts";
 import { isObj, obj, strList, strMap } from "../parse/values.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import type { ClusterAssumptions } from "../cni/profile.ts";
 import type { Model, UnmodelledObject } from "../model/types.ts";
 import { anySidecar } from "../model/sidecar.ts";

@@ -55,7 +55,7 @@ import type { KObject, SourceRef } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, int, isObj, obj, str, strList, strMap } from "../parse/values.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import type {
   Endpoint,
   EndpointHints,

@@ -4,7 +4,7 @@
  * the objects; netpol/ decides on them.
  */
 import { refOf, type KObject, type SourceRef } from "../parse/manifests.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { groupOf } from "../parse/kinds.ts";
 import { arr, int, isObj, str, strList, type Json } from "../parse/values.ts";
 import { parseLabelSelector, type LabelSelector } from "./labels.ts";

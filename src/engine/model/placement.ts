@@ -9,7 +9,7 @@
 import type { KObject } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { obj, str } from "../parse/values.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { workloadKey } from "./ids.ts";
 import { safeSuffix } from "./hash.ts";
 import { taintText } from "./taints.ts";

@@ -8,7 +8,7 @@
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { refOf } from "../parse/manifests.ts";
 import { arr, bool, int, isObj, str, type Json } from "../parse/values.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { podKey, type PodKey } from "./ids.ts";
 import { nthAddress, parseCidr, parseIP } from "./ip.ts";
 import { DEFAULT_TOLERATION_SECONDS, noExecuteOutcome, taintText } from "./taints.ts";

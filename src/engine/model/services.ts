@@ -39,7 +39,7 @@ import type { KObject } from "../parse/manifests.ts";
 import { refOf } from "../parse/manifests.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, int, isObj, obj, str, strList, strMap, type Json } from "../parse/values.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import type {
   Node,
   Pod,

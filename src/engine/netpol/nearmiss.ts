@@ -10,7 +10,7 @@
  * policy's own namespace), so a near miss is a rule that would allow the
  * connection once its one failing requirement holds.
  */
-import { lineOfPath } from "../parse/yaml.ts";
+import { lineOfPath } from "../parse/positions.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { failedRequirements, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { peerMatches, portMatches, type Direction, type PeerEndpoint } from "./explain.ts";

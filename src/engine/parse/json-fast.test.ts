@@ -13,7 +13,9 @@ import { SCENARIOS } from "../../../scenarios/index.ts";
 // @ts-expect-error: the bench generator is plain JavaScript
 import { generate } from "../../../bench/generate.mjs";
 import { SourceText } from "./source.ts";
-import { parseJsonFast, parseYamlFile, parseYamlText, positionOf, type YamlFileResult } from "./yaml.ts";
+import { parseYamlFile, parseYamlText } from "./yaml.ts";
+import { positionOf, type YamlFileResult } from "./positions.ts";
+import { parseJsonFast } from "./jsonFast.ts";
 
 /** Values, prototypes, key order and position records, compared node by node. */
 function sameTree(a: unknown, b: unknown, path = "$"): void {

@@ -9,7 +9,8 @@
  * columns stay the source's; KTL111 says YAML 1.2 tools refuse the text.
  */
 import { describe, expect, it } from "vitest";
-import { lineOf, parseYamlFile } from "./yaml.ts";
+import { parseYamlFile } from "./yaml.ts";
+import { lineOf } from "./positions.ts";
 import { parseManifests } from "./manifests.ts";
 
 const T = "\t";

@@ -5,7 +5,8 @@
  * their file, doc index and line so that every later decision can point at them.
  */
 import type { Diagnostic } from "./diagnostics.ts";
-import { lineOf, parseYamlFile, type YamlPartCache } from "./yaml.ts";
+import { parseYamlFile, type YamlPartCache } from "./yaml.ts";
+import { lineOf } from "./positions.ts";
 import { isObj, str, type Json } from "./values.ts";
 import { groupOf, isModelled, isRouterObject, MODELLED_KIND_NAMES, unmodelledScope } from "./kinds.ts";
 

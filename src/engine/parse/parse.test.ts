@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { parseManifests } from "./manifests.ts";
 import fc from "fast-check";
-import { kubectlReads, lineOf, lineOfPath, parseYamlFile, resolvePlain12 } from "./yaml.ts";
+import { parseYamlFile } from "./yaml.ts";
+import { lineOf, lineOfPath } from "./positions.ts";
+import { kubectlReads, resolvePlain12 } from "./scalars.ts";
 
 const parse = (text: string, name = "in.yaml") => parseManifests([{ name, text }]);
 

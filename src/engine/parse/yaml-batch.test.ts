@@ -3,7 +3,8 @@
 // line ends every construct, c-forbidden) and §7.1 (anchors are scoped to one
 // document) make a stream equal to its documents parsed one by one.
 import { describe, expect, it } from "vitest";
-import { BATCH_CHARS, lineOf, lineOfPath, parseYamlFile, positionOf, YamlPartCache } from "./yaml.ts";
+import { BATCH_CHARS, parseYamlFile, YamlPartCache } from "./yaml.ts";
+import { lineOf, lineOfPath, positionOf } from "./positions.ts";
 
 /** A manifest of about `size` characters whose values depend on `i`. */
 function doc(i: number, size = 300): string {

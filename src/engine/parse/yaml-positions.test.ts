@@ -2,7 +2,8 @@
 // symbol (yaml.ts, Pos). These tests pin that the record answers like the
 // former Map/array per collection did, and that the values stay plain data.
 import { describe, expect, it } from "vitest";
-import { lineOf, lineOfPath, parseYamlFile, positionOf } from "./yaml.ts";
+import { parseYamlFile } from "./yaml.ts";
+import { lineOf, lineOfPath, positionOf } from "./positions.ts";
 
 const first = (text: string) => parseYamlFile("p.yaml", text).documents[0]!.value as Record<string, unknown>;
 

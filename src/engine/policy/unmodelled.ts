@@ -10,7 +10,7 @@ import { skippedDocuments, type Diagnostic, type SkippedDocument } from "../pars
 import type { Model, Pod, UnmodelledObject } from "../model/types.ts";
 import type { CniPolicies } from "../cni/policies.ts";
 import { arr, isObj } from "../parse/values.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 
 export function unmodelledObjects(ignored: readonly KObject[]): UnmodelledObject[] {
   const out: UnmodelledObject[] = [];

@@ -18,7 +18,7 @@
  *   local endpoints" DROP) while other nodes have ready ones. Edit: the
  *   field to Cluster.
  */
-import { lineOfPath } from "../parse/yaml.ts";
+import { lineOfPath } from "../parse/positions.ts";
 import type { Model, Pod } from "../model/types.ts";
 import type { Service, ServicePort } from "../model/services.ts";
 import type { EditAt, NearMissRef } from "../netpol/nearmiss.ts";

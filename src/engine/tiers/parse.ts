@@ -8,7 +8,7 @@
  * field fails closed.
  */
 import { refOf, type KObject } from "../parse/manifests.ts";
-import { lineOf } from "../parse/yaml.ts";
+import { lineOf } from "../parse/positions.ts";
 import { arr, int, isObj, str, strList, type Json } from "../parse/values.ts";
 import { parseLabelSelector } from "../model/labels.ts";
 import { parseCidr, type Cidr } from "../model/ip.ts";

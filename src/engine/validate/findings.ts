@@ -1,6 +1,6 @@
 /** Findings in the `ktl validate --json` shape (contract/ktl-cli.md), with their source lines. */
 import type { KObject } from "../parse/manifests.ts";
-import { lineOfPath } from "../parse/yaml.ts";
+import { lineOfPath } from "../parse/positions.ts";
 import type { DiagnosticCode } from "../parse/diagnostics.ts";
 import { formatPath, rawPath, type FieldError, type PathSegment } from "./errors.ts";
 

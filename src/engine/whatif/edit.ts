@@ -7,7 +7,8 @@ import { parseManifests, type KObject } from "../parse/manifests.ts";
 import { buildModel } from "../load/index.ts";
 import type { Model } from "../model/types.ts";
 import { arr, isObj, obj, str, type Json } from "../parse/values.ts";
-import { parseYamlFile, positionOf } from "../parse/yaml.ts";
+import { parseYamlFile } from "../parse/yaml.ts";
+import { positionOf } from "../parse/positions.ts";
 import {
   appendToDocument,
   applySplices,

@@ -53,7 +53,7 @@
 import { parseManifests, type KObject } from "../parse/manifests.ts";
 import { buildModel } from "../load/index.ts";
 import { arr, isObj, obj, str } from "../parse/values.ts";
-import { positionOf } from "../parse/yaml.ts";
+import { positionOf } from "../parse/positions.ts";
 import { externallyAccessible } from "../model/services.ts";
 import { workloadKey } from "../model/ids.ts";
 import { updateFindings } from "../validate/update.ts";

@@ -6,7 +6,7 @@
 import type { KObject } from "../parse/manifests.ts";
 import type { Pod } from "../model/types.ts";
 import { arr, isObj, obj, type Json } from "../parse/values.ts";
-import { positionOf } from "../parse/yaml.ts";
+import { positionOf } from "../parse/positions.ts";
 import { podKey } from "../model/ids.ts";
 import { insertDocumentAfter, insertKey, setScalar, yamlLines, type Splice } from "./text.ts";
 import {

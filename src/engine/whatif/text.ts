@@ -7,7 +7,7 @@
  * Block style is written in block style; a flow mapping (`{...}`, JSON
  * input) gets JSON-shaped insertions, which YAML reads the same way.
  */
-import { positionOf } from "../parse/yaml.ts";
+import { positionOf } from "../parse/positions.ts";
 
 /** One replacement of [start, end) by `text`, with 1-based line and column for editors (Monaco's executeEdits). */
 export interface TextEdit {

@@ -10,7 +10,7 @@
  * - ports are numbers, "a:b" ranges (inclusive) or named ports.
  */
 import { refOf, type KObject, type SourceRef } from "../../parse/manifests.ts";
-import { lineOf } from "../../parse/yaml.ts";
+import { lineOf } from "../../parse/positions.ts";
 import { arr, isObj, num, str, strList, type Json } from "../../parse/values.ts";
 import type { Diagnostic } from "../../parse/diagnostics.ts";
 import { parseCidr, type Cidr } from "../../model/ip.ts";

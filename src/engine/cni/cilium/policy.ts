@@ -6,7 +6,7 @@
  * (pkg/labels: a key without a source matches any source).
  */
 import { refOf, type KObject, type SourceRef } from "../../parse/manifests.ts";
-import { lineOf } from "../../parse/yaml.ts";
+import { lineOf } from "../../parse/positions.ts";
 import { arr, bool, int, isObj, str, strList, type Json } from "../../parse/values.ts";
 import type { Diagnostic } from "../../parse/diagnostics.ts";
 import { parseLabelSelector, type LabelSelector } from "../../model/labels.ts";

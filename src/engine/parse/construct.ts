@@ -1,0 +1,336 @@
+/**
+ * js-yaml's events -> the values kubectl's decoder makes of them, with a
+ * position record on every collection (positions.ts). The one place that
+ * decides what a YAML doc means: `<<` merges, duplicate keys (KTL106), keys
+ * as sigs.k8s.io/yaml's JSON conversion spells them, YAML 1.1 scalars
+ * (scalars.ts, KTL108), anchors and aliases under go-yaml's expansion
+ * budget. The events come from js-yaml or from the block scanner
+ * (blockScan.ts), which gives the same ones for the text it reads.
+ */
+import { EVENT_ID } from "js-yaml";
+import type { Event } from "js-yaml";
+import type { Diagnostic } from "./diagnostics.ts";
+import type { SourceText } from "./source.ts";
+import { attach, MAX_DEPTH, type Pos, type YamlDocument } from "./positions.ts";
+import { DocError, keyString, newMapping, scalarValue, yaml11Warning } from "./scalars.ts";
+
+/**
+ * go-yaml's alias budget (decode.go `allowedAliasRatio`; sigs.k8s.io/yaml
+ * decodes with its goyaml.v2 fork): of the nodes a decode visits, counting
+ * every node an alias expands to, up to 99% may come from aliases in a doc of
+ * up to 400,000 nodes, and only 10% from 4,000,000 on. A doc's expanded size
+ * is thereby at most about a hundred times its written size and, past
+ * 4,000,000 nodes, 1.1 times: every later walk over its values is bounded.
+ */
+const ALIAS_RATIO_LOW = 400_000;
+const ALIAS_RATIO_HIGH = 4_000_000;
+export function allowedAliasRatio(decoded: number): number {
+  if (decoded <= ALIAS_RATIO_LOW) return 0.99;
+  if (decoded >= ALIAS_RATIO_HIGH) return 0.1;
+  return 0.99 - 0.89 * ((decoded - ALIAS_RATIO_LOW) / (ALIAS_RATIO_HIGH - ALIAS_RATIO_LOW));
+}
+
+/** An anchor: its value, and the size and height its value expands to. */
+interface Anchor {
+  value: unknown;
+  /** Nodes visited when the value is decoded (go-yaml's decodeCount), aliases expanded. */
+  size: number;
+  /** Collection levels of the expanded value. */
+  height: number;
+  /** The anchored collection is still open: an alias to it would make a cycle. */
+  open: boolean;
+}
+
+/** An open collection. Frames are reused by depth; `at` is their scratch position record. */
+interface Frame {
+  value: Record<string, unknown> | unknown[];
+  isSeq: boolean;
+  /** `[source, offset, ...]` being filled; copied to exact size when the collection closes. */
+  at: Pos;
+  /** Used length of `at`. */
+  n: number;
+  /** For a mapping: the key waiting for its value. */
+  pendingKey: string;
+  pendingKeyOffset: number;
+  /** The waiting key is a plain `<<`. */
+  pendingMerge: boolean;
+  expectingKey: boolean;
+  /** The value of a merge key, applied once complete (before the next key or at the mapping's end). */
+  mergeValue: unknown;
+  mergeOffset: number;
+  hasMerge: boolean;
+  /** Expanded size and height of the collection so far. */
+  size: number;
+  height: number;
+  anchor: Anchor | undefined;
+}
+
+function isMapping(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** goyaml.v2 decode.go merge(): a mapping, or a list of mappings of which the earlier win. */
+function applyMerge(map: Record<string, unknown>, src: unknown, offset: number): void {
+  const bad = () =>
+    new DocError(
+      offset,
+      "KTL101",
+      "map merge requires map or sequence of maps as the value (the value of `<<`)",
+    );
+  const copy = (m: Record<string, unknown>) => {
+    for (const k of Object.keys(m)) map[k] = m[k];
+  };
+  if (isMapping(src)) copy(src);
+  else if (Array.isArray(src)) {
+    for (const s of src) if (!isMapping(s)) throw bad();
+    for (let i = src.length - 1; i >= 0; i--) copy(src[i] as Record<string, unknown>);
+  } else throw bad();
+}
+
+/** Builds the documents of one text from its events. Offsets are shifted by `base`. */
+export function construct(
+  source: SourceText,
+  events: Event[],
+  text: string,
+  base: number,
+  firstIndex: number,
+  diagnostics: Diagnostic[],
+  budget: { yaml11: number },
+  remap?: (offset: number) => number,
+): YamlDocument[] {
+  /** An offset of `text` in the source: `base` plus it, or plus where it was before the lenient reading padded lines (readLeniently). */
+  const off = remap ? (o: number) => base + remap(o) : (o: number) => base + o;
+  const docs: YamlDocument[] = [];
+  const frames: Frame[] = [];
+  let depth = 0;
+  const anchors = new Map<string, Anchor>();
+  let docValue: unknown = undefined;
+  let docStart = -1;
+  /** go-yaml's counters: nodes decoded, and of them the ones reached through an alias. */
+  let decoded = 0;
+  let aliased = 0;
+  let index = firstIndex - 1;
+
+  const warn11 = (raw: string, offset: number, asKey: boolean) => {
+    if (budget.yaml11 <= 0) return;
+    const w = yaml11Warning(raw, asKey);
+    if (!w) return;
+    budget.yaml11--;
+    diagnostics.push({
+      code: "KTL108",
+      severity: "warning",
+      file: source.file,
+      doc: index,
+      ...source.positionAt(offset),
+      message: w.message,
+      hint: w.hint,
+    });
+  };
+
+  const flushMerge = (f: Frame) => {
+    f.hasMerge = false;
+    applyMerge(f.value as Record<string, unknown>, f.mergeValue, f.mergeOffset);
+    f.mergeValue = undefined;
+  };
+
+  /** Places a value in the open collection; `size`/`height` are its expanded size and height. */
+  const place = (
+    value: unknown,
+    offset: number,
+    size: number,
+    height: number,
+    keyText: string | undefined,
+    plainMerge: boolean,
+  ) => {
+    if (depth === 0) {
+      docValue = value;
+      if (docStart < 0) docStart = offset;
+      return;
+    }
+    const top = frames[depth - 1]!;
+    top.size += size;
+    if (height + 1 > top.height) top.height = height + 1;
+    if (top.isSeq) {
+      top.at[top.n++] = off(offset);
+      (top.value as unknown[]).push(value);
+      return;
+    }
+    if (top.expectingKey) {
+      if (top.hasMerge) flushMerge(top);
+      top.pendingKey = keyText ?? keyString(value, off(offset));
+      top.pendingKeyOffset = off(offset);
+      top.pendingMerge = plainMerge;
+      top.expectingKey = false;
+      return;
+    }
+    top.expectingKey = true;
+    if (top.pendingMerge) {
+      // Applied when the value is complete: an inline mapping is still empty here.
+      top.mergeValue = value;
+      top.mergeOffset = top.pendingKeyOffset;
+      top.hasMerge = true;
+      return;
+    }
+    const key = top.pendingKey;
+    const map = top.value as Record<string, unknown>;
+    let seen = -1;
+    // A repeated key, or one a merge key set before (goyaml.v2's strict decoding: "already set in map").
+    if (Object.hasOwn(map, key)) {
+      diagnostics.push({
+        code: "KTL106",
+        severity: "warning",
+        file: source.file,
+        doc: index,
+        ...source.positionAt(top.pendingKeyOffset),
+        message: `duplicate key "${key}": the last value wins (the apiserver rejects this under strict decoding)`,
+      });
+      for (let i = 2; i < top.n; i += 2) if (top.at[i] === key) seen = i;
+    }
+    map[key] = value;
+    if (seen >= 0) top.at[seen + 1] = top.pendingKeyOffset;
+    else {
+      top.at[top.n++] = key;
+      top.at[top.n++] = top.pendingKeyOffset;
+    }
+  };
+
+  for (const ev of events) {
+    switch (ev.type) {
+      case EVENT_ID.DOCUMENT:
+        index++;
+        docValue = undefined;
+        docStart = -1;
+        decoded = 0;
+        aliased = 0;
+        anchors.clear();
+        depth = 0;
+        // Values placed with an empty stack become the doc's value; its POP closes it.
+        docs.push({ index, line: 0, value: undefined });
+        break;
+      case EVENT_ID.MAPPING:
+      case EVENT_ID.SEQUENCE: {
+        decoded++;
+        const isSeq = ev.type === EVENT_ID.SEQUENCE;
+        const value: Record<string, unknown> | unknown[] = isSeq ? [] : newMapping();
+        let anchor: Anchor | undefined;
+        if (ev.anchorStart >= 0) {
+          anchor = { value, size: 1, height: 1, open: true };
+          anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), anchor);
+        }
+        // Size and height are added to the parent when the collection closes.
+        place(value, ev.start, 0, 0, undefined, false);
+        let f = frames[depth];
+        if (!f) {
+          frames[depth] = f = {
+            value,
+            isSeq,
+            at: [source, 0],
+            n: 2,
+            pendingKey: "",
+            pendingKeyOffset: 0,
+            pendingMerge: false,
+            expectingKey: false,
+            mergeValue: undefined,
+            mergeOffset: 0,
+            hasMerge: false,
+            size: 1,
+            height: 1,
+            anchor,
+          };
+        }
+        f.value = value;
+        f.isSeq = isSeq;
+        f.at[1] = off(ev.start);
+        f.n = 2;
+        f.expectingKey = !isSeq;
+        f.pendingMerge = false;
+        f.hasMerge = false;
+        f.mergeValue = undefined;
+        f.size = 1;
+        f.height = 1;
+        f.anchor = anchor;
+        depth++;
+        break;
+      }
+      case EVENT_ID.SCALAR: {
+        decoded++;
+        const r = scalarValue(text, ev);
+        const v = r.value;
+        if (ev.anchorStart >= 0)
+          anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), {
+            value: v,
+            size: 1,
+            height: 0,
+            open: false,
+          });
+        const top = depth > 0 ? frames[depth - 1]! : undefined;
+        const asKey = top !== undefined && !top.isSeq && top.expectingKey;
+        if (r.plainRaw !== undefined) warn11(r.plainRaw, off(ev.valueStart), asKey);
+        place(
+          v,
+          ev.valueStart,
+          1,
+          0,
+          asKey ? keyString(v, off(ev.valueStart)) : undefined,
+          asKey && r.plainRaw === "<<",
+        );
+        break;
+      }
+      case EVENT_ID.ALIAS: {
+        const name = text.slice(ev.anchorStart, ev.anchorEnd);
+        const at = off(ev.anchorStart);
+        const a = anchors.get(name);
+        // goyaml.v2 decode.go: "unknown anchor referenced", "anchor value contains itself".
+        if (!a) throw new DocError(at, "KTL101", `unknown anchor '${name}' referenced`);
+        if (a.open)
+          throw new DocError(
+            at,
+            "KTL105",
+            `anchor '${name}' value contains itself (an alias inside the collection it names)`,
+          );
+        decoded += a.size;
+        aliased += a.size;
+        if (aliased > 100 && decoded > 1000 && aliased / decoded > allowedAliasRatio(decoded)) {
+          throw new DocError(
+            at,
+            "KTL105",
+            `document contains excessive aliasing (aliases expand to ${aliased} nodes of ${decoded})`,
+          );
+        }
+        if (depth + a.height > MAX_DEPTH)
+          throw new DocError(
+            at,
+            "KTL101",
+            `nesting too deep: the alias *${name} nests deeper than ${MAX_DEPTH} levels`,
+          );
+        place(a.value, ev.anchorStart, a.size, a.height, undefined, false);
+        break;
+      }
+      case EVENT_ID.POP: {
+        if (depth > 0) {
+          const f = frames[--depth]!;
+          if (f.hasMerge) flushMerge(f);
+          attach(f.value, f.at.slice(0, f.n));
+          if (f.anchor) {
+            f.anchor.size = f.size;
+            f.anchor.height = f.height;
+            f.anchor.open = false;
+          }
+          if (depth > 0) {
+            const parent = frames[depth - 1]!;
+            parent.size += f.size;
+            if (f.height + 1 > parent.height) parent.height = f.height + 1;
+          }
+        } else {
+          const d = docs[docs.length - 1];
+          if (d) {
+            d.value = docValue === undefined ? null : docValue;
+            d.line = docStart >= 0 ? source.lineAt(off(docStart)) : 0;
+          }
+        }
+        break;
+      }
+    }
+  }
+  return docs;
+}

@@ -1,0 +1,115 @@
+/**
+ * Where each parsed value sits in its source, and the documents the YAML and
+ * JSON readers give (yaml.ts, jsonFast.ts). A collection carries its
+ * position record under a non-enumerable symbol; lineOf and lineOfPath read
+ * a line off it for a diagnostic or a link to the editor.
+ */
+import type { Diagnostic } from "./diagnostics.ts";
+import type { SourceText } from "./source.ts";
+
+/** Where a collection sits in its source: its own offset, and each key's or item's. */
+export interface NodePosition {
+  source: SourceText;
+  offset: number;
+  /** Offsets of a mapping's keys. */
+  keys?: Map<string, number>;
+  /** Offsets of a sequence's items. */
+  items?: number[];
+}
+
+/**
+ * The stored form of a position, one exact-size array per collection:
+ * `[source, offset, ...]` followed, for a mapping, by `key, offset` pairs in
+ * order of appearance (a repeated key keeps its first place and its last
+ * offset), for a sequence by the offset of each item. It hangs off the
+ * collection under a non-enumerable symbol: invisible to Object.keys, JSON,
+ * spread, structured clone and deep equality, and cheaper than a WeakMap
+ * (whose entries every garbage collection has to trace).
+ */
+export type Pos = (SourceText | string | number)[];
+
+const POS: unique symbol = Symbol("ktl.yaml.position");
+type Positioned = { [POS]?: Pos };
+/** Reused descriptor: defineProperty copies it. */
+const POS_DESCRIPTOR: PropertyDescriptor = {
+  value: undefined,
+  enumerable: false,
+  writable: false,
+  configurable: false,
+};
+
+export function posOf(node: object): Pos | undefined {
+  return (node as Positioned)[POS];
+}
+
+export function attach(node: object, pos: Pos): void {
+  POS_DESCRIPTOR.value = pos;
+  Object.defineProperty(node, POS, POS_DESCRIPTOR);
+  POS_DESCRIPTOR.value = undefined;
+}
+
+export function positionOf(node: object): NodePosition | undefined {
+  const p = posOf(node);
+  if (!p) return undefined;
+  const source = p[0] as SourceText;
+  const offset = p[1] as number;
+  if (Array.isArray(node)) return { source, offset, items: p.slice(2) as number[] };
+  const keys = new Map<string, number>();
+  for (let i = 2; i < p.length; i += 2) keys.set(p[i] as string, p[i + 1] as number);
+  return { source, offset, keys };
+}
+
+/** Offset of a key or item of `node` in its position record, or -1. */
+function offsetIn(node: object, p: Pos, key: string | number): number {
+  if (Array.isArray(node)) {
+    if (typeof key !== "number" || !Number.isInteger(key) || key < 0 || key + 2 >= p.length) return -1;
+    return p[key + 2] as number;
+  }
+  if (typeof key !== "string") return -1;
+  for (let i = 2; i < p.length; i += 2) if (p[i] === key) return p[i + 1] as number;
+  return -1;
+}
+
+/** 1-based line of a collection, or of one of its keys or items. */
+export function lineOf(node: unknown, key?: string | number): number {
+  if (node === null || typeof node !== "object") return 0;
+  const p = posOf(node);
+  if (!p) return 0;
+  let offset = p[1] as number;
+  if (key !== undefined) {
+    // A key the node lacks has no line: 0, so callers choose their own fallback (`lineOf(o, k) || o.line`).
+    offset = offsetIn(node, p, key);
+    if (offset < 0) return 0;
+  }
+  return (p[0] as SourceText).lineAt(offset);
+}
+
+/** Line of the deepest existing node along a path such as ["spec", "ports", 0, "port"]. */
+export function lineOfPath(root: unknown, path: readonly (string | number)[]): number {
+  let node: unknown = root;
+  let best = lineOf(root);
+  for (const key of path) {
+    if (node === null || typeof node !== "object") break;
+    const p = posOf(node);
+    const o = p ? offsetIn(node, p, key) : -1;
+    if (o < 0) break;
+    best = (p![0] as SourceText).lineAt(o);
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return best;
+}
+
+export interface YamlDocument {
+  /** 0-based index of the YAML doc in its file. */
+  index: number;
+  /** Line where the doc's content starts. */
+  line: number;
+  value: unknown;
+}
+
+export interface YamlFileResult {
+  documents: YamlDocument[];
+  diagnostics: Diagnostic[];
+}
+
+export const MAX_DEPTH = 100;
