@@ -44,3 +44,18 @@ test("Find opens the folded namespace of a workload at S, centres and selects it
   await page.keyboard.press("Enter");
   await expect(page.getByRole("status").filter({ hasText: "Nothing named" })).toHaveCount(1);
 });
+
+test("in the graph, arrow keys move the selection between elements and Escape clears it", async ({
+  playground,
+  page,
+}) => {
+  await playground.goto();
+  await playground.graph.node("pod:tools/toolbox").click();
+  await expect(playground.graph.node("pod:tools/toolbox")).toHaveClass(/selected/);
+  await page.locator("#graph-canvas").focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(playground.graph.node("pod:tools/toolbox")).not.toHaveClass(/selected/);
+  await expect(page.locator(".react-flow__node.selected")).toHaveCount(1);
+  await page.keyboard.press("Escape");
+  await expect(page.locator(".react-flow__node.selected")).toHaveCount(0);
+});

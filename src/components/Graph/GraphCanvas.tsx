@@ -14,115 +14,27 @@ import { useApp, useAppStore, useDrawnAnalysis, useDrawnResult } from "../../sto
 import { topologyDecides, CONTAINER_KINDS, type GraphModel } from "../../graph/model.ts";
 import { ElementStabilizer } from "../../graph/stabilize.ts";
 import { pictureBounds, toFlowElements, type FlowEdge, type FlowNode } from "../../graph/flow.ts";
-import type { Selection } from "../../store/types.ts";
 import { sameQuestion } from "../../store/viewSlice.ts";
-import { allNodeTypes, NODE_FONT } from "./nodes.tsx";
-import { graphKeyAction, nextByArrow } from "../../graph/keyboard.ts";
-import { PATH_SIZES } from "../../graph/paths.ts";
-import { LAYERED } from "../../graph/layered.ts";
+import { allNodeTypes } from "./nodes.tsx";
 import "./graph.css";
+import { FIT_PADDING, FIT_PADDING_PX, LEGIBLE_ZOOM, TOPOLOGY_LEGIBLE_ZOOM } from "./fit.ts";
+import { GraphFind } from "./GraphFind.tsx";
+import { selectionOf } from "./selectionOf.ts";
+import { useFind } from "./useFind.ts";
+import { useGraphKeys } from "./useGraphKeys.ts";
+import { usePaneShape } from "./usePaneShape.ts";
 
-/** The smallest zoom at which the paths lens's smallest text is still 11 px on screen: "fit view" never goes below it. */
-export const LEGIBLE_ZOOM = 11 / NODE_FONT.sub + 1e-4;
-/** The topology lens's: its smallest text is 11 px (styles.css .rf-leaf .sub, node titles, edge labels). */
-export const TOPOLOGY_LEGIBLE_ZOOM = 1;
-
-/** Fit view's margins (screen px): the zoom buttons sit in the left one, so they never cover a box. */
-export const FIT_PADDING = { top: 12, right: 16, bottom: 12, left: 50 };
-const FIT_PADDING_PX = {
-  top: `${FIT_PADDING.top}px`,
-  right: `${FIT_PADDING.right}px`,
-  bottom: `${FIT_PADDING.bottom}px`,
-  left: `${FIT_PADDING.left}px`,
-} as const;
-
-/** How many elements a pane of this size shows at a legible zoom (the automatic grouping stays within it). */
-export function capacityOf(width: number, height: number): { budget: number; rows: number } {
-  // The canvas's size, less fit view's padding.
-  const w = (width - FIT_PADDING.left - FIT_PADDING.right) / LEGIBLE_ZOOM - 2 * LAYERED.padding;
-  const h = (height - FIT_PADDING.top - FIT_PADDING.bottom) / LEGIBLE_ZOOM - 2 * LAYERED.padding;
-  const rows = Math.max(1, Math.floor((h + LAYERED.rowGap) / (PATH_SIZES.leaf.height + LAYERED.rowGap)));
-  const cols = Math.max(1, Math.floor((w + LAYERED.columnGap) / (PATH_SIZES.leaf.width + LAYERED.columnGap)));
-  // About half the places: room for the edges to fan out, and a picture read at a glance.
-  return { budget: Math.max(6, Math.floor(rows * cols * 0.55)), rows };
-}
 import { edgeTypes, EdgeMarkers } from "./VerdictEdge.tsx";
 import { Legend } from "./Legend.tsx";
 import { LoadProgress } from "./LoadProgress.tsx";
 import { useLayout } from "./useLayout.ts";
 import type { Positions } from "../../graph/layout.ts";
 import { markFirstDraw } from "../../store/firstDraw.ts";
-import { drawnAs, findMatches, searchIndex, type Match } from "../../graph/search.ts";
 import { testFailedEdges } from "../../graph/testMarks.ts";
 import { observedGraph } from "../../graph/observedMarks.ts";
 import { currentObservedRows } from "../Observe/rows.ts";
 import { currentTestResults } from "../Tests/results.ts";
 import { askEdge } from "./ask.ts";
-
-/** Find a pod, workload, Service or namespace: opens what folds it, then the canvas centres and selects it. */
-function GraphFind({ onFind }: { onFind: (m: Match) => void }) {
-  const result = useDrawnResult();
-  const nsGroupBy = useApp((s) => s.nsGroupBy);
-  const index = useMemo(() => (result ? searchIndex(result, nsGroupBy) : []), [result, nsGroupBy]);
-  const [query, setQuery] = useState("");
-  const [status, setStatus] = useState("");
-  const matches = useMemo(() => findMatches(index, query), [index, query]);
-  const go = (ev: React.FormEvent) => {
-    ev.preventDefault();
-    const q = query.trim();
-    const m = matches.find((x) => `${x.kind} ${x.name}` === q || x.name === q) ?? matches[0];
-    if (!m) {
-      setStatus(q ? `Nothing named “${q}”` : "");
-      return;
-    }
-    setStatus(`${m.kind} ${m.name}`);
-    onFind(m);
-  };
-  return (
-    <form className="graph-find" role="search" onSubmit={go}>
-      <input
-        type="search"
-        list="graph-find-list"
-        value={query}
-        placeholder="Find pod, workload, Service, namespace"
-        aria-label="Find a pod, workload, Service or namespace in the graph (Enter goes to it)"
-        onChange={(e) => setQuery(e.target.value)}
-        data-testid="graph-find"
-      />
-      <datalist id="graph-find-list">
-        {matches.map((m) => (
-          <option key={`${m.kind} ${m.name}`} value={`${m.kind} ${m.name}`} />
-        ))}
-      </datalist>
-      <span className="sr-only" role="status">
-        {status}
-      </span>
-    </form>
-  );
-}
-
-/** What a click on an element selects, in either lens (the paths lens's node types are `p-KIND`). */
-export function selectionOf(type: string | undefined, id: string): Selection | undefined {
-  const kind = type?.replace(/^p-/, "");
-  switch (kind) {
-    case "pod":
-    case "service":
-    case "group":
-    case "external":
-    case "router":
-      return { kind, id };
-    case "namespace":
-      return { kind: "group", id };
-    case "zone":
-    case "bucket":
-      return { kind: "container", id };
-    case "node":
-      // A cluster node (not the "unscheduled" bucket) selects it, and picks it for the Node rules tab.
-      return id === "node:(unscheduled)" ? { kind: "container", id } : { kind, id };
-    default:
-      return undefined;
-  }
-}
 
 export { useGraph } from "./useGraph.ts";
 
@@ -132,47 +44,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   const paused = useApp((s) => s.paused);
   // The pane's size sets the layout's shape and how many elements the automatic grouping may show.
   const wrapRef = useRef<HTMLDivElement>(null);
-  const hasGraph = graph !== undefined;
-  const [shape, setShape] = useState<{
-    aspect: number;
-    rows: number;
-    pane: { width: number; height: number } | undefined;
-    /** The canvas less fit view's padding, in screen px. */
-    px: { width: number; height: number } | undefined;
-  }>({ aspect: 1.5, rows: 8, pane: undefined, px: undefined });
-  useEffect(() => {
-    const el = wrapRef.current;
-    if (!el || typeof ResizeObserver === "undefined") return;
-    // The canvas (the wrap less the legend) is what fit view fills.
-    const canvas = el.querySelector<HTMLElement>(".graph-canvas") ?? el;
-    const ro = new ResizeObserver(() => {
-      const r = canvas.getBoundingClientRect();
-      if (r.width < 50 || r.height < 50) return;
-      const c = capacityOf(r.width, r.height);
-      // The pane in graph units at the legible zoom: the layout keeps within it where it can.
-      const width = Math.round((r.width - FIT_PADDING.left - FIT_PADDING.right) / LEGIBLE_ZOOM);
-      const height = Math.round((r.height - FIT_PADDING.top - FIT_PADDING.bottom) / LEGIBLE_ZOOM);
-      setShape((s) =>
-        s.rows === c.rows &&
-        Math.abs(s.aspect - r.width / r.height) < 0.01 &&
-        s.pane?.width === width &&
-        s.pane.height === height
-          ? s
-          : {
-              aspect: r.width / r.height,
-              rows: c.rows,
-              pane: { width, height },
-              px: {
-                width: r.width - FIT_PADDING.left - FIT_PADDING.right,
-                height: r.height - FIT_PADDING.top - FIT_PADDING.bottom,
-              },
-            },
-      );
-      store.getState().setGraphBudget(c.budget);
-    });
-    ro.observe(canvas);
-    return () => ro.disconnect();
-  }, [store, hasGraph]);
+  const shape = usePaneShape(wrapRef, graph !== undefined, store);
   const { displayed, error } = useLayout(graph, shape.aspect, shape.rows, shape.pane);
   const [hoveredEdge, setHoveredEdge] = useState<string | undefined>(undefined);
   const theme = useApp((s) => s.theme);
@@ -185,7 +57,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       ? s.trace.result
       : undefined,
   );
-  const { fitView, getViewport, setCenter, setViewport } = useReactFlow();
+  const { fitView, setViewport } = useReactFlow();
   const paths = displayed?.graph.lens === "paths";
   const result = useDrawnResult();
   const onlyDrops = useApp((s) => s.filters.onlyDrops);
@@ -255,43 +127,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
     markFirstDraw();
   }, [drawnRevision, elements]);
 
-  // Find: the element (or what folds it) is centred and selected; when its fold had to open, once the new graph is drawn.
-  const seek = useRef<string[] | undefined>(undefined);
-  const centre = useCallback(
-    (ids: readonly string[]): boolean => {
-      if (!displayed) return false;
-      const byId = new Map(displayed.graph.nodes.map((n) => [n.id, n]));
-      const id = drawnAs(displayed.graph, ids);
-      if (!id) return false;
-      const sel = selectionOf(byId.get(id)!.kind, id);
-      if (sel) store.getState().select(sel);
-      const p = displayed.positions[id];
-      // After the fit a new structure gets (next frame).
-      if (p)
-        setTimeout(
-          () =>
-            void setCenter(p.x + p.width / 2, p.y + p.height / 2, {
-              zoom: Math.max(getViewport().zoom, 1),
-              duration: 200,
-            }),
-          80,
-        );
-      return true;
-    },
-    [displayed, store, setCenter, getViewport],
-  );
-  const onFind = useCallback(
-    (m: Match) => {
-      const closed = m.opens.filter((k) => store.getState().graphOpen[k] !== true);
-      for (const k of closed) store.getState().setGraphOpen(k, true);
-      if (closed.length === 0 && centre(m.ids)) return;
-      seek.current = m.ids;
-    },
-    [store, centre],
-  );
-  useEffect(() => {
-    if (seek.current && centre(seek.current)) seek.current = undefined;
-  }, [centre]);
+  const onFind = useFind(displayed, store);
 
   // Fit view, paths lens: every element and every shown label (a label kept clear of the boxes may sit past them).
   const fitPicture = useCallback(
@@ -328,75 +164,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
     requestAnimationFrame(() => fitPicture());
   }, [displayed, fitPicture]);
 
-  // The graph is one tab stop: arrow keys move between elements, + and − open and fold, [ and ] step through the selected element's edges.
-  const onKeyDown = useCallback(
-    (ev: React.KeyboardEvent) => {
-      if (!displayed || (ev.target as HTMLElement).closest("input, select, textarea")) return;
-      const action = graphKeyAction(ev.key);
-      if (!action) return;
-      const g = displayed.graph;
-      const cur = store.getState().selection;
-      const curId = cur && cur.kind !== "question" ? cur.id : undefined;
-      const leaves = g.nodes.filter((n) => !CONTAINER_KINDS.has(n.kind));
-      const absolute = (id: string) => {
-        let x = 0;
-        let y = 0;
-        const byId = new Map(g.nodes.map((n) => [n.id, n]));
-        for (let n = byId.get(id); n; n = n.parent ? byId.get(n.parent) : undefined) {
-          const p = displayed.positions[n.id];
-          x += p?.x ?? 0;
-          y += p?.y ?? 0;
-        }
-        const p = displayed.positions[id];
-        return { x, y, width: p?.width ?? 0, height: p?.height ?? 0 };
-      };
-      ev.preventDefault();
-      if (action.kind === "clear") {
-        store.getState().select(undefined);
-        return;
-      }
-      const node = curId ? g.nodes.find((n) => n.id === curId) : undefined;
-      if (action.kind === "move") {
-        const boxes = leaves.map((n) => ({ id: n.id, ...absolute(n.id) }));
-        const next = nextByArrow(boxes, node?.id, action.dir);
-        if (!next) return;
-        const sel = selectionOf(g.nodes.find((n) => n.id === next)?.kind, next);
-        if (sel) store.getState().select(sel);
-        const b = absolute(next);
-        const vp = getViewport();
-        const r = wrapRef.current?.getBoundingClientRect();
-        const sx = b.x * vp.zoom + vp.x;
-        const sy = b.y * vp.zoom + vp.y;
-        if (
-          r &&
-          (sx < 0 || sy < 0 || sx + b.width * vp.zoom > r.width || sy + b.height * vp.zoom > r.height - 40)
-        )
-          void setCenter(b.x + b.width / 2, b.y + b.height / 2, { zoom: vp.zoom, duration: 150 });
-        return;
-      }
-      if (action.kind === "open" || action.kind === "fold" || action.kind === "toggle") {
-        if (!node) return;
-        const key =
-          action.kind === "fold"
-            ? node.fold
-            : action.kind === "open"
-              ? node.toggle
-              : (node.toggle ?? node.fold);
-        if (key) store.getState().setGraphOpen(key, key === node.toggle);
-        return;
-      }
-      if (action.kind === "edge" && node) {
-        const own = g.edges.filter((e) => e.source === node.id || e.target === node.id);
-        if (!own.length) return;
-        const at = cur?.kind === "edge" ? own.findIndex((e) => e.id === cur.id) : -1;
-        const e = own[(at + action.step + own.length) % own.length]!;
-        askEdge(store, e);
-        store.getState().select({ kind: "edge", id: e.id });
-        setHoveredEdge(e.id);
-      }
-    },
-    [displayed, store, getViewport, setCenter],
-  );
+  const onKeyDown = useGraphKeys(displayed, store, wrapRef, setHoveredEdge);
 
   const onNodeClick: NodeMouseHandler<FlowNode> = useCallback(
     (_, node) => {
