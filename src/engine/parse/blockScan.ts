@@ -84,62 +84,73 @@ export function scanBlockEvents(text: string): Event[] | undefined {
   }
 }
 
-function scan(text: string): Event[] {
-  const n = text.length;
-  const events: Event[] = [];
-  const at = (i: number) => (i < n ? text.charCodeAt(i) : NL);
-  const out = (): never => {
-    throw OUTSIDE;
-  };
+/** One doc's scan: a cursor over its lines and the events so far. */
+class Scanner {
+  readonly events: Event[] = [];
+  private readonly n: number;
   // The next content line (blank and comment lines skipped): its start, indent and first character's offset.
-  let pos = 0;
-  let ls = 0;
-  let ind = 0;
-  let cs = 0;
-  let eof = false;
-  let depth = 0;
-  const peek = () => {
+  private pos = 0;
+  private ls = 0;
+  private ind = 0;
+  private cs = 0;
+  private eof = false;
+  private depth = 0;
+
+  constructor(private readonly text: string) {
+    this.n = text.length;
+  }
+
+  private at(i: number) {
+    return i < this.n ? this.text.charCodeAt(i) : NL;
+  }
+  private out(): never {
+    throw OUTSIDE;
+  }
+  // The next content line (blank and comment lines skipped): its start, indent and first character's offset.
+  private peek() {
     for (;;) {
-      if (pos >= n) {
-        eof = true;
+      if (this.pos >= this.n) {
+        this.eof = true;
         return;
       }
-      let j = pos;
-      while (j < n && text.charCodeAt(j) === SPACE) j++;
-      const c = at(j);
+      let j = this.pos;
+      while (j < this.n && this.text.charCodeAt(j) === SPACE) j++;
+      const c = this.at(j);
       if (c === NL) {
-        pos = j + 1;
+        this.pos = j + 1;
         continue;
       }
       if (c === HASH) {
-        const e = text.indexOf("\n", j);
-        pos = e < 0 ? n : e + 1;
+        const e = this.text.indexOf("\n", j);
+        this.pos = e < 0 ? this.n : e + 1;
         continue;
       }
-      ls = pos;
-      ind = j - pos;
-      cs = j;
-      eof = false;
+      this.ls = this.pos;
+      this.ind = j - this.pos;
+      this.cs = j;
+      this.eof = false;
       return;
     }
-  };
+  }
   /** After a value at `j`: only spaces and a comment to the end of the line; `pos` moves to the next line. */
-  const endOfLine = (j: number) => {
+  private endOfLine(j: number) {
     let k = j;
-    while (at(k) === SPACE) k++;
-    const c = at(k);
+    while (this.at(k) === SPACE) k++;
+    const c = this.at(k);
     if (c === HASH && k > j) {
-      const e = text.indexOf("\n", k);
-      pos = e < 0 ? n : e + 1;
+      const e = this.text.indexOf("\n", k);
+      this.pos = e < 0 ? this.n : e + 1;
       return;
     }
-    if (c !== NL) out();
-    pos = k + 1;
-  };
-  const isDash = (i: number) => text.charCodeAt(i) === DASH && (at(i + 1) === SPACE || at(i + 1) === NL);
-  const open = (type: typeof EVENT_ID.MAPPING | typeof EVENT_ID.SEQUENCE, start: number, flow: boolean) => {
-    if (++depth > MAX_FAST_DEPTH) out();
-    events.push({
+    if (c !== NL) this.out();
+    this.pos = k + 1;
+  }
+  private isDash(i: number) {
+    return this.text.charCodeAt(i) === DASH && (this.at(i + 1) === SPACE || this.at(i + 1) === NL);
+  }
+  private open(type: typeof EVENT_ID.MAPPING | typeof EVENT_ID.SEQUENCE, start: number, flow: boolean) {
+    if (++this.depth > MAX_FAST_DEPTH) this.out();
+    this.events.push({
       type,
       start,
       anchorStart: -1,
@@ -148,13 +159,13 @@ function scan(text: string): Event[] {
       tagEnd: -1,
       style: flow ? COLLECTION_STYLE.FLOW : COLLECTION_STYLE.BLOCK,
     });
-  };
-  const close = () => {
-    depth--;
-    events.push({ type: EVENT_ID.POP });
-  };
-  const scalar = (valueStart: number, valueEnd: number, style: number, fast: boolean) => {
-    events.push({
+  }
+  private close() {
+    this.depth--;
+    this.events.push({ type: EVENT_ID.POP });
+  }
+  private scalar(valueStart: number, valueEnd: number, style: number, fast: boolean) {
+    this.events.push({
       type: EVENT_ID.SCALAR,
       valueStart,
       valueEnd,
@@ -167,260 +178,271 @@ function scan(text: string): Event[] {
       indent: -1,
       fast,
     });
-  };
+  }
   /** A quoted scalar opening at `j`, closed on its line: the offset after its closing quote. */
-  const quoted = (j: number): number => {
-    const q = text.charCodeAt(j);
+  private quoted(j: number): number {
+    const q = this.text.charCodeAt(j);
     let fast = true;
-    for (let k = j + 1; k < n; k++) {
-      const c = text.charCodeAt(k);
+    for (let k = j + 1; k < this.n; k++) {
+      const c = this.text.charCodeAt(k);
       if (c === NL) break;
       if (q === DQ) {
         // Escapes are left to js-yaml (its decoder, and its errors for a bad one).
         if (c === BACKSLASH) break;
         if (c === DQ) {
-          scalar(j + 1, k, SCALAR_STYLE.DOUBLE_QUOTED, true);
+          this.scalar(j + 1, k, SCALAR_STYLE.DOUBLE_QUOTED, true);
           return k + 1;
         }
       } else if (c === SQ) {
-        if (at(k + 1) === SQ) {
+        if (this.at(k + 1) === SQ) {
           fast = false;
           k++;
           continue;
         }
-        scalar(j + 1, k, SCALAR_STYLE.SINGLE_QUOTED, fast);
+        this.scalar(j + 1, k, SCALAR_STYLE.SINGLE_QUOTED, fast);
         return k + 1;
       }
     }
-    return out();
-  };
+    return this.out();
+  }
   /** A plain scalar may start at `j` (not an indicator, or `-`, `?`, `:` before a non-space). */
-  const plainStart = (j: number) => {
-    const c = text.charCodeAt(j);
+  private plainStart(j: number) {
+    const c = this.text.charCodeAt(j);
     if (!indicator(c)) return;
     if (
       (c === DASH || c === 63 || c === COLON) &&
-      at(j + 1) !== SPACE &&
-      at(j + 1) !== NL &&
-      !flowEnd(at(j + 1))
+      this.at(j + 1) !== SPACE &&
+      this.at(j + 1) !== NL &&
+      !this.flowEnd(this.at(j + 1))
     )
       return;
-    out();
-  };
-  const flowEnd = (c: number) => c === COMMA || c === LBRACK || c === RBRACK || c === LBRACE || c === RBRACE;
+    this.out();
+  }
+  private flowEnd(c: number) {
+    return c === COMMA || c === LBRACK || c === RBRACK || c === LBRACE || c === RBRACE;
+  }
   /** A block-context plain scalar from `j` to the end of its line or a comment: the offset after it. */
-  const blockPlain = (j: number): number => {
-    plainStart(j);
+  private blockPlain(j: number): number {
+    this.plainStart(j);
     let k = j;
     let end = j;
-    for (; k < n; k++) {
-      const c = text.charCodeAt(k);
+    for (; k < this.n; k++) {
+      const c = this.text.charCodeAt(k);
       if (c === NL) break;
-      if (c === HASH && text.charCodeAt(k - 1) === SPACE) break;
-      if (c === COLON && (at(k + 1) === SPACE || at(k + 1) === NL)) out();
+      if (c === HASH && this.text.charCodeAt(k - 1) === SPACE) break;
+      if (c === COLON && (this.at(k + 1) === SPACE || this.at(k + 1) === NL)) this.out();
       if (c !== SPACE) end = k + 1;
     }
-    scalar(j, end, SCALAR_STYLE.PLAIN, true);
+    this.scalar(j, end, SCALAR_STYLE.PLAIN, true);
     return end;
-  };
+  }
   /** A flow-context plain scalar: up to `,`, a bracket, `: ` or a comment; the offset after it. */
-  const flowPlain = (j: number, asKey: boolean): number => {
-    plainStart(j);
+  private flowPlain(j: number, asKey: boolean): number {
+    this.plainStart(j);
     let end = j;
-    for (let k = j; k < n; k++) {
-      const c = text.charCodeAt(k);
-      if (c === NL || flowEnd(c)) break;
-      if (c === HASH && text.charCodeAt(k - 1) === SPACE) out();
-      if (c === COLON && (at(k + 1) === SPACE || flowEnd(at(k + 1)) || at(k + 1) === NL)) {
-        if (!asKey || text.charCodeAt(k - 1) === SPACE) out();
+    for (let k = j; k < this.n; k++) {
+      const c = this.text.charCodeAt(k);
+      if (c === NL || this.flowEnd(c)) break;
+      if (c === HASH && this.text.charCodeAt(k - 1) === SPACE) this.out();
+      if (
+        c === COLON &&
+        (this.at(k + 1) === SPACE || this.flowEnd(this.at(k + 1)) || this.at(k + 1) === NL)
+      ) {
+        if (!asKey || this.text.charCodeAt(k - 1) === SPACE) this.out();
         break;
       }
       if (c !== SPACE) end = k + 1;
     }
-    if (end === j) out();
-    scalar(j, end, SCALAR_STYLE.PLAIN, true);
+    if (end === j) this.out();
+    this.scalar(j, end, SCALAR_STYLE.PLAIN, true);
     return end;
-  };
-  const skip = (j: number) => {
-    while (at(j) === SPACE) j++;
+  }
+  private skip(j: number) {
+    while (this.at(j) === SPACE) j++;
     return j;
-  };
+  }
   /** A flow value at `j` (one line): the offset after it. */
-  const flowValue = (j: number): number => {
-    const c = text.charCodeAt(j);
-    if (c === LBRACE) return flowMapping(j);
-    if (c === LBRACK) return flowSequence(j);
-    if (c === DQ || c === SQ) return quoted(j);
-    return flowPlain(j, false);
-  };
-  const flowMapping = (j: number): number => {
-    open(EVENT_ID.MAPPING, j, true);
-    let k = skip(j + 1);
-    if (at(k) === RBRACE) {
-      close();
+  private flowValue(j: number): number {
+    const c = this.text.charCodeAt(j);
+    if (c === LBRACE) return this.flowMapping(j);
+    if (c === LBRACK) return this.flowSequence(j);
+    if (c === DQ || c === SQ) return this.quoted(j);
+    return this.flowPlain(j, false);
+  }
+  private flowMapping(j: number): number {
+    this.open(EVENT_ID.MAPPING, j, true);
+    let k = this.skip(j + 1);
+    if (this.at(k) === RBRACE) {
+      this.close();
       return k + 1;
     }
     for (;;) {
-      const c = at(k);
-      k = c === DQ || c === SQ ? quoted(k) : flowPlain(k, true);
-      if (at(k) !== COLON || at(k + 1) !== SPACE) out();
-      k = skip(k + 1);
-      if (at(k) === COMMA || at(k) === RBRACE) out();
-      k = skip(flowValue(k));
-      if (at(k) === RBRACE) {
-        close();
+      const c = this.at(k);
+      k = c === DQ || c === SQ ? this.quoted(k) : this.flowPlain(k, true);
+      if (this.at(k) !== COLON || this.at(k + 1) !== SPACE) this.out();
+      k = this.skip(k + 1);
+      if (this.at(k) === COMMA || this.at(k) === RBRACE) this.out();
+      k = this.skip(this.flowValue(k));
+      if (this.at(k) === RBRACE) {
+        this.close();
         return k + 1;
       }
-      if (at(k) !== COMMA) out();
-      k = skip(k + 1);
-      if (at(k) === RBRACE || at(k) === COMMA) out();
+      if (this.at(k) !== COMMA) this.out();
+      k = this.skip(k + 1);
+      if (this.at(k) === RBRACE || this.at(k) === COMMA) this.out();
     }
-  };
-  const flowSequence = (j: number): number => {
-    open(EVENT_ID.SEQUENCE, j, true);
-    let k = skip(j + 1);
-    if (at(k) === RBRACK) {
-      close();
+  }
+  private flowSequence(j: number): number {
+    this.open(EVENT_ID.SEQUENCE, j, true);
+    let k = this.skip(j + 1);
+    if (this.at(k) === RBRACK) {
+      this.close();
       return k + 1;
     }
     for (;;) {
-      k = skip(flowValue(k));
-      if (at(k) === RBRACK) {
-        close();
+      k = this.skip(this.flowValue(k));
+      if (this.at(k) === RBRACK) {
+        this.close();
         return k + 1;
       }
       // `[a: b]` (a pair in a sequence) and everything else but a comma are left to js-yaml.
-      if (at(k) !== COMMA) out();
-      k = skip(k + 1);
-      if (at(k) === RBRACK || at(k) === COMMA) out();
+      if (this.at(k) !== COMMA) this.out();
+      k = this.skip(k + 1);
+      if (this.at(k) === RBRACK || this.at(k) === COMMA) this.out();
     }
-  };
+  }
   /** A value on the rest of a block line at `j` (flow, quoted or plain); `pos` moves to the next line. */
-  const inlineValue = (j: number) => {
-    const c = text.charCodeAt(j);
+  private inlineValue(j: number) {
+    const c = this.text.charCodeAt(j);
     let end: number;
-    if (c === LBRACE) end = flowMapping(j);
-    else if (c === LBRACK) end = flowSequence(j);
-    else if (c === DQ || c === SQ) end = quoted(j);
-    else end = blockPlain(j);
-    endOfLine(end);
-  };
+    if (c === LBRACE) end = this.flowMapping(j);
+    else if (c === LBRACK) end = this.flowSequence(j);
+    else if (c === DQ || c === SQ) end = this.quoted(j);
+    else end = this.blockPlain(j);
+    this.endOfLine(end);
+  }
   /** A block mapping's key at `k` starts a `key: ` or `key:` line (a sequence item's compact mapping). */
-  const isKey = (k: number): boolean => {
-    const c = text.charCodeAt(k);
+  private isKey(k: number): boolean {
+    const c = this.text.charCodeAt(k);
     if (c === LBRACE || c === LBRACK) return false;
     if (c === DQ || c === SQ) {
       // The closing quote, then `:`.
-      for (let i = k + 1; i < n; i++) {
-        const d = text.charCodeAt(i);
+      for (let i = k + 1; i < this.n; i++) {
+        const d = this.text.charCodeAt(i);
         if (d === NL) return false;
         if (d === BACKSLASH && c === DQ) return false;
         if (d === c) {
-          if (c === SQ && at(i + 1) === SQ) {
+          if (c === SQ && this.at(i + 1) === SQ) {
             i++;
             continue;
           }
-          return at(i + 1) === COLON && (at(i + 2) === SPACE || at(i + 2) === NL);
+          return this.at(i + 1) === COLON && (this.at(i + 2) === SPACE || this.at(i + 2) === NL);
         }
       }
       return false;
     }
-    for (let i = k; i < n; i++) {
-      const d = text.charCodeAt(i);
+    for (let i = k; i < this.n; i++) {
+      const d = this.text.charCodeAt(i);
       if (d === NL) return false;
-      if (d === HASH && text.charCodeAt(i - 1) === SPACE) return false;
-      if (d === COLON && (at(i + 1) === SPACE || at(i + 1) === NL)) return true;
+      if (d === HASH && this.text.charCodeAt(i - 1) === SPACE) return false;
+      if (d === COLON && (this.at(i + 1) === SPACE || this.at(i + 1) === NL)) return true;
     }
     return false;
-  };
+  }
   /** A key and its value; the mapping's indent is `indent`. `pos` ends at the line after the entry. */
-  const entry = (indent: number, k: number) => {
-    const c = text.charCodeAt(k);
+  private entry(indent: number, k: number) {
+    const c = this.text.charCodeAt(k);
     let j: number;
     if (c === DQ || c === SQ) {
-      j = quoted(k);
-      if (at(j) !== COLON || (at(j + 1) !== SPACE && at(j + 1) !== NL)) out();
+      j = this.quoted(k);
+      if (this.at(j) !== COLON || (this.at(j + 1) !== SPACE && this.at(j + 1) !== NL)) this.out();
     } else {
-      plainStart(k);
+      this.plainStart(k);
       j = -1;
-      for (let i = k; i < n; i++) {
-        const d = text.charCodeAt(i);
+      for (let i = k; i < this.n; i++) {
+        const d = this.text.charCodeAt(i);
         if (d === NL) break;
-        if (d === HASH && text.charCodeAt(i - 1) === SPACE) break;
-        if (d === COLON && (at(i + 1) === SPACE || at(i + 1) === NL)) {
+        if (d === HASH && this.text.charCodeAt(i - 1) === SPACE) break;
+        if (d === COLON && (this.at(i + 1) === SPACE || this.at(i + 1) === NL)) {
           j = i;
           break;
         }
       }
-      if (j < 0 || text.charCodeAt(j - 1) === SPACE) out();
-      scalar(k, j, SCALAR_STYLE.PLAIN, true);
+      if (j < 0 || this.text.charCodeAt(j - 1) === SPACE) this.out();
+      this.scalar(k, j, SCALAR_STYLE.PLAIN, true);
     }
     // js-yaml refuses an implicit key over 1024 characters.
-    if (j - k > MAX_KEY) out();
-    const v = skip(j + 1);
-    const d = at(v);
+    if (j - k > MAX_KEY) this.out();
+    const v = this.skip(j + 1);
+    const d = this.at(v);
     if (d === NL || (d === HASH && v > j + 1)) {
       // The value is a block on the following lines: more indented, or a sequence at the key's own indent.
-      const e = text.indexOf("\n", v);
-      pos = e < 0 ? n : e + 1;
-      peek();
-      if (!eof && ind > indent) {
-        if (isDash(cs)) sequence(ind);
-        else mapping(ind, cs);
-      } else if (!eof && ind === indent && isDash(cs)) sequence(ind);
-      else out(); // an empty value
+      const e = this.text.indexOf("\n", v);
+      this.pos = e < 0 ? this.n : e + 1;
+      this.peek();
+      if (!this.eof && this.ind > indent) {
+        if (this.isDash(this.cs)) this.sequence(this.ind);
+        else this.mapping(this.ind, this.cs);
+      } else if (!this.eof && this.ind === indent && this.isDash(this.cs)) this.sequence(this.ind);
+      else this.out(); // an empty value
       return;
     }
-    inlineValue(v);
+    this.inlineValue(v);
     // A more indented line after it would continue the scalar (or be an error): left to js-yaml.
-    peek();
-    if (!eof && ind > indent) out();
-  };
+    this.peek();
+    if (!this.eof && this.ind > indent) this.out();
+  }
   /** A block mapping whose first key is at `first` (mid-line in a sequence item) and whose keys are at `indent`. */
-  const mapping = (indent: number, first: number) => {
-    open(EVENT_ID.MAPPING, first, false);
+  private mapping(indent: number, first: number) {
+    this.open(EVENT_ID.MAPPING, first, false);
     let k = first;
     for (;;) {
-      entry(indent, k);
-      peek();
-      if (eof || ind < indent) break;
-      if (ind > indent || isDash(cs)) out();
-      k = cs;
+      this.entry(indent, k);
+      this.peek();
+      if (this.eof || this.ind < indent) break;
+      if (this.ind > indent || this.isDash(this.cs)) this.out();
+      k = this.cs;
     }
-    close();
-  };
-  /** A block sequence whose dashes are at `indent`; the current line is its first item. */
-  const sequence = (indent: number) => {
-    open(EVENT_ID.SEQUENCE, cs, false);
-    for (;;) {
-      const j = skip(cs + 1);
-      const c = at(j);
-      // An item on the lines below its dash, and a sequence in a sequence, are left to js-yaml.
-      if (c === NL || c === HASH || isDash(j)) out();
-      if (isKey(j)) mapping(j - ls, j);
-      else {
-        inlineValue(j);
-        peek();
-        if (!eof && ind > indent) out();
-      }
-      peek();
-      if (eof || ind !== indent || !isDash(cs)) break;
-    }
-    close();
-  };
-
-  peek();
-  // A `---` line opens the part (splitDocuments keeps it with the doc it opens).
-  if (!eof && ind === 0 && text.startsWith("---", cs)) {
-    endOfLine(cs + 3);
-    peek();
+    this.close();
   }
-  // A root other than a block mapping at column 0 (a list, a scalar, an empty doc) is left to js-yaml.
-  if (eof || ind !== 0 || isDash(cs) || !isKey(cs)) out();
-  events.push({ type: EVENT_ID.DOCUMENT, explicitStart: false, explicitEnd: false, directives: [] });
-  mapping(0, cs);
-  peek();
-  if (!eof) out();
-  events.push({ type: EVENT_ID.POP });
-  return events;
+  /** A block sequence whose dashes are at `indent`; the current line is its first item. */
+  private sequence(indent: number) {
+    this.open(EVENT_ID.SEQUENCE, this.cs, false);
+    for (;;) {
+      const j = this.skip(this.cs + 1);
+      const c = this.at(j);
+      // An item on the lines below its dash, and a sequence in a sequence, are left to js-yaml.
+      if (c === NL || c === HASH || this.isDash(j)) this.out();
+      if (this.isKey(j)) this.mapping(j - this.ls, j);
+      else {
+        this.inlineValue(j);
+        this.peek();
+        if (!this.eof && this.ind > indent) this.out();
+      }
+      this.peek();
+      if (this.eof || this.ind !== indent || !this.isDash(this.cs)) break;
+    }
+    this.close();
+  }
+
+  run(): Event[] {
+    this.peek();
+    // A `---` line opens the part (splitDocuments keeps it with the doc it opens).
+    if (!this.eof && this.ind === 0 && this.text.startsWith("---", this.cs)) {
+      this.endOfLine(this.cs + 3);
+      this.peek();
+    }
+    // A root other than a block mapping at column 0 (a list, a scalar, an empty doc) is left to js-yaml.
+    if (this.eof || this.ind !== 0 || this.isDash(this.cs) || !this.isKey(this.cs)) this.out();
+    this.events.push({ type: EVENT_ID.DOCUMENT, explicitStart: false, explicitEnd: false, directives: [] });
+    this.mapping(0, this.cs);
+    this.peek();
+    if (!this.eof) this.out();
+    this.events.push({ type: EVENT_ID.POP });
+    return this.events;
+  }
+}
+
+function scan(text: string): Event[] {
+  return new Scanner(text).run();
 }
