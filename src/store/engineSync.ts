@@ -3,7 +3,7 @@
  * questions are traced and matrices computed against the newest analysis.
  * The only writer of the analysis slice.
  */
-import { BudgetError, type EngineClient } from "../worker/engineClient.ts";
+import { BudgetError, type EngineClient, type Outcome } from "../worker/engineClient.ts";
 import type { AppStore } from "./createAppStore.ts";
 import type { MatrixQuery, NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
 import type { ConnlistRequest } from "./types.ts";
@@ -34,6 +34,92 @@ function mark(name: string) {
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The questions the store asks the engine besides the analysis: each said started, then answered or failed. */
+function questions(store: AppStore, client: EngineClient, live: () => boolean) {
+  // Each question: said started, then its answer or failure, unless a newer text or question made it stale.
+  const ask = <V>(
+    call: Promise<Outcome<V>>,
+    current: () => boolean,
+    received: (v: V) => void,
+    failed: (message: string) => void,
+  ) =>
+    call.then(
+      (o) => {
+        if (live() && !o.stale && current()) received(o.value);
+      },
+      (e: unknown) => {
+        if (live() && current()) failed(message(e));
+      },
+    );
+  const state = () => store.getState();
+
+  const trace = (q: TraceQuery) => {
+    state().traceStarted(q);
+    void ask(
+      client.trace(q),
+      () => sameTrace(state().question, q),
+      (v) => state().traceReceived(q, v),
+      (m) => state().traceFailed(q, m),
+    );
+  };
+  const matrix = (q: MatrixQuery) => {
+    state().matrixStarted(q);
+    void ask(
+      client.matrix(q),
+      () => sameMatrix(state().matrixQuery, q),
+      (v) => state().matrixReceived(q, v),
+      (m) => state().matrixFailed(q, m),
+    );
+  };
+  const rules = (q: NodeRulesQuery) => {
+    state().rulesStarted(q);
+    void ask(
+      client.rules(q),
+      () => sameRulesQuery(rulesQueryOf(state()), q),
+      (v) => state().rulesReceived(q, v),
+      (m) => state().rulesFailed(q, m),
+    );
+  };
+  const connlist = (q: ConnlistRequest) => {
+    state().connlistStarted(q);
+    void ask(
+      client.connlist({ format: q.format }),
+      () => state().connlistRequest === q,
+      (v) => state().connlistReceived(q, v),
+      (m) => state().connlistFailed(q, m),
+    );
+  };
+
+  // The Tests tab's file, run against the analysed text; a newer text or test file makes an answer stale.
+  const tests = () => {
+    const { testsText, testsFile, testsOn, analysis } = state();
+    if (!testsOn || !analysis.result) return;
+    const revision = analysis.revision;
+    state().testsStarted(revision, testsText);
+    void ask(
+      client.tests({ text: testsText, file: testsFile }),
+      () => state().analysis.revision === revision && state().testsText === testsText && state().testsOn,
+      (v) => state().testsReceived(revision, testsText, v),
+      (m) => state().testsFailed(revision, testsText, m),
+    );
+  };
+
+  // The Observed tab's flow file, compared with the analysed text; a newer text or flow file makes an answer stale.
+  const observe = () => {
+    const { observeText, observeFile, analysis } = state();
+    if (observeText === "" || !analysis.result) return;
+    const revision = analysis.revision;
+    state().observeStarted(revision, observeText);
+    void ask(
+      client.observe({ text: observeText, file: observeFile }),
+      () => state().analysis.revision === revision && state().observeText === observeText,
+      (v) => state().observeReceived(revision, observeText, v),
+      (m) => state().observeFailed(revision, observeText, m),
+    );
+  };
+  return { trace, matrix, rules, connlist, tests, observe };
+}
 
 export function connectEngine(store: AppStore, client: EngineClient, options: SyncOptions = {}): () => void {
   const debounce = options.debounceMs ?? defaultDebounce;
@@ -75,100 +161,18 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
     );
   };
 
-  const trace = (q: TraceQuery) => {
-    store.getState().traceStarted(q);
-    client.trace(q).then(
-      (o) => {
-        if (disposed || o.stale || !sameTrace(store.getState().question, q)) return;
-        store.getState().traceReceived(q, o.value);
-      },
-      (e: unknown) => {
-        if (!disposed && sameTrace(store.getState().question, q)) store.getState().traceFailed(q, message(e));
-      },
-    );
-  };
-
-  const matrix = (q: MatrixQuery) => {
-    store.getState().matrixStarted(q);
-    client.matrix(q).then(
-      (o) => {
-        if (disposed || o.stale || !sameMatrix(store.getState().matrixQuery, q)) return;
-        store.getState().matrixReceived(q, o.value);
-      },
-      (e: unknown) => {
-        if (!disposed && sameMatrix(store.getState().matrixQuery, q))
-          store.getState().matrixFailed(q, message(e));
-      },
-    );
-  };
-
-  const rules = (q: NodeRulesQuery) => {
-    store.getState().rulesStarted(q);
-    client.rules(q).then(
-      (o) => {
-        if (disposed || o.stale || !sameRulesQuery(rulesQueryOf(store.getState()), q)) return;
-        store.getState().rulesReceived(q, o.value);
-      },
-      (e: unknown) => {
-        if (!disposed && sameRulesQuery(rulesQueryOf(store.getState()), q))
-          store.getState().rulesFailed(q, message(e));
-      },
-    );
-  };
-
-  const connlist = (q: ConnlistRequest) => {
-    store.getState().connlistStarted(q);
-    client.connlist({ format: q.format }).then(
-      (o) => {
-        if (disposed || o.stale || store.getState().connlistRequest !== q) return;
-        store.getState().connlistReceived(q, o.value);
-      },
-      (e: unknown) => {
-        if (!disposed && store.getState().connlistRequest === q)
-          store.getState().connlistFailed(q, message(e));
-      },
-    );
-  };
-
-  // The Tests tab's file, run against the analysed text; a newer text or test file makes an answer stale.
+  const {
+    trace,
+    matrix,
+    rules,
+    connlist,
+    tests: runTests,
+    observe,
+  } = questions(store, client, () => !disposed);
+  let testsTimer: unknown;
   const tests = () => {
     testsTimer = undefined;
-    const { testsText, testsFile, testsOn, analysis } = store.getState();
-    if (!testsOn || !analysis.result) return;
-    const revision = analysis.revision;
-    const current = () =>
-      store.getState().analysis.revision === revision && store.getState().testsText === testsText;
-    store.getState().testsStarted(revision, testsText);
-    client.tests({ text: testsText, file: testsFile }).then(
-      (o) => {
-        if (disposed || o.stale || !current() || !store.getState().testsOn) return;
-        store.getState().testsReceived(revision, testsText, o.value);
-      },
-      (e: unknown) => {
-        if (!disposed && current() && store.getState().testsOn)
-          store.getState().testsFailed(revision, testsText, message(e));
-      },
-    );
-  };
-  let testsTimer: unknown;
-
-  // The Observed tab's flow file, compared with the analysed text; a newer text or flow file makes an answer stale.
-  const observe = () => {
-    const { observeText, observeFile, analysis } = store.getState();
-    if (observeText === "" || !analysis.result) return;
-    const revision = analysis.revision;
-    const current = () =>
-      store.getState().analysis.revision === revision && store.getState().observeText === observeText;
-    store.getState().observeStarted(revision, observeText);
-    client.observe({ text: observeText, file: observeFile }).then(
-      (o) => {
-        if (disposed || o.stale || !current()) return;
-        store.getState().observeReceived(revision, observeText, o.value);
-      },
-      (e: unknown) => {
-        if (!disposed && current()) store.getState().observeFailed(revision, observeText, message(e));
-      },
-    );
+    runTests();
   };
 
   // A new text, or another cluster profile (which changes the answers), is analysed again.
