@@ -2,7 +2,8 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import type { MatrixGranularity, MatrixView, Protocol } from "../../engine/analysis/index.ts";
+import type { MatrixGranularity, MatrixQuery, MatrixView, Protocol } from "../../engine/analysis/index.ts";
+import type { PortView } from "../../engine/analysis/types.ts";
 import { useDiffMarks } from "../WhatIf/useDiffMarks.ts";
 import { cellKey } from "../WhatIf/marks.ts";
 import { downloadConnlist } from "../Export/connlist.ts";
@@ -205,6 +206,120 @@ function VirtualMatrix({
   );
 }
 
+/** The matrix's question (port, protocol, rows by pod or workload) and the connectivity list's downloads. */
+function MatrixControls({
+  mq,
+  ports,
+  tiers,
+}: {
+  mq: MatrixQuery;
+  ports: readonly PortView[] | undefined;
+  tiers: boolean;
+}) {
+  const store = useAppStore();
+  const download = async (format: "txt" | "json") => {
+    try {
+      await downloadConnlist(store, format);
+    } catch (e) {
+      store.getState().notify({
+        kind: "error",
+        text: `The download failed: ${e instanceof Error ? e.message : String(e)}.`,
+      });
+    }
+  };
+
+  return (
+    <div className="panel-head">
+      <label className="filters">
+        Port
+        <input
+          type="number"
+          min={1}
+          max={65535}
+          value={mq.port}
+          aria-label="Matrix port"
+          style={{ width: 80 }}
+          onChange={(e) => {
+            const v = Number(e.target.value);
+            if (Number.isInteger(v) && v >= 1 && v <= 65535) store.getState().setMatrixQuery({ port: v });
+          }}
+        />
+      </label>
+      {ports && ports.length ? (
+        <span className="filters" role="group" aria-label="Declared ports">
+          {ports.slice(0, 8).map((p) => (
+            <button
+              key={`${p.port}/${p.protocol}`}
+              type="button"
+              className="btn small"
+              aria-pressed={p.port === mq.port && p.protocol === mq.protocol}
+              onClick={() => store.getState().setMatrixQuery({ port: p.port, protocol: p.protocol })}
+            >
+              {p.port}/{p.protocol}
+              {p.name ? ` ${p.name}` : ""}
+            </button>
+          ))}
+        </span>
+      ) : null}
+      <label className="filters">
+        Protocol
+        <select
+          aria-label="Matrix protocol"
+          value={mq.protocol}
+          onChange={(e) => store.getState().setMatrixQuery({ protocol: e.target.value as Protocol })}
+        >
+          <option>TCP</option>
+          <option>UDP</option>
+          <option>SCTP</option>
+        </select>
+      </label>
+      <label className="filters">
+        By
+        <select
+          aria-label="Matrix rows"
+          value={mq.by}
+          onChange={(e) => store.getState().setMatrixQuery({ by: e.target.value as MatrixGranularity })}
+        >
+          <option value="pod">pod</option>
+          <option value="workload">workload</option>
+        </select>
+      </label>
+      {mq.by === "workload" ? (
+        <span className="filters" role="group" aria-label="Download the connectivity list">
+          <span
+            className="muted"
+            title="Every pair of workloads with the ports they may use, as ktl connlist and netpol-analyzer print it"
+          >
+            Download connectivity list
+          </span>
+          <button
+            type="button"
+            className="btn small"
+            aria-label="Download the connectivity list as text"
+            onClick={() => void download("txt")}
+          >
+            .txt
+          </button>
+          <button
+            type="button"
+            className="btn small"
+            aria-label="Download the connectivity list as JSON"
+            onClick={() => void download("json")}
+          >
+            .json
+          </button>
+        </span>
+      ) : null}
+      <span className="muted">Rows send, columns receive, by pod IP. Click a cell to trace it.</span>
+      {tiers ? (
+        <span className="muted" data-testid="matrix-tier-key">
+          ✕A: dropped by the Admin tier, ✕B: by the Baseline tier (no NetworkPolicy decided).
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
 export function MatrixPane() {
   const store = useAppStore();
   const mq = useApp((s) => s.matrixQuery);
@@ -263,107 +378,9 @@ export function MatrixPane() {
     };
   };
 
-  const download = async (format: "txt" | "json") => {
-    try {
-      await downloadConnlist(store, format);
-    } catch (e) {
-      store.getState().notify({
-        kind: "error",
-        text: `The download failed: ${e instanceof Error ? e.message : String(e)}.`,
-      });
-    }
-  };
-
   return (
     <div className="panel" style={{ flex: 1 }}>
-      <div className="panel-head">
-        <label className="filters">
-          Port
-          <input
-            type="number"
-            min={1}
-            max={65535}
-            value={mq.port}
-            aria-label="Matrix port"
-            style={{ width: 80 }}
-            onChange={(e) => {
-              const v = Number(e.target.value);
-              if (Number.isInteger(v) && v >= 1 && v <= 65535) store.getState().setMatrixQuery({ port: v });
-            }}
-          />
-        </label>
-        {ports && ports.length ? (
-          <span className="filters" role="group" aria-label="Declared ports">
-            {ports.slice(0, 8).map((p) => (
-              <button
-                key={`${p.port}/${p.protocol}`}
-                type="button"
-                className="btn small"
-                aria-pressed={p.port === mq.port && p.protocol === mq.protocol}
-                onClick={() => store.getState().setMatrixQuery({ port: p.port, protocol: p.protocol })}
-              >
-                {p.port}/{p.protocol}
-                {p.name ? ` ${p.name}` : ""}
-              </button>
-            ))}
-          </span>
-        ) : null}
-        <label className="filters">
-          Protocol
-          <select
-            aria-label="Matrix protocol"
-            value={mq.protocol}
-            onChange={(e) => store.getState().setMatrixQuery({ protocol: e.target.value as Protocol })}
-          >
-            <option>TCP</option>
-            <option>UDP</option>
-            <option>SCTP</option>
-          </select>
-        </label>
-        <label className="filters">
-          By
-          <select
-            aria-label="Matrix rows"
-            value={mq.by}
-            onChange={(e) => store.getState().setMatrixQuery({ by: e.target.value as MatrixGranularity })}
-          >
-            <option value="pod">pod</option>
-            <option value="workload">workload</option>
-          </select>
-        </label>
-        {mq.by === "workload" ? (
-          <span className="filters" role="group" aria-label="Download the connectivity list">
-            <span
-              className="muted"
-              title="Every pair of workloads with the ports they may use, as ktl connlist and netpol-analyzer print it"
-            >
-              Download connectivity list
-            </span>
-            <button
-              type="button"
-              className="btn small"
-              aria-label="Download the connectivity list as text"
-              onClick={() => void download("txt")}
-            >
-              .txt
-            </button>
-            <button
-              type="button"
-              className="btn small"
-              aria-label="Download the connectivity list as JSON"
-              onClick={() => void download("json")}
-            >
-              .json
-            </button>
-          </span>
-        ) : null}
-        <span className="muted">Rows send, columns receive, by pod IP. Click a cell to trace it.</span>
-        {m?.tiers ? (
-          <span className="muted" data-testid="matrix-tier-key">
-            ✕A: dropped by the Admin tier, ✕B: by the Baseline tier (no NetworkPolicy decided).
-          </span>
-        ) : null}
-      </div>
+      <MatrixControls mq={mq} ports={ports} tiers={!!m?.tiers} />
       <div className="matrix-wrap" data-testid="matrix" data-status={status}>
         {error ? <p role="alert">{error}</p> : null}
         {!m && !error ? <p className="muted">Computing…</p> : null}
