@@ -16,6 +16,7 @@ import {
   type RulesMode,
   type TraceHopView,
 } from "../../engine/analysis/index.ts";
+import type { NodeView, RuleBranchView } from "../../engine/analysis/types.ts";
 import { downloadBlob } from "../Export/graphSvg.ts";
 import { fileName } from "../Export/format.ts";
 import {
@@ -151,8 +152,160 @@ function RuleLines({
   );
 }
 
-export function NodeRulesPane() {
+/** Which node's rules, in which proxy mode: the command that prints them, and their download. */
+function RulesControls({
+  nodes,
+  shownNode,
+  rulesMode,
+  result,
+  updating,
+}: {
+  nodes: readonly NodeView[] | undefined;
+  shownNode: string;
+  rulesMode: RulesMode;
+  result: NodeRulesView | undefined;
+  updating: boolean;
+}) {
   const store = useAppStore();
+  const mode = MODES.find((m) => m.mode === rulesMode)!;
+  return (
+    <div className="panel-head">
+      <label className="filters">
+        Node
+        <select
+          aria-label="Node"
+          value={shownNode}
+          onChange={(e) => store.getState().setRulesNode(e.target.value || undefined)}
+        >
+          {!nodes?.some((n) => n.name === shownNode) ? (
+            <option value="">{shownNode || "choose…"}</option>
+          ) : null}
+          {(nodes ?? []).map((n) => (
+            <option key={n.id} value={n.name}>
+              {n.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span className="filters" role="group" aria-label="Proxy mode">
+        {MODES.map((m) => (
+          <button
+            key={m.mode}
+            type="button"
+            className="btn small"
+            aria-pressed={m.mode === rulesMode}
+            onClick={() => store.getState().setRulesMode(m.mode)}
+          >
+            {m.label}
+          </button>
+        ))}
+      </span>
+      <span className="muted" title="The text is exactly what this ktl command prints">
+        <code>
+          ktl {mode.command} --node {shownNode || "NAME"}
+        </code>
+        {result && !result.error ? ` · ${result.lines.length} lines` : ""}
+        {updating ? " · updating…" : ""}
+      </span>
+      {result && !result.error ? (
+        <button
+          type="button"
+          className="btn small"
+          title="Save the text exactly as ktl prints it"
+          onClick={() =>
+            downloadBlob(
+              new Blob([result.lines.join("\n") + "\n"], { type: "text/plain" }),
+              fileName([result.node, MODES.find((m) => m.mode === result.mode)!.command], "txt"),
+            )
+          }
+        >
+          Download rules
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/** A question's walk through this node's rules: its branches (DNAT endpoints) and the rules each matched, in order. */
+function RulesWalk({
+  result,
+  branch,
+  branchIndex,
+  pick,
+  goTo,
+}: {
+  result: NodeRulesView | undefined;
+  branch: RuleBranchView | undefined;
+  branchIndex: number;
+  pick: (index: number) => void;
+  goTo: (line: number) => void;
+}) {
+  const store = useAppStore();
+  const walk = result?.walk;
+  return (
+    <div className="rules-walk" data-testid="rules-walk">
+      {result?.walkNote ? <p className="muted">{result.walkNote}.</p> : null}
+      {walk ? (
+        <>
+          <p title={walk.note}>
+            <span className="mono">{walk.trace.from}</span> → <span className="mono">{walk.trace.to}</span>:{" "}
+            <strong>{branch ? branchSummary(branch) : walk.note}</strong>
+            {walk.handledElsewhere ? (
+              <>
+                {" "}
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => store.getState().setRulesNode(walk.handledElsewhere)}
+                >
+                  Show {walk.handledElsewhere}'s rules
+                </button>
+              </>
+            ) : null}
+          </p>
+          {walk.branches.length > 1 ? (
+            <div className="filters" role="group" aria-label="Branches">
+              {walk.branches.map((b, i) => (
+                <button
+                  key={i}
+                  type="button"
+                  className="btn small"
+                  aria-pressed={i === branchIndex}
+                  onClick={() => pick(i)}
+                >
+                  {b.endpoint ? `DNAT ${b.endpoint}` : "no DNAT"} · {percent(b.probability)}
+                  {b.verdict !== "accept" ? ` · ${b.verdict.toUpperCase()}` : ""}
+                </button>
+              ))}
+            </div>
+          ) : null}
+          <div className="rules-walk-row">
+            {branch ? (
+              <ol className="rule-steps" aria-label="Rules matched, in order">
+                {branch.steps.map((s, i) => (
+                  <li key={i}>
+                    <button
+                      type="button"
+                      className={`rule-chip${i === branch.stoppedAt ? " stop" : ""}`}
+                      title={`${s.table} ${s.chain}: ${s.action}${s.chance !== undefined ? ` (${percent(s.chance)})` : ""} — line ${s.line + 1}`}
+                      aria-label={`Go to rule ${i + 1}: ${s.table} ${s.chain}, ${s.action}, line ${s.line + 1}`}
+                      onClick={() => goTo(s.line)}
+                    >
+                      {i + 1}
+                    </button>
+                  </li>
+                ))}
+              </ol>
+            ) : null}
+            {walk.packet ? <span className="muted mono">packet {walk.packet}</span> : null}
+          </div>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+export function NodeRulesPane() {
   const nodes = useApp((s) => s.analysis.result?.nodes);
   const { rulesNode, rulesMode, question } = useApp(
     useShallow((s) => ({ rulesNode: s.rulesNode, rulesMode: s.rulesMode, question: s.question })),
@@ -196,7 +349,6 @@ export function NodeRulesPane() {
     if (line !== undefined && result) setFocus({ line, nonce: ++nonce.current, of: result });
   }, [branch, result]);
 
-  const mode = MODES.find((m) => m.mode === rulesMode)!;
   const shownNode = result?.node ?? rulesNode ?? "";
 
   return (
@@ -208,126 +360,26 @@ export function NodeRulesPane() {
       data-node={result?.node ?? ""}
       data-mode={result?.mode ?? ""}
     >
-      <div className="panel-head">
-        <label className="filters">
-          Node
-          <select
-            aria-label="Node"
-            value={shownNode}
-            onChange={(e) => store.getState().setRulesNode(e.target.value || undefined)}
-          >
-            {!nodes?.some((n) => n.name === shownNode) ? (
-              <option value="">{shownNode || "choose…"}</option>
-            ) : null}
-            {(nodes ?? []).map((n) => (
-              <option key={n.id} value={n.name}>
-                {n.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <span className="filters" role="group" aria-label="Proxy mode">
-          {MODES.map((m) => (
-            <button
-              key={m.mode}
-              type="button"
-              className="btn small"
-              aria-pressed={m.mode === rulesMode}
-              onClick={() => store.getState().setRulesMode(m.mode)}
-            >
-              {m.label}
-            </button>
-          ))}
-        </span>
-        <span className="muted" title="The text is exactly what this ktl command prints">
-          <code>
-            ktl {mode.command} --node {shownNode || "NAME"}
-          </code>
-          {result && !result.error ? ` · ${result.lines.length} lines` : ""}
-          {!current && status === "running" ? " · updating…" : ""}
-        </span>
-        {result && !result.error ? (
-          <button
-            type="button"
-            className="btn small"
-            title="Save the text exactly as ktl prints it"
-            onClick={() =>
-              downloadBlob(
-                new Blob([result.lines.join("\n") + "\n"], { type: "text/plain" }),
-                fileName([result.node, MODES.find((m) => m.mode === result.mode)!.command], "txt"),
-              )
-            }
-          >
-            Download rules
-          </button>
-        ) : null}
-      </div>
+      <RulesControls
+        nodes={nodes}
+        shownNode={shownNode}
+        rulesMode={rulesMode}
+        result={result}
+        updating={!current && status === "running"}
+      />
       {result?.deprecated ? (
         <p className="muted" role="note" data-testid="rules-deprecated">
           {result.deprecated}.
         </p>
       ) : null}
       {question ? (
-        <div className="rules-walk" data-testid="rules-walk">
-          {result?.walkNote ? <p className="muted">{result.walkNote}.</p> : null}
-          {walk ? (
-            <>
-              <p title={walk.note}>
-                <span className="mono">{walk.trace.from}</span> →{" "}
-                <span className="mono">{walk.trace.to}</span>:{" "}
-                <strong>{branch ? branchSummary(branch) : walk.note}</strong>
-                {walk.handledElsewhere ? (
-                  <>
-                    {" "}
-                    <button
-                      type="button"
-                      className="link"
-                      onClick={() => store.getState().setRulesNode(walk.handledElsewhere)}
-                    >
-                      Show {walk.handledElsewhere}'s rules
-                    </button>
-                  </>
-                ) : null}
-              </p>
-              {walk.branches.length > 1 ? (
-                <div className="filters" role="group" aria-label="Branches">
-                  {walk.branches.map((b, i) => (
-                    <button
-                      key={i}
-                      type="button"
-                      className="btn small"
-                      aria-pressed={i === branchIndex}
-                      onClick={() => result && setPicked({ of: result, index: i })}
-                    >
-                      {b.endpoint ? `DNAT ${b.endpoint}` : "no DNAT"} · {percent(b.probability)}
-                      {b.verdict !== "accept" ? ` · ${b.verdict.toUpperCase()}` : ""}
-                    </button>
-                  ))}
-                </div>
-              ) : null}
-              <div className="rules-walk-row">
-                {branch ? (
-                  <ol className="rule-steps" aria-label="Rules matched, in order">
-                    {branch.steps.map((s, i) => (
-                      <li key={i}>
-                        <button
-                          type="button"
-                          className={`rule-chip${i === branch.stoppedAt ? " stop" : ""}`}
-                          title={`${s.table} ${s.chain}: ${s.action}${s.chance !== undefined ? ` (${percent(s.chance)})` : ""} — line ${s.line + 1}`}
-                          aria-label={`Go to rule ${i + 1}: ${s.table} ${s.chain}, ${s.action}, line ${s.line + 1}`}
-                          onClick={() => goTo(s.line)}
-                        >
-                          {i + 1}
-                        </button>
-                      </li>
-                    ))}
-                  </ol>
-                ) : null}
-                {walk.packet ? <span className="muted mono">packet {walk.packet}</span> : null}
-              </div>
-            </>
-          ) : null}
-        </div>
+        <RulesWalk
+          result={result}
+          branch={branch}
+          branchIndex={branchIndex}
+          pick={(index) => result && setPicked({ of: result, index })}
+          goTo={goTo}
+        />
       ) : null}
       {error ? (
         <p role="alert" className="empty">
