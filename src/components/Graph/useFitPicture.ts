@@ -1,0 +1,51 @@
+import { useCallback, useEffect, useRef, type RefObject } from "react";
+import { useReactFlow, type FitViewOptions } from "@xyflow/react";
+import { pictureBounds, type FlowEdge, type FlowNode } from "../../graph/flow.ts";
+import type { Positions } from "../../graph/layout.ts";
+import { FIT_PADDING } from "./fit.ts";
+import type { Displayed } from "./useLayout.ts";
+
+/** Fit view, and fitting again whenever a new layout arrives (a new structure, or the pane resized). */
+export function useFitPicture(
+  wrapRef: RefObject<HTMLDivElement | null>,
+  stable: { nodes: FlowNode[]; edges: FlowEdge[] },
+  fitOptions: FitViewOptions & { minZoom: number; maxZoom: number },
+  displayed: Displayed | undefined,
+): (duration?: number) => void {
+  const { fitView, setViewport } = useReactFlow();
+  // Fit view, paths lens: every element and every shown label (a label kept clear of the boxes may sit past them).
+  const fitPicture = useCallback(
+    (duration = 0) => {
+      const canvas = wrapRef.current?.querySelector(".graph-canvas")?.getBoundingClientRect();
+      const b = pictureBounds(stable.nodes, stable.edges);
+      if (!b || !canvas || b.width <= 0 || b.height <= 0) return void fitView({ ...fitOptions, duration });
+      const w = canvas.width - FIT_PADDING.left - FIT_PADDING.right;
+      const h = canvas.height - FIT_PADDING.top - FIT_PADDING.bottom;
+      const zoom = Math.min(
+        fitOptions.maxZoom,
+        Math.max(fitOptions.minZoom, Math.min(w / b.width, h / b.height)),
+      );
+      // A picture larger than the pane at the legible zoom starts at its top left (the first zone's and
+      // namespace's titles), where a reader starts, instead of being cut on both sides.
+      const spareW = w - b.width * zoom;
+      const spareH = h - b.height * zoom;
+      void setViewport(
+        {
+          x: FIT_PADDING.left + Math.max(0, spareW / 2) - b.x * zoom,
+          y: FIT_PADDING.top + Math.max(0, spareH / 2) - b.y * zoom,
+          zoom,
+        },
+        { duration },
+      );
+    },
+    [stable, fitView, fitOptions, setViewport, wrapRef],
+  );
+  // Fit the view when there is a new layout (a new structure, or the pane resized), not on every verdict change.
+  const fitted = useRef<Positions | undefined>(undefined);
+  useEffect(() => {
+    if (!displayed || fitted.current === displayed.positions) return;
+    fitted.current = displayed.positions;
+    requestAnimationFrame(() => fitPicture());
+  }, [displayed, fitPicture]);
+  return fitPicture;
+}
