@@ -5,8 +5,9 @@
  */
 import { useEffect, useState } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { lessonById } from "../../../scenarios/lessons.ts";
-import { presenterKey } from "./steps.ts";
+import { lessonById, type Lesson } from "../../../scenarios/lessons.ts";
+import type { TraceView } from "../../engine/analysis/index.ts";
+import { presenterKey, type PresenterStep } from "./steps.ts";
 import { currentTrace, stepsOf } from "./usePresenter.ts";
 import { askCheck, reveal } from "../Lessons/LessonBar.tsx";
 
@@ -20,6 +21,114 @@ function typing(el: Element | null): boolean {
       el.tagName === "TEXTAREA" ||
       (el as HTMLElement).isContentEditable ||
       !!el.closest(".monaco-editor"))
+  );
+}
+
+/** No question yet: how to ask one, and the lesson's own questions. */
+function PresenterAsk({ lesson }: { lesson: Lesson | undefined }) {
+  const store = useAppStore();
+  return (
+    <div className="presenter-empty">
+      <p>
+        Ask a question to step through it: use the question bar, click an edge
+        {lesson ? ", or pick one of the lesson's questions:" : "."}
+      </p>
+      {lesson ? (
+        <ul>
+          {lesson.checks.map((c, i) => (
+            <li key={i}>
+              <button
+                type="button"
+                className="btn mono"
+                data-testid="presenter-question"
+                onClick={() => askCheck(store, c)}
+              >
+                {c.from} → {c.to}
+                {c.http ? ` · ${c.http}` : ""}
+                {c.cni ? ` · --cni ${c.cni}` : ""}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+/** The traced question hop by hop: the hop shown, Back and Next, and every hop to jump to. */
+function PresenterHops({
+  trace,
+  steps,
+  step,
+}: {
+  trace: TraceView;
+  steps: readonly PresenterStep[];
+  step: number;
+}) {
+  const store = useAppStore();
+  const shown = step >= 0 ? steps[step] : undefined;
+  return (
+    <>
+      {shown ? (
+        <div
+          className="presenter-hop"
+          data-testid="presenter-hop"
+          data-verdict={shown.verdict}
+          aria-live="polite"
+        >
+          <p className="presenter-count">
+            Hop {shown.number} of {steps.length}: <strong>{shown.title}</strong>{" "}
+            <span className={`verdict ${shown.verdict}`}>{WORD[shown.verdict]}</span>
+          </p>
+          <p className="presenter-detail">{shown.detail}</p>
+          {shown.ref ? (
+            <p className="muted">
+              decided by {shown.ref.kind} {shown.ref.namespace !== undefined ? `${shown.ref.namespace}/` : ""}
+              {shown.ref.name}
+              {shown.ref.line ? `, line ${shown.ref.line}` : ""}
+            </p>
+          ) : null}
+        </div>
+      ) : (
+        <div
+          className="presenter-hop"
+          data-testid="presenter-hop"
+          data-verdict={trace.verdict}
+          aria-live="polite"
+        >
+          <p className="presenter-count">{steps.length} hops. Press → to step through them.</p>
+        </div>
+      )}
+      <div className="ws-row">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => store.getState().setPresenterStep(Math.max(-1, step - 1))}
+          disabled={step < 0}
+          aria-label="Previous hop"
+        >
+          ← Back
+        </button>
+        <button
+          type="button"
+          className="btn primary"
+          onClick={() => store.getState().setPresenterStep(Math.min(steps.length - 1, step + 1))}
+          disabled={step >= steps.length - 1}
+          aria-label="Next hop"
+        >
+          Next →
+        </button>
+      </div>
+      <ol className="presenter-hops" aria-label="Hops">
+        {steps.map((s, i) => (
+          <li key={i} data-verdict={s.verdict} aria-current={i === step ? "step" : undefined}>
+            <button type="button" onClick={() => store.getState().setPresenterStep(i)}>
+              {s.number}. {s.title}
+            </button>
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
 
@@ -54,7 +163,6 @@ export function PresenterPanel() {
     return () => removeEventListener("keydown", onKey);
   }, [store]);
 
-  const shown = step >= 0 ? steps[step] : undefined;
   return (
     <aside className="presenter" aria-label="Presenter" data-testid="presenter" data-step={step}>
       <div className="ws-row">
@@ -107,30 +215,7 @@ export function PresenterPanel() {
         </p>
       ) : null}
       {!question ? (
-        <div className="presenter-empty">
-          <p>
-            Ask a question to step through it: use the question bar, click an edge
-            {lesson ? ", or pick one of the lesson's questions:" : "."}
-          </p>
-          {lesson ? (
-            <ul>
-              {lesson.checks.map((c, i) => (
-                <li key={i}>
-                  <button
-                    type="button"
-                    className="btn mono"
-                    data-testid="presenter-question"
-                    onClick={() => askCheck(store, c)}
-                  >
-                    {c.from} → {c.to}
-                    {c.http ? ` · ${c.http}` : ""}
-                    {c.cni ? ` · --cni ${c.cni}` : ""}
-                  </button>
-                </li>
-              ))}
-            </ul>
-          ) : null}
-        </div>
+        <PresenterAsk lesson={lesson} />
       ) : (
         <>
           <p className="presenter-q mono">
@@ -145,70 +230,7 @@ export function PresenterPanel() {
             <p className="muted">{status === "error" ? "The engine could not trace this." : "Tracing…"}</p>
           ) : null}
           {trace?.error ? <p role="alert">{trace.error}</p> : null}
-          {trace && !trace.error ? (
-            <>
-              {shown ? (
-                <div
-                  className="presenter-hop"
-                  data-testid="presenter-hop"
-                  data-verdict={shown.verdict}
-                  aria-live="polite"
-                >
-                  <p className="presenter-count">
-                    Hop {shown.number} of {steps.length}: <strong>{shown.title}</strong>{" "}
-                    <span className={`verdict ${shown.verdict}`}>{WORD[shown.verdict]}</span>
-                  </p>
-                  <p className="presenter-detail">{shown.detail}</p>
-                  {shown.ref ? (
-                    <p className="muted">
-                      decided by {shown.ref.kind}{" "}
-                      {shown.ref.namespace !== undefined ? `${shown.ref.namespace}/` : ""}
-                      {shown.ref.name}
-                      {shown.ref.line ? `, line ${shown.ref.line}` : ""}
-                    </p>
-                  ) : null}
-                </div>
-              ) : (
-                <div
-                  className="presenter-hop"
-                  data-testid="presenter-hop"
-                  data-verdict={trace.verdict}
-                  aria-live="polite"
-                >
-                  <p className="presenter-count">{steps.length} hops. Press → to step through them.</p>
-                </div>
-              )}
-              <div className="ws-row">
-                <button
-                  type="button"
-                  className="btn"
-                  onClick={() => store.getState().setPresenterStep(Math.max(-1, step - 1))}
-                  disabled={step < 0}
-                  aria-label="Previous hop"
-                >
-                  ← Back
-                </button>
-                <button
-                  type="button"
-                  className="btn primary"
-                  onClick={() => store.getState().setPresenterStep(Math.min(steps.length - 1, step + 1))}
-                  disabled={step >= steps.length - 1}
-                  aria-label="Next hop"
-                >
-                  Next →
-                </button>
-              </div>
-              <ol className="presenter-hops" aria-label="Hops">
-                {steps.map((s, i) => (
-                  <li key={i} data-verdict={s.verdict} aria-current={i === step ? "step" : undefined}>
-                    <button type="button" onClick={() => store.getState().setPresenterStep(i)}>
-                      {s.number}. {s.title}
-                    </button>
-                  </li>
-                ))}
-              </ol>
-            </>
-          ) : null}
+          {trace && !trace.error ? <PresenterHops trace={trace} steps={steps} step={step} /> : null}
         </>
       )}
       <p className="muted presenter-keys">→ next hop · ← back · Home overview · R reset · Esc leave</p>
