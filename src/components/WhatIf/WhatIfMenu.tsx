@@ -108,6 +108,39 @@ function describe(op: WhatIf): string {
   }
 }
 
+/** The what-if the menu's choices make: an action on its target (replicas, or the traffic policy field to turn). */
+function whatIfOf(
+  kind: MenuKind,
+  chosen: Target | undefined,
+  count: number,
+  policyField: "internalTrafficPolicy" | "externalTrafficPolicy",
+): WhatIf | undefined {
+  if (!chosen) return undefined;
+  switch (kind) {
+    case "scale":
+      return { kind, workload: chosen.value, replicas: count };
+    case "cordon":
+    case "drain":
+      return { kind, node: chosen.value };
+    case "notReady":
+    case "terminating":
+    case "deletePod":
+      return { kind, pod: chosen.value };
+    case "policyOff":
+      return { kind, policy: chosen.value };
+    case "trafficPolicy":
+      return {
+        kind,
+        service: chosen.value,
+        field: policyField,
+        value:
+          (policyField === "internalTrafficPolicy" ? chosen.itp : chosen.etp) === "Local"
+            ? "Cluster"
+            : "Local",
+      };
+  }
+}
+
 export function WhatIfMenu() {
   const store = useAppStore();
   const analysis = useApp((s) => s.analysis.result);
@@ -134,36 +167,9 @@ export function WhatIfMenu() {
     : (["internalTrafficPolicy"] as const);
   const policyField = fields.includes(field as never) ? field : "internalTrafficPolicy";
 
-  const opOf = (): WhatIf | undefined => {
-    if (!chosen) return undefined;
-    switch (kind) {
-      case "scale":
-        return { kind, workload: chosen.value, replicas: count };
-      case "cordon":
-      case "drain":
-        return { kind, node: chosen.value };
-      case "notReady":
-      case "terminating":
-      case "deletePod":
-        return { kind, pod: chosen.value };
-      case "policyOff":
-        return { kind, policy: chosen.value };
-      case "trafficPolicy":
-        return {
-          kind,
-          service: chosen.value,
-          field: policyField,
-          value:
-            (policyField === "internalTrafficPolicy" ? chosen.itp : chosen.etp) === "Local"
-              ? "Cluster"
-              : "Local",
-        };
-    }
-  };
-
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const op = opOf();
+    const op = whatIfOf(kind, chosen, count, policyField);
     if (!op) return;
     setOpen(false);
     void runWhatIf(store, whatIfClient, describe(op), op);
