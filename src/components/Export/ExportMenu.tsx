@@ -87,36 +87,8 @@ async function openFile(store: AppStore, file: File) {
   store.getState().newScenario(body, "file", `Opened ${file.name} (it stays in this browser). It`);
 }
 
-export function ExportMenu() {
-  const store = useAppStore();
-  const [open, setOpen] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  useDismiss(
-    open,
-    useCallback(() => setOpen(false), []),
-    box,
-  );
-  const hasTrace = useApp(
-    (s) =>
-      s.trace.status === "ready" &&
-      !!s.question &&
-      sameQuestion(s.trace.query, s.question) &&
-      !!s.trace.result,
-  );
-  const tab = useApp((s) => s.tab);
-  // Before a lesson's reveal, exports that state verdicts wait (the graph exports are as neutral as the graph).
-  const verdictsHidden = useVerdictsHidden();
-
-  const run = (f: () => void | Promise<void>) => async () => {
-    setOpen(false);
-    try {
-      await f();
-    } catch (e) {
-      store
-        .getState()
-        .notify({ kind: "error", text: `The export failed: ${e instanceof Error ? e.message : String(e)}.` });
-    }
-  };
+/** What the Export menu offers: each item's download, whether it states verdicts, and whether it needs a question. */
+function exportItems(store: AppStore, tab: string, hasTrace: boolean): ExportItem[] {
   const svg = () => {
     const root = document.querySelector<HTMLElement>('[data-testid="graph"]');
     const out = root ? graphSvg(root, slideTitle(store.getState())) : undefined;
@@ -134,12 +106,7 @@ export function ExportMenu() {
     return when(store, readyMatrix);
   };
 
-  const items: {
-    label: string;
-    disabled?: boolean;
-    verdicts?: boolean;
-    action: () => void | Promise<void>;
-  }[] = [
+  return [
     {
       label: "Graph as PNG",
       action: async () =>
@@ -203,6 +170,46 @@ export function ExportMenu() {
         text(store.getState().text, fileName([baseName(store.getState())], "yaml"), "application/yaml"),
     },
   ];
+}
+
+interface ExportItem {
+  label: string;
+  disabled?: boolean;
+  verdicts?: boolean;
+  action: () => void | Promise<void>;
+}
+
+export function ExportMenu() {
+  const store = useAppStore();
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  useDismiss(
+    open,
+    useCallback(() => setOpen(false), []),
+    box,
+  );
+  const hasTrace = useApp(
+    (s) =>
+      s.trace.status === "ready" &&
+      !!s.question &&
+      sameQuestion(s.trace.query, s.question) &&
+      !!s.trace.result,
+  );
+  const tab = useApp((s) => s.tab);
+  // Before a lesson's reveal, exports that state verdicts wait (the graph exports are as neutral as the graph).
+  const verdictsHidden = useVerdictsHidden();
+
+  const run = (f: () => void | Promise<void>) => async () => {
+    setOpen(false);
+    try {
+      await f();
+    } catch (e) {
+      store
+        .getState()
+        .notify({ kind: "error", text: `The export failed: ${e instanceof Error ? e.message : String(e)}.` });
+    }
+  };
+  const items = exportItems(store, tab, hasTrace);
 
   return (
     <div className="ws-menu" ref={box}>
