@@ -35,6 +35,84 @@ export interface SlideTitle {
   subtitle?: string | undefined;
 }
 
+/** A box's text as drawn: the paths lens's lines whole, the topology lens's name and second line fitted to the box. */
+function nodeTextSvg(
+  inner: HTMLElement,
+  x: number,
+  y: number,
+  w: number,
+  container: boolean,
+  ink: string,
+): string[] {
+  const out: string[] = [];
+  const nameEl = inner.querySelector<HTMLElement>(".name, .title");
+  const subEl = inner.querySelector<HTMLElement>(".sub");
+  const right = inner.querySelector(".toggle") ? 30 : 8;
+  const room = Math.max(10, w - 8 - right);
+  // The paths lens's boxes are sized to their lines (graph/text.ts): each line as drawn, whole.
+  const nameLines = nameEl ? [...nameEl.querySelectorAll<HTMLElement>(":scope > .line")] : [];
+  if (nameEl && nameLines.length) {
+    const size = Number.parseFloat(getComputedStyle(nameEl).fontSize) || 15;
+    const subSize = subEl ? Number.parseFloat(getComputedStyle(subEl).fontSize) || 13.5 : 13.5;
+    const subLines = subEl ? [...subEl.querySelectorAll<HTMLElement>(":scope > .line")] : [];
+    const lines = [
+      ...nameLines.map((l) => ({ t: wordsOf(l), size, bold: true })),
+      ...subLines.map((l) => ({ t: wordsOf(l), size: subSize, bold: false })),
+    ];
+    let at = y + 6;
+    for (const l of lines) {
+      at += l.size * 1.3;
+      out.push(
+        `<text x="${x + 10}" y="${at - l.size * 0.3}" font-size="${l.size}"${l.bold ? ' font-weight="600"' : ' opacity="0.75"'} fill="${ink}">${esc(l.t)}</text>`,
+      );
+    }
+  } else if (nameEl) {
+    const size = Number.parseFloat(getComputedStyle(nameEl).fontSize) || (container ? 12 : 14);
+    const words = middleEllipsis(wordsOf(nameEl), charsFor(room, size, true));
+    if (words)
+      out.push(
+        `<text x="${x + 8}" y="${y + 6 + size}" font-size="${size}" font-weight="600" fill="${ink}">${esc(words)}</text>`,
+      );
+    if (subEl && !container) {
+      const subSize = Number.parseFloat(getComputedStyle(subEl).fontSize) || 11;
+      const sub = middleEllipsis(wordsOf(subEl), charsFor(room, subSize));
+      if (sub)
+        out.push(
+          `<text x="${x + 8}" y="${y + 6 + size * 1.3 + subSize * 1.15}" font-size="${subSize}" fill="${ink}" opacity="0.75">${esc(sub)}</text>`,
+        );
+    }
+  }
+  return out;
+}
+
+/** The edge labels shown, as on screen: each line whole. */
+function labelsSvg(root: HTMLElement, panel: string, text: string): string[] {
+  const out: string[] = [];
+  for (const label of root.querySelectorAll<HTMLElement>(".ktl-edge-label")) {
+    const m = /translate\(\s*(-?[\d.]+)px,\s*(-?[\d.]+)px\)\s*$/.exec(label.style.transform);
+    if (!m) continue;
+    const cs = getComputedStyle(label);
+    const size = Number.parseFloat(cs.fontSize) || 10;
+    // As wide and tall as on screen, each of its lines whole (the paths lens's labels take two lines, never cut).
+    const lw = label.offsetWidth || 170;
+    const lh = label.offsetHeight || size * 1.5;
+    const x = Number(m[1]);
+    const y = Number(m[2]);
+    const lines = [...label.children].map((c) => wordsOf(c)).filter(Boolean);
+    const shown = lines.length ? lines : [clip(wordsOf(label), charsFor(lw - 10, size))];
+    const step = lh / shown.length;
+    out.push(
+      `<g${opacityAttr(cs.opacity)}><rect x="${x - lw / 2}" y="${y}" width="${lw}" height="${lh}" rx="5" fill="${panel}" stroke="${color(cs.borderTopColor, text)}" stroke-width="1.5"/>${shown
+        .map(
+          (t, i) =>
+            `<text x="${x}" y="${y + step * (i + 0.5)}" font-size="${size}" text-anchor="middle" dominant-baseline="central" fill="${color(cs.color, text)}">${esc(t)}</text>`,
+        )
+        .join("")}</g>`,
+    );
+  }
+  return out;
+}
+
 export function graphSvg(root: HTMLElement, slide: SlideTitle): string | undefined {
   const nodes = [...root.querySelectorAll<HTMLElement>(".react-flow__node")];
   const edges = [...root.querySelectorAll<SVGGElement>('[data-testid="flow-edge"]')];
@@ -90,45 +168,7 @@ export function graphSvg(root: HTMLElement, slide: SlideTitle): string | undefin
     parts.push(
       `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${radius}" fill="${fill}" stroke="${stroke}" stroke-width="${Number.parseFloat(cs.borderTopWidth) || 1}"${dashed}/>`,
     );
-    const container = rank(el) < 2;
-    const nameEl = inner.querySelector<HTMLElement>(".name, .title");
-    const subEl = inner.querySelector<HTMLElement>(".sub");
-    const right = inner.querySelector(".toggle") ? 30 : 8;
-    const room = Math.max(10, w - 8 - right);
-    const ink = color(cs.color, text);
-    // The paths lens's boxes are sized to their lines (graph/text.ts): each line as drawn, whole.
-    const nameLines = nameEl ? [...nameEl.querySelectorAll<HTMLElement>(":scope > .line")] : [];
-    if (nameEl && nameLines.length) {
-      const size = Number.parseFloat(getComputedStyle(nameEl).fontSize) || 15;
-      const subSize = subEl ? Number.parseFloat(getComputedStyle(subEl).fontSize) || 13.5 : 13.5;
-      const subLines = subEl ? [...subEl.querySelectorAll<HTMLElement>(":scope > .line")] : [];
-      const lines = [
-        ...nameLines.map((l) => ({ t: wordsOf(l), size, bold: true })),
-        ...subLines.map((l) => ({ t: wordsOf(l), size: subSize, bold: false })),
-      ];
-      let at = y + 6;
-      for (const l of lines) {
-        at += l.size * 1.3;
-        parts.push(
-          `<text x="${x + 10}" y="${at - l.size * 0.3}" font-size="${l.size}"${l.bold ? ' font-weight="600"' : ' opacity="0.75"'} fill="${ink}">${esc(l.t)}</text>`,
-        );
-      }
-    } else if (nameEl) {
-      const size = Number.parseFloat(getComputedStyle(nameEl).fontSize) || (container ? 12 : 14);
-      const words = middleEllipsis(wordsOf(nameEl), charsFor(room, size, true));
-      if (words)
-        parts.push(
-          `<text x="${x + 8}" y="${y + 6 + size}" font-size="${size}" font-weight="600" fill="${ink}">${esc(words)}</text>`,
-        );
-      if (subEl && !container) {
-        const subSize = Number.parseFloat(getComputedStyle(subEl).fontSize) || 11;
-        const sub = middleEllipsis(wordsOf(subEl), charsFor(room, subSize));
-        if (sub)
-          parts.push(
-            `<text x="${x + 8}" y="${y + 6 + size * 1.3 + subSize * 1.15}" font-size="${subSize}" fill="${ink}" opacity="0.75">${esc(sub)}</text>`,
-          );
-      }
-    }
+    parts.push(...nodeTextSvg(inner, x, y, w, rank(el) < 2, color(cs.color, text)));
     parts.push("</g>");
   }
   const edgeParts: string[] = [];
@@ -154,29 +194,7 @@ export function graphSvg(root: HTMLElement, slide: SlideTitle): string | undefin
     edgeParts.push("</g>");
   }
   // Edge labels as on screen: a box in the panel's colour, bordered in the edge's, centred under the edge's middle.
-  const panel = rootCs.getPropertyValue("--panel").trim() || bg;
-  for (const label of root.querySelectorAll<HTMLElement>(".ktl-edge-label")) {
-    const m = /translate\(\s*(-?[\d.]+)px,\s*(-?[\d.]+)px\)\s*$/.exec(label.style.transform);
-    if (!m) continue;
-    const cs = getComputedStyle(label);
-    const size = Number.parseFloat(cs.fontSize) || 10;
-    // As wide and tall as on screen, each of its lines whole (the paths lens's labels take two lines, never cut).
-    const lw = label.offsetWidth || 170;
-    const lh = label.offsetHeight || size * 1.5;
-    const x = Number(m[1]);
-    const y = Number(m[2]);
-    const lines = [...label.children].map((c) => wordsOf(c)).filter(Boolean);
-    const shown = lines.length ? lines : [clip(wordsOf(label), charsFor(lw - 10, size))];
-    const step = lh / shown.length;
-    edgeParts.push(
-      `<g${opacityAttr(cs.opacity)}><rect x="${x - lw / 2}" y="${y}" width="${lw}" height="${lh}" rx="5" fill="${panel}" stroke="${color(cs.borderTopColor, text)}" stroke-width="1.5"/>${shown
-        .map(
-          (t, i) =>
-            `<text x="${x}" y="${y + step * (i + 0.5)}" font-size="${size}" text-anchor="middle" dominant-baseline="central" fill="${color(cs.color, text)}">${esc(t)}</text>`,
-        )
-        .join("")}</g>`,
-    );
-  }
+  edgeParts.push(...labelsSvg(root, rootCs.getPropertyValue("--panel").trim() || bg, text));
   return slideSvg({
     title: slide.title,
     subtitle: slide.subtitle,
