@@ -15,7 +15,7 @@ import { marksOf } from "../WhatIf/useDiffMarks.ts";
 import { edgeKey } from "../WhatIf/marks.ts";
 import { focusOf } from "../Presenter/usePresenter.ts";
 import { verdictsHidden } from "../Lessons/predict.ts";
-import { observedCase, observedText } from "../../graph/observedMarks.ts";
+import { observedCase, observedText, type ObservedMark } from "../../graph/observedMarks.ts";
 
 export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>) {
   const { id, source, target, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data } =
@@ -121,24 +121,7 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
           />
         </g>
         {data.observed ? (
-          // What a flow file saw, beside the engine's verdict: the case's glyph and the counts (observedMarks.ts).
-          <g
-            className={`edge-observed ${data.observed.case}`}
-            transform={`translate(${midX + 20} ${midY})`}
-            data-testid="edge-observed"
-            data-case={data.observed.case}
-            data-forwarded={data.observed.forwarded}
-            data-dropped={data.observed.dropped}
-          >
-            <title>{`${observedCase(data.observed.case).label}: ${observedText(data.observed)}`}</title>
-            <path d={observedCase(data.observed.case).frame} className="edge-observed-frame" />
-            <path d={observedCase(data.observed.case).inner} className="edge-observed-inner" />
-            {data.observedCounts ? (
-              <text x="11" y="5" className="edge-observed-text">
-                {`${data.observed.forwarded} fwd · ${data.observed.dropped} drop`}
-              </text>
-            ) : null}
-          </g>
+          <ObservedGlyph observed={data.observed} counts={!!data.observedCounts} x={midX + 20} y={midY} />
         ) : null}
       </g>
       {data.showLabel && e.label && data.labelAt && Math.abs(data.labelAt.y - data.labelAt.ay) > 30 ? (
@@ -174,6 +157,40 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
     </>
   );
 });
+
+/** What a flow file saw on an edge, beside the engine's verdict: the case's glyph and, asked, the counts. */
+function ObservedGlyph({
+  observed,
+  counts,
+  x,
+  y,
+}: {
+  observed: ObservedMark;
+  counts: boolean;
+  x: number;
+  y: number;
+}) {
+  return (
+    // What a flow file saw, beside the engine's verdict: the case's glyph and the counts (observedMarks.ts).
+    <g
+      className={`edge-observed ${observed.case}`}
+      transform={`translate(${x} ${y})`}
+      data-testid="edge-observed"
+      data-case={observed.case}
+      data-forwarded={observed.forwarded}
+      data-dropped={observed.dropped}
+    >
+      <title>{`${observedCase(observed.case).label}: ${observedText(observed)}`}</title>
+      <path d={observedCase(observed.case).frame} className="edge-observed-frame" />
+      <path d={observedCase(observed.case).inner} className="edge-observed-inner" />
+      {counts ? (
+        <text x="11" y="5" className="edge-observed-text">
+          {`${observed.forwarded} fwd · ${observed.dropped} drop`}
+        </text>
+      ) : null}
+    </g>
+  );
+}
 
 function loopPath(x: number, y: number): [string, number, number] {
   const [p0, p1, p2, p3] = loopCurve(x, y) as [number, number][];
