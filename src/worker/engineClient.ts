@@ -96,24 +96,22 @@ interface Query {
   supersede(): void;
 }
 
-export function createEngineClient(
+/**
+ * The worker behind a client: started on first use; each request has its time budget. A crash, an
+ * unreadable answer or an overrun ends every pending request and the worker (the next request starts
+ * a new one), and tells the client to forget what it held.
+ */
+function workerChannel(
   makeWorker: () => WorkerLike,
-  options: EngineClientOptions = {},
-): EngineClient {
+  options: EngineClientOptions,
+  on: { progress: (generation: number, p: AnalysisProgress) => void; reset: () => void },
+) {
   const budgetOf = options.budgetMs ?? (() => DEFAULT_BUDGET_MS);
   const setTimer = options.setTimer ?? ((f, ms) => setTimeout(f, ms));
   const clearTimer = options.clearTimer ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
   let worker: WorkerLike | undefined;
   let nextId = 1;
-  let generation = 0;
-  let analyzed = 0;
-  let busy = false;
-  let waiting: Waiting | undefined;
-  let idle: Query[] = [];
-  /** The analysis this client holds, the base of the worker's deltas. */
-  let held: { generation: number; value: Analysis } | undefined;
   const pending = new Map<number, Pending>();
-  const progressListeners = new Set<(p: AnalysisProgress) => void>();
 
   const fail = (err: EngineError) => {
     const list = [...pending.values()];
@@ -124,9 +122,7 @@ export function createEngineClient(
     }
     worker?.terminate();
     worker = undefined;
-    busy = false;
-    analyzed = 0;
-    held = undefined;
+    on.reset();
   };
 
   const ensureWorker = (): WorkerLike => {
@@ -135,8 +131,7 @@ export function createEngineClient(
     w.onmessage = (e) => {
       if (w !== worker) return;
       if ("progress" in e.data) {
-        // Only the newest text's steps: an older one still running will be stale when it answers.
-        if (e.data.generation === generation) for (const l of progressListeners) l(e.data.progress);
+        on.progress(e.data.generation, e.data.progress);
         return;
       }
       const p = pending.get(e.data.id);
@@ -178,6 +173,33 @@ export function createEngineClient(
       pending.set(id, { method, timer, resolve, reject });
       ensureWorker().postMessage({ id, method, params } as EngineRequest);
     });
+  return { send, fail };
+}
+
+export function createEngineClient(
+  makeWorker: () => WorkerLike,
+  options: EngineClientOptions = {},
+): EngineClient {
+  let generation = 0;
+  let analyzed = 0;
+  let busy = false;
+  let waiting: Waiting | undefined;
+  let idle: Query[] = [];
+  /** The analysis this client holds, the base of the worker's deltas. */
+  let held: { generation: number; value: Analysis } | undefined;
+  const progressListeners = new Set<(p: AnalysisProgress) => void>();
+
+  const { send, fail } = workerChannel(makeWorker, options, {
+    progress: (g, p) => {
+      // Only the newest text's steps: an older one still running will be stale when it answers.
+      if (g === generation) for (const l of progressListeners) l(p);
+    },
+    reset: () => {
+      busy = false;
+      analyzed = 0;
+      held = undefined;
+    },
+  });
 
   const runIdle = () => {
     const list = idle;
