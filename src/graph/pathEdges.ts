@@ -40,6 +40,98 @@ export interface Merged {
 export type Mix = { allow: number; drop: number; partial: number };
 export const emptyMix = (): Mix => ({ allow: 0, drop: 0, partial: 0 });
 
+/** The first sender of `f` in element `source` (the flow's example caller from that element). */
+function firstFrom(f: Flow, source: string, resolve: (id: string) => string | undefined): string {
+  for (const x of f.from) if (resolve(x) === source) return x;
+  return f.from[0]!;
+}
+
+/** An empty merged edge. */
+function newEdgeAcc(source: string, target: string, kind: FlowKind): EdgeAcc {
+  return {
+    source,
+    target,
+    kind,
+    mix: emptyMix(),
+    causes: new Set(),
+    refs: [],
+    dropRefs: [],
+    refKeys: new Set(),
+    dropRefKeys: new Set(),
+    reasons: new Set(),
+    ports: new Set(),
+    flows: [],
+    allowFlows: [],
+    unlistedAllowed: 0,
+    flowIds: new Set(),
+    weights: [],
+    l7: new Set(),
+    dialect: undefined,
+    drops: 0,
+    tierDrops: 0,
+    tier: undefined,
+    layers: new Set(),
+    quietDrops: 0,
+    unlisted: 0,
+  };
+}
+
+/** `n` senders of flow `f` added to edge `e`: counts, causes, ports, deciding objects, reasons, examples. */
+function addToEdge(
+  e: EdgeAcc,
+  f: Flow,
+  n: number,
+  port: string,
+  source: string,
+  resolve: (id: string) => string | undefined,
+): void {
+  e.mix[f.verdict] += n;
+  if (f.dropCause) e.causes.add(f.dropCause);
+  e.ports.add(port);
+  if (e.flowIds.has(f.id)) return;
+  e.flowIds.add(f.id);
+  if (f.verdict !== "allow") {
+    e.drops++;
+    e.layers.add(dropLayerWord(f));
+    if (f.tier) {
+      e.tierDrops++;
+      e.tier ??= f.tier;
+    }
+  }
+  if (f.weight !== undefined) e.weights.push(f.weight);
+  for (const r of f.l7 ?? []) e.l7.add(r);
+  if (f.layer) e.dialect ??= f.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
+  else e.dialect ??= cniDialectOf(f.decidedBy[0]);
+  for (const r of f.decidedBy) {
+    const k = refKey(r);
+    if (!e.refKeys.has(k)) {
+      e.refKeys.add(k);
+      e.refs.push(r);
+    }
+    if (f.verdict !== "allow" && !e.dropRefKeys.has(k)) {
+      e.dropRefKeys.add(k);
+      e.dropRefs.push(r);
+    }
+  }
+  if (e.reasons.size < 12) e.reasons.add(`${port}: ${f.reason}`);
+  // Examples, refused ones first: an edge can merge thousands of flows, and its count holds them all.
+  const list = f.verdict === "allow" ? e.allowFlows : e.flows;
+  if (list.length >= FLOW_EXAMPLES) {
+    if (f.verdict === "allow") e.unlistedAllowed++;
+    else e.unlisted++;
+    return;
+  }
+  list.push({
+    flowId: f.id,
+    from: f.client ?? firstFrom(f, source, resolve),
+    traceTo: f.traceTo,
+    port: f.port,
+    protocol: f.protocol,
+    verdict: f.verdict,
+    reason: f.reason,
+  });
+}
+
 /** Every flow (and compact drop) merged by the pair of drawn elements its senders and destination resolve to. */
 export function mergeFlows(
   a: Analysis,
@@ -60,32 +152,7 @@ export function mergeFlows(
     if (!from) acc.set(source, (from = new Map()));
     let e = from.get(target);
     if (!e) {
-      e = {
-        source,
-        target,
-        kind,
-        mix: emptyMix(),
-        causes: new Set(),
-        refs: [],
-        dropRefs: [],
-        refKeys: new Set(),
-        dropRefKeys: new Set(),
-        reasons: new Set(),
-        ports: new Set(),
-        flows: [],
-        allowFlows: [],
-        unlistedAllowed: 0,
-        flowIds: new Set(),
-        weights: [],
-        l7: new Set(),
-        dialect: undefined,
-        drops: 0,
-        tierDrops: 0,
-        tier: undefined,
-        layers: new Set(),
-        quietDrops: 0,
-        unlisted: 0,
-      };
+      e = newEdgeAcc(source, target, kind);
       from.set(target, e);
     }
     return e;
@@ -149,57 +216,7 @@ export function mergeFlows(
       to.add(target);
     }
     if (!passes) return;
-    const e = accOf(source, target, f.kind);
-    e.mix[f.verdict] += n;
-    if (f.dropCause) e.causes.add(f.dropCause);
-    e.ports.add(port);
-    if (e.flowIds.has(f.id)) return;
-    e.flowIds.add(f.id);
-    if (f.verdict !== "allow") {
-      e.drops++;
-      e.layers.add(dropLayerWord(f));
-      if (f.tier) {
-        e.tierDrops++;
-        e.tier ??= f.tier;
-      }
-    }
-    if (f.weight !== undefined) e.weights.push(f.weight);
-    for (const r of f.l7 ?? []) e.l7.add(r);
-    if (f.layer) e.dialect ??= f.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
-    else e.dialect ??= cniDialectOf(f.decidedBy[0]);
-    for (const r of f.decidedBy) {
-      const k = refKey(r);
-      if (!e.refKeys.has(k)) {
-        e.refKeys.add(k);
-        e.refs.push(r);
-      }
-      if (f.verdict !== "allow" && !e.dropRefKeys.has(k)) {
-        e.dropRefKeys.add(k);
-        e.dropRefs.push(r);
-      }
-    }
-    if (e.reasons.size < 12) e.reasons.add(`${port}: ${f.reason}`);
-    // Examples, refused ones first: an edge can merge thousands of flows, and its count holds them all.
-    const list = f.verdict === "allow" ? e.allowFlows : e.flows;
-    if (list.length >= FLOW_EXAMPLES) {
-      if (f.verdict === "allow") e.unlistedAllowed++;
-      else e.unlisted++;
-      return;
-    }
-    list.push({
-      flowId: f.id,
-      from: f.client ?? firstFrom(f, source),
-      traceTo: f.traceTo,
-      port: f.port,
-      protocol: f.protocol,
-      verdict: f.verdict,
-      reason: f.reason,
-    });
-  }
-  /** The first sender of `f` in element `source` (the flow's example caller from that element). */
-  function firstFrom(f: Flow, source: string): string {
-    for (const x of f.from) if (resolve(x) === source) return x;
-    return f.from[0]!;
+    addToEdge(accOf(source, target, f.kind), f, n, port, source, resolve);
   }
   if (a.reach?.drops?.length) addReachDrops(a, a.reach, resolve, filters, accOf);
   return { edges: [...acc.values()].flatMap((m) => [...m.values()]), refusals, links, externals };
