@@ -19,7 +19,7 @@
  * Pure: edges only merge the flows the engine judged.
  */
 import type { Analysis, PodView } from "../engine/analysis/index.ts";
-import { type GraphEdge, type GraphModel, type GraphOptions } from "./model.ts";
+import { type GraphEdge, type GraphModel, type GraphNode, type GraphOptions } from "./model.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { nodeBoxText } from "./text.ts";
 import { familyResolver } from "./nsGroups.ts";
@@ -57,23 +57,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   const hiddenNs = new Set(filters.hiddenNamespaces);
   const familyKey = familyResolver(a, options.nsGroupBy);
   let hidden = 0;
-  // An app whose pods carry different versions (Bookinfo's reviews v1, v2, v3): each shows its version,
-  // unless its workload's name already says it.
-  const versions = new Map<string, Set<string>>();
-  for (const p of a.pods) {
-    const app = appOf(p);
-    const v = versionOf(p);
-    if (app === undefined || v === undefined) continue;
-    const k = `${p.namespace}/${app}`;
-    versions.set(k, (versions.get(k) ?? new Set()).add(v));
-  }
-  const versionShown = (p: PodView, workload: string): string => {
-    const app = appOf(p);
-    const v = versionOf(p);
-    if (app === undefined || v === undefined || (versions.get(`${p.namespace}/${app}`)?.size ?? 0) < 2)
-      return "";
-    return workload.split(/[-._]/).includes(v) ? "" : v;
-  };
+  const versionShown = versionResolver(a);
 
   // The hierarchy: namespace -> workload -> pods, and each namespace's Services.
   const namespaces = new Map<string, Ns>();
@@ -114,26 +98,9 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     nsOf(s.namespace).services.push(s.id);
   }
 
-  // Which workload serves each Service: the one owning all its endpoints, if there is one.
-  const workloadOfPod = new Map<string, string>();
-  for (const p of a.pods) workloadOfPod.set(p.id, p.workload.id);
-  const backendOf = new Map<string, string | null>();
-  for (const f of a.flows) {
-    if (f.kind !== "endpoint") continue;
-    const svc = f.from[0]!;
-    const w = workloadOfPod.get(f.to) ?? null;
-    const cur = backendOf.get(svc);
-    if (cur === undefined) backendOf.set(svc, w);
-    else if (cur !== w) backendOf.set(svc, null);
-  }
+  const backendOf = backendsOf(a);
 
-  // Pods and Services some flow leaves or reaches: the rest are idle.
-  const active = new Set<string>();
-  for (const list of a.reach ? [a.flows, a.reach.flows] : [a.flows])
-    for (const f of list) {
-      active.add(f.to);
-      for (const x of f.from) active.add(x);
-    }
+  const active = activeIds(a);
 
   // What is open: the user's choices, else the grouping's rule and the budget.
   const { sortedNs, nsOpen, familyOf, idleFolded, workloadOpen, idleWorkload, mergedInto } = decideFolds({
@@ -166,26 +133,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     serviceById,
     versionShown,
   });
-  // L7 routers (Gateway, Ingress, VirtualService): one element each, between their clients and the Services they route to.
-  for (const r of a.routers) {
-    if (hiddenNs.has(r.namespace)) continue;
-    const where = r.hosts.length
-      ? r.hosts.slice(0, 2).join(", ")
-      : r.ports.length
-        ? `:${r.ports.join(", :")}`
-        : "";
-    nodes.push({
-      id: r.id,
-      kind: "router",
-      label: r.name,
-      sublabel: `${r.kind} · ${r.namespace}${where ? ` · ${where}` : ""}`,
-      parts: [r.kind === "VirtualService" ? "mesh route" : r.kind, r.namespace, ...(where ? [where] : [])],
-      namespace: r.namespace,
-      ref: r.ref,
-      ...leaf,
-    });
-    leafOf.set(r.id, r.id);
-  }
+  routerElements(a, hiddenNs, leaf, nodes, leafOf);
   const resolve = (id: string): string | undefined => {
     if (id.startsWith("external:")) return graphEndpointId(id);
     return leafOf.get(id);
@@ -236,6 +184,84 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   sortedLinks.sort();
   const structureKey = `paths#${nodes.map((n) => n.id).join("|")}#${sortedLinks.join("|")}`;
   return { lens: "paths", level, nodes, edges, links: sortedLinks, structureKey, hidden, budget };
+}
+
+/**
+ * An app whose pods carry different versions (Bookinfo's reviews v1, v2, v3): each shows its version,
+ * unless its workload's name already says it.
+ */
+function versionResolver(a: Analysis): (p: PodView, workload: string) => string {
+  const versions = new Map<string, Set<string>>();
+  for (const p of a.pods) {
+    const app = appOf(p);
+    const v = versionOf(p);
+    if (app === undefined || v === undefined) continue;
+    const k = `${p.namespace}/${app}`;
+    versions.set(k, (versions.get(k) ?? new Set()).add(v));
+  }
+  return (p: PodView, workload: string): string => {
+    const app = appOf(p);
+    const v = versionOf(p);
+    if (app === undefined || v === undefined || (versions.get(`${p.namespace}/${app}`)?.size ?? 0) < 2)
+      return "";
+    return workload.split(/[-._]/).includes(v) ? "" : v;
+  };
+}
+
+/** Which workload serves each Service: the one owning all its endpoints, if there is one (else null). */
+function backendsOf(a: Analysis): Map<string, string | null> {
+  const workloadOfPod = new Map<string, string>();
+  for (const p of a.pods) workloadOfPod.set(p.id, p.workload.id);
+  const backendOf = new Map<string, string | null>();
+  for (const f of a.flows) {
+    if (f.kind !== "endpoint") continue;
+    const svc = f.from[0]!;
+    const w = workloadOfPod.get(f.to) ?? null;
+    const cur = backendOf.get(svc);
+    if (cur === undefined) backendOf.set(svc, w);
+    else if (cur !== w) backendOf.set(svc, null);
+  }
+  return backendOf;
+}
+
+/** Pods and Services some flow leaves or reaches: the rest are idle. */
+function activeIds(a: Analysis): Set<string> {
+  const active = new Set<string>();
+  for (const list of a.reach ? [a.flows, a.reach.flows] : [a.flows])
+    for (const f of list) {
+      active.add(f.to);
+      for (const x of f.from) active.add(x);
+    }
+  return active;
+}
+
+/** L7 routers (Gateway, Ingress, VirtualService): one element each, between their clients and the Services they route to. */
+function routerElements(
+  a: Analysis,
+  hiddenNs: ReadonlySet<string>,
+  leaf: { width: number; height: number },
+  nodes: GraphNode[],
+  leafOf: Map<string, string>,
+): void {
+  for (const r of a.routers) {
+    if (hiddenNs.has(r.namespace)) continue;
+    const where = r.hosts.length
+      ? r.hosts.slice(0, 2).join(", ")
+      : r.ports.length
+        ? `:${r.ports.join(", :")}`
+        : "";
+    nodes.push({
+      id: r.id,
+      kind: "router",
+      label: r.name,
+      sublabel: `${r.kind} · ${r.namespace}${where ? ` · ${where}` : ""}`,
+      parts: [r.kind === "VirtualService" ? "mesh route" : r.kind, r.namespace, ...(where ? [where] : [])],
+      namespace: r.namespace,
+      ref: r.ref,
+      ...leaf,
+    });
+    leafOf.set(r.id, r.id);
+  }
 }
 
 interface FoldInputs {
