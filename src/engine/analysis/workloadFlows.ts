@@ -15,7 +15,7 @@
  * sources are runs of group indices (`ReachDrop`), so the graph draws them
  * at any fold level and a question traces any one of them.
  */
-import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { Model, Pod, Protocol, Service, ServicePort } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import { cniName } from "../cni/index.ts";
@@ -23,6 +23,7 @@ import { explainStackPair, type LayerStep, type PolicyStack } from "../policy/in
 import { analysisDecider, stepRefs, tierOf } from "./tiers.ts";
 import { keptMatrices } from "./flows.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
+import type { Decider } from "../decide/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, ReachDrop, ReachGroup, RefView } from "./types.ts";
 
@@ -98,6 +99,63 @@ function pushDrops(
     });
     out.dropped += runs.count;
   }
+}
+
+/** The flow of a source group to a Service port some endpoint admits: allowed or partly, and who decided. */
+function admittedFlow(
+  g: readonly Pod[],
+  s: Service,
+  p: ServicePort,
+  admitted: number,
+  endpoints: readonly { pod: Pod; port: number; judge: (src: Pod, dst: Pod) => boolean }[],
+  byRow: boolean,
+  ctx: { decider: Decider; admitter: string; stack: PolicyStack | undefined; index: PolicyIndex },
+): Flow {
+  const { admitter, stack, index } = ctx;
+  const all = admitted === endpoints.length;
+  const src = g[0]!;
+  const cls = index.classOf[src.index]!;
+  const enforcement = ctx.decider.enforcement;
+  const flow: Flow = {
+    id: `workload|${podId(src.key)}|${serviceId(s.key)}|${p.port}/${p.protocol}`,
+    kind: "service",
+    from: g.map((x) => podId(x.key)),
+    to: serviceId(s.key),
+    port: p.port,
+    protocol: p.protocol,
+    verdict: all ? "allow" : "partial",
+    reason:
+      enforcement.kind === "none"
+        ? enforcement.why
+        : all
+          ? `${admitter} admits ${src.workload.name}'s pods at every ready endpoint (${endpoints.length})`
+          : `${admitter} admits ${src.workload.name}'s pods at ${admitted} of ${endpoints.length} ready endpoints`,
+    decidedBy: [],
+    traceTo: `service:${s.key}:${p.port}`,
+  };
+  const why = stack && stackWhy(stack, src, endpoints, p.protocol, byRow);
+  const tier = why && tierOf(why.step);
+  if (why && tier) {
+    // A cluster tier decided: name its rule, at the first refusing endpoint, else the first admitting one.
+    const words = `${why.step!.label}: ${why.step!.reason}`;
+    flow.reason = all
+      ? `${words} (every ready endpoint, ${endpoints.length})`
+      : `${admitted} of ${endpoints.length} ready endpoints admit ${src.workload.name}'s pods; ${why.pod.key}: ${words}`;
+    flow.decidedBy = stepRefs(why.step);
+    flow.tier = tier;
+  } else if (enforcement.kind === "stack") {
+    // An allowed flow was admitted by rules: a policy with none in that direction (a default deny) only
+    // isolates, and did not decide it. A partly allowed one keeps the isolating policies (they refuse the rest).
+    for (const pol of index.egressPolicies[cls] ?? [])
+      if (flow.decidedBy.length < 3 && (!all || pol.egress.length > 0)) flow.decidedBy.push(refOfPolicy(pol));
+    const dst = index.classOf[endpoints[0]!.pod.index]!;
+    for (const pol of index.ingressPolicies[dst] ?? [])
+      if (flow.decidedBy.length < 6 && (!all || pol.ingress.length > 0))
+        flow.decidedBy.push(refOfPolicy(pol));
+  }
+  if (p.name) flow.portName = p.name;
+  if (!all) flow.dropCause = "policy";
+  return flow;
 }
 
 export function workloadFlows(
@@ -238,48 +296,9 @@ export function workloadFlows(
           out.omitted++;
           continue;
         }
-        const all = admitted === endpoints.length;
-        const flow: Flow = {
-          id: `workload|${podId(src.key)}|${serviceId(s.key)}|${p.port}/${p.protocol}`,
-          kind: "service",
-          from: g.map((x) => podId(x.key)),
-          to: serviceId(s.key),
-          port: p.port,
-          protocol: p.protocol,
-          verdict: all ? "allow" : "partial",
-          reason:
-            enforcement.kind === "none"
-              ? enforcement.why
-              : all
-                ? `${admitter} admits ${src.workload.name}'s pods at every ready endpoint (${endpoints.length})`
-                : `${admitter} admits ${src.workload.name}'s pods at ${admitted} of ${endpoints.length} ready endpoints`,
-          decidedBy: [],
-          traceTo: `service:${s.key}:${p.port}`,
-        };
-        const why = stack && stackWhy(stack, src, endpoints, p.protocol, byRow);
-        const tier = why && tierOf(why.step);
-        if (why && tier) {
-          // A cluster tier decided: name its rule, at the first refusing endpoint, else the first admitting one.
-          const words = `${why.step!.label}: ${why.step!.reason}`;
-          flow.reason = all
-            ? `${words} (every ready endpoint, ${endpoints.length})`
-            : `${admitted} of ${endpoints.length} ready endpoints admit ${src.workload.name}'s pods; ${why.pod.key}: ${words}`;
-          flow.decidedBy = stepRefs(why.step);
-          flow.tier = tier;
-        } else if (enforcement.kind === "stack") {
-          // An allowed flow was admitted by rules: a policy with none in that direction (a default deny) only
-          // isolates, and did not decide it. A partly allowed one keeps the isolating policies (they refuse the rest).
-          for (const pol of index.egressPolicies[cls] ?? [])
-            if (flow.decidedBy.length < 3 && (!all || pol.egress.length > 0))
-              flow.decidedBy.push(refOfPolicy(pol));
-          const dst = index.classOf[endpoints[0]!.pod.index]!;
-          for (const pol of index.ingressPolicies[dst] ?? [])
-            if (flow.decidedBy.length < 6 && (!all || pol.ingress.length > 0))
-              flow.decidedBy.push(refOfPolicy(pol));
-        }
-        if (p.name) flow.portName = p.name;
-        if (!all) flow.dropCause = "policy";
-        out.flows.push(flow);
+        out.flows.push(
+          admittedFlow(g, s, p, admitted, endpoints, byRow, { decider, admitter, stack, index }),
+        );
       }
       for (const e of endpoints) isEndpoint[e.pod.index] = 0;
       pushDrops(out, s.key, p, sides, endpoints, { stack, admitter, cniLayer, index, sourceClass });
