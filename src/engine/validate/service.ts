@@ -376,6 +376,73 @@ function validateExternalTrafficPolicy(s: Svc): FieldError[] {
   return errs;
 }
 
+/** An ExternalName Service: no cluster IPs or families, a DNS-1123 name (validateService). */
+function validateExternalNameFields(s: Svc, up: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (s.clusterIPs.length > 0)
+    errs.push({
+      ...forbidden(["spec", "clusterIPs"], "may not be set for ExternalName services", up),
+      at: ["spec", s.clusterIP ? "clusterIP" : "clusterIPs"],
+    });
+  if (s.ipFamilies.length > 0)
+    errs.push(forbidden(["spec", "ipFamilies"], "may not be set for ExternalName services", up));
+  if (s.ipFamilyPolicy !== undefined)
+    errs.push(forbidden(["spec", "ipFamilyPolicy"], "may not be set for ExternalName services", up));
+  const cname = s.externalName.endsWith(".") ? s.externalName.slice(0, -1) : s.externalName;
+  if (cname.length > 0)
+    for (const m of isDNS1123Subdomain(cname))
+      errs.push(invalid(["spec", "externalName"], cname, m, "validateService (ValidateDNS1123Subdomain)"));
+  else errs.push(required(["spec", "externalName"], "", up));
+  return errs;
+}
+
+/** The fields only a LoadBalancer Service may set: source ranges (or their annotation), node port allocation, class. */
+function validateLoadBalancerFields(s: Svc, up: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (s.loadBalancerSourceRanges.length > 0) {
+    // Upstream spells this path with a capital L.
+    const p: PathSegment[] = ["spec", "LoadBalancerSourceRanges"];
+    const at = ["spec", "loadBalancerSourceRanges"];
+    if (s.type !== "LoadBalancer")
+      errs.push({ ...forbidden(p, "may only be used when `type` is 'LoadBalancer'", up), at });
+    s.loadBalancerSourceRanges.forEach((v, i) =>
+      errs.push(...validateLegacyCIDR([...p, i], v.trim()).map((e) => ({ ...e, at: [...at, i] }))),
+    );
+  } else if (s.annotations[ANNOTATION_LB_SOURCE_RANGES] !== undefined) {
+    const p: PathSegment[] = ["metadata", "annotations", { key: ANNOTATION_LB_SOURCE_RANGES }];
+    if (s.type !== "LoadBalancer")
+      errs.push(forbidden(p, "may only be used when `type` is 'LoadBalancer'", up));
+    const val = s.annotations[ANNOTATION_LB_SOURCE_RANGES]!.trim();
+    if (val !== "") for (const c of val.split(",")) errs.push(...validateLegacyCIDR(p, c.trim()));
+  }
+  if (s.allocateLoadBalancerNodePorts !== undefined && s.type !== "LoadBalancer") {
+    errs.push(
+      forbidden(
+        ["spec", "allocateLoadBalancerNodePorts"],
+        "may only be used when `type` is 'LoadBalancer'",
+        up,
+      ),
+    );
+  }
+  if (s.loadBalancerClass !== undefined) {
+    if (s.type === "LoadBalancer") {
+      for (const m of isQualifiedName(s.loadBalancerClass))
+        errs.push(
+          invalid(["spec", "loadBalancerClass"], s.loadBalancerClass, m, "validateLoadBalancerClassField"),
+        );
+    } else {
+      errs.push(
+        forbidden(
+          ["spec", "loadBalancerClass"],
+          "may only be used when `type` is 'LoadBalancer'",
+          "validateLoadBalancerClassField",
+        ),
+      );
+    }
+  }
+  return errs;
+}
+
 /** validateService (pkg/apis/core/validation/validation.go), on the allocated Service. */
 export function validateServiceSpec(s: Svc): FieldError[] {
   const errs: FieldError[] = [];
@@ -405,22 +472,7 @@ export function validateServiceSpec(s: Svc): FieldError[] {
       ...invalid(["spec", "clusterIPs", 0], "None", "may not be set to 'None' for NodePort services", up),
       at: ["spec", "clusterIP"],
     });
-  if (s.type === "ExternalName") {
-    if (s.clusterIPs.length > 0)
-      errs.push({
-        ...forbidden(["spec", "clusterIPs"], "may not be set for ExternalName services", up),
-        at: ["spec", s.clusterIP ? "clusterIP" : "clusterIPs"],
-      });
-    if (s.ipFamilies.length > 0)
-      errs.push(forbidden(["spec", "ipFamilies"], "may not be set for ExternalName services", up));
-    if (s.ipFamilyPolicy !== undefined)
-      errs.push(forbidden(["spec", "ipFamilyPolicy"], "may not be set for ExternalName services", up));
-    const cname = s.externalName.endsWith(".") ? s.externalName.slice(0, -1) : s.externalName;
-    if (cname.length > 0)
-      for (const m of isDNS1123Subdomain(cname))
-        errs.push(invalid(["spec", "externalName"], cname, m, "validateService (ValidateDNS1123Subdomain)"));
-    else errs.push(required(["spec", "externalName"], "", up));
-  }
+  if (s.type === "ExternalName") errs.push(...validateExternalNameFields(s, up));
   const names = new Set<string>();
   s.ports.forEach((sp, i) =>
     errs.push(...validateServicePort(sp, s.ports.length > 1, names, ["spec", "ports", i])),
@@ -475,47 +527,7 @@ export function validateServiceSpec(s: Svc): FieldError[] {
       errs.push({ ...duplicate(["spec", "ports", i], { protocol: sp.protocol, port: sp.port }, up) });
     ports.add(key);
   });
-  if (s.loadBalancerSourceRanges.length > 0) {
-    // Upstream spells this path with a capital L.
-    const p: PathSegment[] = ["spec", "LoadBalancerSourceRanges"];
-    const at = ["spec", "loadBalancerSourceRanges"];
-    if (s.type !== "LoadBalancer")
-      errs.push({ ...forbidden(p, "may only be used when `type` is 'LoadBalancer'", up), at });
-    s.loadBalancerSourceRanges.forEach((v, i) =>
-      errs.push(...validateLegacyCIDR([...p, i], v.trim()).map((e) => ({ ...e, at: [...at, i] }))),
-    );
-  } else if (s.annotations[ANNOTATION_LB_SOURCE_RANGES] !== undefined) {
-    const p: PathSegment[] = ["metadata", "annotations", { key: ANNOTATION_LB_SOURCE_RANGES }];
-    if (s.type !== "LoadBalancer")
-      errs.push(forbidden(p, "may only be used when `type` is 'LoadBalancer'", up));
-    const val = s.annotations[ANNOTATION_LB_SOURCE_RANGES]!.trim();
-    if (val !== "") for (const c of val.split(",")) errs.push(...validateLegacyCIDR(p, c.trim()));
-  }
-  if (s.allocateLoadBalancerNodePorts !== undefined && s.type !== "LoadBalancer") {
-    errs.push(
-      forbidden(
-        ["spec", "allocateLoadBalancerNodePorts"],
-        "may only be used when `type` is 'LoadBalancer'",
-        up,
-      ),
-    );
-  }
-  if (s.loadBalancerClass !== undefined) {
-    if (s.type === "LoadBalancer") {
-      for (const m of isQualifiedName(s.loadBalancerClass))
-        errs.push(
-          invalid(["spec", "loadBalancerClass"], s.loadBalancerClass, m, "validateLoadBalancerClassField"),
-        );
-    } else {
-      errs.push(
-        forbidden(
-          ["spec", "loadBalancerClass"],
-          "may only be used when `type` is 'LoadBalancer'",
-          "validateLoadBalancerClassField",
-        ),
-      );
-    }
-  }
+  errs.push(...validateLoadBalancerFields(s, up));
   errs.push(...validateExternalTrafficPolicy(s));
   if (
     s.internalTrafficPolicy !== undefined &&
