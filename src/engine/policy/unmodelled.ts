@@ -96,6 +96,121 @@ export function unevaluatedFields(
 const ISTIO_GROUPS = new Set(["networking.istio.io", "security.istio.io"]);
 const AUTHZ_WHEN_KEYS = /^(request\.headers\[.+\]|source\.namespace|source\.principal|destination\.port)$/;
 
+/** Reports a field ktl does not evaluate: where it is (the map holding it, and its key), its path and what ktl does instead. */
+type AddField = (at: unknown, key: string | number, field: string, message: string) => void;
+
+const has = (m: Record<string, unknown>, k: string) => m[k] !== undefined;
+
+/** A VirtualService's fields left out: exportTo, TCP and TLS routes, delegation, some faults, rewrites and matches. */
+function virtualServiceFields(spec: Record<string, unknown>, add: AddField): void {
+  if (has(spec, "exportTo"))
+    add(spec, "exportTo", "spec.exportTo", "ktl applies the VirtualService to clients of every namespace");
+  if (has(spec, "tcp")) add(spec, "tcp", "spec.tcp", "TCP routes are not evaluated");
+  if (has(spec, "tls")) add(spec, "tls", "spec.tls", "TLS routes are not evaluated");
+  arr(spec.http).forEach((r, i) => {
+    if (!isObj(r)) return;
+    const at = `spec.http[${i}]`;
+    if (has(r, "delegate"))
+      add(
+        r,
+        "delegate",
+        `${at}.delegate`,
+        "a delegated VirtualService is not followed: the route has no destination for ktl",
+      );
+    const abort = isObj(r.fault) && isObj(r.fault.abort) ? r.fault.abort : undefined;
+    if (abort && abort.httpStatus === undefined)
+      add(
+        r.fault,
+        "abort",
+        `${at}.fault.abort`,
+        "only an httpStatus abort is evaluated (grpcStatus and http2Error are not)",
+      );
+    if (isObj(r.rewrite) && has(r.rewrite, "uriRegexRewrite"))
+      add(
+        r.rewrite,
+        "uriRegexRewrite",
+        `${at}.rewrite.uriRegexRewrite`,
+        "the backends are judged on the path as sent",
+      );
+    if (has(r, "corsPolicy"))
+      add(r, "corsPolicy", `${at}.corsPolicy`, "CORS preflight answers are not evaluated");
+    arr(r.match).forEach((m, j) => {
+      if (!isObj(m)) return;
+      for (const k of ["authority", "scheme", "gateways"])
+        if (has(m, k)) add(m, k, `${at}.match[${j}].${k}`, "not evaluated: ktl takes the condition as met");
+    });
+  });
+}
+
+/** A DestinationRule's fields left out: exportTo, workloadSelector, and its traffic policies. */
+function destinationRuleFields(spec: Record<string, unknown>, add: AddField): void {
+  if (has(spec, "exportTo"))
+    add(spec, "exportTo", "spec.exportTo", "ktl applies the DestinationRule to clients of every namespace");
+  if (has(spec, "workloadSelector"))
+    add(spec, "workloadSelector", "spec.workloadSelector", "ktl applies the DestinationRule to every client");
+  const policy = (tp: unknown, at: string) => {
+    if (!isObj(tp)) return;
+    for (const k of ["tls", "loadBalancer", "outlierDetection", "connectionPool", "portLevelSettings"])
+      if (has(tp, k))
+        add(
+          tp,
+          k,
+          `${at}.${k}`,
+          k === "tls"
+            ? "ktl assumes Istio's automatic mTLS between sidecars"
+            : "ktl spreads requests evenly over the ready endpoints",
+        );
+  };
+  policy(spec.trafficPolicy, "spec.trafficPolicy");
+  arr(spec.subsets).forEach(
+    (x, i) => isObj(x) && policy(x.trafficPolicy, `spec.subsets[${i}].trafficPolicy`),
+  );
+}
+
+/** An AuthorizationPolicy's parts left out: CUSTOM and AUDIT actions, IP and principal sources, conditions it cannot read. */
+function authorizationPolicyFields(spec: Record<string, unknown>, add: AddField): void {
+  const action = typeof spec.action === "string" ? spec.action : "ALLOW";
+  if (action === "CUSTOM" || action === "AUDIT")
+    add(
+      spec,
+      "action",
+      "spec.action",
+      `${action} policies (external authorization, audit) are not evaluated`,
+    );
+  arr(spec.rules).forEach((r, i) => {
+    if (!isObj(r)) return;
+    arr(r.from).forEach((f, j) => {
+      const src = isObj(f) && isObj(f.source) ? f.source : undefined;
+      if (!src) return;
+      for (const k of [
+        "ipBlocks",
+        "notIpBlocks",
+        "remoteIpBlocks",
+        "notRemoteIpBlocks",
+        "requestPrincipals",
+        "notRequestPrincipals",
+      ])
+        if (has(src, k))
+          add(
+            src,
+            k,
+            `spec.rules[${i}].from[${j}].source.${k}`,
+            "not evaluated (a rule that needs it does not match)",
+          );
+    });
+    arr(r.when).forEach((w, j) => {
+      const key = isObj(w) && typeof w.key === "string" ? w.key : "";
+      if (!AUTHZ_WHEN_KEYS.test(key))
+        add(
+          w,
+          "key",
+          `spec.rules[${i}].when[${j}]`,
+          `the condition ${key || "(no key)"} is not evaluated (the rule does not match)`,
+        );
+    });
+  });
+}
+
 /**
  * The Istio fields that can change where a request goes or what it gets
  * back and that engine/l7 does not evaluate (it evaluates matches, weights,
@@ -129,83 +244,10 @@ export function unevaluatedRouterFields(objects: readonly KObject[]): Unmodelled
       if (o.namespace !== undefined) u.namespace = o.namespace;
       out.push(u);
     };
-    const has = (m: Record<string, unknown>, k: string) => m[k] !== undefined;
     if (o.kind === "VirtualService") {
-      if (has(spec, "exportTo"))
-        add(
-          spec,
-          "exportTo",
-          "spec.exportTo",
-          "ktl applies the VirtualService to clients of every namespace",
-        );
-      if (has(spec, "tcp")) add(spec, "tcp", "spec.tcp", "TCP routes are not evaluated");
-      if (has(spec, "tls")) add(spec, "tls", "spec.tls", "TLS routes are not evaluated");
-      arr(spec.http).forEach((r, i) => {
-        if (!isObj(r)) return;
-        const at = `spec.http[${i}]`;
-        if (has(r, "delegate"))
-          add(
-            r,
-            "delegate",
-            `${at}.delegate`,
-            "a delegated VirtualService is not followed: the route has no destination for ktl",
-          );
-        const abort = isObj(r.fault) && isObj(r.fault.abort) ? r.fault.abort : undefined;
-        if (abort && abort.httpStatus === undefined)
-          add(
-            r.fault,
-            "abort",
-            `${at}.fault.abort`,
-            "only an httpStatus abort is evaluated (grpcStatus and http2Error are not)",
-          );
-        if (isObj(r.rewrite) && has(r.rewrite, "uriRegexRewrite"))
-          add(
-            r.rewrite,
-            "uriRegexRewrite",
-            `${at}.rewrite.uriRegexRewrite`,
-            "the backends are judged on the path as sent",
-          );
-        if (has(r, "corsPolicy"))
-          add(r, "corsPolicy", `${at}.corsPolicy`, "CORS preflight answers are not evaluated");
-        arr(r.match).forEach((m, j) => {
-          if (!isObj(m)) return;
-          for (const k of ["authority", "scheme", "gateways"])
-            if (has(m, k))
-              add(m, k, `${at}.match[${j}].${k}`, "not evaluated: ktl takes the condition as met");
-        });
-      });
+      virtualServiceFields(spec, add);
     } else if (o.kind === "DestinationRule") {
-      if (has(spec, "exportTo"))
-        add(
-          spec,
-          "exportTo",
-          "spec.exportTo",
-          "ktl applies the DestinationRule to clients of every namespace",
-        );
-      if (has(spec, "workloadSelector"))
-        add(
-          spec,
-          "workloadSelector",
-          "spec.workloadSelector",
-          "ktl applies the DestinationRule to every client",
-        );
-      const policy = (tp: unknown, at: string) => {
-        if (!isObj(tp)) return;
-        for (const k of ["tls", "loadBalancer", "outlierDetection", "connectionPool", "portLevelSettings"])
-          if (has(tp, k))
-            add(
-              tp,
-              k,
-              `${at}.${k}`,
-              k === "tls"
-                ? "ktl assumes Istio's automatic mTLS between sidecars"
-                : "ktl spreads requests evenly over the ready endpoints",
-            );
-      };
-      policy(spec.trafficPolicy, "spec.trafficPolicy");
-      arr(spec.subsets).forEach(
-        (x, i) => isObj(x) && policy(x.trafficPolicy, `spec.subsets[${i}].trafficPolicy`),
-      );
+      destinationRuleFields(spec, add);
     } else if (o.kind === "Sidecar") {
       for (const k of ["egress", "ingress"])
         if (has(spec, k))
@@ -221,46 +263,7 @@ export function unevaluatedRouterFields(objects: readonly KObject[]): Unmodelled
       for (const k of ["exportTo", "workloadSelector"])
         if (has(spec, k)) add(spec, k, `spec.${k}`, "not evaluated");
     } else if (o.kind === "AuthorizationPolicy") {
-      const action = typeof spec.action === "string" ? spec.action : "ALLOW";
-      if (action === "CUSTOM" || action === "AUDIT")
-        add(
-          spec,
-          "action",
-          "spec.action",
-          `${action} policies (external authorization, audit) are not evaluated`,
-        );
-      arr(spec.rules).forEach((r, i) => {
-        if (!isObj(r)) return;
-        arr(r.from).forEach((f, j) => {
-          const src = isObj(f) && isObj(f.source) ? f.source : undefined;
-          if (!src) return;
-          for (const k of [
-            "ipBlocks",
-            "notIpBlocks",
-            "remoteIpBlocks",
-            "notRemoteIpBlocks",
-            "requestPrincipals",
-            "notRequestPrincipals",
-          ])
-            if (has(src, k))
-              add(
-                src,
-                k,
-                `spec.rules[${i}].from[${j}].source.${k}`,
-                "not evaluated (a rule that needs it does not match)",
-              );
-        });
-        arr(r.when).forEach((w, j) => {
-          const key = isObj(w) && typeof w.key === "string" ? w.key : "";
-          if (!AUTHZ_WHEN_KEYS.test(key))
-            add(
-              w,
-              "key",
-              `spec.rules[${i}].when[${j}]`,
-              `the condition ${key || "(no key)"} is not evaluated (the rule does not match)`,
-            );
-        });
-      });
+      authorizationPolicyFields(spec, add);
     }
   }
   return out;
