@@ -145,46 +145,20 @@ function backends(
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-export function suggestPolicies(input: ObserveInput, analysis: ObserveAnalysis): SuggestResult {
-  const { model, groups, report } = analysis;
-  const workloadOf = new Map<Pod, Workload>();
-  const byKey = new Map<string, Workload>();
-  for (const w of model.workloads) {
-    byKey.set(w.key, w);
-    for (const p of w.pods) workloadOf.set(p, w);
-  }
-  const ingress: Rules = new Map();
-  const egress: Rules = new Map();
-  /** Observed allowed workload pairs per port: `src|dst|TCP/80`. */
-  const observed = new Set<string>();
+/**
+ * The sides no policy is written for: one with traffic ktl could not match (a policy would cut it), a
+ * host-network subject or peer, or pods without a stable label to select them by.
+ */
+function skippedSides(
+  report: ObserveAnalysis["report"],
+  ingress: Rules,
+  egress: Rules,
+): SuggestResult["skipped"] {
   const skipped: SuggestResult["skipped"] = [];
   const skip = (w: string, direction: "ingress" | "egress", reason: string) => {
     if (!skipped.some((s) => s.workload === w && s.direction === direction))
       skipped.push({ workload: w, direction, reason });
   };
-  /** Every port a row involves, for the reachability check. */
-  const ports = new Map<string, PortRef>();
-  for (const g of groups) {
-    const row = g.row;
-    const src = byKey.get(row.src);
-    if (!src) continue;
-    const dsts = row.dst.startsWith("service:")
-      ? backends(model, row, workloadOf)
-      : byKey.get(row.dst)
-        ? [{ w: byKey.get(row.dst)!, port: row.port }]
-        : [];
-    // Every workload seen sending or receiving gets a policy: what it was only seen refused stays refused.
-    entry(egress, src);
-    for (const d of dsts) {
-      const port = { protocol: row.protocol, port: d.port };
-      ports.set(`${port.protocol}/${port.port}`, port);
-      entry(ingress, d.w);
-      if (row.observed.forwarded === 0) continue;
-      observed.add(`${src.key}|${d.w.key}|${row.protocol}/${d.port}`);
-      addRule(ingress, d.w, src, port);
-      addRule(egress, src, d.w, port);
-    }
-  }
   // A side with traffic ktl could not match is left open: a policy would cut that traffic.
   for (const u of report.unmatched) {
     if (u.verdict !== "forwarded") continue;
@@ -220,6 +194,45 @@ export function suggestPolicies(input: ObserveInput, analysis: ObserveAnalysis):
             `its peer ${peer.key} ${peer.hostNetwork ? "runs in the host network" : "has no stable label"}, so no podSelector can name it`,
           );
     }
+  return skipped;
+}
+
+export function suggestPolicies(input: ObserveInput, analysis: ObserveAnalysis): SuggestResult {
+  const { model, groups, report } = analysis;
+  const workloadOf = new Map<Pod, Workload>();
+  const byKey = new Map<string, Workload>();
+  for (const w of model.workloads) {
+    byKey.set(w.key, w);
+    for (const p of w.pods) workloadOf.set(p, w);
+  }
+  const ingress: Rules = new Map();
+  const egress: Rules = new Map();
+  /** Observed allowed workload pairs per port: `src|dst|TCP/80`. */
+  const observed = new Set<string>();
+  /** Every port a row involves, for the reachability check. */
+  const ports = new Map<string, PortRef>();
+  for (const g of groups) {
+    const row = g.row;
+    const src = byKey.get(row.src);
+    if (!src) continue;
+    const dsts = row.dst.startsWith("service:")
+      ? backends(model, row, workloadOf)
+      : byKey.get(row.dst)
+        ? [{ w: byKey.get(row.dst)!, port: row.port }]
+        : [];
+    // Every workload seen sending or receiving gets a policy: what it was only seen refused stays refused.
+    entry(egress, src);
+    for (const d of dsts) {
+      const port = { protocol: row.protocol, port: d.port };
+      ports.set(`${port.protocol}/${port.port}`, port);
+      entry(ingress, d.w);
+      if (row.observed.forwarded === 0) continue;
+      observed.add(`${src.key}|${d.w.key}|${row.protocol}/${d.port}`);
+      addRule(ingress, d.w, src, port);
+      addRule(egress, src, d.w, port);
+    }
+  }
+  const skipped = skippedSides(report, ingress, egress);
   const skippedSide = (w: string, d: "ingress" | "egress") =>
     skipped.some((s) => s.workload === w && s.direction === d);
 
