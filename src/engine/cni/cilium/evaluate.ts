@@ -282,6 +282,35 @@ function k8sAllows(model: Model, p: NetworkPolicy, c: CniConnection): number {
 
 const ruleName = (r: CiliumRule) => `${r.kind} ${r.key}${r.specIndex >= 0 ? ` specs[${r.specIndex}]` : ""}`;
 
+/** The first deny rule of the selecting policies that matches `c` (rule 3: deny rules win over every allow). */
+function deniedBy(
+  model: Model,
+  selecting: readonly CiliumRule[],
+  c: CniConnection,
+  entity: ReturnType<typeof entityOf>,
+  what: string,
+  steps: string[],
+): CniVerdict | undefined {
+  const { direction } = c;
+  const denyKey = direction === "ingress" ? "ingressDeny" : "egressDeny";
+  for (const r of selecting) {
+    for (const pr of r[denyKey] ?? []) {
+      if (!l3Matches(model, r, pr, c, entity) || portEntry(pr, c) === undefined) continue;
+      steps.push(`${ruleName(r)} ${denyKey} rule ${pr.index + 1} denies ${what}`);
+      return {
+        direction,
+        allowed: false,
+        isolated: true,
+        layer: "CiliumNetworkPolicy",
+        reason: `denied by ${ruleName(r)} ${denyKey} rule ${pr.index + 1}: deny rules win over every allow`,
+        ref: refTo(r.source, pr.line, `${r.field}.${denyKey}[${pr.index}]`),
+        steps,
+      };
+    }
+  }
+  return undefined;
+}
+
 /** Cilium (with NetworkPolicy in the same repository) for one direction at `c.self`. */
 export function explainCilium(
   model: Model,
@@ -304,21 +333,8 @@ export function explainCilium(
   const allowKey = direction === "ingress" ? "ingress" : "egress";
   const denyKey = direction === "ingress" ? "ingressDeny" : "egressDeny";
   // Rule 3: deny first.
-  for (const r of selecting) {
-    for (const pr of r[denyKey] ?? []) {
-      if (!l3Matches(model, r, pr, c, entity) || portEntry(pr, c) === undefined) continue;
-      steps.push(`${ruleName(r)} ${denyKey} rule ${pr.index + 1} denies ${what}`);
-      return {
-        direction,
-        allowed: false,
-        isolated: true,
-        layer: "CiliumNetworkPolicy",
-        reason: `denied by ${ruleName(r)} ${denyKey} rule ${pr.index + 1}: deny rules win over every allow`,
-        ref: refTo(r.source, pr.line, `${r.field}.${denyKey}[${pr.index}]`),
-        steps,
-      };
-    }
-  }
+  const denied = deniedBy(model, selecting, c, entity, what, steps);
+  if (denied) return denied;
   const enforcing = selecting.filter(
     (r) => (r[allowKey] !== null || r[denyKey] !== null) && r.enableDefaultDeny[direction] !== false,
   );
