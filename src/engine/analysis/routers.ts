@@ -209,6 +209,58 @@ function meshTargets(model: Model, vs: KObject): RouteTarget[] {
   return out;
 }
 
+/** A router's flow to one of its route targets: judged below L7 from the router's own pods (a mesh route per client). */
+function routeFlow(
+  model: Model,
+  proxy: ProxyIndex,
+  router: {
+    kind: RouterView["kind"];
+    ns: string;
+    name: string;
+    id: string;
+    traceTo: string | undefined;
+    proxies: PodKey[];
+    client: string | undefined;
+  },
+  tg: RouteTarget & { port: number },
+  i: number,
+): Flow {
+  const { kind, ns, name, id, traceTo, proxies, client } = router;
+  const to = serviceId(tg.service!.key);
+  const judged =
+    kind === "VirtualService"
+      ? {
+          verdict: "allow" as Verdict,
+          reason:
+            "a mesh route runs in each client's sidecar: the lower layers are judged per client (ask a question from a client pod)",
+          decidedBy: [] as RefView[],
+        }
+      : proxies.length === 0
+        ? {
+            verdict: "allow" as Verdict,
+            reason: `not judged below L7: the input has no pods of ${kind} ${ns}/${name}'s data plane, so the proxy-to-backend hop has no source`,
+            decidedBy: [] as RefView[],
+          }
+        : judge(model, proxy, proxies, tg.service!, tg.port);
+  const flow: Flow = {
+    id: `route:${id}#${i}`,
+    kind: "route",
+    from: [id],
+    to,
+    port: tg.port,
+    protocol: "TCP",
+    verdict: judged.verdict,
+    reason: `${pct(tg.weight)} of ${tg.match}${tg.subset ? ` (subset ${tg.subset})` : ""}: ${judged.reason}`,
+    decidedBy: [tg.ref, ...judged.decidedBy],
+    traceTo: traceTo ?? `service:${tg.service!.key}:${tg.port}`,
+    weight: tg.weight,
+    match: tg.match,
+  };
+  if (client) flow.client = client;
+  if (judged.verdict !== "allow") flow.dropCause = "policy";
+  return flow;
+}
+
 /** The routers of the input and their entry and route flows. */
 export function routerFlows(
   model: Model,
@@ -295,39 +347,16 @@ export function routerFlows(
       const to = tg.service ? serviceId(tg.service.key) : undefined;
       if (!to || tg.port === undefined) return;
       l7Targets[to] ??= `${kind} ${ns}/${o.name} routes to it`;
-      const judged =
-        kind === "VirtualService"
-          ? {
-              verdict: "allow" as Verdict,
-              reason:
-                "a mesh route runs in each client's sidecar: the lower layers are judged per client (ask a question from a client pod)",
-              decidedBy: [] as RefView[],
-            }
-          : proxies.length === 0
-            ? {
-                verdict: "allow" as Verdict,
-                reason: `not judged below L7: the input has no pods of ${kind} ${ns}/${o.name}'s data plane, so the proxy-to-backend hop has no source`,
-                decidedBy: [] as RefView[],
-              }
-            : judge(model, proxy, proxies, tg.service!, tg.port);
-      const flow: Flow = {
-        id: `route:${id}#${i}`,
-        kind: "route",
-        from: [id],
-        to,
-        port: tg.port,
-        protocol: "TCP",
-        verdict: judged.verdict,
-        reason: `${pct(tg.weight)} of ${tg.match}${tg.subset ? ` (subset ${tg.subset})` : ""}: ${judged.reason}`,
-        decidedBy: [tg.ref, ...judged.decidedBy],
-        traceTo: r.traceTo ?? `service:${tg.service!.key}:${tg.port}`,
-        weight: tg.weight,
-        match: tg.match,
-      };
-      if (entryFrom && r.traceTo) flow.client = entryFrom;
-      else if (meshClient) flow.client = meshClient;
-      if (judged.verdict !== "allow") flow.dropCause = "policy";
-      flows.push(flow);
+      const client = entryFrom && r.traceTo ? entryFrom : meshClient;
+      flows.push(
+        routeFlow(
+          model,
+          proxy,
+          { kind, ns, name: o.name, id, traceTo: r.traceTo, proxies, client },
+          { ...tg, port: tg.port },
+          i,
+        ),
+      );
     });
   };
   for (const g of gateways) {
