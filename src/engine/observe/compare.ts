@@ -103,21 +103,53 @@ export function compareObserved(input: ObserveInput, set: FlowSet): ObserveRepor
   return analyzeObserved(input, set).report;
 }
 
+/** What the rows of one source, destination, port and protocol gather while the flows are read. */
+interface GroupEntry {
+  g: Omit<Group, "prediction">;
+  tally: Tally;
+  seen: Set<string>;
+  drops: Set<string>;
+  logged: Map<string, { policy: string; inInput: boolean; records: number }>;
+}
+
+/** A row's first flow: the question it asks, and empty tallies. */
+function newEntry(src: Resolved & { kind: "pod" }, dst: Resolved, f: ObservedFlow): GroupEntry {
+  const q = questionOf(src, dst, f);
+  return {
+    g: {
+      row: {
+        src: src.key,
+        dst: dst.key,
+        port: f.port,
+        protocol: f.protocol,
+        observed: { forwarded: 0, dropped: 0 },
+        records: 0,
+        predicted: "allowed",
+        case: "agree-allowed",
+        reason: "",
+        asked: {
+          src: `pod:${q.src}`,
+          dst: qText(q).split(" -> ")[1]!,
+          matchedBy: [src.how, dst.how],
+          pairs: 0,
+        },
+        first: { file: f.file, line: f.line },
+      },
+      questions: [],
+    },
+    tally: { fwd: { src: 0, dst: 0, none: 0 }, drop: 0, hasDst: false },
+    seen: new Set(),
+    drops: new Set(),
+    logged: new Map(),
+  };
+}
+
 export function analyzeObserved(input: ObserveInput, set: FlowSet): ObserveAnalysis {
   const model = input.model ?? buildModel(input.parsed, input.options ?? {});
   const ix = matchIndex(model);
   const predictor = new Predictor(model);
   const unmatched = new Map<string, UnmatchedFlow>();
-  const groups = new Map<
-    string,
-    {
-      g: Omit<Group, "prediction">;
-      tally: Tally;
-      seen: Set<string>;
-      drops: Set<string>;
-      logged: Map<string, { policy: string; inInput: boolean; records: number }>;
-    }
-  >();
+  const groups = new Map<string, GroupEntry>();
   const inInput = policyLookup(input.parsed);
   let matched = 0;
   const miss = (f: ObservedFlow, reason: string, matchedEnd?: { src?: string; dst?: string }) => {
@@ -165,37 +197,7 @@ export function analyzeObserved(input: ObserveInput, set: FlowSet): ObserveAnaly
     matched++;
     const key = `${src.key}|${dst.key}|${f.port}|${f.protocol}`;
     let entry = groups.get(key);
-    if (!entry) {
-      const q = questionOf(src, dst, f);
-      entry = {
-        g: {
-          row: {
-            src: src.key,
-            dst: dst.key,
-            port: f.port,
-            protocol: f.protocol,
-            observed: { forwarded: 0, dropped: 0 },
-            records: 0,
-            predicted: "allowed",
-            case: "agree-allowed",
-            reason: "",
-            asked: {
-              src: `pod:${q.src}`,
-              dst: qText(q).split(" -> ")[1]!,
-              matchedBy: [src.how, dst.how],
-              pairs: 0,
-            },
-            first: { file: f.file, line: f.line },
-          },
-          questions: [],
-        },
-        tally: { fwd: { src: 0, dst: 0, none: 0 }, drop: 0, hasDst: false },
-        seen: new Set(),
-        drops: new Set(),
-        logged: new Map(),
-      };
-      groups.set(key, entry);
-    }
+    if (!entry) groups.set(key, (entry = newEntry(src, dst, f)));
     const q = questionOf(src, dst, f);
     const qk = qText(q);
     if (!entry.seen.has(qk) && entry.seen.size < MAX_PAIRS) {
