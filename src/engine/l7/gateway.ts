@@ -335,6 +335,45 @@ function attachedRules(
   return { candidates, attachedNames };
 }
 
+/** One backendRef of the chosen rule, with its share, or why it is answered 500 (not a Service, no port, not granted). */
+function chosenBackend(
+  input: GatewayInput,
+  route: HTTPRoute,
+  ruleIndex: number,
+  b: RouteBackendRef,
+  total: number,
+): ChosenBackend {
+  const ref = refAt(route.obj, b.line, `spec.rules[${ruleIndex}].backendRefs`);
+  const chosen: ChosenBackend = {
+    namespace: b.namespace,
+    service: b.name,
+    port: b.port ?? 0,
+    weight: b.weight / total,
+    ref,
+    missingStatus: 500,
+  };
+  if (b.group !== "" || b.kind !== "Service")
+    chosen.invalid = {
+      status: 500,
+      reason: `backendRef ${b.group ? `${b.group}/` : ""}${b.kind} ${b.name} is not a Service: not modelled, answered 500`,
+      ref,
+    };
+  else if (b.port === undefined)
+    chosen.invalid = {
+      status: 500,
+      reason: `backendRef ${b.name} has no port (required for a Service): 500`,
+      ref,
+    };
+  else if (!granted(input, route.namespace, b))
+    chosen.invalid = {
+      status: 500,
+      reason: `backendRef ${b.namespace}/${b.name} is in another namespace and no ReferenceGrant in ${b.namespace} permits HTTPRoutes from ${route.namespace}: 500 (RefNotPermitted)`,
+      ref,
+    };
+  return chosen;
+  return chosen;
+}
+
 /**
  * Rules 1-5 for one request arriving at `gateway` on `port`. `defaultHost`
  * is the Host when the request has none (the address the client connects to).
@@ -452,36 +491,7 @@ export function routeGateway(
       decidedBy: decidedAt("Gateway", ruleRef, ruleName),
     };
   }
-  const backends: ChosenBackend[] = refs.map((b) => {
-    const ref = refAt(route.obj, b.line, `spec.rules[${rule.index}].backendRefs`);
-    const chosen: ChosenBackend = {
-      namespace: b.namespace,
-      service: b.name,
-      port: b.port ?? 0,
-      weight: b.weight / total,
-      ref,
-      missingStatus: 500,
-    };
-    if (b.group !== "" || b.kind !== "Service")
-      chosen.invalid = {
-        status: 500,
-        reason: `backendRef ${b.group ? `${b.group}/` : ""}${b.kind} ${b.name} is not a Service: not modelled, answered 500`,
-        ref,
-      };
-    else if (b.port === undefined)
-      chosen.invalid = {
-        status: 500,
-        reason: `backendRef ${b.name} has no port (required for a Service): 500`,
-        ref,
-      };
-    else if (!granted(input, route.namespace, b))
-      chosen.invalid = {
-        status: 500,
-        reason: `backendRef ${b.namespace}/${b.name} is in another namespace and no ReferenceGrant in ${b.namespace} permits HTTPRoutes from ${route.namespace}: 500 (RefNotPermitted)`,
-        ref,
-      };
-    return chosen;
-  });
+  const backends = refs.map((b) => chosenBackend(input, route, rule.index, b, total));
   const crossNs = backends.filter((b) => b.namespace !== route.namespace && !b.invalid);
   for (const b of crossNs) {
     const g = input.grants.find((x) => x.namespace === b.namespace);
