@@ -4,7 +4,7 @@
  * (traceRequest), and the mirrors and retries the route adds.
  */
 import type { KObject } from "../parse/manifests.ts";
-import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { Model, Pod, PodKey, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { findServicePort, type ProxyIndex } from "../proxy/index.ts";
 import { obj, strMap } from "../parse/values.ts";
@@ -29,7 +29,7 @@ import {
   type L7Layer,
   type RouteChoice,
 } from "./common.ts";
-import { serverSidecar } from "./meshServer.ts";
+import { serverSidecar, type MeshClient } from "./meshServer.ts";
 import { type MeshInput } from "./mesh.ts";
 import type { L7Backend, L7TraceResult, Resolved } from "./result.ts";
 
@@ -130,6 +130,85 @@ function backendEndpoints(
   };
 }
 
+/** The lower layers' decisions, one hop per (step, verdict, deciding object), listing the endpoints it covers. */
+function hopGroups(hops: TraceHop[], proxyCount: number) {
+  const grouped = new Map<string, { hop: TraceHop; eps: Set<string>; more: number }>();
+  const addHop = (h: TraceHop, ep: string) => {
+    const key = `${h.step}|${h.verdict}|${h.ref ? `${h.ref.kind}/${h.ref.namespace ?? ""}/${h.ref.name}/${h.ref.line}` : h.detail}`;
+    const g = grouped.get(key);
+    if (g) {
+      if (!g.eps.has(ep)) g.eps.add(ep);
+      else g.more++;
+      return;
+    }
+    const hop: TraceHop = { ...h, endpoints: [ep] };
+    hops.push(hop);
+    grouped.set(key, { hop, eps: new Set([ep]), more: 0 });
+  };
+  const finishHops = () => {
+    for (const g of grouped.values()) {
+      g.hop.endpoints = [...g.eps];
+      const extra = g.eps.size - 1;
+      if (extra > 0 || g.more > 0)
+        g.hop.detail = `${g.hop.detail}${extra > 0 ? ` (likewise for ${plural(extra, "more endpoint")})` : ""}${g.more > 0 && proxyCount > 1 ? ` (the same from each of the ${proxyCount} proxy pods)` : ""}`;
+    }
+  };
+  return { addHop, finishHops };
+}
+
+/** An endpoint the proxy's packet never reached: dropped below L7, for the trace's reason. */
+function unreached(ep: { ip: string; port: number }, reason: string): TraceEndpoint {
+  return {
+    ip: ep.ip,
+    port: ep.port,
+    probability: 0,
+    verdict: "drop",
+    reason,
+    sourceIP: "",
+    sourceIPPreserved: false,
+    egress: { verdict: "drop", isolated: false, reason, cause: NOT_EVALUATED("egress") },
+    ingress: { verdict: "drop", isolated: false, reason, cause: NOT_EVALUATED("ingress") },
+  };
+}
+
+/**
+ * An endpoint the proxy reached, through its pod's server sidecar (Istio's PeerAuthentication and
+ * AuthorizationPolicy): the sidecar's hop (once per pod and reason), and the endpoint dropped if it refuses.
+ */
+function serverSidecarOf(
+  model: Model,
+  mesh: MeshInput,
+  ep: { ip: string; port: number; pod?: PodKey | undefined },
+  client: MeshClient,
+  breq: HttpRequest | undefined,
+  endpoint: TraceEndpoint,
+  addHop: (hop: TraceHop, key: string) => void,
+): TraceEndpoint {
+  let cur = endpoint;
+  const pod = ep.pod ? model.podsByKey.get(ep.pod) : model.podsByIP.get(ep.ip);
+  if (!pod) return cur;
+  const sv = serverSidecar(mesh, pod, client, ep.port, breq);
+  if (sv.sidecar)
+    addHop(
+      l7Hop("Istio", {
+        step: "server sidecar",
+        verdict: sv.verdict === "allow" ? "pass" : "drop",
+        detail: sv.reason,
+        ...(sv.ref ? { ref: sv.ref } : {}),
+        endpoints: [`${ep.ip}:${ep.port}`],
+      }),
+      `sidecar|${pod.key}|${sv.reason}`,
+    );
+  if (sv.verdict === "drop") {
+    cur = { ...cur, verdict: "drop", reason: sv.reason };
+    (cur as TraceEndpoint & { decidedBy?: DecidedBy; httpStatus?: number }).decidedBy = sv.decidedBy ?? {
+      layer: "Istio",
+    };
+    if (sv.status) (cur as unknown as { httpStatus?: number }).httpStatus = sv.status;
+  }
+  return cur;
+}
+
 /** From the proxies to every chosen backend's ready endpoints, judged by the lower layers and the backend's sidecar. */
 export function resolveBackends(
   model: Model,
@@ -159,28 +238,7 @@ export function resolveBackends(
     out.hops.push(l7Hop(choice.layer, hop));
   };
   const seenHops = new Set<string>();
-  // The lower layers' decisions, one hop per (step, verdict, deciding object), listing the endpoints it covers.
-  const grouped = new Map<string, { hop: TraceHop; eps: Set<string>; more: number }>();
-  const addHop = (h: TraceHop, ep: string) => {
-    const key = `${h.step}|${h.verdict}|${h.ref ? `${h.ref.kind}/${h.ref.namespace ?? ""}/${h.ref.name}/${h.ref.line}` : h.detail}`;
-    const g = grouped.get(key);
-    if (g) {
-      if (!g.eps.has(ep)) g.eps.add(ep);
-      else g.more++;
-      return;
-    }
-    const hop: TraceHop = { ...h, endpoints: [ep] };
-    out.hops.push(hop);
-    grouped.set(key, { hop, eps: new Set([ep]), more: 0 });
-  };
-  const finishHops = () => {
-    for (const g of grouped.values()) {
-      g.hop.endpoints = [...g.eps];
-      const extra = g.eps.size - 1;
-      if (extra > 0 || g.more > 0)
-        g.hop.detail = `${g.hop.detail}${extra > 0 ? ` (likewise for ${plural(extra, "more endpoint")})` : ""}${g.more > 0 && proxies.length > 1 ? ` (the same from each of the ${proxies.length} proxy pods)` : ""}`;
-    }
-  };
+  const { addHop, finishHops } = hopGroups(out.hops, proxies.length);
   for (const b of choice.backends) {
     if (b.invalid) {
       lose(b.invalid.status, b.weight, b.invalid.reason, b.invalid.ref);
@@ -252,50 +310,27 @@ export function resolveBackends(
           addHop(h, `${ep.ip}:${ep.port}`);
         }
         if (!e) {
-          merged ??= {
-            ip: ep.ip,
-            port: ep.port,
-            probability: 0,
-            verdict: "drop",
-            reason: t.reason,
-            sourceIP: "",
-            sourceIPPreserved: false,
-            egress: { verdict: "drop", isolated: false, reason: t.reason, cause: NOT_EVALUATED("egress") },
-            ingress: { verdict: "drop", isolated: false, reason: t.reason, cause: NOT_EVALUATED("ingress") },
-          };
+          merged ??= unreached(ep, t.reason);
           continue;
         }
         let cur: TraceEndpoint = {
           ...e,
           reason: proxies.length > 1 ? `from ${px.pod.key}: ${e.reason}` : e.reason,
         };
-        if (cur.verdict === "allow" && mesh.present) {
-          const pod = ep.pod ? model.podsByKey.get(ep.pod) : model.podsByIP.get(ep.ip);
-          if (pod) {
-            const sv = serverSidecar(mesh, pod, { pod: px.pod, mtls: proxyMtls(px.pod) }, ep.port, breq);
-            if (sv.sidecar) {
-              const key = `sidecar|${pod.key}|${sv.reason}`;
-              if (!seenHops.has(key)) {
-                seenHops.add(key);
-                out.hops.push(
-                  l7Hop("Istio", {
-                    step: "server sidecar",
-                    verdict: sv.verdict === "allow" ? "pass" : "drop",
-                    detail: sv.reason,
-                    ...(sv.ref ? { ref: sv.ref } : {}),
-                    endpoints: [`${ep.ip}:${ep.port}`],
-                  }),
-                );
-              }
-            }
-            if (sv.verdict === "drop") {
-              cur = { ...cur, verdict: "drop", reason: sv.reason };
-              (cur as TraceEndpoint & { decidedBy?: DecidedBy; httpStatus?: number }).decidedBy =
-                sv.decidedBy ?? { layer: "Istio" };
-              if (sv.status) (cur as unknown as { httpStatus?: number }).httpStatus = sv.status;
-            }
-          }
-        }
+        if (cur.verdict === "allow" && mesh.present)
+          cur = serverSidecarOf(
+            model,
+            mesh,
+            ep,
+            { pod: px.pod, mtls: proxyMtls(px.pod) },
+            breq,
+            cur,
+            (hop, key) => {
+              if (seenHops.has(key)) return;
+              seenHops.add(key);
+              out.hops.push(hop);
+            },
+          );
         if (!merged || (merged.verdict === "allow" && cur.verdict === "drop")) merged = cur;
       }
       if (merged) {
