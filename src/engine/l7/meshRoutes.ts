@@ -320,6 +320,71 @@ export function routeMesh(
   return routeVirtualService(input, vs, client, hostName, port, req, hops);
 }
 
+/** A route that answers by itself: a redirect, or a direct response (an error status decides the request). */
+function answeredByRoute(
+  r: Record<string, unknown>,
+  i: number,
+  rRef: TraceRef,
+  at: { hostName: string; port: number; path: string },
+  hops: RawHop[],
+): MeshRoute | undefined {
+  const redirect = obj(r.redirect);
+  if (redirect) {
+    const status = num(redirect.redirectCode) ?? 301;
+    const rd = {
+      scheme: str(redirect.scheme) ?? "http",
+      host: str(redirect.authority) ?? at.hostName,
+      port: num(redirect.port) ?? at.port,
+      path: str(redirect.uri) ?? at.path,
+    };
+    hops.push({
+      step: "mesh route",
+      verdict: "info",
+      detail: `the route redirects with ${status}`,
+      ref: rRef,
+    });
+    return { layer: "Istio", hops, status, redirect: rd, backends: [] };
+  }
+  const dr = obj(r.directResponse);
+  if (dr) {
+    const status = num(dr.status) ?? 200;
+    hops.push({
+      step: "mesh route",
+      verdict: status < 400 ? "info" : "drop",
+      detail: `the route answers ${status} itself (directResponse)`,
+      ref: rRef,
+    });
+    return {
+      layer: "Istio",
+      hops,
+      status,
+      backends: [],
+      ...(status >= 400 ? { decidedBy: decidedAt("Istio", rRef, `http[${i}]`) } : {}),
+    };
+  }
+  return undefined;
+}
+
+/** The share of requests fault.abort answers: a backend that never receives them (the sidecar answers first). */
+function abortedShare(
+  namespace: string,
+  name: string,
+  port: number,
+  share: number,
+  status: number,
+  ref: TraceRef,
+): ChosenBackend {
+  return {
+    namespace,
+    service: name,
+    port,
+    weight: share,
+    ref,
+    invalid: { status, reason: `fault.abort: the sidecar answers ${status} itself`, ref },
+    missingStatus: status,
+  };
+}
+
 /**
  * A VirtualService's http routes for one request (rule 3), in a client's
  * sidecar or at an Istio ingress gateway (`client`: the pod whose proxy
@@ -378,40 +443,8 @@ export function routeVirtualService(
         detail: `fault.delay: ${pct(faultShare(delay))} of matching requests wait ${str(delay.fixedDelay) ?? str(delay.exponentialDelay) ?? "a delay"} before the sidecar routes them: the same answer, later`,
         ref: refAt(vs, lineOf(fault, "delay") || rRef.line, `spec.http[${i}].fault.delay`),
       });
-    const redirect = obj(r.redirect);
-    if (redirect) {
-      const status = num(redirect.redirectCode) ?? 301;
-      const rd = {
-        scheme: str(redirect.scheme) ?? "http",
-        host: str(redirect.authority) ?? hostName,
-        port: num(redirect.port) ?? port,
-        path: str(redirect.uri) ?? req.path,
-      };
-      hops.push({
-        step: "mesh route",
-        verdict: "info",
-        detail: `the route redirects with ${status}`,
-        ref: rRef,
-      });
-      return { layer: "Istio", hops, status, redirect: rd, backends: [] };
-    }
-    const dr = obj(r.directResponse);
-    if (dr) {
-      const status = num(dr.status) ?? 200;
-      hops.push({
-        step: "mesh route",
-        verdict: status < 400 ? "info" : "drop",
-        detail: `the route answers ${status} itself (directResponse)`,
-        ref: rRef,
-      });
-      return {
-        layer: "Istio",
-        hops,
-        status,
-        backends: [],
-        ...(status >= 400 ? { decidedBy: decidedAt("Istio", rRef, `http[${i}]`) } : {}),
-      };
-    }
+    const answered = answeredByRoute(r, i, rRef, { hostName, port, path: req.path }, hops);
+    if (answered) return answered;
     const dests = arr(r.route).filter(isObj);
     const weights = dests.map((d) => num(d.weight));
     const anyWeight = weights.some((w) => w !== undefined);
@@ -447,19 +480,7 @@ export function routeVirtualService(
     if (abortShare > 0 && abortStatus !== undefined) {
       // The aborted share never reaches a backend: the sidecar answers it (Envoy's fault filter runs before the router).
       for (const b of backends) b.weight *= 1 - abortShare;
-      backends.push({
-        namespace: vsNs,
-        service: vs.name,
-        port,
-        weight: abortShare,
-        ref: abortRef,
-        invalid: {
-          status: abortStatus,
-          reason: `fault.abort: the sidecar answers ${abortStatus} itself`,
-          ref: abortRef,
-        },
-        missingStatus: abortStatus,
-      });
+      backends.push(abortedShare(vsNs, vs.name, port, abortShare, abortStatus, abortRef));
     }
     if (backends.length === 0) {
       hops.push({
