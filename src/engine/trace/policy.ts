@@ -305,6 +305,42 @@ type Group = (
   ep: string,
 ) => void;
 
+/** Egress at the source pod by NetworkPolicy (rule 1: the backend after DNAT, unless the DNAT happens on another node, rule 1a). */
+function netpolEgress(
+  {
+    model,
+    protocol,
+    b,
+    pod,
+    target,
+    epKey,
+  }: { model: Model; protocol: Protocol; b: Backend; pod: Pod; target: string; epKey: string },
+  group: Group,
+): PolicyCheck {
+  // Rule 1: the backend after DNAT, unless the DNAT happens on another node (rule 1a).
+  const to = b.egressTo ?? { ip: b.ip, port: b.port, pod: b.pod };
+  const toName = b.egressTo ? `${b.egressTo.ip} (${b.egressTo.note})` : "{who}";
+  const v = explainEgress(model, pod, { ip: to.ip, pod: to.pod }, to.port, protocol);
+  const egress = check(v, pod.key, b.egressTo ? b.egressTo.ip : target, to.port, protocol);
+  const misses = v.allowed
+    ? []
+    : nearMisses(model, "egress", pod, { ip: to.ip, pod: to.pod }, to.port, protocol, v.selecting);
+  const nearest = withNearMisses(egress, misses);
+  const m = v.allowedBy[0];
+  const key = v.allowed
+    ? m
+      ? `a|${m.policy.key}|${m.rule.index}|${to.port}`
+      : "a|open"
+    : `d|${v.selecting.map((p) => p.key).join(",")}|${to.port}|${b.egressTo?.ip ?? ""}|${nearest}`;
+  const detail = v.allowed
+    ? m
+      ? `${pod.key} may send ${protocol}/${to.port} to ${toName}: ${egress.reason}`
+      : `${pod.key} is not isolated for egress (no NetworkPolicy selects it for egress)`
+    : `${pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol}/${to.port} to ${toName}${b.egressTo ? "" : " (the backend after DNAT, on its target port)"}${nearest}`;
+  group(key, v.allowed ? "pass" : "drop", detail, egress.cause, egress.ref, `${epKey}|${target}`);
+  return egress;
+}
+
 /**
  * Ingress at a backend pod under NetworkPolicy, from the address it really
  * sees (rule 2): the profile's answer to policy before or after the
@@ -400,6 +436,27 @@ function netpolIngress(
   return { ingress, hostNote };
 }
 
+/** The policy hops in the order a packet meets them: the tiers and NetworkPolicy at the source, then at the backend. */
+function policyHops(
+  count: number,
+  tierGroups: Record<
+    "admin tier at source" | "baseline tier at source" | "admin tier at backend" | "baseline tier at backend",
+    HopGroups
+  >,
+  egressGroups: HopGroups,
+  ingressGroups: HopGroups,
+): TraceHop[] {
+  const hops: TraceHop[] = [];
+  const emit = (step: HopStep, groups: HopGroups) => hops.push(...groupHops(step, groups, count));
+  emit("admin tier at source", tierGroups["admin tier at source"]);
+  emit("egress policy at source", egressGroups);
+  emit("baseline tier at source", tierGroups["baseline tier at source"]);
+  emit("admin tier at backend", tierGroups["admin tier at backend"]);
+  emit("ingress policy at backend", ingressGroups);
+  emit("baseline tier at backend", tierGroups["baseline tier at backend"]);
+  return hops;
+}
+
 /** Evaluates NetworkPolicy at both ends for each backend (rules 1 and 2). */
 export function evaluate(
   ctx: Ctx,
@@ -468,34 +525,8 @@ export function evaluate(
     if (adminEgress && decided(adminEgress)) {
       egress = tierCheck(adminEgress);
     } else if (client.kind === "pod" && client.pod && !client.host) {
-      // Rule 1: the backend after DNAT, unless the DNAT happens on another node (rule 1a).
-      const to = b.egressTo ?? { ip: b.ip, port: b.port, pod: b.pod };
-      const toName = b.egressTo ? `${b.egressTo.ip} (${b.egressTo.note})` : "{who}";
-      const v = explainEgress(model, client.pod, { ip: to.ip, pod: to.pod }, to.port, protocol);
-      egress = check(v, client.pod.key, b.egressTo ? b.egressTo.ip : target, to.port, protocol);
-      const misses = v.allowed
-        ? []
-        : nearMisses(model, "egress", client.pod, { ip: to.ip, pod: to.pod }, to.port, protocol, v.selecting);
-      const nearest = withNearMisses(egress, misses);
-      const m = v.allowedBy[0];
-      const key = v.allowed
-        ? m
-          ? `a|${m.policy.key}|${m.rule.index}|${to.port}`
-          : "a|open"
-        : `d|${v.selecting.map((p) => p.key).join(",")}|${to.port}|${b.egressTo?.ip ?? ""}|${nearest}`;
-      const detail = v.allowed
-        ? m
-          ? `${client.pod.key} may send ${protocol}/${to.port} to ${toName}: ${egress.reason}`
-          : `${client.pod.key} is not isolated for egress (no NetworkPolicy selects it for egress)`
-        : `${client.pod.key} is isolated for egress by ${v.selecting.map((p) => p.key).join(", ")} and no egress rule allows ${protocol}/${to.port} to ${toName}${b.egressTo ? "" : " (the backend after DNAT, on its target port)"}${nearest}`;
-      group(
-        egressGroups,
-        key,
-        v.allowed ? "pass" : "drop",
-        detail,
-        egress.cause,
-        egress.ref,
-        `${epKey}|${target}`,
+      egress = netpolEgress({ model, protocol, b, pod: client.pod, target, epKey }, (...g) =>
+        group(egressGroups, ...g),
       );
     } else {
       const why =
@@ -564,14 +595,7 @@ export function evaluate(
     const ep = endpointOf(b, egress, ingress, hostNote, steps);
     endpoints.push(ep);
   }
-  const hops: TraceHop[] = [];
-  const emit = (step: HopStep, groups: HopGroups) => hops.push(...groupHops(step, groups, backends.length));
-  emit("admin tier at source", tierGroups["admin tier at source"]);
-  emit("egress policy at source", egressGroups);
-  emit("baseline tier at source", tierGroups["baseline tier at source"]);
-  emit("admin tier at backend", tierGroups["admin tier at backend"]);
-  emit("ingress policy at backend", ingressGroups);
-  emit("baseline tier at backend", tierGroups["baseline tier at backend"]);
+  const hops = policyHops(backends.length, tierGroups, egressGroups, ingressGroups);
   if (enforcement.kind === "none" && ctx.model.policies.length + ctx.model.clusterPolicies.length) {
     hops.push({
       step: "ingress policy at backend",
