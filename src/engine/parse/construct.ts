@@ -8,7 +8,7 @@
  * (blockScan.ts), which gives the same ones for the text it reads.
  */
 import { EVENT_ID } from "js-yaml";
-import type { Event } from "js-yaml";
+import type { AliasEvent, Event, MappingEvent, ScalarEvent, SequenceEvent } from "js-yaml";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { SourceText } from "./source.ts";
 import { attach, MAX_DEPTH, type Pos, type YamlDocument } from "./positions.ts";
@@ -88,77 +88,82 @@ function applyMerge(map: Record<string, unknown>, src: unknown, offset: number):
 }
 
 /** Builds the documents of one text from its events. Offsets are shifted by `base`. */
-export function construct(
-  source: SourceText,
-  events: Event[],
-  text: string,
-  base: number,
-  firstIndex: number,
-  diagnostics: Diagnostic[],
-  budget: { yaml11: number },
-  remap?: (offset: number) => number,
-): YamlDocument[] {
-  /** An offset of `text` in the source: `base` plus it, or plus where it was before the lenient reading padded lines (readLeniently). */
-  const off = remap ? (o: number) => base + remap(o) : (o: number) => base + o;
-  const docs: YamlDocument[] = [];
-  const frames: Frame[] = [];
-  let depth = 0;
-  const anchors = new Map<string, Anchor>();
-  let docValue: unknown = undefined;
-  let docStart = -1;
+/** The documents of one text, built event by event (construct). */
+class Builder {
+  readonly docs: YamlDocument[] = [];
+  private readonly frames: Frame[] = [];
+  private depth = 0;
+  private readonly anchors = new Map<string, Anchor>();
+  private docValue: unknown = undefined;
+  private docStart = -1;
   /** go-yaml's counters: nodes decoded, and of them the ones reached through an alias. */
-  let decoded = 0;
-  let aliased = 0;
-  let index = firstIndex - 1;
+  private decoded = 0;
+  private aliased = 0;
+  private index: number;
+  /** An offset of `text` in the source: `base` plus it, or plus where it was before the lenient reading padded lines (readLeniently). */
+  private readonly off: (o: number) => number;
 
-  const warn11 = (raw: string, offset: number, asKey: boolean) => {
-    if (budget.yaml11 <= 0) return;
+  constructor(
+    private readonly source: SourceText,
+    private readonly text: string,
+    base: number,
+    firstIndex: number,
+    private readonly diagnostics: Diagnostic[],
+    private readonly budget: { yaml11: number },
+    remap?: (offset: number) => number,
+  ) {
+    this.off = remap ? (o: number) => base + remap(o) : (o: number) => base + o;
+    this.index = firstIndex - 1;
+  }
+
+  private warn11(raw: string, offset: number, asKey: boolean) {
+    if (this.budget.yaml11 <= 0) return;
     const w = yaml11Warning(raw, asKey);
     if (!w) return;
-    budget.yaml11--;
-    diagnostics.push({
+    this.budget.yaml11--;
+    this.diagnostics.push({
       code: "KTL108",
       severity: "warning",
-      file: source.file,
-      doc: index,
-      ...source.positionAt(offset),
+      file: this.source.file,
+      doc: this.index,
+      ...this.source.positionAt(offset),
       message: w.message,
       hint: w.hint,
     });
-  };
+  }
 
-  const flushMerge = (f: Frame) => {
+  private flushMerge(f: Frame) {
     f.hasMerge = false;
     applyMerge(f.value as Record<string, unknown>, f.mergeValue, f.mergeOffset);
     f.mergeValue = undefined;
-  };
+  }
 
   /** Places a value in the open collection; `size`/`height` are its expanded size and height. */
-  const place = (
+  private place(
     value: unknown,
     offset: number,
     size: number,
     height: number,
     keyText: string | undefined,
     plainMerge: boolean,
-  ) => {
-    if (depth === 0) {
-      docValue = value;
-      if (docStart < 0) docStart = offset;
+  ) {
+    if (this.depth === 0) {
+      this.docValue = value;
+      if (this.docStart < 0) this.docStart = offset;
       return;
     }
-    const top = frames[depth - 1]!;
+    const top = this.frames[this.depth - 1]!;
     top.size += size;
     if (height + 1 > top.height) top.height = height + 1;
     if (top.isSeq) {
-      top.at[top.n++] = off(offset);
+      top.at[top.n++] = this.off(offset);
       (top.value as unknown[]).push(value);
       return;
     }
     if (top.expectingKey) {
-      if (top.hasMerge) flushMerge(top);
-      top.pendingKey = keyText ?? keyString(value, off(offset));
-      top.pendingKeyOffset = off(offset);
+      if (top.hasMerge) this.flushMerge(top);
+      top.pendingKey = keyText ?? keyString(value, this.off(offset));
+      top.pendingKeyOffset = this.off(offset);
       top.pendingMerge = plainMerge;
       top.expectingKey = false;
       return;
@@ -176,12 +181,12 @@ export function construct(
     let seen = -1;
     // A repeated key, or one a merge key set before (goyaml.v2's strict decoding: "already set in map").
     if (Object.hasOwn(map, key)) {
-      diagnostics.push({
+      this.diagnostics.push({
         code: "KTL106",
         severity: "warning",
-        file: source.file,
-        doc: index,
-        ...source.positionAt(top.pendingKeyOffset),
+        file: this.source.file,
+        doc: this.index,
+        ...this.source.positionAt(top.pendingKeyOffset),
         message: `duplicate key "${key}": the last value wins (the apiserver rejects this under strict decoding)`,
       });
       for (let i = 2; i < top.n; i += 2) if (top.at[i] === key) seen = i;
@@ -192,145 +197,177 @@ export function construct(
       top.at[top.n++] = key;
       top.at[top.n++] = top.pendingKeyOffset;
     }
-  };
+  }
 
-  for (const ev of events) {
-    switch (ev.type) {
-      case EVENT_ID.DOCUMENT:
-        index++;
-        docValue = undefined;
-        docStart = -1;
-        decoded = 0;
-        aliased = 0;
-        anchors.clear();
-        depth = 0;
-        // Values placed with an empty stack become the doc's value; its POP closes it.
-        docs.push({ index, line: 0, value: undefined });
-        break;
-      case EVENT_ID.MAPPING:
-      case EVENT_ID.SEQUENCE: {
-        decoded++;
-        const isSeq = ev.type === EVENT_ID.SEQUENCE;
-        const value: Record<string, unknown> | unknown[] = isSeq ? [] : newMapping();
-        let anchor: Anchor | undefined;
-        if (ev.anchorStart >= 0) {
-          anchor = { value, size: 1, height: 1, open: true };
-          anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), anchor);
-        }
-        // Size and height are added to the parent when the collection closes.
-        place(value, ev.start, 0, 0, undefined, false);
-        let f = frames[depth];
-        if (!f) {
-          frames[depth] = f = {
-            value,
-            isSeq,
-            at: [source, 0],
-            n: 2,
-            pendingKey: "",
-            pendingKeyOffset: 0,
-            pendingMerge: false,
-            expectingKey: false,
-            mergeValue: undefined,
-            mergeOffset: 0,
-            hasMerge: false,
-            size: 1,
-            height: 1,
-            anchor,
-          };
-        }
-        f.value = value;
-        f.isSeq = isSeq;
-        f.at[1] = off(ev.start);
-        f.n = 2;
-        f.expectingKey = !isSeq;
-        f.pendingMerge = false;
-        f.hasMerge = false;
-        f.mergeValue = undefined;
-        f.size = 1;
-        f.height = 1;
-        f.anchor = anchor;
-        depth++;
-        break;
+  document(): void {
+    this.index++;
+    this.docValue = undefined;
+    this.docStart = -1;
+    this.decoded = 0;
+    this.aliased = 0;
+    this.anchors.clear();
+    this.depth = 0;
+    // Values placed with an empty stack become the doc's value; its POP closes it.
+    this.docs.push({ index: this.index, line: 0, value: undefined });
+  }
+
+  collection(ev: MappingEvent | SequenceEvent): void {
+    this.decoded++;
+    const isSeq = ev.type === EVENT_ID.SEQUENCE;
+    const value: Record<string, unknown> | unknown[] = isSeq ? [] : newMapping();
+    let anchor: Anchor | undefined;
+    if (ev.anchorStart >= 0) {
+      anchor = { value, size: 1, height: 1, open: true };
+      this.anchors.set(this.text.slice(ev.anchorStart, ev.anchorEnd), anchor);
+    }
+    // Size and height are added to the parent when the collection closes.
+    this.place(value, ev.start, 0, 0, undefined, false);
+    let f = this.frames[this.depth];
+    if (!f) {
+      this.frames[this.depth] = f = {
+        value,
+        isSeq,
+        at: [this.source, 0],
+        n: 2,
+        pendingKey: "",
+        pendingKeyOffset: 0,
+        pendingMerge: false,
+        expectingKey: false,
+        mergeValue: undefined,
+        mergeOffset: 0,
+        hasMerge: false,
+        size: 1,
+        height: 1,
+        anchor,
+      };
+    }
+    f.value = value;
+    f.isSeq = isSeq;
+    f.at[1] = this.off(ev.start);
+    f.n = 2;
+    f.expectingKey = !isSeq;
+    f.pendingMerge = false;
+    f.hasMerge = false;
+    f.mergeValue = undefined;
+    f.size = 1;
+    f.height = 1;
+    f.anchor = anchor;
+    this.depth++;
+  }
+
+  scalar(ev: ScalarEvent): void {
+    this.decoded++;
+    const r = scalarValue(this.text, ev);
+    const v = r.value;
+    if (ev.anchorStart >= 0)
+      this.anchors.set(this.text.slice(ev.anchorStart, ev.anchorEnd), {
+        value: v,
+        size: 1,
+        height: 0,
+        open: false,
+      });
+    const top = this.depth > 0 ? this.frames[this.depth - 1]! : undefined;
+    const asKey = top !== undefined && !top.isSeq && top.expectingKey;
+    if (r.plainRaw !== undefined) this.warn11(r.plainRaw, this.off(ev.valueStart), asKey);
+    this.place(
+      v,
+      ev.valueStart,
+      1,
+      0,
+      asKey ? keyString(v, this.off(ev.valueStart)) : undefined,
+      asKey && r.plainRaw === "<<",
+    );
+  }
+
+  alias(ev: AliasEvent): void {
+    const name = this.text.slice(ev.anchorStart, ev.anchorEnd);
+    const at = this.off(ev.anchorStart);
+    const a = this.anchors.get(name);
+    // goyaml.v2 decode.go: "unknown anchor referenced", "anchor value contains itself".
+    if (!a) throw new DocError(at, "KTL101", `unknown anchor '${name}' referenced`);
+    if (a.open)
+      throw new DocError(
+        at,
+        "KTL105",
+        `anchor '${name}' value contains itself (an alias inside the collection it names)`,
+      );
+    this.decoded += a.size;
+    this.aliased += a.size;
+    if (
+      this.aliased > 100 &&
+      this.decoded > 1000 &&
+      this.aliased / this.decoded > allowedAliasRatio(this.decoded)
+    ) {
+      throw new DocError(
+        at,
+        "KTL105",
+        `document contains excessive aliasing (aliases expand to ${this.aliased} nodes of ${this.decoded})`,
+      );
+    }
+    if (this.depth + a.height > MAX_DEPTH)
+      throw new DocError(
+        at,
+        "KTL101",
+        `nesting too deep: the alias *${name} nests deeper than ${MAX_DEPTH} levels`,
+      );
+    this.place(a.value, ev.anchorStart, a.size, a.height, undefined, false);
+  }
+
+  pop(): void {
+    if (this.depth > 0) {
+      const f = this.frames[--this.depth]!;
+      if (f.hasMerge) this.flushMerge(f);
+      attach(f.value, f.at.slice(0, f.n));
+      if (f.anchor) {
+        f.anchor.size = f.size;
+        f.anchor.height = f.height;
+        f.anchor.open = false;
       }
-      case EVENT_ID.SCALAR: {
-        decoded++;
-        const r = scalarValue(text, ev);
-        const v = r.value;
-        if (ev.anchorStart >= 0)
-          anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), {
-            value: v,
-            size: 1,
-            height: 0,
-            open: false,
-          });
-        const top = depth > 0 ? frames[depth - 1]! : undefined;
-        const asKey = top !== undefined && !top.isSeq && top.expectingKey;
-        if (r.plainRaw !== undefined) warn11(r.plainRaw, off(ev.valueStart), asKey);
-        place(
-          v,
-          ev.valueStart,
-          1,
-          0,
-          asKey ? keyString(v, off(ev.valueStart)) : undefined,
-          asKey && r.plainRaw === "<<",
-        );
-        break;
+      if (this.depth > 0) {
+        const parent = this.frames[this.depth - 1]!;
+        parent.size += f.size;
+        if (f.height + 1 > parent.height) parent.height = f.height + 1;
       }
-      case EVENT_ID.ALIAS: {
-        const name = text.slice(ev.anchorStart, ev.anchorEnd);
-        const at = off(ev.anchorStart);
-        const a = anchors.get(name);
-        // goyaml.v2 decode.go: "unknown anchor referenced", "anchor value contains itself".
-        if (!a) throw new DocError(at, "KTL101", `unknown anchor '${name}' referenced`);
-        if (a.open)
-          throw new DocError(
-            at,
-            "KTL105",
-            `anchor '${name}' value contains itself (an alias inside the collection it names)`,
-          );
-        decoded += a.size;
-        aliased += a.size;
-        if (aliased > 100 && decoded > 1000 && aliased / decoded > allowedAliasRatio(decoded)) {
-          throw new DocError(
-            at,
-            "KTL105",
-            `document contains excessive aliasing (aliases expand to ${aliased} nodes of ${decoded})`,
-          );
-        }
-        if (depth + a.height > MAX_DEPTH)
-          throw new DocError(
-            at,
-            "KTL101",
-            `nesting too deep: the alias *${name} nests deeper than ${MAX_DEPTH} levels`,
-          );
-        place(a.value, ev.anchorStart, a.size, a.height, undefined, false);
-        break;
-      }
-      case EVENT_ID.POP: {
-        if (depth > 0) {
-          const f = frames[--depth]!;
-          if (f.hasMerge) flushMerge(f);
-          attach(f.value, f.at.slice(0, f.n));
-          if (f.anchor) {
-            f.anchor.size = f.size;
-            f.anchor.height = f.height;
-            f.anchor.open = false;
-          }
-          if (depth > 0) {
-            const parent = frames[depth - 1]!;
-            parent.size += f.size;
-            if (f.height + 1 > parent.height) parent.height = f.height + 1;
-          }
-        } else {
-          const d = docs[docs.length - 1];
-          if (d) {
-            d.value = docValue === undefined ? null : docValue;
-            d.line = docStart >= 0 ? source.lineAt(off(docStart)) : 0;
-          }
-        }
-        break;
+    } else {
+      const d = this.docs[this.docs.length - 1];
+      if (d) {
+        d.value = this.docValue === undefined ? null : this.docValue;
+        d.line = this.docStart >= 0 ? this.source.lineAt(this.off(this.docStart)) : 0;
       }
     }
   }
-  return docs;
+}
+
+export function construct(
+  source: SourceText,
+  events: Event[],
+  text: string,
+  base: number,
+  firstIndex: number,
+  diagnostics: Diagnostic[],
+  budget: { yaml11: number },
+  remap?: (offset: number) => number,
+): YamlDocument[] {
+  const b = new Builder(source, text, base, firstIndex, diagnostics, budget, remap);
+  for (const ev of events) {
+    switch (ev.type) {
+      case EVENT_ID.DOCUMENT:
+        b.document();
+        break;
+      case EVENT_ID.MAPPING:
+      case EVENT_ID.SEQUENCE:
+        b.collection(ev);
+        break;
+      case EVENT_ID.SCALAR:
+        b.scalar(ev);
+        break;
+      case EVENT_ID.ALIAS:
+        b.alias(ev);
+        break;
+      case EVENT_ID.POP:
+        b.pop();
+        break;
+    }
+  }
+  return b.docs;
 }
