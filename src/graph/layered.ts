@@ -184,15 +184,13 @@ const NARROW_GAPS = [70, 62, 56];
 
 type Box = { width: number; height: number };
 
-/** The picture's width and height at this many rows, over the pane's (1 when the pane is unknown). */
-function pictureFit(
+/** The picture's width and tallest stack (graph units) at this many rows per sub-column. */
+function extent(
   used: readonly number[][],
   box: readonly Box[],
   rows: number,
   gap: number,
-  paneWidth: number | undefined,
-  paneHeight: number | undefined,
-): { width: number; height: number } {
+): { width: number; stack: number } {
   let width = 0;
   let stack = 0;
   used.forEach((c, k) => {
@@ -209,7 +207,20 @@ function pictureFit(
       );
     }
   });
-  return { width: paneWidth ? width / paneWidth : 1, height: paneHeight ? stack / paneHeight : 1 };
+  return { width, stack };
+}
+
+/** The picture's width and height at this many rows, over the pane's (1 when the pane is unknown). */
+function pictureFit(
+  used: readonly number[][],
+  box: readonly Box[],
+  rows: number,
+  gap: number,
+  paneWidth: number | undefined,
+  paneHeight: number | undefined,
+): { width: number; height: number } {
+  const e = extent(used, box, rows, gap);
+  return { width: paneWidth ? e.width / paneWidth : 1, height: paneHeight ? e.stack / paneHeight : 1 };
 }
 
 /** Rows per sub-column: within the pane first (fit view then keeps the text legible and every box in view), then the best scale for its shape. */
@@ -220,27 +231,21 @@ function bestRows(
   aspect: number,
   options: LayeredOptions,
 ): number {
-  const h = Math.max(1, ...box.map((b) => b.height));
-  const rowH = h + LAYERED.rowGap;
+  const rowH = Math.max(1, ...box.map((b) => b.height)) + LAYERED.rowGap;
   const tallest = Math.max(1, ...used.map((c) => c.length));
-  const colW = used.map((c) => Math.max(1, ...c.map((i) => box[i]!.width)));
-  const size = (rows: number) => {
-    let width = 0;
-    used.forEach((c, k) => {
-      const subs = Math.ceil(c.length / rows);
-      width += subs * colW[k]! + (subs - 1) * LAYERED.subColumnGap + (k > 0 ? gap : 0);
-    });
-    return { width, height: Math.min(rows, tallest) * rowH - LAYERED.rowGap };
-  };
   const top = Math.min(tallest, options.maxRows ?? tallest);
   let rows = top;
   let best = 0;
   let least = Infinity;
   for (let r = top; r >= 1; r--) {
-    const s = size(r);
-    const scale = Math.min(aspect / s.width, 1 / s.height);
-    const f = pictureFit(used, box, r, gap, options.paneWidth, options.paneHeight);
-    const o = Math.max(1, f.width, f.height);
+    const e = extent(used, box, r, gap);
+    // The scale for the pane's shape counts rows of the tallest box; the fit, the stacks as drawn.
+    const scale = Math.min(aspect / e.width, 1 / (Math.min(r, tallest) * rowH - LAYERED.rowGap));
+    const o = Math.max(
+      1,
+      options.paneWidth ? e.width / options.paneWidth : 1,
+      options.paneHeight ? e.stack / options.paneHeight : 1,
+    );
     if (o < least - 1e-9 || (Math.abs(o - least) < 1e-9 && scale > best * 1.0001)) {
       least = Math.min(least, o);
       best = scale;

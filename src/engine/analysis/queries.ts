@@ -125,14 +125,7 @@ export function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows
   const tierMark = stack && model.clusterPolicies.length > 0 ? tierMarker(stack, index, q) : undefined;
   if (q.by === "pod") {
     if (pods.length > maxRows)
-      return {
-        ...base,
-        ids: [],
-        labels: [],
-        cells: [],
-        pairs: [],
-        tooLarge: `${pods.length} pods are too many to show one by one: view by workload instead`,
-      };
+      return tooLarge(base, `${pods.length} pods are too many to show one by one: view by workload instead`);
     const ids = pods.map((p) => podId(p.key));
     const cells = pods.map((a) => pods.map((b) => (allowed(a, b) ? "a" : "d")).join(""));
     const out: MatrixView = {
@@ -156,15 +149,7 @@ export function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows
     else groups.set(id, { label: `${p.workload.namespace}/${p.workload.name}`, pods: [p] });
   }
   const list = [...groups];
-  if (list.length > maxRows)
-    return {
-      ...base,
-      ids: [],
-      labels: [],
-      cells: [],
-      pairs: [],
-      tooLarge: `${list.length} workloads are too many to show`,
-    };
+  if (list.length > maxRows) return tooLarge(base, `${list.length} workloads are too many to show`);
   const cells: string[] = [];
   const pairs: [string, string][][] = [];
   const tierRows: string[] = [];
@@ -209,6 +194,11 @@ export function matrix(model: Model, index: PolicyIndex, q: MatrixQuery, maxRows
   };
   if (tierMark) out.tiers = tierRows;
   return out;
+}
+
+/** A matrix too large to show cell by cell: no cells, and why. */
+function tooLarge(base: Pick<MatrixView, "port" | "protocol" | "by">, why: string): MatrixView {
+  return { ...base, ids: [], labels: [], cells: [], pairs: [], tooLarge: why };
 }
 
 /**
