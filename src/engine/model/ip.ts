@@ -144,7 +144,10 @@ export function cidrContains(c: Cidr, ip: IP): boolean {
 }
 
 export function formatIP(family: Family, v: bigint): string {
-  if (family === 4) return [24n, 16n, 8n, 0n].map((s) => String((v >> s) & 255n)).join(".");
+  if (family === 4) {
+    const n = Number(v);
+    return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+  }
   const groups: string[] = [];
   for (let i = 7; i >= 0; i--) groups.push(((v >> BigInt(i * 16)) & 0xffffn).toString(16));
   // RFC 5952: compress the longest run of zero groups (length >= 2).

@@ -6,11 +6,11 @@
  * build.ts's header.
  */
 import type { Diagnostic } from "../parse/diagnostics.ts";
-import { refOf } from "../parse/manifests.ts";
+import { refOf, type KObject } from "../parse/manifests.ts";
 import { arr, bool, int, isObj, str, type Json } from "../parse/values.ts";
 import { lineOf } from "../parse/positions.ts";
 import { podKey, type PodKey } from "./ids.ts";
-import { nthAddress, parseCidr, parseIP } from "./ip.ts";
+import { nthAddress, parseCidr, parseIP, type Cidr } from "./ip.ts";
 import { DEFAULT_TOLERATION_SECONDS, noExecuteOutcome, taintText } from "./taints.ts";
 import type { ContainerPort, Node, Pod, Protocol } from "./types.ts";
 import { podTolerations } from "./nodes.ts";
@@ -117,6 +117,20 @@ function notReadyDiagnostics(
   }
 }
 
+function cached<K, V>(m: Map<K, V>, k: K, make: () => V): V {
+  let v = m.get(k);
+  if (v === undefined) m.set(k, (v = make()));
+  return v;
+}
+
+function sourceRef(m: Map<KObject, { line: number; ref: Pod["source"] }>, p: PodSpecInput): Pod["source"] {
+  const hit = m.get(p.source);
+  if (hit && hit.line === p.line) return hit.ref;
+  const ref = { ...refOf(p.source, p.line), namespace: p.namespace };
+  m.set(p.source, { line: p.line, ref });
+  return ref;
+}
+
 export function runningPods(
   placed: readonly PlacedPod[],
   nodesByName: ReadonlyMap<string, Node>,
@@ -125,17 +139,24 @@ export function runningPods(
   // IPs: given ones are reserved first, then allocated per node in order.
   const used = new Set<string>();
   for (const { input } of placed) for (const ip of statusIPs(input.status)) used.add(ip);
-  const cursor = new Map<string, number>();
+  // Per node: each podCIDR parsed once, with the next host index to try in it.
+  const ranges = new Map<Node, { cidr: Cidr; next: number }[]>();
   const allocate = (node: Node): string[] => {
+    let rs = ranges.get(node);
+    if (!rs) {
+      rs = [];
+      for (const text of node.podCIDRs) {
+        const cidr = parseCidr(text).cidr;
+        if (cidr) rs.push({ cidr, next: 2 });
+      }
+      ranges.set(node, rs);
+    }
     const out: string[] = [];
-    for (const [fi, text] of node.podCIDRs.entries()) {
-      const c = parseCidr(text).cidr;
-      if (!c) continue;
-      const key = `${node.name}#${fi}`;
-      let i = cursor.get(key) ?? 2;
-      let ip = nthAddress(c, i);
-      while (ip !== undefined && used.has(ip)) ip = nthAddress(c, ++i);
-      cursor.set(key, i + 1);
+    for (const r of rs) {
+      let i = r.next;
+      let ip = nthAddress(r.cidr, i);
+      while (ip !== undefined && used.has(ip)) ip = nthAddress(r.cidr, ++i);
+      r.next = i + 1;
       if (ip !== undefined) {
         used.add(ip);
         out.push(ip);
@@ -143,6 +164,9 @@ export function runningPods(
     }
     return out;
   };
+  // Pods of one template share their port list and source reference (neither is ever changed).
+  const portsOf = new Map<Json, ContainerPort[]>();
+  const sourceOf = new Map<KObject, { line: number; ref: Pod["source"] }>();
 
   const pods: Pod[] = [];
   const podsByKey = new Map<PodKey, Pod>();
@@ -213,10 +237,10 @@ export function runningPods(
       phase: nodeName ? phase : "Pending",
       ready: nodeName ? ready : false,
       terminating: p.deletionTimestamp,
-      ports: containerPorts(p.spec),
+      ports: cached(portsOf, p.spec, () => containerPorts(p.spec)),
       workload: p.workload,
       generated: p.generated,
-      source: { ...refOf(p.source, p.line), namespace: p.namespace },
+      source: sourceRef(sourceOf, p),
       raw: p.raw,
     };
     if (podsByKey.has(key)) continue;

@@ -72,7 +72,12 @@ function replicasOf(o: KObject): number {
   return Math.min(MAX_REPLICAS, requestedReplicas(o));
 }
 
-/** Expands one workload into pod inputs. DaemonSets return one template; the caller fans it out per node. */
+/**
+ * Expands one workload into pod inputs. DaemonSets return one template; the
+ * caller fans it out per node. Replicas whose labels are the same share one
+ * labels object (the model never changes a pod's labels), so later stages
+ * that key by labels see one key per template.
+ */
 export function expandWorkload(o: KObject): PodSpecInput[] {
   const template = templateOf(o);
   if (!template) return [];
@@ -104,10 +109,8 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
   switch (o.kind) {
     case "Deployment": {
       const rs = `${o.name}-${templateHash}`;
-      for (let i = 0; i < n; i++)
-        out.push(
-          make(`${rs}-${safeSuffix(`${rs}#${i}`, 5)}`, { ...baseLabels, "pod-template-hash": templateHash }),
-        );
+      const labels = { ...baseLabels, "pod-template-hash": templateHash };
+      for (let i = 0; i < n; i++) out.push(make(`${rs}-${safeSuffix(`${rs}#${i}`, 5)}`, labels));
       break;
     }
     case "StatefulSet":
@@ -128,26 +131,15 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
     case "CronJob": {
       // One run of the schedule; the job name carries a scheduled-time number as the CronJob controller does.
       const job = `${o.name}-${28000000 + (fnv1a(`${namespace}/${o.name}`) % 1000000)}`;
-      for (let i = 0; i < n; i++)
-        out.push(
-          make(`${job}-${safeSuffix(`${job}#${i}`, 5)}`, {
-            ...baseLabels,
-            "job-name": job,
-            "batch.kubernetes.io/job-name": job,
-          }),
-        );
+      const labels = { ...baseLabels, "job-name": job, "batch.kubernetes.io/job-name": job };
+      for (let i = 0; i < n; i++) out.push(make(`${job}-${safeSuffix(`${job}#${i}`, 5)}`, labels));
       break;
     }
-    case "Job":
-      for (let i = 0; i < n; i++)
-        out.push(
-          make(`${o.name}-${safeSuffix(`${o.name}#${i}`, 5)}`, {
-            ...baseLabels,
-            "job-name": o.name,
-            "batch.kubernetes.io/job-name": o.name,
-          }),
-        );
+    case "Job": {
+      const labels = { ...baseLabels, "job-name": o.name, "batch.kubernetes.io/job-name": o.name };
+      for (let i = 0; i < n; i++) out.push(make(`${o.name}-${safeSuffix(`${o.name}#${i}`, 5)}`, labels));
       break;
+    }
     default:
       for (let i = 0; i < n; i++) out.push(make(`${o.name}-${safeSuffix(`${o.name}#${i}`, 5)}`, baseLabels));
   }

@@ -3,7 +3,7 @@
  * container ports, hostNetwork, ipBlock atom), and selectors resolved once
  * per class into peer sets.
  */
-import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { ContainerPort, Model, Pod, Protocol } from "../model/types.ts";
 import { labelsKey, matchesSelector, type LabelSelector } from "../model/labels.ts";
 import { ipv4Number, parseIP, type Cidr, type IP } from "../model/ip.ts";
 import { tierCidrs } from "../tiers/parse.ts";
@@ -117,21 +117,28 @@ function ipAtoms(
   };
 }
 
+function portsKey(ports: readonly ContainerPort[]): string {
+  return ports
+    .map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`)
+    .sort()
+    .join(",");
+}
+
 export function buildPolicyIndex(model: Model): PolicyIndex {
   // The policy stack's other layers cut the address space too (the tiers' networks and nodes peers).
   const atom = ipAtoms(model.policies, tierCidrs(model));
   const byKey = new Map<string, PodClass>();
   const classes: PodClass[] = [];
   const classOf = new Int32Array(model.pods.length);
+  // Pods of one template share their labels object and port list: each is keyed once.
   const labelKeys = new Map<Record<string, string>, string>();
+  const portKeys = new Map<readonly ContainerPort[], string>();
   for (const pod of model.pods) {
     let lk = labelKeys.get(pod.labels);
     if (lk === undefined) labelKeys.set(pod.labels, (lk = labelsKey(pod.labels)));
-    const portsKey = pod.ports
-      .map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`)
-      .sort()
-      .join(",");
-    const key = `${pod.namespace}\0${lk}\0${portsKey}\0${pod.hostNetwork ? "h" : ""}\0${atom(pod.ips[0])}`;
+    let pk = portKeys.get(pod.ports);
+    if (pk === undefined) portKeys.set(pod.ports, (pk = portsKey(pod.ports)));
+    const key = `${pod.namespace}\0${lk}\0${pk}\0${pod.hostNetwork ? "h" : ""}\0${atom(pod.ips[0])}`;
     let c = byKey.get(key);
     if (!c) {
       c = {
