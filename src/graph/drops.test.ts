@@ -3,7 +3,7 @@ import { analyzeText, type Analysis, type Flow } from "../engine/analysis/index.
 import { defaultScenario } from "../../scenarios/index.ts";
 import { buildGraph } from "./build.ts";
 import { leafResolver, type GraphModel } from "./model.ts";
-import { edgeText } from "./flow.ts";
+import { edgeText } from "./edgeLabels.ts";
 import { focusDropSpot, spotDecider, spotTitle, whereDropsAre } from "./drops.ts";
 import type { Filters, Grouping } from "../store/types.ts";
 // @ts-expect-error: the bench generator is plain JavaScript

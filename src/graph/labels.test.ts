@@ -10,7 +10,8 @@ import { lessonById } from "../../scenarios/lessons.ts";
 import { questionOf } from "../components/Lessons/question.ts";
 import { buildGraph } from "./build.ts";
 import { layeredLayout } from "./layered.ts";
-import { bezierPoint, labelBox as labelSize, toFlowElements, type FlowEdge } from "./flow.ts";
+import { bezierPoint, labelBox as labelSize } from "./edgeLabels.ts";
+import { toFlowElements, type FlowEdge } from "./flow.ts";
 
 type Box = { x: number; y: number; width: number; height: number };
 const filters = { hiddenNamespaces: [], port: "all", onlyDrops: false };

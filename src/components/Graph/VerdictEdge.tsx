@@ -8,7 +8,8 @@
  */
 import { memo } from "react";
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyflow/react";
-import { edgeLines, edgeText, labelBox, loopCurve, loopPoint, type FlowEdge } from "../../graph/flow.ts";
+import { edgeLines, edgeText, labelBox, loopCurve, loopPoint } from "../../graph/edgeLabels.ts";
+import type { FlowEdge } from "../../graph/flowTypes.ts";
 import { ARROW_PATHS, CATEGORIES, GLYPH_PATHS, categoryOf } from "../../graph/verdicts.ts";
 import { useApp } from "../../store/StoreProvider.tsx";
 import { marksOf } from "../WhatIf/useDiffMarks.ts";

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, type RefObject } from "react";
 import { useReactFlow, type FitViewOptions } from "@xyflow/react";
-import { pictureBounds, type FlowEdge, type FlowNode } from "../../graph/flow.ts";
+import { pictureBounds } from "../../graph/edgeLabels.ts";
+import type { FlowEdge, FlowNode } from "../../graph/flowTypes.ts";
 import type { Positions } from "../../graph/layout.ts";
 import { FIT_PADDING } from "./fit.ts";
 import type { Displayed } from "./useLayout.ts";

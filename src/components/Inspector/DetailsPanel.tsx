@@ -2,7 +2,7 @@
 import { useMemo } from "react";
 import { useApp, useAppStore, useDrawnResult } from "../../store/StoreProvider.tsx";
 import type { GraphEdge } from "../../graph/model.ts";
-import { edgeText } from "../../graph/flow.ts";
+import { edgeText } from "../../graph/edgeLabels.ts";
 import { useGraph } from "../Graph/useGraph.ts";
 import { askEdge } from "../Graph/ask.ts";
 import type { Analysis, Flow, PodView, RefView } from "../../engine/analysis/index.ts";
