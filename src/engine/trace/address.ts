@@ -4,7 +4,8 @@ import type { Family } from "../model/ip.ts";
 import { findServicePort, portLabel } from "../proxy/index.ts";
 import type { TraceResult } from "./types.ts";
 import { finish, type Ctx } from "./result.ts";
-import { evaluate, type Backend } from "./policy.ts";
+import { evaluate } from "./policy.ts";
+import type { Backend } from "./backend.ts";
 import { viaKubeProxy } from "./kubeproxy.ts";
 import { viaLoadBalancer } from "./loadbalancer.ts";
 import {

@@ -21,7 +21,8 @@ import {
 } from "../proxy/index.ts";
 import type { TraceHop, TraceKubeProxy, TraceRef, TraceResult } from "./types.ts";
 import { finish, type Ctx } from "./result.ts";
-import { evaluate, type Backend } from "./policy.ts";
+import { evaluate } from "./policy.ts";
+import type { Backend } from "./backend.ts";
 import { formatProbability, hostPort, serviceObject, serviceRef, traceRef } from "./format.ts";
 
 /** The packet at kube-proxy: the Service port it is for, how it arrived, the node that handles it. */

@@ -7,7 +7,8 @@ import type { TraceResult } from "./types.ts";
 import type { PodKey } from "../model/types.ts";
 import { finish, type Ctx } from "./result.ts";
 import { lookUp } from "./dns.ts";
-import { evaluate, type Backend } from "./policy.ts";
+import { evaluate } from "./policy.ts";
+import type { Backend } from "./backend.ts";
 import { viaKubeProxy } from "./kubeproxy.ts";
 import { cloudSourceRanges, healthCheckHop, viaLoadBalancer } from "./loadbalancer.ts";
 import {
