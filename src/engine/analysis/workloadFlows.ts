@@ -18,6 +18,7 @@
 import type { Model, Pod, Protocol, Service, ServicePort } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
+import type { ClassSet } from "../netpol/bitset.ts";
 import { cniName } from "../cni/index.ts";
 import { explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
 import { analysisDecider, stepRefs, tierOf } from "./tiers.ts";
@@ -274,9 +275,7 @@ export function workloadFlows(
         const cls = sourceClass[k]!;
         const byRow = sourceHost[k] === 0 && isEndpoint[sourcePod[k]!] === 0;
         if (admits && byRow && admits[cls] === 0) {
-          const out = egressRow[cls];
-          const letsOut = out === null || endpointClasses.some((b) => out!.has(b));
-          sides[letsOut ? "ingress" : "both"].add(k);
+          sides[reachesAny(egressRow[cls]!, endpointClasses) ? "ingress" : "both"].add(k);
           continue;
         }
         const g = sources[k]!;
@@ -312,6 +311,16 @@ export function workloadFlows(
  * endpoints' ingress policies (isolating, with no rule for these senders),
  * the senders' egress policies, or both.
  */
+/**
+ * Whether an egress row (null: not isolated) lets a class out to any of the endpoints' classes: once per
+ * dropped source group and Service port, so a plain loop (a closure here would be one allocation each).
+ */
+function reachesAny(out: ClassSet | null, classes: readonly number[]): boolean {
+  if (out === null) return true;
+  for (const b of classes) if (out.has(b)) return true;
+  return false;
+}
+
 function sideRefs(
   index: PolicyIndex,
   side: "ingress" | "egress" | "both",
