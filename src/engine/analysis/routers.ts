@@ -30,7 +30,8 @@ import type { ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
 import { traceL7 } from "../l7/index.ts";
 import { GATEWAY_GROUP, parseHTTPRoute } from "../l7/gatewayObjects.ts";
-import { ingressPaths } from "../l7/ingress.ts";
+import type { IngressSpec } from "../l7/ingress.ts";
+import { l7Inputs } from "../l7/result.ts";
 import { faultShare } from "../l7/meshRoutes.ts";
 import { fqdn, serviceOfHost } from "../l7/mesh.ts";
 import { EXTERNAL_CLIENT_IP, refOfTrace } from "./flows.ts";
@@ -151,8 +152,9 @@ function gatewayTargets(model: Model, gw: KObject, routes: KObject[]): RouteTarg
   return out;
 }
 
-function ingressTargets(model: Model, ing: KObject): RouteTarget[] {
-  return ingressPaths(ing).flatMap((p) => {
+function ingressTargets(model: Model, spec: IngressSpec): RouteTarget[] {
+  const ing = spec.obj;
+  return spec.paths.flatMap((p) => {
     if (!("service" in p.backend)) return [];
     const { service, port } = p.backend;
     const s = model.services.find((x) => x.namespace === ing.namespace && x.name === service);
@@ -266,7 +268,7 @@ export function routerFlows(
   model: Model,
   proxy: ProxyIndex,
 ): { routers: RouterView[]; flows: Flow[]; l7Targets: Record<string, string> } {
-  const objects = [...model.objects, ...(model.others ?? [])];
+  const { objects, ingress } = l7Inputs(model);
   const isGw = (o: KObject) => o.apiVersion.startsWith(`${GATEWAY_GROUP}/`);
   const gateways = objects.filter((o) => o.kind === "Gateway" && isGw(o));
   const routes = objects.filter((o) => o.kind === "HTTPRoute" && isGw(o));
@@ -370,10 +372,8 @@ export function routerFlows(
     );
   }
   for (const ing of ingresses) {
-    const hosts = arr(obj(ing.raw.spec)?.rules)
-      .map((r) => str(obj(r)?.host))
-      .filter((h): h is string => !!h);
-    add("Ingress", ing, [80], hosts, ingressTargets(model, ing));
+    const spec = ingress.specs.get(ing)!;
+    add("Ingress", ing, [80], spec.hosts, ingressTargets(model, spec));
   }
   // Istio's Gateways: the routes of the VirtualServices bound to them, entered through the ingress gateway's
   // pods (none when the input lacks them: its flows say so, and load/cluster.ts raises KTL470).

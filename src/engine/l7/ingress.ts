@@ -41,11 +41,13 @@ export interface IngressPath {
   host?: string;
   path: string;
   pathType: string;
-  backend: { service: string; port: number | string } | { resource: string };
+  backend: IngressBackendRef;
   line: number;
   ingress: KObject;
   field: string;
 }
+
+type IngressBackendRef = { service: string; port: number | string } | { resource: string };
 
 export interface IngressClass {
   name: string;
@@ -54,7 +56,36 @@ export interface IngressClass {
   obj: KObject;
 }
 
-export function parseIngressClasses(objects: readonly KObject[]): IngressClass[] {
+/** One Ingress as the routing reads it, from its manifest once per model (l7Inputs). */
+export interface IngressSpec {
+  obj: KObject;
+  /** spec.ingressClassName, else the kubernetes.io/ingress.class annotation (rule 1). */
+  className?: string;
+  /** Its rules' paths with a backend, in order (hosts lower-cased). */
+  paths: IngressPath[];
+  /** Its rules' hosts as written. */
+  hosts: string[];
+  /** spec.defaultBackend, with its line (its backend undefined when it names neither a Service nor a resource). */
+  defaultBackend?: { backend: IngressBackendRef | undefined; line: number };
+  /** The first status.loadBalancer.ingress[].ip. */
+  statusIP?: string;
+  /** The line of spec (else of the object). */
+  specLine: number;
+}
+
+/** The input's IngressClasses and Ingresses, read once per model (l7/result.ts l7Inputs). */
+export interface IngressInput {
+  classes: IngressClass[];
+  specs: Map<KObject, IngressSpec>;
+}
+
+export function ingressInput(objects: readonly KObject[]): IngressInput {
+  const specs = new Map<KObject, IngressSpec>();
+  for (const o of objects) if (o.kind === "Ingress") specs.set(o, ingressSpec(o));
+  return { classes: parseIngressClasses(objects), specs };
+}
+
+function parseIngressClasses(objects: readonly KObject[]): IngressClass[] {
   return objects
     .filter((o) => o.kind === "IngressClass")
     .map((o) => ({
@@ -65,16 +96,33 @@ export function parseIngressClasses(objects: readonly KObject[]): IngressClass[]
     }));
 }
 
-/** The class an Ingress belongs to (rule 1), or undefined. */
-export function classOf(ing: KObject, classes: readonly IngressClass[]): string | undefined {
-  const c =
-    str(obj(ing.raw.spec)?.ingressClassName) ??
-    strMap(obj(ing.raw.metadata)?.annotations)[INGRESS_CLASS_ANNOTATION];
-  if (c) return c;
-  return classes.find((k) => k.isDefault)?.name;
+function ingressSpec(ing: KObject): IngressSpec {
+  const spec = obj(ing.raw.spec);
+  const out: IngressSpec = {
+    obj: ing,
+    paths: ingressPaths(ing),
+    hosts: arr(spec?.rules)
+      .map((r) => str(obj(r)?.host))
+      .filter((h): h is string => !!h),
+    specLine: lineOf(ing.raw.spec) || ing.line,
+  };
+  const className =
+    str(spec?.ingressClassName) ?? strMap(obj(ing.raw.metadata)?.annotations)[INGRESS_CLASS_ANNOTATION];
+  if (className) out.className = className;
+  const d = obj(spec?.defaultBackend);
+  if (d) out.defaultBackend = { backend: backendOf(d), line: lineOf(spec, "defaultBackend") || ing.line };
+  const ip = (obj(ing.raw.status)?.loadBalancer as { ingress?: { ip?: string }[] } | undefined)?.ingress?.[0]
+    ?.ip;
+  if (ip) out.statusIP = ip;
+  return out;
 }
 
-function backendOf(b: unknown): IngressPath["backend"] | undefined {
+/** The class an Ingress belongs to (rule 1), or undefined. */
+export function classOf(ing: IngressSpec, classes: readonly IngressClass[]): string | undefined {
+  return ing.className ?? classes.find((k) => k.isDefault)?.name;
+}
+
+function backendOf(b: unknown): IngressBackendRef | undefined {
   const svc = obj(obj(b)?.service);
   if (svc) {
     const port = obj(svc.port);
@@ -85,7 +133,7 @@ function backendOf(b: unknown): IngressPath["backend"] | undefined {
   return undefined;
 }
 
-export function ingressPaths(ing: KObject): IngressPath[] {
+function ingressPaths(ing: KObject): IngressPath[] {
   const out: IngressPath[] = [];
   arr(obj(ing.raw.spec)?.rules).forEach((r, ri) => {
     if (!isObj(r)) return;
@@ -126,35 +174,32 @@ function hostScore(host: string | undefined): number {
 
 /** Rules 1-4 for a request entering the controller that serves `ingress`. */
 export function routeIngress(
-  objects: readonly KObject[],
-  ingress: KObject,
+  input: IngressInput,
+  ingress: IngressSpec,
   req: HttpRequest,
   defaultHost: string,
 ): RouteChoice & { className?: string; controller?: string } {
   const hops: RawHop[] = [];
-  const classes = parseIngressClasses(objects);
+  const { classes } = input;
   const className = classOf(ingress, classes);
   const klass = classes.find((c) => c.name === className);
-  const ingRef = refAt(ingress, lineOf(ingress.raw.spec) || ingress.line);
-  const served = objects.filter(
-    (o) =>
-      o.kind === "Ingress" &&
-      o.apiVersion.startsWith("networking.k8s.io/") &&
-      classOf(o, classes) === className,
+  const ingRef = refAt(ingress.obj, ingress.specLine);
+  const served = [...input.specs.values()].filter(
+    (o) => o.obj.apiVersion.startsWith("networking.k8s.io/") && classOf(o, classes) === className,
   );
   if (!served.includes(ingress)) served.unshift(ingress);
   hops.push({
     step: "ingress class",
     verdict: "info",
     detail: className
-      ? `Ingress ${ingress.namespace ?? "default"}/${ingress.name} has class ${className}${klass ? ` (controller ${klass.controller})` : " (no IngressClass object of that name in the input)"}; the controller serves ${served.length === 1 ? "this Ingress" : `${served.length} Ingresses of that class, merged by host`}`
-      : `Ingress ${ingress.namespace ?? "default"}/${ingress.name} has no class and no IngressClass is the default: assumed served by the ingress controller in the input`,
+      ? `Ingress ${ingress.obj.namespace ?? "default"}/${ingress.obj.name} has class ${className}${klass ? ` (controller ${klass.controller})` : " (no IngressClass object of that name in the input)"}; the controller serves ${served.length === 1 ? "this Ingress" : `${served.length} Ingresses of that class, merged by host`}`
+      : `Ingress ${ingress.obj.namespace ?? "default"}/${ingress.obj.name} has no class and no IngressClass is the default: assumed served by the ingress controller in the input`,
     ref: klass ? refAt(klass.obj) : ingRef,
   });
   const host = hostOf(req) ?? defaultHost.toLowerCase();
   // A request with no Host header (and no address to stand for it) matches only the rules without a host.
   const hostWords = host ? `host ${host}` : "a request without a Host header";
-  const paths = served.flatMap(ingressPaths);
+  const paths = served.flatMap((o) => o.paths);
   const hostHits = paths.filter((p) => !p.host || ingressHostMatches(p.host, host));
   const bestHost = Math.max(-1, ...hostHits.map((p) => hostScore(p.host)));
   const sameHost = hostHits.filter((p) => hostScore(p.host) === bestHost);
@@ -173,7 +218,7 @@ export function routeIngress(
   };
   if (className) out.className = className;
   if (klass) out.controller = klass.controller;
-  let backend: IngressPath["backend"] | undefined;
+  let backend: IngressBackendRef | undefined;
   let bRef = ingRef;
   if (best) {
     bRef = refAt(best.ingress, best.line, best.field);
@@ -186,19 +231,15 @@ export function routeIngress(
     backend = best.backend;
   } else {
     const withDefault = served.find(
-      (o) => obj(obj(o.raw.spec)?.defaultBackend) && (o === ingress || sameHost.some((p) => p.ingress === o)),
+      (o) => o.defaultBackend && (o === ingress || sameHost.some((p) => p.ingress === o.obj)),
     );
-    if (withDefault) {
-      backend = backendOf(obj(withDefault.raw.spec)?.defaultBackend);
-      bRef = refAt(
-        withDefault,
-        lineOf(obj(withDefault.raw.spec), "defaultBackend") || withDefault.line,
-        "spec.defaultBackend",
-      );
+    if (withDefault?.defaultBackend) {
+      backend = withDefault.defaultBackend.backend;
+      bRef = refAt(withDefault.obj, withDefault.defaultBackend.line, "spec.defaultBackend");
       hops.push({
         step: "ingress rule",
         verdict: "pass",
-        detail: `no rule matches ${hostWords} path ${req.path}: Ingress ${withDefault.namespace ?? "default"}/${withDefault.name}'s defaultBackend serves it`,
+        detail: `no rule matches ${hostWords} path ${req.path}: Ingress ${withDefault.obj.namespace ?? "default"}/${withDefault.obj.name}'s defaultBackend serves it`,
         ref: bRef,
       });
     } else {
@@ -222,7 +263,7 @@ export function routeIngress(
     });
     return { ...out, status: 503, decidedBy: decidedAt("Ingress", bRef) };
   }
-  const ns = (best ? best.ingress.namespace : ingress.namespace) ?? "default";
+  const ns = (best ? best.ingress.namespace : ingress.obj.namespace) ?? "default";
   const chosen: ChosenBackend = {
     namespace: ns,
     service: backend.service,

@@ -29,6 +29,7 @@ import {
 } from "./common.ts";
 import { gatewayInput, type GatewayInput } from "./gateway.ts";
 import { meshInput, sidecarOf, type MeshInput } from "./mesh.ts";
+import { ingressInput, type IngressInput } from "./ingress.ts";
 import { serverSidecar } from "./meshServer.ts";
 
 export type L7Destination =
@@ -358,6 +359,7 @@ interface L7Inputs {
   objects: KObject[];
   mesh: MeshInput;
   gateway: GatewayInput;
+  ingress: IngressInput;
 }
 
 const l7Cache = new WeakMap<Model, L7Inputs>();
@@ -366,7 +368,12 @@ export function l7Inputs(model: Model): L7Inputs {
   let v = l7Cache.get(model);
   if (!v) {
     const objects = [...model.objects, ...(model.others ?? [])];
-    v = { objects, mesh: meshInput(model, objects), gateway: gatewayInput(objects, model.namespaces) };
+    v = {
+      objects,
+      mesh: meshInput(model, objects),
+      gateway: gatewayInput(objects, model.namespaces),
+      ingress: ingressInput(objects),
+    };
     l7Cache.set(model, v);
   }
   return v;

@@ -296,7 +296,9 @@ export function ingressTrace(
       ...baseResult(undefined, protocol, to.port),
       error: `--to ingress:${to.ingress}:${to.port}: no Ingress ${to.ingress} in the input`,
     };
-  const choice = routeIngress(objects, ing, req, "");
+  const ingress = l7Inputs(model).ingress;
+  const spec = ingress.specs.get(ing)!;
+  const choice = routeIngress(ingress, spec, req, "");
   const nginx = !choice.controller || choice.controller === NGINX_CONTROLLER;
   const sel = parseLabelSelector({
     matchLabels: { "app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller" },
@@ -312,8 +314,6 @@ export function ingressTrace(
       ) &&
       s.ports.some((p) => p.port === to.port),
   );
-  const status = (obj(ing.raw.status)?.loadBalancer as { ingress?: { ip?: string }[] } | undefined)
-    ?.ingress?.[0]?.ip;
   const router: L7TraceResult["router"] = {
     layer: "Ingress",
     kind: "Ingress",
@@ -325,7 +325,7 @@ export function ingressTrace(
   const toPoint = {
     kind: "ingress",
     name: to.ingress,
-    ip: status ?? svc?.clusterIPs[0] ?? "",
+    ip: spec.statusIP ?? svc?.clusterIPs[0] ?? "",
     port: to.port,
   };
   const entry = enter(
@@ -355,7 +355,7 @@ export function ingressTrace(
       detail: nginx
         ? `ingress-nginx (assumed conventions: pods labelled app.kubernetes.io/name=ingress-nginx, app.kubernetes.io/component=controller${svc ? `, Service ${svc.key}` : ""}): ${plural(pods.length, "controller pod")}; the request: ${formatRequest(req)}`
         : `controller ${choice.controller}: ktl knows ingress-nginx's conventions only, so its pods and Service are not found and the lower layers from it are not evaluated`,
-      ref: refAt(ing, lineOf(ing.raw.spec) || ing.line),
+      ref: refAt(ing, spec.specLine),
     }),
   );
   if (choice.backends.length === 0) return answeredByRouter(r, choice, req);
