@@ -13,22 +13,36 @@ export function refOfSource(s: SourceRef): RefView {
   return r;
 }
 
-const policyRefs = new WeakMap<NetworkPolicy, RefView>();
-
 /**
- * A policy's reference. Without a line it is one shared object per policy:
- * thousands of pods and flows name the same few policies, and postMessage's
- * structured clone sends a shared object once.
+ * Policy references alike are one object, within an analysis and from one
+ * analysis to the next: thousands of pods and flows name the same few
+ * policies, postMessage's structured clone sends a shared object once, and
+ * the worker's delta against the previous answer (worker/delta.ts) finds an
+ * unchanged reference by identity instead of comparing its fields. Cleared
+ * when it grows past POOL_MAX (an edit above shifts every line below it).
  */
+const pool = new Map<string, RefView>();
+const POOL_MAX = 50_000;
+
+/** Each policy's own reference (its object's line), looked up once per policy object. */
+const ownRefs = new WeakMap<NetworkPolicy, RefView>();
+
 export function refOfPolicy(p: NetworkPolicy, line?: number): RefView {
-  if (line !== undefined && line !== p.source.line)
-    return { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line };
-  let r = policyRefs.get(p);
-  if (!r)
-    policyRefs.set(
-      p,
-      (r = { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line: p.source.line }),
-    );
+  if (line === undefined || line === p.source.line) {
+    let r = ownRefs.get(p);
+    if (!r) ownRefs.set(p, (r = pooled(p, p.source.line)));
+    return r;
+  }
+  return pooled(p, line);
+}
+
+function pooled(p: NetworkPolicy, line: number): RefView {
+  const key = `${p.namespace}\0${p.name}\0${line}`;
+  let r = pool.get(key);
+  if (!r) {
+    if (pool.size >= POOL_MAX) pool.clear();
+    pool.set(key, (r = { kind: "NetworkPolicy", namespace: p.namespace, name: p.name, line }));
+  }
   return r;
 }
 
