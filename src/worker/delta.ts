@@ -39,7 +39,12 @@ export function same(a: unknown, b: unknown): boolean {
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+    // Equal primitives and shared objects are settled here, without a call (most fields of an answer are).
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      const y: unknown = b[i];
+      if (x !== y && !same(x, y)) return false;
+    }
     return true;
   }
   if (Array.isArray(b)) return false;
@@ -47,9 +52,11 @@ export function same(a: unknown, b: unknown): boolean {
   const rb = b as Record<string, unknown>;
   let n = 0;
   for (const k in ra) {
-    if (ra[k] === undefined) continue;
+    const x = ra[k];
+    if (x === undefined) continue;
     n++;
-    if (!same(ra[k], rb[k])) return false;
+    const y = rb[k];
+    if (x !== y && !same(x, y)) return false;
   }
   for (const k in rb) if (rb[k] !== undefined) n--;
   return n === 0;
@@ -62,16 +69,35 @@ function keyOf(x: unknown): string | undefined {
   return undefined;
 }
 
-function arrayDelta(base: readonly unknown[], next: readonly unknown[]): Delta {
+/** keyOf(a) === keyOf(b), both defined, without building the keys. */
+function sameKey(a: unknown, b: unknown): boolean {
+  if (!isObject(a) || !isObject(b)) return false;
+  if (typeof b.id === "string") return a.id === b.id;
+  if (typeof b.name === "string") return typeof a.id !== "string" && a.name === b.name;
+  return false;
+}
+
+function firstIndexByKey(base: readonly unknown[]): Map<string, number> {
   const at = new Map<string, number>();
   base.forEach((x, i) => {
     const k = keyOf(x);
     if (k !== undefined && !at.has(k)) at.set(k, i);
   });
+  return at;
+}
+
+function arrayDelta(base: readonly unknown[], next: readonly unknown[]): Delta {
+  // Most items keep their place: the item at the same index is tried first, and the index of the base's
+  // items by key is built only for an item that moved.
+  let at: Map<string, number> | undefined;
   let reused = 0;
   const a = next.map((x, i): number | { v: unknown } => {
-    const k = keyOf(x);
-    const j = k !== undefined ? at.get(k) : i < base.length ? i : undefined;
+    let j: number | undefined;
+    if (i < base.length && sameKey(base[i], x)) j = i;
+    else {
+      const k = keyOf(x);
+      j = k !== undefined ? (at ??= firstIndexByKey(base)).get(k) : i < base.length ? i : undefined;
+    }
     if (j !== undefined && same(base[j], x)) {
       reused++;
       return j;

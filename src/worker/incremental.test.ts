@@ -151,6 +151,29 @@ describe("delta", () => {
     ["an item changed", { xs: [{ id: "a", v: 1 }] }, { xs: [{ id: "a", v: 2 }, { id: "c" }] }],
     ["numbers as items stay numbers", { xs: [3, 1] }, { xs: [1, 7, 3] }],
     ["a value that changes type", { a: [1] }, { a: { 0: 1 } }],
+    // Items are matched at their own index first, then by key (arrayDelta's sameKey and keyOf agree).
+    [
+      "duplicate ids",
+      {
+        xs: [
+          { id: "a", v: 1 },
+          { id: "a", v: 2 },
+        ],
+      },
+      {
+        xs: [
+          { id: "a", v: 2 },
+          { id: "a", v: 1 },
+        ],
+      },
+    ],
+    [
+      "an id equal to another item's name",
+      { xs: [{ name: "a" }, { id: "a" }] },
+      { xs: [{ id: "a" }, { name: "a" }] },
+    ],
+    ["an item that gains an id", { xs: [{ name: "a", v: 1 }] }, { xs: [{ id: "b", name: "a", v: 1 }] }],
+    ["items without a key keep their place", { xs: [{ v: 1 }, { id: "a" }] }, { xs: [{ v: 2 }, { v: 1 }] }],
   ])("%s round-trips", (_, base, next) => {
     expect(applyDelta(base, diffValue(base, next))).toEqual(next);
   });
