@@ -15,7 +15,7 @@
  * sources are runs of group indices (`ReachDrop`), so the graph draws them
  * at any fold level and a question traces any one of them.
  */
-import type { Model, Pod, Protocol, Service, ServicePort } from "../model/types.ts";
+import type { Model, Pod, Protocol, ServicePort } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
@@ -105,7 +105,8 @@ function pushDrops(
 /** The flow of a source group to a Service port some endpoint admits: allowed or partly, and who decided. */
 function admittedFlow(
   g: readonly Pod[],
-  s: Service,
+  from: string[],
+  at: { to: string; traceTo: string },
   p: ServicePort,
   admitted: number,
   endpoints: readonly { pod: Pod; port: number; judge: (src: Pod, dst: Pod) => boolean }[],
@@ -118,10 +119,10 @@ function admittedFlow(
   const cls = index.classOf[src.index]!;
   const enforcement = ctx.decider.enforcement;
   const flow: Flow = {
-    id: `workload|${podId(src.key)}|${serviceId(s.key)}|${p.port}/${p.protocol}`,
+    id: `workload|${from[0]}|${at.to}|${p.port}/${p.protocol}`,
     kind: "service",
-    from: g.map((x) => podId(x.key)),
-    to: serviceId(s.key),
+    from,
+    to: at.to,
     port: p.port,
     protocol: p.protocol,
     verdict: all ? "allow" : "partial",
@@ -132,7 +133,7 @@ function admittedFlow(
           ? `${admitter} admits ${src.workload.name}'s pods at every ready endpoint (${endpoints.length})`
           : `${admitter} admits ${src.workload.name}'s pods at ${admitted} of ${endpoints.length} ready endpoints`,
     decidedBy: [],
-    traceTo: `service:${s.key}:${p.port}`,
+    traceTo: at.traceTo,
   };
   const why = stack && stackWhy(stack, src, endpoints, p.protocol, byRow);
   const tier = why && tierOf(why.step);
@@ -180,6 +181,7 @@ export function workloadFlows(
   // Per source, its first pod's index and whether it is on the host network (read for every Service port).
   const sourcePod = Int32Array.from(sources, (g) => g[0]!.index);
   const sourceHost = Uint8Array.from(sources, (g) => (g[0]!.hostNetwork ? 1 : 0));
+  const fromOf: (string[] | undefined)[] = new Array(sources.length);
   const isEndpoint = new Uint8Array(model.pods.length);
   const byClass = new Int32Array(index.classes.length);
   const marks = new Uint8Array(index.classes.length);
@@ -198,6 +200,7 @@ export function workloadFlows(
   // Who admits, in the edge's words.
   const admitter =
     enforcement.kind === "cni" ? cniName(enforcement.cni) : stack ? "the policy stack" : "NetworkPolicy";
+  const flowCtx = { decider, admitter, stack, index };
 
   // One judge per endpoint port: the class matrix looked up once, not per pair.
   type Judge = ((src: Pod, dst: Pod) => boolean) & { matrix?: ClassMatrix };
@@ -230,6 +233,7 @@ export function workloadFlows(
     const sp = proxy.services.get(s.key);
     if (!sp) continue;
     s.ports.forEach((p, i) => {
+      const at = { to: serviceId(s.key), traceTo: `service:${s.key}:${p.port}` };
       const eps = sp.ports[i];
       if (!eps) return;
       const endpoints: { pod: Pod; port: number; judge: Judge }[] = [];
@@ -295,9 +299,9 @@ export function workloadFlows(
           out.omitted++;
           continue;
         }
-        out.flows.push(
-          admittedFlow(g, s, p, admitted, endpoints, byRow, { decider, admitter, stack, index }),
-        );
+        // A source group's pod list is one array for every Service it reaches (no consumer changes it).
+        const from = (fromOf[k] ??= g.map((x) => podId(x.key)));
+        out.flows.push(admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx));
       }
       for (const e of endpoints) isEndpoint[e.pod.index] = 0;
       pushDrops(out, s.key, p, sides, endpoints, { stack, admitter, cniLayer, index, sourceClass });
