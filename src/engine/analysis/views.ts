@@ -1,7 +1,7 @@
 /** The model as the playground lists it: nodes and zones, pods, Services, policies, ports (plain JSON views). */
 import { taintText } from "../model/taints.ts";
 import { externallyAccessible } from "../model/services.ts";
-import type { Model, Protocol } from "../model/types.ts";
+import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { PolicyIndex } from "../netpol/index.ts";
 import { podId, nodeId, refOfPod, refOfPolicy, refOfSource, serviceId, workloadId } from "./refs.ts";
 import type { NodeView, PodView, PolicyView, PortView, ServiceView, ZoneView } from "./types.ts";
@@ -36,8 +36,30 @@ export function podsOf(model: Model, index: PolicyIndex): PodView[] {
     ingress: index.ingressPolicies[c.index]!.map((pol) => refOfPolicy(pol)),
     egress: index.egressPolicies[c.index]!.map((pol) => refOfPolicy(pol)),
   }));
+  // Replicas share their workload reference and port list in the model: their views share them too.
+  const workloads = new Map<Pod["workload"], PodView["workload"]>();
+  const ports = new Map<Pod["ports"], PodView["ports"]>();
+  const refs = new Map<Pod["source"], PodView["ref"]>();
   return model.pods.map((p) => {
     const c = index.classOf[p.index]!;
+    let workload = workloads.get(p.workload);
+    if (!workload)
+      workloads.set(
+        p.workload,
+        (workload = { id: workloadId(p.workload), kind: p.workload.kind, name: p.workload.name }),
+      );
+    let portViews = ports.get(p.ports);
+    if (!portViews)
+      ports.set(
+        p.ports,
+        (portViews = p.ports.map((cp) =>
+          cp.name
+            ? { name: cp.name, port: cp.containerPort, protocol: cp.protocol }
+            : { port: cp.containerPort, protocol: cp.protocol },
+        )),
+      );
+    let ref = refs.get(p.source);
+    if (!ref) refs.set(p.source, (ref = refOfPod(p)));
     const v: PodView = {
       id: podId(p.key),
       namespace: p.namespace,
@@ -45,18 +67,14 @@ export function podsOf(model: Model, index: PolicyIndex): PodView[] {
       ips: p.ips,
       ipsSynthesized: p.ipsSynthesized,
       labels: p.labels,
-      workload: { id: workloadId(p.workload), kind: p.workload.kind, name: p.workload.name },
-      ports: p.ports.map((cp) =>
-        cp.name
-          ? { name: cp.name, port: cp.containerPort, protocol: cp.protocol }
-          : { port: cp.containerPort, protocol: cp.protocol },
-      ),
+      workload,
+      ports: portViews,
       hostNetwork: p.hostNetwork,
       ready: p.ready,
       phase: p.phase,
       terminating: p.terminating,
       generated: p.generated,
-      ref: refOfPod(p),
+      ref,
       isolatedBy: isolation[c]!,
     };
     if (p.nodeName) v.node = nodeId(p.nodeName);
