@@ -42,8 +42,6 @@
  */
 import type { KObject } from "../parse/manifests.ts";
 import type { Namespace } from "../model/types.ts";
-import { lineOf } from "../parse/positions.ts";
-import { num, obj, str } from "../parse/values.ts";
 import { matchesSelector } from "../model/labels.ts";
 import { header, hostOf, type HttpRequest } from "./request.ts";
 import { regexMatches } from "../http/regex.ts";
@@ -71,6 +69,7 @@ import {
   type Listener,
   type PathMatch,
   type RouteBackendRef,
+  type RouteFilter,
   type RouteMatch,
   type RouteRule,
 } from "./gatewayObjects.ts";
@@ -214,30 +213,30 @@ function granted(input: GatewayInput, routeNs: string, b: RouteBackendRef): bool
 }
 
 function redirectOf(
-  f: { raw: Record<string, unknown> },
+  f: RouteFilter,
   req: HttpRequest,
   host: string,
   listenerPort: number,
   match: RouteMatch,
 ): { status: number; redirect: Redirect } {
-  const r = obj(f.raw.requestRedirect) ?? {};
-  const scheme = str(r.scheme) ?? "http";
-  const explicitScheme = str(r.scheme) !== undefined;
+  const r = f.redirect ?? {};
+  const scheme = r.scheme ?? "http";
+  const explicitScheme = r.scheme !== undefined;
   const port =
-    num(r.port) ??
+    r.port ??
     (explicitScheme ? (scheme === "https" ? 443 : scheme === "http" ? 80 : listenerPort) : listenerPort);
   let path = req.path;
-  const p = obj(r.path);
-  if (str(p?.type) === "ReplaceFullPath") path = str(p?.replaceFullPath) ?? path;
-  else if (str(p?.type) === "ReplacePrefixMatch" && match.path.type === "PathPrefix") {
+  const p = r.path;
+  if (p?.type === "ReplaceFullPath") path = p.replaceFullPath ?? path;
+  else if (p?.type === "ReplacePrefixMatch" && match.path.type === "PathPrefix") {
     const prefix = match.path.value.replace(/\/$/, "");
     const rest = req.path.slice(prefix.length);
-    const repl = str(p?.replacePrefixMatch) ?? "/";
+    const repl = p.replacePrefixMatch ?? "/";
     path = (repl.endsWith("/") && rest.startsWith("/") ? repl.slice(0, -1) : repl) + rest || "/";
   }
   return {
-    status: num(r.statusCode) ?? 302,
-    redirect: { scheme, host: str(r.hostname) ?? host, port, path },
+    status: r.statusCode ?? 302,
+    redirect: { scheme, host: r.hostname ?? host, port, path },
   };
 }
 
@@ -267,7 +266,7 @@ function attachedRules(
       for (const l of listeners) {
         if (pr.sectionName && pr.sectionName !== l.name) continue;
         if (pr.port !== undefined && pr.port !== l.port) continue;
-        const routeRef = refAt(route.obj, lineOf(route.obj.raw.spec) || route.obj.line, "spec.parentRefs");
+        const routeRef = refAt(route.obj, route.specLine, "spec.parentRefs");
         const noted = (detail: string, ref = routeRef) => {
           if (!hops.some((h) => h.detail === detail))
             hops.push({ step: "route", verdict: "info", detail, ref });
@@ -386,7 +385,7 @@ export function routeGateway(
   defaultHost: string,
 ): RouteChoice {
   const hops: RawHop[] = [];
-  const gwRef = refAt(gw.obj, lineOf(gw.obj.raw.spec) || gw.obj.line);
+  const gwRef = refAt(gw.obj, gw.specLine);
   const host = hostOf(req) ?? defaultHost.toLowerCase();
   const onPort = gw.listeners.filter((l) => l.port === port);
   if (onPort.length === 0) {
@@ -458,11 +457,11 @@ export function routeGateway(
       return { layer: "Gateway", hops, status, redirect, backends: [] };
     }
     if (f.type === "URLRewrite") {
-      const u = obj(f.raw.urlRewrite) ?? {};
+      const u = f.rewrite;
       hops.push({
         step: "filter",
         verdict: "info",
-        detail: `URLRewrite: the backend sees ${str(u.hostname) ? `Host ${str(u.hostname)}` : "the same Host"} and ${obj(u.path) ? "a rewritten path" : "the same path"}; where the request goes is unchanged`,
+        detail: `URLRewrite: the backend sees ${u?.hostname ? `Host ${u.hostname}` : "the same Host"} and ${u?.path ? "a rewritten path" : "the same path"}; where the request goes is unchanged`,
         ref: fRef,
       });
     } else

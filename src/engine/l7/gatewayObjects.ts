@@ -33,6 +33,8 @@ export interface Gateway {
   listeners: Listener[];
   addresses: string[];
   obj: KObject;
+  /** The line of spec (else of the object). */
+  specLine: number;
 }
 
 export interface PathMatch {
@@ -64,10 +66,26 @@ export interface RouteRule {
   name?: string;
   matches: RouteMatch[];
   backendRefs: RouteBackendRef[];
-  filters: { type: string; raw: Record<string, unknown>; line: number }[];
+  filters: RouteFilter[];
   line: number;
   /** Regular expressions of the rule that RE2 rejects (the rule is dropped) or that ktl does not evaluate (they match nothing). */
   regexErrors: RouteRegexError[];
+}
+
+/** A rule's filter: its type, and the fields of the two that decide what the client sees. */
+export interface RouteFilter {
+  type: string;
+  line: number;
+  /** RequestRedirect as written. */
+  redirect?: {
+    scheme?: string;
+    hostname?: string;
+    port?: number;
+    statusCode?: number;
+    path?: { type?: string; replaceFullPath?: string; replacePrefixMatch?: string };
+  };
+  /** URLRewrite: the Host it sets, and whether it rewrites the path. */
+  rewrite?: { hostname?: string; path: boolean };
 }
 
 export interface RouteRegexError {
@@ -100,6 +118,8 @@ export interface HTTPRoute {
   rules: RouteRule[];
   created: string;
   obj: KObject;
+  /** The line of spec (else of the object). */
+  specLine: number;
   /** The CRD's size limits the route breaks (rule 3b): the apiserver refuses it. */
   tooMany: RouteLimitError[];
 }
@@ -239,6 +259,7 @@ export function parseGateway(o: KObject): Gateway {
     listeners,
     addresses,
     obj: o,
+    specLine: lineOf(o.raw.spec) || o.line,
   };
 }
 
@@ -262,6 +283,41 @@ function parseMatch(m: unknown, index: number): RouteMatch {
   };
   const method = str(mo.method);
   if (method) out.method = method;
+  return out;
+}
+
+function parseFilter(f: Record<string, unknown>): RouteFilter {
+  const out: RouteFilter = { type: str(f.type) ?? "", line: lineOf(f) };
+  const r = obj(f.requestRedirect);
+  if (r) {
+    const redirect: NonNullable<RouteFilter["redirect"]> = {};
+    const scheme = str(r.scheme);
+    if (scheme !== undefined) redirect.scheme = scheme;
+    const hostname = str(r.hostname);
+    if (hostname !== undefined) redirect.hostname = hostname;
+    const port = num(r.port);
+    if (port !== undefined) redirect.port = port;
+    const status = num(r.statusCode);
+    if (status !== undefined) redirect.statusCode = status;
+    const p = obj(r.path);
+    if (p) {
+      const path: NonNullable<NonNullable<RouteFilter["redirect"]>["path"]> = {};
+      const type = str(p.type);
+      if (type !== undefined) path.type = type;
+      const full = str(p.replaceFullPath);
+      if (full !== undefined) path.replaceFullPath = full;
+      const prefix = str(p.replacePrefixMatch);
+      if (prefix !== undefined) path.replacePrefixMatch = prefix;
+      redirect.path = path;
+    }
+    out.redirect = redirect;
+  }
+  const u = obj(f.urlRewrite);
+  if (u) {
+    out.rewrite = { path: obj(u.path) !== undefined };
+    const hostname = str(u.hostname);
+    if (hostname) out.rewrite.hostname = hostname;
+  }
   return out;
 }
 
@@ -306,9 +362,7 @@ export function parseHTTPRoute(o: KObject): HTTPRoute {
           if (port !== undefined) ref.port = port;
           return ref;
         }),
-      filters: arr(ro.filters)
-        .filter(isObj)
-        .map((f) => ({ type: str(f.type) ?? "", raw: f, line: lineOf(f) })),
+      filters: arr(ro.filters).filter(isObj).map(parseFilter),
       line: lineOf(r),
       regexErrors: ruleRegexErrors(r, index),
     };
@@ -325,6 +379,7 @@ export function parseHTTPRoute(o: KObject): HTTPRoute {
     rules,
     created,
     obj: o,
+    specLine: lineOf(o.raw.spec) || o.line,
     tooMany: routeLimits(spec),
   };
 }
