@@ -22,20 +22,19 @@
  * question's answer, not the picture's.
  */
 import type { KObject } from "../parse/manifests.ts";
-import { arr, isObj, num, obj, str, strList } from "../parse/values.ts";
+import { arr, isObj, num, obj, str } from "../parse/values.ts";
 import { lineOf } from "../parse/positions.ts";
 import type { Model, PodKey } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
 import { traceL7 } from "../l7/index.ts";
-import { GATEWAY_GROUP, parseHTTPRoute } from "../l7/gatewayObjects.ts";
+import type { HTTPRoute } from "../l7/gatewayObjects.ts";
 import type { IngressSpec } from "../l7/ingress.ts";
 import { l7Inputs } from "../l7/result.ts";
 import { faultShare } from "../l7/meshRoutes.ts";
-import { fqdn, serviceOfHost } from "../l7/mesh.ts";
+import { boundTo, fqdn, serviceOfHost, vsAppliesToSidecars } from "../l7/mesh.ts";
 import { EXTERNAL_CLIENT_IP, refOfTrace } from "./flows.ts";
-import { boundVirtualServices } from "../load/cluster.ts";
 import { anySidecar } from "../model/sidecar.ts";
 import { podId, serviceId } from "./refs.ts";
 import type { Flow, RefView, RouterView, Verdict } from "./types.ts";
@@ -119,10 +118,10 @@ function judge(
   return { verdict: allow === 0 ? "drop" : "partial", reason, decidedBy };
 }
 
-function gatewayTargets(model: Model, gw: KObject, routes: KObject[]): RouteTarget[] {
+function gatewayTargets(model: Model, gw: KObject, routes: readonly HTTPRoute[]): RouteTarget[] {
   const out: RouteTarget[] = [];
-  for (const o of routes) {
-    const r = parseHTTPRoute(o);
+  for (const r of routes) {
+    const o = r.obj;
     const attached = r.parentRefs.some(
       (p) => p.kind === "Gateway" && p.name === gw.name && p.namespace === gw.namespace,
     );
@@ -268,10 +267,7 @@ export function routerFlows(
   model: Model,
   proxy: ProxyIndex,
 ): { routers: RouterView[]; flows: Flow[]; l7Targets: Record<string, string> } {
-  const { objects, ingress } = l7Inputs(model);
-  const isGw = (o: KObject) => o.apiVersion.startsWith(`${GATEWAY_GROUP}/`);
-  const gateways = objects.filter((o) => o.kind === "Gateway" && isGw(o));
-  const routes = objects.filter((o) => o.kind === "HTTPRoute" && isGw(o));
+  const { objects, ingress, gateway, mesh } = l7Inputs(model);
   const ingresses = objects.filter(
     (o) => o.kind === "Ingress" && o.apiVersion.startsWith("networking.k8s.io/"),
   );
@@ -361,14 +357,13 @@ export function routerFlows(
       );
     });
   };
-  for (const g of gateways) {
-    const ls = arr(obj(g.raw.spec)?.listeners).filter(isObj);
+  for (const g of gateway.gateways) {
     add(
       "Gateway",
-      g,
-      [...new Set(ls.map((l) => num(l.port)).filter((p): p is number => p !== undefined))],
-      ls.map((l) => str(l.hostname)).filter((h): h is string => !!h),
-      gatewayTargets(model, g, routes),
+      g.obj,
+      [...new Set(g.listeners.map((l) => l.port).filter((p) => p > 0))],
+      g.listeners.map((l) => l.hostname).filter((h): h is string => !!h),
+      gatewayTargets(model, g.obj, gateway.routes),
     );
   }
   for (const ing of ingresses) {
@@ -377,27 +372,21 @@ export function routerFlows(
   }
   // Istio's Gateways: the routes of the VirtualServices bound to them, entered through the ingress gateway's
   // pods (none when the input lacks them: its flows say so, and load/cluster.ts raises KTL470).
-  for (const g of objects.filter(
-    (o) => o.kind === "Gateway" && o.apiVersion.startsWith("networking.istio.io/"),
-  )) {
-    const servers = arr(obj(g.raw.spec)?.servers).filter(isObj);
+  for (const g of mesh.gateways) {
     add(
       "Gateway",
-      g,
-      [...new Set(servers.map((x) => num(obj(x.port)?.number)).filter((p): p is number => p !== undefined))],
-      servers.flatMap((x) => strList(x.hosts)),
-      boundVirtualServices(g, objects).flatMap((vs) => meshTargets(model, vs)),
+      g.obj,
+      [...new Set(g.servers.map((x) => x.port).filter((p): p is number => p !== undefined))],
+      g.servers.flatMap((x) => x.hosts),
+      boundTo(mesh, g.obj).flatMap((vs) => meshTargets(model, vs)),
       true,
     );
   }
   // A mesh route runs in clients' sidecars: with no sidecar in the input (KTL471) kube-proxy spreads the requests, so none is drawn.
   const meshClients = anySidecar(model);
   for (const vs of services) {
-    const spec = obj(vs.raw.spec);
-    const gws = strList(spec?.gateways);
-    if (gws.length > 0 && !gws.includes("mesh")) continue;
-    if (!meshClients) continue;
-    add("VirtualService", vs, [], strList(spec?.hosts), meshTargets(model, vs));
+    if (!vsAppliesToSidecars(mesh, vs) || !meshClients) continue;
+    add("VirtualService", vs, [], mesh.targets.get(vs)?.hosts ?? [], meshTargets(model, vs));
   }
   return { routers, flows, l7Targets };
 }

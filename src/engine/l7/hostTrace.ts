@@ -155,7 +155,7 @@ function outsideEgress(
 ): { hops: TraceHop[]; verdict: "allow" | "drop"; reason: string; decidedBy?: DecidedBy } {
   const literal = parseIP(host) ? host : undefined;
   const entry = mesh.serviceEntries.find((se) =>
-    strList(obj(se.raw.spec)?.hosts).some((h) => h.toLowerCase() === host),
+    (mesh.entryHosts.get(se) ?? []).some((h) => h.toLowerCase() === host),
   );
   const seSpec = obj(entry?.raw.spec);
   const given =

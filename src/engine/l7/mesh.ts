@@ -49,8 +49,32 @@ export const ROOT_NAMESPACE = "istio-system";
 
 export const DOMAIN = "svc.cluster.local";
 
+/** An Istio Gateway as its routing reads it. */
+export interface IstioGateway {
+  obj: KObject;
+  /** spec.selector: the labels of its ingress gateway pods. */
+  selector: Record<string, string>;
+  /** spec.servers: the port number each listens on and the hosts it serves (HOST or NS/HOST). */
+  servers: { port?: number; hosts: string[] }[];
+  /** The lines of spec.servers and spec.selector (else of the object). */
+  serversLine: number;
+  selectorLine: number;
+}
+
+/** Where a VirtualService applies: its hosts and gateways as written (rule 3). */
+export interface VirtualServiceTargets {
+  hosts: string[];
+  gateways: string[];
+}
+
 export interface MeshInput {
   model: Model;
+  /** Every Istio Gateway, in input order. */
+  gateways: IstioGateway[];
+  /** The hosts and gateways of every VirtualService, accepted or rejected. */
+  targets: Map<KObject, VirtualServiceTargets>;
+  /** The hosts of every ServiceEntry. */
+  entryHosts: Map<KObject, string[]>;
   /** The VirtualServices istiod accepts (rule 3). */
   virtualServices: KObject[];
   /** Those its validation rejects, with the first reason: they do not exist in the cluster. */
@@ -76,8 +100,16 @@ export function meshInput(model: Model, objects: readonly KObject[]): MeshInput 
     if (error) rejectedVirtualServices.push({ vs, error });
     return !error;
   });
+  const targets = new Map<KObject, VirtualServiceTargets>();
+  for (const vs of of("VirtualService")) {
+    const spec = obj(vs.raw.spec);
+    targets.set(vs, { hosts: strList(spec?.hosts), gateways: strList(spec?.gateways) });
+  }
   const input: MeshInput = {
     model,
+    gateways: of("Gateway").map(istioGateway),
+    targets,
+    entryHosts: new Map(of("ServiceEntry").map((se) => [se, strList(obj(se.raw.spec)?.hosts)])),
     virtualServices,
     rejectedVirtualServices,
     destinationRules: of("DestinationRule"),
@@ -102,8 +134,17 @@ export function meshInput(model: Model, objects: readonly KObject[]): MeshInput 
     (n) => n.labels["istio-injection"] === "enabled" || n.labels["istio.io/rev"] !== undefined,
   );
   const assumed = (model.profile?.assume?.injection?.length ?? 0) > 0;
-  input.present =
-    nsInjected || assumed || !!cm || Object.values(input).some((v) => Array.isArray(v) && v.length > 0);
+  // An Istio Gateway alone is a way in, not a mesh: a request through it is judged by the gateway.
+  const meshObjects = [
+    input.virtualServices,
+    input.rejectedVirtualServices,
+    input.destinationRules,
+    input.serviceEntries,
+    input.authorizationPolicies,
+    input.peerAuthentications,
+    input.sidecars,
+  ];
+  input.present = nsInjected || assumed || !!cm || meshObjects.some((l) => l.length > 0);
   return input;
 }
 
@@ -255,9 +296,40 @@ export function vsMatch(m: unknown, req: HttpRequest, port: number, client: Pod 
   return true;
 }
 
-export function vsAppliesToSidecars(vs: KObject): boolean {
-  const gws = strList(obj(vs.raw.spec)?.gateways);
+export function vsAppliesToSidecars(input: MeshInput, vs: KObject): boolean {
+  const gws = input.targets.get(vs)?.gateways ?? [];
   return gws.length === 0 || gws.includes("mesh");
+}
+
+/** The VirtualServices bound to an Istio Gateway (`gateways`: NAME in the VirtualService's namespace, or NS/NAME). */
+export function boundTo(input: MeshInput, gateway: KObject): KObject[] {
+  const gwNs = gateway.namespace ?? "default";
+  const out: KObject[] = [];
+  for (const [vs, t] of input.targets) {
+    const vsNs = vs.namespace ?? "default";
+    const bound = t.gateways.some((g) => {
+      const [ns, name] = g.includes("/") ? (g.split("/") as [string, string]) : [vsNs, g];
+      return ns === gwNs && name === gateway.name;
+    });
+    if (bound) out.push(vs);
+  }
+  return out;
+}
+
+function istioGateway(o: KObject): IstioGateway {
+  const spec = obj(o.raw.spec) ?? {};
+  return {
+    obj: o,
+    selector: strMap(spec.selector),
+    servers: arr(spec.servers)
+      .filter(isObj)
+      .map((x) => {
+        const port = num(obj(x.port)?.number);
+        return port === undefined ? { hosts: strList(x.hosts) } : { port, hosts: strList(x.hosts) };
+      }),
+    serversLine: lineOf(spec, "servers") || o.line,
+    selectorLine: lineOf(spec, "selector") || o.line,
+  };
 }
 
 export function subsetLabels(

@@ -244,22 +244,13 @@ export function routeMesh(
   const host = service
     ? `${service.name}.${service.namespace}.${DOMAIN}`
     : fqdn(hostName, client.namespace, input.model);
-  const vs = input.virtualServices.find(
-    (v) =>
-      vsAppliesToSidecars(v) &&
-      strList(obj(v.raw.spec)?.hosts).some((h) =>
-        hostMatch(fqdn(h, v.namespace ?? "default", input.model), host),
-      ),
-  );
-  const rejected = !vs
-    ? input.rejectedVirtualServices.find(
-        ({ vs: v }) =>
-          vsAppliesToSidecars(v) &&
-          strList(obj(v.raw.spec)?.hosts).some((h) =>
-            hostMatch(fqdn(h, v.namespace ?? "default", input.model), host),
-          ),
-      )
-    : undefined;
+  const servesHost = (v: KObject) =>
+    vsAppliesToSidecars(input, v) &&
+    (input.targets.get(v)?.hosts ?? []).some((h) =>
+      hostMatch(fqdn(h, v.namespace ?? "default", input.model), host),
+    );
+  const vs = input.virtualServices.find(servesHost);
+  const rejected = !vs ? input.rejectedVirtualServices.find(({ vs: v }) => servesHost(v)) : undefined;
   if (rejected)
     hops.push({
       step: "mesh route",
@@ -269,7 +260,7 @@ export function routeMesh(
     });
   const se = !service
     ? input.serviceEntries.find((s) =>
-        strList(obj(s.raw.spec)?.hosts).some((h) => hostMatch(h.toLowerCase(), host)),
+        (input.entryHosts.get(s) ?? []).some((h) => hostMatch(h.toLowerCase(), host)),
       )
     : undefined;
   if (!service && !se && !vs) {

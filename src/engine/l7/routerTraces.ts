@@ -7,16 +7,14 @@ import type { KObject } from "../parse/manifests.ts";
 import type { Model, Protocol } from "../model/types.ts";
 import { matchesSelector, parseLabelSelector } from "../model/labels.ts";
 import { type ProxyIndex } from "../proxy/index.ts";
-import { lineOf } from "../parse/positions.ts";
-import { arr, isObj, num, obj, strList, strMap } from "../parse/values.ts";
 import { type TraceSource } from "../trace/index.ts";
 import { formatRequest, hostOf, type HttpRequest } from "./request.ts";
-import { ASSUMED_FILE, boundVirtualServices } from "../load/cluster.ts";
+import { ASSUMED_FILE } from "../load/cluster.ts";
 import { decidedAt, l7Hop, plural, refAt, type RouteChoice } from "./common.ts";
 import { GATEWAY_NAME_LABEL, parseGateway } from "./gatewayObjects.ts";
 import { routeGateway } from "./gateway.ts";
 import { routeIngress } from "./ingress.ts";
-import { hostMatch, sidecarOf, type MeshInput } from "./mesh.ts";
+import { boundTo, hostMatch, sidecarOf, type MeshInput } from "./mesh.ts";
 import { routeVirtualService } from "./meshRoutes.ts";
 import {
   answeredByRouter,
@@ -145,9 +143,8 @@ function istioGatewayTrace(
   gwObj: KObject,
 ): L7TraceResult {
   const [ns, name] = to.gateway.split("/") as [string, string];
-  const spec = obj(gwObj.raw.spec) ?? {};
-  const selector = strMap(spec.selector);
-  const sel = Object.entries(selector);
+  const gw = mesh.gateways.find((g) => g.obj === gwObj)!;
+  const sel = Object.entries(gw.selector);
   const pods = sel.length ? model.pods.filter((p) => sel.every(([k, v]) => p.labels[k] === v)) : [];
   const svc = model.services.find(
     (s) =>
@@ -213,9 +210,8 @@ function istioGatewayTrace(
         hostMatch(hname.toLowerCase(), host)
       );
     });
-  const servers = arr(spec.servers).filter(isObj);
-  const server = servers.find((sv) => num(obj(sv.port)?.number) === to.port);
-  const gwRef = refAt(gwObj, lineOf(spec, "servers") || gwObj.line, "spec.servers");
+  const server = gw.servers.find((sv) => sv.port === to.port);
+  const gwRef = refAt(gwObj, gw.serversLine, "spec.servers");
   if (!server) {
     r.hops.push(
       l7Hop("Istio", {
@@ -231,10 +227,10 @@ function istioGatewayTrace(
     r.endpoints = [];
     return r;
   }
-  const vss = boundVirtualServices(gwObj, objects).filter(
+  const vss = boundTo(mesh, gwObj).filter(
     (v) =>
-      hostIn(strList(server.hosts), v.namespace ?? "default") &&
-      strList(obj(v.raw.spec)?.hosts).some((h) => hostMatch(h.toLowerCase(), host)),
+      hostIn(server.hosts, v.namespace ?? "default") &&
+      (mesh.targets.get(v)?.hosts ?? []).some((h) => hostMatch(h.toLowerCase(), host)),
   );
   const vs = vss[0];
   if (!vs) {
@@ -265,7 +261,7 @@ function istioGatewayTrace(
     r.endpoints = [];
     r.verdict = "drop";
     r.reason = `Istio Gateway ${to.gateway} selects ingress gateway pods (${selText}) that the input does not have: the route is shown, whether a request gets through is not judged (assume the ingress gateway: --assume-istio-ingress)`;
-    r.decidedBy = decidedAt("Istio", refAt(gwObj, lineOf(spec, "selector") || gwObj.line, "spec.selector"));
+    r.decidedBy = decidedAt("Istio", refAt(gwObj, gw.selectorLine, "spec.selector"));
     return r;
   }
   const res = resolveBackends(model, index, mesh, choice, entry.proxies, () => true, req, protocol);
