@@ -7,7 +7,6 @@ import type { KObject } from "../parse/manifests.ts";
 import type { Model, Pod, PodKey, Protocol } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { findServicePort, type ProxyIndex } from "../proxy/index.ts";
-import { obj, strMap } from "../parse/values.ts";
 import {
   traceRequest,
   type TraceEndpoint,
@@ -40,10 +39,6 @@ interface Entry {
   /** The way in, when it was traced. */
   trace?: TraceResult;
   ip: string;
-}
-
-export function labelsOf(s: Service): Record<string, string> {
-  return strMap(obj(s.raw.metadata)?.labels);
 }
 
 /** The client's way to a router's pods: through `service` (kube-proxy), or straight to the pods. */

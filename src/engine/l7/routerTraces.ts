@@ -26,7 +26,7 @@ import {
   type L7Destination,
   type L7TraceResult,
 } from "./result.ts";
-import { enter, labelsOf, resolveBackends, withRetries } from "./backends.ts";
+import { enter, resolveBackends, withRetries } from "./backends.ts";
 
 export function gatewayTrace(
   model: Model,
@@ -66,7 +66,7 @@ export function gatewayTrace(
   const svc = model.services.find(
     (s) =>
       s.namespace === ns &&
-      (labelsOf(s)[GATEWAY_NAME_LABEL] === name || s.selector?.[GATEWAY_NAME_LABEL] === name) &&
+      (s.labels[GATEWAY_NAME_LABEL] === name || s.selector?.[GATEWAY_NAME_LABEL] === name) &&
       s.ports.some((p) => p.port === to.port),
   );
   const router: L7TraceResult["router"] = {

@@ -245,6 +245,7 @@ function parseService(o: KObject, dualStackCluster: boolean): Draft {
     ipFamilies: wantFamilies.map(familyName),
     ipFamilyPolicy,
     selector: selectorMap && Object.keys(selectorMap).length ? selectorMap : undefined,
+    labels: strMap(meta.labels),
     ports: parsePorts(spec),
     externalIPs,
     loadBalancerIPs: [],

@@ -283,6 +283,8 @@ export interface Service {
   ipFamilyPolicy: "SingleStack" | "PreferDualStack" | "RequireDualStack";
   /** undefined (or an empty map): no selector, endpoints are managed by hand. */
   selector: Record<string, string> | undefined;
+  /** The Service's own labels (metadata.labels), as a Gateway's controller finds its Service by them. */
+  labels: Record<string, string>;
   ports: ServicePort[];
   externalIPs: string[];
   /** VIP-mode load balancer IPs, the ones kube-proxy captures. */
