@@ -61,6 +61,21 @@ export interface IstioGateway {
   selectorLine: number;
 }
 
+/** A DestinationRule's subsets, under its host made a FQDN (rule 2). */
+export interface DestinationSubsets {
+  obj: KObject;
+  host: string;
+  subsets: { name?: string; labels: Record<string, string>; line: number }[];
+}
+
+/** A Sidecar resource as rule 4 reads it: its workload selector and outbound traffic policy. */
+export interface SidecarSpec {
+  obj: KObject;
+  /** spec.workloadSelector.labels; undefined without a workloadSelector (the namespace's default Sidecar). */
+  selector?: Record<string, string>;
+  outbound?: { mode: string; line: number };
+}
+
 /** Where a VirtualService applies: its hosts and gateways as written (rule 3). */
 export interface VirtualServiceTargets {
   hosts: string[];
@@ -75,6 +90,10 @@ export interface MeshInput {
   targets: Map<KObject, VirtualServiceTargets>;
   /** The hosts of every ServiceEntry. */
   entryHosts: Map<KObject, string[]>;
+  /** Every DestinationRule's subsets, in input order. */
+  subsets: DestinationSubsets[];
+  /** Every Sidecar resource, in input order. */
+  sidecarSpecs: SidecarSpec[];
   /** The VirtualServices istiod accepts (rule 3). */
   virtualServices: KObject[];
   /** Those its validation rejects, with the first reason: they do not exist in the cluster. */
@@ -110,6 +129,8 @@ export function meshInput(model: Model, objects: readonly KObject[]): MeshInput 
     gateways: of("Gateway").map(istioGateway),
     targets,
     entryHosts: new Map(of("ServiceEntry").map((se) => [se, strList(obj(se.raw.spec)?.hosts)])),
+    subsets: of("DestinationRule").map((dr) => destinationSubsets(dr, model)),
+    sidecarSpecs: of("Sidecar").map(sidecarSpec),
     virtualServices,
     rejectedVirtualServices,
     destinationRules: of("DestinationRule"),
@@ -332,17 +353,39 @@ function istioGateway(o: KObject): IstioGateway {
   };
 }
 
+function destinationSubsets(dr: KObject, model: Model): DestinationSubsets {
+  const spec = obj(dr.raw.spec) ?? {};
+  return {
+    obj: dr,
+    host: fqdn(str(spec.host) ?? "", dr.namespace ?? "default", model),
+    subsets: arr(spec.subsets).map((x) => {
+      const name = str(obj(x)?.name);
+      const subset = { labels: strMap(obj(x)?.labels), line: lineOf(x) };
+      return name === undefined ? subset : { name, ...subset };
+    }),
+  };
+}
+
+function sidecarSpec(sc: KObject): SidecarSpec {
+  const spec = obj(sc.raw.spec);
+  const out: SidecarSpec = { obj: sc };
+  const sel = obj(spec?.workloadSelector);
+  if (sel) out.selector = strMap(sel.labels);
+  const otp = obj(spec?.outboundTrafficPolicy);
+  const mode = str(otp?.mode);
+  if (mode) out.outbound = { mode, line: lineOf(otp) || sc.line };
+  return out;
+}
+
 export function subsetLabels(
   input: MeshInput,
   host: string,
   subset: string,
 ): { labels: Record<string, string>; ref: TraceRef } | undefined {
-  for (const dr of input.destinationRules) {
-    const spec = obj(dr.raw.spec) ?? {};
-    const h = fqdn(str(spec.host) ?? "", dr.namespace ?? "default", input.model);
-    if (!hostMatch(h, host)) continue;
-    const s = arr(spec.subsets).find((x) => str(obj(x)?.name) === subset);
-    if (s) return { labels: strMap(obj(s)?.labels), ref: refAt(dr, lineOf(s), "spec.subsets") };
+  for (const dr of input.subsets) {
+    if (!hostMatch(dr.host, host)) continue;
+    const s = dr.subsets.find((x) => x.name === subset);
+    if (s) return { labels: s.labels, ref: refAt(dr.obj, s.line, "spec.subsets") };
   }
   return undefined;
 }
@@ -355,25 +398,23 @@ export interface OutboundPolicy {
 
 /** Rule 4. */
 export function outboundPolicy(input: MeshInput, client: Pod): OutboundPolicy {
-  const applies = (sc: KObject) => {
-    const sel = obj(obj(sc.raw.spec)?.workloadSelector);
-    return !sel || Object.entries(strMap(sel.labels)).every(([k, v]) => client.labels[k] === v);
-  };
-  const withSel = (sc: KObject) => !!obj(obj(sc.raw.spec)?.workloadSelector);
-  const inNs = input.sidecars.filter((s) => (s.namespace ?? "default") === client.namespace && applies(s));
+  const applies = (sc: SidecarSpec) =>
+    !sc.selector || Object.entries(sc.selector).every(([k, v]) => client.labels[k] === v);
+  const withSel = (sc: SidecarSpec) => sc.selector !== undefined;
+  const inNs = input.sidecarSpecs.filter(
+    (s) => (s.obj.namespace ?? "default") === client.namespace && applies(s),
+  );
   const chosen =
     inNs.find(withSel) ??
     inNs.find((s) => !withSel(s)) ??
-    input.sidecars.find((s) => s.namespace === ROOT_NAMESPACE && !withSel(s));
-  if (chosen) {
-    const otp = obj(obj(chosen.raw.spec)?.outboundTrafficPolicy);
-    const mode = str(otp?.mode);
-    if (mode)
-      return {
-        mode,
-        ref: refAt(chosen, lineOf(otp) || chosen.line, "spec.outboundTrafficPolicy"),
-        from: `Sidecar ${chosen.namespace ?? "default"}/${chosen.name}`,
-      };
+    input.sidecarSpecs.find((s) => s.obj.namespace === ROOT_NAMESPACE && !withSel(s));
+  if (chosen?.outbound) {
+    const sc = chosen.obj;
+    return {
+      mode: chosen.outbound.mode,
+      ref: refAt(sc, chosen.outbound.line, "spec.outboundTrafficPolicy"),
+      from: `Sidecar ${sc.namespace ?? "default"}/${sc.name}`,
+    };
   }
   if (input.meshConfig?.outbound)
     return {
