@@ -6,7 +6,6 @@
 import type { KObject } from "../parse/manifests.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { type ProxyIndex } from "../proxy/index.ts";
-import { arr, obj, str, strList } from "../parse/values.ts";
 import { parseIP } from "../model/ip.ts";
 import { traceRequest, type TraceHop, type TraceResult, type TraceSource } from "../trace/index.ts";
 import { toWire, type HttpRequest } from "./request.ts";
@@ -155,15 +154,11 @@ function outsideEgress(
 ): { hops: TraceHop[]; verdict: "allow" | "drop"; reason: string; decidedBy?: DecidedBy } {
   const literal = parseIP(host) ? host : undefined;
   const entry = mesh.serviceEntries.find((se) =>
-    (mesh.entryHosts.get(se) ?? []).some((h) => h.toLowerCase() === host),
+    (mesh.entries.get(se)?.hosts ?? []).some((h) => h.toLowerCase() === host),
   );
-  const seSpec = obj(entry?.raw.spec);
+  const spec = entry ? mesh.entries.get(entry) : undefined;
   const given =
-    literal ??
-    arr(seSpec?.endpoints)
-      .map((e) => str(obj(e)?.address))
-      .find((a): a is string => !!a && !!parseIP(a)) ??
-    strList(seSpec?.addresses).find((a) => !!parseIP(a));
+    literal ?? spec?.endpoints.find((a) => !!parseIP(a)) ?? spec?.addresses.find((a) => !!parseIP(a));
   const ip = given ?? OUTSIDE_STAND_IN;
   // The name goes with the address: Cilium's toFQDNs admits an address by the name looked up for it.
   const t = traceRequest(

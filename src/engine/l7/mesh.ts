@@ -88,8 +88,8 @@ export interface MeshInput {
   gateways: IstioGateway[];
   /** The hosts and gateways of every VirtualService, accepted or rejected. */
   targets: Map<KObject, VirtualServiceTargets>;
-  /** The hosts of every ServiceEntry. */
-  entryHosts: Map<KObject, string[]>;
+  /** Every ServiceEntry's hosts, its endpoints' addresses and its addresses, as written. */
+  entries: Map<KObject, { hosts: string[]; endpoints: string[]; addresses: string[] }>;
   /** Every DestinationRule's subsets, in input order. */
   subsets: DestinationSubsets[];
   /** Every Sidecar resource, in input order. */
@@ -128,7 +128,7 @@ export function meshInput(model: Model, objects: readonly KObject[]): MeshInput 
     model,
     gateways: of("Gateway").map(istioGateway),
     targets,
-    entryHosts: new Map(of("ServiceEntry").map((se) => [se, strList(obj(se.raw.spec)?.hosts)])),
+    entries: new Map(of("ServiceEntry").map((se) => [se, serviceEntry(se)])),
     subsets: of("DestinationRule").map((dr) => destinationSubsets(dr, model)),
     sidecarSpecs: of("Sidecar").map(sidecarSpec),
     virtualServices,
@@ -363,6 +363,17 @@ function destinationSubsets(dr: KObject, model: Model): DestinationSubsets {
       const subset = { labels: strMap(obj(x)?.labels), line: lineOf(x) };
       return name === undefined ? subset : { name, ...subset };
     }),
+  };
+}
+
+function serviceEntry(se: KObject): { hosts: string[]; endpoints: string[]; addresses: string[] } {
+  const spec = obj(se.raw.spec);
+  return {
+    hosts: strList(spec?.hosts),
+    endpoints: arr(spec?.endpoints)
+      .map((e) => str(obj(e)?.address))
+      .filter((a): a is string => !!a),
+    addresses: strList(spec?.addresses),
   };
 }
 

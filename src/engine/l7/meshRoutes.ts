@@ -260,7 +260,7 @@ export function routeMesh(
     });
   const se = !service
     ? input.serviceEntries.find((s) =>
-        (input.entryHosts.get(s) ?? []).some((h) => hostMatch(h.toLowerCase(), host)),
+        (input.entries.get(s)?.hosts ?? []).some((h) => hostMatch(h.toLowerCase(), host)),
       )
     : undefined;
   if (!service && !se && !vs) {
