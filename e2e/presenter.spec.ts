@@ -92,6 +92,8 @@ test.describe("presenter mode", () => {
       const w = new WorkshopPanel(page);
       await w.present();
       await w.presenter.getByTestId("presenter-question").first().click();
+      // The keys step through the hops once the trace has answered (a key before it steps nothing).
+      await expect(w.hop()).toContainText("hops. Press → to step through them.");
       await page.keyboard.press("ArrowRight");
       await page.keyboard.press("ArrowRight");
       await expect(w.hop()).toContainText("Hop 2 of");
