@@ -219,14 +219,14 @@ function redirectOf(
   listenerPort: number,
   match: RouteMatch,
 ): { status: number; redirect: Redirect } {
-  const r = f.redirect ?? {};
-  const scheme = r.scheme ?? "http";
-  const explicitScheme = r.scheme !== undefined;
+  const r = f.redirect;
+  const scheme = r?.scheme ?? "http";
+  const explicitScheme = r?.scheme !== undefined;
   const port =
-    r.port ??
+    r?.port ??
     (explicitScheme ? (scheme === "https" ? 443 : scheme === "http" ? 80 : listenerPort) : listenerPort);
   let path = req.path;
-  const p = r.path;
+  const p = r?.path;
   if (p?.type === "ReplaceFullPath") path = p.replaceFullPath ?? path;
   else if (p?.type === "ReplacePrefixMatch" && match.path.type === "PathPrefix") {
     const prefix = match.path.value.replace(/\/$/, "");
@@ -235,8 +235,8 @@ function redirectOf(
     path = (repl.endsWith("/") && rest.startsWith("/") ? repl.slice(0, -1) : repl) + rest || "/";
   }
   return {
-    status: r.statusCode ?? 302,
-    redirect: { scheme, host: r.hostname ?? host, port, path },
+    status: r?.statusCode ?? 302,
+    redirect: { scheme, host: r?.hostname ?? host, port, path },
   };
 }
 

@@ -76,13 +76,17 @@ export interface RouteRule {
 export interface RouteFilter {
   type: string;
   line: number;
-  /** RequestRedirect as written. */
+  /** RequestRedirect as written (a field left out is undefined). */
   redirect?: {
-    scheme?: string;
-    hostname?: string;
-    port?: number;
-    statusCode?: number;
-    path?: { type?: string; replaceFullPath?: string; replacePrefixMatch?: string };
+    scheme: string | undefined;
+    hostname: string | undefined;
+    port: number | undefined;
+    statusCode: number | undefined;
+    path?: {
+      type: string | undefined;
+      replaceFullPath: string | undefined;
+      replacePrefixMatch: string | undefined;
+    };
   };
   /** URLRewrite: the Host it sets, and whether it rewrites the path. */
   rewrite?: { hostname?: string; path: boolean };
@@ -290,27 +294,19 @@ function parseFilter(f: Record<string, unknown>): RouteFilter {
   const out: RouteFilter = { type: str(f.type) ?? "", line: lineOf(f) };
   const r = obj(f.requestRedirect);
   if (r) {
-    const redirect: NonNullable<RouteFilter["redirect"]> = {};
-    const scheme = str(r.scheme);
-    if (scheme !== undefined) redirect.scheme = scheme;
-    const hostname = str(r.hostname);
-    if (hostname !== undefined) redirect.hostname = hostname;
-    const port = num(r.port);
-    if (port !== undefined) redirect.port = port;
-    const status = num(r.statusCode);
-    if (status !== undefined) redirect.statusCode = status;
     const p = obj(r.path);
-    if (p) {
-      const path: NonNullable<NonNullable<RouteFilter["redirect"]>["path"]> = {};
-      const type = str(p.type);
-      if (type !== undefined) path.type = type;
-      const full = str(p.replaceFullPath);
-      if (full !== undefined) path.replaceFullPath = full;
-      const prefix = str(p.replacePrefixMatch);
-      if (prefix !== undefined) path.replacePrefixMatch = prefix;
-      redirect.path = path;
-    }
-    out.redirect = redirect;
+    out.redirect = {
+      scheme: str(r.scheme),
+      hostname: str(r.hostname),
+      port: num(r.port),
+      statusCode: num(r.statusCode),
+    };
+    if (p)
+      out.redirect.path = {
+        type: str(p.type),
+        replaceFullPath: str(p.replaceFullPath),
+        replacePrefixMatch: str(p.replacePrefixMatch),
+      };
   }
   const u = obj(f.urlRewrite);
   if (u) {

@@ -114,13 +114,14 @@ const ISTIO = (o: KObject) =>
 export function meshInput(model: Model, objects: readonly KObject[]): MeshInput {
   const of = (k: string) => objects.filter((o) => o.kind === k && ISTIO(o));
   const rejectedVirtualServices: MeshInput["rejectedVirtualServices"] = [];
-  const virtualServices = of("VirtualService").filter((vs) => {
+  const allVirtualServices = of("VirtualService");
+  const virtualServices = allVirtualServices.filter((vs) => {
     const error = virtualServiceRegexErrors(vs).find((e) => !e.tooLarge);
     if (error) rejectedVirtualServices.push({ vs, error });
     return !error;
   });
   const targets = new Map<KObject, VirtualServiceTargets>();
-  for (const vs of of("VirtualService")) {
+  for (const vs of allVirtualServices) {
     const spec = obj(vs.raw.spec);
     targets.set(vs, { hosts: strList(spec?.hosts), gateways: strList(spec?.gateways) });
   }

@@ -17,7 +17,7 @@ import type {
 import { cniEgress, cniIngress, type CniCheck } from "./cni.ts";
 import type { Ctx } from "./result.ts";
 import type { Backend } from "./backend.ts";
-import { netpolEgress, netpolIngress } from "./netpolChecks.ts";
+import { netpolEgress, netpolIngress, type Group } from "./netpolChecks.ts";
 import { hostPort, traceRef } from "./format.ts";
 import { hostNetworkWords, NOT_APPLICABLE } from "./policyWords.ts";
 import {
@@ -292,15 +292,7 @@ export function evaluate(
   const endpoints: TraceEndpoint[] = [];
   const egressGroups: HopGroups = new Map();
   const ingressGroups: HopGroups = new Map();
-  const group = (
-    m: HopGroups,
-    key: string,
-    verdict: "pass" | "drop" | "info",
-    detail: string,
-    cause: HopCause,
-    ref: TraceRef | undefined,
-    ep: string,
-  ) => {
+  const group = (m: HopGroups, ...[key, verdict, detail, cause, ref, ep]: Parameters<Group>) => {
     const g = m.get(key);
     if (g) g.eps.push(ep);
     else m.set(key, { verdict, detail, cause, ...(ref ? { ref } : {}), eps: [ep] });
