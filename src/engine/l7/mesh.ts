@@ -44,6 +44,7 @@ import type { TraceRef } from "../trace/index.ts";
 import { header, type HttpRequest } from "./request.ts";
 import { compileUserRegex, isRegexError, regexMatches } from "../http/regex.ts";
 import { refAt } from "./common.ts";
+import { authzSpec, peerAuthSpec, type AuthzSpec, type PeerAuthSpec } from "./meshSecurityInput.ts";
 
 export const ROOT_NAMESPACE = "istio-system";
 
@@ -100,8 +101,9 @@ export interface MeshInput {
   rejectedVirtualServices: { vs: KObject; error: VsRegexError }[];
   destinationRules: KObject[];
   serviceEntries: KObject[];
-  authorizationPolicies: KObject[];
-  peerAuthentications: KObject[];
+  /** Every AuthorizationPolicy and PeerAuthentication, read once (rules 5 and 6). */
+  authorizationPolicies: AuthzSpec[];
+  peerAuthentications: PeerAuthSpec[];
   sidecars: KObject[];
   meshConfig?: { outbound?: string; ref: TraceRef };
   /** Any Istio object is in the input (else a request is not a mesh request). */
@@ -136,8 +138,8 @@ export function meshInput(model: Model, objects: readonly KObject[]): MeshInput 
     rejectedVirtualServices,
     destinationRules: of("DestinationRule"),
     serviceEntries: of("ServiceEntry"),
-    authorizationPolicies: of("AuthorizationPolicy"),
-    peerAuthentications: of("PeerAuthentication"),
+    authorizationPolicies: of("AuthorizationPolicy").map(authzSpec),
+    peerAuthentications: of("PeerAuthentication").map(peerAuthSpec),
     sidecars: of("Sidecar"),
     present: false,
   };

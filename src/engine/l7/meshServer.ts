@@ -5,18 +5,16 @@
  */
 import type { KObject } from "../parse/manifests.ts";
 import type { Pod } from "../model/types.ts";
-import { lineOf } from "../parse/positions.ts";
-import { arr, obj, str, strList, strMap } from "../parse/values.ts";
 import { sidecarOf } from "../model/sidecar.ts";
 import type { TraceRef } from "../trace/index.ts";
 import { header, type HttpRequest } from "./request.ts";
 import { decidedAt, refAt, type DecidedBy } from "./common.ts";
 import { ROOT_NAMESPACE, principalOf, type MeshInput } from "./mesh.ts";
+import type { AuthzField, AuthzRule, PeerAuthSpec } from "./meshSecurityInput.ts";
 
-function selects(o: KObject, pod: Pod, key = "selector"): boolean | "none" {
-  const sel = obj(obj(o.raw.spec)?.[key]);
-  if (!sel) return "none";
-  return Object.entries(strMap(sel.matchLabels)).every(([k, v]) => pod.labels[k] === v);
+function selects(p: { selector?: Record<string, string> }, pod: Pod): boolean | "none" {
+  if (!p.selector) return "none";
+  return Object.entries(p.selector).every(([k, v]) => pod.labels[k] === v);
 }
 
 export interface ServerVerdict {
@@ -39,22 +37,21 @@ function peerMode(
   targetPort: number,
 ): { mode: string; ref?: TraceRef; from: string } {
   const pas = input.peerAuthentications;
-  const pick = (o: KObject | undefined) => {
-    if (!o) return undefined;
-    const spec = obj(o.raw.spec) ?? {};
-    const portLevel = obj(obj(spec.portLevelMtls)?.[String(targetPort)]);
-    const mode = str(portLevel?.mode) ?? str(obj(spec.mtls)?.mode);
+  const pick = (p: PeerAuthSpec | undefined) => {
+    if (!p) return undefined;
+    const mode = p.portModes.get(String(targetPort)) ?? p.mode;
     if (!mode || mode === "UNSET") return undefined;
+    const o = p.obj;
     return {
       mode,
-      ref: refAt(o, lineOf(obj(spec.mtls)) || o.line, "spec.mtls"),
+      ref: refAt(o, p.mtlsLine, "spec.mtls"),
       from: `PeerAuthentication ${o.namespace ?? "default"}/${o.name}`,
     };
   };
   return (
-    pick(pas.find((p) => (p.namespace ?? "default") === pod.namespace && selects(p, pod) === true)) ??
-    pick(pas.find((p) => (p.namespace ?? "default") === pod.namespace && selects(p, pod) === "none")) ??
-    pick(pas.find((p) => p.namespace === ROOT_NAMESPACE && selects(p, pod) === "none")) ?? {
+    pick(pas.find((p) => nsOf(p) === pod.namespace && selects(p, pod) === true)) ??
+    pick(pas.find((p) => nsOf(p) === pod.namespace && selects(p, pod) === "none")) ??
+    pick(pas.find((p) => p.obj.namespace === ROOT_NAMESPACE && selects(p, pod) === "none")) ?? {
       mode: "PERMISSIVE",
       from: "the default (no PeerAuthentication)",
     }
@@ -72,61 +69,48 @@ function strMatches(patterns: string[], value: string | undefined): boolean {
   );
 }
 
-function fieldOk(o: Json, key: string, value: string | undefined): boolean {
-  const pos = strList(o[key]);
-  const neg = strList(o[`not${key[0]!.toUpperCase()}${key.slice(1)}`]);
-  if (o[key] !== undefined && !strMatches(pos, value)) return false;
-  if (neg.length && value !== undefined && strMatches(neg, value)) return false;
+function fieldOk(f: AuthzField, value: string | undefined): boolean {
+  if (f.values !== undefined && !strMatches(f.values, value)) return false;
+  if (f.not.length && value !== undefined && strMatches(f.not, value)) return false;
   return true;
 }
 
-type Json = Record<string, unknown>;
-
-function ruleMatches(rule: Json, client: MeshClient, req: HttpRequest, targetPort: number): boolean {
-  const from = arr(rule.from);
-  if (from.length) {
-    const ok = from.some((f) => {
-      const s = obj(obj(f)?.source) ?? {};
-      const principal = client.mtls && client.pod ? principalOf(client.pod) : undefined;
-      const ns = client.mtls && client.pod ? client.pod.namespace : undefined;
-      return (
-        fieldOk(s, "principals", principal) &&
-        fieldOk(s, "namespaces", ns) &&
-        (s.requestPrincipals === undefined || false)
-      );
-    });
+function ruleMatches(rule: AuthzRule, client: MeshClient, req: HttpRequest, targetPort: number): boolean {
+  if (rule.from.length) {
+    const principal = client.mtls && client.pod ? principalOf(client.pod) : undefined;
+    const ns = client.mtls && client.pod ? client.pod.namespace : undefined;
+    const ok = rule.from.some(
+      (s) => fieldOk(s.principals, principal) && fieldOk(s.namespaces, ns) && !s.requestPrincipals,
+    );
     if (!ok) return false;
   }
-  const to = arr(rule.to);
-  if (to.length) {
-    const ok = to.some((t) => {
-      const op = obj(obj(t)?.operation) ?? {};
-      return (
-        fieldOk(op, "methods", req.method) &&
-        fieldOk(op, "paths", req.path) &&
-        fieldOk(op, "ports", String(targetPort)) &&
-        fieldOk(op, "hosts", header(req, "host"))
-      );
-    });
+  if (rule.to.length) {
+    const ok = rule.to.some(
+      (op) =>
+        fieldOk(op.methods, req.method) &&
+        fieldOk(op.paths, req.path) &&
+        fieldOk(op.ports, String(targetPort)) &&
+        fieldOk(op.hosts, header(req, "host")),
+    );
     if (!ok) return false;
   }
-  for (const w of arr(rule.when)) {
-    const c = obj(w) ?? {};
-    const key = str(c.key) ?? "";
+  for (const c of rule.when) {
     let v: string | undefined;
-    const hm = /^request\.headers\[(.+)\]$/.exec(key);
+    const hm = /^request\.headers\[(.+)\]$/.exec(c.key);
     if (hm) v = header(req, hm[1]!);
-    else if (key === "source.namespace") v = client.mtls ? client.pod?.namespace : undefined;
-    else if (key === "source.principal") v = client.mtls && client.pod ? principalOf(client.pod) : undefined;
-    else if (key === "destination.port") v = String(targetPort);
+    else if (c.key === "source.namespace") v = client.mtls ? client.pod?.namespace : undefined;
+    else if (c.key === "source.principal")
+      v = client.mtls && client.pod ? principalOf(client.pod) : undefined;
+    else if (c.key === "destination.port") v = String(targetPort);
     else return false;
-    const values = strList(c.values);
-    const nots = strList(c.notValues);
-    if (c.values !== undefined && !strMatches(values, v)) return false;
-    if (nots.length && v !== undefined && strMatches(nots, v)) return false;
+    if (c.values !== undefined && !strMatches(c.values, v)) return false;
+    if (c.notValues.length && v !== undefined && strMatches(c.notValues, v)) return false;
   }
   return true;
 }
+
+const nsOf = (p: { obj: KObject }) => p.obj.namespace ?? "default";
+const nameOf = (p: { obj: KObject }) => `${nsOf(p)}/${p.obj.name}`;
 
 /** Rules 5 and 6 for one server pod. `hops` receives the decisions worth showing. */
 export function serverSidecar(
@@ -153,22 +137,21 @@ export function serverSidecar(
   }
   const who = { ...client, mtls };
   const applicable = input.authorizationPolicies.filter((p) => {
-    const ns = p.namespace ?? "default";
+    const ns = nsOf(p);
     if (ns !== server.namespace && ns !== ROOT_NAMESPACE) return false;
     const s = selects(p, server);
     return s === true || s === "none";
   });
-  const action = (p: KObject) => str(obj(p.raw.spec)?.action) ?? "ALLOW";
   const rq = req ?? { method: "", path: "", query: "", params: [], headers: {} };
   const idText = mtls && client.pod ? `principal ${principalOf(client.pod)}` : "no principal (plaintext)";
-  for (const p of applicable.filter((x) => action(x) === "DENY")) {
-    const idx = arr(obj(p.raw.spec)?.rules).findIndex((r) => ruleMatches(obj(r) ?? {}, who, rq, targetPort));
+  for (const p of applicable.filter((x) => x.action === "DENY")) {
+    const idx = p.rules.findIndex((r) => ruleMatches(r, who, rq, targetPort));
     if (idx >= 0) {
-      const ref = refAt(p, lineOf(arr(obj(p.raw.spec)?.rules)[idx]) || p.line, `spec.rules[${idx}]`);
+      const ref = refAt(p.obj, p.rules[idx]!.line, `spec.rules[${idx}]`);
       return {
         verdict: "drop",
         status: 403,
-        reason: `AuthorizationPolicy ${p.namespace ?? "default"}/${p.name} (DENY) rule ${idx + 1} matches ${rq.method} ${rq.path} from ${idText}: 403`,
+        reason: `AuthorizationPolicy ${nameOf(p)} (DENY) rule ${idx + 1} matches ${rq.method} ${rq.path} from ${idText}: 403`,
         ref,
         decidedBy: decidedAt("Istio", ref, `rules[${idx}]`),
         sidecar: true,
@@ -176,7 +159,7 @@ export function serverSidecar(
       };
     }
   }
-  const allows = applicable.filter((x) => action(x) === "ALLOW");
+  const allows = applicable.filter((x) => x.action === "ALLOW");
   if (allows.length === 0)
     return {
       verdict: "allow",
@@ -185,12 +168,12 @@ export function serverSidecar(
       mtls,
     };
   for (const p of allows) {
-    const idx = arr(obj(p.raw.spec)?.rules).findIndex((r) => ruleMatches(obj(r) ?? {}, who, rq, targetPort));
+    const idx = p.rules.findIndex((r) => ruleMatches(r, who, rq, targetPort));
     if (idx >= 0) {
-      const ref = refAt(p, lineOf(arr(obj(p.raw.spec)?.rules)[idx]) || p.line, `spec.rules[${idx}]`);
+      const ref = refAt(p.obj, p.rules[idx]!.line, `spec.rules[${idx}]`);
       return {
         verdict: "allow",
-        reason: `AuthorizationPolicy ${p.namespace ?? "default"}/${p.name} (ALLOW) rule ${idx + 1} admits ${rq.method} ${rq.path} from ${idText}`,
+        reason: `AuthorizationPolicy ${nameOf(p)} (ALLOW) rule ${idx + 1} admits ${rq.method} ${rq.path} from ${idText}`,
         ref,
         sidecar: true,
         mtls,
@@ -198,11 +181,11 @@ export function serverSidecar(
     }
   }
   const first = allows[0]!;
-  const ref = refAt(first, lineOf(obj(first.raw.spec)) || first.line, "spec");
+  const ref = refAt(first.obj, first.specLine, "spec");
   return {
     verdict: "drop",
     status: 403,
-    reason: `ALLOW policies apply to ${server.key} (${allows.map((p) => `${p.namespace ?? "default"}/${p.name}`).join(", ")}) and none admits ${rq.method} ${rq.path} from ${idText}: 403`,
+    reason: `ALLOW policies apply to ${server.key} (${allows.map(nameOf).join(", ")}) and none admits ${rq.method} ${rq.path} from ${idText}: 403`,
     ref,
     decidedBy: decidedAt("Istio", ref),
     sidecar: true,
