@@ -150,3 +150,59 @@ describe("routers in the analysis", () => {
     ]);
   });
 });
+
+// One split, two readers: the graph's route edges take the shares the sidecar's routing takes
+// (l7/vsHttp.ts). Before, the graph gave weightless destinations 0 and drew a rejected VirtualService.
+describe("a VirtualService's route edges agree with the sidecar's trace", () => {
+  const vs = (http: Obj[]): Obj => ({
+    apiVersion: "networking.istio.io/v1",
+    kind: "VirtualService",
+    metadata: { name: "web", namespace: "shop" },
+    spec: { hosts: ["web-v1"], http },
+  });
+  const mesh = (extra: Obj[]) => [
+    ...nodes,
+    ns("default", { "istio-injection": "enabled" }),
+    ns("shop", { "istio-injection": "enabled" }),
+    client(),
+    ...backend("shop", "web-v1", 11),
+    ...backend("shop", "web-v2", 12),
+    ...extra,
+  ];
+  const split = (objects: Obj[]) => {
+    const s = open(objects);
+    const edges = s.analysis.flows
+      .filter((f) => f.kind === "route" && f.from[0] === "virtualservice:shop/web")
+      .map((f) => [f.to, f.weight]);
+    const t = s.trace({
+      from: "pod:default/client",
+      to: "service:shop/web-v1:8080",
+      protocol: "TCP",
+      http: { method: "GET", path: "/", headers: {} },
+    });
+    return { edges, traced: (t.backends ?? []).map((b) => [b.service, b.weight]) };
+  };
+  it.each([
+    ["no weights: an even split", [{}, {}], [0.5, 0.5]],
+    ["weights 3 and 1", [{ weight: 3 }, { weight: 1 }], [0.75, 0.25]],
+    ["one weight: the other gets none", [{ weight: 100 }, {}], [1]],
+  ])("%s", (_, weights, shares) => {
+    const route = [
+      { destination: { host: "web-v1", port: { number: 8080 } }, ...weights[0] },
+      { destination: { host: "web-v2", port: { number: 8080 } }, ...weights[1] },
+    ];
+    const { edges, traced } = split(mesh([vs([{ route }])]));
+    const expected = shares.map((w, i) => [`service:shop/web-v${i + 1}`, w]);
+    expect(traced).toEqual(expected);
+    expect(edges.filter(([, w]) => (w as number) > 0)).toEqual(expected);
+  });
+  it("a VirtualService istiod rejects (an invalid regex) draws no route edge", () => {
+    const bad = vs([
+      {
+        match: [{ uri: { regex: "(" } }],
+        route: [{ destination: { host: "web-v2", port: { number: 8080 } } }],
+      },
+    ]);
+    expect(split(mesh([bad])).edges).toEqual([]);
+  });
+});

@@ -22,8 +22,6 @@
  * question's answer, not the picture's.
  */
 import type { KObject } from "../parse/manifests.ts";
-import { arr, isObj, num, obj, str } from "../parse/values.ts";
-import { lineOf } from "../parse/positions.ts";
 import type { Model, PodKey } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
@@ -32,8 +30,7 @@ import { traceL7 } from "../l7/index.ts";
 import type { HTTPRoute } from "../l7/gatewayObjects.ts";
 import type { IngressSpec } from "../l7/ingress.ts";
 import { l7Inputs } from "../l7/result.ts";
-import { faultShare } from "../l7/meshRoutes.ts";
-import { boundTo, fqdn, serviceOfHost, vsAppliesToSidecars } from "../l7/mesh.ts";
+import { boundTo, fqdn, serviceOfHost, vsAppliesToSidecars, type MeshInput } from "../l7/mesh.ts";
 import { EXTERNAL_CLIENT_IP, refOfTrace } from "./flows.ts";
 import { anySidecar } from "../model/sidecar.ts";
 import { podId, serviceId } from "./refs.ts";
@@ -171,39 +168,34 @@ function ingressTargets(model: Model, spec: IngressSpec): RouteTarget[] {
   });
 }
 
-function meshTargets(model: Model, vs: KObject): RouteTarget[] {
+/** A VirtualService's route targets, split as the sidecar splits them (l7/vsHttp.ts); a rejected one has none. */
+function meshTargets(mesh: MeshInput, vs: KObject): RouteTarget[] {
+  const model = mesh.model;
   const ns = vs.namespace ?? "default";
   const out: RouteTarget[] = [];
-  arr(obj(vs.raw.spec)?.http).forEach((h, hi) => {
-    if (!isObj(h)) return;
-    const dests = arr(h.route).filter(isObj);
-    const weights = dests.map((d) => num(d.weight) ?? (dests.length === 1 ? 100 : 0));
-    const total = weights.reduce((a, b) => a + b, 0);
-    const m = obj(arr(h.match)[0]);
-    const uri = obj(m?.uri);
-    const headers = Object.entries(obj(m?.headers) ?? {}).map(
-      ([k, v]) => `${k}: ${str(obj(v)?.exact) ?? str(obj(v)?.prefix) ?? str(obj(v)?.regex) ?? "*"}`,
+  (mesh.http.get(vs)?.routes ?? []).forEach((h, hi) => {
+    const m = h.matches[0];
+    const uri = m?.uri;
+    const headers = (m?.headers ?? []).map(
+      ({ name, match }) => `${name}: ${match !== "present" && match.kind !== "any" ? match.value : "*"}`,
     );
-    // Istio's fault.abort: that share of the route's requests never reaches a backend (engine/l7/mesh.ts answers it).
-    const abort = obj(obj(h.fault)?.abort);
-    const abortStatus = num(abort?.httpStatus);
-    const aborted = abort && abortStatus !== undefined ? faultShare(abort) : 0;
-    const match = `${str(h.name) ?? `http[${hi}]`}: ${str(uri?.exact) ?? (str(uri?.prefix) !== undefined ? `${str(uri?.prefix)}*` : "/*")}${headers.length ? ` [${headers.join(", ")}]` : ""}${aborted > 0 ? ` (fault.abort: ${pct(aborted)} answered ${abortStatus} by the sidecar)` : ""}`;
-    dests.forEach((d, di) => {
-      const dest = obj(d.destination);
-      const host = str(dest?.host);
-      if (!host) return;
-      const s = serviceOfHost(fqdn(host, ns, model), model);
+    // Istio's fault.abort: that share of the route's requests never reaches a backend (engine/l7/meshRoutes.ts answers it).
+    const abort = h.fault?.abort;
+    const aborted = abort?.status !== undefined ? abort.share : 0;
+    const path = uri?.kind === "exact" ? uri.value : uri?.kind === "prefix" ? `${uri.value}*` : "/*";
+    const match = `${h.name ?? `http[${hi}]`}: ${path}${headers.length ? ` [${headers.join(", ")}]` : ""}${aborted > 0 ? ` (fault.abort: ${pct(aborted)} answered ${abort!.status} by the sidecar)` : ""}`;
+    h.destinations.forEach((d) => {
+      if (!d.host) return;
+      const s = serviceOfHost(fqdn(d.host, ns, model), model);
       const t: RouteTarget = {
         service: s,
-        key: s ? s.key : host,
-        port: num(obj(dest?.port)?.number) ?? s?.ports[0]?.port,
-        weight: total > 0 ? (weights[di]! / total) * (1 - aborted) : 0,
+        key: s ? s.key : d.host,
+        port: d.port ?? s?.ports[0]?.port,
+        weight: d.share * (1 - aborted),
         match,
-        ref: refOf(vs, lineOf(d)),
+        ref: refOf(vs, d.line),
       };
-      const subset = str(dest?.subset);
-      if (subset) t.subset = subset;
+      if (d.subset) t.subset = d.subset;
       out.push(t);
     });
   });
@@ -378,7 +370,7 @@ export function routerFlows(
       g.obj,
       [...new Set(g.servers.map((x) => x.port).filter((p): p is number => p !== undefined))],
       g.servers.flatMap((x) => x.hosts),
-      boundTo(mesh, g.obj).flatMap((vs) => meshTargets(model, vs)),
+      boundTo(mesh, g.obj).flatMap((vs) => meshTargets(mesh, vs)),
       true,
     );
   }
@@ -386,7 +378,7 @@ export function routerFlows(
   const meshClients = anySidecar(model);
   for (const vs of services) {
     if (!vsAppliesToSidecars(mesh, vs) || !meshClients) continue;
-    add("VirtualService", vs, [], mesh.targets.get(vs)?.hosts ?? [], meshTargets(model, vs));
+    add("VirtualService", vs, [], mesh.targets.get(vs)?.hosts ?? [], meshTargets(mesh, vs));
   }
   return { routers, flows, l7Targets };
 }

@@ -44,6 +44,7 @@ import type { TraceRef } from "../trace/index.ts";
 import { header, type HttpRequest } from "./request.ts";
 import { compileUserRegex, isRegexError, regexMatches } from "../http/regex.ts";
 import { refAt } from "./common.ts";
+import { vsHttp, type StringMatch, type VsHttp, type VsMatch } from "./vsHttp.ts";
 import { authzSpec, peerAuthSpec, type AuthzSpec, type PeerAuthSpec } from "./meshSecurityInput.ts";
 
 export const ROOT_NAMESPACE = "istio-system";
@@ -95,6 +96,8 @@ export interface MeshInput {
   subsets: DestinationSubsets[];
   /** Every Sidecar resource, in input order. */
   sidecarSpecs: SidecarSpec[];
+  /** The http routes of every VirtualService istiod accepts, read once (rule 3). */
+  http: Map<KObject, VsHttp>;
   /** The VirtualServices istiod accepts (rule 3). */
   virtualServices: KObject[];
   /** Those its validation rejects, with the first reason: they do not exist in the cluster. */
@@ -134,6 +137,7 @@ export function meshInput(model: Model, objects: readonly KObject[]): MeshInput 
     entries: new Map(of("ServiceEntry").map((se) => [se, serviceEntry(se)])),
     subsets: of("DestinationRule").map((dr) => destinationSubsets(dr, model)),
     sidecarSpecs: of("Sidecar").map(sidecarSpec),
+    http: new Map(virtualServices.map((vs) => [vs, vsHttp(vs)])),
     virtualServices,
     rejectedVirtualServices,
     destinationRules: of("DestinationRule"),
@@ -210,19 +214,15 @@ export function hostMatch(pattern: string, host: string): boolean {
 /** istiod's bound on a regex (validateStringRegexp: "regex is too large, max length allowed is 1024"). */
 export const ISTIO_REGEX_MAX = 1024;
 
-function stringMatch(m: unknown, value: string | undefined, ignoreCase = false): boolean {
-  const mo = obj(m);
-  if (!mo || value === undefined) return !mo ? true : false;
-  const v = ignoreCase ? value.toLowerCase() : value;
-  const lc = (s: string) => (ignoreCase ? s.toLowerCase() : s);
-  const exact = str(mo.exact);
-  if (exact !== undefined) return v === lc(exact);
-  const prefix = str(mo.prefix);
-  if (prefix !== undefined) return v.startsWith(lc(prefix));
+function stringMatch(m: StringMatch | undefined, value: string | undefined, ignoreCase = false): boolean {
+  if (!m) return true;
+  if (value === undefined) return false;
+  if (m.kind === "any") return true;
   // RE2 against the whole value (Envoy safe_regex); ignoreUriCase does not apply to it (RouteMatch.case_sensitive).
-  const regex = str(mo.regex);
-  if (regex !== undefined) return regexMatches(regex, value, ISTIO_REGEX_MAX);
-  return true;
+  if (m.kind === "regex") return regexMatches(m.value, value, ISTIO_REGEX_MAX);
+  const v = ignoreCase ? value.toLowerCase() : value;
+  const w = ignoreCase ? m.value.toLowerCase() : m.value;
+  return m.kind === "exact" ? v === w : v.startsWith(w);
 }
 
 export interface VsRegexError {
@@ -297,26 +297,19 @@ export function virtualServiceRegexErrors(vs: KObject): VsRegexError[] {
   return out;
 }
 
-export function vsMatch(m: unknown, req: HttpRequest, port: number, client: Pod | undefined): boolean {
-  const mo = obj(m) ?? {};
-  if (mo.uri !== undefined && !stringMatch(mo.uri, req.path, mo.ignoreUriCase === true)) return false;
-  if (mo.method !== undefined && !stringMatch(mo.method, req.method)) return false;
-  for (const [name, sm] of Object.entries(obj(mo.headers) ?? {})) {
-    const v = header(req, name);
-    if (isObj(sm) && Object.keys(sm).length === 0) {
-      if (v === undefined) return false;
-    } else if (!stringMatch(sm, v)) return false;
+export function vsMatch(m: VsMatch, req: HttpRequest, port: number, client: Pod | undefined): boolean {
+  if (!stringMatch(m.uri, req.path, m.ignoreUriCase)) return false;
+  if (!stringMatch(m.method, req.method)) return false;
+  for (const h of m.headers) {
+    const v = header(req, h.name);
+    if (h.match === "present" ? v === undefined : !stringMatch(h.match, v)) return false;
   }
-  for (const [name, sm] of Object.entries(obj(mo.queryParams) ?? {}))
-    if (!stringMatch(sm, req.params.find((p) => p.name === name)?.value)) return false;
-  const p = num(mo.port);
-  if (p !== undefined && p !== port) return false;
-  const sl = strMap(mo.sourceLabels);
-  for (const [k, v] of Object.entries(sl)) if (client?.labels[k] !== v) return false;
-  const sn = str(mo.sourceNamespace);
-  if (sn !== undefined && sn !== client?.namespace) return false;
-  for (const [name, sm] of Object.entries(obj(mo.withoutHeaders) ?? {}))
-    if (stringMatch(sm, header(req, name))) return false;
+  for (const q of m.queryParams)
+    if (!stringMatch(q.match, req.params.find((p) => p.name === q.name)?.value)) return false;
+  if (m.port !== undefined && m.port !== port) return false;
+  for (const [k, v] of Object.entries(m.sourceLabels)) if (client?.labels[k] !== v) return false;
+  if (m.sourceNamespace !== undefined && m.sourceNamespace !== client?.namespace) return false;
+  for (const h of m.withoutHeaders) if (stringMatch(h.match, header(req, h.name))) return false;
   return true;
 }
 

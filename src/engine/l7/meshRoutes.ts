@@ -7,7 +7,7 @@ import type { KObject } from "../parse/manifests.ts";
 import type { Pod } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
 import { lineOf } from "../parse/positions.ts";
-import { arr, isObj, num, obj, str, strList, strMap } from "../parse/values.ts";
+import { arr, num, obj, str, strList, strMap } from "../parse/values.ts";
 import type { TraceRef } from "../trace/index.ts";
 import type { HttpRequest } from "./request.ts";
 import {
@@ -32,6 +32,7 @@ import {
   vsMatch,
   type MeshInput,
 } from "./mesh.ts";
+import { vsHttp, type VsMatch } from "./vsHttp.ts";
 
 export interface MeshRoute extends RouteChoice {
   /** The request leaves the cluster to a host the model does not know (passthrough or a ServiceEntry). */
@@ -39,13 +40,6 @@ export interface MeshRoute extends RouteChoice {
 }
 
 // ---------- rule 3b: what a matched route does besides choosing backends ----------
-
-/** HTTPFaultInjection's share of requests: `percentage.value` (0-100), the deprecated `percent`, else every request. */
-export function faultShare(f: Record<string, unknown>): number {
-  const p = num(obj(f.percentage)?.value) ?? num(f.percent);
-  if (p === undefined) return 1;
-  return Math.min(1, Math.max(0, p / 100));
-}
 
 /** Headers.HeaderOperations on a request: `set` replaces, `add` appends (", "), `remove` deletes. */
 function withHeaderOps(req: HttpRequest, ops: Record<string, unknown> | undefined): HttpRequest {
@@ -70,18 +64,17 @@ function withHeaderOps(req: HttpRequest, ops: Record<string, unknown> | undefine
 function rewritten(
   req: HttpRequest,
   rewrite: Record<string, unknown> | undefined,
-  match: Record<string, unknown> | undefined,
+  match: VsMatch | undefined,
 ): HttpRequest {
   if (!rewrite) return req;
   let out = req;
   const uri = str(rewrite.uri);
   if (uri !== undefined) {
-    const m = obj(match?.uri);
-    const prefix = str(m?.prefix);
+    const m = match?.uri;
     const cut =
-      prefix !== undefined
-        ? prefix.length
-        : m && (m.exact !== undefined || m.regex !== undefined)
+      m?.kind === "prefix"
+        ? m.value.length
+        : m?.kind === "exact" || m?.kind === "regex"
           ? req.path.length
           : 1;
     out = { ...out, path: uri + req.path.slice(cut) };
@@ -148,7 +141,8 @@ function mirrorsOf(
   const out: MirrorChoice[] = [];
   const add = (dest: Record<string, unknown>, share: number, ref: TraceRef) => {
     if (share <= 0) return;
-    const b = destinationBackend(input, dest, vsNs, port, share, ref, hops);
+    const to = { host: str(dest.host), port: num(obj(dest.port)?.number), subset: str(dest.subset) };
+    const b = destinationBackend(input, to, vsNs, port, share, ref, hops);
     out.push({ backend: b, share, ref });
   };
   const mirror = obj(r.mirror);
@@ -178,16 +172,16 @@ function mirrorsOf(
 /** A route destination (host, port, subset) as the backend the sidecar sends to. */
 function destinationBackend(
   input: MeshInput,
-  dest: Record<string, unknown>,
+  dest: { host?: string | undefined; port?: number | undefined; subset?: string | undefined },
   vsNs: string,
   port: number,
   weight: number,
   dRef: TraceRef,
   hops: RawHop[],
 ): ChosenBackend {
-  const dHost = fqdn(str(dest.host) ?? "", vsNs, input.model);
-  const dPort = num(obj(dest.port)?.number) ?? port;
-  const subset = str(dest.subset);
+  const dHost = fqdn(dest.host ?? "", vsNs, input.model);
+  const dPort = dest.port ?? port;
+  const subset = dest.subset;
   const svc = serviceOfHost(dHost, input.model);
   const [svcName, svcNs] = svc
     ? [svc.name, svc.namespace]
@@ -391,26 +385,24 @@ export function routeVirtualService(
   hops: RawHop[] = [],
 ): MeshRoute {
   const vsNs = vs.namespace ?? "default";
-  const routes = arr(obj(vs.raw.spec)?.http);
-  for (let i = 0; i < routes.length; i++) {
-    const r = obj(routes[i]) ?? {};
-    const matches = arr(r.match);
-    const mi = matches.length === 0 ? 0 : matches.findIndex((m) => vsMatch(m, req, port, client));
+  const http = input.http.get(vs) ?? vsHttp(vs);
+  for (let i = 0; i < http.routes.length; i++) {
+    const r = http.routes[i]!;
+    const mi = r.matches.length === 0 ? 0 : r.matches.findIndex((m) => vsMatch(m, req, port, client));
     if (mi < 0) continue;
-    const rRef = refAt(vs, lineOf(matches[mi] ?? routes[i]) || lineOf(routes[i]), `spec.http[${i}]`);
-    const name = str(r.name);
+    const match = r.matches[mi];
+    const rRef = refAt(vs, match?.line || r.line, `spec.http[${i}]`);
     hops.push({
       step: "mesh route",
       verdict: "pass",
-      detail: `VirtualService ${vsNs}/${vs.name} http route ${i + 1}${name ? ` (${name})` : ""} ${matches.length ? `matches (match ${mi + 1})` : "has no match: it takes every request that reaches it"}${i > 0 ? `, after ${i} earlier route${i === 1 ? "" : "s"} did not match` : ""}`,
+      detail: `VirtualService ${vsNs}/${vs.name} http route ${i + 1}${r.name ? ` (${r.name})` : ""} ${r.matches.length ? `matches (match ${mi + 1})` : "has no match: it takes every request that reaches it"}${i > 0 ? `, after ${i} earlier route${i === 1 ? "" : "s"} did not match` : ""}`,
       ref: rRef,
     });
     // Fault injection (HTTPFaultInjection): Envoy's fault filter acts before the route's action.
-    const fault = obj(r.fault);
-    const abort = obj(fault?.abort);
-    const abortStatus = num(abort?.httpStatus);
-    const abortShare = abort && abortStatus !== undefined ? faultShare(abort) : 0;
-    const abortRef = refAt(vs, lineOf(fault, "abort") || rRef.line, `spec.http[${i}].fault.abort`);
+    const abort = r.fault?.abort;
+    const abortStatus = abort?.status;
+    const abortShare = abort?.share ?? 0;
+    const abortRef = refAt(vs, abort?.line || rRef.line, `spec.http[${i}].fault.abort`);
     if (abortShare > 0)
       hops.push({
         step: "filter",
@@ -426,27 +418,20 @@ export function routeVirtualService(
         backends: [],
         decidedBy: decidedAt("Istio", abortRef, `http[${i}].fault.abort`),
       };
-    const delay = obj(fault?.delay);
+    const delay = r.fault?.delay;
     if (delay)
       hops.push({
         step: "filter",
         verdict: "info",
-        detail: `fault.delay: ${pct(faultShare(delay))} of matching requests wait ${str(delay.fixedDelay) ?? str(delay.exponentialDelay) ?? "a delay"} before the sidecar routes them: the same answer, later`,
-        ref: refAt(vs, lineOf(fault, "delay") || rRef.line, `spec.http[${i}].fault.delay`),
+        detail: `fault.delay: ${pct(delay.share)} of matching requests wait ${delay.text ?? "a delay"} before the sidecar routes them: the same answer, later`,
+        ref: refAt(vs, delay.line || rRef.line, `spec.http[${i}].fault.delay`),
       });
-    const answered = answeredByRoute(r, i, rRef, { hostName, port, path: req.path }, hops);
+    const a = r.action;
+    const answered = answeredByRoute(a, i, rRef, { hostName, port, path: req.path }, hops);
     if (answered) return answered;
-    const dests = arr(r.route).filter(isObj);
-    const weights = dests.map((d) => num(d.weight));
-    const anyWeight = weights.some((w) => w !== undefined);
-    const raw = dests.map((_, k) => (dests.length === 1 ? 1 : anyWeight ? (weights[k] ?? 0) : 1));
-    const total = raw.reduce((a, b) => a + b, 0) || 1;
     const backends: ChosenBackend[] = [];
     // What the route does to the request on its way (rewrite, header operations): the backends' server sidecars judge that request.
-    const routeReq = withHeaderOps(
-      rewritten(req, obj(r.rewrite), matches.length ? obj(matches[mi]) : undefined),
-      obj(obj(r.headers)?.request),
-    );
+    const routeReq = withHeaderOps(rewritten(req, obj(a.rewrite), match), obj(obj(a.headers)?.request));
     const changes = requestChanges(req, routeReq);
     if (changes)
       hops.push({
@@ -455,16 +440,15 @@ export function routeVirtualService(
         detail: `the route rewrites the request: the backends receive ${changes}`,
         ref: refAt(
           vs,
-          lineOf(r, r.rewrite !== undefined ? "rewrite" : "headers") || rRef.line,
-          `spec.http[${i}].${r.rewrite !== undefined ? "rewrite" : "headers"}`,
+          lineOf(a, a.rewrite !== undefined ? "rewrite" : "headers") || rRef.line,
+          `spec.http[${i}].${a.rewrite !== undefined ? "rewrite" : "headers"}`,
         ),
       });
-    dests.forEach((d, k) => {
-      const w = raw[k]! / total;
-      if (w <= 0) return;
-      const dRef = refAt(vs, lineOf(d), `spec.http[${i}].route[${k}]`);
-      const b = destinationBackend(input, obj(d.destination) ?? {}, vsNs, port, w, dRef, hops);
-      const own = withHeaderOps(routeReq, obj(obj(d.headers)?.request));
+    r.destinations.forEach((d, k) => {
+      if (d.share <= 0) return;
+      const dRef = refAt(vs, d.line, `spec.http[${i}].route[${k}]`);
+      const b = destinationBackend(input, d, vsNs, port, d.share, dRef, hops);
+      const own = withHeaderOps(routeReq, d.headers);
       if (requestChanges(req, own)) b.request = own;
       backends.push(b);
     });
@@ -497,22 +481,21 @@ export function routeVirtualService(
           : `weighted split: ${backends.map((b) => `${b.invalid && b.ref === abortRef ? `fault.abort ${abortStatus}` : `${b.service}${b.subset ? `/${b.subset}` : ""}`} ${pct(b.weight)}`).join(", ")}`,
       ref: rRef,
     });
-    const timeout = str(r.timeout);
-    if (timeout !== undefined)
+    if (r.timeout)
       hops.push({
         step: "filter",
         verdict: "info",
-        detail: `timeout ${timeout}: a backend that answers later gets the client a 504 from the sidecar (backend latency is not modelled)`,
-        ref: refAt(vs, lineOf(r, "timeout") || rRef.line, `spec.http[${i}].timeout`),
+        detail: `timeout ${r.timeout.text}: a backend that answers later gets the client a 504 from the sidecar (backend latency is not modelled)`,
+        ref: refAt(vs, r.timeout.line || rRef.line, `spec.http[${i}].timeout`),
       });
     const out: MeshRoute = { layer: "Istio", hops, backends };
-    const retries = retryPolicy(vs, r, i, rRef);
+    const retries = retryPolicy(vs, a, i, rRef);
     if (retries) out.retries = retries;
-    const mirrors = mirrorsOf(input, vs, r, i, vsNs, port, hops);
+    const mirrors = mirrorsOf(input, vs, a, i, vsNs, port, hops);
     if (mirrors.length) out.mirrors = mirrors;
     return out;
   }
-  const vRef = refAt(vs, lineOf(obj(vs.raw.spec), "http") || vs.line, "spec.http");
+  const vRef = refAt(vs, http.line, "spec.http");
   hops.push({
     step: "mesh route",
     verdict: "drop",
