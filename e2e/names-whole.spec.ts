@@ -57,3 +57,23 @@ test.describe("at 1280x720", () => {
     for (const n of names) expect(n).toMatch(/^reviews-v\d · [a-z0-9]{5}$/);
   });
 });
+
+// A picture wider than the pane at the legible zoom runs past its edge: the pane says how many elements
+// lie that way (and how many of their edges drop), and a click pans there.
+test.describe("at 1280x720, past the pane's edge", () => {
+  test.use({ viewport: { width: 1280, height: 720 } });
+  test("Online Boutique: the elements past the right edge are counted, and the hint pans to them", async ({
+    playground,
+  }) => {
+    await playground.goto();
+    await playground.loadText(app("online-boutique"));
+    await playground.fitView();
+    const right = playground.page.locator('[data-offscreen="right"]');
+    await expect(right).toHaveAccessibleName(/^\d+ more elements? to the right.*: pan right$/);
+    const count = Number((await right.getAttribute("aria-label"))!.split(" ")[0]);
+    expect(count).toBeGreaterThan(0);
+    await right.click();
+    // Panned: what was past the right edge is in view, and what it passed is now to the left.
+    await expect(playground.page.locator('[data-offscreen="left"]')).toBeVisible();
+  });
+});

@@ -13,6 +13,7 @@ import { useGraphKeys } from "./useGraphKeys.ts";
 import { usePaneShape } from "./usePaneShape.ts";
 import { useFitPicture } from "./useFitPicture.ts";
 import { useElementEvents } from "./useElementEvents.ts";
+import { OffscreenHints } from "./OffscreenHints.tsx";
 import { GraphControls } from "./GraphControls.tsx";
 import { useFlowElements } from "./useFlowElements.ts";
 import type { Displayed } from "./useLayout.ts";
@@ -229,6 +230,7 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
             />
           ) : null}
           <GraphControls fit={() => fitPicture(150)} miniMap={showMiniMap} setMiniMap={setMiniMap} />
+          <OffscreenHints nodes={stable.nodes} edges={stable.edges} />
         </ReactFlow>
       </div>
       <GraphLegend
