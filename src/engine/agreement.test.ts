@@ -15,7 +15,8 @@
  * - `ktl observe`: flows observed exactly as the decider answers disagree
  *   nowhere, and each row's prediction is the decider's.
  *
- * A surface that decides for itself fails here.
+ * A surface that decides for itself fails here. The L7 routers' drawn route
+ * edges against their traces: analysis/routerAgreement.test.ts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
