@@ -2,14 +2,17 @@
  * One question, one answer for the L7 routers: the graph's route edges (analysis/routers.ts) split a
  * route's requests as the trace of a request through that router does (l7/), on random routes: a
  * Gateway API HTTPRoute's backendRefs and an Istio VirtualService's destinations, with weights
- * left out, zero or set, the same Service named twice, and Istio's fault.abort taking a share.
- * Upstream: gateway-api apis/v1/shared_types.go BackendRef.Weight; istio/api HTTPRouteDestination.weight.
+ * left out, zero or set, the same Service named twice, and Istio's fault.abort taking a share;
+ * an Ingress with an ingress-nginx canary Ingress beside it (weights, totals, header and cookie
+ * rules that a request without them falls through).
+ * Upstream: gateway-api apis/v1/shared_types.go BackendRef.Weight; istio/api HTTPRouteDestination.weight;
+ * ingress-nginx balancer.lua route_to_alternative_balancer.
  */
 import { describe, expect, it } from "vitest";
 import { openAnalysis } from "./index.ts";
 import { yamlOf } from "../testing/fixtures.ts";
 import { rng } from "../testing/random.ts";
-import { backend, client, gateway, nodes, ns, route, type Obj } from "../l7/test-fixtures.ts";
+import { backend, client, gateway, ingressNginx, nodes, ns, route, type Obj } from "../l7/test-fixtures.ts";
 
 const SERVICES = ["s0", "s1", "s2"];
 const WEIGHTS = [undefined, 0, 1, 3, 10, 90];
@@ -113,4 +116,54 @@ describe("the graph's route edges split as the router's trace does", () => {
     );
     expect(edges, JSON.stringify({ refs, abort })).toEqual(traced);
   });
+
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))(
+    "Ingress with an ingress-nginx canary, seed %i",
+    (seed) => {
+      const r = rng(seed * 104729);
+      const A = "nginx.ingress.kubernetes.io/";
+      const ing = (name: string, service: string, annotations?: Record<string, string>): Obj => ({
+        apiVersion: "networking.k8s.io/v1",
+        kind: "Ingress",
+        metadata: { name, namespace: "shop", ...(annotations ? { annotations } : {}) },
+        spec: {
+          ingressClassName: "nginx",
+          rules: [
+            {
+              host: "shop.com",
+              http: {
+                paths: [
+                  {
+                    path: "/",
+                    pathType: "Prefix",
+                    backend: { service: { name: service, port: { number: 8080 } } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      });
+      const annotations: Record<string, string> = { [`${A}canary`]: r.pick(["true", "true", "false"]) };
+      if (r.int(2)) annotations[`${A}canary-weight`] = String(r.pick([0, 5, 30, 100, 250]));
+      if (r.int(3) === 0) annotations[`${A}canary-weight-total`] = String(r.pick([50, 100, 1000]));
+      if (r.int(3) === 0) annotations[`${A}canary-by-header`] = "x-canary";
+      if (r.int(3) === 0) annotations[`${A}canary-by-cookie`] = "beta";
+      const objects = cluster(false, [
+        ...ingressNginx,
+        ing("web", "s0"),
+        ing("web-canary", r.pick(SERVICES), annotations),
+      ]);
+      const { s, edges } = edgesFrom(objects, "ingress:shop/web");
+      const t = s.trace({
+        from: "pod:default/client",
+        to: "ingress:shop/web:80",
+        protocol: "TCP",
+        http: { method: "GET", path: "/", headers: { host: "shop.com" } },
+      });
+      const traced = sums((t.backends ?? []).map((b): [string, number] => [b.service, b.weight]));
+      expect(edges, JSON.stringify(annotations)).toEqual(traced);
+      expect(Object.keys(traced).length).toBeGreaterThan(0);
+    },
+  );
 });

@@ -24,11 +24,18 @@
 import type { KObject } from "../parse/manifests.ts";
 import type { Model, PodKey } from "../model/types.ts";
 import type { Service } from "../model/services.ts";
-import type { ProxyIndex } from "../proxy/index.ts";
+import { hasReadyEndpoint, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
 import { traceL7 } from "../l7/index.ts";
 import type { HTTPRoute } from "../l7/gatewayObjects.ts";
-import type { IngressSpec } from "../l7/ingress.ts";
+import {
+  canaryFor,
+  canaryShare,
+  servedWith,
+  type IngressInput,
+  type IngressPath,
+  type IngressSpec,
+} from "../l7/ingress.ts";
 import { l7Inputs } from "../l7/result.ts";
 import { boundTo, fqdn, serviceOfHost, vsAppliesToSidecars, type MeshInput } from "../l7/mesh.ts";
 import { EXTERNAL_CLIENT_IP, refOfTrace } from "./flows.ts";
@@ -148,9 +155,15 @@ function gatewayTargets(model: Model, gw: KObject, routes: readonly HTTPRoute[])
   return out;
 }
 
-function ingressTargets(model: Model, spec: IngressSpec): RouteTarget[] {
-  const ing = spec.obj;
-  return spec.paths.flatMap((p) => {
+/** An Ingress's paths, each split with its canary (l7/ingress.ts rule 5) as a request with no canary header or cookie is. */
+function ingressTargets(
+  model: Model,
+  proxy: ProxyIndex,
+  input: IngressInput,
+  spec: IngressSpec,
+): RouteTarget[] {
+  const served = servedWith(input, spec);
+  const target = (ing: KObject, p: IngressPath, weight: number, match: string): RouteTarget[] => {
     if (!("service" in p.backend)) return [];
     const { service, port } = p.backend;
     const s = model.services.find((x) => x.namespace === ing.namespace && x.name === service);
@@ -160,10 +173,24 @@ function ingressTargets(model: Model, spec: IngressSpec): RouteTarget[] {
         service: s,
         key: `${ing.namespace}/${service}`,
         port: portNum,
-        weight: 1,
-        match: `${p.host ?? "*"}${p.path}${p.pathType === "Exact" ? "" : "*"}`,
+        weight,
+        match,
         ref: refOf(ing, p.line),
       },
+    ];
+  };
+  return spec.paths.flatMap((p) => {
+    const match = `${p.host ?? "*"}${p.path}${p.pathType === "Exact" ? "" : "*"}`;
+    const alt = canaryFor(served, p);
+    if (!alt || !("service" in alt.path.backend)) return target(spec.obj, p, 1, match);
+    const altNs = alt.spec.obj.namespace ?? "default";
+    const ready = hasReadyEndpoint(proxy, `${altNs}/${alt.path.backend.service}`);
+    const { share, why } = ready
+      ? canaryShare(alt.spec.canary, undefined)
+      : { share: 0, why: "no ready endpoint" };
+    return [
+      ...target(spec.obj, p, 1 - share, match),
+      ...target(alt.spec.obj, alt.path, share, `${match} (canary ${altNs}/${alt.spec.obj.name}: ${why})`),
     ];
   });
 }
@@ -360,7 +387,9 @@ export function routerFlows(
   }
   for (const ing of ingresses) {
     const spec = ingress.specs.get(ing)!;
-    add("Ingress", ing, [80], spec.hosts, ingressTargets(model, spec));
+    // A canary Ingress routes nothing of its own: its share is drawn on the main Ingress's path.
+    if (spec.canary) continue;
+    add("Ingress", ing, [80], spec.hosts, ingressTargets(model, proxy, ingress, spec));
   }
   // Istio's Gateways: the routes of the VirtualServices bound to them, entered through the ingress gateway's
   // pods (none when the input lacks them: its flows say so, and load/cluster.ts raises KTL470).

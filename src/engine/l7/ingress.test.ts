@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ingressPathMatches } from "./ingress.ts";
 import { ingressHostMatches } from "./common.ts";
-import { backend, backendsOf, client, l7, nodes, ns, type Obj } from "./test-fixtures.ts";
-import { makePod, makeService, makePolicy } from "../testing/fixtures.ts";
+import { backend, backendsOf, client, ingressNginx, l7, nodes, ns, type Obj } from "./test-fixtures.ts";
+import { makePolicy, modelOf } from "../testing/fixtures.ts";
+import { unmodelledFor } from "../policy/unmodelled.ts";
 
 // kubernetes.io/docs/concepts/services-networking/ingress "Examples" table.
 describe("ingressPathMatches (the docs' Examples table)", () => {
@@ -35,36 +36,7 @@ describe("ingressHostMatches", () => {
   ])("%s vs %s", (p, h, want) => expect(ingressHostMatches(p, h)).toBe(want));
 });
 
-const NGINX = "ingress-nginx";
-const controllerLabels = {
-  "app.kubernetes.io/name": "ingress-nginx",
-  "app.kubernetes.io/component": "controller",
-};
-const controller: Obj[] = [
-  ns(NGINX),
-  {
-    apiVersion: "networking.k8s.io/v1",
-    kind: "IngressClass",
-    metadata: { name: "nginx" },
-    spec: { controller: "k8s.io/ingress-nginx" },
-  },
-  makeService(
-    NGINX,
-    "ingress-nginx-controller",
-    {
-      type: "LoadBalancer",
-      externalTrafficPolicy: "Local",
-      selector: controllerLabels,
-      ports: [{ name: "http", port: 80, targetPort: 80 }],
-    },
-    { status: { loadBalancer: { ingress: [{ ip: "198.51.100.20" }] } } },
-  ),
-  makePod(NGINX, "ingress-nginx-controller-0", {
-    node: "node-1",
-    ip: "10.244.1.60",
-    labels: controllerLabels,
-  }),
-];
+const controller = ingressNginx;
 const ingress = (spec: Obj): Obj => ({
   apiVersion: "networking.k8s.io/v1",
   kind: "Ingress",
@@ -160,5 +132,145 @@ describe("defaultBackend and NetworkPolicy on the controller's hop", () => {
       }),
     ])("pod:default/client", "ingress:app/web:80", "GET /");
     expect([r.verdict, r.decidedBy?.layer, r.httpStatus]).toEqual(["drop", "NetworkPolicy", 503]);
+  });
+});
+
+// ingress-nginx's canary (docs user-guide/nginx-configuration/annotations.md "Canary"; controller.go
+// mergeAlternativeBackends; rootfs/etc/nginx/lua/balancer.lua route_to_alternative_balancer).
+describe("ingress-nginx canary Ingresses (rule 5)", () => {
+  const A = "nginx.ingress.kubernetes.io/";
+  const main = ingress({
+    rules: [
+      { host: "shop.com", http: { paths: [{ path: "/", pathType: "Prefix", backend: svcBackend("a") }] } },
+    ],
+  });
+  const canary = (annotations: Record<string, string>, path = "/", host = "shop.com", svc = "b"): Obj => ({
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: {
+      name: "web-canary",
+      namespace: "app",
+      annotations: { [`${A}canary`]: "true", ...annotations },
+    },
+    spec: {
+      ingressClassName: "nginx",
+      rules: [{ host, http: { paths: [{ path, pathType: "Prefix", backend: svcBackend(svc) }] } }],
+    },
+  });
+  const W10 = { [`${A}canary-weight`]: "10" };
+  const H = { [`${A}canary-by-header`]: "x-canary" };
+  it.each<[string, Obj, string[], string]>([
+    ["canary-weight 10: a tenth of the requests", canary(W10), [], "app/a:8080=0.9 app/b:8080=0.1"],
+    ["canary-weight 0: none", canary({ [`${A}canary-weight`]: "0" }), [], "app/a:8080=1"],
+    ["canary-weight 100: every request", canary({ [`${A}canary-weight`]: "100" }), [], "app/b:8080=1"],
+    [
+      "canary-weight-total 1000 (above 100): weight 100 of 1000",
+      canary({ [`${A}canary-weight`]: "100", [`${A}canary-weight-total`]: "1000" }),
+      [],
+      "app/a:8080=0.9 app/b:8080=0.1",
+    ],
+    ["header always", canary({ ...H, ...W10 }), ["x-canary: always"], "app/b:8080=1"],
+    [
+      "header never beats the weight",
+      canary({ ...H, [`${A}canary-weight`]: "100" }),
+      ["x-canary: never"],
+      "app/a:8080=1",
+    ],
+    [
+      "another header value falls through to the weight",
+      canary({ ...H, ...W10 }),
+      ["x-canary: maybe"],
+      "app/a:8080=0.9 app/b:8080=0.1",
+    ],
+    [
+      "canary-by-header-value matches",
+      canary({ ...H, [`${A}canary-by-header-value`]: "beta" }),
+      ["x-canary: beta"],
+      "app/b:8080=1",
+    ],
+    [
+      "canary-by-header-value set: always is just another value",
+      canary({ ...H, [`${A}canary-by-header-value`]: "beta" }),
+      ["x-canary: always"],
+      "app/a:8080=1",
+    ],
+    [
+      "canary-by-header-pattern matches anywhere in the value",
+      canary({ ...H, [`${A}canary-by-header-pattern`]: "be+ta" }),
+      ["x-canary: pre-beeta-2"],
+      "app/b:8080=1",
+    ],
+    ["cookie always", canary({ [`${A}canary-by-cookie`]: "ab" }), ["Cookie: x=1; ab=always"], "app/b:8080=1"],
+    [
+      "header before cookie",
+      canary({ ...H, [`${A}canary-by-cookie`]: "ab" }),
+      ["x-canary: never", "Cookie: ab=always"],
+      "app/a:8080=1",
+    ],
+    ["a canary on another path is merged into nothing", canary(W10, "/beta"), [], "app/a:8080=1"],
+    ["a canary of another host is merged into nothing", canary(W10, "/", "other.com"), [], "app/a:8080=1"],
+    [
+      "a canary naming the main Service is no alternative",
+      canary(W10, "/", "shop.com", "a"),
+      [],
+      "app/a:8080=1",
+    ],
+    [
+      "a canary Service without a ready endpoint: the main backend serves",
+      canary({ [`${A}canary-weight`]: "100" }, "/", "shop.com", "c"),
+      [],
+      "app/a:8080=1",
+    ],
+  ])("%s", (_, c, headers, backends) => {
+    const r = l7([...base, ...backend("app", "c", 13, 0), main, c])(
+      "pod:default/client",
+      "ingress:app/web:80",
+      "GET /",
+      ["Host: shop.com", ...headers],
+    );
+    expect([r.httpStatus, backendsOf(r)]).toEqual([200, backends]);
+  });
+  it("a canary Ingress serves no request of its own: a host only it names answers 404", () => {
+    const only = canary({ [`${A}canary-weight`]: "100" }, "/", "beta.shop.com");
+    const r = l7([...base, main, only])("pod:default/client", "ingress:app/web:80", "GET /", [
+      "Host: beta.shop.com",
+    ]);
+    expect([r.httpStatus, backendsOf(r)]).toEqual([404, ""]);
+  });
+});
+
+// Nothing silent: ingress-nginx's other annotations are named (KTL460) with what the controller does.
+describe("ingress-nginx annotations ktl does not evaluate", () => {
+  it("each is in the trace's unmodelled with its line and effect; the canary ones are evaluated", () => {
+    const A = "nginx.ingress.kubernetes.io/";
+    const ing = {
+      apiVersion: "networking.k8s.io/v1",
+      kind: "Ingress",
+      metadata: {
+        name: "web",
+        namespace: "app",
+        annotations: {
+          [`${A}whitelist-source-range`]: "10.0.0.0/8",
+          [`${A}rewrite-target`]: "/$2",
+          [`${A}proxy-body-size`]: "8m",
+          [`${A}canary-weight`]: "10",
+          "example.com/other": "x",
+        },
+      },
+      spec: {
+        ingressClassName: "nginx",
+        rules: [{ http: { paths: [{ path: "/", pathType: "Prefix", backend: svcBackend("a") }] } }],
+      },
+    };
+    const m = modelOf([...base, ing]);
+    const entries = unmodelledFor(m, "all");
+    expect(entries.map((u) => [u.field, u.line > 1])).toEqual([
+      [`metadata.annotations["${A}whitelist-source-range"]`, true],
+      [`metadata.annotations["${A}rewrite-target"]`, true],
+      [`metadata.annotations["${A}proxy-body-size"]`, true],
+    ]);
+    expect(entries[0]!.message).toMatch(/403/);
+    expect(unmodelledFor(m, "pod")).toEqual([]);
+    expect(m.diagnostics.filter((d) => d.code === "KTL460")).toHaveLength(3);
   });
 });

@@ -20,14 +20,29 @@
  * 4. No rule matches: the Ingress's spec.defaultBackend, else the controller's
  *    own default backend answers 404. A backend Service that is missing or
  *    has no ready endpoint: 503 (ingress-nginx).
+ * 5. Canary (ingress-nginx's annotations, nginx.ingress.kubernetes.io/canary
+ *    "true"): a canary Ingress serves no request of its own; each of its paths
+ *    whose host, path and pathType equal a main Ingress's path is that path's
+ *    alternative backend (controller.go mergeAlternativeBackends; the first
+ *    canary only), unless it names the same Service. A request goes to it
+ *    (balancer.lua route_to_alternative_balancer): when the canary-by-header
+ *    header is sent and equals canary-by-header-value, or matches
+ *    canary-by-header-pattern, or (neither set) is "always"; "never" keeps it
+ *    on the main backend; any other value falls through; then the
+ *    canary-by-cookie cookie "always" / "never"; else canary-weight out of
+ *    canary-weight-total (100, or the total when above 100) of requests. A
+ *    canary Service without a ready endpoint has no balancer: the main
+ *    backend serves every request.
  */
 import type { KObject } from "../parse/manifests.ts";
 import { lineOf } from "../parse/positions.ts";
 import { arr, isObj, num, obj, str, strMap } from "../parse/values.ts";
-import { hostOf, type HttpRequest } from "./request.ts";
+import { header, hostOf, type HttpRequest } from "./request.ts";
+import { regexMatches } from "../http/regex.ts";
 import {
   decidedAt,
   ingressHostMatches,
+  pct,
   refAt,
   type ChosenBackend,
   type RawHop,
@@ -56,6 +71,18 @@ export interface IngressClass {
   obj: KObject;
 }
 
+/** ingress-nginx's canary annotations of a canary Ingress (rule 5). */
+export interface IngressCanary {
+  header?: string;
+  headerValue?: string;
+  headerPattern?: string;
+  cookie?: string;
+  weight: number;
+  weightTotal: number;
+  /** The line of the canary annotation. */
+  line: number;
+}
+
 /** One Ingress as the routing reads it, from its manifest once per model (l7Inputs). */
 export interface IngressSpec {
   obj: KObject;
@@ -71,6 +98,8 @@ export interface IngressSpec {
   statusIP?: string;
   /** The line of spec (else of the object). */
   specLine: number;
+  /** ingress-nginx's canary annotation is "true": an alternative backend for main Ingresses' paths (rule 5). */
+  canary?: IngressCanary;
 }
 
 /** The input's IngressClasses and Ingresses, read once per model (l7/result.ts l7Inputs). */
@@ -111,9 +140,49 @@ function ingressSpec(ing: KObject): IngressSpec {
   if (className) out.className = className;
   const d = obj(spec?.defaultBackend);
   if (d) out.defaultBackend = { backend: backendOf(d), line: lineOf(spec, "defaultBackend") || ing.line };
+  const canary = canaryOf(ing);
+  if (canary) out.canary = canary;
   const ip = (obj(ing.raw.status)?.loadBalancer as { ingress?: { ip?: string }[] } | undefined)?.ingress?.[0]
     ?.ip;
   if (ip) out.statusIP = ip;
+  return out;
+}
+
+export const NGINX_ANNOTATION_PREFIX = "nginx.ingress.kubernetes.io/";
+/** The annotations rule 5 reads (every other ingress-nginx annotation is named as not evaluated). */
+export const CANARY_ANNOTATIONS = [
+  "canary",
+  "canary-by-header",
+  "canary-by-header-value",
+  "canary-by-header-pattern",
+  "canary-by-cookie",
+  "canary-weight",
+  "canary-weight-total",
+].map((a) => NGINX_ANNOTATION_PREFIX + a);
+
+function canaryOf(ing: KObject): IngressCanary | undefined {
+  const annotations = obj(obj(ing.raw.metadata)?.annotations);
+  const a = strMap(annotations);
+  const at = (name: string) => a[NGINX_ANNOTATION_PREFIX + name];
+  if (at("canary") !== "true") return undefined;
+  const int = (v: string | undefined, fallback: number) => {
+    const n = v === undefined ? NaN : Number.parseInt(v, 10);
+    return Number.isFinite(n) ? n : fallback;
+  };
+  const out: IngressCanary = {
+    weight: int(at("canary-weight"), 0),
+    weightTotal: int(at("canary-weight-total"), 100),
+    line: lineOf(annotations, `${NGINX_ANNOTATION_PREFIX}canary`) || ing.line,
+  };
+  for (const [key, name] of [
+    ["header", "canary-by-header"],
+    ["headerValue", "canary-by-header-value"],
+    ["headerPattern", "canary-by-header-pattern"],
+    ["cookie", "canary-by-cookie"],
+  ] as const) {
+    const v = at(name);
+    if (v) out[key] = v;
+  }
   return out;
 }
 
@@ -172,22 +241,94 @@ function hostScore(host: string | undefined): number {
   return host.startsWith("*.") ? 1 : 2;
 }
 
-/** Rules 1-4 for a request entering the controller that serves `ingress`. */
+/** The Ingresses the controller serving `ingress` serves (rule 1): those of its class, `ingress` first when not of it. */
+export function servedWith(input: IngressInput, ingress: IngressSpec): IngressSpec[] {
+  const className = classOf(ingress, input.classes);
+  const served = [...input.specs.values()].filter(
+    (o) => o.obj.apiVersion.startsWith("networking.k8s.io/") && classOf(o, input.classes) === className,
+  );
+  if (!served.includes(ingress)) served.unshift(ingress);
+  return served;
+}
+
+/** Rule 5: the canary path merged into a main Ingress's path, when one is. */
+export function canaryFor(
+  served: readonly IngressSpec[],
+  main: IngressPath,
+): { spec: IngressSpec & { canary: IngressCanary }; path: IngressPath } | undefined {
+  const mainBackend = main.backend;
+  if (!("service" in mainBackend)) return undefined;
+  const mainNs = main.ingress.namespace ?? "default";
+  for (const spec of served) {
+    if (!spec.canary) continue;
+    for (const p of spec.paths) {
+      if ((p.host ?? "") !== (main.host ?? "") || p.path !== main.path || p.pathType !== main.pathType)
+        continue;
+      if (!("service" in p.backend)) continue;
+      const same =
+        (spec.obj.namespace ?? "default") === mainNs &&
+        p.backend.service === mainBackend.service &&
+        String(p.backend.port) === String(mainBackend.port);
+      if (same) continue;
+      return { spec: spec as IngressSpec & { canary: IngressCanary }, path: p };
+    }
+  }
+  return undefined;
+}
+
+/** nginx's $cookie_NAME: the first cookie of that name in the Cookie header. */
+function cookieOf(req: HttpRequest, name: string): string | undefined {
+  for (const part of (header(req, "cookie") ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq >= 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** Rule 5's choice for one request (none: a request that sends no header or cookie): the canary's share and why. */
+export function canaryShare(c: IngressCanary, req: HttpRequest | undefined): { share: number; why: string } {
+  if (req && c.header) {
+    const v = header(req, c.header);
+    if (v !== undefined) {
+      if (c.headerValue) {
+        if (v === c.headerValue)
+          return { share: 1, why: `header ${c.header}: ${v} equals canary-by-header-value` };
+      } else if (c.headerPattern) {
+        // ngx.re.match: the pattern anywhere in the value (PCRE; read here as RE2, which refuses lookaround).
+        if (regexMatches(`(?s).*(?:${c.headerPattern}).*`, v))
+          return {
+            share: 1,
+            why: `header ${c.header}: ${v} matches canary-by-header-pattern ${c.headerPattern}`,
+          };
+      } else if (v === "always") return { share: 1, why: `header ${c.header}: always` };
+      else if (v === "never") return { share: 0, why: `header ${c.header}: never` };
+    }
+  }
+  if (req && c.cookie) {
+    const v = cookieOf(req, c.cookie);
+    if (v === "always") return { share: 1, why: `cookie ${c.cookie}=always` };
+    if (v === "never") return { share: 0, why: `cookie ${c.cookie}=never` };
+  }
+  const total = c.weightTotal > 100 ? c.weightTotal : 100;
+  return { share: Math.min(1, Math.max(0, c.weight / total)), why: `canary-weight ${c.weight} of ${total}` };
+}
+
+/** Rules 1-5 for a request entering the controller that serves `ingress`; `hasEndpoints` tells whether a Service has a ready endpoint (rule 5). */
 export function routeIngress(
   input: IngressInput,
   ingress: IngressSpec,
   req: HttpRequest,
   defaultHost: string,
+  hasEndpoints: (namespace: string, service: string) => boolean = () => true,
 ): RouteChoice & { className?: string; controller?: string } {
   const hops: RawHop[] = [];
   const { classes } = input;
   const className = classOf(ingress, classes);
   const klass = classes.find((c) => c.name === className);
   const ingRef = refAt(ingress.obj, ingress.specLine);
-  const served = [...input.specs.values()].filter(
-    (o) => o.obj.apiVersion.startsWith("networking.k8s.io/") && classOf(o, classes) === className,
-  );
-  if (!served.includes(ingress)) served.unshift(ingress);
+  const served = servedWith(input, ingress);
+  // A canary Ingress serves no request of its own (rule 5).
+  const primaries = served.filter((o) => !o.canary);
   hops.push({
     step: "ingress class",
     verdict: "info",
@@ -199,7 +340,7 @@ export function routeIngress(
   const host = hostOf(req) ?? defaultHost.toLowerCase();
   // A request with no Host header (and no address to stand for it) matches only the rules without a host.
   const hostWords = host ? `host ${host}` : "a request without a Host header";
-  const paths = served.flatMap((o) => o.paths);
+  const paths = primaries.flatMap((o) => o.paths);
   const hostHits = paths.filter((p) => !p.host || ingressHostMatches(p.host, host));
   const bestHost = Math.max(-1, ...hostHits.map((p) => hostScore(p.host)));
   const sameHost = hostHits.filter((p) => hostScore(p.host) === bestHost);
@@ -230,7 +371,7 @@ export function routeIngress(
     });
     backend = best.backend;
   } else {
-    const withDefault = served.find(
+    const withDefault = primaries.find(
       (o) => o.defaultBackend && (o === ingress || sameHost.some((p) => p.ingress === o.obj)),
     );
     if (withDefault?.defaultBackend) {
@@ -273,10 +414,46 @@ export function routeIngress(
     missingStatus: 503,
   };
   out.backends = [chosen];
+  const alt = best ? canaryFor(served, best) : undefined;
+  if (alt && "service" in alt.path.backend) {
+    const c = alt.spec.canary;
+    const altNs = alt.spec.obj.namespace ?? "default";
+    const { service, port } = alt.path.backend;
+    const ready = hasEndpoints(altNs, service);
+    const { share, why } = ready
+      ? canaryShare(c, req)
+      : {
+          share: 0,
+          why: `Service ${altNs}/${service} has no ready endpoint, so the controller keeps no balancer for it`,
+        };
+    const cRef = refAt(alt.spec.obj, c.line, `metadata.annotations["${NGINX_ANNOTATION_PREFIX}canary"]`);
+    hops.push({
+      step: "ingress rule",
+      verdict: "info",
+      detail: `canary Ingress ${altNs}/${alt.spec.obj.name} is this path's alternative backend (ingress-nginx): ${why}, so ${share >= 1 ? "the request goes" : share <= 0 ? "no request goes" : `${pct(share)} of matching requests go`} to Service ${altNs}/${service}:${port}`,
+      ref: cRef,
+    });
+    const canaryBackend: ChosenBackend = {
+      namespace: altNs,
+      service,
+      port,
+      weight: share,
+      ref: refAt(alt.spec.obj, alt.path.line, alt.path.field),
+      missingStatus: 503,
+    };
+    if (share >= 1) out.backends = [canaryBackend];
+    else if (share > 0) {
+      chosen.weight = 1 - share;
+      out.backends = [chosen, canaryBackend];
+    }
+  }
+  const only = out.backends.length === 1 ? out.backends[0]! : undefined;
   hops.push({
     step: "backend",
     verdict: "info",
-    detail: `every matching request goes to Service ${ns}/${backend.service}:${backend.port}`,
+    detail: only
+      ? `every matching request goes to Service ${only.namespace}/${only.service}:${only.port}`
+      : `weighted split: ${out.backends.map((b) => `Service ${b.namespace}/${b.service}:${b.port} ${pct(b.weight)}`).join(", ")}`,
     ref: bRef,
   });
   return out;

@@ -6,7 +6,7 @@
 import type { KObject } from "../parse/manifests.ts";
 import type { Model, Protocol } from "../model/types.ts";
 import { matchesSelector, parseLabelSelector } from "../model/labels.ts";
-import { type ProxyIndex } from "../proxy/index.ts";
+import { hasReadyEndpoint, type ProxyIndex } from "../proxy/index.ts";
 import { type TraceSource } from "../trace/index.ts";
 import { formatRequest, hostOf, type HttpRequest } from "./request.ts";
 import { ASSUMED_FILE } from "../load/cluster.ts";
@@ -294,7 +294,7 @@ export function ingressTrace(
     };
   const ingress = l7Inputs(model).ingress;
   const spec = ingress.specs.get(ing)!;
-  const choice = routeIngress(ingress, spec, req, "");
+  const choice = routeIngress(ingress, spec, req, "", (ns, svc) => hasReadyEndpoint(index, `${ns}/${svc}`));
   const nginx = !choice.controller || choice.controller === NGINX_CONTROLLER;
   const sel = parseLabelSelector({
     matchLabels: { "app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller" },

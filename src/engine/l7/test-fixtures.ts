@@ -97,6 +97,37 @@ export function gateway(
   ];
 }
 
+const NGINX = "ingress-nginx";
+const controllerLabels = {
+  "app.kubernetes.io/name": "ingress-nginx",
+  "app.kubernetes.io/component": "controller",
+};
+/** ingress-nginx as its cloud deploy.yaml installs it: IngressClass nginx, the controller's LoadBalancer Service (Local) and one pod on node-1. */
+export const ingressNginx: Obj[] = [
+  ns(NGINX),
+  {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "IngressClass",
+    metadata: { name: "nginx" },
+    spec: { controller: "k8s.io/ingress-nginx" },
+  },
+  makeService(
+    NGINX,
+    "ingress-nginx-controller",
+    {
+      type: "LoadBalancer",
+      externalTrafficPolicy: "Local",
+      selector: controllerLabels,
+      ports: [{ name: "http", port: 80, targetPort: 80 }],
+    },
+    { status: { loadBalancer: { ingress: [{ ip: "198.51.100.20" }] } } },
+  ),
+  makePod(NGINX, "ingress-nginx-controller-0", {
+    node: "node-1",
+    ip: "10.244.1.60",
+    labels: controllerLabels,
+  }),
+];
 export function route(namespace: string, name: string, spec: Obj, created?: string): Obj {
   return {
     apiVersion: "gateway.networking.k8s.io/v1",

@@ -19,7 +19,12 @@ import { buildCoreModel, type CoreBuildOptions } from "../model/build.ts";
 import type { Model } from "../model/types.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { parseManifests, type InputFile, type ParseResult } from "../parse/manifests.ts";
-import { unevaluatedFields, unevaluatedRouterFields, unmodelledObjects } from "../policy/unmodelled.ts";
+import {
+  unevaluatedFields,
+  unevaluatedIngressAnnotations,
+  unevaluatedRouterFields,
+  unmodelledObjects,
+} from "../policy/unmodelled.ts";
 import { CLUSTER_POLICY_KINDS, parseClusterPolicy, sortClusterPolicies } from "../tiers/parse.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
 
@@ -102,6 +107,7 @@ export function buildModel(input: ParseResult, options: BuildOptions = {}): Mode
   const fields = [
     ...unevaluatedFields(objects, diagnostics, cni),
     ...unevaluatedRouterFields(parsed.ignored),
+    ...unevaluatedIngressAnnotations(objects),
   ];
   // Cilium's parser names its fields in KTL451 already; Calico's keeps them on its rules, Istio's are read here: a Problem each.
   for (const f of fields)

@@ -224,6 +224,13 @@ export function proxyModeOf(model: Model): ProxyMode {
 }
 
 /** The endpoint lists of one Service port (indexed by its slot among the valid ports, never by its spec.ports index). */
+/** The Service has a ready endpoint on some port (an ingress controller keeps a balancer only for such a Service). */
+export function hasReadyEndpoint(index: ProxyIndex, serviceKey: string): boolean {
+  return !!index.services
+    .get(serviceKey)
+    ?.ports.some((p) => p.v4.some((e) => e.ready) || p.v6.some((e) => e.ready));
+}
+
 export function portEndpoints(sp: { ports: readonly PortEndpoints[] }, port: ServicePort): PortEndpoints {
   return sp.ports[port.slot] ?? { name: port.name, protocol: port.protocol, v4: [], v6: [] };
 }
