@@ -111,9 +111,10 @@ describe("ktl trace through a Gateway to pods behind NetworkPolicy", () => {
     expect(r.out).toMatch(
       /^PARTIAL: 2 of 3 candidate endpoints accept the request; 10\.244\.1\.12:3000 does not/m,
     );
-    expect(r.out).toMatch(/^shop\/stable:8080 +- +0\.9/m);
-    expect(r.out).toMatch(/^10\.244\.1\.11:3000 +shop\/stable\S* +node-1 +0\.45/m);
-    expect(r.out).toMatch(/^10\.244\.1\.12:3000 +shop\/canary\S* +node-1 +(0\.1|1\/10) .* drop /m);
+    // Shares as fractions (formatProbability): 90% is 9/10, half of it 9/20.
+    expect(r.out).toMatch(/^shop\/stable:8080 +- +9\/10 *$/m);
+    expect(r.out).toMatch(/^10\.244\.1\.11:3000 +shop\/stable\S* +node-1 +9\/20 /m);
+    expect(r.out).toMatch(/^10\.244\.1\.12:3000 +shop\/canary\S* +node-1 +1\/10 .* drop /m);
   });
 });
 

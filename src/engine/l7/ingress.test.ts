@@ -274,3 +274,29 @@ describe("ingress-nginx annotations ktl does not evaluate", () => {
     expect(m.diagnostics.filter((d) => d.code === "KTL460")).toHaveLength(3);
   });
 });
+
+// annotations.md, Canary: "all the other non-canary annotations will be ignored (inherited from the
+// corresponding main ingress) except load-balance, upstream-hash-by, and annotations related to session affinity".
+it("a canary Ingress's other annotations are the main Ingress's: only its own are named", () => {
+  const A = "nginx.ingress.kubernetes.io/";
+  const canaryIng = {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: {
+      name: "web-canary",
+      namespace: "app",
+      annotations: {
+        [`${A}canary`]: "true",
+        [`${A}rewrite-target`]: "/",
+        [`${A}upstream-hash-by`]: "$request_uri",
+      },
+    },
+    spec: {
+      ingressClassName: "nginx",
+      rules: [{ http: { paths: [{ path: "/", pathType: "Prefix", backend: svcBackend("b") }] } }],
+    },
+  };
+  expect(unmodelledFor(modelOf([...base, canaryIng]), "all").map((u) => u.field)).toEqual([
+    `metadata.annotations["${A}upstream-hash-by"]`,
+  ]);
+});

@@ -282,6 +282,9 @@ const NGINX_EVALUATED = new Set(
     "canary-weight-total",
   ].map((a) => NGINX_PREFIX + a),
 );
+/** The annotations a canary Ingress keeps of its own (the rest are the main Ingress's). */
+const CANARY_OWN =
+  /^(load-balance|upstream-hash-by|affinity|affinity-mode|affinity-canary-behavior|session-cookie-.+)$/;
 /** What ingress-nginx does with the annotations that change where a request goes or what it gets back, and ktl does not. */
 const NGINX_EFFECT: [RegExp, string][] = [
   [
@@ -321,9 +324,12 @@ export function unevaluatedIngressAnnotations(objects: readonly KObject[]): Unmo
     const meta = o.raw.metadata;
     const annotations = isObj(meta) && isObj(meta.annotations) ? meta.annotations : undefined;
     if (!annotations) continue;
+    // A canary Ingress takes its other annotations from the main Ingress (annotations.md, Canary): only these apply to it.
+    const canary = annotations[`${NGINX_PREFIX}canary`] === "true";
     for (const key of Object.keys(annotations)) {
       if (!key.startsWith(NGINX_PREFIX) || NGINX_EVALUATED.has(key)) continue;
       const name = key.slice(NGINX_PREFIX.length);
+      if (canary && !CANARY_OWN.test(name)) continue;
       const effect =
         NGINX_EFFECT.find(([re]) => re.test(name))?.[1] ?? "not evaluated: ktl routes as if it were absent";
       const field = `metadata.annotations["${key}"]`;

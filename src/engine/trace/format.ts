@@ -33,10 +33,14 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** A share as people read it: a fraction with a denominator up to 100 when it is one (1/3, 9/10), else four decimals. */
 export function formatProbability(p: number): string {
   if (p === 1) return "1";
-  const inv = 1 / p;
-  if (Math.abs(inv - Math.round(inv)) < 1e-9) return `1/${Math.round(inv)}`;
+  if (p > 0 && p < 1)
+    for (let n = 2; n <= 100; n++) {
+      const k = p * n;
+      if (Math.abs(k - Math.round(k)) < 1e-9) return `${Math.round(k)}/${n}`;
+    }
   return p.toFixed(4);
 }
 
