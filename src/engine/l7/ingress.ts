@@ -39,6 +39,7 @@ import { lineOf } from "../parse/positions.ts";
 import { arr, isObj, num, obj, str, strMap } from "../parse/values.ts";
 import { header, hostOf, type HttpRequest } from "./request.ts";
 import { regexMatches } from "../http/regex.ts";
+import { NGINX_ANNOTATION_PREFIX } from "../parse/nginxAnnotations.ts";
 import {
   decidedAt,
   ingressHostMatches,
@@ -147,18 +148,6 @@ function ingressSpec(ing: KObject): IngressSpec {
   if (ip) out.statusIP = ip;
   return out;
 }
-
-export const NGINX_ANNOTATION_PREFIX = "nginx.ingress.kubernetes.io/";
-/** The annotations rule 5 reads (every other ingress-nginx annotation is named as not evaluated). */
-export const CANARY_ANNOTATIONS = [
-  "canary",
-  "canary-by-header",
-  "canary-by-header-value",
-  "canary-by-header-pattern",
-  "canary-by-cookie",
-  "canary-weight",
-  "canary-weight-total",
-].map((a) => NGINX_ANNOTATION_PREFIX + a);
 
 function canaryOf(ing: KObject): IngressCanary | undefined {
   const annotations = obj(obj(ing.raw.metadata)?.annotations);

@@ -11,6 +11,7 @@ import type { Model, Pod, UnmodelledObject } from "../model/types.ts";
 import type { CniPolicies } from "../cni/policies.ts";
 import { arr, isObj } from "../parse/values.ts";
 import { lineOf } from "../parse/positions.ts";
+import { CANARY_ANNOTATIONS, NGINX_ANNOTATION_PREFIX } from "../parse/nginxAnnotations.ts";
 
 export function unmodelledObjects(ignored: readonly KObject[]): UnmodelledObject[] {
   const out: UnmodelledObject[] = [];
@@ -269,19 +270,6 @@ export function unevaluatedRouterFields(objects: readonly KObject[]): Unmodelled
   return out;
 }
 
-const NGINX_PREFIX = "nginx.ingress.kubernetes.io/";
-/** The canary annotations l7/ingress.ts evaluates (rule 5). */
-const NGINX_EVALUATED = new Set(
-  [
-    "canary",
-    "canary-by-header",
-    "canary-by-header-value",
-    "canary-by-header-pattern",
-    "canary-by-cookie",
-    "canary-weight",
-    "canary-weight-total",
-  ].map((a) => NGINX_PREFIX + a),
-);
 /** The annotations a canary Ingress keeps of its own (the rest are the main Ingress's). */
 const CANARY_OWN =
   /^(load-balance|upstream-hash-by|affinity|affinity-mode|affinity-canary-behavior|session-cookie-.+)$/;
@@ -325,10 +313,10 @@ export function unevaluatedIngressAnnotations(objects: readonly KObject[]): Unmo
     const annotations = isObj(meta) && isObj(meta.annotations) ? meta.annotations : undefined;
     if (!annotations) continue;
     // A canary Ingress takes its other annotations from the main Ingress (annotations.md, Canary): only these apply to it.
-    const canary = annotations[`${NGINX_PREFIX}canary`] === "true";
+    const canary = annotations[`${NGINX_ANNOTATION_PREFIX}canary`] === "true";
     for (const key of Object.keys(annotations)) {
-      if (!key.startsWith(NGINX_PREFIX) || NGINX_EVALUATED.has(key)) continue;
-      const name = key.slice(NGINX_PREFIX.length);
+      if (!key.startsWith(NGINX_ANNOTATION_PREFIX) || CANARY_ANNOTATIONS.has(key)) continue;
+      const name = key.slice(NGINX_ANNOTATION_PREFIX.length);
       if (canary && !CANARY_OWN.test(name)) continue;
       const effect =
         NGINX_EFFECT.find(([re]) => re.test(name))?.[1] ?? "not evaluated: ktl routes as if it were absent";
