@@ -25,18 +25,20 @@ export interface Viewport {
 
 const SIDES: Side[] = ["left", "right", "top", "bottom"];
 
-/** Per side, the elements past the viewport's edge and the dropped edges reaching them (a corner counts left or right). */
-export function offscreen(
-  nodes: readonly FlowNode[],
-  edges: readonly FlowEdge[],
-  view: Viewport,
-): Record<Side, Beyond> {
-  const out = Object.fromEntries(SIDES.map((s) => [s, { count: 0, drops: 0 }])) as Record<Side, Beyond>;
-  if (view.width <= 0 || view.height <= 0 || view.zoom <= 0) return out;
+/** The elements (boxes with no box inside them) at their absolute positions, and the edges drawn with a drop. */
+export interface Placed {
+  boxes: { id: string; x: number; y: number; width: number; height: number }[];
+  drops: { source: string; target: string }[];
+}
+
+/** Once per picture: where each element sits, whatever the viewport. */
+export function placeElements(nodes: readonly FlowNode[], edges: readonly FlowEdge[]): Placed {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const parents = new Set<string>();
   for (const n of nodes) if (n.parentId) parents.add(n.parentId);
-  const absolute = (n: FlowNode): { x: number; y: number } => {
+  const boxes: Placed["boxes"] = [];
+  for (const n of nodes) {
+    if (parents.has(n.id) || n.hidden) continue;
     let { x, y } = n.position;
     for (
       let p = n.parentId ? byId.get(n.parentId) : undefined;
@@ -46,24 +48,40 @@ export function offscreen(
       x += p.position.x;
       y += p.position.y;
     }
-    return { x, y };
-  };
+    boxes.push({ id: n.id, x, y, width: n.width ?? 0, height: n.height ?? 0 });
+  }
+  const drops = edges
+    .filter((e) => !e.hidden && e.data && e.data.edge.verdict !== "allow")
+    .map((e) => ({ source: e.source, target: e.target }));
+  return { boxes, drops };
+}
+
+/** Per side, the elements past the viewport's edge and the dropped edges reaching them (a corner counts left or right). */
+export function offscreenOf(placed: Placed, view: Viewport): Record<Side, Beyond> {
+  const out = Object.fromEntries(SIDES.map((s) => [s, { count: 0, drops: 0 }])) as Record<Side, Beyond>;
+  if (view.width <= 0 || view.height <= 0 || view.zoom <= 0) return out;
   const sideOf = new Map<string, Side>();
-  for (const n of nodes) {
-    if (parents.has(n.id) || n.hidden) continue;
-    const at = absolute(n);
-    const cx = (at.x + (n.width ?? 0) / 2) * view.zoom + view.x;
-    const cy = (at.y + (n.height ?? 0) / 2) * view.zoom + view.y;
+  for (const b of placed.boxes) {
+    const cx = (b.x + b.width / 2) * view.zoom + view.x;
+    const cy = (b.y + b.height / 2) * view.zoom + view.y;
     const side: Side | undefined =
       cx < 0 ? "left" : cx > view.width ? "right" : cy < 0 ? "top" : cy > view.height ? "bottom" : undefined;
     if (!side) continue;
-    sideOf.set(n.id, side);
+    sideOf.set(b.id, side);
     out[side].count++;
   }
-  for (const e of edges) {
-    if (e.hidden || !e.data || e.data.edge.verdict === "allow") continue;
+  for (const e of placed.drops) {
     const sides = new Set([sideOf.get(e.source), sideOf.get(e.target)]);
     for (const s of sides) if (s) out[s].drops++;
   }
   return out;
+}
+
+/** Both steps at once. */
+export function offscreen(
+  nodes: readonly FlowNode[],
+  edges: readonly FlowEdge[],
+  view: Viewport,
+): Record<Side, Beyond> {
+  return offscreenOf(placeElements(nodes, edges), view);
 }

@@ -2,7 +2,7 @@ import { useMemo } from "react";
 import { useReactFlow, useStore, type ReactFlowState } from "@xyflow/react";
 import { shallow } from "zustand/shallow";
 import type { FlowEdge, FlowNode } from "../../graph/flowTypes.ts";
-import { offscreen, type Side } from "../../graph/offscreen.ts";
+import { offscreenOf, placeElements, type Side } from "../../graph/offscreen.ts";
 
 const viewOf = (s: ReactFlowState) => ({
   x: s.transform[0],
@@ -29,7 +29,9 @@ const STEP = 0.8;
 export function OffscreenHints({ nodes, edges }: { nodes: readonly FlowNode[]; edges: readonly FlowEdge[] }) {
   const view = useStore(viewOf, shallow);
   const { setViewport } = useReactFlow();
-  const beyond = useMemo(() => offscreen(nodes, edges, view), [nodes, edges, view]);
+  // Placed once per picture; a pan only moves the viewport over it.
+  const placed = useMemo(() => placeElements(nodes, edges), [nodes, edges]);
+  const beyond = useMemo(() => offscreenOf(placed, view), [placed, view]);
   const pan = (side: Side) => {
     const dx = side === "left" ? 1 : side === "right" ? -1 : 0;
     const dy = side === "top" ? 1 : side === "bottom" ? -1 : 0;
