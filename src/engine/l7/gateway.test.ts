@@ -13,6 +13,8 @@ import {
   route,
   type Obj,
 } from "./test-fixtures.ts";
+import { modelOf } from "../testing/fixtures.ts";
+import { unmodelledFor } from "../policy/unmodelled.ts";
 
 const INFRA = "gateway-conformance-infra";
 const base: Obj[] = [
@@ -347,5 +349,49 @@ describe("RegularExpression matches are RE2 (issue 31)", () => {
     expect(r.hops.some((h) => h.detail.includes("spec.rules: 17 items, the CRD allows at most 16"))).toBe(
       true,
     );
+  });
+});
+
+// Nothing silent: the HTTPRoute fields engine/l7/gateway.ts does not apply are named (KTL460).
+describe("HTTPRoute fields ktl does not evaluate", () => {
+  it("filters other than RequestRedirect and URLRewrite, timeouts, retry and sessionPersistence are in unmodelled", () => {
+    const objects = [
+      ...nodes,
+      ns("shop"),
+      ...gateway("shop", "gw", [{ name: "http", port: 80, protocol: "HTTP" }]),
+      ...backend("shop", "web", 11),
+      route("shop", "web", {
+        parentRefs: [{ name: "gw" }],
+        rules: [
+          {
+            filters: [
+              { type: "URLRewrite", urlRewrite: { hostname: "x" } },
+              { type: "RequestMirror", requestMirror: { backendRef: { name: "web", port: 8080 } } },
+            ],
+            timeouts: { request: "1s" },
+            backendRefs: [
+              {
+                name: "web",
+                port: 8080,
+                filters: [
+                  {
+                    type: "RequestHeaderModifier",
+                    requestHeaderModifier: { set: [{ name: "a", value: "b" }] },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    ];
+    const m = modelOf(objects);
+    expect(unmodelledFor(m, "all").map((u) => u.field)).toEqual([
+      "spec.rules[0].filters[1]",
+      "spec.rules[0].backendRefs[0].filters[0]",
+      "spec.rules[0].timeouts",
+    ]);
+    expect(unmodelledFor(m, "all")[0]!.message).toMatch(/RequestMirror: a copy of each request/);
+    expect(unmodelledFor(m, "pod")).toEqual([]);
   });
 });

@@ -19,12 +19,8 @@ import { buildCoreModel, type CoreBuildOptions } from "../model/build.ts";
 import type { Model } from "../model/types.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
 import { parseManifests, type InputFile, type ParseResult } from "../parse/manifests.ts";
-import {
-  unevaluatedFields,
-  unevaluatedIngressAnnotations,
-  unevaluatedRouterFields,
-  unmodelledObjects,
-} from "../policy/unmodelled.ts";
+import { unevaluatedFields, unevaluatedRouterFields, unmodelledObjects } from "../policy/unmodelled.ts";
+import { unevaluatedGatewayRouteFields, unevaluatedIngressAnnotations } from "../policy/unmodelledRoutes.ts";
 import { CLUSTER_POLICY_KINDS, parseClusterPolicy, sortClusterPolicies } from "../tiers/parse.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
 
@@ -108,6 +104,7 @@ export function buildModel(input: ParseResult, options: BuildOptions = {}): Mode
     ...unevaluatedFields(objects, diagnostics, cni),
     ...unevaluatedRouterFields(parsed.ignored),
     ...unevaluatedIngressAnnotations(objects),
+    ...unevaluatedGatewayRouteFields(parsed.ignored),
   ];
   // Cilium's parser names its fields in KTL451 already; Calico's keeps them on its rules, Istio's are read here: a Problem each.
   for (const f of fields)

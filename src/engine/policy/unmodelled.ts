@@ -11,7 +11,6 @@ import type { Model, Pod, UnmodelledObject } from "../model/types.ts";
 import type { CniPolicies } from "../cni/policies.ts";
 import { arr, isObj } from "../parse/values.ts";
 import { lineOf } from "../parse/positions.ts";
-import { CANARY_ANNOTATIONS, NGINX_ANNOTATION_PREFIX } from "../parse/nginxAnnotations.ts";
 
 export function unmodelledObjects(ignored: readonly KObject[]): UnmodelledObject[] {
   const out: UnmodelledObject[] = [];
@@ -265,75 +264,6 @@ export function unevaluatedRouterFields(objects: readonly KObject[]): Unmodelled
         if (has(spec, k)) add(spec, k, `spec.${k}`, "not evaluated");
     } else if (o.kind === "AuthorizationPolicy") {
       authorizationPolicyFields(spec, add);
-    }
-  }
-  return out;
-}
-
-/** The annotations a canary Ingress keeps of its own (the rest are the main Ingress's). */
-const CANARY_OWN =
-  /^(load-balance|upstream-hash-by|affinity|affinity-mode|affinity-canary-behavior|session-cookie-.+)$/;
-/** What ingress-nginx does with the annotations that change where a request goes or what it gets back, and ktl does not. */
-const NGINX_EFFECT: [RegExp, string][] = [
-  [
-    /^(whitelist|allowlist|denylist)-source-range$/,
-    "clients are admitted or refused (403) by address at the controller; ktl admits every client",
-  ],
-  [/^(permanent|temporal)-redirect$/, "the controller redirects every request; ktl routes it to the backend"],
-  [
-    /^(force-)?ssl-redirect$/,
-    "a plain-HTTP request is redirected to HTTPS (308) when the Ingress has TLS; ktl routes it",
-  ],
-  [/^rewrite-target$/, "the backend receives a rewritten path; ktl judges the path as sent"],
-  [/^use-regex$/, "paths are regular expressions; ktl matches them as prefixes"],
-  [/^app-root$/, "a request for / is redirected to the app root; ktl routes it"],
-  [
-    /^auth-(url|signin|type|secret)$/,
-    "requests need the authentication's approval first; ktl routes them without it",
-  ],
-  [/^(server|configuration|stream)-snippet$/, "raw nginx configuration is not read"],
-  [
-    /^default-backend$/,
-    "unmatched requests go to this Service instead of the controller's 404; ktl answers 404",
-  ],
-  [/^custom-http-errors$/, "the default backend answers these statuses instead of the backend"],
-  [/^backend-protocol$/, "the controller speaks another protocol to the backend; ktl assumes HTTP"],
-  [/^limit-/, "requests over the limit are refused (503); ktl admits every request"],
-];
-
-/**
- * ingress-nginx's annotations on an Ingress that ktl does not evaluate (it evaluates the canary
- * ones, l7/ingress.ts rule 5): each named as a route-scope field with what the controller does.
- */
-export function unevaluatedIngressAnnotations(objects: readonly KObject[]): UnmodelledObject[] {
-  const out: UnmodelledObject[] = [];
-  for (const o of objects) {
-    if (o.kind !== "Ingress" || !o.apiVersion.startsWith("networking.k8s.io/")) continue;
-    const meta = o.raw.metadata;
-    const annotations = isObj(meta) && isObj(meta.annotations) ? meta.annotations : undefined;
-    if (!annotations) continue;
-    // A canary Ingress takes its other annotations from the main Ingress (annotations.md, Canary): only these apply to it.
-    const canary = annotations[`${NGINX_ANNOTATION_PREFIX}canary`] === "true";
-    for (const key of Object.keys(annotations)) {
-      if (!key.startsWith(NGINX_ANNOTATION_PREFIX) || CANARY_ANNOTATIONS.has(key)) continue;
-      const name = key.slice(NGINX_ANNOTATION_PREFIX.length);
-      if (canary && !CANARY_OWN.test(name)) continue;
-      const effect =
-        NGINX_EFFECT.find(([re]) => re.test(name))?.[1] ?? "not evaluated: ktl routes as if it were absent";
-      const field = `metadata.annotations["${key}"]`;
-      const u: UnmodelledObject = {
-        kind: o.kind,
-        apiVersion: o.apiVersion,
-        name: o.name,
-        file: o.file,
-        doc: o.doc,
-        line: lineOf(annotations, key) || o.line,
-        scope: "route",
-        field,
-        message: `${field}: ingress-nginx annotation not evaluated: ${effect}`,
-      };
-      if (o.namespace !== undefined) u.namespace = o.namespace;
-      out.push(u);
     }
   }
   return out;
