@@ -300,3 +300,50 @@ it("a canary Ingress's other annotations are the main Ingress's: only its own ar
     `metadata.annotations["${A}upstream-hash-by"]`,
   ]);
 });
+
+// ingress-nginx's nginx.tmpl: with TLS for the host (spec.tls), ssl-redirect (default true) answers plain HTTP
+// with http-redirect-code (default 308) to https; force-ssl-redirect redirects without TLS too.
+describe("ingress-nginx's redirect of plain HTTP to HTTPS (rule 6)", () => {
+  const A = "nginx.ingress.kubernetes.io/";
+  const web = (tls: Obj[] | undefined, annotations: Record<string, string> = {}): Obj => ({
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: { name: "web", namespace: "app", annotations },
+    spec: {
+      ingressClassName: "nginx",
+      ...(tls ? { tls } : {}),
+      rules: [
+        { host: "shop.com", http: { paths: [{ path: "/", pathType: "Prefix", backend: svcBackend("a") }] } },
+      ],
+    },
+  });
+  it.each<[string, Obj, number, string | undefined]>([
+    [
+      "TLS for the host: 308 to https",
+      web([{ hosts: ["shop.com"], secretName: "tls" }]),
+      308,
+      "https://shop.com:443/cart?x=1",
+    ],
+    ["a wildcard TLS host covers it", web([{ hosts: ["*.com"] }]), 308, "https://shop.com:443/cart?x=1"],
+    [
+      "ssl-redirect false: routed",
+      web([{ hosts: ["shop.com"] }], { [`${A}ssl-redirect`]: "false" }),
+      200,
+      undefined,
+    ],
+    ["TLS for another host: routed", web([{ hosts: ["other.com"] }]), 200, undefined],
+    [
+      "force-ssl-redirect without TLS: 308",
+      web(undefined, { [`${A}force-ssl-redirect`]: "true" }),
+      308,
+      "https://shop.com:443/cart?x=1",
+    ],
+  ])("%s", (_, ing, status, location) => {
+    const r = l7([...base, ing])("pod:default/client", "ingress:app/web:80", "GET /cart?x=1", [
+      "Host: shop.com",
+    ]);
+    expect(r.httpStatus).toBe(status);
+    const rd = r.redirect;
+    expect(rd ? `${rd.scheme}://${rd.host}:${rd.port}${rd.path}` : undefined).toBe(location);
+  });
+});

@@ -33,10 +33,16 @@
  *    canary-weight-total (100, or the total when above 100) of requests. A
  *    canary Service without a ready endpoint has no balancer: the main
  *    backend serves every request.
+ * 6. HTTPS redirect (ingress-nginx's nginx.tmpl, `ssl-redirect` default true,
+ *    `http-redirect-code` default 308): a plain-HTTP request matched on a
+ *    host that a served Ingress's spec.tls covers is answered 308 to
+ *    https://HOST/URI, unless the matched path's Ingress sets ssl-redirect
+ *    "false"; force-ssl-redirect "true" redirects without TLS too.
  */
 import type { KObject } from "../parse/manifests.ts";
+import type { TraceRef } from "../trace/index.ts";
 import { lineOf } from "../parse/positions.ts";
-import { arr, isObj, num, obj, str, strMap } from "../parse/values.ts";
+import { arr, isObj, num, obj, str, strList, strMap } from "../parse/values.ts";
 import { header, hostOf, type HttpRequest } from "./request.ts";
 import { regexMatches } from "../http/regex.ts";
 import { NGINX_ANNOTATION_PREFIX } from "../parse/nginxAnnotations.ts";
@@ -101,6 +107,14 @@ export interface IngressSpec {
   specLine: number;
   /** ingress-nginx's canary annotation is "true": an alternative backend for main Ingresses' paths (rule 5). */
   canary?: IngressCanary;
+  /** spec.tls[].hosts, lower-cased (rule 6). */
+  tlsHosts: string[];
+  /** ingress-nginx's ssl-redirect ("false" turns it off) and force-ssl-redirect ("true", with its line) (rule 6). */
+  sslRedirect: boolean;
+  forceSslRedirect: boolean;
+  redirectLine: number;
+  /** The line of spec.tls (else of spec). */
+  tlsLine: number;
 }
 
 /** The input's IngressClasses and Ingresses, read once per model (l7/result.ts l7Inputs). */
@@ -135,6 +149,11 @@ function ingressSpec(ing: KObject): IngressSpec {
       .map((r) => str(obj(r)?.host))
       .filter((h): h is string => !!h),
     specLine: lineOf(ing.raw.spec) || ing.line,
+    tlsHosts: arr(spec?.tls).flatMap((t) => strList(obj(t)?.hosts).map((h) => h.toLowerCase())),
+    sslRedirect: true,
+    forceSslRedirect: false,
+    redirectLine: 0,
+    tlsLine: lineOf(spec, "tls") || lineOf(ing.raw.spec) || ing.line,
   };
   const className =
     str(spec?.ingressClassName) ?? strMap(obj(ing.raw.metadata)?.annotations)[INGRESS_CLASS_ANNOTATION];
@@ -143,6 +162,18 @@ function ingressSpec(ing: KObject): IngressSpec {
   if (d) out.defaultBackend = { backend: backendOf(d), line: lineOf(spec, "defaultBackend") || ing.line };
   const canary = canaryOf(ing);
   if (canary) out.canary = canary;
+  const annotations = obj(obj(ing.raw.metadata)?.annotations);
+  const ssl = strMap(annotations)[`${NGINX_ANNOTATION_PREFIX}ssl-redirect`];
+  const force = strMap(annotations)[`${NGINX_ANNOTATION_PREFIX}force-ssl-redirect`];
+  out.sslRedirect = ssl !== "false";
+  out.forceSslRedirect = force === "true";
+  out.redirectLine =
+    lineOf(
+      annotations,
+      `${NGINX_ANNOTATION_PREFIX}${force !== undefined ? "force-ssl-redirect" : "ssl-redirect"}`,
+    ) ||
+    lineOf(spec, "tls") ||
+    out.specLine;
   const ip = (obj(ing.raw.status)?.loadBalancer as { ingress?: { ip?: string }[] } | undefined)?.ingress?.[0]
     ?.ip;
   if (ip) out.statusIP = ip;
@@ -302,13 +333,35 @@ export function canaryShare(c: IngressCanary, req: HttpRequest | undefined): { s
   return { share: Math.min(1, Math.max(0, c.weight / total)), why: `canary-weight ${c.weight} of ${total}` };
 }
 
-/** Rules 1-5 for a request entering the controller that serves `ingress`; `hasEndpoints` tells whether a Service has a ready endpoint (rule 5). */
+/** Rule 6: why a plain-HTTP request on `path` is redirected to HTTPS, or undefined. */
+function httpsRedirect(
+  input: IngressInput,
+  primaries: readonly IngressSpec[],
+  path: IngressPath,
+): { why: string; ref: TraceRef } | undefined {
+  const own = input.specs.get(path.ingress);
+  if (!own) return undefined;
+  const name = `${path.ingress.namespace ?? "default"}/${path.ingress.name}`;
+  if (own.forceSslRedirect)
+    return { why: `Ingress ${name} sets force-ssl-redirect`, ref: refAt(path.ingress, own.redirectLine) };
+  const host = path.host;
+  if (!host || !own.sslRedirect) return undefined;
+  const tls = primaries.find((o) => o.tlsHosts.some((h) => h === host || ingressHostMatches(h, host)));
+  if (!tls) return undefined;
+  return {
+    why: `Ingress ${tls.obj.namespace ?? "default"}/${tls.obj.name} has TLS for host ${host} (spec.tls) and ssl-redirect is on`,
+    ref: refAt(tls.obj, tls.tlsLine, "spec.tls"),
+  };
+}
+
+/** Rules 1-6 for a request entering the controller that serves `ingress` (`scheme`: over HTTP or HTTPS); `hasEndpoints` tells whether a Service has a ready endpoint (rule 5). */
 export function routeIngress(
   input: IngressInput,
   ingress: IngressSpec,
   req: HttpRequest,
   defaultHost: string,
   hasEndpoints: (namespace: string, service: string) => boolean = () => true,
+  scheme: "http" | "https" = "http",
 ): RouteChoice & { className?: string; controller?: string } {
   const hops: RawHop[] = [];
   const { classes } = input;
@@ -359,6 +412,22 @@ export function routeIngress(
       ref: bRef,
     });
     backend = best.backend;
+    const redirect = scheme === "http" ? httpsRedirect(input, primaries, best) : undefined;
+    if (redirect) {
+      const to = {
+        scheme: "https",
+        host: hostOf(req) ?? best.host ?? "",
+        port: 443,
+        path: req.path + (req.query ? `?${req.query}` : ""),
+      };
+      hops.push({
+        step: "redirect",
+        verdict: "info",
+        detail: `${redirect.why}: ingress-nginx answers a plain-HTTP request 308 to https://${to.host}${to.path}`,
+        ref: redirect.ref,
+      });
+      return { ...out, status: 308, redirect: to };
+    }
   } else {
     const withDefault = primaries.find(
       (o) => o.defaultBackend && (o === ingress || sameHost.some((p) => p.ingress === o.obj)),

@@ -294,7 +294,16 @@ export function ingressTrace(
     };
   const ingress = l7Inputs(model).ingress;
   const spec = ingress.specs.get(ing)!;
-  const choice = routeIngress(ingress, spec, req, "", (ns, svc) => hasReadyEndpoint(index, `${ns}/${svc}`));
+  // Port 443 is the controller's HTTPS port: a request there is not redirected (rule 6).
+  const scheme = to.port === 443 ? "https" : "http";
+  const choice = routeIngress(
+    ingress,
+    spec,
+    req,
+    "",
+    (ns, svc) => hasReadyEndpoint(index, `${ns}/${svc}`),
+    scheme,
+  );
   const nginx = !choice.controller || choice.controller === NGINX_CONTROLLER;
   const sel = parseLabelSelector({
     matchLabels: { "app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller" },

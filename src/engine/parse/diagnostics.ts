@@ -81,7 +81,7 @@ export const DIAGNOSTIC_CODES = {
   KTL454:
     "A user regular expression (HTTPRoute RegularExpression match, Istio regex, Cilium HTTP path/method/host) that RE2 rejects, or whose RE2 program is larger than ktl evaluates: what upstream does with it is said (Cilium rejects the policy, istiod the VirtualService, a Gateway drops the rule)",
   KTL460:
-    "An Istio field, an HTTPRoute field (a filter other than RequestRedirect and URLRewrite, timeouts, retry, sessionPersistence), or an ingress-nginx annotation on an Ingress (the canary ones apart), that could change where a request goes or what it gets back and that ktl does not evaluate: named with its path in the trace's `unmodelled`, with what the proxy does instead",
+    "An Istio field, an HTTPRoute field (a filter other than RequestRedirect and URLRewrite, timeouts, retry, sessionPersistence), or an ingress-nginx annotation on an Ingress (the canary and ssl-redirect ones apart), that could change where a request goes or what it gets back and that ktl does not evaluate: named with its path in the trace's `unmodelled`, with what the proxy does instead",
   KTL470:
     "An Istio Gateway selects pods the input does not have (Istio's ingress gateway is installed with Istio): requests through it cannot be judged unless it is assumed",
   KTL471:

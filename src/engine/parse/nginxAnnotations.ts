@@ -1,8 +1,10 @@
-/** ingress-nginx's annotation names that ktl reads: the canary ones (l7/ingress.ts rule 5); every other one is named as not evaluated (policy/unmodelled.ts). */
+/** ingress-nginx's annotation names that ktl reads (l7/ingress.ts rules 5 and 6); every other one is named as not evaluated (policy/unmodelledRoutes.ts). */
 export const NGINX_ANNOTATION_PREFIX = "nginx.ingress.kubernetes.io/";
 
-export const CANARY_ANNOTATIONS: ReadonlySet<string> = new Set(
+export const EVALUATED_NGINX_ANNOTATIONS: ReadonlySet<string> = new Set(
   [
+    "ssl-redirect",
+    "force-ssl-redirect",
     "canary",
     "canary-by-header",
     "canary-by-header-value",

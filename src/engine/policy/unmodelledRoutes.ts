@@ -7,7 +7,7 @@ import type { KObject } from "../parse/manifests.ts";
 import type { UnmodelledObject } from "../model/types.ts";
 import { arr, isObj } from "../parse/values.ts";
 import { lineOf } from "../parse/positions.ts";
-import { CANARY_ANNOTATIONS, NGINX_ANNOTATION_PREFIX } from "../parse/nginxAnnotations.ts";
+import { EVALUATED_NGINX_ANNOTATIONS, NGINX_ANNOTATION_PREFIX } from "../parse/nginxAnnotations.ts";
 
 /** One field of `o` left out: where it is (the map holding it, and its key), its path and what happens instead. */
 function routeField(o: KObject, at: unknown, key: string, field: string, message: string): UnmodelledObject {
@@ -36,10 +36,6 @@ const NGINX_EFFECT: [RegExp, string][] = [
     "clients are admitted or refused (403) by address at the controller; ktl admits every client",
   ],
   [/^(permanent|temporal)-redirect$/, "the controller redirects every request; ktl routes it to the backend"],
-  [
-    /^(force-)?ssl-redirect$/,
-    "a plain-HTTP request is redirected to HTTPS (308) when the Ingress has TLS; ktl routes it",
-  ],
   [/^rewrite-target$/, "the backend receives a rewritten path; ktl judges the path as sent"],
   [/^use-regex$/, "paths are regular expressions; ktl matches them as prefixes"],
   [/^app-root$/, "a request for / is redirected to the app root; ktl routes it"],
@@ -71,7 +67,7 @@ export function unevaluatedIngressAnnotations(objects: readonly KObject[]): Unmo
     // A canary Ingress takes its other annotations from the main Ingress (annotations.md, Canary): only these apply to it.
     const canary = annotations[`${NGINX_ANNOTATION_PREFIX}canary`] === "true";
     for (const key of Object.keys(annotations)) {
-      if (!key.startsWith(NGINX_ANNOTATION_PREFIX) || CANARY_ANNOTATIONS.has(key)) continue;
+      if (!key.startsWith(NGINX_ANNOTATION_PREFIX) || EVALUATED_NGINX_ANNOTATIONS.has(key)) continue;
       const name = key.slice(NGINX_ANNOTATION_PREFIX.length);
       if (canary && !CANARY_OWN.test(name)) continue;
       const effect =
