@@ -167,13 +167,7 @@ function ingressSpec(ing: KObject): IngressSpec {
   const force = strMap(annotations)[`${NGINX_ANNOTATION_PREFIX}force-ssl-redirect`];
   out.sslRedirect = ssl !== "false";
   out.forceSslRedirect = force === "true";
-  out.redirectLine =
-    lineOf(
-      annotations,
-      `${NGINX_ANNOTATION_PREFIX}${force !== undefined ? "force-ssl-redirect" : "ssl-redirect"}`,
-    ) ||
-    lineOf(spec, "tls") ||
-    out.specLine;
+  out.redirectLine = lineOf(annotations, `${NGINX_ANNOTATION_PREFIX}force-ssl-redirect`) || out.specLine;
   const ip = (obj(ing.raw.status)?.loadBalancer as { ingress?: { ip?: string }[] } | undefined)?.ingress?.[0]
     ?.ip;
   if (ip) out.statusIP = ip;

@@ -211,6 +211,29 @@ function authorizationPolicyFields(spec: Record<string, unknown>, add: AddField)
   });
 }
 
+/** One router field of `o` that ktl does not evaluate: where it is (the map holding it, and its key), its path and what happens instead. */
+export function routeField(
+  o: KObject,
+  at: unknown,
+  key: string | number,
+  field: string,
+  message: string,
+): UnmodelledObject {
+  const u: UnmodelledObject = {
+    kind: o.kind,
+    apiVersion: o.apiVersion,
+    name: o.name,
+    file: o.file,
+    doc: o.doc,
+    line: lineOf(at, key) || o.line,
+    scope: "route",
+    field,
+    message: `${field}: ${message}`,
+  };
+  if (o.namespace !== undefined) u.namespace = o.namespace;
+  return u;
+}
+
 /**
  * The Istio fields that can change where a request goes or what it gets
  * back and that engine/l7 does not evaluate (it evaluates matches, weights,
@@ -229,21 +252,8 @@ export function unevaluatedRouterFields(objects: readonly KObject[]): Unmodelled
     if (!ISTIO_GROUPS.has(slash < 0 ? "" : o.apiVersion.slice(0, slash))) continue;
     const spec = o.raw.spec;
     if (!isObj(spec)) continue;
-    const add = (at: unknown, key: string | number, field: string, message: string) => {
-      const u: UnmodelledObject = {
-        kind: o.kind,
-        apiVersion: o.apiVersion,
-        name: o.name,
-        file: o.file,
-        doc: o.doc,
-        line: lineOf(at, key) || o.line,
-        scope: "route",
-        field,
-        message: `${field}: ${message}`,
-      };
-      if (o.namespace !== undefined) u.namespace = o.namespace;
-      out.push(u);
-    };
+    const add = (at: unknown, key: string | number, field: string, message: string) =>
+      out.push(routeField(o, at, key, field, message));
     if (o.kind === "VirtualService") {
       virtualServiceFields(spec, add);
     } else if (o.kind === "DestinationRule") {

@@ -6,25 +6,8 @@
 import type { KObject } from "../parse/manifests.ts";
 import type { UnmodelledObject } from "../model/types.ts";
 import { arr, isObj } from "../parse/values.ts";
-import { lineOf } from "../parse/positions.ts";
+import { routeField } from "./unmodelled.ts";
 import { EVALUATED_NGINX_ANNOTATIONS, NGINX_ANNOTATION_PREFIX } from "../parse/nginxAnnotations.ts";
-
-/** One field of `o` left out: where it is (the map holding it, and its key), its path and what happens instead. */
-function routeField(o: KObject, at: unknown, key: string, field: string, message: string): UnmodelledObject {
-  const u: UnmodelledObject = {
-    kind: o.kind,
-    apiVersion: o.apiVersion,
-    name: o.name,
-    file: o.file,
-    doc: o.doc,
-    line: lineOf(at, key) || o.line,
-    scope: "route",
-    field,
-    message: `${field}: ${message}`,
-  };
-  if (o.namespace !== undefined) u.namespace = o.namespace;
-  return u;
-}
 
 /** The annotations a canary Ingress keeps of its own (the rest are the main Ingress's). */
 const CANARY_OWN =
@@ -89,6 +72,13 @@ const FILTER_EFFECT: Record<string, string> = {
   ExtensionRef: "an implementation's own filter, which may answer the request itself, is not evaluated",
 };
 
+/** A rule's fields the gateway trace does not apply, and what the gateway does with them. */
+const RULE_FIELDS: [string, string][] = [
+  ["timeouts", "a backend slower than the timeout gets the client a 504; backend latency is not modelled"],
+  ["retry", "failed requests are not retried by ktl"],
+  ["sessionPersistence", "ktl spreads every request over the backends as if each were a new session"],
+];
+
 /** The HTTPRoute fields engine/l7/gateway.ts does not evaluate: filters other than RequestRedirect and URLRewrite, timeouts, retry, sessionPersistence. */
 export function unevaluatedGatewayRouteFields(objects: readonly KObject[]): UnmodelledObject[] {
   const out: UnmodelledObject[] = [];
@@ -110,28 +100,8 @@ export function unevaluatedGatewayRouteFields(objects: readonly KObject[]): Unmo
         });
       filters(r.filters, `${at}.filters`);
       arr(r.backendRefs).forEach((b, k) => isObj(b) && filters(b.filters, `${at}.backendRefs[${k}].filters`));
-      if (r.timeouts !== undefined)
-        out.push(
-          routeField(
-            o,
-            r,
-            "timeouts",
-            `${at}.timeouts`,
-            "a backend slower than the timeout gets the client a 504; backend latency is not modelled",
-          ),
-        );
-      if (r.retry !== undefined)
-        out.push(routeField(o, r, "retry", `${at}.retry`, "failed requests are not retried by ktl"));
-      if (r.sessionPersistence !== undefined)
-        out.push(
-          routeField(
-            o,
-            r,
-            "sessionPersistence",
-            `${at}.sessionPersistence`,
-            "ktl spreads every request over the backends as if each were a new session",
-          ),
-        );
+      for (const [key, effect] of RULE_FIELDS)
+        if (r[key] !== undefined) out.push(routeField(o, r, key, `${at}.${key}`, effect));
     });
   }
   return out;
