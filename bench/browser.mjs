@@ -309,6 +309,7 @@ export async function measureBrowser({ root, record, log, clusterFile, tiers }) 
       const loads = [];
       const layouts = [];
       const edits = [];
+      const parts = { worker: [], page: [] };
       const byKind = {};
       const sizes = [];
       let longest = NaN;
@@ -342,13 +343,19 @@ export async function measureBrowser({ root, record, log, clusterFile, tiers }) 
           for (const e of plan) {
             await makeEdit(page, e);
             const drawn = await waitForDraw(page, last.revision, timeout);
-            const { keydown, size } = await page.evaluate(() => {
+            const { keydown, size, sent, received } = await page.evaluate((r) => {
               const b = window.__ktlBench;
               const size = b.messages.reduce((n, m) => n + JSON.stringify(m.data).length, 0);
               b.messages.length = 0;
-              return { keydown: b.keydown, size };
-            });
+              const at = (name) => performance.getEntriesByName(`ktl:analysis-${name}:${r}`).at(-1)?.startTime;
+              return { keydown: b.keydown, size, sent: at("sent"), received: at("received") };
+            }, drawn.revision);
             edits.push(drawn.at - keydown);
+            // Where the time went: the debounce before the text is sent, the worker, and the page.
+            if (sent !== undefined && received !== undefined) {
+              parts.worker.push(received - sent);
+              parts.page.push(drawn.at - received);
+            }
             (byKind[e.kind] ??= []).push(drawn.at - keydown);
             sizes.push(size / 1000);
             last = drawn;
@@ -369,6 +376,8 @@ export async function measureBrowser({ root, record, log, clusterFile, tiers }) 
       });
       for (const [kind, xs] of Object.entries(byKind))
         record(tier, `keystroke to redrawn graph: ${kind}`, "ms", xs, at);
+      record(tier, "keystroke: text sent to answer received (the worker)", "ms", parts.worker, at);
+      record(tier, "keystroke: answer received to graph drawn (the page)", "ms", parts.page, at);
       record(tier, "longest main-thread task while typing", "ms", [longest], at);
       record(tier, "engine answer per edit (JSON)", "kB", sizes, {
         ...at,

@@ -12,7 +12,9 @@
  *
  * Objects are compared key by key; arrays item by item, an item found in
  * the base (by `id`, else `name`, else at the same place) and deeply equal
- * is sent as its index there. Pure functions over JSON-safe data.
+ * is sent as its index there; an object item found by its key but changed
+ * is sent as its changes (a pod whose node and address moved is those two
+ * fields, not the whole pod). Pure functions over JSON-safe data.
  */
 
 export type Delta =
@@ -20,8 +22,11 @@ export type Delta =
   | { s: 1 }
   /** A new value, whole. */
   | { v: unknown }
-  /** An array: each item the index of an equal item of the base, or a new item (wrapped, so that numbers stay numbers). */
-  | { a: (number | { v: unknown })[] }
+  /**
+   * An array: each item the index of an equal item of the base, the base's item with the same key patched
+   * (`p`: its index, `d`: the object's delta), or a new item (wrapped, so that numbers stay numbers).
+   */
+  | { a: (number | { v: unknown } | { p: number; d: Delta })[] }
   /** An object: changed keys only; removed keys listed. */
   | { o: Record<string, Delta>; d?: string[] };
 
@@ -87,22 +92,31 @@ function firstIndexByKey(base: readonly unknown[]): Map<string, number> {
 }
 
 function arrayDelta(base: readonly unknown[], next: readonly unknown[]): Delta {
-  // Most items keep their place: the item at the same index is tried first, and the index of the base's
-  // items by key is built only for an item that moved.
+  // Most items keep their place, or moved with the items around them (an item added or removed above them
+  // shifts them all alike): the item at the same index is tried first, then at the shift of the last item
+  // that moved, and the index of the base's items by key is built only for an item that moved on its own.
   let at: Map<string, number> | undefined;
   let reused = 0;
-  const a = next.map((x, i): number | { v: unknown } => {
+  let shift = 0;
+  const a = next.map((x, i): number | { v: unknown } | { p: number; d: Delta } => {
     let j: number | undefined;
+    let keyed = true;
     if (i < base.length && sameKey(base[i], x)) j = i;
+    else if (shift !== 0 && i + shift >= 0 && i + shift < base.length && sameKey(base[i + shift], x))
+      j = i + shift;
     else {
       const k = keyOf(x);
-      j = k !== undefined ? (at ??= firstIndexByKey(base)).get(k) : i < base.length ? i : undefined;
+      keyed = k !== undefined;
+      j = keyed ? (at ??= firstIndexByKey(base)).get(k!) : i < base.length ? i : undefined;
+      if (j === undefined) return { v: x };
+      if (keyed) shift = j - i;
     }
-    if (j !== undefined && same(base[j], x)) {
+    if (same(base[j], x)) {
       reused++;
       return j;
     }
-    return { v: x };
+    // The same item (by its key) with some fields changed: those fields only.
+    return keyed ? { p: j, d: diffValue(base[j], x) } : { v: x };
   });
   if (reused === next.length && next.length === base.length && a.every((j, i) => j === i)) return { s: 1 };
   return { a };
@@ -139,7 +153,7 @@ export function applyDelta(base: unknown, delta: Delta): unknown {
   if ("v" in delta) return delta.v;
   if ("a" in delta) {
     const b = base as readonly unknown[];
-    return delta.a.map((x) => (typeof x === "number" ? b[x] : x.v));
+    return delta.a.map((x) => (typeof x === "number" ? b[x] : "p" in x ? applyDelta(b[x.p], x.d) : x.v));
   }
   const removed = new Set(delta.d);
   const out: Record<string, unknown> = {};

@@ -185,6 +185,20 @@ describe("delta", () => {
     });
   });
 
+  it("an item found by its key but changed is sent as its changed fields", () => {
+    const pod = { id: "p", node: "n1", ips: ["10.0.0.1"], labels: { app: "a" } };
+    const moved = { ...pod, node: "n2", ips: ["10.0.1.1"] };
+    expect(diffValue({ pods: [pod] }, { pods: [moved] })).toEqual({
+      o: { pods: { a: [{ p: 0, d: { o: { node: { v: "n2" }, ips: { a: [{ v: "10.0.1.1" }] } } } }] } },
+    });
+    // The patched item keeps the base's unchanged parts as the very objects it had.
+    const applied = applyDelta({ pods: [pod] }, diffValue({ pods: [pod] }, { pods: [moved] })) as {
+      pods: (typeof pod)[];
+    };
+    expect(applied.pods[0]).toEqual(moved);
+    expect(applied.pods[0]!.labels).toBe(pod.labels);
+  });
+
   it("refuses a delta against an analysis the page does not hold", () => {
     expect(() => valueOf({ base: 4, delta: { s: 1 } }, { generation: 3, value: {} })).toThrow(
       /does not hold/,

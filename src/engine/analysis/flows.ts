@@ -335,25 +335,20 @@ interface RowSplit {
   admitted: number[];
   refused: number[];
   admittedPods: number;
-  refusedPods: number;
 }
 
 function splitSources(index: PolicyIndex, from: ClassSet | null, sources: readonly number[]): RowSplit {
   const admitted: number[] = [];
   const refused: number[] = [];
   let admittedPods = 0;
-  let refusedPods = 0;
   for (const c of sources) {
     const n = index.classes[c]!.pods.length;
     if (from === null || from.has(c)) {
       admitted.push(c);
       admittedPods += n;
-    } else {
-      refused.push(c);
-      refusedPods += n;
-    }
+    } else refused.push(c);
   }
-  return { admitted, refused, admittedPods, refusedPods };
+  return { admitted, refused, admittedPods };
 }
 
 /** NetworkPolicy ingress at one class of endpoint pods on one port, over every pod of the cluster as a source. */
@@ -403,7 +398,9 @@ function summarizeIngress(
   }
   return {
     verdict: "partial",
-    reason: `${split.admittedPods} pods are admitted on ${protocol}/${port}, ${split.refusedPods} are not (ingress isolated by ${names})`,
+    // The refused are "every other pod", not a count: a count of the whole cluster would change this edge's
+    // words on every replica edit anywhere (and send every endpoint flow again).
+    reason: `${split.admittedPods} ${split.admittedPods === 1 ? "pod is" : "pods are"} admitted on ${protocol}/${port}, every other pod is refused (ingress isolated by ${names})`,
     decidedBy: policies,
     client,
   };
