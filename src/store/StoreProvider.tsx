@@ -1,4 +1,12 @@
-import { createContext, useContext, useDeferredValue, type ReactNode } from "react";
+import {
+  createContext,
+  startTransition,
+  useContext,
+  useDeferredValue,
+  useEffect,
+  useState,
+  type ReactNode,
+} from "react";
 import { useStore } from "zustand";
 import { useShallow } from "zustand/react/shallow";
 import type { AppStore } from "./createAppStore.ts";
@@ -40,4 +48,23 @@ export function useDrawnAnalysis(): { result: Analysis | undefined; revision: nu
   const now = useApp(useShallow((s) => ({ result: s.analysis.result, revision: s.analysis.revision })));
   const deferred = useDeferredValue(now);
   return (now.result?.pods.length ?? 0) > DEFER_PODS ? deferred : now;
+}
+
+/**
+ * The drawn analysis for the panels beside the graph (the question bar's choices, the drop list, find,
+ * the filters): past DEFER_PODS they take a new answer only once the graph has committed it, in a render
+ * of their own, so their mapping (tens of milliseconds each at 2,000 pods) is not on the way from a
+ * keystroke to the redrawn graph. Below it, the drawn analysis itself.
+ */
+export function useSettledResult(): Analysis | undefined {
+  const drawn = useDrawnResult();
+  const [settled, setSettled] = useState(drawn);
+  const large = (drawn?.pods.length ?? 0) > DEFER_PODS;
+  useEffect(() => {
+    if (!large || settled === drawn) return;
+    // A task after the commit that drew the graph, at transition priority (a newer keystroke goes first).
+    const id = setTimeout(() => startTransition(() => setSettled(drawn)), 0);
+    return () => clearTimeout(id);
+  }, [drawn, large, settled]);
+  return large ? settled : drawn;
 }

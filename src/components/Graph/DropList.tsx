@@ -6,7 +6,7 @@
  */
 import { useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
-import { useApp, useAppStore, useDrawnResult } from "../../store/StoreProvider.tsx";
+import { useApp, useAppStore, useSettledResult } from "../../store/StoreProvider.tsx";
 import {
   focusDropSpot,
   spotDecider,
@@ -33,7 +33,7 @@ const plural = (n: number, one: string, many = `${one}s`) =>
 
 export function DropList({ limit = 6 }: { limit?: number }) {
   const store = useAppStore();
-  const result = useDrawnResult();
+  const result = useSettledResult();
   const summary = useMemo(() => (result ? dropsOf(result) : undefined), [result]);
   const view = useApp(
     useShallow((s) => ({

@@ -1,10 +1,10 @@
 import { useMemo, useState } from "react";
-import { useApp, useDrawnResult } from "../../store/StoreProvider.tsx";
+import { useApp, useSettledResult } from "../../store/StoreProvider.tsx";
 import { findMatches, searchIndex, type Match } from "../../graph/search.ts";
 
 /** Find a pod, workload, Service or namespace: opens what folds it, then the canvas centres and selects it. */
 export function GraphFind({ onFind }: { onFind: (m: Match) => void }) {
-  const result = useDrawnResult();
+  const result = useSettledResult();
   const nsGroupBy = useApp((s) => s.nsGroupBy);
   const index = useMemo(() => (result ? searchIndex(result, nsGroupBy) : []), [result, nsGroupBy]);
   const [query, setQuery] = useState("");

@@ -1,7 +1,7 @@
 import { useMemo } from "react";
 import { ReactFlowProvider } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
-import { useApp, useAppStore, useDrawnResult } from "../../store/StoreProvider.tsx";
+import { useApp, useAppStore, useSettledResult } from "../../store/StoreProvider.tsx";
 import { portKey } from "../../graph/model.ts";
 import { LAYER_FILTERS, type LayerFilter } from "../../graph/verdicts.ts";
 import type { GraphLens, Grouping } from "../../store/types.ts";
@@ -47,7 +47,7 @@ function FoldBy({
 
 function Filters() {
   const store = useAppStore();
-  const result = useDrawnResult();
+  const result = useSettledResult();
   // Before a lesson's reveal, filtering by verdict or deciding layer would tell the answer.
   const verdictsHidden = useVerdictsHidden();
   const { filters, grouping, graphLens, nsGroupBy } = useApp(
@@ -58,22 +58,33 @@ function Filters() {
       nsGroupBy: s.nsGroupBy,
     })),
   );
-  const namespaces = result
-    ? [
-        ...new Set([...result.pods.map((p) => p.namespace), ...result.services.map((s) => s.namespace)]),
-      ].sort()
-    : [];
+  const namespaces = useMemo(
+    () =>
+      result
+        ? [
+            ...new Set([
+              ...result.pods.map((p) => p.namespace),
+              ...result.services.map((s) => s.namespace),
+            ]),
+          ].sort()
+        : [],
+    [result],
+  );
   // "Decided by": offered when a layer besides NetworkPolicy can decide (a cluster tier, a CNI dialect).
   const tiered = !!result && result.tiers.length > 0;
-  const cni = !!result && result.flows.some((f) => f.layer !== undefined);
+  const cni = useMemo(() => !!result && result.flows.some((f) => f.layer !== undefined), [result]);
   const layers = LAYER_FILTERS.filter(
     (l) => (l.id !== "Admin" && l.id !== "Baseline") || tiered || filters.layer === l.id,
   ).filter((l) => l.id !== "CNI" || cni || filters.layer === "CNI");
-  const flowPorts = result
-    ? [...new Map(result.flows.map((f) => [portKey(f.port, f.protocol), f])).values()].sort(
-        (a, b) => a.port - b.port,
-      )
-    : [];
+  const flowPorts = useMemo(
+    () =>
+      result
+        ? [...new Map(result.flows.map((f) => [portKey(f.port, f.protocol), f])).values()].sort(
+            (a, b) => a.port - b.port,
+          )
+        : [],
+    [result],
+  );
   return (
     <div className="filters" role="group" aria-label="Graph filters">
       {namespaces.length > 1 && namespaces.length <= 6 ? (

@@ -5,7 +5,7 @@
  * and the details panel explains each hop.
  */
 import { useMemo, useState, type FormEvent } from "react";
-import { useApp, useAppStore, useDrawnResult } from "../../store/StoreProvider.tsx";
+import { useApp, useAppStore, useSettledResult } from "../../store/StoreProvider.tsx";
 import { EXTERNAL_CLIENT_IP, externalAtNode } from "../../engine/analysis/constants.ts";
 import type { Analysis, Protocol } from "../../engine/analysis/index.ts";
 
@@ -220,7 +220,7 @@ function Picker({
 
 export function QuestionBar() {
   const store = useAppStore();
-  const result = useDrawnResult();
+  const result = useSettledResult();
   const question = useApp((s) => s.question);
   const { sources, destinations } = useMemo(() => choices(result), [result]);
   // A question restored from a link or a reload is the first draft.
