@@ -347,7 +347,8 @@ export async function measureBrowser({ root, record, log, clusterFile, tiers }) 
               const b = window.__ktlBench;
               const size = b.messages.reduce((n, m) => n + JSON.stringify(m.data).length, 0);
               b.messages.length = 0;
-              const at = (name) => performance.getEntriesByName(`ktl:analysis-${name}:${r}`).at(-1)?.startTime;
+              const at = (name) =>
+                performance.getEntriesByName(`ktl:analysis-${name}:${r}`).at(-1)?.startTime;
               return { keydown: b.keydown, size, sent: at("sent"), received: at("received") };
             }, drawn.revision);
             edits.push(drawn.at - keydown);

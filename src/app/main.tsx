@@ -11,7 +11,7 @@ import { warmLayout } from "../components/Graph/useLayout.ts";
 const root = createRoot(document.getElementById("root")!);
 try {
   const store = startPlayground();
-  warmLayout();
+  warmLayout(store.getState().text.length, store.getState().graphLens === "topology");
   root.render(
     <StrictMode>
       <ErrorBoundary area="the playground">

@@ -11,8 +11,26 @@ import type * as MonacoModule from "./monaco.ts";
 
 /** Above this size the editor hands its text to the store after a short pause rather than per keystroke. */
 export const LARGE = 200_000;
-/** Above this size monaco-yaml's services are off, YAML colouring stays (the engine still reports every problem). */
-const SCHEMA_LIMIT = 1_000_000;
+/** The pause: a frame, and a longer one for texts whose every copy costs (engineSync's debounce follows it). */
+const pushDelay = (n: number) => (n > 2_000_000 ? 60 : 16);
+
+/**
+ * Sticky scroll and folding as the text's size allows: above LARGE, Monaco's indentation models (both
+ * recomputed over the whole text after each edit, with a decoration per foldable region) were the
+ * longest main-thread tasks while typing at 2,000 pods (bench, Chromium profile); sticky scroll is off
+ * there and folding keeps its first regions only.
+ */
+const sizeOptions = (n: number): MonacoApi.editor.IEditorOptions => ({
+  stickyScroll: { enabled: n <= LARGE, defaultModel: "indentationModel" },
+  foldingMaximumRegions: n <= LARGE ? 5000 : 500,
+});
+/**
+ * Above this size monaco-yaml's services are off, YAML colouring stays (the engine still reports every
+ * problem). Its worker reads the whole text again after each edit; on a two-core machine it took a core
+ * from the engine's worker and the page while typing: at 2,000 pods (0.67 MB) the keystroke to redrawn
+ * graph went from about 930 to 640 ms without it (bench, M, 2026-12-06). Until then the limit was 1 MB.
+ */
+const SCHEMA_LIMIT = LARGE;
 
 export function mountEditor(
   { monaco, yamlServices, LARGE_YAML }: typeof MonacoModule,
@@ -52,8 +70,9 @@ export function mountEditor(
     // document symbols (the outline model) are recomputed and cloned over for the whole text on every
     // keystroke, the largest main-thread cost of an edit in a 3,000-line file (bench, Chromium profile).
     foldingStrategy: "indentation",
-    stickyScroll: { enabled: true, defaultModel: "indentationModel" },
+    ...sizeOptions(model.getValueLength()),
   });
+  let large = model.getValueLength() > LARGE;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const push = () => {
     timer = undefined;
@@ -64,6 +83,10 @@ export function mountEditor(
   yamlServices(model, services());
   const sub = model.onDidChangeContent((e) => {
     yamlServices(model, services());
+    if (large !== model.getValueLength() > LARGE) {
+      large = !large;
+      editor.updateOptions(sizeOptions(model.getValueLength()));
+    }
     if (e.isFlush && model.getValue() === store.getState().text) return;
     // A paste (or a drop) over the whole text is a new scenario (store/scenarioSlice.ts): one change that
     // leaves only its own text, several lines of it, that the store does not hold yet.
@@ -98,7 +121,7 @@ export function mountEditor(
     }
     if (model.getValueLength() > LARGE) {
       if (timer) clearTimeout(timer);
-      timer = setTimeout(push, 60);
+      timer = setTimeout(push, pushDelay(model.getValueLength()));
     } else push();
   });
   const cur = editor.onDidChangeCursorPosition((e) =>

@@ -62,10 +62,7 @@ function Filters() {
     () =>
       result
         ? [
-            ...new Set([
-              ...result.pods.map((p) => p.namespace),
-              ...result.services.map((s) => s.namespace),
-            ]),
+            ...new Set([...result.pods.map((p) => p.namespace), ...result.services.map((s) => s.namespace)]),
           ].sort()
         : [],
     [result],

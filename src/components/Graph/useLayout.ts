@@ -20,8 +20,16 @@ function layoutClient(): LayoutClient {
   return client;
 }
 
-/** Starts the layout worker (ELK is a large script) while the engine analyses, so the first layout does not wait for it. */
-export function warmLayout(): void {
+/** Past this many characters, ELK starts only when the topology lens asks for it. */
+const WARM_BELOW = 200_000;
+
+/**
+ * Starts the layout worker (ELK is a large script) while the engine analyses, so the first layout does not
+ * wait for it. For a large text only when the topology lens is on: the paths lens (the default) is laid out
+ * here, and on a two-core machine ELK's start took a core from the engine's first analysis.
+ */
+export function warmLayout(textLength = 0, topology = false): void {
+  if (textLength >= WARM_BELOW && !topology) return;
   void layoutClient().layout({ id: "root", children: [{ id: "warm", width: 10, height: 10 }] });
 }
 

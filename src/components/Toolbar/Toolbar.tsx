@@ -1,4 +1,4 @@
-import { useMemo } from "react";
+import { useDeferredValue, useMemo } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
 import { SCENARIOS, scenarioById } from "../../../scenarios/index.ts";
 import { encodeShare, hashFor, LONG_LINK_CHARS } from "../../share/codec.ts";
@@ -100,7 +100,8 @@ export function Toolbar() {
   const store = useAppStore();
   const theme = useApp((s) => s.theme);
   const scenarioId = useApp((s) => s.scenarioId);
-  const text = useApp((s) => s.text);
+  // The name reads the whole text (its namespaces): in a render after the keystroke's own, not in it.
+  const text = useDeferredValue(useApp((s) => s.text));
   const name = useMemo(() => scenarioName(text, scenarioId), [text, scenarioId]);
   const status = useApp((s) => s.analysis.status);
   const paused = useApp((s) => s.paused);
