@@ -7,6 +7,7 @@
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { explainCniDirection, peerOf, type CniPolicies, type CniVerdict } from "../cni/index.ts";
 import type { RefView, Verdict } from "./types.ts";
+import { admittedSenders } from "./words.ts";
 
 export interface CniFlowSummary {
   verdict: Verdict;
@@ -65,7 +66,7 @@ export function cniFlow(
   const out: CniFlowSummary = {
     verdict,
     reason: refused
-      ? `${refused.pod.key}: ${refused.v.reason}${allowed ? ` (${allowed} of ${n} senders are admitted)` : ""}`
+      ? `${refused.pod.key}: ${refused.v.reason}${allowed ? admittedSenders(allowed) : ""}`
       : admitted
         ? admitted.v.reason
         : "no sender",

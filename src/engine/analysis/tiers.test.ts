@@ -4,6 +4,7 @@
  * which tier decided (the graph's tier mark). CNPAdminTierIntegration
  * (network-policy-api conformance/tests at 0eec1b0e).
  */
+import { admittedSenders } from "./words.ts";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { analyzeText, openAnalysis } from "./index.ts";
@@ -237,7 +238,7 @@ spec:
             wrong.push(`${f.id}: ${JSON.stringify(got)} vs exact ${JSON.stringify(want)}`);
           if (x.step && !f.reason.includes(x.step.reason))
             wrong.push(`${f.id}: reason ${f.reason} lacks ${x.step.reason}`);
-          if (x.allowed > 0 && x.allowed < x.n && !f.reason.includes(`${x.allowed} of ${x.n} senders`))
+          if (x.allowed > 0 && x.allowed < x.n && !f.reason.includes(admittedSenders(x.allowed)))
             wrong.push(`${f.id}: reason ${f.reason}, exact ${x.allowed} of ${x.n}`);
         }
         // Workload flows: each source group (a workload's pods of one class) by its first pod toward every

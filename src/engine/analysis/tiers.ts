@@ -17,6 +17,7 @@ import {
 } from "../policy/index.ts";
 import type { Direction, PolicyLayer } from "../policy/stack.ts";
 import type { RefView, Verdict } from "./types.ts";
+import { admittedSenders } from "./words.ts";
 import { tierInputsKey } from "./inputKeys.ts";
 import { deciderOf, enforcementOf, type Decider } from "../decide/index.ts";
 
@@ -229,7 +230,7 @@ function summarize(
   const out: TierFlowSummary = {
     verdict,
     reason: refused
-      ? `${refused.pod.key}: ${words(refused.step)}${allowed ? ` (${allowed} of ${n} senders are admitted)` : ""}`
+      ? `${refused.pod.key}: ${words(refused.step)}${allowed ? admittedSenders(allowed) : ""}`
       : admitted
         ? words(admitted.step)
         : "no sender",
