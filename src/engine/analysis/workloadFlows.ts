@@ -185,6 +185,9 @@ export function workloadFlows(
   const isEndpoint = new Uint8Array(model.pods.length);
   const byClass = new Int32Array(index.classes.length);
   const marks = new Uint8Array(index.classes.length);
+  // Per class, for one Service port: whether a dropped sender of the class would pass its own egress (1), not (0),
+  // or not asked yet (-1). Most groups at scale are dropped, many per class (L writes each pod as its own workload).
+  const passesEgress = new Int8Array(index.classes.length);
   const matrices = keptMatrices(index);
   const matrixOf = (port: number, protocol: Protocol) => {
     const k = `${port}/${protocol}`;
@@ -254,6 +257,7 @@ export function workloadFlows(
       // Under the cluster tiers a pod's traffic to itself is NetworkPolicy's alone (stackPairAllowed), so a
       // source that is one of the endpoints is judged pair by pair.
       byClass.fill(-1);
+      passesEgress.fill(-1);
       if (stack) for (const e of endpoints) isEndpoint[e.pod.index] = 1;
       // Classes some endpoint's ingress admits; a pod-network source of any other class is dropped
       // without judging it (undefined: some endpoint is not isolated for ingress, every class may pass).
@@ -279,7 +283,9 @@ export function workloadFlows(
         const cls = sourceClass[k]!;
         const byRow = sourceHost[k] === 0 && isEndpoint[sourcePod[k]!] === 0;
         if (admits && byRow && admits[cls] === 0) {
-          sides[reachesAny(egressRow[cls]!, endpointClasses) ? "ingress" : "both"].add(k);
+          let out = passesEgress[cls]!;
+          if (out < 0) passesEgress[cls] = out = reachesAny(egressRow[cls]!, endpointClasses) ? 1 : 0;
+          (out ? sides.ingress : sides.both).add(k);
           continue;
         }
         const g = sources[k]!;
