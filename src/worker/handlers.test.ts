@@ -244,3 +244,21 @@ describe("worker handler: analyze reports its steps", () => {
     expect(heard).toEqual(["4:1", "4:2", "4:3", "4:4", "4:5", "4:7"]);
   });
 });
+
+describe("worker handler: a session whose documents an edit moved", () => {
+  // The parse cache moves a document an edit above shifted without copying it (parse/yaml.ts relocate): the
+  // values the previous text's session holds then read their positions in the newer text.
+  const bad = `${shop.replace(/\n*$/, "\n")}---\napiVersion: v1\nkind: Service\nmetadata: {name: bad, namespace: shop}\nspec:\n  selector: {app: x}\n  ports:\n  - port: 70000\n`;
+  it("is analysed again on an undo, so its lines are the old text's (validation asked only then)", () => {
+    const { handlers } = createEngineHandlers();
+    handlers.analyze({ text: bad, file: "manifests.yaml", generation: 1 });
+    handlers.analyze({ text: `# a comment\n${bad}`, file: "manifests.yaml", generation: 2 });
+    handlers.analyze({ text: bad, file: "manifests.yaml", generation: 3 });
+    const fresh = createEngineHandlers().handlers;
+    fresh.analyze({ text: bad, file: "manifests.yaml", generation: 1 });
+    const lines = (v: { code: string; line: number }[]) => v.map((d) => `${d.code}@${d.line}`);
+    const expected = lines(fresh.validate({}));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(lines(handlers.validate({}))).toEqual(expected);
+  });
+});

@@ -41,20 +41,31 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Engine
   let analysing = 0;
   /** The docs of the texts analysed last: an edit re-parses only the docs it changed. */
   const parseCache = new YamlPartCache();
+  /**
+   * The parse cache's count of parts moved in place when each session was opened: a later parse that moved
+   * some of its values (yaml.ts relocate) leaves them reading positions in the newer text, so such a session
+   * is analysed again rather than reused (an undo after an edit that shifted the docs below it).
+   */
+  const parsedAt = new WeakMap<AnalysisSession, number>();
   // The variant is the profile: the CNI, then the assumptions as JSON ("cilium|{...}").
-  const sessions = createSessionCache<AnalysisSession>((text, file, variant) => {
-    const bar = variant.indexOf("|");
-    const cni = bar < 0 ? variant : variant.slice(0, bar);
-    const assume = bar < 0 ? undefined : (JSON.parse(variant.slice(bar + 1)) as ClusterAssumptions);
-    return openAnalysis([{ name: file, text }], {
-      parseCache,
-      ...(options.onProgress
-        ? { onProgress: (p: AnalysisProgress) => options.onProgress!(p, analysing) }
-        : {}),
-      ...(cni ? { cni: cni as CniName } : {}),
-      ...(assume ? { assume } : {}),
-    });
-  });
+  const sessions = createSessionCache<AnalysisSession>(
+    (text, file, variant) => {
+      const bar = variant.indexOf("|");
+      const cni = bar < 0 ? variant : variant.slice(0, bar);
+      const assume = bar < 0 ? undefined : (JSON.parse(variant.slice(bar + 1)) as ClusterAssumptions);
+      const session = openAnalysis([{ name: file, text }], {
+        parseCache,
+        ...(options.onProgress
+          ? { onProgress: (p: AnalysisProgress) => options.onProgress!(p, analysing) }
+          : {}),
+        ...(cni ? { cni: cni as CniName } : {}),
+        ...(assume ? { assume } : {}),
+      });
+      parsedAt.set(session, parseCache.movedInPlace);
+      return session;
+    },
+    { fresh: (s) => parsedAt.get(s) === parseCache.movedInPlace },
+  );
   let generation = 0;
   /** The profile of the last analysis (the toolbar's): what-if and diff compare under it too. */
   let chosen: CniName | undefined;

@@ -6,11 +6,13 @@
  * few texts are kept, and only texts small enough that keeping a second
  * model costs little memory.
  */
-export interface SessionCacheOptions {
+export interface SessionCacheOptions<S = unknown> {
   /** Sessions kept, newest first (the current one included). */
   size?: number;
   /** Texts longer than this are analysed but not kept beyond the current one. */
   maxChars?: number;
+  /** Whether a kept session may still answer (else its text is analysed again); every one by default. */
+  fresh?: (session: S) => boolean;
 }
 
 export interface SessionCache<S> {
@@ -22,11 +24,12 @@ export interface SessionCache<S> {
 
 export function createSessionCache<S>(
   openSession: (text: string, file: string, variant: string) => S,
-  { size = 2, maxChars = 2_000_000 }: SessionCacheOptions = {},
+  { size = 2, maxChars = 2_000_000, fresh }: SessionCacheOptions<S> = {},
 ): SessionCache<S> {
   let recent: { text: string; file: string; variant: string; session: S }[] = [];
   return {
     open(text, file, variant = "") {
+      if (fresh) recent = recent.filter((e) => fresh(e.session));
       const i = recent.findIndex((e) => e.text === text && e.file === file && e.variant === variant);
       const entry = i >= 0 ? recent[i]! : { text, file, variant, session: openSession(text, file, variant) };
       const kept = recent.filter((e, j) => j !== i && e.text.length <= maxChars);

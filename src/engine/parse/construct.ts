@@ -11,7 +11,7 @@ import { EVENT_ID } from "js-yaml";
 import type { AliasEvent, Event, MappingEvent, ScalarEvent, SequenceEvent } from "js-yaml";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { SourceText } from "./source.ts";
-import { attach, MAX_DEPTH, type Pos, type YamlDocument } from "./positions.ts";
+import { attach, MAX_DEPTH, type Origin, type Pos, type YamlDocument } from "./positions.ts";
 import { DocError, keyString, newMapping, scalarValue, yaml11Warning } from "./scalars.ts";
 
 /**
@@ -45,7 +45,7 @@ interface Anchor {
 interface Frame {
   value: Record<string, unknown> | unknown[];
   isSeq: boolean;
-  /** `[source, offset, ...]` being filled; copied to exact size when the collection closes. */
+  /** `[origin, offset, ...]` being filled; copied to exact size when the collection closes. */
   at: Pos;
   /** Used length of `at`. */
   n: number;
@@ -102,6 +102,9 @@ class Builder {
   private index: number;
   /** An offset of `text` in the source: `base` plus it, or plus where it was before the lenient reading padded lines (readLeniently). */
   private readonly off: (o: number) => number;
+  /** Where `text` starts in the source: position records hold offsets relative to it (positions.ts). */
+  private readonly origin: Origin;
+  private readonly base: number;
 
   constructor(
     private readonly source: SourceText,
@@ -113,6 +116,8 @@ class Builder {
     remap?: (offset: number) => number,
   ) {
     this.off = remap ? (o: number) => base + remap(o) : (o: number) => base + o;
+    this.origin = { source, base };
+    this.base = base;
     this.index = firstIndex - 1;
   }
 
@@ -156,7 +161,7 @@ class Builder {
     top.size += size;
     if (height + 1 > top.height) top.height = height + 1;
     if (top.isSeq) {
-      top.at[top.n++] = this.off(offset);
+      top.at[top.n++] = this.off(offset) - this.base;
       (top.value as unknown[]).push(value);
       return;
     }
@@ -192,10 +197,10 @@ class Builder {
       for (let i = 2; i < top.n; i += 2) if (top.at[i] === key) seen = i;
     }
     map[key] = value;
-    if (seen >= 0) top.at[seen + 1] = top.pendingKeyOffset;
+    if (seen >= 0) top.at[seen + 1] = top.pendingKeyOffset - this.base;
     else {
       top.at[top.n++] = key;
-      top.at[top.n++] = top.pendingKeyOffset;
+      top.at[top.n++] = top.pendingKeyOffset - this.base;
     }
   }
 
@@ -227,7 +232,7 @@ class Builder {
       this.frames[this.depth] = f = {
         value,
         isSeq,
-        at: [this.source, 0],
+        at: [this.origin, 0],
         n: 2,
         pendingKey: "",
         pendingKeyOffset: 0,
@@ -243,7 +248,7 @@ class Builder {
     }
     f.value = value;
     f.isSeq = isSeq;
-    f.at[1] = this.off(ev.start);
+    f.at[1] = this.off(ev.start) - this.base;
     f.n = 2;
     f.expectingKey = !isSeq;
     f.pendingMerge = false;

@@ -6,7 +6,7 @@
  * two readings could differ it declines and the YAML path reads the text.
  */
 import type { SourceText } from "./source.ts";
-import { attach, MAX_DEPTH, type Pos, type YamlFileResult } from "./positions.ts";
+import { attach, MAX_DEPTH, type Origin, type Pos, type YamlFileResult } from "./positions.ts";
 import { newMapping, resolvePlain, yaml11Warning } from "./scalars.ts";
 
 /**
@@ -38,6 +38,7 @@ class NotFast extends Error {}
  */
 export function parseJsonFast(source: SourceText): YamlFileResult | undefined {
   const text = source.text;
+  const origin: Origin = { source, base: 0 };
   let start = 0;
   while (start < text.length && (text[start] === " " || text[start] === "\n" || text[start] === "\r"))
     start++;
@@ -81,7 +82,7 @@ export function parseJsonFast(source: SourceText): YamlFileResult | undefined {
       if (depth >= MAX_DEPTH) throw new NotFast();
       const src = v as Record<string, unknown>;
       const map = newMapping();
-      const pos: Pos = [source, at];
+      const pos: Pos = [origin, at];
       i++;
       ws();
       if (text.charCodeAt(i) === 0x7d) {
@@ -112,7 +113,7 @@ export function parseJsonFast(source: SourceText): YamlFileResult | undefined {
     if (c === 0x5b /* [ */) {
       if (depth >= MAX_DEPTH) throw new NotFast();
       const arr = v as unknown[];
-      const pos: Pos = [source, at];
+      const pos: Pos = [origin, at];
       i++;
       ws();
       if (text.charCodeAt(i) === 0x5d) {

@@ -18,15 +18,29 @@ export interface NodePosition {
 }
 
 /**
- * The stored form of a position, one exact-size array per collection:
- * `[source, offset, ...]` followed, for a mapping, by `key, offset` pairs in
- * order of appearance (a repeated key keeps its first place and its last
- * offset), for a sequence by the offset of each item. It hangs off the
- * collection under a non-enumerable symbol: invisible to Object.keys, JSON,
- * spread, structured clone and deep equality, and cheaper than a WeakMap
- * (whose entries every garbage collection has to trace).
+ * Where the text a parse read starts in its source: the offsets of a
+ * position record are relative to `base`. One per part of a text parsed
+ * alone (a document between `---` lines, or a batch of them), shared by
+ * every collection of it, so that when an edit above moves the part
+ * (YamlPartCache) its values keep their identity and only the origin moves
+ * (yaml.ts `relocate`).
  */
-export type Pos = (SourceText | string | number)[];
+export interface Origin {
+  source: SourceText;
+  base: number;
+}
+
+/**
+ * The stored form of a position, one exact-size array per collection:
+ * `[origin, offset, ...]` followed, for a mapping, by `key, offset` pairs in
+ * order of appearance (a repeated key keeps its first place and its last
+ * offset), for a sequence by the offset of each item; offsets relative to the
+ * origin's base. It hangs off the collection under a non-enumerable symbol:
+ * invisible to Object.keys, JSON, spread, structured clone and deep equality,
+ * and cheaper than a WeakMap (whose entries every garbage collection has to
+ * trace).
+ */
+export type Pos = (Origin | string | number)[];
 
 const POS: unique symbol = Symbol("ktl.yaml.position");
 type Positioned = { [POS]?: Pos };
@@ -48,18 +62,23 @@ export function attach(node: object, pos: Pos): void {
   POS_DESCRIPTOR.value = undefined;
 }
 
+/** The part's origin of a position record. */
+export function originOf(p: Pos): Origin {
+  return p[0] as Origin;
+}
+
 export function positionOf(node: object): NodePosition | undefined {
   const p = posOf(node);
   if (!p) return undefined;
-  const source = p[0] as SourceText;
-  const offset = p[1] as number;
-  if (Array.isArray(node)) return { source, offset, items: p.slice(2) as number[] };
+  const { source, base } = originOf(p);
+  const offset = base + (p[1] as number);
+  if (Array.isArray(node)) return { source, offset, items: (p.slice(2) as number[]).map((o) => base + o) };
   const keys = new Map<string, number>();
-  for (let i = 2; i < p.length; i += 2) keys.set(p[i] as string, p[i + 1] as number);
+  for (let i = 2; i < p.length; i += 2) keys.set(p[i] as string, base + (p[i + 1] as number));
   return { source, offset, keys };
 }
 
-/** Offset of a key or item of `node` in its position record, or -1. */
+/** Offset of a key or item of `node` in its position record (relative to its origin), or -1. */
 function offsetIn(node: object, p: Pos, key: string | number): number {
   if (Array.isArray(node)) {
     if (typeof key !== "number" || !Number.isInteger(key) || key < 0 || key + 2 >= p.length) return -1;
@@ -81,7 +100,8 @@ export function lineOf(node: unknown, key?: string | number): number {
     offset = offsetIn(node, p, key);
     if (offset < 0) return 0;
   }
-  return (p[0] as SourceText).lineAt(offset);
+  const o = originOf(p);
+  return o.source.lineAt(o.base + offset);
 }
 
 /** Line of the deepest existing node along a path such as ["spec", "ports", 0, "port"]. */
@@ -93,7 +113,8 @@ export function lineOfPath(root: unknown, path: readonly (string | number)[]): n
     const p = posOf(node);
     const o = p ? offsetIn(node, p, key) : -1;
     if (o < 0) break;
-    best = (p![0] as SourceText).lineAt(o);
+    const origin = originOf(p!);
+    best = origin.source.lineAt(origin.base + o);
     node = (node as Record<string | number, unknown>)[key];
   }
   return best;

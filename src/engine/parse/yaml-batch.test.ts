@@ -113,6 +113,20 @@ describe("parseYamlFile in batches (YAML 1.2 §9.1, §7.1)", () => {
 });
 
 describe("YamlPartCache: docs an edit above moved are reused, moved", () => {
+  it("a document written twice is placed twice: the second is a copy with positions of its own", () => {
+    const one = doc(1, 240);
+    const cache = new YamlPartCache();
+    parseYamlFile("c.yaml", `---\n${one}`, cache);
+    cache.rotate();
+    const text = `---\n${one}---\n${one}`;
+    const cached = parseYamlFile("c.yaml", text, cache);
+    const fresh = parseYamlFile("c.yaml", text);
+    expect(cached.documents[1]!.value).not.toBe(cached.documents[0]!.value);
+    expect(cached.documents.map((d) => lineOfPath(d.value, ["data", "list", 1, "x"]))).toEqual(
+      fresh.documents.map((d) => lineOfPath(d.value, ["data", "list", 1, "x"])),
+    );
+  });
+
   const docs = Array.from({ length: 12 }, (_, i) => doc(i, 240));
   const join = (ds: string[]) => ds.map((d) => `---\n${d}`).join("");
   /** Every collection's lines and offsets under `v`, as a fresh parse gives them. */
@@ -137,12 +151,15 @@ describe("YamlPartCache: docs an edit above moved are reused, moved", () => {
     ["a syntax error above", (ds: string[]) => ds.map((d, i) => (i === 1 ? "kind: Broken\nx: [1,\n" : d))],
   ])("%s: the same values, doc indices, lines, positions and diagnostics as a fresh parse", (_, edit) => {
     const cache = new YamlPartCache();
-    parseYamlFile("c.yaml", join(docs), cache);
+    const before = parseYamlFile("c.yaml", join(docs), cache);
     cache.rotate();
     const text = join(edit(docs));
     const cached = parseYamlFile("c.yaml", text, cache);
     const fresh = parseYamlFile("c.yaml", text);
     expect(cache.relocated).toBeGreaterThan(0);
+    // A moved doc keeps its values: the same objects as the parse before (only their origin moved).
+    const last = before.documents.at(-1)!.value;
+    expect(cached.documents.at(-1)!.value).toBe(last);
     expect(cached.diagnostics).toEqual(fresh.diagnostics);
     expect(cached.documents.map((d) => [d.index, d.line])).toEqual(
       fresh.documents.map((d) => [d.index, d.line]),

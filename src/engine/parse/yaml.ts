@@ -21,7 +21,16 @@ import { readLeniently } from "./lenient.ts";
 import { scanBlockEvents } from "./blockScan.ts";
 import { construct } from "./construct.ts";
 import { parseJsonFast } from "./jsonFast.ts";
-import { attach, MAX_DEPTH, posOf, type Pos, type YamlDocument, type YamlFileResult } from "./positions.ts";
+import {
+  attach,
+  MAX_DEPTH,
+  originOf,
+  posOf,
+  type Origin,
+  type Pos,
+  type YamlDocument,
+  type YamlFileResult,
+} from "./positions.ts";
 import { DocError, MAPPING_PROTO, newMapping } from "./scalars.ts";
 
 /** At most this many YAML 1.1 reading warnings (KTL108) per file. */
@@ -356,40 +365,55 @@ interface CachedPart {
  * edit re-parses only the docs it changed (the playground's worker keeps one;
  * the CLI parses once and needs none). A part is reused when its text and
  * file are those it had; when an edit above it moved it (a new offset, line
- * or first doc index), its values are copied with their positions moved by
- * as much (`relocate`), which is what a parse of the new text makes, at a
- * fraction of the cost. Parts not used by the newest parse are dropped at
- * `rotate()`.
+ * or first doc index), its origin moves by as much and its values stay
+ * (`relocate`: positions are relative to their part), which is what a parse
+ * of the new text makes, at a fraction of the cost, with the values' identity
+ * kept. Parts not used by the newest parse are dropped at `rotate()`.
  */
 export class YamlPartCache {
-  private entries = new Map<string, CachedPart>();
-  private used = new Map<string, CachedPart>();
+  // By file (and whether the part is parsed alone), then by the part's text: a key that is the text itself,
+  // not a string built around it (which the map would copy whole to hash, 7.7 MB a parse at L).
+  private entries = new Map<string, Map<string, CachedPart>>();
+  private used = new Map<string, Map<string, CachedPart>>();
   /** Parts reused and parsed since the cache was made (for tests and benchmarks). */
   hits = 0;
   misses = 0;
   /** Of the hits, the parts an edit above had moved. */
   relocated = 0;
+  /**
+   * Parts whose values an edit above moved in place (relocate): a parse result of an older text that
+   * shares them now reads their positions in the newer text, so whoever keeps one (the worker's
+   * recent sessions) drops it when this count changed since.
+   */
+  movedInPlace = 0;
+
+  private use(scope: string, text: string, part: CachedPart): void {
+    let m = this.used.get(scope);
+    if (!m) this.used.set(scope, (m = new Map()));
+    m.set(text, part);
+  }
 
   /** @internal */
-  lookup(key: string): CachedPart | undefined {
-    const c = this.entries.get(key) ?? this.used.get(key);
+  lookup(scope: string, text: string): CachedPart | undefined {
+    const c = this.entries.get(scope)?.get(text) ?? this.used.get(scope)?.get(text);
     if (c) {
       this.hits++;
-      this.used.set(key, c);
+      this.use(scope, text, c);
     }
     return c;
   }
 
   /** @internal */
-  store(key: string, part: CachedPart): void {
+  store(scope: string, text: string, part: CachedPart): void {
     this.misses++;
-    this.used.set(key, part);
+    this.use(scope, text, part);
   }
 
-  /** @internal A part found and moved (relocate): kept where the newest parse put it. */
-  keep(key: string, part: CachedPart): void {
-    this.relocated++;
-    this.used.set(key, part);
+  /** @internal A part found in another text (relocate), `moved` when at another offset, line or doc index. */
+  keep(scope: string, text: string, part: CachedPart, moved: boolean, inPlace: boolean): void {
+    if (moved) this.relocated++;
+    if (moved && inPlace) this.movedInPlace++;
+    this.use(scope, text, part);
   }
 
   /** Keeps only the parts the parses since the last rotate used. */
@@ -411,21 +435,30 @@ function parseWithCache(source: SourceText, cache: YamlPartCache): YamlFileResul
   const diagnostics: Diagnostic[] = [];
   let warnings = MAX_YAML11_WARNINGS;
   let index = 0;
+  // The parts this parse has placed: one written twice is copied the second time (relocate).
+  const placed = new Set<CachedPart>();
   for (const part of splitDocuments(text)) {
-    const key = `${file}\0${part.alone ? 1 : 0}\0${part.text}`;
+    const scope = `${file}\0${part.alone ? 1 : 0}`;
     const line = source.lineAt(part.base);
-    let c = cache.lookup(key);
+    const found = cache.lookup(scope, part.text);
+    let c = found;
     if (c && (c.source !== source || c.base !== part.base || c.line !== line || c.index !== index)) {
-      c = relocate(c, source, part.base, line, index);
-      cache.keep(key, c);
+      // Only a new text around it: its lines are the same in both texts (same offset, same line), so its
+      // values move to the new text without a change any reader of the old one could see.
+      const moved = c.base !== part.base || c.line !== line || c.index !== index;
+      const inPlace = !placed.has(c);
+      c = relocate(c, source, part.base, line, index, inPlace);
+      cache.keep(scope, part.text, c, moved, inPlace);
     }
     if (!c) {
       const docs: YamlDocument[] = [];
-      const found: Diagnostic[] = [];
-      const next = parseParts(source, text, [part], index, docs, found, { yaml11: MAX_YAML11_WARNINGS });
-      c = { documents: docs, diagnostics: found, next, source, base: part.base, line, index };
-      cache.store(key, c);
+      const errors: Diagnostic[] = [];
+      const next = parseParts(source, text, [part], index, docs, errors, { yaml11: MAX_YAML11_WARNINGS });
+      c = { documents: docs, diagnostics: errors, next, source, base: part.base, line, index };
+      cache.store(scope, part.text, c);
     }
+    if (found) placed.add(found);
+    placed.add(c);
     for (const d of c.documents) documents.push(d);
     for (const d of c.diagnostics) {
       if (d.code === "KTL108") {
@@ -441,14 +474,36 @@ function parseWithCache(source: SourceText, cache: YamlPartCache): YamlFileResul
 
 /**
  * A cached part where an edit above it moved it: in `source` at offset `base`, first line `line`,
- * first doc index `index`. Its values are copied, each collection's position moved by the offset's
- * shift (positions are offsets into the whole text); its docs and diagnostics move by the lines' and
- * indices' shift (a part starts at the start of a line, so columns stay).
+ * first doc index `index`. Positions are offsets relative to their part's origin (positions.ts), so
+ * the part's values stay as they are and its origin moves to the new offset (`inPlace`): the values
+ * keep their identity from one parse to the next. A part whose values this parse already placed
+ * elsewhere (the same document written twice) is copied instead, under an origin of its own. Its
+ * docs and diagnostics move by the lines' and indices' shift (a part starts at the start of a line, so
+ * columns stay).
  */
-function relocate(c: CachedPart, source: SourceText, base: number, line: number, index: number): CachedPart {
-  const shift = base - c.base;
+function relocate(
+  c: CachedPart,
+  source: SourceText,
+  base: number,
+  line: number,
+  index: number,
+  inPlace: boolean,
+): CachedPart {
   const lines = line - c.line;
   const docs = index - c.index;
+  const moved = new Map<Origin, Origin>();
+  // A cached part was parsed alone (parseWithCache), so each of its origins starts where the part does.
+  const originFor = (o: Origin): Origin => {
+    let m = moved.get(o);
+    if (m) return m;
+    if (inPlace) {
+      o.source = source;
+      o.base = base;
+      m = o;
+    } else m = { source, base };
+    moved.set(o, m);
+    return m;
+  };
   const copied = new Map<object, unknown>();
   const copy = (v: unknown): unknown => {
     if (typeof v !== "object" || v === null) return v;
@@ -468,21 +523,24 @@ function relocate(c: CachedPart, source: SourceText, base: number, line: number,
     } else return v;
     const p = posOf(v);
     if (p) {
-      const moved: Pos = new Array<SourceText | string | number>(p.length);
-      moved[0] = source;
-      for (let i = 1; i < p.length; i++) {
-        const x = p[i]!;
-        moved[i] = typeof x === "number" ? x + shift : x;
-      }
-      attach(out, moved);
+      const own: Pos = p.slice();
+      own[0] = originFor(originOf(p));
+      attach(out, own);
     }
     return out;
+  };
+  const place = (v: unknown): unknown => {
+    if (!inPlace) return copy(v);
+    // Every collection of a doc shares its root's origin (one construct call builds a doc).
+    const p = typeof v === "object" && v !== null ? posOf(v) : undefined;
+    if (p) originFor(originOf(p));
+    return v;
   };
   return {
     documents: c.documents.map((d) => ({
       index: d.index + docs,
       line: d.line ? d.line + lines : 0,
-      value: copy(d.value),
+      value: place(d.value),
     })),
     diagnostics: c.diagnostics.map((d) => ({
       ...d,
