@@ -163,10 +163,9 @@ function ingressSpec(ing: KObject): IngressSpec {
   const canary = canaryOf(ing);
   if (canary) out.canary = canary;
   const annotations = obj(obj(ing.raw.metadata)?.annotations);
-  const ssl = strMap(annotations)[`${NGINX_ANNOTATION_PREFIX}ssl-redirect`];
-  const force = strMap(annotations)[`${NGINX_ANNOTATION_PREFIX}force-ssl-redirect`];
-  out.sslRedirect = ssl !== "false";
-  out.forceSslRedirect = force === "true";
+  const nginx = strMap(annotations);
+  out.sslRedirect = nginx[`${NGINX_ANNOTATION_PREFIX}ssl-redirect`] !== "false";
+  out.forceSslRedirect = nginx[`${NGINX_ANNOTATION_PREFIX}force-ssl-redirect`] === "true";
   out.redirectLine = lineOf(annotations, `${NGINX_ANNOTATION_PREFIX}force-ssl-redirect`) || out.specLine;
   const ip = (obj(ing.raw.status)?.loadBalancer as { ingress?: { ip?: string }[] } | undefined)?.ingress?.[0]
     ?.ip;

@@ -20,6 +20,7 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import { parseManifests, type KObject, type ParseResult } from "../parse/manifests.ts";
 import { isObj, obj, strList, strMap } from "../parse/values.ts";
 import { lineOf } from "../parse/positions.ts";
+import { unmodelledEntry } from "../policy/unmodelled.ts";
 import type { ClusterAssumptions } from "../cni/profile.ts";
 import type { Model, UnmodelledObject } from "../model/types.ts";
 import { anySidecar } from "../model/sidecar.ts";
@@ -130,21 +131,8 @@ export function surroundings(model: Model): { diagnostics: Diagnostic[]; unmodel
     name: o.name,
     ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
   });
-  const entry = (o: KObject, field: string, line: number, message: string): UnmodelledObject => {
-    const u: UnmodelledObject = {
-      kind: o.kind,
-      apiVersion: o.apiVersion,
-      name: o.name,
-      file: o.file,
-      doc: o.doc,
-      line,
-      scope: "route",
-      field,
-      message,
-    };
-    if (o.namespace !== undefined) u.namespace = o.namespace;
-    return u;
-  };
+  const entry = (o: KObject, field: string, line: number, message: string): UnmodelledObject =>
+    unmodelledEntry(o, "route", line, { field, message });
   for (const g of istioGateways(objects)) {
     if (Object.keys(g.selector).length === 0) continue;
     if (model.pods.some((p) => matches(g.selector, p.labels))) continue;

@@ -17,17 +17,7 @@ export function unmodelledObjects(ignored: readonly KObject[]): UnmodelledObject
   for (const o of ignored) {
     const scope = unmodelledScope(o.apiVersion, o.kind);
     if (!scope) continue;
-    const u: UnmodelledObject = {
-      kind: o.kind,
-      apiVersion: o.apiVersion,
-      name: o.name,
-      file: o.file,
-      doc: o.doc,
-      line: o.line,
-      scope,
-    };
-    if (o.namespace !== undefined) u.namespace = o.namespace;
-    out.push(u);
+    out.push(unmodelledEntry(o, scope, o.line));
   }
   return out;
 }
@@ -219,17 +209,29 @@ export function routeField(
   field: string,
   message: string,
 ): UnmodelledObject {
+  return unmodelledEntry(o, "route", lineOf(at, key) || o.line, { field, message: `${field}: ${message}` });
+}
+
+/** The entry naming `o` as not evaluated at `line`, or one field of it (`detail`: its path and what happens instead). */
+export function unmodelledEntry(
+  o: KObject,
+  scope: UnmodelledObject["scope"],
+  line: number,
+  detail?: { field: string; message: string },
+): UnmodelledObject {
   const u: UnmodelledObject = {
     kind: o.kind,
     apiVersion: o.apiVersion,
     name: o.name,
     file: o.file,
     doc: o.doc,
-    line: lineOf(at, key) || o.line,
-    scope: "route",
-    field,
-    message: `${field}: ${message}`,
+    line,
+    scope,
   };
+  if (detail) {
+    u.field = detail.field;
+    u.message = detail.message;
+  }
   if (o.namespace !== undefined) u.namespace = o.namespace;
   return u;
 }
