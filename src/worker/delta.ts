@@ -17,6 +17,11 @@
  * fields, not the whole pod). Pure functions over JSON-safe data.
  */
 
+import { sameJson as same } from "../engine/analysis/kept.ts";
+
+/** Deep equality of JSON-safe values (undefined-valued keys count as absent): the engine's, which keeps unchanged items. */
+export { same };
+
 export type Delta =
   /** Unchanged. */
   | { s: 1 }
@@ -37,35 +42,6 @@ export type AnalysisMessage<T = unknown> =
 
 const isObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x);
-
-/** Deep equality of JSON-safe values (undefined-valued keys count as absent). */
-export function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    // Equal primitives and shared objects are settled here, without a call (most fields of an answer are).
-    for (let i = 0; i < a.length; i++) {
-      const x: unknown = a[i];
-      const y: unknown = b[i];
-      if (x !== y && !same(x, y)) return false;
-    }
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  let n = 0;
-  for (const k in ra) {
-    const x = ra[k];
-    if (x === undefined) continue;
-    n++;
-    const y = rb[k];
-    if (x !== y && !same(x, y)) return false;
-  }
-  for (const k in rb) if (rb[k] !== undefined) n--;
-  return n === 0;
-}
 
 function keyOf(x: unknown): string | undefined {
   if (!isObject(x)) return undefined;

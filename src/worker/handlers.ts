@@ -7,6 +7,7 @@
  * its answers).
  */
 import {
+  KeptAnswer,
   openAnalysis,
   type Analysis,
   type AnalysisProgress,
@@ -41,6 +42,8 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Engine
   let analysing = 0;
   /** The docs of the texts analysed last: an edit re-parses only the docs it changed. */
   const parseCache = new YamlPartCache();
+  /** The last analysis's flows: an unchanged flow is sent as the object the page holds (engine kept.ts). */
+  const keep = new KeptAnswer();
   /**
    * The parse cache's count of parts moved in place when each session was opened: a later parse that moved
    * some of its values (yaml.ts relocate) leaves them reading positions in the newer text, so such a session
@@ -55,6 +58,7 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Engine
       const assume = bar < 0 ? undefined : (JSON.parse(variant.slice(bar + 1)) as ClusterAssumptions);
       const session = openAnalysis([{ name: file, text }], {
         parseCache,
+        keep,
         ...(options.onProgress
           ? { onProgress: (p: AnalysisProgress) => options.onProgress!(p, analysing) }
           : {}),

@@ -2,7 +2,8 @@
  * The incremental pipeline gives the answer a from-scratch analysis gives.
  * Random edit sequences over the scenario catalogue (fast-check, fixed seed):
  * after each edit, the worker's way (docs re-parsed only where they changed,
- * through one YamlPartCache; the analysis sent as a delta against the one
+ * through one YamlPartCache; unchanged flows kept as the previous analysis's
+ * objects, through one KeptAnswer; the analysis sent as a delta against the one
  * the page holds) must equal openAnalysis of the whole text with nothing
  * cached, validation included, and the delta must keep unchanged items as
  * the page's own objects.
@@ -10,7 +11,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SCENARIOS } from "../../scenarios/index.ts";
-import { openAnalysis, type Analysis } from "../engine/analysis/index.ts";
+import { KeptAnswer, openAnalysis, type Analysis } from "../engine/analysis/index.ts";
 import { parseManifests } from "../engine/parse/manifests.ts";
 import { YamlPartCache } from "../engine/parse/yaml.ts";
 import { applyDelta, diffValue, same, valueOf, messageFor } from "./delta.ts";
@@ -100,12 +101,13 @@ describe("incremental analysis equals a from-scratch analysis", () => {
           const scenario = SCENARIOS[which]!;
           const file = scenario.file;
           const parseCache = new YamlPartCache();
+          const keep = new KeptAnswer();
           let text = scenario.manifests;
           let held: { generation: number; value: Analysis } | undefined;
           let sent: { generation: number; value: Analysis } | undefined;
           for (let g = 0; g <= edits.length; g++) {
             if (g > 0) text = apply(text, edits[g - 1]!);
-            const incremental = openAnalysis([{ name: file, text }], { parseCache });
+            const incremental = openAnalysis([{ name: file, text }], { parseCache, keep });
             const scratch = openAnalysis([{ name: file, text }]);
             expect(withoutMillis(incremental.analysis)).toEqual(withoutMillis(scratch.analysis));
             expect(incremental.validate()).toEqual(scratch.validate());

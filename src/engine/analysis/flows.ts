@@ -37,6 +37,7 @@ import {
 import type { DropCause, Flow, RefView, TracePathEdge, TraceView } from "./types.ts";
 
 import { EXTERNAL_CLIENT_IP } from "./constants.ts";
+import type { KeptAnswer } from "./kept.ts";
 
 export { EXTERNAL_CLIENT_IP };
 
@@ -425,7 +426,14 @@ export function keptMatrices(index: PolicyIndex): Map<string, ClassMatrix> {
   return lastMatrices.matrices;
 }
 
-export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex): Flow[] {
+export function endpointFlows(
+  model: Model,
+  index: PolicyIndex,
+  proxy: ProxyIndex,
+  kept?: KeptAnswer,
+): Flow[] {
+  // With the previous analysis's flows (kept.ts), an unchanged flow is the very object it was.
+  kept?.endpointFlows.round();
   const flows: Flow[] = [];
   const matrices = keptMatrices(index);
   const splits = new Map<ClassSet | null, RowSplit>();
@@ -530,7 +538,7 @@ export function endpointFlows(model: Model, index: PolicyIndex, proxy: ProxyInde
           flow.decidedBy = sum.decidedBy;
           if (sum.verdict !== "allow") flow.dropCause = "policy";
         }
-        flows.push(flow);
+        flows.push(kept ? kept.endpointFlows.keep(flow) : flow);
       }
     });
   }

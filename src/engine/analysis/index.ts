@@ -32,6 +32,7 @@ import { computeConnlist, type ConnList } from "../connlist/index.ts";
 import { formatConnlist } from "../connlist/format.ts";
 import { openRules } from "./rules.ts";
 import { workloadFlows } from "./workloadFlows.ts";
+import type { KeptAnswer } from "./kept.ts";
 import { runTests, type TestRunView, type TestsQuery } from "./tests.ts";
 import { observeFlows, type ObserveQuery, type ObserveView } from "./observe.ts";
 import type { Diagnostic } from "../parse/diagnostics.ts";
@@ -72,6 +73,7 @@ export type { TestMark, TestResultView, TestRunView, TestsQuery } from "./tests.
 export type { ObserveQuery, ObserveView, ObservedRowView } from "./observe.ts";
 export type { Protocol } from "../model/types.ts";
 export { EXTERNAL_CLIENT_IP, FLOW_BUDGET } from "./flows.ts";
+export { KeptAnswer } from "./kept.ts";
 export {
   causeText,
   nearMissEditText,
@@ -105,6 +107,11 @@ export interface AnalyzeOptions {
   flowBudget?: number;
   /** The docs of the texts analysed last: an edit re-parses only the docs it changed (the worker keeps one). */
   parseCache?: YamlPartCache;
+  /**
+   * The previous analysis's flows (kept.ts): an unchanged flow is returned as the very object it was, which
+   * the worker's delta settles by identity (the worker keeps one); without it nothing is kept.
+   */
+  keep?: KeptAnswer;
   /** Told as each step starts (what is being done, how far): the playground shows it for a load over a second. */
   onProgress?: (p: AnalysisProgress) => void;
 }
@@ -125,7 +132,7 @@ export interface AnalysisSession {
   observe(q: ObserveQuery): ObserveView;
 }
 
-const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache" | "assume" | "onProgress">> = {
+const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache" | "keep" | "assume" | "onProgress">> = {
   maxDirectFlowPods: 60,
   maxMatrixRows: 400,
   flowBudget: FLOW_BUDGET,
@@ -413,7 +420,9 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
     const svc = guarded("service flows", file, extra, { flows: [], skipped: false }, () =>
       serviceFlows(model, index, proxy, budget),
     );
-    const eps = guarded("endpoint flows", file, extra, [], () => endpointFlows(model, index, proxy));
+    const eps = guarded("endpoint flows", file, extra, [], () =>
+      endpointFlows(model, index, proxy, options.keep),
+    );
     const l7 = guarded("L7 routers", file, extra, { routers: [], flows: [], l7Targets: {} }, () =>
       routerFlows(model, proxy),
     );
@@ -425,7 +434,9 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
         "Pod-to-Service flows are traced for small scenarios only: the graph shows who can connect (workload to Service); ask a question, or click an edge, to trace one",
       );
       step(`Judging who can connect, workload to Service (${count(model.pods.length, "pod")})`, 6);
-      reach = guarded("workload flows", file, extra, undefined, () => workloadFlows(model, index, proxy));
+      reach = guarded("workload flows", file, extra, undefined, () =>
+        workloadFlows(model, index, proxy, undefined, options.keep),
+      );
     }
   }
   const analysis: Analysis = {

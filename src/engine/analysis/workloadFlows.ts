@@ -27,6 +27,7 @@ import type { ProxyIndex } from "../proxy/index.ts";
 import type { Decider } from "../decide/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, ReachDrop, ReachGroup, RefView } from "./types.ts";
+import type { KeptAnswer } from "./kept.ts";
 
 /** Most flow records listed; beyond, the rest are counted. */
 export const WORKLOAD_FLOW_LIMIT = 20_000;
@@ -165,7 +166,11 @@ export function workloadFlows(
   index: PolicyIndex,
   proxy: ProxyIndex,
   limit = WORKLOAD_FLOW_LIMIT,
+  kept?: KeptAnswer,
 ): WorkloadFlows {
+  // With the previous analysis's flows and pod lists (kept.ts), an unchanged flow is the very object it was.
+  kept?.workloadFlows.round();
+  kept?.groupPods.round();
   const groups = new Map<string, Pod[]>();
   for (const p of model.pods) {
     if (!p.nodeName || p.ips.length === 0) continue;
@@ -306,8 +311,13 @@ export function workloadFlows(
           continue;
         }
         // A source group's pod list is one array for every Service it reaches (no consumer changes it).
-        const from = (fromOf[k] ??= g.map((x) => podId(x.key)));
-        out.flows.push(admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx));
+        let from = fromOf[k];
+        if (!from) {
+          from = g.map((x) => podId(x.key));
+          fromOf[k] = from = kept ? kept.groupPods.keep(from) : from;
+        }
+        const flow = admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx);
+        out.flows.push(kept ? kept.workloadFlows.keep(flow) : flow);
       }
       for (const e of endpoints) isEndpoint[e.pod.index] = 0;
       pushDrops(out, s.key, p, sides, endpoints, { stack, admitter, cniLayer, index, sourceClass });

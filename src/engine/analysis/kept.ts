@@ -1,0 +1,157 @@
+/**
+ * Answer items kept from one analysis to the next.
+ *
+ * An edit changes a few of an answer's thousands of flows. The playground's
+ * worker sends each answer as a delta against the previous one
+ * (worker/delta.ts), comparing item by item: at 2,000 pods comparing 20,000
+ * workload flows field by field took about 60 ms of each keystroke. A flow
+ * that the previous analysis gave with the same fields is returned as that
+ * very object, so the delta settles it by identity, and the page keeps it.
+ * The comparison here knows the Flow's fields (`FLOW_FIELDS`), which a
+ * generic deep comparison does not.
+ *
+ * Items are never changed once built, so sharing them between analyses is
+ * safe. What is kept is the previous analysis's items, in a `KeptAnswer` its
+ * owner passes to each analysis (the worker keeps one, beside its
+ * YamlPartCache); an analysis without one keeps nothing.
+ */
+import type { Flow } from "./types.ts";
+
+/** Deep equality of JSON-safe values (undefined-valued keys count as absent). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    // Equal primitives and shared objects are settled here, without a call (most fields of an answer are).
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      const y: unknown = b[i];
+      if (x !== y && !sameJson(x, y)) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in ra) {
+    const x = ra[k];
+    if (x === undefined) continue;
+    n++;
+    const y = rb[k];
+    if (x !== y && !sameJson(x, y)) return false;
+  }
+  for (const k in rb) if (rb[k] !== undefined) n--;
+  return n === 0;
+}
+
+/**
+ * Every field of a Flow, as `sameFlow` compares it: by value, or deeply (the lists). A field added to Flow
+ * and not here fails to compile; kept.test.ts changes each field listed here and expects `sameFlow` to see it.
+ */
+export const FLOW_FIELDS: Record<keyof Flow, "value" | "list"> = {
+  id: "value",
+  kind: "value",
+  from: "list",
+  to: "value",
+  port: "value",
+  protocol: "value",
+  portName: "value",
+  verdict: "value",
+  dropCause: "value",
+  reason: "value",
+  decidedBy: "list",
+  traceTo: "value",
+  client: "value",
+  l7: "list",
+  tier: "value",
+  layer: "value",
+  weight: "value",
+  match: "value",
+};
+
+/** Flows with the same fields (written out: a loop over the field names is several times slower per flow). */
+export function sameFlow(a: Flow, b: Flow): boolean {
+  return (
+    a === b ||
+    (a.id === b.id &&
+      a.kind === b.kind &&
+      a.to === b.to &&
+      a.port === b.port &&
+      a.protocol === b.protocol &&
+      a.portName === b.portName &&
+      a.verdict === b.verdict &&
+      a.dropCause === b.dropCause &&
+      a.reason === b.reason &&
+      a.traceTo === b.traceTo &&
+      a.client === b.client &&
+      a.tier === b.tier &&
+      a.layer === b.layer &&
+      a.weight === b.weight &&
+      a.match === b.match &&
+      (a.from === b.from || sameJson(a.from, b.from)) &&
+      (a.decidedBy === b.decidedBy || sameJson(a.decidedBy, b.decidedBy)) &&
+      (a.l7 === b.l7 || sameJson(a.l7, b.l7)))
+  );
+}
+
+/**
+ * Items of one kind kept from the previous round (an analysis) to the next: `keep` returns the previous
+ * round's item with the same id when `equal` holds, else the new one; `round` starts the next round. Most
+ * items come in the order they came last time, or shifted with their neighbours (an item added above them):
+ * the item at the same place is tried first, then at the last shift, and the previous round is indexed by id
+ * only for an item that moved on its own (as worker/delta.ts matches items).
+ */
+export class Kept<T> {
+  private previous: T[] = [];
+  private current: T[] = [];
+  private byId: Map<string, number> | undefined;
+  private shift = 0;
+
+  constructor(
+    private readonly idOf: (x: T) => string,
+    private readonly equal: (a: T, b: T) => boolean,
+  ) {}
+
+  /** Starts a round: what the last round kept is what this one compares with. */
+  round(): void {
+    this.previous = this.current;
+    this.current = [];
+    this.byId = undefined;
+    this.shift = 0;
+  }
+
+  keep(item: T): T {
+    const prev = this.previous;
+    const i = this.current.length;
+    const id = this.idOf(item);
+    let j = i + this.shift;
+    if (!(j < prev.length && this.idOf(prev[j]!) === id)) {
+      if (!this.byId) {
+        this.byId = new Map();
+        for (let k = prev.length - 1; k >= 0; k--) this.byId.set(this.idOf(prev[k]!), k);
+      }
+      const at = this.byId.get(id);
+      j = at ?? -1;
+      if (at !== undefined) this.shift = at - i;
+    }
+    const before = j >= 0 ? prev[j] : undefined;
+    const out = before !== undefined && this.equal(before, item) ? before : item;
+    this.current.push(out);
+    return out;
+  }
+}
+
+const sameStrings = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** What one analysis keeps for the next (openAnalysis's `keep` option). */
+export class KeptAnswer {
+  /** Service-to-endpoint flows (flows.ts endpointFlows). */
+  readonly endpointFlows = new Kept<Flow>((f) => f.id, sameFlow);
+  /** Workload-to-Service flows (workloadFlows.ts). */
+  readonly workloadFlows = new Kept<Flow>((f) => f.id, sameFlow);
+  /** The source groups' pod id lists, by first pod: a group's flows share one list. */
+  readonly groupPods = new Kept<string[]>((l) => l[0]!, sameStrings);
+}
