@@ -75,6 +75,11 @@ function arrayDelta(base: readonly unknown[], next: readonly unknown[]): Delta {
   let reused = 0;
   let shift = 0;
   const a = next.map((x, i): number | { v: unknown } | { p: number; d: Delta } => {
+    // The very item at its own place (the engine keeps unchanged flows and policies as the objects they were).
+    if (i < base.length && base[i] === x) {
+      reused++;
+      return i;
+    }
     let j: number | undefined;
     let keyed = true;
     if (i < base.length && sameKey(base[i], x)) j = i;

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../index.ts";
 import { asPodKey } from "./ids.ts";
+import { buildCoreModel as buildModel } from "./build.ts";
+import { parseManifests } from "../parse/manifests.ts";
+import { YamlPartCache } from "../parse/yaml.ts";
 
 const load = (text: string) => loadModel([{ name: "m.yaml", text }]);
 
@@ -448,5 +451,31 @@ spec:
     spec: {${body}${body ? ", " : ""}containers: [{name: c, image: x}]}`);
     expect(m.pods[0]!.serviceAccount).toBe(sa);
     expect(m.workloads[0]!.serviceAccount).toBe(sa);
+  });
+});
+
+describe("policies of unchanged documents", () => {
+  const doc = (name: string) =>
+    `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: ${name}, namespace: shop}\nspec:\n  podSelector: {}\n  ingress:\n  - from:\n    - podSelector: {matchLabels: {app: web}}\n`;
+  const pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop, labels: {app: web}}\n";
+  const policies = (text: string, cache: YamlPartCache) =>
+    buildModel(parseManifests([{ name: "m.yaml", text }], { cache })).policies;
+
+  it("are read once: an edit elsewhere keeps them as the objects they were, an edit above moves their lines", () => {
+    const cache = new YamlPartCache();
+    const text = `${pod}---\n${doc("a")}---\n${doc("b")}`;
+    const [a, b] = policies(text, cache);
+    const [a2, b2] = policies(text.replace("app: web}}\n---", "app: web, v: x}}\n---"), cache);
+    expect(a2).toBe(a);
+    expect(b2).toBe(b);
+    // A line above: the same values, moved; the policies read again, at their new lines.
+    const [a3, b3] = policies(`# a note\n${text}`, cache);
+    expect(a3).not.toBe(a);
+    expect(a3!.source.line).toBe(a!.source.line + 1);
+    expect(b3!.ingress[0]!.peers![0]!.line).toBe(b!.ingress[0]!.peers![0]!.line + 1);
+    // A changed policy is read again, the other kept.
+    const [a4, b4] = policies(`# a note\n${text.replace("name: b,", "name: c,")}`, cache);
+    expect(a4).toBe(a3);
+    expect(b4!.name).toBe("c");
   });
 });

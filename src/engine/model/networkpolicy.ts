@@ -134,7 +134,22 @@ export function isKubernetesNetworkPolicy(o: { apiVersion: string; kind: string 
   );
 }
 
+/**
+ * Policies read from unchanged documents, by their parsed value (which the parse cache keeps from one text to
+ * the next) and where the document stands: an edit reads again only the policies it changed or moved.
+ */
+const read = new WeakMap<object, { where: string; policy: NetworkPolicy }>();
+
 export function parseNetworkPolicy(o: KObject): NetworkPolicy {
+  const where = `${o.file}\0${o.doc}\0${o.line}\0${o.kind}\0${o.namespace ?? ""}`;
+  const hit = read.get(o.raw);
+  if (hit?.where === where) return hit.policy;
+  const policy = readNetworkPolicy(o);
+  read.set(o.raw, { where, policy });
+  return policy;
+}
+
+function readNetworkPolicy(o: KObject): NetworkPolicy {
   const spec = isObj(o.raw.spec) ? o.raw.spec : {};
   const namespace = o.namespace ?? "default";
   const types = strList(spec.policyTypes);
