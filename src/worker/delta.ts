@@ -43,10 +43,11 @@ export type AnalysisMessage<T = unknown> =
 const isObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x);
 
-function keyOf(x: unknown): string | undefined {
+/** An item's key: its `id`, else its `name` (kinds apart, so an id never matches a name). */
+function keyOf(x: unknown): { id: string } | { name: string } | undefined {
   if (!isObject(x)) return undefined;
-  if (typeof x.id === "string") return `i:${x.id}`;
-  if (typeof x.name === "string") return `n:${x.name}`;
+  if (typeof x.id === "string") return { id: x.id };
+  if (typeof x.name === "string") return { name: x.name };
   return undefined;
 }
 
@@ -58,11 +59,22 @@ function sameKey(a: unknown, b: unknown): boolean {
   return false;
 }
 
-function firstIndexByKey(base: readonly unknown[]): Map<string, number> {
-  const at = new Map<string, number>();
+/**
+ * The base's first index of each key. The keys are the items' own strings (no prefix is added), so a string
+ * kept from an earlier analysis hashes once, not once per edit.
+ */
+interface KeyIndex {
+  ids: Map<string, number>;
+  names: Map<string, number>;
+}
+
+function firstIndexByKey(base: readonly unknown[]): KeyIndex {
+  const at: KeyIndex = { ids: new Map(), names: new Map() };
   base.forEach((x, i) => {
     const k = keyOf(x);
-    if (k !== undefined && !at.has(k)) at.set(k, i);
+    if (!k) return;
+    const [map, key] = "id" in k ? [at.ids, k.id] : [at.names, k.name];
+    if (!map.has(key)) map.set(key, i);
   });
   return at;
 }
@@ -71,7 +83,7 @@ function arrayDelta(base: readonly unknown[], next: readonly unknown[]): Delta {
   // Most items keep their place, or moved with the items around them (an item added or removed above them
   // shifts them all alike): the item at the same index is tried first, then at the shift of the last item
   // that moved, and the index of the base's items by key is built only for an item that moved on its own.
-  let at: Map<string, number> | undefined;
+  let at: KeyIndex | undefined;
   let reused = 0;
   let shift = 0;
   const a = next.map((x, i): number | { v: unknown } | { p: number; d: Delta } => {
@@ -88,7 +100,10 @@ function arrayDelta(base: readonly unknown[], next: readonly unknown[]): Delta {
     else {
       const k = keyOf(x);
       keyed = k !== undefined;
-      j = keyed ? (at ??= firstIndexByKey(base)).get(k!) : i < base.length ? i : undefined;
+      if (k) {
+        at ??= firstIndexByKey(base);
+        j = "id" in k ? at.ids.get(k.id) : at.names.get(k.name);
+      } else j = i < base.length ? i : undefined;
       if (j === undefined) return { v: x };
       if (keyed) shift = j - i;
     }
