@@ -96,6 +96,8 @@ class Builder {
   private readonly anchors = new Map<string, Anchor>();
   private docValue: unknown = undefined;
   private docStart = -1;
+  /** Where the last event with a place in the text ended: an empty scalar has none (offset -1). */
+  private lastEnd = 0;
   /** go-yaml's counters: nodes decoded, and of them the ones reached through an alias. */
   private decoded = 0;
   private aliased = 0;
@@ -227,6 +229,7 @@ class Builder {
     }
     // Size and height are added to the parent when the collection closes.
     this.place(value, ev.start, 0, 0, undefined, false);
+    if (ev.start >= 0) this.lastEnd = ev.start;
     let f = this.frames[this.depth];
     if (!f) {
       this.frames[this.depth] = f = {
@@ -274,17 +277,27 @@ class Builder {
     const top = this.depth > 0 ? this.frames[this.depth - 1]! : undefined;
     const asKey = top !== undefined && !top.isSeq && top.expectingKey;
     if (r.plainRaw !== undefined) this.warn11(r.plainRaw, this.off(ev.valueStart), asKey);
-    this.place(
-      v,
-      ev.valueStart,
-      1,
-      0,
-      asKey ? keyString(v, this.off(ev.valueStart)) : undefined,
-      asKey && r.plainRaw === "<<",
-    );
+    // An empty key (`: value`) has no place of its own: it stands where its `:` is.
+    const at = ev.valueStart >= 0 ? ev.valueStart : asKey ? this.nextToken() : ev.valueStart;
+    if (ev.valueEnd >= 0) this.lastEnd = ev.valueEnd;
+    this.place(v, at, 1, 0, asKey ? keyString(v, this.off(at)) : undefined, asKey && r.plainRaw === "<<");
+  }
+
+  /** The first character after the last event that is not blank or a comment (an indicator such as `:`). */
+  private nextToken(): number {
+    const t = this.text;
+    let i = this.lastEnd;
+    while (i < t.length) {
+      const c = t.charCodeAt(i);
+      if (c === 0x23 /* # */) while (i < t.length && t.charCodeAt(i) !== 0x0a) i++;
+      else if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+      else break;
+    }
+    return i;
   }
 
   alias(ev: AliasEvent): void {
+    if (ev.anchorEnd >= 0) this.lastEnd = ev.anchorEnd;
     const name = this.text.slice(ev.anchorStart, ev.anchorEnd);
     const at = this.off(ev.anchorStart);
     const a = this.anchors.get(name);

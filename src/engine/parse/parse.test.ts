@@ -131,6 +131,14 @@ describe("parseYamlFile", () => {
     expect(r.documents.map((d) => d.value)).toEqual([{ ok: 1 }]);
   });
 
+  it("places an empty key's error at its `:`, not at the end of the doc before it", () => {
+    const r = parseYamlFile(
+      "k.yaml",
+      "a: 1\n---\nkind: Service\nmetadata:\n  name: api  # the name\n\n:  namespace: shop\n",
+    );
+    expect(r.diagnostics.map((d) => `${d.code}@${d.doc}:${d.line}:${d.column}`)).toEqual(["KTL101@1:7:1"]);
+  });
+
   it("bounds the depth that aliases nest to", () => {
     const lines = ["a0: &a0 [[[[[[[[[[1]]]]]]]]]]"];
     for (let i = 1; i < 12; i++) lines.push(`a${i}: &a${i} [[[[[[[[[[*a${i - 1}]]]]]]]]]]`);
