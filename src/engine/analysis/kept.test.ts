@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FLOW_FIELDS, Kept, KeptAnswer, sameFlow } from "./kept.ts";
 import { openAnalysis } from "./index.ts";
+import { YamlPartCache } from "../parse/yaml.ts";
+import type { CniName } from "../cni/profile.ts";
 import type { Flow } from "./types.ts";
 // @ts-expect-error the bench generator is plain JavaScript
 import { generate } from "../../../bench/generate.mjs";
@@ -79,13 +81,13 @@ describe("openAnalysis with `keep`", () => {
   const flows = (a: ReturnType<typeof openAnalysis>["analysis"]) => [...a.flows, ...(a.reach?.flows ?? [])];
 
   it("an edit that turns a few flows keeps the others as the very objects, and answers as from scratch", () => {
-    const keep = new KeptAnswer();
-    const before = openAnalysis([{ name: "c.yaml", text }], { keep }).analysis;
+    const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
+    const before = openAnalysis([{ name: "c.yaml", text }], keep).analysis;
     expect(before.reach?.flows.length).toBeGreaterThan(100);
     // A label of one template: its pods change class, their flows change, the rest do not.
     const at = text.indexOf("\n        app: ");
     const edited = `${text.slice(0, at + 14)}renamed-${text.slice(at + 14)}`;
-    const after = openAnalysis([{ name: "c.yaml", text: edited }], { keep }).analysis;
+    const after = openAnalysis([{ name: "c.yaml", text: edited }], keep).analysis;
     const scratch = openAnalysis([{ name: "c.yaml", text: edited }]).analysis;
     const timeless = (a: typeof after) => ({ ...a, stats: { ...a.stats, millis: 0 } });
     expect(timeless(after)).toEqual(timeless(scratch));
@@ -96,4 +98,103 @@ describe("openAnalysis with `keep`", () => {
     // Without `keep`, nothing is shared.
     expect(flows(scratch).some((f) => old.has(f))).toBe(false);
   });
+
+  it("answers as from scratch after each of a sequence of edits of labels, ports, replicas and policies", () => {
+    const lines = text.split("\n");
+    const find = (re: RegExp, nth: number) => {
+      const at = lines.findIndex((l, i) => re.test(l) && i > (nth * lines.length) / 8);
+      if (at < 0) throw new Error(`no line ${re} in the cluster`);
+      return at;
+    };
+    const edits: ((l: string[]) => void)[] = [
+      (l) => void (l[find(/^\s+app: [\w-]+$/, 1)] += "-x"),
+      (l) => void (l[find(/^\s+(- )?(port|containerPort|targetPort): \d+$/, 2)] += "1"),
+      (l) => void (l[find(/^\s+replicas: \d+$/, 3)] = "  replicas: 1"),
+      (l) => void (l[find(/^ {2}policyTypes: \[Ingress, Egress\]$/, 2)] = "  policyTypes: [Ingress]"),
+      (l) => void (l[find(/^ {4}- \{port: 53, protocol: TCP\}$/, 0)] = "    - {port: 5353, protocol: TCP}"),
+      (l) =>
+        void l.push(
+          "---",
+          "apiVersion: networking.k8s.io/v1",
+          "kind: NetworkPolicy",
+          "metadata: {name: open-all, namespace: default}",
+          "spec: {podSelector: {}, egress: [{}], policyTypes: [Egress]}",
+        ),
+      (l) => void (l[find(/^\s+app: [\w-]+$/, 1)] = l[find(/^\s+app: [\w-]+$/, 1)]!.replace(/-x$/, "")),
+      (l) => void l.splice(l.length - 5, 5),
+    ];
+    const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
+    const edited = [...lines];
+    openAnalysis([{ name: "c.yaml", text }], keep);
+    for (const e of edits) {
+      e(edited);
+      const t = edited.join("\n");
+      const kept = openAnalysis([{ name: "c.yaml", text: t }], keep).analysis;
+      const scratch = openAnalysis([{ name: "c.yaml", text: t }]).analysis;
+      expect(kept.reach?.flows).toEqual(scratch.reach?.flows);
+      expect(kept.flows).toEqual(scratch.flows);
+    }
+  });
+});
+
+describe("a workload flow taken unbuilt (its inputs equal the kept one's)", () => {
+  const pod = (name: string, labels: string, port = "") =>
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, namespace: a, labels: {${labels}}}\nspec: {containers: [{name: c, image: x${port}}]}\n`;
+  const policy = (name: string, spec: string) =>
+    `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: ${name}, namespace: a}\nspec: ${spec}\n`;
+  const base = [
+    pod("client", "app: client"),
+    pod("web-1", "app: web, zone: one", ", ports: [{containerPort: 80}]"),
+    pod("web-2", "app: web, zone: two", ", ports: [{containerPort: 80}]"),
+    "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: a}\nspec: {selector: {app: web}, ports: [{port: 80}]}\n",
+    policy("deny-in", "{podSelector: {}, policyTypes: [Ingress]}"),
+    policy(
+      "web-in",
+      "{podSelector: {matchLabels: {zone: one}}, ingress: [{from: [{podSelector: {matchLabels: {app: client}}}]}]}",
+    ),
+    policy(
+      "client-out",
+      "{podSelector: {matchLabels: {app: client}}, policyTypes: [Egress], egress: [{ports: [{port: 80}]}]}",
+    ),
+  ];
+  const text = (docs: string[]) => docs.join("---\n");
+  // Every pod-to-Service pair as a workload flow (FLOW_BUDGET 0).
+  const analyse = (
+    t: string,
+    options: { keep?: KeptAnswer; parseCache?: YamlPartCache; cni?: CniName } = {},
+  ) => openAnalysis([{ name: "a.yaml", text: t }], { flowBudget: 0, ...options }).analysis;
+  const clientFlow = (a: ReturnType<typeof analyse>) =>
+    a.reach!.flows.find((f) => f.from[0] === "pod:a/client" && f.to === "service:a/web")!;
+
+  it.each([
+    [
+      "an endpoint's label: as many senders, more endpoints admit them",
+      [
+        base[0]!,
+        base[1]!,
+        pod("web-2", "app: web, zone: one", ", ports: [{containerPort: 80}]"),
+        ...base.slice(3),
+      ],
+    ],
+    [
+      "another egress policy of the sender: the same count, one more deciding policy",
+      [...base, policy("client-more", "{podSelector: {matchLabels: {app: client}}, egress: [{}]}")],
+    ],
+  ])("%s", (_, edited) => {
+    const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
+    const before = clientFlow(analyse(text(base), keep));
+    const after = clientFlow(analyse(text(edited), keep));
+    expect(after).toEqual(clientFlow(analyse(text(edited))));
+    expect(after).not.toEqual(before);
+  });
+
+  it.each([["flannel", "cilium"] as const, ["cilium", "calico"] as const])(
+    "under another CNI profile (%s, then %s): the flows of a fresh analysis under it",
+    (first, then) => {
+      const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
+      analyse(text(base), { ...keep, cni: first });
+      const next = analyse(text(base), { ...keep, cni: then });
+      expect(next.reach!.flows).toEqual(analyse(text(base), { cni: then }).reach!.flows);
+    },
+  );
 });

@@ -122,6 +122,17 @@ export class Kept<T> {
     this.shift = 0;
   }
 
+  /** The previous round's item where the next one is looked for first (its place, after the last shift). */
+  peek(): T | undefined {
+    return this.previous[this.current.length + this.shift];
+  }
+
+  /** Takes the item `peek` gave (the caller found it equal) as this round's next. */
+  take(item: T): T {
+    this.current.push(item);
+    return item;
+  }
+
   keep(item: T): T {
     const prev = this.previous;
     const i = this.current.length;

@@ -161,6 +161,48 @@ function admittedFlow(
   return flow;
 }
 
+/**
+ * What an admitted flow is made of when no cluster tier words it (`admittedFlow`): equal inputs make an equal
+ * flow, so a kept flow with the inputs of this one is taken without building it. The deciding policies are
+ * compared as objects (model/networkpolicy.ts keeps a policy's object while its document is unchanged).
+ */
+interface FlowInputs {
+  from: readonly string[];
+  to: string;
+  port: number;
+  protocol: Protocol;
+  name: string | undefined;
+  admitted: number;
+  endpoints: number;
+  workload: string;
+  enforcement: string;
+  admitter: string;
+  egress: readonly NetworkPolicy[] | undefined;
+  ingress: readonly NetworkPolicy[] | undefined;
+}
+
+const inputsOf = new WeakMap<Flow, FlowInputs>();
+
+const samePolicies = (a: readonly NetworkPolicy[] | undefined, b: readonly NetworkPolicy[] | undefined) =>
+  a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
+
+function sameInputs(a: FlowInputs, b: FlowInputs): boolean {
+  return (
+    a.from === b.from &&
+    a.to === b.to &&
+    a.port === b.port &&
+    a.protocol === b.protocol &&
+    a.name === b.name &&
+    a.admitted === b.admitted &&
+    a.endpoints === b.endpoints &&
+    a.workload === b.workload &&
+    a.enforcement === b.enforcement &&
+    a.admitter === b.admitter &&
+    samePolicies(a.egress, b.egress) &&
+    samePolicies(a.ingress, b.ingress)
+  );
+}
+
 export function workloadFlows(
   model: Model,
   index: PolicyIndex,
@@ -209,6 +251,9 @@ export function workloadFlows(
   const admitter =
     enforcement.kind === "cni" ? cniName(enforcement.cni) : stack ? "the policy stack" : "NetworkPolicy";
   const flowCtx = { decider, admitter, stack, index };
+  // What an admitted flow's words read of the decider (FlowInputs).
+  const enforcementKey = enforcement.kind === "none" ? `none:${enforcement.why}` : enforcement.kind;
+  const byPolicies = enforcement.kind === "stack";
 
   // One judge per endpoint port: the class matrix looked up once, not per pair.
   type Judge = ((src: Pod, dst: Pod) => boolean) & { matrix?: ClassMatrix };
@@ -316,8 +361,40 @@ export function workloadFlows(
           from = g.map((x) => podId(x.key));
           fromOf[k] = from = kept ? kept.groupPods.keep(from) : from;
         }
-        const flow = admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx);
-        out.flows.push(kept ? kept.workloadFlows.keep(flow) : flow);
+        if (!kept) {
+          out.flows.push(admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx));
+          continue;
+        }
+        // Without a tier's words, a flow is its inputs: the kept one with the same inputs is taken unbuilt.
+        const inputs: FlowInputs | undefined = stack
+          ? undefined
+          : {
+              from,
+              to: at.to,
+              port: p.port,
+              protocol: p.protocol,
+              name: p.name,
+              admitted,
+              endpoints: endpoints.length,
+              workload: src.workload.name,
+              enforcement: enforcementKey,
+              admitter,
+              egress: byPolicies ? index.egressPolicies[cls] : undefined,
+              ingress: byPolicies
+                ? index.ingressPolicies[index.classOf[endpoints[0]!.pod.index]!]
+                : undefined,
+            };
+        const before = inputs && kept.workloadFlows.peek();
+        const known = before && inputsOf.get(before);
+        if (known && sameInputs(known, inputs!)) {
+          out.flows.push(kept.workloadFlows.take(before));
+          continue;
+        }
+        const flow = kept.workloadFlows.keep(
+          admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx),
+        );
+        if (inputs) inputsOf.set(flow, inputs);
+        out.flows.push(flow);
       }
       for (const e of endpoints) isEndpoint[e.pod.index] = 0;
       pushDrops(out, s.key, p, sides, endpoints, { stack, admitter, cniLayer, index, sourceClass });
