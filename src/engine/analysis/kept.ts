@@ -154,8 +154,13 @@ export class Kept<T> {
   }
 }
 
-const sameStrings = (a: readonly string[], b: readonly string[]): boolean =>
-  a.length === b.length && a.every((x, i) => x === b[i]);
+/** Lists of the same items, in order, compared by identity (pod ids, policy objects); two absent lists are the same. */
+export function sameItems<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** What one analysis keeps for the next (openAnalysis's `keep` option). */
 export class KeptAnswer {
@@ -164,5 +169,5 @@ export class KeptAnswer {
   /** Workload-to-Service flows (workloadFlows.ts). */
   readonly workloadFlows = new Kept<Flow>((f) => f.id, sameFlow);
   /** The source groups' pod id lists, by first pod: a group's flows share one list. */
-  readonly groupPods = new Kept<string[]>((l) => l[0]!, sameStrings);
+  readonly groupPods = new Kept<string[]>((l) => l[0]!, sameItems);
 }

@@ -27,7 +27,7 @@ import type { ProxyIndex } from "../proxy/index.ts";
 import type { Decider } from "../decide/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, ReachDrop, ReachGroup, RefView } from "./types.ts";
-import type { KeptAnswer } from "./kept.ts";
+import { sameItems, type KeptAnswer } from "./kept.ts";
 
 /** Most flow records listed; beyond, the rest are counted. */
 export const WORKLOAD_FLOW_LIMIT = 20_000;
@@ -183,9 +183,6 @@ interface FlowInputs {
 
 const inputsOf = new WeakMap<Flow, FlowInputs>();
 
-const samePolicies = (a: readonly NetworkPolicy[] | undefined, b: readonly NetworkPolicy[] | undefined) =>
-  a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
-
 function sameInputs(a: FlowInputs, b: FlowInputs): boolean {
   return (
     a.from === b.from &&
@@ -198,8 +195,8 @@ function sameInputs(a: FlowInputs, b: FlowInputs): boolean {
     a.workload === b.workload &&
     a.enforcement === b.enforcement &&
     a.admitter === b.admitter &&
-    samePolicies(a.egress, b.egress) &&
-    samePolicies(a.ingress, b.ingress)
+    sameItems(a.egress, b.egress) &&
+    sameItems(a.ingress, b.ingress)
   );
 }
 
@@ -252,8 +249,21 @@ export function workloadFlows(
     enforcement.kind === "cni" ? cniName(enforcement.cni) : stack ? "the policy stack" : "NetworkPolicy";
   const flowCtx = { decider, admitter, stack, index };
   // What an admitted flow's words read of the decider (FlowInputs).
-  const enforcementKey = enforcement.kind === "none" ? `none:${enforcement.why}` : enforcement.kind;
   const byPolicies = enforcement.kind === "stack";
+  const probe: FlowInputs = {
+    from: [],
+    to: "",
+    port: 0,
+    protocol: "TCP",
+    name: undefined,
+    admitted: 0,
+    endpoints: 0,
+    workload: "",
+    enforcement: enforcement.kind === "none" ? `none:${enforcement.why}` : enforcement.kind,
+    admitter,
+    egress: undefined,
+    ingress: undefined,
+  };
 
   // One judge per endpoint port: the class matrix looked up once, not per pair.
   type Judge = ((src: Pod, dst: Pod) => boolean) & { matrix?: ClassMatrix };
@@ -366,34 +376,31 @@ export function workloadFlows(
           continue;
         }
         // Without a tier's words, a flow is its inputs: the kept one with the same inputs is taken unbuilt.
-        const inputs: FlowInputs | undefined = stack
-          ? undefined
-          : {
-              from,
-              to: at.to,
-              port: p.port,
-              protocol: p.protocol,
-              name: p.name,
-              admitted,
-              endpoints: endpoints.length,
-              workload: src.workload.name,
-              enforcement: enforcementKey,
-              admitter,
-              egress: byPolicies ? index.egressPolicies[cls] : undefined,
-              ingress: byPolicies
-                ? index.ingressPolicies[index.classOf[endpoints[0]!.pod.index]!]
-                : undefined,
-            };
-        const before = inputs && kept.workloadFlows.peek();
-        const known = before && inputsOf.get(before);
-        if (known && sameInputs(known, inputs!)) {
-          out.flows.push(kept.workloadFlows.take(before));
-          continue;
+        // One scratch record, copied only for a flow that is built (most are taken).
+        if (!stack) {
+          probe.from = from;
+          probe.to = at.to;
+          probe.port = p.port;
+          probe.protocol = p.protocol;
+          probe.name = p.name;
+          probe.admitted = admitted;
+          probe.endpoints = endpoints.length;
+          probe.workload = src.workload.name;
+          probe.egress = byPolicies ? index.egressPolicies[cls] : undefined;
+          probe.ingress = byPolicies
+            ? index.ingressPolicies[index.classOf[endpoints[0]!.pod.index]!]
+            : undefined;
+          const before = kept.workloadFlows.peek();
+          const known = before && inputsOf.get(before);
+          if (known && sameInputs(known, probe)) {
+            out.flows.push(kept.workloadFlows.take(before));
+            continue;
+          }
         }
         const flow = kept.workloadFlows.keep(
           admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx),
         );
-        if (inputs) inputsOf.set(flow, inputs);
+        if (!stack) inputsOf.set(flow, { ...probe });
         out.flows.push(flow);
       }
       for (const e of endpoints) isEndpoint[e.pod.index] = 0;

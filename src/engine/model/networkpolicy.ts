@@ -135,8 +135,8 @@ export function isKubernetesNetworkPolicy(o: { apiVersion: string; kind: string 
 }
 
 /**
- * Policies read from unchanged documents, by their parsed value (which the parse cache keeps from one text to
- * the next) and where the document stands: an edit reads again only the policies it changed or moved.
+ * Policies read from unchanged docs, by their parsed value (which the parse cache keeps from one text to the
+ * next) and where the doc stands: an edit reads again only the policies it changed or moved.
  */
 const read = new WeakMap<object, { where: string; policy: NetworkPolicy }>();
 
