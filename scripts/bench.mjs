@@ -212,6 +212,31 @@ async function engineFigures(runner) {
   return rows;
 }
 
+/** The engine table's rows from --json figure lines, as engineFigures builds them while measuring. */
+function rowsOf(records) {
+  const keyOf = {
+    "in-process peak RSS": "runnerPeakRSS",
+    "ktl reach --summary (whole process)": "whole",
+    "ktl reach --summary peak RSS": "wholeRSS",
+  };
+  const byTier = new Map();
+  for (const f of records) {
+    if (f.browser || f.pods === undefined) continue;
+    let row = byTier.get(f.tier);
+    if (!row) {
+      row = {
+        tier: f.tier,
+        stats: { bytes: f.yamlMB * 1e6 },
+        last: { pods: f.pods, policies: f.policies, classes: f.classes },
+        figures: {},
+      };
+      byTier.set(f.tier, row);
+    }
+    row.figures[keyOf[f.figure] ?? f.figure] = f;
+  }
+  return [...byTier.values()];
+}
+
 // ---------- ktl start-up ----------
 
 /**
@@ -508,10 +533,17 @@ const loadStart = loadavg()[0];
 const from = option("from");
 let rows = [];
 let browserResult;
+let measuredOn;
 if (from) {
-  // The report of an earlier run's figures (--json lines), to check the writer without measuring.
-  for (const line of readFileSync(from, "utf8").split("\n"))
-    if (line.trim().startsWith("{") && JSON.parse(line).figure) figures.push(JSON.parse(line));
+  // The report of an earlier run's figures (--json lines): the engine table's rows are rebuilt
+  // from them, and the machine line is the measuring run's (its commit, date and load), not this one's.
+  for (const line of readFileSync(from, "utf8").split("\n")) {
+    if (!line.trim().startsWith("{")) continue;
+    const o = JSON.parse(line);
+    if (o.figure) figures.push(o);
+    else if (o.machine) measuredOn = o.machine;
+  }
+  rows = rowsOf(figures);
   browserResult = figures.some((f) => f.browser) ? {} : { skipped: `no browser figures in ${from}` };
 } else {
   const runner = await bundleRunner();
@@ -525,6 +557,7 @@ if (from) {
     log(`browser figures not measured at ${tier}: ${why}`);
 }
 if (json) {
+  process.stdout.write(JSON.stringify({ machine: machine() }) + "\n");
   for (const t of targetRows())
     process.stdout.write(
       JSON.stringify({
@@ -539,7 +572,7 @@ if (json) {
       }) + "\n",
     );
 } else {
-  const md = markdown(rows, browserResult, machine());
+  const md = markdown(rows, browserResult, measuredOn ?? machine());
   process.stdout.write(md + "\n");
   if (write) {
     writeFileSync(out ?? join(root, "BENCHMARKS.md"), md);
