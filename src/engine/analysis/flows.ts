@@ -17,6 +17,7 @@ import { cniFlow } from "./cni.ts";
 import { analysisDecider, tierFlowJudge } from "./tiers.ts";
 import { matrixInputsKey } from "./inputKeys.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
+import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { asPodKey } from "../model/ids.ts";
 import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
@@ -37,7 +38,7 @@ import {
 import type { DropCause, Flow, RefView, TracePathEdge, TraceView } from "./types.ts";
 
 import { EXTERNAL_CLIENT_IP } from "./constants.ts";
-import type { KeptAnswer } from "./kept.ts";
+import { sameItems, type KeptAnswer } from "./kept.ts";
 
 export { EXTERNAL_CLIENT_IP };
 
@@ -331,25 +332,52 @@ interface IngressSummary {
   client: Pod | undefined;
 }
 
-/** The source classes one ingress row admits and refuses, and their pod counts. */
+/**
+ * How one ingress row splits the source classes: how many it admits and refuses, the pods it admits, and the
+ * first two classes of each side (a summary's client is a pod of the first of them that has one other than
+ * the endpoint: a pod is in one class, so the second always does). No list of every class: there is a split
+ * per distinct row, and the lists were most of what an analysis's endpoint flows allocated.
+ */
 interface RowSplit {
-  admitted: number[];
-  refused: number[];
+  admitted: number;
+  refused: number;
   admittedPods: number;
+  firstAdmitted: number[];
+  firstRefused: number[];
 }
 
 function splitSources(index: PolicyIndex, from: ClassSet | null, sources: readonly number[]): RowSplit {
-  const admitted: number[] = [];
-  const refused: number[] = [];
-  let admittedPods = 0;
+  const split: RowSplit = { admitted: 0, refused: 0, admittedPods: 0, firstAdmitted: [], firstRefused: [] };
   for (const c of sources) {
-    const n = index.classes[c]!.pods.length;
     if (from === null || from.has(c)) {
-      admitted.push(c);
-      admittedPods += n;
-    } else refused.push(c);
+      if (split.admitted++ < 2) split.firstAdmitted.push(c);
+      split.admittedPods += index.classes[c]!.pods.length;
+    } else if (split.refused++ < 2) split.firstRefused.push(c);
   }
-  return { admitted, refused, admittedPods };
+  return split;
+}
+
+/**
+ * A class's ingress policies as an edge names them: the references, those with ingress rules (the ones that
+ * can admit) first, and the first three names. Once per class's list, not per port (the list is one array
+ * per class of an index).
+ */
+const wordsOf = new WeakMap<readonly NetworkPolicy[], { policies: RefView[]; names: string }>();
+
+function ingressWords(list: readonly NetworkPolicy[]): { policies: RefView[]; names: string } {
+  let w = wordsOf.get(list);
+  if (w) return w;
+  const policies = list.map((pol) => refOfPolicy(pol));
+  const listed = policies.slice(0, 3).map((r) => `${r.namespace}/${r.name}`);
+  const names =
+    policies.length > 3 ? `${listed.join(", ")} and ${policies.length - 3} more` : listed.join(", ");
+  const rules = new Map(list.map((pol) => [pol.key, pol.ingress.length]));
+  policies.sort(
+    (a, b) =>
+      (rules.get(`${b.namespace}/${b.name}`) ? 1 : 0) - (rules.get(`${a.namespace}/${a.name}`) ? 1 : 0),
+  );
+  wordsOf.set(list, (w = { policies, names }));
+  return w;
 }
 
 /** NetworkPolicy ingress at one class of endpoint pods on one port, over every pod of the cluster as a source. */
@@ -361,25 +389,14 @@ function summarizeIngress(
   port: number,
   protocol: Protocol,
 ): IngressSummary {
-  const policies = index.ingressPolicies[cls]!.map((pol) => refOfPolicy(pol));
-  const listed = policies.slice(0, 3).map((r) => `${r.namespace}/${r.name}`);
-  const names =
-    policies.length > 3 ? `${listed.join(", ")} and ${policies.length - 3} more` : listed.join(", ");
-  const reprOf = (c: number | undefined) =>
-    c === undefined
-      ? undefined
-      : index.classes[c]!.pods.find((x) => x !== endpoint && x.ips.length > 0 && x.nodeName);
-  const { admitted, refused } = split;
-  // Policies with ingress rules (the ones that can admit) name the edge before those that only isolate.
-  const rules = new Map(index.ingressPolicies[cls]!.map((pol) => [pol.key, pol.ingress.length]));
-  policies.sort(
-    (a, b) =>
-      (rules.get(`${b.namespace}/${b.name}`) ? 1 : 0) - (rules.get(`${a.namespace}/${a.name}`) ? 1 : 0),
-  );
+  const { policies, names } = ingressWords(index.ingressPolicies[cls]!);
+  const reprOf = (c: number) =>
+    index.classes[c]!.pods.find((x) => x !== endpoint && x.ips.length > 0 && x.nodeName);
+  const { admitted, refused, firstAdmitted, firstRefused } = split;
   let client: Pod | undefined;
-  for (const c of refused) if ((client = reprOf(c))) break;
-  if (!client) for (const c of admitted) if ((client = reprOf(c))) break;
-  if (refused.length === 0) {
+  for (const c of firstRefused) if ((client = reprOf(c))) break;
+  if (!client) for (const c of firstAdmitted) if ((client = reprOf(c))) break;
+  if (refused === 0) {
     return {
       verdict: "allow",
       reason: policies.length
@@ -389,7 +406,7 @@ function summarizeIngress(
       client,
     };
   }
-  if (admitted.length === 0) {
+  if (admitted === 0) {
     return {
       verdict: "drop",
       reason: `isolated for ingress by ${names}; no rule admits any pod on ${protocol}/${port}`,
@@ -426,6 +443,41 @@ export function keptMatrices(index: PolicyIndex): Map<string, ClassMatrix> {
   return lastMatrices.matrices;
 }
 
+/**
+ * What a ready endpoint's flow is made of when NetworkPolicy alone decides (or nothing enforces): equal inputs
+ * make an equal flow, so the kept flow with the inputs of this one is taken without building it. The policy
+ * references are compared by identity (refs.ts keeps one object per policy and line).
+ */
+interface EndpointInputs {
+  service: string;
+  pod: string;
+  port: number;
+  protocol: Protocol;
+  name: string | undefined;
+  enforcement: string;
+  verdict: string;
+  reason: string;
+  decidedBy: readonly RefView[];
+  client: string | undefined;
+}
+
+const endpointInputsOf = new WeakMap<Flow, EndpointInputs>();
+
+function sameEndpointInputs(a: EndpointInputs, b: EndpointInputs): boolean {
+  return (
+    a.service === b.service &&
+    a.pod === b.pod &&
+    a.port === b.port &&
+    a.protocol === b.protocol &&
+    a.name === b.name &&
+    a.enforcement === b.enforcement &&
+    a.verdict === b.verdict &&
+    a.reason === b.reason &&
+    a.client === b.client &&
+    sameItems(a.decidedBy, b.decidedBy)
+  );
+}
+
 export function endpointFlows(
   model: Model,
   index: PolicyIndex,
@@ -447,6 +499,20 @@ export function endpointFlows(
   const enforcement = decider.enforcement;
   const stack = decider.stack?.layered ? decider.stack : undefined;
   let tierJudge: ReturnType<typeof tierFlowJudge> | undefined;
+  // One scratch record of a flow's inputs (EndpointInputs), copied only for a flow that is built.
+  const plain = kept && (enforcement.kind === "none" || (enforcement.kind === "stack" && !stack));
+  const probe: EndpointInputs = {
+    service: "",
+    pod: "",
+    port: 0,
+    protocol: "TCP",
+    name: undefined,
+    enforcement: enforcement.kind === "none" ? `none:${enforcement.why}` : enforcement.kind,
+    verdict: "",
+    reason: "",
+    decidedBy: [],
+    client: undefined,
+  };
   for (const s of model.services) {
     const sp = proxy.services.get(s.key);
     if (!sp) continue;
@@ -459,19 +525,6 @@ export function endpointFlows(
         seen.add(ep.pod);
         const pod = model.podsByKey.get(ep.pod);
         if (!pod) continue;
-        const flow: Flow = {
-          id: `endpoint|${serviceId(s.key)}|${podId(pod.key)}|${p.port}/${p.protocol}`,
-          kind: "endpoint",
-          from: [serviceId(s.key)],
-          to: podId(pod.key),
-          port: p.port,
-          protocol: p.protocol,
-          traceTo: `service:${s.key}:${p.port}`,
-          verdict: "allow",
-          reason: "",
-          decidedBy: [],
-        };
-        if (p.name) flow.portName = p.name;
         const cls = index.classOf[pod.index]!;
         const key = `${cls}/${ep.port}/${p.protocol}`;
         let sum = summaries.get(key);
@@ -488,6 +541,38 @@ export function endpointFlows(
           if (!split) splits.set(from, (split = splitSources(index, from, sources)));
           summaries.set(key, (sum = summarizeIngress(index, split, cls, pod, ep.port, p.protocol)));
         }
+        if (plain && ep.ready) {
+          // The kept flow with this one's inputs is taken unbuilt (most are, after an edit).
+          probe.service = s.key;
+          probe.pod = pod.key;
+          probe.port = p.port;
+          probe.protocol = p.protocol;
+          probe.name = p.name;
+          const none = enforcement.kind === "none";
+          probe.verdict = none ? "allow" : sum.verdict;
+          probe.reason = none ? enforcement.why : sum.reason;
+          probe.decidedBy = none ? [] : sum.decidedBy;
+          probe.client = none ? undefined : sum.client?.key;
+          const before = kept.endpointFlows.peek();
+          const known = before && endpointInputsOf.get(before);
+          if (known && sameEndpointInputs(known, probe)) {
+            flows.push(kept.endpointFlows.take(before));
+            continue;
+          }
+        }
+        const flow: Flow = {
+          id: `endpoint|${serviceId(s.key)}|${podId(pod.key)}|${p.port}/${p.protocol}`,
+          kind: "endpoint",
+          from: [serviceId(s.key)],
+          to: podId(pod.key),
+          port: p.port,
+          protocol: p.protocol,
+          traceTo: `service:${s.key}:${p.port}`,
+          verdict: "allow",
+          reason: "",
+          decidedBy: [],
+        };
+        if (p.name) flow.portName = p.name;
         if (sum.client) flow.client = podId(sum.client.key);
         if (!ep.ready) {
           flow.verdict = "drop";
@@ -538,7 +623,13 @@ export function endpointFlows(
           flow.decidedBy = sum.decidedBy;
           if (sum.verdict !== "allow") flow.dropCause = "policy";
         }
-        flows.push(kept ? kept.endpointFlows.keep(flow) : flow);
+        if (!kept) {
+          flows.push(flow);
+          continue;
+        }
+        const out = kept.endpointFlows.keep(flow);
+        if (plain && ep.ready) endpointInputsOf.set(out, { ...probe });
+        flows.push(out);
       }
     });
   }

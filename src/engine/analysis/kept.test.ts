@@ -198,3 +198,36 @@ describe("a workload flow taken unbuilt (its inputs equal the kept one's)", () =
     },
   );
 });
+
+describe("an endpoint flow taken unbuilt (its inputs equal the kept one's)", () => {
+  const docs = (portName: string) =>
+    [
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: a, labels: {app: web}}\nspec: {containers: [{name: c, image: x, ports: [{containerPort: 80}]}]}\n",
+      `apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: a}\nspec: {selector: {app: web}, ports: [{port: 80${portName}}]}\n`,
+      "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny-in, namespace: a}\nspec: {podSelector: {}, policyTypes: [Ingress]}\n",
+    ].join("---\n");
+  const analyse = (
+    t: string,
+    options: { keep?: KeptAnswer; parseCache?: YamlPartCache; cni?: CniName } = {},
+  ) => openAnalysis([{ name: "a.yaml", text: t }], options).analysis;
+  const endpoints = (a: ReturnType<typeof analyse>) => a.flows.filter((f) => f.kind === "endpoint");
+
+  it("a Service port given a name (the same verdict and words): the flow of a fresh analysis, with the name", () => {
+    const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
+    const before = endpoints(analyse(docs(""), keep));
+    const after = endpoints(analyse(docs(", name: http"), keep));
+    expect(after).toEqual(endpoints(analyse(docs(", name: http"))));
+    expect(after[0]!.portName).toBe("http");
+    expect(before[0]!.portName).toBeUndefined();
+  });
+
+  it.each([["flannel", "cilium"] as const, ["cilium", "flannel"] as const])(
+    "under another CNI profile (%s, then %s): the endpoint flows of a fresh analysis under it",
+    (first, then) => {
+      const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
+      analyse(docs(""), { ...keep, cni: first });
+      const next = analyse(docs(""), { ...keep, cni: then });
+      expect(endpoints(next)).toEqual(endpoints(analyse(docs(""), { cni: then })));
+    },
+  );
+});
