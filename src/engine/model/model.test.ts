@@ -479,3 +479,35 @@ describe("policies of unchanged documents", () => {
     expect(b4!.name).toBe("c");
   });
 });
+
+describe("a Deployment's template hash with the parse cache (values of unchanged docs kept)", () => {
+  const deployment = (name: string, app: string) =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ${name}, namespace: shop}\nspec:\n  replicas: 1\n  template:\n    metadata: {labels: {app: ${app}}}\n    spec: {containers: [{name: c}]}\n`;
+  const hashes = (text: string, cache?: YamlPartCache) =>
+    buildModel(parseManifests([{ name: "m.yaml", text }], cache ? { cache } : {})).pods.map(
+      (p) => p.labels["pod-template-hash"],
+    );
+
+  it("is the hash of a fresh parse after each edit: kept for an unchanged template, new for an edited one", () => {
+    const cache = new YamlPartCache();
+    const steps = [
+      `${deployment("a", "web")}---\n${deployment("b", "api")}`,
+      // The second template edited: its hash changes, the first's stays.
+      `${deployment("a", "web")}---\n${deployment("b", "api2")}`,
+      // A line above: both docs move, their values are kept, their hashes stay.
+      `# a note\n${deployment("a", "web")}---\n${deployment("b", "api2")}`,
+      // A name changed alone: the hash names the workload too.
+      `# a note\n${deployment("a", "web")}---\n${deployment("c", "api2")}`,
+    ];
+    const seen: (string | undefined)[][] = [];
+    for (const text of steps) {
+      const got = hashes(text, cache);
+      expect(got).toEqual(hashes(text));
+      seen.push(got);
+    }
+    expect(seen[1]![0]).toBe(seen[0]![0]);
+    expect(seen[1]![1]).not.toBe(seen[0]![1]);
+    expect(seen[2]).toEqual(seen[1]);
+    expect(seen[3]![1]).not.toBe(seen[2]![1]);
+  });
+});

@@ -73,6 +73,22 @@ function replicasOf(o: KObject): number {
 }
 
 /**
+ * A Deployment's pod-template-hash stand-in: a hash of the workload's name and its template's JSON. Parsed
+ * values are never changed and an unchanged doc keeps its values from one parse to the next (parse/yaml.ts),
+ * so the hash is kept per template object: the JSON of every template was most of a model build's workload
+ * expansion after an edit.
+ */
+const hashes = new WeakMap<object, { name: string; hash: string }>();
+
+function templateHashOf(template: Json, name: string): string {
+  const known = hashes.get(template);
+  if (known?.name === name) return known.hash;
+  const hash = safeSuffix(`${name}/${boundedJson(template)}`, 10);
+  hashes.set(template, { name, hash });
+  return hash;
+}
+
+/**
  * Expands one workload into pod inputs. DaemonSets return one template; the
  * caller fans it out per node. Replicas whose labels are the same share one
  * labels object (the model never changes a pod's labels), so later stages
@@ -88,7 +104,7 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
   const spec = obj(template.spec) ?? {};
   const workload: WorkloadRef = { kind: o.kind, namespace, name: o.name };
   const line = o.line;
-  const templateHash = safeSuffix(`${namespace}/${o.name}/${boundedJson(template)}`, 10);
+  const templateHash = templateHashOf(template, `${namespace}/${o.name}`);
   const make = (name: string, labels: Record<string, string>, daemonSet = false): PodSpecInput => ({
     namespace,
     name,
