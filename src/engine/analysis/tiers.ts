@@ -127,6 +127,9 @@ export function tierFlowJudge(
     else if (k === 2) second[c] = i;
   });
   const classes = [...count.keys()].filter((c) => count[c]! > 0);
+  // The sender classes by their first sender's position: the first refused one is the first of these not admitted.
+  const byFirst = [...classes].sort((a, b) => first[a]! - first[b]!);
+  const admittedMark = new Uint8Array(n);
   const tallies = new Map<string, ClassTally>();
   const min = (a: number, b: number) => (a < 0 ? b : b < 0 ? a : Math.min(a, b));
 
@@ -141,12 +144,35 @@ export function tierFlowJudge(
     let t = tallies.get(tk);
     if (!t) {
       t = { allowed: 0, refused: -1, admitted: -1 };
-      for (const a of classes) {
-        if (a === b) continue;
-        if (classAllowed(sm, a, b)) {
-          t.allowed += count[a]!;
-          t.admitted = min(t.admitted, first[a]!);
-        } else t.refused = min(t.refused, first[a]!);
+      const row = sm.ingressFrom[b]!;
+      if (row === null) {
+        for (const a of classes) {
+          if (a === b) continue;
+          if (classAllowed(sm, a, b)) {
+            t.allowed += count[a]!;
+            t.admitted = min(t.admitted, first[a]!);
+          } else t.refused = min(t.refused, first[a]!);
+        }
+      } else {
+        // An isolated destination admits only its row's classes: those are visited, not every sender class
+        // (at L most rows are a few classes of 2,811), and the first refused sender is found in byFirst.
+        const admittedNow: number[] = [];
+        const tally = t;
+        row.forEach((a) => {
+          if (a === b || count[a]! === 0) return;
+          const out = sm.egressTo[a]!;
+          if (out !== null && !out.has(b)) return;
+          tally.allowed += count[a]!;
+          tally.admitted = min(tally.admitted, first[a]!);
+          admittedMark[a] = 1;
+          admittedNow.push(a);
+        });
+        for (const a of byFirst)
+          if (a !== b && admittedMark[a] === 0) {
+            t.refused = first[a]!;
+            break;
+          }
+        for (const a of admittedNow) admittedMark[a] = 0;
       }
       tallies.set(tk, t);
     }
