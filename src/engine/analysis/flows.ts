@@ -38,7 +38,7 @@ import {
 import type { DropCause, Flow, RefView, TracePathEdge, TraceView } from "./types.ts";
 
 import { EXTERNAL_CLIENT_IP } from "./constants.ts";
-import { sameItems, type KeptAnswer } from "./kept.ts";
+import { sameEndpointInputs, type EndpointInputs, type KeptAnswer } from "./kept.ts";
 
 export { EXTERNAL_CLIENT_IP };
 
@@ -443,41 +443,6 @@ export function keptMatrices(index: PolicyIndex): Map<string, ClassMatrix> {
   return lastMatrices.matrices;
 }
 
-/**
- * What a ready endpoint's flow is made of when NetworkPolicy alone decides (or nothing enforces): equal inputs
- * make an equal flow, so the kept flow with the inputs of this one is taken without building it. The policy
- * references are compared by identity (refs.ts keeps one object per policy and line).
- */
-interface EndpointInputs {
-  service: string;
-  pod: string;
-  port: number;
-  protocol: Protocol;
-  name: string | undefined;
-  enforcement: string;
-  verdict: string;
-  reason: string;
-  decidedBy: readonly RefView[];
-  client: string | undefined;
-}
-
-const endpointInputsOf = new WeakMap<Flow, EndpointInputs>();
-
-function sameEndpointInputs(a: EndpointInputs, b: EndpointInputs): boolean {
-  return (
-    a.service === b.service &&
-    a.pod === b.pod &&
-    a.port === b.port &&
-    a.protocol === b.protocol &&
-    a.name === b.name &&
-    a.enforcement === b.enforcement &&
-    a.verdict === b.verdict &&
-    a.reason === b.reason &&
-    a.client === b.client &&
-    sameItems(a.decidedBy, b.decidedBy)
-  );
-}
-
 export function endpointFlows(
   model: Model,
   index: PolicyIndex,
@@ -553,10 +518,9 @@ export function endpointFlows(
           probe.reason = none ? enforcement.why : sum.reason;
           probe.decidedBy = none ? [] : sum.decidedBy;
           probe.client = none ? undefined : sum.client?.key;
-          const before = kept.endpointFlows.peek();
-          const known = before && endpointInputsOf.get(before);
-          if (known && sameEndpointInputs(known, probe)) {
-            flows.push(kept.endpointFlows.take(before));
+          const taken = kept.endpointFlows.takeSame(probe, sameEndpointInputs);
+          if (taken) {
+            flows.push(taken);
             continue;
           }
         }
@@ -627,9 +591,7 @@ export function endpointFlows(
           flows.push(flow);
           continue;
         }
-        const out = kept.endpointFlows.keep(flow);
-        if (plain && ep.ready) endpointInputsOf.set(out, { ...probe });
-        flows.push(out);
+        flows.push(kept.endpointFlows.keep(flow, plain && ep.ready ? { ...probe } : undefined));
       }
     });
   }

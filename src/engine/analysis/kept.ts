@@ -15,7 +15,9 @@
  * owner passes to each analysis (the worker keeps one, beside its
  * YamlPartCache); an analysis without one keeps nothing.
  */
-import type { Flow } from "./types.ts";
+import type { Flow, RefView } from "./types.ts";
+import type { Protocol } from "../model/types.ts";
+import type { NetworkPolicy } from "../model/networkpolicy.ts";
 
 /** Deep equality of JSON-safe values (undefined-valued keys count as absent). */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -101,13 +103,16 @@ export function sameFlow(a: Flow, b: Flow): boolean {
  * round's item with the same id when `equal` holds, else the new one; `round` starts the next round. Most
  * items come in the order they came last time, or shifted with their neighbours (an item added above them):
  * the item at the same place is tried first, then at the last shift, and the previous round is indexed by id
- * only for an item that moved on its own (as worker/delta.ts matches items).
+ * only for an item that moved on its own (as worker/delta.ts matches items). An item kept with the inputs it
+ * was made from is, next round, taken by `takeSame` without making it again when the inputs are the same.
  */
-export class Kept<T> {
+export class Kept<T extends object, I = never> {
   private previous: T[] = [];
   private current: T[] = [];
   private byId: Map<string, number> | undefined;
   private shift = 0;
+  /** What each kept item was made from (`keep`'s second argument). */
+  private readonly inputs = new WeakMap<T, I>();
 
   constructor(
     private readonly idOf: (x: T) => string,
@@ -122,18 +127,21 @@ export class Kept<T> {
     this.shift = 0;
   }
 
-  /** The previous round's item where the next one is looked for first (its place, after the last shift). */
-  peek(): T | undefined {
-    return this.previous[this.current.length + this.shift];
+  /**
+   * The previous round's item at the next place (after the last shift), as this round's next, when it was made
+   * from inputs `same` holds for; else undefined and nothing taken. `inputs` may be a scratch record: it is read,
+   * not kept.
+   */
+  takeSame(inputs: I, same: (a: I, b: I) => boolean): T | undefined {
+    const before = this.previous[this.current.length + this.shift];
+    const known = before && this.inputs.get(before);
+    if (known === undefined || !same(known, inputs)) return undefined;
+    this.current.push(before!);
+    return before;
   }
 
-  /** Takes the item `peek` gave (the caller found it equal) as this round's next. */
-  take(item: T): T {
-    this.current.push(item);
-    return item;
-  }
-
-  keep(item: T): T {
+  /** This round's next item: the previous round's equal one, else `item`; with `inputs`, what it was made from. */
+  keep(item: T, inputs?: I): T {
     const prev = this.previous;
     const i = this.current.length;
     const id = this.idOf(item);
@@ -150,6 +158,7 @@ export class Kept<T> {
     const before = j >= 0 ? prev[j] : undefined;
     const out = before !== undefined && this.equal(before, item) ? before : item;
     this.current.push(out);
+    if (inputs !== undefined) this.inputs.set(out, inputs);
     return out;
   }
 }
@@ -162,12 +171,84 @@ export function sameItems<T>(a: readonly T[] | undefined, b: readonly T[] | unde
   return true;
 }
 
+/**
+ * What a ready endpoint's flow (flows.ts endpointFlows) is made of when NetworkPolicy alone decides (or
+ * nothing enforces): equal inputs make an equal flow, so the kept flow with the inputs of this one is taken
+ * without building it. The policy references are compared by identity (refs.ts keeps one object per policy
+ * and line).
+ */
+export interface EndpointInputs {
+  service: string;
+  pod: string;
+  port: number;
+  protocol: Protocol;
+  name: string | undefined;
+  enforcement: string;
+  verdict: string;
+  reason: string;
+  decidedBy: readonly RefView[];
+  client: string | undefined;
+}
+
+export function sameEndpointInputs(a: EndpointInputs, b: EndpointInputs): boolean {
+  return (
+    a.service === b.service &&
+    a.pod === b.pod &&
+    a.port === b.port &&
+    a.protocol === b.protocol &&
+    a.name === b.name &&
+    a.enforcement === b.enforcement &&
+    a.verdict === b.verdict &&
+    a.reason === b.reason &&
+    a.client === b.client &&
+    sameItems(a.decidedBy, b.decidedBy)
+  );
+}
+
+/**
+ * What an admitted workload flow is made of when no cluster tier words it (workloadFlows.ts `admittedFlow`):
+ * equal inputs make an equal flow, so a kept flow with the inputs of this one is taken without building it.
+ * The deciding policies are compared as objects (model/networkpolicy.ts keeps a policy's object while its doc
+ * is unchanged).
+ */
+export interface FlowInputs {
+  from: readonly string[];
+  to: string;
+  port: number;
+  protocol: Protocol;
+  name: string | undefined;
+  admitted: number;
+  endpoints: number;
+  workload: string;
+  enforcement: string;
+  admitter: string;
+  egress: readonly NetworkPolicy[] | undefined;
+  ingress: readonly NetworkPolicy[] | undefined;
+}
+
+export function sameFlowInputs(a: FlowInputs, b: FlowInputs): boolean {
+  return (
+    a.from === b.from &&
+    a.to === b.to &&
+    a.port === b.port &&
+    a.protocol === b.protocol &&
+    a.name === b.name &&
+    a.admitted === b.admitted &&
+    a.endpoints === b.endpoints &&
+    a.workload === b.workload &&
+    a.enforcement === b.enforcement &&
+    a.admitter === b.admitter &&
+    sameItems(a.egress, b.egress) &&
+    sameItems(a.ingress, b.ingress)
+  );
+}
+
 /** What one analysis keeps for the next (openAnalysis's `keep` option). */
 export class KeptAnswer {
   /** Service-to-endpoint flows (flows.ts endpointFlows). */
-  readonly endpointFlows = new Kept<Flow>((f) => f.id, sameFlow);
+  readonly endpointFlows = new Kept<Flow, EndpointInputs>((f) => f.id, sameFlow);
   /** Workload-to-Service flows (workloadFlows.ts). */
-  readonly workloadFlows = new Kept<Flow>((f) => f.id, sameFlow);
+  readonly workloadFlows = new Kept<Flow, FlowInputs>((f) => f.id, sameFlow);
   /** The source groups' pod id lists, by first pod: a group's flows share one list. */
   readonly groupPods = new Kept<string[]>((l) => l[0]!, sameItems);
 }

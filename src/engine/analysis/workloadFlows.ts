@@ -27,7 +27,7 @@ import type { ProxyIndex } from "../proxy/index.ts";
 import type { Decider } from "../decide/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, ReachDrop, ReachGroup, RefView } from "./types.ts";
-import { sameItems, type KeptAnswer } from "./kept.ts";
+import { sameFlowInputs, type FlowInputs, type KeptAnswer } from "./kept.ts";
 
 /** Most flow records listed; beyond, the rest are counted. */
 export const WORKLOAD_FLOW_LIMIT = 20_000;
@@ -159,45 +159,6 @@ function admittedFlow(
   if (p.name) flow.portName = p.name;
   if (!all) flow.dropCause = "policy";
   return flow;
-}
-
-/**
- * What an admitted flow is made of when no cluster tier words it (`admittedFlow`): equal inputs make an equal
- * flow, so a kept flow with the inputs of this one is taken without building it. The deciding policies are
- * compared as objects (model/networkpolicy.ts keeps a policy's object while its document is unchanged).
- */
-interface FlowInputs {
-  from: readonly string[];
-  to: string;
-  port: number;
-  protocol: Protocol;
-  name: string | undefined;
-  admitted: number;
-  endpoints: number;
-  workload: string;
-  enforcement: string;
-  admitter: string;
-  egress: readonly NetworkPolicy[] | undefined;
-  ingress: readonly NetworkPolicy[] | undefined;
-}
-
-const inputsOf = new WeakMap<Flow, FlowInputs>();
-
-function sameInputs(a: FlowInputs, b: FlowInputs): boolean {
-  return (
-    a.from === b.from &&
-    a.to === b.to &&
-    a.port === b.port &&
-    a.protocol === b.protocol &&
-    a.name === b.name &&
-    a.admitted === b.admitted &&
-    a.endpoints === b.endpoints &&
-    a.workload === b.workload &&
-    a.enforcement === b.enforcement &&
-    a.admitter === b.admitter &&
-    sameItems(a.egress, b.egress) &&
-    sameItems(a.ingress, b.ingress)
-  );
 }
 
 export function workloadFlows(
@@ -390,18 +351,18 @@ export function workloadFlows(
           probe.ingress = byPolicies
             ? index.ingressPolicies[index.classOf[endpoints[0]!.pod.index]!]
             : undefined;
-          const before = kept.workloadFlows.peek();
-          const known = before && inputsOf.get(before);
-          if (known && sameInputs(known, probe)) {
-            out.flows.push(kept.workloadFlows.take(before));
+          const taken = kept.workloadFlows.takeSame(probe, sameFlowInputs);
+          if (taken) {
+            out.flows.push(taken);
             continue;
           }
         }
-        const flow = kept.workloadFlows.keep(
-          admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx),
+        out.flows.push(
+          kept.workloadFlows.keep(
+            admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx),
+            stack ? undefined : { ...probe },
+          ),
         );
-        if (!stack) inputsOf.set(flow, { ...probe });
-        out.flows.push(flow);
       }
       for (const e of endpoints) isEndpoint[e.pod.index] = 0;
       pushDrops(out, s.key, p, sides, endpoints, { stack, admitter, cniLayer, index, sourceClass });
