@@ -27,6 +27,7 @@ import type { Model, Protocol } from "../model/types.ts";
 import { buildPolicyIndex, explainPair, type PairVerdict, type PolicyIndex } from "../netpol/index.ts";
 import { buildProxyIndex, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
+import { thousands } from "../trace/format.ts";
 import { validateModel, validationDiagnostics } from "../validate/index.ts";
 import { computeConnlist, type ConnList } from "../connlist/index.ts";
 import { formatConnlist } from "../connlist/format.ts";
@@ -376,8 +377,7 @@ function progressOf(
   };
 }
 
-const count = (n: number, one: string, many = `${one}s`) =>
-  `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+const count = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
 const megabytes = (chars: number) =>
   chars >= 1e6 ? `${(chars / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(chars / 1e3))} kB`;
 
