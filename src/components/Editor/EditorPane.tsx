@@ -47,6 +47,18 @@ function markersOf(
   });
 }
 
+/** Lines the read-only box shows while Monaco loads: more than any pane is tall. */
+const PREVIEW_LINES = 200;
+
+function firstLines(text: string, lines: number): string {
+  let at = -1;
+  for (let i = 0; i < lines; i++) {
+    at = text.indexOf("\n", at + 1);
+    if (at < 0) return text;
+  }
+  return text.slice(0, at + 1);
+}
+
 export function EditorPane() {
   const store = useAppStore();
   const host = useRef<HTMLDivElement>(null);
@@ -56,7 +68,10 @@ export function EditorPane() {
   const [failed, setFailed] = useState(false);
   const [cursor, setCursor] = useState({ line: 1, column: 1 });
   // Only the plain-text fallback (before Monaco is ready) renders the text; Monaco holds its own copy.
-  const text = useApp((s) => (ready ? "" : s.text));
+  // While Monaco loads, the box is read-only and shows the text's first lines: laying out the whole text in
+  // a textarea took a quarter of a second at 200 pods, on the first draw's path. Should Monaco fail, it
+  // holds the whole text, editable.
+  const text = useApp((s) => (ready ? "" : failed ? s.text : firstLines(s.text, PREVIEW_LINES)));
   const origin = useApp((s) => s.origin);
   const theme = useApp((s) => s.theme);
   const diagnostics = useApp(selectShownDiagnostics);
