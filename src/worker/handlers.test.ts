@@ -237,11 +237,28 @@ describe("edgeEdit", () => {
 });
 
 describe("worker handler: analyze reports its steps", () => {
-  it("tells each step with the generation of the text being analysed", () => {
+  it("tells each step with the generation of the text being analysed, once the analysis has run 100 ms", () => {
     const heard: string[] = [];
-    const engine = createEngineHandlers({ onProgress: (p, g) => heard.push(`${g}:${p.step}`) });
+    let t = 0;
+    const engine = createEngineHandlers({
+      onProgress: (p, g) => heard.push(`${g}:${p.step}`),
+      // Each reading of the clock is 60 ms later: the steps from the third on come past 100 ms.
+      now: () => (t += 60),
+    });
     engine.handlers.analyze({ text: defaultScenario().manifests, file: "m.yaml", generation: 4 });
-    expect(heard).toEqual(["4:1", "4:2", "4:3", "4:4", "4:5", "4:7"]);
+    expect(heard).toEqual(["4:1", "4:3", "4:4", "4:5", "4:7"]);
+  });
+
+  it("tells only the first step of an analysis over before 100 ms (the page shows a step after a second)", () => {
+    const heard: string[] = [];
+    const engine = createEngineHandlers({ onProgress: (p, g) => heard.push(`${g}:${p.step}`), now: () => 0 });
+    engine.handlers.analyze({ text: defaultScenario().manifests, file: "m.yaml", generation: 1 });
+    engine.handlers.analyze({
+      text: `${defaultScenario().manifests}\n# edit\n`,
+      file: "m.yaml",
+      generation: 2,
+    });
+    expect(heard).toEqual(["1:1", "2:1"]);
   });
 });
 

@@ -23,6 +23,9 @@ import type { EngineHandlers } from "./protocol.ts";
 import { createSessionCache } from "./sessionCache.ts";
 import { YamlPartCache } from "../engine/parse/yaml.ts";
 
+/** How long an analysis runs before its steps after the first are posted (`report` below). */
+const PROGRESS_QUIET_MS = 100;
+
 /** The analyses kept as bases a delta can be made against. */
 const SENT_KEPT = 3;
 
@@ -35,11 +38,25 @@ export interface EngineState {
 export interface EngineHandlerOptions {
   /** Each step of an analysis as it starts, with the client's generation of its text (posted to the page). */
   onProgress?: (p: AnalysisProgress, generation: number) => void;
+  /** The clock the quiet time of `onProgress` is read on (ms); tests give their own. */
+  now?: () => number;
 }
 
 export function createEngineHandlers(options: EngineHandlerOptions = {}): EngineState {
   /** The generation of the text being analysed now: its progress is reported under it. */
   let analysing = 0;
+  const now = options.now ?? (() => performance.now());
+  /** When the analysis of `analysing` began (ms). */
+  let began = 0;
+  /**
+   * An analysis's first step goes to the page at once, the later ones once it has run PROGRESS_QUIET_MS:
+   * an analysis shorter than that (an edit at a few hundred pods) is over long before the page shows a
+   * step (LoadProgress, after a second), and each step was a message and a store update on the page.
+   */
+  const report = (p: AnalysisProgress) => {
+    if (p.step > 1 && now() - began < PROGRESS_QUIET_MS) return;
+    options.onProgress?.(p, analysing);
+  };
   /** The docs of the texts analysed last: an edit re-parses only the docs it changed. */
   const parseCache = new YamlPartCache();
   /** The last analysis's flows: an unchanged flow is sent as the object the page holds (engine kept.ts). */
@@ -59,9 +76,7 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Engine
       const session = openAnalysis([{ name: file, text }], {
         parseCache,
         keep,
-        ...(options.onProgress
-          ? { onProgress: (p: AnalysisProgress) => options.onProgress!(p, analysing) }
-          : {}),
+        ...(options.onProgress ? { onProgress: (p: AnalysisProgress) => report(p) } : {}),
         ...(cni ? { cni: cni as CniName } : {}),
         ...(assume ? { assume } : {}),
       });
@@ -87,6 +102,7 @@ export function createEngineHandlers(options: EngineHandlerOptions = {}): Engine
   const handlers: EngineHandlers = {
     analyze({ text, file, generation: g, base, cni, assume }) {
       analysing = g;
+      began = now();
       const session = sessions.open(text, file, `${cni ?? ""}${assume ? `|${JSON.stringify(assume)}` : ""}`);
       generation = g;
       chosen = cni;
