@@ -89,7 +89,7 @@ function bundleSizes(dist, record) {
 }
 
 /** Runs in the page before any script: records layout worker round trips and the last keydown. */
-function pageProbe() {
+export function pageProbe() {
   window.__ktlBench = { layouts: [], keydown: 0, longtasks: [], messages: [] };
   try {
     new PerformanceObserver((list) => {
@@ -136,7 +136,7 @@ const drawMarks = (page) =>
       .map((m) => ({ revision: Number(m.name.slice("ktl:graph-drawn:".length)), at: m.startTime })),
   );
 
-async function waitForDraw(page, after, ms = 60_000) {
+export async function waitForDraw(page, after, ms = 60_000) {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     const marks = (await drawMarks(page)).filter((m) => m.revision > after);
@@ -157,7 +157,7 @@ const openPolicy = (namespace, i) =>
  * backwards and policies pasted at the end, so no edit moves the lines of a
  * later one.
  */
-function planEdits(text, n) {
+export function planEdits(text, n) {
   const lines = text.split("\n");
   const half = lines.length >> 1;
   const pick = (re, from = 0, to = half) => {
@@ -202,7 +202,7 @@ async function gotoLine(page, line) {
 }
 
 /** Makes one planned edit; the last key it presses is the one that changes the text. */
-async function makeEdit(page, e) {
+export async function makeEdit(page, e) {
   if (e.kind === "label") {
     await gotoLine(page, e.line);
     await page.keyboard.press("x");
