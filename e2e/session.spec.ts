@@ -161,3 +161,13 @@ test("a text over 200 kB keeps its YAML colouring but never starts monaco-yaml's
   await playground.pasteText("apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n");
   await expect.poll(yamlWorkers, { timeout: 20_000 }).toBe(1);
 });
+
+test("an app chunk that never arrives is a message, not a blank page", async ({ playground, page }) => {
+  void playground;
+  // The entry (main.tsx) starts the engine worker and then imports the app's chunk: that import fails here.
+  await page.route(/\/boot-[^/]*\.js$/, (route) => route.abort());
+  await page.goto("./");
+  const alert = page.getByRole("alert");
+  await expect(alert).toContainText("Kube Traffic Lab could not load.");
+  await expect(alert).toContainText("Reload the page");
+});

@@ -1,5 +1,5 @@
 /**
- * The page's one engine client and worker. The worker is started by the page's first script (early.ts),
+ * The page's one engine client and worker. The worker is started by the page's entry (app/main.tsx),
  * so that it loads and compiles while the app's bundle does; the client adopts it on first use (the
  * store's sync, what-if, lessons), or starts one then.
  */
