@@ -159,9 +159,7 @@ export function tierFlowJudge(
         const admittedNow: number[] = [];
         const tally = t;
         row.forEach((a) => {
-          if (a === b || count[a]! === 0) return;
-          const out = sm.egressTo[a]!;
-          if (out !== null && !out.has(b)) return;
+          if (a === b || count[a]! === 0 || !classAllowed(sm, a, b)) return;
           tally.allowed += count[a]!;
           tally.admitted = min(tally.admitted, first[a]!);
           admittedMark[a] = 1;
