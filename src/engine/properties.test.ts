@@ -32,6 +32,8 @@ const PROBES: [number, Protocol][] = [
 
 type Obj = Record<string, unknown>;
 
+const POD_NAME = "statefulset.kubernetes.io/pod-name";
+
 const labelSet = fc.record(
   { app: fc.constantFrom("a", "b", "c"), tier: fc.constantFrom("front", "back") },
   { requiredKeys: [] },
@@ -56,10 +58,13 @@ const podArb = fc.record({
     { arbitrary: fc.constant(false), weight: 6 },
     { arbitrary: fc.constant(true), weight: 1 },
   ),
+  /** A StatefulSet replica: owned, with its own pod-name label (which classes leave out unless a selector reads it). */
+  replicaOf: fc.option(fc.constantFrom("db", "cache"), { nil: undefined }),
 });
 
 const selectorArb: fc.Arbitrary<Obj> = fc.oneof(
   fc.constant({}),
+  fc.constantFrom("p0", "p1", "p2").map((v) => ({ matchLabels: { [POD_NAME]: v } })),
   labelSet.map((l) => ({ matchLabels: l })),
   fc.record({
     matchExpressions: fc.array(
@@ -129,15 +134,36 @@ type Infer<A> = A extends fc.Arbitrary<infer T> ? T : never;
 type PodSpec = Infer<typeof podArb>;
 type PolicySpec = Infer<typeof policyArb>;
 
+const REPLICA_TEMPLATES = {
+  db: {
+    namespace: NAMESPACES[0],
+    labels: { app: "a" },
+    ports: [{ name: "http", containerPort: 80, protocol: "TCP" }],
+  },
+  cache: { namespace: NAMESPACES[1], labels: { app: "b", tier: "back" }, ports: [] },
+};
+
 function podDoc(p: PodSpec, i: number): Obj {
+  // A replica has its set's template (namespace, labels, ports) and its own pod-name label.
+  const set = p.replicaOf;
+  const template = set && REPLICA_TEMPLATES[set];
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: `p${i}`, namespace: p.namespace, labels: p.labels },
+    metadata: template
+      ? {
+          name: `p${i}`,
+          namespace: template.namespace,
+          labels: { ...template.labels, [POD_NAME]: `p${i}` },
+          ownerReferences: [
+            { apiVersion: "apps/v1", kind: "StatefulSet", name: set, uid: set, controller: true },
+          ],
+        }
+      : { name: `p${i}`, namespace: p.namespace, labels: p.labels },
     spec: {
       nodeName: p.node,
-      hostNetwork: p.hostNetwork,
-      containers: [{ name: "c", image: "x", ports: p.ports }],
+      hostNetwork: template ? false : p.hostNetwork,
+      containers: [{ name: "c", image: "x", ports: template ? template.ports : p.ports }],
     },
   };
 }

@@ -219,7 +219,8 @@ describe("endpoint edges reuse the previous text's class matrices only when clas
   // Each edit: the text change, and whether classMatrix (netpol/index.ts) reads anything it changes.
   it.each([
     ["an image", "image: shop/api", "image: shop/api:v2", false],
-    ["a StatefulSet replica (a new pod-name label, a new class)", "  replicas: 1\n", "  replicas: 2\n", true],
+    // Its pod-name label is one no selector reads: the new pod joins its sibling's class (buildPolicyIndex).
+    ["a StatefulSet replica", "  replicas: 1\n", "  replicas: 2\n", false],
     [
       "a Service port",
       "      port: 6379\n      targetPort: redis",

@@ -1,7 +1,7 @@
 /**
- * Pods grouped into classes no policy can tell apart (namespace, labels,
- * container ports, hostNetwork, ipBlock atom), and selectors resolved once
- * per class into peer sets.
+ * Pods grouped into classes no policy can tell apart (namespace, the labels
+ * some selector reads, container ports, hostNetwork, ipBlock atom), and
+ * selectors resolved once per class into peer sets.
  */
 import type { ContainerPort, Model, Pod, Protocol } from "../model/types.ts";
 import { labelsKey, matchesSelector, type LabelSelector } from "../model/labels.ts";
@@ -9,11 +9,14 @@ import { ipv4Number, parseIP, type Cidr, type IP } from "../model/ip.ts";
 import { tierCidrs } from "../tiers/parse.ts";
 import { SetBuilder, type ClassSet } from "./bitset.ts";
 import type { NetworkPolicy, PolicyPeer, PolicyRule } from "../model/networkpolicy.ts";
+import type { ClusterPolicy } from "../tiers/types.ts";
+import { workloadId } from "../model/ids.ts";
 import { inBlock, namespaceLabels, portMatches } from "./explain.ts";
 
 export interface PodClass {
   index: number;
   namespace: string;
+  /** The first pod's labels: the pods of a class agree on every label a selector reads, not on the others. */
   labels: Record<string, string>;
   hostNetwork: boolean;
   /** One pod of the class; every pod of the class gets the same verdicts. */
@@ -124,18 +127,84 @@ function portsKey(ports: readonly ContainerPort[]): string {
     .join(",");
 }
 
+/**
+ * The pod label keys that some selector of the policy stack reads:
+ * NetworkPolicy's podSelectors (the policy's and its peers'), and the
+ * cluster tiers' (subjects and peers). A label no selector reads cannot tell
+ * two pods apart (a StatefulSet's `statefulset.kubernetes.io/pod-name`,
+ * mostly), so classes are keyed by these only. A policy layer whose
+ * selectors read pod labels (policy/index.ts LAYER_FACTORIES) adds its keys
+ * here. The CNI dialects have classes of their own (cni/index.ts cniClasses).
+ */
+export function podLabelKeysRead(
+  policies: readonly NetworkPolicy[],
+  clusterPolicies: readonly ClusterPolicy[],
+): Set<string> {
+  const keys = new Set<string>();
+  const add = (s: LabelSelector | undefined) => {
+    if (!s) return;
+    for (const k in s.matchLabels) keys.add(k);
+    for (const e of s.matchExpressions) keys.add(e.key);
+  };
+  for (const p of policies) {
+    add(p.podSelector);
+    for (const r of p.ingress) for (const x of r.peers ?? []) add(x.podSelector);
+    for (const r of p.egress) for (const x of r.peers ?? []) add(x.podSelector);
+  }
+  for (const p of clusterPolicies) {
+    add(p.subject.pods?.podSelector);
+    for (const r of p.ingress) for (const x of r.peers) add(x.pods?.podSelector);
+    for (const r of p.egress) for (const x of r.peers) add(x.pods?.podSelector);
+  }
+  return keys;
+}
+
+/**
+ * A class key's labels part: the labels some selector reads, and whether it
+ * left one out. When it did, the key names what the whole labels named: the
+ * pod's controller, or for a pod of no controller its whole labels, so that a
+ * class still holds only pods that the whole labels grouped together or
+ * replicas of one controller (the graph groups senders by class).
+ */
+function projectedLabels(
+  labels: Record<string, string>,
+  read: ReadonlySet<string>,
+): { key: string; dropped: boolean } {
+  const kept: string[] = [];
+  let dropped = false;
+  for (const k in labels) {
+    if (read.has(k)) kept.push(k);
+    else dropped = true;
+  }
+  if (!dropped) return { key: labelsKey(labels), dropped };
+  kept.sort();
+  return { key: kept.map((k) => `${k}=${labels[k]}`).join("\n"), dropped };
+}
+
 export function buildPolicyIndex(model: Model): PolicyIndex {
   // The policy stack's other layers cut the address space too (the tiers' networks and nodes peers).
   const atom = ipAtoms(model.policies, tierCidrs(model));
+  const read = podLabelKeysRead(model.policies, model.clusterPolicies);
   const byKey = new Map<string, PodClass>();
   const classes: PodClass[] = [];
   const classOf = new Int32Array(model.pods.length);
-  // Pods of one template share their labels object and port list: each is keyed once.
-  const labelKeys = new Map<Record<string, string>, string>();
+  // Pods of one template share their labels object, port list and workload: each is keyed once.
+  const labelKeys = new Map<Record<string, string>, { key: string; dropped: boolean }>();
+  const workloadKeys = new Map<Pod["workload"], string>();
   const portKeys = new Map<readonly ContainerPort[], string>();
   for (const pod of model.pods) {
-    let lk = labelKeys.get(pod.labels);
-    if (lk === undefined) labelKeys.set(pod.labels, (lk = labelsKey(pod.labels)));
+    let projected = labelKeys.get(pod.labels);
+    if (projected === undefined) labelKeys.set(pod.labels, (projected = projectedLabels(pod.labels, read)));
+    let lk = projected.key;
+    if (projected.dropped) {
+      let wk = workloadKeys.get(pod.workload);
+      if (wk === undefined)
+        workloadKeys.set(
+          pod.workload,
+          (wk = pod.workload.kind === "Pod" ? labelsKey(pod.labels) : workloadId(pod.workload)),
+        );
+      lk = `${lk}\n@${wk}`;
+    }
     let pk = portKeys.get(pod.ports);
     if (pk === undefined) portKeys.set(pod.ports, (pk = portsKey(pod.ports)));
     const key = `${pod.namespace}\0${lk}\0${pk}\0${pod.hostNetwork ? "h" : ""}\0${atom(pod.ips[0])}`;

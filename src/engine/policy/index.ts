@@ -46,7 +46,10 @@ export { decideStack, stackRow, sortLayers } from "./stack.ts";
 
 /**
  * Further layers (the CNI dialects) register a factory here; each returns
- * undefined when the model has nothing of its kind.
+ * undefined when the model has nothing of its kind. The classes a layer
+ * judges group pods by the label keys some selector reads: a layer whose
+ * selectors read pod labels adds its keys in netpol/classes.ts
+ * `podLabelKeysRead`.
  */
 export type LayerFactory = (model: Model, index?: PolicyIndex) => PolicyLayer | undefined;
 export const LAYER_FACTORIES: LayerFactory[] = [];

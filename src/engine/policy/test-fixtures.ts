@@ -3,7 +3,8 @@
  * analysis/tiers.test.ts): NetworkPolicies, ClusterNetworkPolicies of both
  * tiers (v1alpha2) and AdminNetworkPolicy / BaselineAdminNetworkPolicy
  * (v1alpha1), with every action, peer kind and port form, host-network pods,
- * from a seed.
+ * StatefulSet replicas (a per-pod label that a selector reads or not), from
+ * a seed.
  */
 import { rng } from "../testing/random.ts";
 
@@ -152,5 +153,43 @@ spec:
       `apiVersion: policy.networking.k8s.io/v1alpha1\nkind: BaselineAdminNetworkPolicy\nmetadata: {name: default}\nspec:\n${spec}`,
     );
   }
+  docs.push(...statefulSetReplicas(seed));
   return docs.join("\n---\n");
+}
+
+const POD_NAME = "statefulset.kubernetes.io/pod-name";
+
+/**
+ * Replicas of StatefulSets, as the apiserver shows them: one template's
+ * labels and ports, each with its own pod-name label, which classes leave out unless a selector reads it
+ * (netpol/classes.ts buildPolicyIndex), and sometimes a NetworkPolicy that
+ * reads it. From a stream of their own, so that the rest of a seed's cluster
+ * is the same as before they were added.
+ */
+function statefulSetReplicas(seed: number): string[] {
+  const r = rng(seed ^ 0x5eed5);
+  const docs: string[] = [];
+  for (let i = r.int(5); i > 0; i--) {
+    const set = r.pick(["db", "cache"]);
+    const ns = set === "db" ? "ns0" : "ns1";
+    const name = `${set}-${i}`;
+    docs.push(`apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+  namespace: ${ns}
+  labels: {app: ${set === "db" ? "a" : "b"}, ${POD_NAME}: ${name}}
+  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: ${set}, uid: u-${set}, controller: true}]
+spec:
+  nodeName: node-${r.int(3)}
+  containers: [{name: c, ports: [${set === "db" ? PORTS[0] : PORTS.slice(1).join(", ")}]}]`);
+  }
+  if (r.int(3) === 0) {
+    const ns = r.pick(["ns0", "ns1"]);
+    const one = `{matchLabels: {${POD_NAME}: ${r.pick(["db-1", "db-2", "cache-1"])}}}`;
+    docs.push(
+      `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: one-replica, namespace: ${ns}}\nspec:\n  podSelector: ${r.int(2) ? one : "{}"}\n  policyTypes: [Ingress]\n  ingress: [{from: [{podSelector: ${r.int(2) ? one : podSel(r)}}]}]`,
+    );
+  }
+  return docs;
 }
