@@ -109,6 +109,17 @@ describe("reading inputs", () => {
     expect(r.err.trim()).toBe(`ktl validate: ${join(dir, "missing.yaml")}: no such file or directory`);
   });
 
+  it("reads a file of several MiB whole, and an empty one, exactly as written", () => {
+    // One buffer of the file's size (io.ts readCapped), a multi-byte character across every MiB boundary.
+    const line = "# \u00e9t\u00e9 \u2603 caf\u00e9\n";
+    const big = line.repeat(Math.ceil((3 * (1 << 20) + 7) / Buffer.byteLength(line)));
+    writeFileSync(join(dir, "big.yaml"), big);
+    writeFileSync(join(dir, "empty.yaml"), "");
+    const [a, b] = readInputs([join(dir, "big.yaml"), join(dir, "empty.yaml")]);
+    expect(a!.text === big).toBe(true);
+    expect(b!.text).toBe("");
+  });
+
   it("decodes UTF-16 by its byte order mark", () => {
     const text = "apiVersion: v1\nkind: Namespace\n";
     const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);

@@ -6,7 +6,7 @@
  * (`<(helm template ...)` is a FIFO, and is fine) fails cleanly. UTF-16 files
  * (with their byte order mark) are decoded; everything else is read as UTF-8.
  */
-import { closeSync, openSync, readSync, readdirSync, statSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, readdirSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { InputFile } from "../engine/index.ts";
 import { escapeControls, oneLine } from "./escape.ts";
@@ -66,15 +66,24 @@ function walk(dir: string, warn: (s: string) => void, out: string[], depth = 0):
 }
 
 /** Reads at most MAX_INPUT_BYTES (plus one, to tell) from a descriptor. */
-function readCapped(fd: number, name: string, budget: { left: number }): Buffer {
+function readCapped(fd: number, name: string, budget: { left: number }, size = 0): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
   const limit = Math.min(MAX_INPUT_BYTES, budget.left);
+  // A file of known size is read into one buffer (a byte more, to see it end), not copied from chunks.
+  let whole = size > 0 && size <= limit ? Buffer.allocUnsafe(size + 1) : undefined;
+  let filled = 0;
   for (;;) {
-    const buf = Buffer.allocUnsafe(1 << 20);
+    if (whole && filled === whole.length) {
+      // The file grew while being read: go on in chunks.
+      chunks.push(whole);
+      whole = undefined;
+    }
+    const buf = whole ?? Buffer.allocUnsafe(1 << 20);
+    const at = whole ? filled : 0;
     let n: number;
     try {
-      n = readSync(fd, buf, 0, buf.length, null);
+      n = readSync(fd, buf, at, buf.length - at, null);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       // A non-blocking stdin with nothing yet: wait a little and read again.
@@ -92,9 +101,14 @@ function readCapped(fd: number, name: string, budget: { left: number }): Buffer 
         `${name}: larger than ${limit >> 20} MiB, the most ktl reads${limit < MAX_INPUT_BYTES ? " in all" : ""}; split the input`,
       );
     }
-    chunks.push(buf.subarray(0, n));
+    if (whole) filled += n;
+    else chunks.push(buf.subarray(0, n));
   }
   budget.left -= total;
+  if (whole) {
+    if (chunks.length === 0) return whole.subarray(0, filled);
+    chunks.push(whole.subarray(0, filled));
+  }
   return Buffer.concat(chunks, total);
 }
 
@@ -115,7 +129,8 @@ function readPath(p: string, budget: { left: number }): string {
     throw new UsageError(`${p}: cannot read: ${errnoText(e)}`);
   }
   try {
-    return decodeText(readCapped(fd, p, budget));
+    const st = fstatSync(fd);
+    return decodeText(readCapped(fd, p, budget, st.isFile() ? st.size : 0));
   } finally {
     closeSync(fd);
   }
