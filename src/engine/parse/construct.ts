@@ -59,6 +59,12 @@ interface Frame {
   mergeValue: unknown;
   mergeOffset: number;
   hasMerge: boolean;
+  /**
+   * For a mapping: its record keeps its keys (positions.ts), because the
+   * mapping's key order is not the order its keys were written in (a `<<`
+   * merge set keys, or a key is an array index, which JavaScript orders first).
+   */
+  keyed: boolean;
   /** Expanded size and height of the collection so far. */
   size: number;
   height: number;
@@ -85,6 +91,26 @@ function applyMerge(map: Record<string, unknown>, src: unknown, offset: number):
     for (const s of src) if (!isMapping(s)) throw bad();
     for (let i = src.length - 1; i >= 0; i--) copy(src[i] as Record<string, unknown>);
   } else throw bad();
+}
+
+/** A mapping's record without its keys: its keys' offsets in the mapping's own key order (positions.ts). */
+function keyless(at: Pos, n: number): Pos {
+  const out: Pos = new Array<Origin | string | number>(2 + ((n - 2) >> 1));
+  out[0] = at[0]!;
+  out[1] = at[1]!;
+  for (let i = 3, j = 2; i < n; i += 2, j++) out[j] = at[i]!;
+  return out;
+}
+
+/** A key JavaScript orders before the others in an object (an array index: "0" to "4294967294"). */
+function isArrayIndex(key: string): boolean {
+  const c = key.charCodeAt(0);
+  if (!(c >= 48 && c <= 57) || key.length > 10 || (c === 48 && key.length > 1)) return false;
+  for (let i = 1; i < key.length; i++) {
+    const d = key.charCodeAt(i);
+    if (d < 48 || d > 57) return false;
+  }
+  return Number(key) < 4294967295;
 }
 
 /** Builds the documents of one text from its events. Offsets are shifted by `base`. */
@@ -141,6 +167,7 @@ class Builder {
 
   private flushMerge(f: Frame) {
     f.hasMerge = false;
+    f.keyed = true;
     applyMerge(f.value as Record<string, unknown>, f.mergeValue, f.mergeOffset);
     f.mergeValue = undefined;
   }
@@ -201,6 +228,7 @@ class Builder {
     map[key] = value;
     if (seen >= 0) top.at[seen + 1] = top.pendingKeyOffset - this.base;
     else {
+      if (!top.keyed && isArrayIndex(key)) top.keyed = true;
       top.at[top.n++] = key;
       top.at[top.n++] = top.pendingKeyOffset - this.base;
     }
@@ -244,6 +272,7 @@ class Builder {
         mergeValue: undefined,
         mergeOffset: 0,
         hasMerge: false,
+        keyed: false,
         size: 1,
         height: 1,
         anchor,
@@ -256,6 +285,7 @@ class Builder {
     f.expectingKey = !isSeq;
     f.pendingMerge = false;
     f.hasMerge = false;
+    f.keyed = false;
     f.mergeValue = undefined;
     f.size = 1;
     f.height = 1;
@@ -331,11 +361,38 @@ class Builder {
     this.place(a.value, ev.anchorStart, a.size, a.height, undefined, false);
   }
 
+  /**
+   * Swaps a closed sequence for an exact-size copy wherever it was placed
+   * (its parent, the doc, its anchor): an array grown by push keeps room for
+   * 16 more items, 136 bytes a short list keeps for as long as the values live.
+   * Nothing else can hold it yet: an alias to an open collection is refused.
+   */
+  private exactSize(f: Frame): void {
+    const old = f.value as unknown[];
+    const exact = old.slice();
+    f.value = exact;
+    if (f.anchor) f.anchor.value = exact;
+    if (this.depth === 0) {
+      if (this.docValue === old) this.docValue = exact;
+      return;
+    }
+    const parent = this.frames[this.depth - 1]!;
+    if (parent.isSeq) {
+      const items = parent.value as unknown[];
+      if (items[items.length - 1] === old) items[items.length - 1] = exact;
+    } else if (parent.hasMerge && parent.mergeValue === old) parent.mergeValue = exact;
+    else {
+      const map = parent.value as Record<string, unknown>;
+      if (map[parent.pendingKey] === old) map[parent.pendingKey] = exact;
+    }
+  }
+
   pop(): void {
     if (this.depth > 0) {
       const f = this.frames[--this.depth]!;
       if (f.hasMerge) this.flushMerge(f);
-      attach(f.value, f.at.slice(0, f.n));
+      if (f.isSeq && (f.value as unknown[]).length > 0) this.exactSize(f);
+      attach(f.value, f.isSeq || f.keyed ? f.at.slice(0, f.n) : keyless(f.at, f.n));
       if (f.anchor) {
         f.anchor.size = f.size;
         f.anchor.height = f.height;

@@ -32,10 +32,13 @@ export interface Origin {
 
 /**
  * The stored form of a position, one exact-size array per collection:
- * `[origin, offset, ...]` followed, for a mapping, by `key, offset` pairs in
- * order of appearance (a repeated key keeps its first place and its last
- * offset), for a sequence by the offset of each item; offsets relative to the
- * origin's base. It hangs off the collection under a non-enumerable symbol:
+ * `[origin, offset, ...]` followed, for a sequence, by the offset of each
+ * item; for a mapping, by the offset of each key in the mapping's own key
+ * order (Object.keys), or, when that order is not the order of appearance (a
+ * `<<` merge, an array-index key), by `key, offset` pairs in order of
+ * appearance (a repeated key keeps its first place and its last offset): a
+ * string third element tells the second form. Offsets are relative to the
+ * origin's base. Most mappings take the first form, which holds no key. It hangs off the collection under a non-enumerable symbol:
  * invisible to Object.keys, JSON, spread, structured clone and deep equality,
  * and cheaper than a WeakMap (whose entries every garbage collection has to
  * trace).
@@ -74,8 +77,16 @@ export function positionOf(node: object): NodePosition | undefined {
   const offset = base + (p[1] as number);
   if (Array.isArray(node)) return { source, offset, items: (p.slice(2) as number[]).map((o) => base + o) };
   const keys = new Map<string, number>();
-  for (let i = 2; i < p.length; i += 2) keys.set(p[i] as string, base + (p[i + 1] as number));
+  if (keyless(p)) {
+    let i = 2;
+    for (const k of Object.keys(node)) if (i < p.length) keys.set(k, base + (p[i++] as number));
+  } else for (let i = 2; i < p.length; i += 2) keys.set(p[i] as string, base + (p[i + 1] as number));
   return { source, offset, keys };
+}
+
+/** A mapping's record holds offsets in its key order, no keys. */
+function keyless(p: Pos): boolean {
+  return p.length > 2 && typeof p[2] === "number";
 }
 
 /** Offset of a key or item of `node` in its position record (relative to its origin), or -1. */
@@ -85,6 +96,15 @@ function offsetIn(node: object, p: Pos, key: string | number): number {
     return p[key + 2] as number;
   }
   if (typeof key !== "string") return -1;
+  if (keyless(p)) {
+    let i = 2;
+    for (const k in node) {
+      if (i >= p.length) break;
+      if (k === key) return p[i] as number;
+      i++;
+    }
+    return -1;
+  }
   for (let i = 2; i < p.length; i += 2) if (p[i] === key) return p[i + 1] as number;
   return -1;
 }

@@ -30,6 +30,39 @@ describe("positions of parsed collections", () => {
     expect(lineOfPath(v, ["spec", "containers", 1, "name"])).toBe(6);
   });
 
+  it("gives each key its line where the mapping's key order is not the written one (array-index keys, `<<` merges, repeats)", () => {
+    // Most records hold offsets in key order and no key (positions.ts Pos); these keep their keys.
+    const v = first('x: 1\n"10": 2\n2: 3\nb: 4\nx: 5\n');
+    expect(Object.keys(v)).toEqual(["2", "10", "x", "b"]);
+    expect(["x", "10", "2", "b"].map((k) => lineOf(v, k))).toEqual([5, 2, 3, 4]);
+    const m = first("base: &b {p: 1, q: 2}\nuse:\n  r: 0\n  <<: *b\n  s: 3\n").use as Record<string, unknown>;
+    expect(Object.keys(m)).toEqual(["r", "p", "q", "s"]);
+    expect(["r", "s", "p"].map((k) => lineOf(m, k))).toEqual([3, 5, 0]);
+    expect([...positionOf(m)!.keys!.keys()]).toEqual(["r", "s"]);
+    // A repeat keeps its first place: the keyless record stays in step with the keys after it.
+    const r = first("a: 1\nb: 2\na: 3\nc: 4\n");
+    expect(["a", "b", "c"].map((k) => lineOf(r, k))).toEqual([3, 2, 4]);
+    expect(positionOf(r)!.keys).toEqual(
+      new Map([
+        ["a", 10],
+        ["b", 5],
+        ["c", 15],
+      ]),
+    );
+  });
+
+  it("places each closed sequence once, exactly sized, wherever it went: its parent, its anchor's aliases, a merge list, the doc", () => {
+    // construct.ts exactSize swaps a sequence for a copy when it closes: every reference must see the copy.
+    const v = first("m: &m {k: 1}\na: &x [1, [2]]\nb: *x\nc: {<<: [*m], j: 2}\nd: [*x, *x]\n");
+    expect(v.b).toBe(v.a);
+    expect((v.d as unknown[])[0]).toBe(v.a);
+    expect(v.c).toEqual({ k: 1, j: 2 });
+    expect([lineOf(v.a, 0), lineOf(v.a, 1), lineOf((v.a as unknown[])[1])]).toEqual([2, 2, 2]);
+    const doc = parseYamlFile("p.yaml", "- 1\n- [2, 3]\n").documents[0]!.value as unknown[];
+    expect(doc).toEqual([1, [2, 3]]);
+    expect([lineOf(doc), lineOf(doc, 1)]).toEqual([1, 2]);
+  });
+
   it("gives 0 for keys a collection does not have, of the wrong type, or out of range (callers pick their fallback)", () => {
     const v = first("a:\n  b: 1\nl:\n- x\n");
     const seq = v.l as unknown[];
