@@ -25,6 +25,7 @@ export interface LabelSelector {
 
 const OPERATORS = new Set(["In", "NotIn", "Exists", "DoesNotExist"]);
 
+/** A selector from its object; equal ones as written are one (frozen in spirit: nothing may change it). */
 export function parseLabelSelector(v: unknown): LabelSelector {
   const matchLabels = isObj(v) ? strMap(v.matchLabels) : {};
   const matchExpressions: SelectorRequirement[] = [];
@@ -44,6 +45,10 @@ export function parseLabelSelector(v: unknown): LabelSelector {
       });
     }
   }
+  // One object per selector as written (the same labels and requirements in the same order).
+  const written = JSON.stringify([matchLabels, matchExpressions, invalid ?? null]);
+  const hit = interned.get(written);
+  if (hit) return hit;
   const parts = [
     ...Object.keys(matchLabels)
       .sort()
@@ -56,8 +61,20 @@ export function parseLabelSelector(v: unknown): LabelSelector {
     key: invalid ? `!invalid:${invalid}` : parts.join(";"),
   };
   if (invalid) sel.invalid = invalid;
+  if (interned.size >= INTERNED_MAX) interned.clear();
+  interned.set(written, sel);
   return sel;
 }
+
+/**
+ * Selectors parsed before, by their written form: a cluster's policies repeat
+ * a few selectors thousands of times (every namespace's default-deny `{}`,
+ * the DNS peer), and a selector is never changed once parsed, so equal ones
+ * share one object (XL: 200,000 selectors, 70 MB, in a few hundred objects).
+ * Bounded: a long editing session starts over past the limit.
+ */
+const interned = new Map<string, LabelSelector>();
+const INTERNED_MAX = 50_000;
 
 export function isEmptySelector(s: LabelSelector): boolean {
   return !s.invalid && s.key === "";
