@@ -67,12 +67,14 @@ function readiness(status: Json | undefined): { phase: string; ready: boolean } 
 
 function statusIPs(status: Json | undefined): string[] {
   if (!status) return [];
-  const ips = arr(status.podIPs)
-    .filter(isObj)
-    .map((p) => str(p.ip))
-    .filter((s): s is string => !!s && !!parseIP(s));
+  // Built at its size, as allocate's lists are (runningPods).
+  let ips: string[] = [];
+  for (const p of arr(status.podIPs)) {
+    const s = isObj(p) ? str(p.ip) : undefined;
+    if (s && parseIP(s)) ips = ips.length === 0 ? [s] : [...ips, s];
+  }
   const single = str(status.podIP);
-  if (ips.length === 0 && single && parseIP(single)) ips.push(single);
+  if (ips.length === 0 && single && parseIP(single)) ips = [single];
   return ips;
 }
 
@@ -151,7 +153,8 @@ export function runningPods(
       }
       ranges.set(node, rs);
     }
-    const out: string[] = [];
+    // Built at its size: a list grown by push keeps room for 16 more, and every pod keeps its list.
+    let out: string[] = [];
     for (const r of rs) {
       let i = r.next;
       let ip = nthAddress(r.cidr, i);
@@ -159,7 +162,7 @@ export function runningPods(
       r.next = i + 1;
       if (ip !== undefined) {
         used.add(ip);
-        out.push(ip);
+        out = out.length === 0 ? [ip] : [...out, ip];
       }
     }
     return out;
