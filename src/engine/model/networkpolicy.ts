@@ -138,14 +138,28 @@ export function isKubernetesNetworkPolicy(o: { apiVersion: string; kind: string 
  * Policies read from unchanged docs, by their parsed value (which the parse cache keeps from one text to the
  * next) and where the doc stands: an edit reads again only the policies it changed or moved.
  */
-const read = new WeakMap<object, { where: string; policy: NetworkPolicy }>();
+type Place = Pick<KObject, "file" | "doc" | "line" | "kind" | "namespace">;
+const read = new WeakMap<object, { at: Place; policy: NetworkPolicy }>();
+
+/** The doc stands where it stood: the same file, doc, line, kind and namespace (each compared, no key built). */
+function samePlace(a: Place, b: Place): boolean {
+  return (
+    a.file === b.file &&
+    a.doc === b.doc &&
+    a.line === b.line &&
+    a.kind === b.kind &&
+    a.namespace === b.namespace
+  );
+}
 
 export function parseNetworkPolicy(o: KObject): NetworkPolicy {
-  const where = `${o.file}\0${o.doc}\0${o.line}\0${o.kind}\0${o.namespace ?? ""}`;
   const hit = read.get(o.raw);
-  if (hit?.where === where) return hit.policy;
+  if (hit && samePlace(hit.at, o)) return hit.policy;
   const policy = readNetworkPolicy(o);
-  read.set(o.raw, { where, policy });
+  read.set(o.raw, {
+    at: { file: o.file, doc: o.doc, line: o.line, kind: o.kind, namespace: o.namespace },
+    policy,
+  });
   return policy;
 }
 

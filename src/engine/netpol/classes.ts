@@ -74,11 +74,15 @@ export interface RowGroups {
   egress: Int32Array;
 }
 
-/** Cuts each IP family at every ipBlock boundary: addresses in one atom match exactly the same blocks. */
+/**
+ * Cuts each IP family at every ipBlock boundary: addresses in one atom match
+ * exactly the same blocks. An atom is a number: an IPv4 one from 0 up, an
+ * IPv6 one from -2 down, -1 for no address.
+ */
 function ipAtoms(
   policies: readonly NetworkPolicy[],
   extra: readonly Cidr[],
-): (ip: string | undefined) => string {
+): (ip: string | undefined) => number {
   const cuts: Record<4 | 6, bigint[]> = { 4: [], 6: [] };
   for (const c of extra) cuts[c.family].push(c.first, c.last + 1n);
   for (const p of policies) {
@@ -104,10 +108,10 @@ function ipAtoms(
         if (cuts4[mid]! <= v4) lo = mid + 1;
         else hi = mid;
       }
-      return `4:${lo}`;
+      return lo;
     }
     const ip = text ? parseIP(text) : undefined;
-    if (!ip) return "-";
+    if (!ip) return -1;
     const c = cuts[ip.family];
     let lo = 0,
       hi = c.length;
@@ -116,7 +120,7 @@ function ipAtoms(
       if (c[mid]! <= ip.value) lo = mid + 1;
       else hi = mid;
     }
-    return `${ip.family}:${lo}`;
+    return ip.family === 4 ? lo : -2 - lo;
   };
 }
 
@@ -185,30 +189,48 @@ export function buildPolicyIndex(model: Model): PolicyIndex {
   // The policy stack's other layers cut the address space too (the tiers' networks and nodes peers).
   const atom = ipAtoms(model.policies, tierCidrs(model));
   const read = podLabelKeysRead(model.policies, model.clusterPolicies);
-  const byKey = new Map<string, PodClass>();
+  // Classes by everything but the address (namespace, labels read, ports, hostNetwork), then by ipBlock atom.
+  const byTemplate = new Map<string, Map<number, PodClass>>();
   const classes: PodClass[] = [];
   const classOf = new Int32Array(model.pods.length);
-  // Pods of one template share their labels object, port list and workload: each is keyed once.
+  // Pods of one template share their labels object, port list and workload: each is keyed once, and
+  // a pod like the one before it (replicas sort together) takes its group without a key.
   const labelKeys = new Map<Record<string, string>, { key: string; dropped: boolean }>();
   const workloadKeys = new Map<Pod["workload"], string>();
   const portKeys = new Map<readonly ContainerPort[], string>();
+  let prev: Pod | undefined;
+  let group: Map<number, PodClass> | undefined;
   for (const pod of model.pods) {
-    let projected = labelKeys.get(pod.labels);
-    if (projected === undefined) labelKeys.set(pod.labels, (projected = projectedLabels(pod.labels, read)));
-    let lk = projected.key;
-    if (projected.dropped) {
-      let wk = workloadKeys.get(pod.workload);
-      if (wk === undefined)
-        workloadKeys.set(
-          pod.workload,
-          (wk = pod.workload.kind === "Pod" ? labelsKey(pod.labels) : workloadId(pod.workload)),
-        );
-      lk = `${lk}\n@${wk}`;
+    if (
+      !prev ||
+      !group ||
+      pod.labels !== prev.labels ||
+      pod.ports !== prev.ports ||
+      pod.workload !== prev.workload ||
+      pod.namespace !== prev.namespace ||
+      pod.hostNetwork !== prev.hostNetwork
+    ) {
+      let projected = labelKeys.get(pod.labels);
+      if (projected === undefined) labelKeys.set(pod.labels, (projected = projectedLabels(pod.labels, read)));
+      let lk = projected.key;
+      if (projected.dropped) {
+        let wk = workloadKeys.get(pod.workload);
+        if (wk === undefined)
+          workloadKeys.set(
+            pod.workload,
+            (wk = pod.workload.kind === "Pod" ? labelsKey(pod.labels) : workloadId(pod.workload)),
+          );
+        lk = `${lk}\n@${wk}`;
+      }
+      let pk = portKeys.get(pod.ports);
+      if (pk === undefined) portKeys.set(pod.ports, (pk = portsKey(pod.ports)));
+      const key = `${pod.namespace}\0${lk}\0${pk}\0${pod.hostNetwork ? "h" : ""}`;
+      group = byTemplate.get(key);
+      if (!group) byTemplate.set(key, (group = new Map()));
     }
-    let pk = portKeys.get(pod.ports);
-    if (pk === undefined) portKeys.set(pod.ports, (pk = portsKey(pod.ports)));
-    const key = `${pod.namespace}\0${lk}\0${pk}\0${pod.hostNetwork ? "h" : ""}\0${atom(pod.ips[0])}`;
-    let c = byKey.get(key);
+    prev = pod;
+    const a = atom(pod.ips[0]);
+    let c = group.get(a);
     if (!c) {
       c = {
         index: classes.length,
@@ -218,7 +240,7 @@ export function buildPolicyIndex(model: Model): PolicyIndex {
         repr: pod,
         pods: [],
       };
-      byKey.set(key, c);
+      group.set(a, c);
       classes.push(c);
     }
     c.pods.push(pod);
