@@ -11,6 +11,7 @@ import { SetBuilder, type ClassSet } from "./bitset.ts";
 import type { NetworkPolicy, PolicyPeer, PolicyRule } from "../model/networkpolicy.ts";
 import type { ClusterPolicy } from "../tiers/types.ts";
 import { workloadId } from "../model/ids.ts";
+import { groupOf } from "../parse/kinds.ts";
 import { inBlock, namespaceLabels, portMatches } from "./explain.ts";
 
 export interface PodClass {
@@ -138,7 +139,8 @@ function portsKey(ports: readonly ContainerPort[]): string {
  * two pods apart (a StatefulSet's `statefulset.kubernetes.io/pod-name`,
  * mostly), so classes are keyed by these only. A policy layer whose
  * selectors read pod labels (policy/index.ts LAYER_FACTORIES) adds its keys
- * here. The CNI dialects have classes of their own (cni/index.ts cniClasses).
+ * here. With a CNI dialect or Istio in the input, classes keep every label
+ * (`onlyStackReadsLabels`).
  */
 export function podLabelKeysRead(
   policies: readonly NetworkPolicy[],
@@ -164,6 +166,18 @@ export function podLabelKeysRead(
 }
 
 /**
+ * Whether NetworkPolicy and the tiers are all that judge a sender by its
+ * labels, so that classes may leave out the labels they do not read. Not with
+ * a CNI dialect in the input (its selectors read labels over classes of its
+ * own, while the flows group senders by these), nor with Istio's objects (a
+ * route or a sidecar may match a sender's labels).
+ */
+function onlyStackReadsLabels(model: Model): boolean {
+  if (model.cni && (model.cni.calico || model.cni.cilium)) return false;
+  return !(model.others ?? []).some((o) => groupOf(o.apiVersion).endsWith("istio.io"));
+}
+
+/**
  * A class key's labels part: the labels some selector reads, and whether it
  * left one out. When it did, the key names what the whole labels named: the
  * pod's controller, or for a pod of no controller its whole labels, so that a
@@ -172,8 +186,9 @@ export function podLabelKeysRead(
  */
 function projectedLabels(
   labels: Record<string, string>,
-  read: ReadonlySet<string>,
+  read: ReadonlySet<string> | undefined,
 ): { key: string; dropped: boolean } {
+  if (!read) return { key: labelsKey(labels), dropped: false };
   const kept: string[] = [];
   let dropped = false;
   for (const k in labels) {
@@ -188,7 +203,9 @@ function projectedLabels(
 export function buildPolicyIndex(model: Model): PolicyIndex {
   // The policy stack's other layers cut the address space too (the tiers' networks and nodes peers).
   const atom = ipAtoms(model.policies, tierCidrs(model));
-  const read = podLabelKeysRead(model.policies, model.clusterPolicies);
+  const read = onlyStackReadsLabels(model)
+    ? podLabelKeysRead(model.policies, model.clusterPolicies)
+    : undefined;
   // Classes by everything but the address (namespace, labels read, ports, hostNetwork), then by ipBlock atom.
   const byTemplate = new Map<string, Map<number, PodClass>>();
   const classes: PodClass[] = [];
