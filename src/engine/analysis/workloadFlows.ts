@@ -24,7 +24,7 @@ import { explainStackPair, type LayerStep, type PolicyStack } from "../policy/in
 import { analysisDecider, stepRefs, tierOf } from "./tiers.ts";
 import { keptMatrices } from "./flows.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
-import type { Decider } from "../decide/index.ts";
+import { senderClassOf, type Decider } from "../decide/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, ReachDrop, ReachGroup, RefView } from "./types.ts";
 import { sameFlowInputs, type FlowInputs, type KeptAnswer } from "./kept.ts";
@@ -172,11 +172,12 @@ export function workloadFlows(
   kept?.workloadFlows.round();
   kept?.groupPods.round();
   const groups = new Map<string, Pod[]>();
+  const classOf = senderClassOf(analysisDecider(model, index));
   for (const p of model.pods) {
     if (!p.nodeName || p.ips.length === 0) continue;
     // A host-network pod sends from its node's address, and a pod's own node is always admitted: its
     // answer depends on its node, so host-network pods group per node (a DaemonSet's are not one source).
-    const k = `${workloadId(p.workload)}#${index.classOf[p.index]}${p.hostNetwork ? `@${p.nodeName}` : ""}`;
+    const k = `${workloadId(p.workload)}#${classOf(p)}${p.hostNetwork ? `@${p.nodeName}` : ""}`;
     const g = groups.get(k);
     if (g) g.push(p);
     else groups.set(k, [p]);

@@ -158,6 +158,18 @@ export interface DeciderOptions {
   stack?: PolicyStack;
 }
 
+/**
+ * Which senders the graph may draw as one edge (one source group, traced
+ * from its first pod): pods of one NetworkPolicy class (its matrices are read
+ * per group) and of one class of the decider's own, which under a CNI dialect
+ * also tells apart service accounts and every label.
+ */
+export function senderClassOf(d: Decider): (pod: Pod) => string {
+  const net = d.index.classOf;
+  const own = d.enforcement.kind === "cni" ? d.classOf : undefined;
+  return own ? (p) => `${net[p.index]}/${own[p.index]}` : (p) => String(net[p.index]);
+}
+
 const cache = new WeakMap<Model, Decider>();
 
 /** The model's decider, built once per model. */

@@ -23,6 +23,7 @@ import { externalAtNode, podId, serviceId } from "../model/ids.ts";
 import { externallyAccessible, type Service, type ServicePort } from "../model/services.ts";
 import type { Model, Pod } from "../model/types.ts";
 import type { PolicyIndex } from "../netpol/index.ts";
+import { deciderOf, senderClassOf } from "../decide/index.ts";
 import { skipped, type ProxyIndex } from "../proxy/index.ts";
 
 /**
@@ -60,11 +61,12 @@ export function senderPods(model: Model): Pod[] {
   return model.pods.filter((p) => p.nodeName && p.ips.length > 0);
 }
 
-/** Pods grouped by NetworkPolicy class and node, in pod order. */
+/** Pods grouped by the decider's sender class (`senderClassOf`) and node, in pod order. */
 function sourceGroups(model: Model, index: PolicyIndex): Pod[][] {
   const groups = new Map<string, Pod[]>();
+  const classOf = senderClassOf(deciderOf(model, { index }));
   for (const p of senderPods(model)) {
-    const k = `${index.classOf[p.index]}|${p.nodeName}`;
+    const k = `${classOf(p)}|${p.nodeName}`;
     const g = groups.get(k);
     if (g) g.push(p);
     else groups.set(k, [p]);
