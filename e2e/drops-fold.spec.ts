@@ -52,8 +52,9 @@ test("at 189 pods, Only drops shows the partly dropped edges between folded name
   await expect(playground.graph.dropEdges()).toHaveCount(edges);
   const list = playground.dropList();
   await expect(list.getByRole("listitem").first()).toBeVisible();
-  // The pairs no endpoint admits (7,939: host-network senders once per node) are drawn, not only counted.
-  await expect(playground.details).toContainText("7,939 are dropped (drawn as drop edges");
+  // The pairs no endpoint admits (6,596: a StatefulSet's replicas once per workload, host-network senders once
+  // per node) are drawn, not only counted.
+  await expect(playground.details).toContainText("6,596 are dropped (drawn as drop edges");
   await expect(list.getByTestId("drops-unlisted")).toHaveCount(0);
   const first = list.getByRole("listitem").first();
   const title = (await first.getByRole("button").innerText()).split(" → ");
