@@ -38,8 +38,9 @@ export interface Origin {
  * `<<` merge, an array-index key), by `key, offset` pairs in order of
  * appearance (a repeated key keeps its first place and its last offset): a
  * string third element tells the second form. Offsets are relative to the
- * origin's base. Most mappings take the first form, which holds no key. It hangs off the collection under a non-enumerable symbol:
- * invisible to Object.keys, JSON, spread, structured clone and deep equality,
+ * origin's base. Most mappings take the first form, which holds no key. It
+ * hangs off the collection under a non-enumerable symbol: invisible to
+ * Object.keys, JSON, spread, structured clone and deep equality,
  * and cheaper than a WeakMap (whose entries every garbage collection has to
  * trace).
  */
