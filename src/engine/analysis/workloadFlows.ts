@@ -172,7 +172,7 @@ export function workloadFlows(
   kept?.workloadFlows.round();
   kept?.groupPods.round();
   const groups = new Map<string, Pod[]>();
-  const classOf = senderClassOf(analysisDecider(model, index));
+  const classOf = senderClassOf(model, index);
   for (const p of model.pods) {
     if (!p.nodeName || p.ips.length === 0) continue;
     // A host-network pod sends from its node's address, and a pod's own node is always admitted: its

@@ -161,13 +161,16 @@ export interface DeciderOptions {
 /**
  * Which senders the graph may draw as one edge (one source group, traced
  * from its first pod): pods of one NetworkPolicy class (its matrices are read
- * per group) and of one class of the decider's own, which under a CNI dialect
- * also tells apart service accounts and every label.
+ * per group) and, under a CNI dialect, of one class of the decider's own,
+ * which also tells apart service accounts and every label. Under the stack
+ * the two are the same classes, and no decider is built here (the analysis
+ * builds its own, with the stack whose matrices it keeps: analysis/tiers.ts).
  */
-export function senderClassOf(d: Decider): (pod: Pod) => string {
-  const net = d.index.classOf;
-  const own = d.enforcement.kind === "cni" ? d.classOf : undefined;
-  return own ? (p) => `${net[p.index]}/${own[p.index]}` : (p) => String(net[p.index]);
+export function senderClassOf(model: Model, index: PolicyIndex): (pod: Pod) => string {
+  const net = index.classOf;
+  if (enforcementOf(model).kind !== "cni") return (p) => String(net[p.index]);
+  const own = deciderOf(model, { index }).classOf;
+  return (p) => `${net[p.index]}/${own[p.index]}`;
 }
 
 const cache = new WeakMap<Model, Decider>();

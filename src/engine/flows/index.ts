@@ -23,7 +23,7 @@ import { externalAtNode, podId, serviceId } from "../model/ids.ts";
 import { externallyAccessible, type Service, type ServicePort } from "../model/services.ts";
 import type { Model, Pod } from "../model/types.ts";
 import type { PolicyIndex } from "../netpol/index.ts";
-import { deciderOf, senderClassOf } from "../decide/index.ts";
+import { senderClassOf } from "../decide/index.ts";
 import { skipped, type ProxyIndex } from "../proxy/index.ts";
 
 /**
@@ -64,7 +64,7 @@ export function senderPods(model: Model): Pod[] {
 /** Pods grouped by the decider's sender class (`senderClassOf`) and node, in pod order. */
 function sourceGroups(model: Model, index: PolicyIndex): Pod[][] {
   const groups = new Map<string, Pod[]>();
-  const classOf = senderClassOf(deciderOf(model, { index }));
+  const classOf = senderClassOf(model, index);
   for (const p of senderPods(model)) {
     const k = `${classOf(p)}|${p.nodeName}`;
     const g = groups.get(k);

@@ -65,13 +65,18 @@ function readiness(status: Json | undefined): { phase: string; ready: boolean } 
   return { phase, ready: cond !== undefined && (cond.status === "True" || cond.status === true) };
 }
 
+/** `list` and `item` in a new list of exactly their size: one grown by push keeps room for 16 more. */
+function appended(list: readonly string[], item: string): string[] {
+  return list.length === 0 ? [item] : [...list, item];
+}
+
 function statusIPs(status: Json | undefined): string[] {
   if (!status) return [];
-  // Built at its size, as allocate's lists are (runningPods).
+  // Built at its size (`appended`), as allocate's lists are (runningPods).
   let ips: string[] = [];
   for (const p of arr(status.podIPs)) {
     const s = isObj(p) ? str(p.ip) : undefined;
-    if (s && parseIP(s)) ips = ips.length === 0 ? [s] : [...ips, s];
+    if (s && parseIP(s)) ips = appended(ips, s);
   }
   const single = str(status.podIP);
   if (ips.length === 0 && single && parseIP(single)) ips = [single];
@@ -153,7 +158,7 @@ export function runningPods(
       }
       ranges.set(node, rs);
     }
-    // Built at its size: a list grown by push keeps room for 16 more, and every pod keeps its list.
+    // Built at its size (`appended`): every pod keeps its list.
     let out: string[] = [];
     for (const r of rs) {
       let i = r.next;
@@ -162,7 +167,7 @@ export function runningPods(
       r.next = i + 1;
       if (ip !== undefined) {
         used.add(ip);
-        out = out.length === 0 ? [ip] : [...out, ip];
+        out = appended(out, ip);
       }
     }
     return out;

@@ -94,7 +94,7 @@ function applyMerge(map: Record<string, unknown>, src: unknown, offset: number):
 }
 
 /** A mapping's record without its keys: its keys' offsets in the mapping's own key order (positions.ts). */
-function keyless(at: Pos, n: number): Pos {
+function keylessRecord(at: Pos, n: number): Pos {
   const out: Pos = new Array<Origin | string | number>(2 + ((n - 2) >> 1));
   out[0] = at[0]!;
   out[1] = at[1]!;
@@ -392,7 +392,7 @@ class Builder {
       const f = this.frames[--this.depth]!;
       if (f.hasMerge) this.flushMerge(f);
       if (f.isSeq && (f.value as unknown[]).length > 0) this.exactSize(f);
-      attach(f.value, f.isSeq || f.keyed ? f.at.slice(0, f.n) : keyless(f.at, f.n));
+      attach(f.value, f.isSeq || f.keyed ? f.at.slice(0, f.n) : keylessRecord(f.at, f.n));
       if (f.anchor) {
         f.anchor.size = f.size;
         f.anchor.height = f.height;
