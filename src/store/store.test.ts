@@ -367,6 +367,33 @@ describe("engine sync", () => {
     expect(s.getState().validation).toMatchObject({ revision: 2, diagnostics: [{ code: "KTL600" }] });
   });
 
+  it("sends a small text's edit when the task that made it ends, before any timer, and each burst once", async () => {
+    const { client, calls } = fakeClient();
+    const s = fresh("a");
+    connectEngine(s, client);
+    const timerRan: string[] = [];
+    setTimeout(() => timerRan.push(`timer saw ${calls.length} calls`), 0);
+    s.getState().editText("ab");
+    s.getState().editText("abc");
+    expect(calls).toEqual(["analyze:a"]);
+    await Promise.resolve();
+    expect(calls).toEqual(["analyze:a", "analyze:abc"]);
+    expect(timerRan).toEqual([]);
+    await tick();
+    expect(timerRan).toEqual(["timer saw 2 calls"]);
+  });
+
+  it("a text over 200 kB still waits a frame after the editor's pause", async () => {
+    const { client, calls } = fakeClient();
+    const s = fresh("a");
+    connectEngine(s, client);
+    s.getState().editText("x".repeat(200_001));
+    await Promise.resolve();
+    expect(calls).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(calls).toHaveLength(2);
+  });
+
   it("analyses again under the cluster profile chosen in the toolbar, and back to the input's own", () => {
     const { client, calls } = fakeClient();
     const timers = manualTimers();
