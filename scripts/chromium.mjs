@@ -27,13 +27,19 @@ export const PLAYWRIGHT_DISABLED_FEATURES = [
 ];
 
 /**
- * Chromium 156 builds a new window's omnibox popup, a WebUI page (chrome://omnibox-popup.top-chrome) in a
- * renderer of its own, as the window opens, and each Playwright context is a new window: about 3 s of one
- * of this machine's two cores, during the playground's own load (Chromium trace of a bench load, 2026-12-06:
- * the S cluster drawn at 1.8 to 1.95 s with it, 0.95 s without). It measured Chromium, not the playground,
- * and slowed every e2e test's start.
+ * Chromium 156 builds a new window's omnibox popups, WebUI pages (chrome://omnibox-popup.top-chrome, its AI
+ * mode app above all) in a renderer of their own, as the window opens, and each Playwright context is a new
+ * window: seconds of one of this machine's two cores, during the playground's own load. It measured Chromium,
+ * not the playground (a user's window already has its popups), and slowed every e2e test's start. Paired on
+ * 2026-12-06 (one browser per flag set, a new context per load, as the bench loads): S drawn at 1.41 s median
+ * with them, 0.87 s without; the default scenario 1.13 -> 0.63 s. The AI mode popup is most of it.
  */
-const BROWSER_UI_FEATURES = ["PreloadTopChromeWebUI", "WebUIOmniboxPopup"];
+const BROWSER_UI_FEATURES = [
+  "PreloadTopChromeWebUI",
+  "WebUIOmniboxPopup",
+  "WebUIOmniboxAimPopup",
+  "WebUIOmniboxFullPopup",
+];
 
 export const CHROMIUM_FLAGS = [
   "--no-sandbox",

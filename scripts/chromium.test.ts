@@ -29,6 +29,12 @@ describe("Chromium's flags", () => {
     const switches = CHROMIUM_FLAGS.filter((f) => f.startsWith("--disable-features="));
     expect(switches).toHaveLength(1);
     const ours = switches[0]!.slice("--disable-features=".length).split(",");
-    expect(ours).toEqual(expect.arrayContaining([...PLAYWRIGHT_DISABLED_FEATURES, "PreloadTopChromeWebUI"]));
+    expect(ours).toEqual(
+      expect.arrayContaining([
+        ...PLAYWRIGHT_DISABLED_FEATURES,
+        "PreloadTopChromeWebUI",
+        "WebUIOmniboxAimPopup",
+      ]),
+    );
   });
 });
