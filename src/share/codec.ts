@@ -22,6 +22,7 @@
  */
 import { deflateSync, Inflate, strFromU8, strToU8 } from "fflate";
 import { sanitizeView, type SharedView } from "./view.ts";
+import { thousands } from "../engine/trace/format.ts";
 
 export type { SharedView } from "./view.ts";
 
@@ -196,7 +197,7 @@ export function encodeShare(input: SharedInput, maxChars = MAX_LINK_CHARS): Enco
     return {
       ok: false,
       size: payload.length,
-      error: `This scenario makes a link of ${payload.length.toLocaleString("en")} characters, too long to share safely (the limit is ${maxChars.toLocaleString("en")}). Download it as a file instead.`,
+      error: `This scenario makes a link of ${thousands(payload.length)} characters, too long to share safely (the limit is ${thousands(maxChars)}). Download it as a file instead.`,
     };
   }
   return { ok: true, payload };
@@ -208,7 +209,7 @@ export function decodeShare(payload: string, maxChars = MAX_LINK_CHARS * 4): Dec
   if (payload.length > maxChars)
     return {
       ok: false,
-      error: `The link is too large to open (${payload.length.toLocaleString("en")} characters).`,
+      error: `The link is too large to open (${thousands(payload.length)} characters).`,
     };
   const bytes = fromBase64Url(payload);
   if (!bytes || bytes.length < 2)

@@ -17,6 +17,7 @@ import {
 } from "../../graph/drops.ts";
 import { drawsAlike } from "../../graph/build.ts";
 import type { Analysis } from "../../engine/analysis/index.ts";
+import { thousands } from "../../engine/trace/format.ts";
 import { askEdge } from "./ask.ts";
 
 let last: { result: Analysis; summary: DropSummary } | undefined;
@@ -28,8 +29,7 @@ function dropsOf(result: Analysis): DropSummary {
   return last.summary;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) =>
-  `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
 
 export function DropList({ limit = 6 }: { limit?: number }) {
   const store = useAppStore();

@@ -6,6 +6,7 @@ import { edgeText } from "../../graph/edgeLabels.ts";
 import { useGraph } from "../Graph/useGraph.ts";
 import { askEdge } from "../Graph/ask.ts";
 import type { Analysis, Flow, PodView, RefView } from "../../engine/analysis/index.ts";
+import { thousands } from "../../engine/trace/format.ts";
 import { LineLink, RefLink } from "./RefLink.tsx";
 import { TraceDetails, VerdictBadge } from "./TraceDetails.tsx";
 import { Veil, useVerdictsHidden } from "../Lessons/Veil.tsx";
@@ -208,9 +209,9 @@ function EdgeDetails({ id }: { id: string }) {
           {edge.unlistedFlows ? (
             <p className="muted" data-testid="edge-unlisted">
               These are examples, the dropped and partly allowed first: the edge carries{" "}
-              {edge.unlistedFlows.toLocaleString("en")} more
+              {thousands(edge.unlistedFlows)} more
               {edge.unlistedDrops
-                ? `, ${edge.unlistedDrops.toLocaleString("en")} of them dropped or partly allowed`
+                ? `, ${thousands(edge.unlistedDrops)} of them dropped or partly allowed`
                 : ""}
               . Open its boxes (+) to see them apart, or ask a question to trace any one.
             </p>
@@ -437,8 +438,8 @@ export function FlowCounts({ a }: { a: Analysis }) {
   return (
     <>
       Workload to Service: {flows.length + omitted} connections are allowed ({refusedReach} of them by only
-      some of the Service&apos;s pods); {dropped.toLocaleString("en")} are dropped (drawn as drop edges; Only
-      drops shows them alone). Service to pod: {refused} of {a.flows.length} flows refuse some or all of their
+      some of the Service&apos;s pods); {thousands(dropped)} are dropped (drawn as drop edges; Only drops
+      shows them alone). Service to pod: {refused} of {a.flows.length} flows refuse some or all of their
       clients.
     </>
   );
