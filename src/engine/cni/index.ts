@@ -64,9 +64,7 @@ export function buildCniPolicies(
   return { calico, cilium };
 }
 
-export function hasCniPolicies(c: CniPolicies | undefined): c is CniPolicies {
-  return !!c && (!!c.calico || !!c.cilium);
-}
+export { hasCniPolicies } from "./policies.ts";
 
 /**
  * One direction at `self`, by every dialect in the input (NetworkPolicy

@@ -1,7 +1,8 @@
 /**
- * The CNI dialects' policies as the model holds them (Model.cni). Types only,
- * over the parsed objects: the model names them without importing the
- * evaluators, so model/types.ts and cni/ do not import each other.
+ * The CNI dialects' policies as the model holds them (Model.cni). Types over
+ * the parsed objects, and whether an input holds any: the model and the
+ * NetworkPolicy classes name them without importing the evaluators, so
+ * model/types.ts, netpol/ and cni/ do not import each other.
  */
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import type { CalicoPolicy, CalicoTier } from "./calico/policy.ts";
@@ -21,4 +22,9 @@ export interface CalicoIndex {
 export interface CniPolicies {
   calico: { policies: CalicoPolicy[]; tiers: CalicoTier[]; index: CalicoIndex } | undefined;
   cilium: { rules: CiliumRule[]; objects: number } | undefined;
+}
+
+/** Whether the input holds a CNI dialect's policies (Calico's or Cilium's): then that dialect enforces. */
+export function hasCniPolicies(c: CniPolicies | undefined): c is CniPolicies {
+  return !!c && (!!c.calico || !!c.cilium);
 }

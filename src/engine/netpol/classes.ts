@@ -12,6 +12,7 @@ import type { NetworkPolicy, PolicyPeer, PolicyRule } from "../model/networkpoli
 import type { ClusterPolicy } from "../tiers/types.ts";
 import { workloadId } from "../model/ids.ts";
 import { groupOf } from "../parse/kinds.ts";
+import { hasCniPolicies } from "../cni/policies.ts";
 import { inBlock, namespaceLabels, portMatches } from "./explain.ts";
 
 export interface PodClass {
@@ -173,7 +174,7 @@ export function podLabelKeysRead(
  * route or a sidecar may match a sender's labels).
  */
 function onlyStackReadsLabels(model: Model): boolean {
-  if (model.cni && (model.cni.calico || model.cni.cilium)) return false;
+  if (hasCniPolicies(model.cni)) return false;
   return !(model.others ?? []).some((o) => groupOf(o.apiVersion).endsWith("istio.io"));
 }
 
