@@ -191,6 +191,22 @@ describe("where the drops are", () => {
     expect(listed).toBe(fromFlows + compactConnections(S));
   });
 
+  it("an answer that keeps flows as the objects ranked before ranks as a fresh copy of it does", () => {
+    // An edit's answer keeps unchanged flows as the very objects (worker/delta.ts), and each flow's part is
+    // kept by the flow: ranking twice, or a new answer sharing flows, must count every flow once per answer.
+    const fresh = (a: Analysis) => whereDropsAre(structuredClone(a)).spots;
+    expect(whereDropsAre(S).spots).toEqual(fresh(S));
+    expect(whereDropsAre(S).spots).toEqual(fresh(S));
+    // Half the flows changed (new objects), the rest kept; one refused flow gone.
+    const refused = S.flows.findIndex((f) => f.verdict !== "allow");
+    const next: Analysis = {
+      ...S,
+      flows: S.flows.flatMap((f, i) => (i === refused ? [] : i % 2 ? [{ ...f }] : [f])),
+    };
+    expect(whereDropsAre(next).spots).toEqual(fresh(next));
+    expect(whereDropsAre(next).spots).not.toEqual(whereDropsAre(S).spots);
+  });
+
   it("opening a spot shows both namespaces and picks the edge that carries it", () => {
     const { spots } = whereDropsAre(S);
     const spot = spots.find((s) => s.from !== undefined && s.from !== s.to)!;

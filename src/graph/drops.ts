@@ -47,47 +47,76 @@ export function namespaceOfId(id: string): string | undefined {
   return m?.[1];
 }
 
+/** What one refused flow adds to the spots: per source namespace (or client), its key, its senders and an example. */
+interface FlowSpots {
+  to: string;
+  layer: string;
+  ref: RefView | undefined;
+  sources: { key: string; from: string | undefined; external?: string; n: number; first: string }[];
+}
+
+/**
+ * Each flow's part, kept by the flow: an edit's answer keeps the flows it did not change as the very objects the
+ * page held (worker/delta.ts), so only the changed ones are read again (at 2,000 pods the whole ranking took about
+ * 30 ms of the main thread after every keystroke's draw, most of it this per-sender reading).
+ */
+const flowSpots = new WeakMap<Flow, FlowSpots | null>();
+
+function spotsOfFlow(f: Flow): FlowSpots | null {
+  let known = flowSpots.get(f);
+  if (known !== undefined) return known;
+  known = null;
+  const to = f.verdict === "allow" ? undefined : namespaceOfId(f.to);
+  if (to !== undefined) {
+    const layer = dropLayerWord(f);
+    const ref = f.decidedBy[0];
+    const by = ref ? `${ref.kind}|${ref.namespace ?? ""}|${ref.name}` : "";
+    // Sources by namespace: one flow's senders share a class, so mostly one namespace.
+    const bySource = new Map<string, FlowSpots["sources"][number]>();
+    for (const s of f.from) {
+      const external = s.startsWith("external:") ? s.replace(/@.*$/, "") : undefined;
+      const from = f.kind === "endpoint" ? undefined : external ? undefined : namespaceOfId(s);
+      if (f.kind !== "endpoint" && from === undefined && !external) continue;
+      const k = external ?? from ?? "*";
+      const cur = bySource.get(k);
+      if (cur) cur.n++;
+      else
+        bySource.set(k, {
+          key: `${k}>${to}|${layer}|${by}`,
+          from,
+          ...(external ? { external } : {}),
+          n: 1,
+          first: f.client ?? s,
+        });
+    }
+    known = { to, layer, ref, sources: [...bySource.values()] };
+  }
+  flowSpots.set(f, known);
+  return known;
+}
+
 export function whereDropsAre(a: Analysis): DropSummary {
   const spots = new Map<string, DropSpot>();
   const lists = a.reach ? [a.flows, a.reach.flows] : [a.flows];
   for (const list of lists)
     for (const f of list) {
-      if (f.verdict === "allow") continue;
-      const to = namespaceOfId(f.to);
-      if (to === undefined) continue;
-      const layer = dropLayerWord(f);
-      const ref = f.decidedBy[0];
-      const by = ref ? `${ref.kind}|${ref.namespace ?? ""}|${ref.name}` : "";
-      // Sources by namespace: one flow's senders share a class, so mostly one namespace.
-      const bySource = new Map<
-        string,
-        { from: string | undefined; external?: string; n: number; first: string }
-      >();
-      for (const s of f.from) {
-        const external = s.startsWith("external:") ? s.replace(/@.*$/, "") : undefined;
-        const from = f.kind === "endpoint" ? undefined : external ? undefined : namespaceOfId(s);
-        if (f.kind !== "endpoint" && from === undefined && !external) continue;
-        const k = external ?? from ?? "*";
-        const cur = bySource.get(k);
-        if (cur) cur.n++;
-        else bySource.set(k, { from, ...(external ? { external } : {}), n: 1, first: f.client ?? s });
-      }
-      for (const [k, src] of bySource) {
-        const key = `${k}>${to}|${layer}|${by}`;
-        let spot = spots.get(key);
+      const part = spotsOfFlow(f);
+      if (!part) continue;
+      for (const src of part.sources) {
+        let spot = spots.get(src.key);
         if (!spot) {
           spot = {
-            key,
+            key: src.key,
             from: src.from,
-            to,
-            layer,
+            to: part.to,
+            layer: part.layer,
             connections: 0,
             partly: 0,
             example: { from: src.first, to: f.traceTo, protocol: f.protocol },
           };
           if (src.external) spot.external = src.external;
-          if (ref) spot.ref = ref;
-          spots.set(key, spot);
+          if (part.ref) spot.ref = part.ref;
+          spots.set(src.key, spot);
         }
         spot.connections += src.n;
         if (f.verdict === "partial") spot.partly += src.n;

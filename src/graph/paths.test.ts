@@ -211,6 +211,24 @@ describe("paths lens: aggregated edges", () => {
     expect(S.reach?.flows.length).toBeGreaterThan(0);
     expect(g.edges.some((e) => e.flows.some((f) => f.flowId.startsWith("workload|")))).toBe(true);
   });
+  it("an answer that keeps flows as objects maps as a fresh copy does, under the same fold and another", () => {
+    // pathEdges.ts keeps each flow's sender runs by the flow while every id is drawn where it was.
+    const fresh = (a: Analysis, o: Parameters<typeof paths>[1]) => paths(structuredClone(a), o);
+    expect(paths(S, { budget: 20 })).toEqual(fresh(S, { budget: 20 }));
+    // Another fold moves ids to other elements: the runs kept under the first must not be read.
+    const ns = S.pods[0]!.namespace;
+    const opened = { budget: 20, open: { [nsKey(ns)]: true } };
+    expect(paths(S, opened).edges).not.toEqual(g.edges);
+    expect(paths(S, opened)).toEqual(fresh(S, opened));
+    expect(paths(S, { budget: 20 })).toEqual(g);
+    // An edit's answer: some flows new objects, one workload flow gone, the rest the very objects.
+    const next: Analysis = {
+      ...S,
+      flows: S.flows.map((f, i) => (i % 3 ? f : { ...f, from: [...f.from] })),
+      reach: { ...S.reach!, flows: S.reach!.flows.slice(1) },
+    };
+    expect(paths(next, { budget: 20 })).toEqual(fresh(next, { budget: 20 }));
+  });
   it("filters do not change the layout's links: a port filter keeps every place", () => {
     const filtered = paths(S, { budget: 20, filters: { port: "5432/TCP" } });
     expect(filtered.links).toEqual(g.links);

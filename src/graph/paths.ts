@@ -140,7 +140,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   };
 
   // Edges: every flow merged by (source element, destination element) (pathEdges.ts); links (for the layout) ignore the filters.
-  const { edges: merged, refusals, links, externals } = mergeFlows(a, resolve, filters);
+  const { edges: merged, refusals, links, externals } = mergeFlows(a, { resolve, leafOf }, filters);
   for (const x of a.externalClients)
     if (externals.has(x.id))
       nodes.push({
