@@ -547,11 +547,13 @@ if (from) {
   browserResult = figures.some((f) => f.browser) ? {} : { skipped: `no browser figures in ${from}` };
 } else {
   const runner = await bundleRunner();
-  rows = await engineFigures(runner);
-  if (allTiers || flag("startup")) await startupFigures();
+  // The browser's figures first, before the engine's (XL's runs hold a core and a gigabyte for minutes): measured
+  // after them, M's load and keystroke were 1.3 to 1.6 times the same build's measured alone (bench/notes.md).
   browserResult = browser
     ? await browserFigures()
     : { skipped: flag("no-browser") ? "--no-browser" : "only with every tier, or with --browser" };
+  rows = await engineFigures(runner);
+  if (allTiers || flag("startup")) await startupFigures();
   if (browser && browserResult.skipped) log(`browser figures not measured: ${browserResult.skipped}`);
   for (const [tier, why] of Object.entries(browserResult.failed ?? {}))
     log(`browser figures not measured at ${tier}: ${why}`);
