@@ -80,3 +80,36 @@ describe("edge labels cover no line", () => {
     }
   });
 });
+
+describe("label placement is kept while nothing it reads changed", () => {
+  const lesson = lessonById("25-split-a-canary-through-a-gateway")!;
+  const session = openAnalysis([{ name: lesson.file, text: lesson.manifests }]);
+  const g = buildGraph(session.analysis, { filters, grouping: "auto", lens: "paths" });
+  const places = (edges: FlowEdge[]) =>
+    edges.map((e) => `${e.id} ${e.data!.showLabel ? 1 : 0} ${JSON.stringify(e.data!.labelAt ?? null)}`);
+  it("places fresh edges of the same picture where it placed them, and places again when a place or a label moved", () => {
+    const pos = layeredLayout(g, { aspect: 2, maxRows: 7 });
+    const first = places(toFlowElements(g, pos, { allLabels: true }).edges);
+    // Same positions object, fresh edges (each build makes new ones): the kept placement.
+    expect(places(toFlowElements(g, pos, { allLabels: true }).edges)).toEqual(first);
+    // Another layout of the same graph (a new positions object, every box moved): placed anew, on the new boxes.
+    const moved = Object.fromEntries(
+      Object.entries(pos).map(([k, b]) => [k, { ...b, x: b.x + 500, y: b.y + 40 }]),
+    );
+    const again = places(toFlowElements(g, moved, { allLabels: true }).edges);
+    expect(again).not.toEqual(first);
+    const shifted = toFlowElements(g, pos, { allLabels: true }).edges.filter((e) => e.data!.labelAt);
+    const inMoved = toFlowElements(g, moved, { allLabels: true }).edges.filter((e) => e.data!.labelAt);
+    expect(inMoved.map((e) => e.data!.labelAt!.x - 500)).toEqual(shifted.map((e) => e.data!.labelAt!.x));
+    // A label many times as long on the first labelled edge (same positions): placed anew.
+    const labelled = toFlowElements(g, pos, { allLabels: true }).edges.find((e) => e.data!.labelAt)!.id;
+    const longer = {
+      ...g,
+      edges: g.edges.map((e) => (e.id === labelled ? { ...e, label: `${e.label} `.repeat(12) } : e)),
+    };
+    const relabelled = toFlowElements(longer, pos, { allLabels: true }).edges;
+    const fresh = toFlowElements(structuredClone(longer), structuredClone(pos), { allLabels: true }).edges;
+    expect(places(relabelled)).not.toEqual(first);
+    expect(places(relabelled)).toEqual(places(fresh));
+  });
+});
