@@ -205,6 +205,17 @@ describe("where the drops are", () => {
     };
     expect(whereDropsAre(next).spots).toEqual(fresh(next));
     expect(whereDropsAre(next).spots).not.toEqual(whereDropsAre(S).spots);
+    // The compact drops' records kept as objects while a group lost a pod: their parts are read again.
+    const big = S.reach!.groups.findIndex((g) => g.pods.length > 1);
+    const smaller: Analysis = {
+      ...S,
+      reach: {
+        ...S.reach!,
+        groups: S.reach!.groups.map((g, i) => (i === big ? { ...g, pods: g.pods.slice(1) } : g)),
+      },
+    };
+    expect(whereDropsAre(smaller).spots).toEqual(fresh(smaller));
+    expect(whereDropsAre(smaller).spots).not.toEqual(whereDropsAre(S).spots);
   });
 
   it("opening a spot shows both namespaces and picks the edge that carries it", () => {
