@@ -11,6 +11,7 @@ import type {
   DropCause,
   Flow,
   FlowKind,
+  ReachDrop,
   ReachView,
   RefView,
   Verdict,
@@ -414,14 +415,100 @@ function addReachDrops(
     }
     return out;
   });
-  // The common case, a group drawn as one element: summed a stretch of groups at a time (segments.ts).
+  // Each record's dropped groups summed by element, kept by the record while every group is drawn where it was.
+  const flat: number[] = [];
+  for (const ge of groupElems) flat.push(...ge, -1);
+  if (!dropCache || !sameList(dropCache.elems, elems) || !sameList(dropCache.flat, flat))
+    dropCache = { elems, flat, records: new WeakMap() };
+  const records = dropCache.records;
+  let reader: ((d: ReachDrop) => number[]) | undefined;
+  const partOf = (d: ReachDrop): number[] => {
+    let part = records.get(d);
+    if (!part) {
+      reader ??= recordReader(groupElems, elems.length);
+      records.set(d, (part = reader(d)));
+    }
+    return part;
+  };
+  // Per target element, its edges by source element: one keyed lookup per pair of elements, not per record.
+  const byTarget = new Map<string, (EdgeAcc | undefined)[]>();
+  for (const d of reach.drops) {
+    const target = resolve(d.to);
+    if (!target) continue;
+    const port = `${d.port}/${d.protocol}`;
+    if (filters.port !== "all" && port !== filters.port) continue;
+    if (!layerPasses(filters.layer, d)) continue;
+    let accs = byTarget.get(target);
+    if (!accs) byTarget.set(target, (accs = []));
+    const layer = dropLayerWord(d);
+    const part = partOf(d);
+    for (let q = 0; q < part.length; q += 4) {
+      const e = part[q]!;
+      const groups = part[q + 1]!;
+      const first = part[q + 2]!;
+      const pods = part[q + 3]!;
+      const acc = (accs[e] ??= accOf(elems[e]!, target, "service"));
+      acc.mix.drop += pods;
+      acc.causes.add("policy");
+      acc.ports.add(port);
+      acc.drops += groups;
+      if (d.side === "both") acc.quietDrops += groups;
+      acc.layers.add(layer);
+      if (d.layer) acc.dialect ??= d.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
+      // The deciding objects, a dozen at most: a box pair's drops can name hundreds of policies.
+      if (acc.dropRefs.length < DROP_REFS)
+        for (const ref of d.decidedBy) {
+          const k = refKey(ref);
+          if (acc.refs.length < DROP_REFS && !acc.refKeys.has(k)) {
+            acc.refKeys.add(k);
+            acc.refs.push(ref);
+          }
+          if (acc.dropRefs.length < DROP_REFS && !acc.dropRefKeys.has(k)) {
+            acc.dropRefKeys.add(k);
+            acc.dropRefs.push(ref);
+          }
+        }
+      if (acc.reasons.size < 12) acc.reasons.add(`${d.port}/${d.protocol}: ${d.reason}`);
+      const example = acc.flows.length < FLOW_EXAMPLES ? a.pods[reach.groups[first]!.pods[0]!] : undefined;
+      if (!example) acc.unlisted += groups;
+      else
+        acc.flows.push({
+          flowId: `${d.id}|${first}`,
+          from: example.id,
+          traceTo: d.traceTo,
+          port: d.port,
+          protocol: d.protocol,
+          verdict: "drop",
+          reason: d.reason,
+        });
+    }
+  }
+}
+
+/**
+ * The compact drops' records summed by element, kept by the record while every group's pods are drawn in the
+ * elements they were (an edit's answer keeps unchanged records as the objects the page held).
+ */
+let dropCache: { elems: string[]; flat: number[]; records: WeakMap<ReachDrop, number[]> } | undefined;
+
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Reads a record's dropped groups as quads (element, groups, first group, pods) in the order the elements come:
+ * a group drawn as one element summed a stretch of groups at a time (segments.ts), a split one group by group.
+ */
+function recordReader(groupElems: readonly number[][], elements: number): (d: ReachDrop) => number[] {
   const segments = new GroupSegments(
     Int32Array.from(groupElems, (ge) => (ge.length === 2 ? ge[0]! : -1)),
     Float64Array.from(groupElems, (ge) => (ge.length === 2 ? ge[1]! : 0)),
   );
-  const pods = new Float64Array(elems.length);
-  const groups = new Int32Array(elems.length);
-  const first = new Int32Array(elems.length);
+  const pods = new Float64Array(elements);
+  const groups = new Int32Array(elements);
+  const first = new Int32Array(elements);
   const touched: number[] = [];
   const count = (e: number, k: number, n: number, weight: number) => {
     if (groups[e] === 0) {
@@ -439,57 +526,15 @@ function addReachDrops(
       for (let j = 0; j < ge.length; j += 2) count(ge[j]!, g, 1, ge[j + 1]!);
     }
   };
-  // Per target element, its edges by source element: one keyed lookup per pair of elements, not per record.
-  const byTarget = new Map<string, (EdgeAcc | undefined)[]>();
-  for (const d of reach.drops) {
-    const target = resolve(d.to);
-    if (!target) continue;
-    const port = `${d.port}/${d.protocol}`;
-    if (filters.port !== "all" && port !== filters.port) continue;
-    if (!layerPasses(filters.layer, d)) continue;
-    let accs = byTarget.get(target);
-    if (!accs) byTarget.set(target, (accs = []));
+  return (d) => {
     segments.forEach(d.groups, add);
-    const layer = dropLayerWord(d);
+    const out: number[] = [];
     for (const e of touched) {
-      const acc = (accs[e] ??= accOf(elems[e]!, target, "service"));
-      acc.mix.drop += pods[e]!;
-      acc.causes.add("policy");
-      acc.ports.add(port);
-      acc.drops += groups[e]!;
-      if (d.side === "both") acc.quietDrops += groups[e]!;
-      acc.layers.add(layer);
-      if (d.layer) acc.dialect ??= d.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
-      // The deciding objects, a dozen at most: a box pair's drops can name hundreds of policies.
-      if (acc.dropRefs.length < DROP_REFS)
-        for (const ref of d.decidedBy) {
-          const k = refKey(ref);
-          if (acc.refs.length < DROP_REFS && !acc.refKeys.has(k)) {
-            acc.refKeys.add(k);
-            acc.refs.push(ref);
-          }
-          if (acc.dropRefs.length < DROP_REFS && !acc.dropRefKeys.has(k)) {
-            acc.dropRefKeys.add(k);
-            acc.dropRefs.push(ref);
-          }
-        }
-      if (acc.reasons.size < 12) acc.reasons.add(`${d.port}/${d.protocol}: ${d.reason}`);
-      const example =
-        acc.flows.length < FLOW_EXAMPLES ? a.pods[reach.groups[first[e]!]!.pods[0]!] : undefined;
-      if (!example) acc.unlisted += groups[e]!;
-      else
-        acc.flows.push({
-          flowId: `${d.id}|${first[e]}`,
-          from: example.id,
-          traceTo: d.traceTo,
-          port: d.port,
-          protocol: d.protocol,
-          verdict: "drop",
-          reason: d.reason,
-        });
+      out.push(e, groups[e]!, first[e]!, pods[e]!);
       pods[e] = 0;
       groups[e] = 0;
     }
     touched.length = 0;
-  }
+    return out;
+  };
 }

@@ -228,6 +228,19 @@ describe("paths lens: aggregated edges", () => {
       reach: { ...S.reach!, flows: S.reach!.flows.slice(1) },
     };
     expect(paths(next, { budget: 20 })).toEqual(fresh(next, { budget: 20 }));
+    // The compact drops' records kept as objects while a group lost a pod: summed again.
+    const big = S.reach!.groups.findIndex(
+      (x, i) => x.pods.length > 1 && S.reach!.drops.some((d) => inRuns(d.groups, i)),
+    );
+    const smaller: Analysis = {
+      ...S,
+      reach: {
+        ...S.reach!,
+        groups: S.reach!.groups.map((x, i) => (i === big ? { ...x, pods: x.pods.slice(1) } : x)),
+      },
+    };
+    expect(paths(smaller, { budget: 20 })).toEqual(fresh(smaller, { budget: 20 }));
+    expect(paths(smaller, { budget: 20 }).edges).not.toEqual(g.edges);
   });
   it("filters do not change the layout's links: a port filter keeps every place", () => {
     const filtered = paths(S, { budget: 20, filters: { port: "5432/TCP" } });
@@ -418,3 +431,9 @@ describe("paths lens: an edge lists examples, not every flow", () => {
     expect(listed(g)).toBeGreaterThan(g.edges.reduce((n, e) => n + e.flows.length, 0));
   });
 });
+
+/** Whether group `k` is in the [start, end) runs of a compact drop record. */
+function inRuns(runs: readonly number[], k: number): boolean {
+  for (let i = 0; i < runs.length; i += 2) if (k >= runs[i]! && k < runs[i + 1]!) return true;
+  return false;
+}
