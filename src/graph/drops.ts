@@ -16,7 +16,7 @@ import { buildPathGraph, nsGroupKey } from "./paths.ts";
 import { leafResolver, type GraphEdge, type GraphModel, type GraphOptions } from "./model.ts";
 import { familyResolver, type NsGroupBy } from "./nsGroups.ts";
 import { dropLayerWord } from "./verdicts.ts";
-import { GroupSegments } from "./segments.ts";
+import { GroupSegments, sameList } from "./segments.ts";
 
 export interface DropSpot {
   key: string;
@@ -103,21 +103,18 @@ export function whereDropsAre(a: Analysis): DropSummary {
       const part = spotsOfFlow(f);
       if (!part) continue;
       for (const src of part.sources) {
-        let spot = spots.get(src.key);
-        if (!spot) {
-          spot = {
-            key: src.key,
-            from: src.from,
-            to: part.to,
-            layer: part.layer,
-            connections: 0,
-            partly: 0,
-            example: { from: src.first, to: f.traceTo, protocol: f.protocol },
-          };
-          if (src.external) spot.external = src.external;
-          if (part.ref) spot.ref = part.ref;
-          spots.set(src.key, spot);
-        }
+        const spot = spotOf(
+          spots,
+          src.key,
+          src.from,
+          part,
+          () => ({
+            from: src.first,
+            to: f.traceTo,
+            protocol: f.protocol,
+          }),
+          src.external,
+        );
         spot.connections += src.n;
         if (f.verdict === "partial") spot.partly += src.n;
       }
@@ -146,10 +143,23 @@ let recordCache:
   | { groupNs: (string | undefined)[]; sizes: number[]; records: WeakMap<ReachDrop, RecordSpots | null> }
   | undefined;
 
-function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** The spot of `key`, made with its example when it is the first part to name it. */
+function spotOf(
+  spots: Map<string, DropSpot>,
+  key: string,
+  from: string | undefined,
+  part: { to: string; layer: string; ref: RefView | undefined },
+  example: () => DropSpot["example"],
+  external?: string,
+): DropSpot {
+  let spot = spots.get(key);
+  if (!spot) {
+    spot = { key, from, to: part.to, layer: part.layer, connections: 0, partly: 0, example: example() };
+    if (external) spot.external = external;
+    if (part.ref) spot.ref = part.ref;
+    spots.set(key, spot);
+  }
+  return spot;
 }
 
 /**
@@ -172,21 +182,11 @@ function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpo
     }
     if (!part) continue;
     for (const p of part.parts) {
-      let spot = spots.get(p.key);
-      if (!spot) {
-        const example = a.pods[reach.groups[p.first]!.pods[0]!]!;
-        spot = {
-          key: p.key,
-          from: p.from,
-          to: part.to,
-          layer: part.layer,
-          connections: 0,
-          partly: 0,
-          example: { from: example.id, to: d.traceTo, protocol: d.protocol },
-        };
-        if (part.ref) spot.ref = part.ref;
-        spots.set(p.key, spot);
-      }
+      const spot = spotOf(spots, p.key, p.from, part, () => ({
+        from: a.pods[reach.groups[p.first]!.pods[0]!]!.id,
+        to: d.traceTo,
+        protocol: d.protocol,
+      }));
       spot.connections += p.pods;
     }
   }

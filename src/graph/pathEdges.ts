@@ -26,7 +26,7 @@ import {
   type EdgeNoteId,
   type Tier,
 } from "./verdicts.ts";
-import { GroupSegments } from "./segments.ts";
+import { GroupSegments, sameList } from "./segments.ts";
 /** What the flows merge into: the edges being gathered, and what the boxes and the layout need of them. */
 export interface Merged {
   edges: EdgeAcc[];
@@ -490,12 +490,6 @@ function addReachDrops(
  * elements they were (an edit's answer keeps unchanged records as the objects the page held).
  */
 let dropCache: { elems: string[]; flat: number[]; records: WeakMap<ReachDrop, number[]> } | undefined;
-
-function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * Reads a record's dropped groups as quads (element, groups, first group, pods) in the order the elements come:

@@ -63,3 +63,10 @@ export class GroupSegments {
     }
   }
 }
+
+/** Two lists with the same items at the same places (by identity): whether kept per-group parts still hold. */
+export function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
