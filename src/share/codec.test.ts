@@ -303,4 +303,11 @@ describe("base64url", () => {
       { seed: 99, numRuns: 300 },
     );
   });
+
+  it("agrees with Node's base64url on a megabyte (a large saved text, deflated)", () => {
+    const bytes = new Uint8Array(1_000_001);
+    let x = 7;
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+    expect(toBase64Url(bytes)).toBe(Buffer.from(bytes).toString("base64url"));
+  });
 });

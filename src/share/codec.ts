@@ -54,22 +54,33 @@ const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const LOOKUP = new Int16Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) LOOKUP[ALPHABET.charCodeAt(i)] = i;
 
+const CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+const ASCII = new TextDecoder();
+
+/**
+ * The characters go into a byte buffer read as one string at the end: appending four at a time built a string of a
+ * quarter of a million pieces for a saved text of 1 MB, after every pause in typing at 2,000 pods (about 1 MB of
+ * the page's allocations an edit in Chromium's profile of the bench's edits).
+ */
 export function toBase64Url(bytes: Uint8Array): string {
-  let out = "";
+  const out = new Uint8Array(Math.ceil((bytes.length * 4) / 3));
+  let o = 0;
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
+    out[o++] = CODES[n >> 18]!;
+    out[o++] = CODES[(n >> 12) & 63]!;
+    out[o++] = CODES[(n >> 6) & 63]!;
+    out[o++] = CODES[n & 63]!;
   }
   const rest = bytes.length - i;
-  if (rest === 1) {
-    const n = bytes[i]! << 16;
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]!;
-  } else if (rest === 2) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]!;
+  if (rest > 0) {
+    const n = (bytes[i]! << 16) | (rest === 2 ? bytes[i + 1]! << 8 : 0);
+    out[o++] = CODES[n >> 18]!;
+    out[o++] = CODES[(n >> 12) & 63]!;
+    if (rest === 2) out[o++] = CODES[(n >> 6) & 63]!;
   }
-  return out;
+  return ASCII.decode(out.subarray(0, o));
 }
 
 /** undefined when the text is not base64url (a character outside the alphabet, or an impossible length). */
