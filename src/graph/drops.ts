@@ -16,7 +16,7 @@ import { buildPathGraph, nsGroupKey } from "./paths.ts";
 import { leafResolver, type GraphEdge, type GraphModel, type GraphOptions } from "./model.ts";
 import { familyResolver, type NsGroupBy } from "./nsGroups.ts";
 import { dropLayerWord } from "./verdicts.ts";
-import { GroupSegments, sameList } from "./segments.ts";
+import { groupSummer, sameList } from "./segments.ts";
 
 export interface DropSpot {
   key: string;
@@ -199,50 +199,27 @@ function recordReader(
 ): (d: ReachDrop) => RecordSpots | null {
   const nsNames: string[] = [];
   const nsIndex = new Map<string, number>();
-  const segments = new GroupSegments(
-    Int32Array.from(groupNs, (ns) => {
-      if (ns === undefined) return -1;
-      let i = nsIndex.get(ns);
-      if (i === undefined) nsIndex.set(ns, (i = nsNames.push(ns) - 1));
-      return i;
-    }),
-    sizes,
-  );
-  const pods = new Float64Array(nsNames.length);
-  const first = new Int32Array(nsNames.length);
-  const mark = new Int32Array(nsNames.length);
-  const touched: number[] = [];
-  let record = 0;
-  const add = (ns: number, k: number, _count: number, weight: number) => {
-    if (ns < 0) return;
-    if (mark[ns] !== record) {
-      mark[ns] = record;
-      touched.push(ns);
-      first[ns] = k;
-    }
-    pods[ns]! += weight;
-  };
+  const groupKeys = groupNs.map((ns, k) => {
+    if (ns === undefined) return [];
+    let i = nsIndex.get(ns);
+    if (i === undefined) nsIndex.set(ns, (i = nsNames.push(ns) - 1));
+    return [i, sizes[k]!];
+  });
+  const sum = groupSummer(groupKeys, nsNames.length);
   return (d) => {
-    record++;
     const to = namespaceOfId(d.to);
     if (to === undefined) return null;
-    segments.forEach(d.groups, add);
-    if (!touched.length) return null;
+    const quads = sum(d.groups);
+    if (!quads.length) return null;
     const layer = dropLayerWord(d);
     const ref = d.decidedBy[0];
     const by = ref ? `${ref.kind}|${ref.namespace ?? ""}|${ref.name}` : "";
     const ofRecord = `${to}|${layer}|${by}`;
-    const parts = touched.map((ns) => {
-      const p = {
-        key: `${nsNames[ns]!}>${ofRecord}`,
-        from: nsNames[ns]!,
-        pods: pods[ns]!,
-        first: first[ns]!,
-      };
-      pods[ns] = 0;
-      return p;
-    });
-    touched.length = 0;
+    const parts: RecordSpots["parts"] = [];
+    for (let q = 0; q < quads.length; q += 4) {
+      const from = nsNames[quads[q]!]!;
+      parts.push({ key: `${from}>${ofRecord}`, from, pods: quads[q + 3]!, first: quads[q + 2]! });
+    }
     return { to, layer, ref, parts };
   };
 }

@@ -26,7 +26,7 @@ import {
   type EdgeNoteId,
   type Tier,
 } from "./verdicts.ts";
-import { GroupSegments, sameList } from "./segments.ts";
+import { groupSummer, sameList } from "./segments.ts";
 /** What the flows merge into: the edges being gathered, and what the boxes and the layout need of them. */
 export interface Merged {
   edges: EdgeAcc[];
@@ -421,12 +421,12 @@ function addReachDrops(
   if (!dropCache || !sameList(dropCache.elems, elems) || !sameList(dropCache.flat, flat))
     dropCache = { elems, flat, records: new WeakMap() };
   const records = dropCache.records;
-  let reader: ((d: ReachDrop) => number[]) | undefined;
+  let reader: ((runs: readonly number[]) => number[]) | undefined;
   const partOf = (d: ReachDrop): number[] => {
     let part = records.get(d);
     if (!part) {
-      reader ??= recordReader(groupElems, elems.length);
-      records.set(d, (part = reader(d)));
+      reader ??= groupSummer(groupElems, elems.length);
+      records.set(d, (part = reader(d.groups)));
     }
     return part;
   };
@@ -490,45 +490,3 @@ function addReachDrops(
  * elements they were (an edit's answer keeps unchanged records as the objects the page held).
  */
 let dropCache: { elems: string[]; flat: number[]; records: WeakMap<ReachDrop, number[]> } | undefined;
-
-/**
- * Reads a record's dropped groups as quads (element, groups, first group, pods) in the order the elements come:
- * a group drawn as one element summed a stretch of groups at a time (segments.ts), a split one group by group.
- */
-function recordReader(groupElems: readonly number[][], elements: number): (d: ReachDrop) => number[] {
-  const segments = new GroupSegments(
-    Int32Array.from(groupElems, (ge) => (ge.length === 2 ? ge[0]! : -1)),
-    Float64Array.from(groupElems, (ge) => (ge.length === 2 ? ge[1]! : 0)),
-  );
-  const pods = new Float64Array(elements);
-  const groups = new Int32Array(elements);
-  const first = new Int32Array(elements);
-  const touched: number[] = [];
-  const count = (e: number, k: number, n: number, weight: number) => {
-    if (groups[e] === 0) {
-      touched.push(e);
-      first[e] = k;
-    }
-    groups[e]! += n;
-    pods[e]! += weight;
-  };
-  const add = (one: number, k: number, n: number, weight: number) => {
-    if (one >= 0) return count(one, k, n, weight);
-    // Groups split over elements (or drawn nowhere), one at a time.
-    for (let g = k; g < k + n; g++) {
-      const ge = groupElems[g]!;
-      for (let j = 0; j < ge.length; j += 2) count(ge[j]!, g, 1, ge[j + 1]!);
-    }
-  };
-  return (d) => {
-    segments.forEach(d.groups, add);
-    const out: number[] = [];
-    for (const e of touched) {
-      out.push(e, groups[e]!, first[e]!, pods[e]!);
-      pods[e] = 0;
-      groups[e] = 0;
-    }
-    touched.length = 0;
-    return out;
-  };
-}

@@ -70,3 +70,50 @@ export function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+/**
+ * Sums a compact drop record's groups by key (a namespace, a drawn element): returns a reader of the record's
+ * runs ([start, end) pairs of group indices) giving quads (key, groups, first group, weight) in the order the keys
+ * come. `groupKeys[k]` is group k's [key, weight] pairs, flat: one pair for a group under one key (summed a stretch
+ * of groups at a time), several for a group split over keys, none for a group under none.
+ */
+export function groupSummer(
+  groupKeys: readonly number[][],
+  keys: number,
+): (runs: readonly number[]) => number[] {
+  const segments = new GroupSegments(
+    Int32Array.from(groupKeys, (gk) => (gk.length === 2 ? gk[0]! : -1)),
+    Float64Array.from(groupKeys, (gk) => (gk.length === 2 ? gk[1]! : 0)),
+  );
+  const weight = new Float64Array(keys);
+  const groups = new Int32Array(keys);
+  const first = new Int32Array(keys);
+  const touched: number[] = [];
+  const count = (key: number, k: number, n: number, w: number) => {
+    if (groups[key] === 0) {
+      touched.push(key);
+      first[key] = k;
+    }
+    groups[key]! += n;
+    weight[key]! += w;
+  };
+  const add = (one: number, k: number, n: number, w: number) => {
+    if (one >= 0) return count(one, k, n, w);
+    // Groups split over keys (or under none), one at a time.
+    for (let g = k; g < k + n; g++) {
+      const gk = groupKeys[g]!;
+      for (let j = 0; j < gk.length; j += 2) count(gk[j]!, g, 1, gk[j + 1]!);
+    }
+  };
+  return (runs) => {
+    segments.forEach(runs, add);
+    const out: number[] = [];
+    for (const key of touched) {
+      out.push(key, groups[key]!, first[key]!, weight[key]!);
+      weight[key] = 0;
+      groups[key] = 0;
+    }
+    touched.length = 0;
+    return out;
+  };
+}

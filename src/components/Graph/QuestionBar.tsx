@@ -7,7 +7,7 @@
 import { useMemo, useState, type FormEvent } from "react";
 import { useApp, useAppStore, useSettledResult } from "../../store/StoreProvider.tsx";
 import { EXTERNAL_CLIENT_IP, externalAtNode } from "../../engine/analysis/constants.ts";
-import type { Analysis, Protocol } from "../../engine/analysis/index.ts";
+import type { Analysis, PodView, Protocol, ServiceView } from "../../engine/analysis/index.ts";
 
 interface Choice {
   value: string;
@@ -15,9 +15,6 @@ interface Choice {
   protocol?: Protocol;
   disabled?: boolean;
 }
-
-type PodView = Analysis["pods"][number];
-type ServiceView = Analysis["services"][number];
 
 /**
  * Each pod's, Service's and workload's choices, kept by what they are made of: an edit's answer keeps the pods and
@@ -37,6 +34,10 @@ interface WorkloadChoices {
 }
 let workloadChoices = new Map<string, WorkloadChoices>();
 
+/** A port as the choices word it: " :8080 (http) TCP". */
+const portWords = (p: { port: number; name?: string; protocol: Protocol }) =>
+  ` :${p.port}${p.name ? ` (${p.name})` : ""} ${p.protocol}`;
+
 function choicesOfPod(p: PodView): { source: Choice; ports: Choice[] } {
   let c = podChoices.get(p);
   if (!c) {
@@ -44,7 +45,7 @@ function choicesOfPod(p: PodView): { source: Choice; ports: Choice[] } {
       source: { value: p.id, label: `${p.namespace}/${p.name}` },
       ports: p.ports.map((cp) => ({
         value: `${p.id}:${cp.port}`,
-        label: `${p.namespace}/${p.name} :${cp.port}${cp.name ? ` (${cp.name})` : ""} ${cp.protocol}`,
+        label: `${p.namespace}/${p.name}${portWords(cp)}`,
         protocol: cp.protocol,
       })),
     };
@@ -60,7 +61,7 @@ function choicesOfService(s: ServiceView, beyondPods: boolean): Choice[] {
       beyondPods,
       ports: s.ports.map((p) => ({
         value: `${s.id}:${p.port}`,
-        label: `${s.namespace}/${s.name} :${p.port}${p.name ? ` (${p.name})` : ""} ${p.protocol}`,
+        label: `${s.namespace}/${s.name}${portWords(p)}`,
         protocol: p.protocol,
         disabled: beyondPods,
       })),
@@ -107,7 +108,7 @@ export function choices(a: Analysis | undefined): {
         source: { value: id, label: `${w.label} ${count}`, disabled: beyondPods },
         destinations: w.ports.map((cp) => ({
           value: `${id}:${cp.port}`,
-          label: `${w.label} :${cp.port}${cp.name ? ` (${cp.name})` : ""} ${cp.protocol} ${count}`,
+          label: `${w.label}${portWords(cp)} ${count}`,
           protocol: cp.protocol,
           disabled: beyondPods,
         })),
