@@ -39,31 +39,47 @@ export interface Origin {
  * appearance (a repeated key keeps its first place and its last offset): a
  * string third element tells the second form. Offsets are relative to the
  * origin's base. Most mappings take the first form, which holds no key. It
- * hangs off the collection under a non-enumerable symbol: invisible to
- * Object.keys, JSON, spread, structured clone and deep equality,
- * and cheaper than a WeakMap (whose entries every garbage collection has to
- * trace).
+ * hangs off the collection as a private field (`Positions` below): invisible
+ * to Object.keys, own symbols, JSON, spread, structured clone and deep
+ * equality, and cheaper than a WeakMap (whose entries every garbage
+ * collection has to trace).
  */
 export type Pos = (Origin | string | number)[];
 
-const POS: unique symbol = Symbol("ktl.yaml.position");
-type Positioned = { [POS]?: Pos };
-/** Reused descriptor: defineProperty copies it. */
-const POS_DESCRIPTOR: PropertyDescriptor = {
-  value: undefined,
-  enumerable: false,
-  writable: false,
-  configurable: false,
-};
-
-export function posOf(node: object): Pos | undefined {
-  return (node as Positioned)[POS];
+/**
+ * Installs a private field on a collection that was not made by this class: a base constructor that
+ * returns its argument makes `super(node)` the node, and the derived class adds its field to it (ES2022
+ * class fields). V8 adds a private field as it adds a property, with the transition kept in the inline
+ * cache: 1.5 million collections (the XL bench's parse) take about 0.1 s, against about 0.5 s for
+ * `Object.defineProperty` of a non-enumerable symbol, which goes through the runtime each time.
+ */
+class Receiver {
+  constructor(node: object) {
+    return node;
+  }
 }
 
+class Positions extends Receiver {
+  #pos: Pos;
+  private constructor(node: object, pos: Pos) {
+    super(node);
+    this.#pos = pos;
+  }
+  static attach(node: object, pos: Pos): void {
+    new Positions(node, pos);
+  }
+  static of(node: object): Pos | undefined {
+    return #pos in node ? (node as Positions).#pos : undefined;
+  }
+}
+
+export function posOf(node: object): Pos | undefined {
+  return Positions.of(node);
+}
+
+/** Gives a collection its position record, once (a second record for the same collection throws). */
 export function attach(node: object, pos: Pos): void {
-  POS_DESCRIPTOR.value = pos;
-  Object.defineProperty(node, POS, POS_DESCRIPTOR);
-  POS_DESCRIPTOR.value = undefined;
+  Positions.attach(node, pos);
 }
 
 /** The part's origin of a position record. */
