@@ -102,17 +102,21 @@ export function sameFlow(a: Flow, b: Flow): boolean {
  * Items of one kind kept from the previous round (an analysis) to the next: `keep` returns the previous
  * round's item with the same id when `equal` holds, else the new one; `round` starts the next round. Most
  * items come in the order they came last time, or shifted with their neighbours (an item added above them):
- * the item at the same place is tried first, then at the last shift, and the previous round is indexed by id
- * only for an item that moved on its own (as worker/delta.ts matches items). An item kept with the inputs it
- * was made from is, next round, taken by `takeSame` without making it again when the inputs are the same.
+ * the item at the same place is tried first, then a few places on (items removed above it), and the previous
+ * round is indexed by id only for an item that is not there (as worker/delta.ts matches items). An item kept
+ * with the inputs it was made from is, next round, taken by `takeSame` without making it again when the
+ * inputs are the same.
+ *
+ * A miss loses only identity, never correctness: the item returned is always equal to the one given.
  */
 export class Kept<T extends object, I = never> {
   private previous: T[] = [];
   private current: T[] = [];
+  /** What each item of `previous` and `current` was made from (`keep`'s second argument), at its place. */
+  private previousInputs: (I | undefined)[] = [];
+  private currentInputs: (I | undefined)[] = [];
   private byId: Map<string, number> | undefined;
   private shift = 0;
-  /** What each kept item was made from (`keep`'s second argument). */
-  private readonly inputs = new WeakMap<T, I>();
 
   constructor(
     private readonly idOf: (x: T) => string,
@@ -122,7 +126,9 @@ export class Kept<T extends object, I = never> {
   /** Starts a round: what the last round kept is what this one compares with. */
   round(): void {
     this.previous = this.current;
+    this.previousInputs = this.currentInputs;
     this.current = [];
+    this.currentInputs = [];
     this.byId = undefined;
     this.shift = 0;
   }
@@ -133,35 +139,43 @@ export class Kept<T extends object, I = never> {
    * not kept.
    */
   takeSame(inputs: I, same: (a: I, b: I) => boolean): T | undefined {
-    const before = this.previous[this.current.length + this.shift];
-    const known = before && this.inputs.get(before);
+    const j = this.current.length + this.shift;
+    const known = this.previousInputs[j];
     if (known === undefined || !same(known, inputs)) return undefined;
-    this.current.push(before!);
+    const before = this.previous[j]!;
+    this.current.push(before);
+    this.currentInputs.push(known);
     return before;
+  }
+
+  /** The place of the previous round's item with this id, looked for near `j` first; -1 when there is none. */
+  private find(id: string, j: number): number {
+    const prev = this.previous;
+    if (j < prev.length && this.idOf(prev[j]!) === id) return j;
+    // Items removed above this one: it is a few places on (checked before indexing every item by id).
+    for (let k = j + 1; k < prev.length && k <= j + NEAR; k++) if (this.idOf(prev[k]!) === id) return k;
+    if (!this.byId) {
+      this.byId = new Map();
+      for (let k = prev.length - 1; k >= 0; k--) this.byId.set(this.idOf(prev[k]!), k);
+    }
+    return this.byId.get(id) ?? -1;
   }
 
   /** This round's next item: the previous round's equal one, else `item`; with `inputs`, what it was made from. */
   keep(item: T, inputs?: I): T {
-    const prev = this.previous;
     const i = this.current.length;
-    const id = this.idOf(item);
-    let j = i + this.shift;
-    if (!(j < prev.length && this.idOf(prev[j]!) === id)) {
-      if (!this.byId) {
-        this.byId = new Map();
-        for (let k = prev.length - 1; k >= 0; k--) this.byId.set(this.idOf(prev[k]!), k);
-      }
-      const at = this.byId.get(id);
-      j = at ?? -1;
-      if (at !== undefined) this.shift = at - i;
-    }
-    const before = j >= 0 ? prev[j] : undefined;
+    const j = this.find(this.idOf(item), i + this.shift);
+    if (j >= 0) this.shift = j - i;
+    const before = j >= 0 ? this.previous[j] : undefined;
     const out = before !== undefined && this.equal(before, item) ? before : item;
     this.current.push(out);
-    if (inputs !== undefined) this.inputs.set(out, inputs);
+    this.currentInputs.push(inputs);
     return out;
   }
 }
+
+/** How many places past the expected one `Kept` looks for an item before indexing the previous round by id. */
+const NEAR = 8;
 
 /** Lists of the same items, in order, compared by identity (pod ids, policy objects); two absent lists are the same. */
 export function sameItems<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean {
