@@ -11,7 +11,14 @@
  * endpoint admits come as compact records (`reach.drops`: source groups,
  * not pods); they rank with the flows, by the namespace of each group.
  */
-import type { Analysis, Flow, ReachDrop, ReachView, RefView } from "../engine/analysis/index.ts";
+import type {
+  Analysis,
+  Flow,
+  ReachAllowed,
+  ReachDrop,
+  ReachView,
+  RefView,
+} from "../engine/analysis/index.ts";
 import { buildPathGraph, nsGroupKey } from "./paths.ts";
 import { leafResolver, type GraphEdge, type GraphModel, type GraphOptions } from "./model.ts";
 import { familyResolver, type NsGroupBy } from "./nsGroups.ts";
@@ -119,7 +126,8 @@ export function whereDropsAre(a: Analysis): DropSummary {
         if (f.verdict === "partial") spot.partly += src.n;
       }
     }
-  if (a.reach?.drops?.length) addReachSpots(a, a.reach, spots);
+  if (a.reach?.drops?.length || a.reach?.allowed?.some((d) => d.verdict === "partial"))
+    addReachSpots(a, a.reach, spots);
   const list = [...spots.values()].sort(
     (x, y) => y.connections - x.connections || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0),
   );
@@ -140,7 +148,11 @@ interface RecordSpots {
  * every keystroke's draw allocated about 2.4 MB (Chromium's allocation profile of the bench's edits).
  */
 let recordCache:
-  | { groupNs: (string | undefined)[]; sizes: number[]; records: WeakMap<ReachDrop, RecordSpots | null> }
+  | {
+      groupNs: (string | undefined)[];
+      sizes: number[];
+      records: WeakMap<ReachDrop | ReachAllowed, RecordSpots | null>;
+    }
   | undefined;
 
 /** The spot of `key`, made with its example when it is the first part to name it. */
@@ -173,8 +185,10 @@ function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpo
   if (!recordCache || !sameList(recordCache.groupNs, groupNs) || !sameList(recordCache.sizes, sizes))
     recordCache = { groupNs, sizes, records: new WeakMap() };
   const records = recordCache.records;
-  let reader: ((d: ReachDrop) => RecordSpots | null) | undefined;
-  for (const d of reach.drops) {
+  let reader: ((d: ReachDrop | ReachAllowed) => RecordSpots | null) | undefined;
+  // The dropped pairs, and the partly admitted ones past the engine's listing limit (as partial flows count).
+  const partial = (reach.allowed ?? []).filter((d) => d.verdict === "partial");
+  for (const d of [...reach.drops, ...partial]) {
     let part = records.get(d);
     if (part === undefined) {
       reader ??= recordReader(groupNs, sizes);
@@ -188,6 +202,7 @@ function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpo
         protocol: d.protocol,
       }));
       spot.connections += p.pods;
+      if ("verdict" in d) spot.partly += p.pods;
     }
   }
 }
@@ -196,7 +211,7 @@ function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpo
 function recordReader(
   groupNs: readonly (string | undefined)[],
   sizes: readonly number[],
-): (d: ReachDrop) => RecordSpots | null {
+): (d: ReachDrop | ReachAllowed) => RecordSpots | null {
   const nsNames: string[] = [];
   const nsIndex = new Map<string, number>();
   const groupKeys = groupNs.map((ns, k) => {

@@ -2,7 +2,8 @@
  * The paths lens's edges: every flow the engine judged, merged by the pair of
  * drawn elements its senders and its destination fold into (`mergeFlows`: a
  * run of senders in one element added once with its count, the compact drops
- * summed a stretch of groups at a time), then each pair worded as one edge
+ * and the admitted pairs past the engine's listing limit summed a stretch of
+ * groups at a time), then each pair worded as one edge
  * (`edgeOf`: verdict from the mix, the deciding objects, the note, example
  * flows with the rest counted). Pure: edges only merge the flows the engine judged.
  */
@@ -11,7 +12,6 @@ import type {
   DropCause,
   Flow,
   FlowKind,
-  ReachDrop,
   ReachView,
   RefView,
   Verdict,
@@ -268,7 +268,12 @@ export function mergeFlows(a: Analysis, resolution: Resolution, filters: GraphOp
     if (!passes) return;
     addToEdge(accOf(source, target, f.kind), f, n, port, source, resolve);
   }
-  if (a.reach?.drops?.length) addReachDrops(a, a.reach, resolve, filters, accOf);
+  const reach = a.reach;
+  if (reach && (reach.drops?.length || reach.allowed?.length)) {
+    const parts = compactParts(a, reach, resolve);
+    if (reach.drops?.length) addReachDrops(a, reach, parts, resolve, filters, accOf);
+    if (reach.allowed?.length) addReachAllowed(a, reach, parts, resolve, filters, accOf, links);
+  }
   return { edges: [...acc.values()].flatMap((m) => [...m.values()]), refusals, links, externals };
 }
 
@@ -384,20 +389,19 @@ const FLOW_EXAMPLES = 24;
 /** Deciding objects an edge names of the compact drops it carries (the details list them; a trace names each). */
 const DROP_REFS = 12;
 
+/** A compact record's groups (runs of `ReachView.groups` indices) summed by drawn element. */
+type Compact = { groups: number[] };
+
 /**
- * The pairs no endpoint admits (`reach.drops`, compact: source groups, not
- * pods) onto the edges of the current fold: each group's pods resolve to
- * their elements once, and each record adds its dropped groups' pods to the
- * edge from their element to the Service's. Drops draw no layout links:
- * the picture is placed by who can connect, and the drops are drawn on it.
+ * Where the compact records' groups are drawn: each group's pods resolve to their elements once, and each
+ * record's groups are summed by element (`partOf`: [element, groups, first group, pods] per element, kept
+ * by the record while every group is drawn where it was).
  */
-function addReachDrops(
+function compactParts(
   a: Analysis,
   reach: ReachView,
   resolve: (id: string) => string | undefined,
-  filters: GraphOptions["filters"],
-  accOf: (source: string, target: string, kind: FlowKind) => EdgeAcc,
-) {
+): { elems: string[]; partOf: (d: Compact) => number[] } {
   const elems: string[] = [];
   const elemIndex = new Map<string, number>();
   // Per group: [element, pods] pairs, flat (a workload open at pod level splits its group).
@@ -415,14 +419,13 @@ function addReachDrops(
     }
     return out;
   });
-  // Each record's dropped groups summed by element, kept by the record while every group is drawn where it was.
   const flat: number[] = [];
   for (const ge of groupElems) flat.push(...ge, -1);
-  if (!dropCache || !sameList(dropCache.elems, elems) || !sameList(dropCache.flat, flat))
-    dropCache = { elems, flat, records: new WeakMap() };
-  const records = dropCache.records;
+  if (!partCache || !sameList(partCache.elems, elems) || !sameList(partCache.flat, flat))
+    partCache = { elems, flat, records: new WeakMap() };
+  const records = partCache.records;
   let reader: ((runs: readonly number[]) => number[]) | undefined;
-  const partOf = (d: ReachDrop): number[] => {
+  const partOf = (d: Compact): number[] => {
     let part = records.get(d);
     if (!part) {
       reader ??= groupSummer(groupElems, elems.length);
@@ -430,6 +433,24 @@ function addReachDrops(
     }
     return part;
   };
+  return { elems, partOf };
+}
+
+/**
+ * The pairs no endpoint admits (`reach.drops`, compact: source groups, not
+ * pods) onto the edges of the current fold: each record adds its dropped
+ * groups' pods to the edge from their element to the Service's. Drops draw
+ * no layout links: the picture is placed by who can connect, and the drops
+ * are drawn on it.
+ */
+function addReachDrops(
+  a: Analysis,
+  reach: ReachView,
+  { elems, partOf }: ReturnType<typeof compactParts>,
+  resolve: (id: string) => string | undefined,
+  filters: GraphOptions["filters"],
+  accOf: (source: string, target: string, kind: FlowKind) => EdgeAcc,
+) {
   // Per target element, its edges by source element: one keyed lookup per pair of elements, not per record.
   const byTarget = new Map<string, (EdgeAcc | undefined)[]>();
   for (const d of reach.drops) {
@@ -486,7 +507,69 @@ function addReachDrops(
 }
 
 /**
- * The compact drops' records summed by element, kept by the record while every group's pods are drawn in the
+ * The admitted pairs past the engine's listing limit (`reach.allowed`, compact as the drops are) onto the
+ * edges of the current fold, as the listed flows go: each record's groups' pods counted on the edge from
+ * their element to the Service's, a layout link for each such pair whatever the filters, and an example
+ * a trace can explain.
+ */
+function addReachAllowed(
+  a: Analysis,
+  reach: ReachView,
+  { elems, partOf }: ReturnType<typeof compactParts>,
+  resolve: (id: string) => string | undefined,
+  filters: GraphOptions["filters"],
+  accOf: (source: string, target: string, kind: FlowKind) => EdgeAcc,
+  links: Map<string, Set<string>>,
+) {
+  for (const d of reach.allowed ?? []) {
+    const target = resolve(d.to);
+    if (!target) continue;
+    const port = `${d.port}/${d.protocol}`;
+    const chosen = (filters.port === "all" || port === filters.port) && layerPasses(filters.layer, d);
+    const passes = chosen && !(filters.onlyDrops && d.verdict === "allow");
+    const part = partOf(d);
+    for (let q = 0; q < part.length; q += 4) {
+      const source = elems[part[q]!]!;
+      const groups = part[q + 1]!;
+      const first = part[q + 2]!;
+      const pods = part[q + 3]!;
+      if (source !== target) {
+        let to = links.get(source);
+        if (!to) links.set(source, (to = new Set()));
+        to.add(target);
+      }
+      if (!passes) continue;
+      const acc = accOf(source, target, "service");
+      acc.mix[d.verdict] += pods;
+      acc.ports.add(port);
+      if (d.layer) acc.dialect ??= d.layer === "CiliumNetworkPolicy" ? "Cilium" : "Calico";
+      if (d.verdict === "partial") {
+        acc.causes.add("policy");
+        acc.drops += groups;
+        acc.layers.add(dropLayerWord(d));
+      }
+      if (acc.reasons.size < 12) acc.reasons.add(`${port}: ${d.reason}`);
+      const list = d.verdict === "allow" ? acc.allowFlows : acc.flows;
+      const example = list.length < FLOW_EXAMPLES ? a.pods[reach.groups[first]!.pods[0]!] : undefined;
+      if (!example) {
+        if (d.verdict === "allow") acc.unlistedAllowed += groups;
+        else acc.unlisted += groups;
+      } else
+        list.push({
+          flowId: `${d.id}|${first}`,
+          from: example.id,
+          traceTo: d.traceTo,
+          port: d.port,
+          protocol: d.protocol,
+          verdict: d.verdict,
+          reason: d.reason,
+        });
+    }
+  }
+}
+
+/**
+ * The compact records' groups summed by element, kept by the record while every group's pods are drawn in the
  * elements they were (an edit's answer keeps unchanged records as the objects the page held).
  */
-let dropCache: { elems: string[]; flat: number[]; records: WeakMap<ReachDrop, number[]> } | undefined;
+let partCache: { elems: string[]; flat: number[]; records: WeakMap<Compact, number[]> } | undefined;

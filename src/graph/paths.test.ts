@@ -6,6 +6,7 @@ import { buildGraph } from "./build.ts";
 import { layeredLayout, columnOf, packLayers, splitByFlows } from "./layered.ts";
 import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
 import { labelBox } from "./edgeLabels.ts";
+import { whereDropsAre } from "./drops.ts";
 import { toFlowElements } from "./flow.ts";
 import type { TraceView } from "../engine/analysis/index.ts";
 import type { Filters, Grouping } from "../store/types.ts";
@@ -437,3 +438,36 @@ function inRuns(runs: readonly number[], k: number): boolean {
   for (let i = 0; i < runs.length; i += 2) if (k >= runs[i]! && k < runs[i + 1]!) return true;
   return false;
 }
+
+// Past the engine's listing limit the admitted pairs come as compact records (ReachAllowed): the graph draws
+// them as it draws listed flows, so the picture does not depend on where the limit falls. Before these records,
+// the pairs past the limit were only counted: at M 1,935 and at L 348,490 allowed connections had no edge.
+describe("paths lens: the admitted pairs past the listing limit are drawn", () => {
+  const text = (generate("S") as { text: string }).text;
+  const cut = analyzeText(text, "manifests.yaml", { workloadFlowLimit: 40 });
+  const edgesOf = (a: Analysis, o: Parameters<typeof paths>[1] = {}) =>
+    paths(a, o)
+      .edges.map((e) => `${e.source}>${e.target} ${e.verdict} ${e.count} ${JSON.stringify(e.mix)} ${e.ports}`)
+      .sort();
+  it("the limited answer lists 40 flows and gives the rest as records", () => {
+    expect(cut.reach!.flows).toHaveLength(40);
+    expect(cut.reach!.allowed.length).toBeGreaterThan(0);
+    expect(S.reach!.allowed).toEqual([]);
+  });
+  it("every edge, with its verdict, its count and its ports, at the namespace fold and opened", () => {
+    expect(edgesOf(cut)).toEqual(edgesOf(S));
+    const open = { [nsKey("payments-prod")]: true, [nsKey("search-staging")]: true };
+    expect(edgesOf(cut, { open })).toEqual(edgesOf(S, { open }));
+    expect(edgesOf(cut, { filters: { onlyDrops: true } })).toEqual(
+      edgesOf(S, { filters: { onlyDrops: true } }),
+    );
+    expect(edgesOf(cut, { filters: { port: "8080/TCP" } })).toEqual(
+      edgesOf(S, { filters: { port: "8080/TCP" } }),
+    );
+  });
+  it("the drop list counts the partly admitted pairs past the limit as it counts partial flows", () => {
+    const total = (a: Analysis) =>
+      whereDropsAre(a).spots.reduce((n, s) => [n[0]! + s.connections, n[1]! + s.partly], [0, 0]);
+    expect(total(cut)).toEqual(total(S));
+  });
+});

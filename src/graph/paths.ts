@@ -232,6 +232,23 @@ function activeIds(a: Analysis): Set<string> {
       active.add(f.to);
       for (const x of f.from) active.add(x);
     }
+  // The admitted pairs past the engine's listing limit: their Services and their groups' pods.
+  const reach = a.reach;
+  if (reach?.allowed?.length) {
+    const done = new Uint8Array(reach.groups.length);
+    for (const d of reach.allowed) {
+      active.add(d.to);
+      for (let r = 0; r + 1 < d.groups.length; r += 2)
+        for (let k = d.groups[r]!; k < d.groups[r + 1]!; k++) {
+          if (done[k]) continue;
+          done[k] = 1;
+          for (const i of reach.groups[k]!.pods) {
+            const p = a.pods[i];
+            if (p) active.add(p.id);
+          }
+        }
+    }
+  }
   return active;
 }
 

@@ -57,6 +57,7 @@ export function filtersFor(f: Filters, a: Analysis): Filters {
   ]);
   const flows = a.reach ? [...a.flows, ...a.reach.flows] : a.flows;
   const ports = new Set(flows.map((x) => portKey(x.port, x.protocol)));
+  for (const d of a.reach?.allowed ?? []) ports.add(portKey(d.port, d.protocol));
   const out: Filters = {
     hiddenNamespaces: f.hiddenNamespaces.filter((n) => namespaces.has(n)),
     port: f.port === "all" || ports.has(f.port) ? f.port : "all",

@@ -85,6 +85,7 @@ function GraphNotes({ displayed, error }: { displayed: Displayed | undefined; er
           No dropped connection at this fold level
           {result?.flows.some((f) => f.verdict !== "allow") ||
           result?.reach?.flows.some((f) => f.verdict !== "allow") ||
+          result?.reach?.allowed?.some((d) => d.verdict !== "allow") ||
           result?.reach?.dropped
             ? " with the port, layer or namespace filter chosen."
             : ": the engine found every listed flow allowed."}

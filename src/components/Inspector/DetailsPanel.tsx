@@ -427,7 +427,15 @@ const notAllowed = (fs: readonly { verdict: string }[]) => {
 export function FlowCounts({ a }: { a: Analysis }) {
   // Counted once per answer: at scale the lists hold tens of thousands of flows, and this panel redraws often.
   const refused = useMemo(() => notAllowed(a.flows), [a.flows]);
-  const refusedReach = useMemo(() => (a.reach ? notAllowed(a.reach.flows) : 0), [a.reach]);
+  // The listed flows, and the partly admitted pairs past the engine's listing limit (compact records).
+  const refusedReach = useMemo(
+    () =>
+      a.reach
+        ? notAllowed(a.reach.flows) +
+          (a.reach.allowed ?? []).reduce((n, d) => n + (d.verdict === "partial" ? d.count : 0), 0)
+        : 0,
+    [a.reach],
+  );
   if (!a.reach)
     return (
       <>

@@ -32,7 +32,7 @@ import { validateModel, validationDiagnostics } from "../validate/index.ts";
 import { computeConnlist, type ConnList } from "../connlist/index.ts";
 import { formatConnlist } from "../connlist/format.ts";
 import { openRules } from "./rules.ts";
-import { workloadFlows } from "./workloadFlows.ts";
+import { WORKLOAD_FLOW_LIMIT, workloadFlows } from "./workloadFlows.ts";
 import type { KeptAnswer } from "./kept.ts";
 import { runTests, type TestRunView, type TestsQuery } from "./tests.ts";
 import { observeFlows, type ObserveQuery, type ObserveView } from "./observe.ts";
@@ -106,6 +106,8 @@ export interface AnalyzeOptions {
   assume?: ClusterAssumptions;
   /** Most traces the drawn flows may cost (FLOW_BUDGET); beyond it the graph shows workload flows. */
   flowBudget?: number;
+  /** Most workload flows listed (WORKLOAD_FLOW_LIMIT); the admitted pairs past it come as compact records. */
+  workloadFlowLimit?: number;
   /** The docs of the texts analysed last: an edit re-parses only the docs it changed (the worker keeps one). */
   parseCache?: YamlPartCache;
   /**
@@ -137,6 +139,7 @@ const DEFAULTS: Required<Omit<AnalyzeOptions, "cni" | "parseCache" | "keep" | "a
   maxDirectFlowPods: 60,
   maxMatrixRows: 400,
   flowBudget: FLOW_BUDGET,
+  workloadFlowLimit: WORKLOAD_FLOW_LIMIT,
 };
 
 const clock = (globalThis as { performance?: { now(): number } }).performance;
@@ -435,7 +438,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
       );
       step(`Judging who can connect, workload to Service (${count(model.pods.length, "pod")})`, 6);
       reach = guarded("workload flows", file, extra, undefined, () =>
-        workloadFlows(model, index, proxy, undefined, options.keep),
+        workloadFlows(model, index, proxy, opts.workloadFlowLimit, options.keep),
       );
     }
   }

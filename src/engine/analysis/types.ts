@@ -239,12 +239,17 @@ export interface ReachView {
   flows: Flow[];
   /** (source group, Service port) pairs no endpoint admits: the sum of `drops`' counts. */
   dropped: number;
-  /** Allowed pairs past the listing limit, counted only. */
+  /** Allowed and partly allowed pairs past the listing limit: the sum of `allowed`'s counts. */
   omitted: number;
   /** Source groups: the pods (indices into `pods`) of one workload that the decider answers alike. */
   groups: ReachGroup[];
   /** The dropped pairs, one record per Service port and deciding side. */
   drops: ReachDrop[];
+  /**
+   * The admitted pairs past the listing limit (`flows` lists the first WORKLOAD_FLOW_LIMIT), one record per
+   * Service port and verdict: drawn and counted like the listed flows, with the words a trace gives per pair.
+   */
+  allowed: ReachAllowed[];
 }
 
 export interface ReachGroup {
@@ -276,6 +281,28 @@ export interface ReachDrop {
   count: number;
   reason: string;
   /** The NetworkPolicies that refused on that side (at most six; none under the tiers or a CNI dialect: trace one). */
+  decidedBy: RefView[];
+  /** As `Flow.layer`: the CNI dialect that decided, when not NetworkPolicy. */
+  layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
+}
+
+/** The source groups past the listing limit that some ready endpoint of one Service port admits. */
+export interface ReachAllowed {
+  id: string;
+  to: string;
+  port: number;
+  protocol: Protocol;
+  portName?: string;
+  /** Destination in `ktl trace` syntax, as `Flow.traceTo`. */
+  traceTo: string;
+  /** "allow": every ready endpoint admits each group; "partial": some do. */
+  verdict: "allow" | "partial";
+  /** The groups as runs: [start, end) pairs of indices into `ReachView.groups`, ascending. */
+  groups: number[];
+  /** How many groups the runs hold. */
+  count: number;
+  reason: string;
+  /** The endpoints' NetworkPolicies with rules that admit (at most six; none under the tiers or a CNI dialect: trace one). */
   decidedBy: RefView[];
   /** As `Flow.layer`: the CNI dialect that decided, when not NetworkPolicy. */
   layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";

@@ -26,7 +26,7 @@ import { keptMatrices } from "./flows.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { senderClassOf, type Decider } from "../decide/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
-import type { Flow, ReachDrop, ReachGroup, RefView } from "./types.ts";
+import type { Flow, ReachAllowed, ReachDrop, ReachGroup, RefView } from "./types.ts";
 import { sameFlowInputs, type FlowInputs, type KeptAnswer } from "./kept.ts";
 
 /** Most flow records listed; beyond, the rest are counted. */
@@ -36,10 +36,11 @@ export interface WorkloadFlows {
   flows: Flow[];
   /** (source group, Service port) pairs that no endpoint admits. */
   dropped: number;
-  /** Allowed pairs beyond the limit, not listed. */
+  /** Allowed and partly allowed pairs beyond the limit, given as compact records (`allowed`). */
   omitted: number;
   groups: ReachGroup[];
   drops: ReachDrop[];
+  allowed: ReachAllowed[];
 }
 
 /** Ascending indices as [start, end) runs: most of a Service port's dropped groups are long runs. */
@@ -100,6 +101,60 @@ function pushDrops(
       decidedBy: stack || side === "pair" ? [] : sideRefs(index, side, endpoints, runs.runs, sourceClass),
     });
     out.dropped += runs.count;
+  }
+}
+
+/**
+ * A Service port's admitted source groups past the listing limit, one record per verdict. The words are the
+ * listed flows' own, for the whole record: which endpoints admit which group, and the rule that did, a
+ * trace of one says (as for the compact drops).
+ */
+function pushAllowed(
+  out: WorkloadFlows,
+  service: string,
+  p: { port: number; protocol: Protocol; name?: string | undefined },
+  past: Record<ReachAllowed["verdict"], Runs>,
+  endpoints: readonly { pod: Pod }[],
+  ctx: {
+    admitter: string;
+    cniLayer: Flow["layer"];
+    decider: Decider;
+    stack: PolicyStack | undefined;
+    index: PolicyIndex;
+  },
+): void {
+  const enforcement = ctx.decider.enforcement;
+  const n = endpoints.length;
+  const ends = `${n} ready endpoint${n === 1 ? "" : "s"}`;
+  // NetworkPolicy alone: the first endpoint's ingress policies with rules (an isolating one alone admits nothing).
+  const decidedBy: RefView[] = [];
+  if (enforcement.kind === "stack" && !ctx.stack && past.allow.count + past.partial.count > 0)
+    for (const pol of ctx.index.ingressPolicies[ctx.index.classOf[endpoints[0]!.pod.index]!] ?? [])
+      if (decidedBy.length < 6 && pol.ingress.length > 0) decidedBy.push(refOfPolicy(pol));
+  for (const verdict of ["allow", "partial"] as const) {
+    const runs = past[verdict];
+    if (!runs.count) continue;
+    const to = serviceId(service);
+    out.allowed.push({
+      id: `allowed|${verdict}|${to}|${p.port}/${p.protocol}`,
+      to,
+      port: p.port,
+      protocol: p.protocol,
+      ...(p.name ? { portName: p.name } : {}),
+      traceTo: `service:${service}:${p.port}`,
+      verdict,
+      groups: runs.runs,
+      count: runs.count,
+      reason:
+        enforcement.kind === "none"
+          ? enforcement.why
+          : verdict === "allow"
+            ? `${ctx.admitter} admits these pods at every ready endpoint (${ends}); trace one to see the rules`
+            : `${ctx.admitter} admits these pods at some of the ${ends}; trace one to see which`,
+      decidedBy,
+      ...(ctx.cniLayer ? { layer: ctx.cniLayer } : {}),
+    });
+    out.omitted += runs.count;
   }
 }
 
@@ -253,6 +308,7 @@ export function workloadFlows(
     omitted: 0,
     groups: sources.map((g) => ({ workload: workloadId(g[0]!.workload), pods: g.map((p) => p.index) })),
     drops: [],
+    allowed: [],
   };
   for (const s of model.services) {
     const sp = proxy.services.get(s.key);
@@ -298,6 +354,8 @@ export function workloadFlows(
         both: new Runs(),
         pair: new Runs(),
       };
+      // Admitted groups past the listing limit, by verdict (compact records, as the drops are).
+      const past = { allow: new Runs(), partial: new Runs() };
       // The endpoints' classes, once each, for the egress half of the class matrix.
       const endpointClasses = admits ? [...new Set(endpoints.map((e) => index.classOf[e.pod.index]!))] : [];
       const egressRow = admits ? endpoints[0]!.judge.matrix!.egressTo : [];
@@ -324,7 +382,7 @@ export function workloadFlows(
           continue;
         }
         if (out.flows.length >= limit) {
-          out.omitted++;
+          (admitted === endpoints.length ? past.allow : past.partial).add(k);
           continue;
         }
         // A source group's pod list is one array for every Service it reaches (no consumer changes it).
@@ -367,6 +425,7 @@ export function workloadFlows(
       }
       for (const e of endpoints) isEndpoint[e.pod.index] = 0;
       pushDrops(out, s.key, p, sides, endpoints, { stack, admitter, cniLayer, index, sourceClass });
+      pushAllowed(out, s.key, p, past, endpoints, { admitter, cniLayer, decider, stack, index });
     });
   }
   return out;
