@@ -108,14 +108,11 @@ function goInt(s: string): number {
 export function kubectlReads(s: string): unknown {
   const c = s.charCodeAt(0);
   // goyaml.v2's resolveTable: only these first characters can start a non-string.
-  const hinted =
-    s.length === 0 ||
-    (c >= 0x30 && c <= 0x39) ||
-    c === 0x2b ||
-    c === 0x2d ||
-    c === 0x2e ||
-    "yYnNtTfFoO~".includes(s[0]!);
+  const word = isWordStart(c);
+  const hinted = s.length === 0 || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e || word;
   if (!hinted) return s;
+  // A word of more than five letters is none of the YAML 1.1 words (`false` is the longest): most keys and names.
+  if (word && s.length > 5) return s;
   if (WORDS_11.has(s)) return WORDS_11.get(s);
   if (c === 0x2e) return GO_FLOAT.test(s) ? Number(s) : s;
   if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d) {
@@ -152,10 +149,31 @@ function describeScalar(v: unknown): string {
 /** The first characters with which resolvePlain12 or kubectlReads may read a plain scalar as other than text. */
 const MAYBE_NOT_TEXT = /^[0-9+\-.~yYnNtTfFoO]/;
 
+/** The first letters of the YAML 1.1 and 1.2 words (yes, no, true, false, on, off, null and their cases). */
+function isWordStart(c: number): boolean {
+  switch (c) {
+    case 0x79: // y
+    case 0x59: // Y
+    case 0x6e: // n
+    case 0x4e: // N
+    case 0x74: // t
+    case 0x54: // T
+    case 0x66: // f
+    case 0x46: // F
+    case 0x6f: // o
+    case 0x4f: // O
+    case 0x7e: // ~
+      return true;
+  }
+  return false;
+}
+
 /** A plain scalar kubectl reads otherwise than YAML 1.2 tools do: the warning (KTL108), or undefined. */
 export function yaml11Warning(raw: string, asKey: boolean): { message: string; hint: string } | undefined {
   // Both readings keep a scalar as text unless it starts as a number, a word or `~` does (most do not).
   if (raw.length > 0 && !MAYBE_NOT_TEXT.test(raw)) return undefined;
+  // A word of more than five letters is text in both readings (`false` is the longest word either has).
+  if (raw.length > 5 && isWordStart(raw.charCodeAt(0))) return undefined;
   const v12 = resolvePlain12(raw);
   const kubectl = kubectlReads(raw);
   if (sameScalar(kubectl, v12)) return undefined;
