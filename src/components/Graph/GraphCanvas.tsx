@@ -157,7 +157,8 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
   if (!graph)
     return (
       // Its own positioned box: the absolutely placed message would otherwise cover, and take the clicks of, the whole app.
-      <div style={{ position: "relative", flex: 1 }}>
+      // The pane's box already, so that its size (the graph budget) is measured before the first answer.
+      <div ref={wrapRef} className="graph-wrap">
         <div className="graph-empty">
           {paused
             ? "Analysis paused (safe mode)."

@@ -12,8 +12,17 @@ export interface PaneShape {
 }
 
 /**
- * The graph pane's size, watched: it sets the layout's shape and how many elements the automatic
- * grouping may show (the store's graph budget).
+ * The legend's room under the canvas, as the graph budget counts it: three lines of the legend (its entries,
+ * the tiers' and the "folded to fit" line). The budget reads the pane less this, not the canvas: the legend
+ * grows as the first picture arrives, and a budget that followed it built the first picture again, twice,
+ * about a second after it was drawn (M at 1280x720: budget 30, then 8, then 6).
+ */
+export const LEGEND_ROOM = 60;
+
+/**
+ * The graph pane's size, watched from the first render (while the first answer is still being analysed):
+ * it sets the layout's shape (the canvas's) and how many elements the automatic grouping may show (the
+ * store's graph budget, from the pane's own size, so that it is right for the first picture).
  */
 export function usePaneShape(
   wrapRef: RefObject<HTMLDivElement | null>,
@@ -30,9 +39,12 @@ export function usePaneShape(
   useEffect(() => {
     const el = wrapRef.current;
     if (!el || typeof ResizeObserver === "undefined") return;
-    // The canvas (the wrap less the legend) is what fit view fills.
+    // The canvas (the wrap less the legend) is what fit view fills; before the first picture, the wrap alone.
     const canvas = el.querySelector<HTMLElement>(".graph-canvas") ?? el;
     const ro = new ResizeObserver(() => {
+      const whole = el.getBoundingClientRect();
+      if (whole.width >= 50 && whole.height - LEGEND_ROOM >= 50)
+        store.getState().setGraphBudget(capacityOf(whole.width, whole.height - LEGEND_ROOM).budget);
       const r = canvas.getBoundingClientRect();
       if (r.width < 50 || r.height < 50) return;
       const c = capacityOf(r.width, r.height);
@@ -55,9 +67,9 @@ export function usePaneShape(
               },
             },
       );
-      store.getState().setGraphBudget(c.budget);
     });
-    ro.observe(canvas);
+    ro.observe(el);
+    if (canvas !== el) ro.observe(canvas);
     return () => ro.disconnect();
   }, [store, hasGraph, wrapRef]);
   return shape;
