@@ -47,7 +47,11 @@ function FoldBy({
 
 function Filters() {
   const store = useAppStore();
-  const result = useSettledResult();
+  // The first answer at once (later ones once the graph has drawn them): the controls it adds wrap this row,
+  // which changes the graph pane's size, and so the picture's budget, before the first picture is built.
+  const settled = useSettledResult();
+  const first = useApp((s) => (settled ? undefined : s.analysis.result));
+  const result = settled ?? first;
   // Before a lesson's reveal, filtering by verdict or deciding layer would tell the answer.
   const verdictsHidden = useVerdictsHidden();
   const { filters, grouping, graphLens, nsGroupBy } = useApp(

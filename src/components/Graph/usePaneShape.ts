@@ -1,4 +1,5 @@
-import { useEffect, useState, type RefObject } from "react";
+import { useEffect, useLayoutEffect, useState, type RefObject } from "react";
+import { useApp } from "../../store/StoreProvider.tsx";
 import type { AppStore } from "../../store/createAppStore.ts";
 import { capacityOf, FIT_PADDING, LEGIBLE_ZOOM } from "./fit.ts";
 
@@ -13,11 +14,17 @@ export interface PaneShape {
 
 /**
  * The legend's room under the canvas, as the graph budget counts it: three lines of the legend (its entries,
- * the tiers' and the "folded to fit" line). The budget reads the pane less this, not the canvas: the legend
- * grows as the first picture arrives, and a budget that followed it built the first picture again, twice,
- * about a second after it was drawn (M at 1280x720: budget 30, then 8, then 6).
+ * the tiers' and the "folded to fit" line). The budget reads the pane less this, not the canvas, whose height
+ * follows the legend's lines as the picture fills them in: a budget that followed it built the picture again.
  */
 export const LEGEND_ROOM = 60;
+
+/** The store's graph budget from the pane's size, less the legend's room. */
+function budgetOf(el: HTMLElement, store: AppStore): void {
+  const whole = el.getBoundingClientRect();
+  if (whole.width >= 50 && whole.height - LEGEND_ROOM >= 50)
+    store.getState().setGraphBudget(capacityOf(whole.width, whole.height - LEGEND_ROOM).budget);
+}
 
 /**
  * The graph pane's size, watched from the first render (while the first answer is still being analysed):
@@ -36,15 +43,20 @@ export function usePaneShape(
     /** The canvas less fit view's padding, in screen px. */
     px: { width: number; height: number } | undefined;
   }>({ aspect: 1.5, rows: 8, pane: undefined, px: undefined });
+  // A new answer can change what sits above the pane (the filters take its namespaces and layers): the budget
+  // is read again in the commit that shows it, before a deferred render builds the picture with the old one.
+  const answer = useApp((s) => s.analysis.result);
+  useLayoutEffect(() => {
+    const el = wrapRef.current;
+    if (el) budgetOf(el, store);
+  }, [answer, store, wrapRef]);
   useEffect(() => {
     const el = wrapRef.current;
     if (!el || typeof ResizeObserver === "undefined") return;
     // The canvas (the wrap less the legend) is what fit view fills; before the first picture, the wrap alone.
     const canvas = el.querySelector<HTMLElement>(".graph-canvas") ?? el;
     const ro = new ResizeObserver(() => {
-      const whole = el.getBoundingClientRect();
-      if (whole.width >= 50 && whole.height - LEGEND_ROOM >= 50)
-        store.getState().setGraphBudget(capacityOf(whole.width, whole.height - LEGEND_ROOM).budget);
+      budgetOf(el, store);
       const r = canvas.getBoundingClientRect();
       if (r.width < 50 || r.height < 50) return;
       const c = capacityOf(r.width, r.height);
