@@ -12,6 +12,7 @@ import type {
   DropCause,
   Flow,
   FlowKind,
+  ReachRecord,
   ReachView,
   RefView,
   Verdict,
@@ -270,9 +271,9 @@ export function mergeFlows(a: Analysis, resolution: Resolution, filters: GraphOp
   }
   const reach = a.reach;
   if (reach && (reach.drops?.length || reach.allowed?.length)) {
-    const parts = compactParts(a, reach, resolve);
-    if (reach.drops?.length) addReachDrops(a, reach, parts, resolve, filters, accOf);
-    if (reach.allowed?.length) addReachAllowed(a, reach, parts, resolve, filters, accOf, links);
+    const inputs = { a, reach, parts: compactParts(a, reach, resolve), resolve, filters, accOf };
+    if (reach.drops?.length) addReachDrops(inputs);
+    if (reach.allowed?.length) addReachAllowed(inputs, links);
   }
   return { edges: [...acc.values()].flatMap((m) => [...m.values()]), refusals, links, externals };
 }
@@ -390,7 +391,7 @@ const FLOW_EXAMPLES = 24;
 const DROP_REFS = 12;
 
 /** A compact record's groups (runs of `ReachView.groups` indices) summed by drawn element. */
-type Compact = { groups: number[] };
+type Compact = Pick<ReachRecord, "groups">;
 
 /**
  * Where the compact records' groups are drawn: each group's pods resolve to their elements once, and each
@@ -436,6 +437,16 @@ function compactParts(
   return { elems, partOf };
 }
 
+/** What the compact records are merged with: the answer, where its groups are drawn, the filters and the edges. */
+interface CompactInputs {
+  a: Analysis;
+  reach: ReachView;
+  parts: ReturnType<typeof compactParts>;
+  resolve: (id: string) => string | undefined;
+  filters: GraphOptions["filters"];
+  accOf: (source: string, target: string, kind: FlowKind) => EdgeAcc;
+}
+
 /**
  * The pairs no endpoint admits (`reach.drops`, compact: source groups, not
  * pods) onto the edges of the current fold: each record adds its dropped
@@ -443,14 +454,7 @@ function compactParts(
  * no layout links: the picture is placed by who can connect, and the drops
  * are drawn on it.
  */
-function addReachDrops(
-  a: Analysis,
-  reach: ReachView,
-  { elems, partOf }: ReturnType<typeof compactParts>,
-  resolve: (id: string) => string | undefined,
-  filters: GraphOptions["filters"],
-  accOf: (source: string, target: string, kind: FlowKind) => EdgeAcc,
-) {
+function addReachDrops({ a, reach, parts: { elems, partOf }, resolve, filters, accOf }: CompactInputs) {
   // Per target element, its edges by source element: one keyed lookup per pair of elements, not per record.
   const byTarget = new Map<string, (EdgeAcc | undefined)[]>();
   for (const d of reach.drops) {
@@ -513,12 +517,7 @@ function addReachDrops(
  * a trace can explain.
  */
 function addReachAllowed(
-  a: Analysis,
-  reach: ReachView,
-  { elems, partOf }: ReturnType<typeof compactParts>,
-  resolve: (id: string) => string | undefined,
-  filters: GraphOptions["filters"],
-  accOf: (source: string, target: string, kind: FlowKind) => EdgeAcc,
+  { a, reach, parts: { elems, partOf }, resolve, filters, accOf }: CompactInputs,
   links: Map<string, Set<string>>,
 ) {
   for (const d of reach.allowed ?? []) {

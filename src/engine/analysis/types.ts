@@ -259,8 +259,11 @@ export interface ReachGroup {
   pods: number[];
 }
 
-/** The source groups no ready endpoint of one Service port admits. */
-export interface ReachDrop {
+/**
+ * A compact record of the source groups of one Service port: what the drops and the admitted pairs past the
+ * listing limit share (the groups as runs, ascending [start, end) pairs of indices into `ReachView.groups`).
+ */
+export interface ReachRecord {
   id: string;
   to: string;
   port: number;
@@ -268,6 +271,17 @@ export interface ReachDrop {
   portName?: string;
   /** Destination in `ktl trace` syntax, as `Flow.traceTo`. */
   traceTo: string;
+  /** The groups as runs: [start, end) pairs of indices into `ReachView.groups`, ascending. */
+  groups: number[];
+  /** How many groups the runs hold. */
+  count: number;
+  reason: string;
+  /** As `Flow.layer`: the CNI dialect that decided, when not NetworkPolicy. */
+  layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
+}
+
+/** The source groups no ready endpoint of one Service port admits. */
+export interface ReachDrop extends ReachRecord {
   /**
    * The side that refused: every endpoint's ingress while the sender's egress lets it out ("ingress"),
    * the sender's egress while some endpoint's ingress admits it ("egress"), both ("both": isolation as
@@ -275,37 +289,16 @@ export interface ReachDrop {
    * is an endpoint). "ingress" and "egress" are near misses: one side's policy admits the connection.
    */
   side: "ingress" | "egress" | "both" | "pair";
-  /** The dropped groups as runs: [start, end) pairs of indices into `ReachView.groups`, ascending. */
-  groups: number[];
-  /** How many groups the runs hold. */
-  count: number;
-  reason: string;
   /** The NetworkPolicies that refused on that side (at most six; none under the tiers or a CNI dialect: trace one). */
   decidedBy: RefView[];
-  /** As `Flow.layer`: the CNI dialect that decided, when not NetworkPolicy. */
-  layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
 }
 
 /** The source groups past the listing limit that some ready endpoint of one Service port admits. */
-export interface ReachAllowed {
-  id: string;
-  to: string;
-  port: number;
-  protocol: Protocol;
-  portName?: string;
-  /** Destination in `ktl trace` syntax, as `Flow.traceTo`. */
-  traceTo: string;
+export interface ReachAllowed extends ReachRecord {
   /** "allow": every ready endpoint admits each group; "partial": some do. */
   verdict: "allow" | "partial";
-  /** The groups as runs: [start, end) pairs of indices into `ReachView.groups`, ascending. */
-  groups: number[];
-  /** How many groups the runs hold. */
-  count: number;
-  reason: string;
   /** The endpoints' NetworkPolicies with rules that admit (at most six; none under the tiers or a CNI dialect: trace one). */
   decidedBy: RefView[];
-  /** As `Flow.layer`: the CNI dialect that decided, when not NetworkPolicy. */
-  layer?: "CiliumNetworkPolicy" | "CalicoNetworkPolicy";
 }
 
 /** A step of an analysis under way, as `AnalyzeOptions.onProgress` is told it. */
