@@ -1,7 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { distance, VISIONS } from "./colourVision.ts";
-import { CATEGORIES, PALETTE, categoryOf, flowLayer, layerPasses, type LayerFilter } from "./verdicts.ts";
+import {
+  CATEGORIES,
+  PALETTE,
+  categoryOf,
+  flowLayer,
+  layerPasses,
+  unplacedByLayer,
+  type LayerFilter,
+} from "./verdicts.ts";
+import { analyzeText } from "../engine/analysis/index.ts";
+import { defaultScenario } from "../../scenarios/index.ts";
+// @ts-expect-error: the bench generator is plain JavaScript
+import { generate } from "../../bench/generate.mjs";
 
 // Minimum OKLab distances between any two verdict colours (0.02 is about one just-noticeable step).
 const MIN_COLOUR = 0.1;
@@ -108,5 +120,35 @@ describe("the Decided by filter", () => {
     expect(layerPasses(undefined, f)).toBe(true);
     if (layer) expect(layerPasses(layer, f)).toBe(true);
     expect(layerPasses(layer === "Admin" ? "Baseline" : "Admin", f)).toBe(false);
+  });
+});
+
+// At scale the dropped pairs (and the admitted ones past the listing limit) are compact records; under the cluster
+// tiers they name no deciding layer, so a layer filter cannot draw them: the graph says how many it leaves out
+// (L with "Admin tier" showed only allowed edges, as if the Admin tier's denials were none).
+describe("the pairs a layer filter cannot place", () => {
+  const tiered = analyzeText(
+    readFileSync("scenarios/27-hold-an-admin-deny-over-every-namespace/manifests.yaml", "utf8"),
+    "manifests.yaml",
+    { flowBudget: 0 },
+  );
+  const plain = analyzeText((generate("S") as { text: string }).text);
+  it("under the tiers, every compact drop is unplaced by any layer but all", () => {
+    expect(tiered.tiers.length).toBeGreaterThan(0);
+    const dropped = tiered.reach!.drops.reduce((n, d) => n + d.count, 0);
+    expect(dropped).toBeGreaterThan(0);
+    expect(unplacedByLayer(tiered, "Admin")).toEqual({ dropped, admitted: 0 });
+    expect(unplacedByLayer(tiered, "NetworkPolicy")).toEqual({ dropped, admitted: 0 });
+    expect(unplacedByLayer(tiered, "all")).toBeUndefined();
+    expect(unplacedByLayer(tiered, undefined)).toBeUndefined();
+  });
+  it("under NetworkPolicy alone, only the records that name no policy (decided pair by pair)", () => {
+    const pair = plain.reach!.drops.filter((d) => d.decidedBy.length === 0).reduce((n, d) => n + d.count, 0);
+    const u = unplacedByLayer(plain, "NetworkPolicy");
+    expect(u?.dropped ?? 0).toBe(pair);
+    expect(pair).toBeLessThan(plain.reach!.dropped);
+  });
+  it("a small input has no compact records", () => {
+    expect(unplacedByLayer(analyzeText(defaultScenario().manifests), "Admin")).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@
  * it: a drop by a cluster policy tier is one (`tier`); a CNI dialect's drop
  * and an L7 weighted route are notes (a tag on the label, below).
  */
-import type { DropCause, Flow, Verdict } from "../engine/analysis/index.ts";
+import type { Analysis, DropCause, Flow, Verdict } from "../engine/analysis/index.ts";
 
 export type Glyph = "check" | "cross" | "bar" | "half" | "shield";
 export type Arrow = "triangle" | "tee" | "open";
@@ -207,6 +207,23 @@ export function dropLayerWord(f: Pick<Flow, "tier" | "layer" | "decidedBy" | "dr
   const dialect = cniDialectOf(f.decidedBy[0]);
   if (dialect) return dialect;
   return f.decidedBy.some((r) => r.kind === "NetworkPolicy") ? "NetworkPolicy" : "policy";
+}
+
+/**
+ * The pairs a layer filter cannot place: the compact records (the dropped pairs, and the admitted ones past the
+ * engine's listing limit) that name no deciding layer (under the cluster tiers, and a sender the decider answers
+ * pair by pair), which no layer but "all" draws. Undefined when the filter is "all" or every record is placed.
+ */
+export function unplacedByLayer(
+  a: Analysis | undefined,
+  filter: LayerFilter | undefined,
+): { dropped: number; admitted: number } | undefined {
+  if (!a?.reach || !filter || filter === "all") return undefined;
+  let dropped = 0;
+  let admitted = 0;
+  for (const d of a.reach.drops) if (flowLayer(d) === undefined) dropped += d.count;
+  for (const d of a.reach.allowed ?? []) if (flowLayer(d) === undefined) admitted += d.count;
+  return dropped + admitted > 0 ? { dropped, admitted } : undefined;
 }
 
 export function layerPasses(filter: LayerFilter | undefined, f: Pick<Flow, "tier" | "layer" | "decidedBy">) {

@@ -24,6 +24,8 @@ import { Legend } from "./Legend.tsx";
 import { LoadProgress } from "./LoadProgress.tsx";
 import { useLayout } from "./useLayout.ts";
 import { markFirstDraw } from "../../store/firstDraw.ts";
+import { thousands } from "../../engine/trace/format.ts";
+import { LAYER_FILTERS, unplacedByLayer } from "../../graph/verdicts.ts";
 
 export { useGraph } from "./useGraph.ts";
 
@@ -42,8 +44,24 @@ function GraphLegend({
   decides: boolean;
 }) {
   const paths = displayed?.graph.lens === "paths";
+  // What a layer filter leaves undrawn because the answer does not say which layer decided it (compact records).
+  const result = useDrawnResult();
+  const layer = useApp((s) => s.filters.layer);
+  const unplaced = useMemo(() => unplacedByLayer(result, layer), [result, layer]);
   return (
     <Legend
+      warning={
+        unplaced
+          ? `Not drawn under “${LAYER_FILTERS.find((l) => l.id === layer)?.label ?? layer}”: ${[
+              unplaced.dropped ? `${thousands(unplaced.dropped)} dropped` : "",
+              unplaced.admitted ? `${thousands(unplaced.admitted)} admitted` : "",
+            ]
+              .filter(Boolean)
+              .join(
+                " and ",
+              )} workload-to-Service pairs, grouped at this scale without the layer that decided them: under “all layers”, click one of their edges and trace an example to see its layer.`
+          : undefined
+      }
       find={find}
       loops={!!displayed?.graph.edges.some((e) => e.source === e.target)}
       quiet={!!displayed?.graph.edges.some((e) => e.quiet)}

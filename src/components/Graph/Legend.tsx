@@ -7,6 +7,7 @@ import { verdictsHidden } from "../Lessons/predict.ts";
 /** The legend is drawn from the same table as the edges: colour, dash and glyph, and the notes (tags) the graph shows. */
 export function Legend({
   note,
+  warning,
   notes = [],
   find,
   loops = false,
@@ -16,6 +17,8 @@ export function Legend({
   /** The cases of a flow file's rows drawn on the edges: each gets its glyph. */
   observed?: readonly ObserveCase[];
   note?: string | undefined;
+  /** What the picture leaves out under the filters chosen, said where it does not cover the graph. */
+  warning?: string | undefined;
   notes?: readonly EdgeNoteId[];
   find?: React.ReactNode;
   /** The picture has loops (drops between members of one folded box). */
@@ -126,6 +129,11 @@ export function Legend({
       {note ? (
         <span className="muted" role="status">
           {note}
+        </span>
+      ) : null}
+      {warning ? (
+        <span role="status" data-testid="layer-unplaced">
+          {warning}
         </span>
       ) : null}
     </div>
