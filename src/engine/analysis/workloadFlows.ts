@@ -13,7 +13,9 @@
  * endpoint admits are most pairs at scale (default deny): they are not
  * flows but compact records, one per Service port and deciding side, whose
  * sources are runs of group indices (`ReachDrop`), so the graph draws them
- * at any fold level and a question traces any one of them.
+ * at any fold level and a question traces any one of them. Past
+ * WORKLOAD_FLOW_LIMIT listed flows, the admitted pairs come as compact
+ * records too (`ReachAllowed`, one per Service port and verdict).
  */
 import type { Model, Pod, Protocol, ServicePort } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
@@ -29,7 +31,7 @@ import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, ReachAllowed, ReachDrop, ReachGroup, RefView } from "./types.ts";
 import { sameFlowInputs, type FlowInputs, type KeptAnswer } from "./kept.ts";
 
-/** Most flow records listed; beyond, the rest are counted. */
+/** Most flows listed; the admitted pairs beyond come as compact records (`ReachAllowed`), drawn all the same. */
 export const WORKLOAD_FLOW_LIMIT = 20_000;
 
 export interface WorkloadFlows {
