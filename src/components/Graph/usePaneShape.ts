@@ -43,13 +43,15 @@ export function usePaneShape(
     /** The canvas less fit view's padding, in screen px. */
     px: { width: number; height: number } | undefined;
   }>({ aspect: 1.5, rows: 8, pane: undefined, px: undefined });
-  // A new answer can change what sits above the pane (the filters take its namespaces and layers): the budget
-  // is read again in the commit that shows it, before a deferred render builds the picture with the old one.
-  const answer = useApp((s) => s.analysis.result);
+  // The first answer changes what sits above the pane (the filters take its namespaces and layers at once): the
+  // budget is read again in the commit that shows it, before a deferred render builds the first picture. Later
+  // answers reach the filters after the graph has drawn them, so the observer below sees what they change, and an
+  // edit's commit is not made to lay the page out early.
+  const answered = useApp((s) => s.analysis.result !== undefined);
   useLayoutEffect(() => {
     const el = wrapRef.current;
-    if (el) budgetOf(el, store);
-  }, [answer, store, wrapRef]);
+    if (el && answered) budgetOf(el, store);
+  }, [answered, store, wrapRef]);
   useEffect(() => {
     const el = wrapRef.current;
     if (!el || typeof ResizeObserver === "undefined") return;

@@ -57,6 +57,25 @@ class Runs {
   }
 }
 
+/** What every compact record of one Service port shares: its Service, port, trace target and CNI dialect. */
+function recordBase(
+  service: string,
+  p: { port: number; protocol: Protocol; name?: string | undefined },
+  cniLayer: Flow["layer"],
+) {
+  return {
+    to: serviceId(service),
+    port: p.port,
+    protocol: p.protocol,
+    ...(p.name ? { portName: p.name } : {}),
+    traceTo: `service:${service}:${p.port}`,
+    ...(cniLayer ? { layer: cniLayer } : {}),
+  };
+}
+
+/** "3 ready endpoints". */
+const readyEndpoints = (n: number) => `${n} ready endpoint${n === 1 ? "" : "s"}`;
+
 /** A Service port's dropped source groups, one record per refusing side, in the edge's words. */
 function pushDrops(
   out: WorkloadFlows,
@@ -73,16 +92,8 @@ function pushDrops(
   },
 ): void {
   const { stack, admitter, cniLayer, index, sourceClass } = ctx;
-  const base = {
-    to: serviceId(service),
-    port: p.port,
-    protocol: p.protocol,
-    ...(p.name ? { portName: p.name } : {}),
-    traceTo: `service:${service}:${p.port}`,
-    ...(cniLayer ? { layer: cniLayer } : {}),
-  };
-  const n = endpoints.length;
-  const ends = `${n} ready endpoint${n === 1 ? "" : "s"}`;
+  const base = recordBase(service, p, cniLayer);
+  const ends = readyEndpoints(endpoints.length);
   const by = stack ? "the policy stack" : "NetworkPolicy";
   const reasons: Record<ReachDrop["side"], string> = {
     ingress: `the sender's egress lets these pods out, but ${by} at the ingress of every endpoint refuses them (${ends})`,
@@ -125,25 +136,22 @@ function pushAllowed(
     index: PolicyIndex;
   },
 ): void {
+  // Most Service ports have none: they are under the limit.
+  if (past.allow.count + past.partial.count === 0) return;
   const enforcement = ctx.decider.enforcement;
-  const n = endpoints.length;
-  const ends = `${n} ready endpoint${n === 1 ? "" : "s"}`;
+  const base = recordBase(service, p, ctx.cniLayer);
+  const ends = readyEndpoints(endpoints.length);
   // NetworkPolicy alone: the first endpoint's ingress policies with rules (an isolating one alone admits nothing).
   const decidedBy: RefView[] = [];
-  if (enforcement.kind === "stack" && !ctx.stack && past.allow.count + past.partial.count > 0)
+  if (enforcement.kind === "stack" && !ctx.stack)
     for (const pol of ctx.index.ingressPolicies[ctx.index.classOf[endpoints[0]!.pod.index]!] ?? [])
       if (decidedBy.length < 6 && pol.ingress.length > 0) decidedBy.push(refOfPolicy(pol));
   for (const verdict of ["allow", "partial"] as const) {
     const runs = past[verdict];
     if (!runs.count) continue;
-    const to = serviceId(service);
     out.allowed.push({
-      id: `allowed|${verdict}|${to}|${p.port}/${p.protocol}`,
-      to,
-      port: p.port,
-      protocol: p.protocol,
-      ...(p.name ? { portName: p.name } : {}),
-      traceTo: `service:${service}:${p.port}`,
+      id: `allowed|${verdict}|${base.to}|${p.port}/${p.protocol}`,
+      ...base,
       verdict,
       groups: runs.runs,
       count: runs.count,
@@ -154,7 +162,6 @@ function pushAllowed(
             ? `${ctx.admitter} admits these pods at every ready endpoint (${ends}); trace one to see the rules`
             : `${ctx.admitter} admits these pods at some of the ${ends}; trace one to see which`,
       decidedBy,
-      ...(ctx.cniLayer ? { layer: ctx.cniLayer } : {}),
     });
     out.omitted += runs.count;
   }
