@@ -367,6 +367,17 @@ function profileView(model: Model): Analysis["profile"] {
   };
 }
 
+/**
+ * How many pods a cluster policy's subject selects. The pods of a class agree on their namespace, host
+ * network and every label a selector reads (the tiers' included), so the class's first pod answers for
+ * all: at L, 30 policies over 10,000 pods were 300,000 selector matches an analysis, now over 2,000 classes.
+ */
+function selectedPods(model: Model, index: PolicyIndex, p: Model["clusterPolicies"][number]): number {
+  let n = 0;
+  for (const c of index.classes) if (subjectSelects(model, p, c.repr)) n += c.pods.length;
+  return n;
+}
+
 /** The steps `openAnalysis` reports (`AnalyzeOptions.onProgress`); the sixth only past the trace budget. */
 export const ANALYSIS_STEPS = 7;
 
@@ -461,7 +472,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
         kind: p.kind,
         name: p.name,
         tier: p.tier,
-        selects: model.pods.filter((pod) => subjectSelects(model, p, pod)).length,
+        selects: selectedPods(model, index, p),
         ref: { kind: p.kind, name: p.name, line: p.source.line },
       };
       if (p.kind !== "BaselineAdminNetworkPolicy") v.priority = p.priority;

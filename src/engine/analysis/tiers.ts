@@ -118,9 +118,24 @@ export function tierFlowJudge(
   const count = new Int32Array(n);
   const first = new Int32Array(n).fill(-1);
   const second = new Int32Array(n).fill(-1);
-  const host: number[] = [];
+  // Host-network senders by class (positions ascending), and those of each node: NetworkPolicy admits a pod's
+  // own node, so only the few on the destination's node are judged pair by pair; the others by their class's
+  // row, once per class (at L a DaemonSet's 100 host pods were a million pair walks an analysis).
+  const hostByClass = new Map<number, number[]>();
+  const hostOnNode = new Map<string, number[]>();
   from.forEach((p, i) => {
-    if (p.hostNetwork) return void host.push(i);
+    if (p.hostNetwork) {
+      const c = index.classOf[p.index]!;
+      const list = hostByClass.get(c);
+      if (list) list.push(i);
+      else hostByClass.set(c, [i]);
+      if (p.nodeName) {
+        const near = hostOnNode.get(p.nodeName);
+        if (near) near.push(i);
+        else hostOnNode.set(p.nodeName, [i]);
+      }
+      return;
+    }
     const c = index.classOf[p.index]!;
     const k = ++count[c]!;
     if (k === 1) first[c] = i;
@@ -185,7 +200,28 @@ export function tierFlowJudge(
         admitted = min(admitted, one);
       } else refused = min(refused, one);
     }
-    for (const i of host) {
+    // Host-network senders elsewhere than the destination's node: their class's row (stackPairAllowed's answer
+    // for a sender on another node); those on its node, pair by pair.
+    const near = dst.nodeName ? hostOnNode.get(dst.nodeName) : undefined;
+    const nearHere = (src: Pod) => src === dst || (!!dst.nodeName && src.nodeName === dst.nodeName);
+    for (const [a, list] of hostByClass) {
+      // Less those on the destination's node, and the destination itself when it is one of them elsewhere.
+      let n = list.length;
+      if (near) for (const i of near) if (index.classOf[from[i]!.index] === a) n--;
+      if (dst.hostNetwork && !dst.nodeName && index.classOf[dst.index] === a && posOf.has(dst)) n--;
+      if (n === 0) continue;
+      let one = -1;
+      for (const i of list)
+        if (!nearHere(from[i]!)) {
+          one = i;
+          break;
+        }
+      if (classAllowed(sm, a, b)) {
+        allowed += n;
+        admitted = min(admitted, one);
+      } else refused = min(refused, one);
+    }
+    for (const i of near ?? []) {
       const src = from[i]!;
       if (src === dst) continue;
       if (stackPairAllowed(stack, sm, src, dst)) {
