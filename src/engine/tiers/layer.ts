@@ -136,11 +136,13 @@ export function firstMatch(
   model: Model,
   policies: readonly ClusterPolicy[],
   q: DirectionQuery,
+  /** The policies are known to select `q.self` (TierClasses.selectingPolicies): their subjects are not matched again. */
+  selecting = false,
 ): { policy: ClusterPolicy; rule: TierRule; line: number } | undefined {
   if (q.hairpin || q.self.hostNetwork) return undefined;
   for (const p of policies) {
     const rules = q.direction === "ingress" ? p.ingress : p.egress;
-    if (rules.length === 0 || !subjectSelects(q.model, p, q.self)) continue;
+    if (rules.length === 0 || (!selecting && !subjectSelects(q.model, p, q.self))) continue;
     for (const rule of rules) {
       const peer = rule.peers.find((x) => peerMatches(q.model, x, rule, q.other));
       if (!peer) continue;
@@ -182,13 +184,18 @@ export function tierLayer(model: Model, tier: Tier, index?: PolicyIndex): Policy
           action: "none",
           reason: `a pod's traffic to its own IP is not subject to the ${tier} tier`,
         };
-      const m = firstMatch(q.model, policies, q);
+      // A pod of the index's model: the policies that select its class, resolved once per class (the graph's
+      // flows walk thousands of pairs an analysis, each through every tier policy's selectors before).
+      const selecting = classes?.selectingPolicies(q.direction, q.self);
+      const m = firstMatch(q.model, selecting ?? policies, q, selecting !== undefined);
       if (!m) {
-        const any = policies.some(
-          (p) =>
-            (q.direction === "ingress" ? p.ingress : p.egress).length > 0 &&
-            subjectSelects(q.model, p, q.self),
-        );
+        const any = selecting
+          ? selecting.length > 0
+          : policies.some(
+              (p) =>
+                (q.direction === "ingress" ? p.ingress : p.egress).length > 0 &&
+                subjectSelects(q.model, p, q.self),
+            );
         return {
           layer,
           label,
@@ -220,6 +227,11 @@ class TierClasses {
   private readonly peerSets = new Map<TierPeer, ClassSet | null>();
   /** Per class and direction: the positions of the policies that select it. */
   private readonly selecting: { ingress: number[][]; egress: number[][] };
+  /** The same as policies, filled as asked (selectingPolicies). */
+  private readonly selectedLists: Record<Direction, (readonly ClusterPolicy[] | undefined)[]> = {
+    ingress: [],
+    egress: [],
+  };
   private readonly cache = new Map<string, ClassEntry[]>();
   private readonly named = new Map<string, ClassSet>();
   private reprIPs: ReturnType<typeof parseIP>[] | undefined;
@@ -313,6 +325,18 @@ class TierClasses {
     if (sets.length === 1) return sets[0]!;
     for (const s of sets) this.builder.addSet(s!);
     return this.builder.take();
+  }
+
+  /**
+   * The policies that select `pod` for `direction` and have rules there, in evaluation order: its class's
+   * (the pods of a class agree on every label a selector reads). undefined for a pod of another model, or
+   * on the host network (no tier policy selects it; firstMatch says so first).
+   */
+  selectingPolicies(direction: Direction, pod: Pod): readonly ClusterPolicy[] | undefined {
+    if (this.index.model.pods[pod.index] !== pod || pod.hostNetwork) return undefined;
+    const c = this.index.classOf[pod.index]!;
+    const lists = this.selectedLists[direction];
+    return (lists[c] ??= this.selecting[direction][c]!.map((i) => this.policies[i]!));
   }
 
   entries(q: ClassQuery): { key: string; entries: ClassEntry[] } {
