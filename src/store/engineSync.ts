@@ -16,12 +16,13 @@ export interface SyncOptions {
   cancel?: (h: unknown) => void;
 }
 
-// A short pause: the worker re-parses only the edited docs, and never queues more than the newest text
+// No pause here: the worker re-parses only the edited docs, and never queues more than the newest text
 // (engineClient supersedes older ones), so typing needs no long wait. A text the editor hands over per
 // keystroke (under 200 kB, mount.ts LARGE) is sent at once: its analysis takes tens of ms, and a frame's
-// wait was a sixth of the keystroke-to-graph time at 200 pods. Larger texts pause a frame (the editor's own
-// pause precedes it), very large ones a little longer.
-const defaultDebounce = (n: number) => (n > 2_000_000 ? 60 : n > 200_000 ? 16 : 0);
+// wait was a sixth of the keystroke-to-graph time at 200 pods. A larger text reaches the store only after
+// the editor's own pause (mount.ts pushDelay: a frame, longer for very large texts), which already joins
+// the keys typed in it; a second pause here doubled it (32 ms at 2,000 pods, 120 ms at 10,000).
+const defaultDebounce = (_textLength: number) => 0;
 
 /** Quiet time after typing in the Tests tab's editor before the tests run again. */
 const TESTS_DEBOUNCE_MS = 250;
