@@ -151,6 +151,25 @@ export function portKey(port: number, protocol: string): string {
   return `${port}/${protocol}`;
 }
 
+/**
+ * Every port the graph can draw an edge on, ascending: the listed flows' and, at scale, the compact records'
+ * (the dropped pairs, and the admitted pairs past the listing limit). The port filter offers these and keeps
+ * a chosen one while the input still has it: one list for both, so a port the graph draws is never missing
+ * from the menu (a workload-to-Service port, or one only refused, was before).
+ */
+export function graphPorts(a: Analysis): { key: string; port: number; protocol: string }[] {
+  const out = new Map<string, { key: string; port: number; protocol: string }>();
+  const add = (x: { port: number; protocol: string }) => {
+    const key = portKey(x.port, x.protocol);
+    if (!out.has(key)) out.set(key, { key, port: x.port, protocol: x.protocol });
+  };
+  for (const f of a.flows) add(f);
+  for (const f of a.reach?.flows ?? []) add(f);
+  for (const d of a.reach?.drops ?? []) add(d);
+  for (const d of a.reach?.allowed ?? []) add(d);
+  return [...out.values()].sort((x, y) => x.port - y.port || x.protocol.localeCompare(y.protocol));
+}
+
 export function shortRef(r: RefView | undefined, kind: FlowKind): string {
   if (!r) return kind === "endpoint" ? "endpoint" : "no policy";
   return r.name;

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { createAppStore } from "./createAppStore.ts";
 import { filtersFor, sameScenario } from "./scenarioSlice.ts";
 import { analyzeText } from "../engine/analysis/index.ts";
+import { graphPorts, portKey } from "../graph/model.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
 import { LESSONS } from "../../scenarios/lessons.ts";
 import { sanitizeView, viewOf } from "../share/view.ts";
@@ -65,6 +66,21 @@ describe("a paste is a new scenario", () => {
     expect(filtersFor({ hiddenNamespaces: [], port: "all", onlyDrops: false, layer: "Admin" }, a).layer).toBe(
       undefined,
     );
+  });
+});
+
+describe("the port filter offers what the graph draws", () => {
+  it("at scale the menu and the kept choice read one list: every port of the listed flows and the compact records", () => {
+    // No flow traced pair by pair and none listed: the Services' pairs are compact records (drops and admitted).
+    const a = analyzeText(bookinfo, "bookinfo.yaml", { flowBudget: 0, workloadFlowLimit: 0 });
+    const records = [...(a.reach?.drops ?? []), ...(a.reach?.allowed ?? [])];
+    expect(records.length).toBeGreaterThan(0);
+    const offered = graphPorts(a).map((p) => p.key);
+    for (const x of [...a.flows, ...(a.reach?.flows ?? []), ...records])
+      expect(offered).toContain(portKey(x.port, x.protocol));
+    for (const key of offered)
+      expect(filtersFor({ hiddenNamespaces: [], port: key, onlyDrops: false }, a).port).toBe(key);
+    expect(filtersFor({ hiddenNamespaces: [], port: "7/UDP", onlyDrops: false }, a).port).toBe("all");
   });
 });
 

@@ -8,7 +8,7 @@
  * copy of the same manifests) is an edit, not a new scenario.
  */
 import type { Analysis } from "../engine/analysis/index.ts";
-import { portKey } from "../graph/model.ts";
+import { graphPorts } from "../graph/model.ts";
 import { flowLayer } from "../graph/verdicts.ts";
 import type { AppState, Filters, ScenarioSlice, ScenarioSnapshot, SliceCreator } from "./types.ts";
 import { NO_WHAT_IF } from "./workshopSlice.ts";
@@ -56,8 +56,7 @@ export function filtersFor(f: Filters, a: Analysis): Filters {
     ...a.namespaces.map((n) => n.name),
   ]);
   const flows = a.reach ? [...a.flows, ...a.reach.flows] : a.flows;
-  const ports = new Set(flows.map((x) => portKey(x.port, x.protocol)));
-  for (const d of a.reach?.allowed ?? []) ports.add(portKey(d.port, d.protocol));
+  const ports = new Set(graphPorts(a).map((p) => p.key));
   const out: Filters = {
     hiddenNamespaces: f.hiddenNamespaces.filter((n) => namespaces.has(n)),
     port: f.port === "all" || ports.has(f.port) ? f.port : "all",

@@ -2,7 +2,7 @@ import { useMemo } from "react";
 import { ReactFlowProvider } from "@xyflow/react";
 import { useShallow } from "zustand/react/shallow";
 import { useApp, useAppStore, useSettledResult } from "../../store/StoreProvider.tsx";
-import { portKey } from "../../graph/model.ts";
+import { graphPorts } from "../../graph/model.ts";
 import { LAYER_FILTERS, type LayerFilter } from "../../graph/verdicts.ts";
 import type { GraphLens, Grouping } from "../../store/types.ts";
 import { groupingKeys, resolveNsGrouping, type NsGroupBy } from "../../graph/nsGroups.ts";
@@ -77,15 +77,8 @@ function Filters() {
   const layers = LAYER_FILTERS.filter(
     (l) => (l.id !== "Admin" && l.id !== "Baseline") || tiered || filters.layer === l.id,
   ).filter((l) => l.id !== "CNI" || cni || filters.layer === "CNI");
-  const flowPorts = useMemo(
-    () =>
-      result
-        ? [...new Map(result.flows.map((f) => [portKey(f.port, f.protocol), f])).values()].sort(
-            (a, b) => a.port - b.port,
-          )
-        : [],
-    [result],
-  );
+  // The ports the graph draws edges on (listed flows and compact records): the same list filtersFor keeps a choice by.
+  const flowPorts = useMemo(() => (result ? graphPorts(result) : []), [result]);
   return (
     <div className="filters" role="group" aria-label="Graph filters">
       {namespaces.length > 1 && namespaces.length <= 6 ? (
@@ -130,8 +123,8 @@ function Filters() {
         <select value={filters.port} onChange={(e) => store.getState().setFilters({ port: e.target.value })}>
           <option value="all">all</option>
           {flowPorts.map((f) => (
-            <option key={portKey(f.port, f.protocol)} value={portKey(f.port, f.protocol)}>
-              {f.port}/{f.protocol}
+            <option key={f.key} value={f.key}>
+              {f.key}
             </option>
           ))}
         </select>
