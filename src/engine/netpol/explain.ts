@@ -28,7 +28,7 @@ export interface DirectionVerdict {
   /** Some policy selects the pod for this direction. */
   isolated: boolean;
   /** Policies that select the pod for this direction. */
-  selecting: NetworkPolicy[];
+  selecting: readonly NetworkPolicy[];
   /** Every rule that allows the connection. */
   allowedBy: RuleMatch[];
   /** Set when the connection is admitted only because it comes from the pod's own node (rule 8). */
@@ -101,10 +101,25 @@ function policiesIn(model: Model, ns: string): readonly NetworkPolicy[] {
   return m.get(ns) ?? [];
 }
 
-export function policiesFor(model: Model, pod: Pod, direction: Direction): NetworkPolicy[] {
-  return policiesIn(model, pod.namespace).filter(
+/**
+ * Per policy list, per pod: the policies that select it, by direction. A model is not changed once built, so a
+ * pod's answer holds for its model; the graph's flows under the tiers explain the same senders and endpoints
+ * thousands of times an analysis (each a filter of the namespace's policies with their selectors before).
+ */
+const selectedOf = new WeakMap<
+  readonly NetworkPolicy[],
+  WeakMap<Pod, { ingress?: readonly NetworkPolicy[]; egress?: readonly NetworkPolicy[] }>
+>();
+
+/** The policies of `model` that select `pod` and isolate it for `direction`, in the model's order (do not change the list). */
+export function policiesFor(model: Model, pod: Pod, direction: Direction): readonly NetworkPolicy[] {
+  let byPod = selectedOf.get(model.policies);
+  if (!byPod) selectedOf.set(model.policies, (byPod = new WeakMap()));
+  let known = byPod.get(pod);
+  if (!known) byPod.set(pod, (known = {}));
+  return (known[direction] ??= policiesIn(model, pod.namespace).filter(
     (p) => (direction === "ingress" ? p.ingressIsolation : p.egressIsolation) && selects(p, pod),
-  );
+  ));
 }
 
 function ruleMatches(
