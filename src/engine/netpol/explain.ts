@@ -51,6 +51,21 @@ export function namespaceLabels(model: Model, ns: string): Record<string, string
   return model.namespaces.get(ns)?.labels ?? { "kubernetes.io/metadata.name": ns };
 }
 
+/**
+ * Peer addresses as parsed: an ipBlock is matched against the same pod and node addresses over and over (the
+ * graph's flows at scale walk thousands of pairs an analysis), and parsing one makes BigInts. Bounded.
+ */
+const peerIPs = new Map<string, IP | undefined>();
+
+function peerIP(ip: string): IP | undefined {
+  let v = peerIPs.get(ip);
+  if (v === undefined && !peerIPs.has(ip)) {
+    if (peerIPs.size >= 65_536) peerIPs.clear();
+    peerIPs.set(ip, (v = parseIP(ip)));
+  }
+  return v;
+}
+
 /** Rule 4 and 5: does a peer entry match the endpoint? */
 export function peerMatches(
   model: Model,
@@ -58,7 +73,7 @@ export function peerMatches(
   peer: PolicyPeer,
   ep: PeerEndpoint,
 ): boolean {
-  if (peer.ipBlock) return inBlock(peer.ipBlock, parseIP(ep.ip));
+  if (peer.ipBlock) return inBlock(peer.ipBlock, peerIP(ep.ip));
   const pod = ep.pod;
   if (!pod || pod.hostNetwork) return false;
   if (!peer.podSelector && !peer.namespaceSelector) return false;
