@@ -19,7 +19,13 @@
  */
 import type { Model, Pod, Protocol, ServicePort } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
-import { classMatrix, pairAllowed, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
+import {
+  classAllowed,
+  classMatrix,
+  pairAllowed,
+  type ClassMatrix,
+  type PolicyIndex,
+} from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
 import { cniName } from "../cni/index.ts";
 import { explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
@@ -365,6 +371,8 @@ export function workloadFlows(
       };
       // Admitted groups past the listing limit, by verdict (compact records, as the drops are).
       const past = { allow: new Runs(), partial: new Runs() };
+      // Per host-network sender class: the endpoints whose class row admits it (filled as met).
+      let hostCount: Map<number, number> | undefined;
       // The endpoints' classes, once each, for the egress half of the class matrix.
       const endpointClasses = admits ? [...new Set(endpoints.map((e) => index.classOf[e.pod.index]!))] : [];
       const egressRow = admits ? endpoints[0]!.judge.matrix!.egressTo : [];
@@ -381,7 +389,25 @@ export function workloadFlows(
         const src = g[0]!;
         const memo = byClassOk && byRow;
         let admitted = memo ? byClass[cls]! : -1;
-        if (admitted < 0) {
+        if (admitted < 0 && byClassOk && sourceHost[k] === 1) {
+          // A host-network sender (a DaemonSet's, one group per node): toward an endpoint on another node its
+          // answer is its class's row (the own-node rule reads same-node pairs only), counted once per class;
+          // the endpoints on its node, and itself, are judged pair by pair.
+          hostCount ??= new Map();
+          let byRows = hostCount.get(cls);
+          if (byRows === undefined) {
+            byRows = 0;
+            for (const ep of endpoints)
+              if (classAllowed(ep.judge.matrix!, cls, index.classOf[ep.pod.index]!)) byRows++;
+            hostCount.set(cls, byRows);
+          }
+          admitted = byRows;
+          for (const ep of endpoints)
+            if (ep.pod === src || ep.pod.nodeName === src.nodeName) {
+              if (classAllowed(ep.judge.matrix!, cls, index.classOf[ep.pod.index]!)) admitted--;
+              if (ep.judge(src, ep.pod)) admitted++;
+            }
+        } else if (admitted < 0) {
           admitted = 0;
           for (const ep of endpoints) if (ep.judge(src, ep.pod)) admitted++;
           if (memo) byClass[cls] = admitted;
