@@ -389,25 +389,9 @@ export function workloadFlows(
         const src = g[0]!;
         const memo = byClassOk && byRow;
         let admitted = memo ? byClass[cls]! : -1;
-        if (admitted < 0 && byClassOk && sourceHost[k] === 1) {
-          // A host-network sender (a DaemonSet's, one group per node): toward an endpoint on another node its
-          // answer is its class's row (the own-node rule reads same-node pairs only), counted once per class;
-          // the endpoints on its node, and itself, are judged pair by pair.
-          hostCount ??= new Map();
-          let byRows = hostCount.get(cls);
-          if (byRows === undefined) {
-            byRows = 0;
-            for (const ep of endpoints)
-              if (classAllowed(ep.judge.matrix!, cls, index.classOf[ep.pod.index]!)) byRows++;
-            hostCount.set(cls, byRows);
-          }
-          admitted = byRows;
-          for (const ep of endpoints)
-            if (ep.pod === src || ep.pod.nodeName === src.nodeName) {
-              if (classAllowed(ep.judge.matrix!, cls, index.classOf[ep.pod.index]!)) admitted--;
-              if (ep.judge(src, ep.pod)) admitted++;
-            }
-        } else if (admitted < 0) {
+        if (admitted < 0 && byClassOk && sourceHost[k] === 1)
+          admitted = hostSenderAdmitted(src, cls, endpoints, index, (hostCount ??= new Map()));
+        else if (admitted < 0) {
           admitted = 0;
           for (const ep of endpoints) if (ep.judge(src, ep.pod)) admitted++;
           if (memo) byClass[cls] = admitted;
@@ -467,10 +451,35 @@ export function workloadFlows(
 }
 
 /**
- * The NetworkPolicies that refused one side's drops (at most six a side; one for "both"): the
- * endpoints' ingress policies (isolating, with no rule for these senders),
- * the senders' egress policies, or both.
+ * How many endpoints admit a host-network sender (a DaemonSet's, one source group per node) under
+ * NetworkPolicy or the tiers: toward an endpoint on another node its answer is its class's row (the own-node
+ * rule reads same-node pairs only), counted once per class and Service port (`byClass`); the endpoints on
+ * its own node, and itself, are judged pair by pair. At L, 100 such groups times every Service port's
+ * endpoints were 840,000 stack pair walks an analysis.
  */
+function hostSenderAdmitted(
+  src: Pod,
+  cls: number,
+  endpoints: readonly { pod: Pod; judge: ((src: Pod, dst: Pod) => boolean) & { matrix?: ClassMatrix } }[],
+  index: PolicyIndex,
+  byClass: Map<number, number>,
+): number {
+  const byRow = (ep: (typeof endpoints)[number]) =>
+    classAllowed(ep.judge.matrix!, cls, index.classOf[ep.pod.index]!);
+  let admitted = byClass.get(cls);
+  if (admitted === undefined) {
+    admitted = 0;
+    for (const ep of endpoints) if (byRow(ep)) admitted++;
+    byClass.set(cls, admitted);
+  }
+  for (const ep of endpoints)
+    if (ep.pod === src || ep.pod.nodeName === src.nodeName) {
+      if (byRow(ep)) admitted--;
+      if (ep.judge(src, ep.pod)) admitted++;
+    }
+  return admitted;
+}
+
 /**
  * Whether an egress row (null: not isolated) lets a class out to any of the endpoints' classes: once per
  * dropped source group and Service port, so a plain loop (a closure here would be one allocation each).
@@ -481,6 +490,11 @@ function reachesAny(out: ClassSet | null, classes: readonly number[]): boolean {
   return false;
 }
 
+/**
+ * The NetworkPolicies that refused one side's drops (at most six a side; one for "both"): the
+ * endpoints' ingress policies (isolating, with no rule for these senders),
+ * the senders' egress policies, or both.
+ */
 function sideRefs(
   index: PolicyIndex,
   side: "ingress" | "egress" | "both",
