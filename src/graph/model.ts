@@ -158,16 +158,21 @@ export function portKey(port: number, protocol: string): string {
  * from the menu (a workload-to-Service port, or one only refused, was before).
  */
 export function graphPorts(a: Analysis): { key: string; port: number; protocol: string }[] {
-  const out = new Map<string, { key: string; port: number; protocol: string }>();
+  // Ports by protocol, as numbers: at L some 50,000 flows and records, a key string each was 58 ms of a first render.
+  const byProtocol = new Map<string, Set<number>>();
   const add = (x: { port: number; protocol: string }) => {
-    const key = portKey(x.port, x.protocol);
-    if (!out.has(key)) out.set(key, { key, port: x.port, protocol: x.protocol });
+    let ports = byProtocol.get(x.protocol);
+    if (!ports) byProtocol.set(x.protocol, (ports = new Set()));
+    ports.add(x.port);
   };
   for (const f of a.flows) add(f);
   for (const f of a.reach?.flows ?? []) add(f);
   for (const d of a.reach?.drops ?? []) add(d);
   for (const d of a.reach?.allowed ?? []) add(d);
-  return [...out.values()].sort((x, y) => x.port - y.port || x.protocol.localeCompare(y.protocol));
+  const out: { key: string; port: number; protocol: string }[] = [];
+  for (const [protocol, ports] of byProtocol)
+    for (const port of ports) out.push({ key: portKey(port, protocol), port, protocol });
+  return out.sort((x, y) => x.port - y.port || x.protocol.localeCompare(y.protocol));
 }
 
 export function shortRef(r: RefView | undefined, kind: FlowKind): string {
