@@ -12,6 +12,7 @@ import {
   explainStackPair,
   stackMatrix,
   stackPairAllowed,
+  decidedByClassRow,
   type LayerStep,
   type PolicyStack,
 } from "../policy/index.ts";
@@ -203,7 +204,6 @@ export function tierFlowJudge(
     // Host-network senders elsewhere than the destination's node: their class's row (stackPairAllowed's answer
     // for a sender on another node); those on its node, pair by pair.
     const near = dst.nodeName ? hostOnNode.get(dst.nodeName) : undefined;
-    const nearHere = (src: Pod) => src === dst || (!!dst.nodeName && src.nodeName === dst.nodeName);
     for (const [a, list] of hostByClass) {
       // Less those on the destination's node, and the destination itself when it is one of them elsewhere.
       let n = list.length;
@@ -212,7 +212,7 @@ export function tierFlowJudge(
       if (n === 0) continue;
       let one = -1;
       for (const i of list)
-        if (!nearHere(from[i]!)) {
+        if (decidedByClassRow(from[i]!, dst)) {
           one = i;
           break;
         }

@@ -28,7 +28,7 @@ import {
 } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
 import { cniName } from "../cni/index.ts";
-import { explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
+import { decidedByClassRow, explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
 import { analysisDecider, stepRefs, tierOf } from "./tiers.ts";
 import { keptMatrices } from "./flows.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
@@ -473,7 +473,7 @@ function hostSenderAdmitted(
     byClass.set(cls, admitted);
   }
   for (const ep of endpoints)
-    if (ep.pod === src || ep.pod.nodeName === src.nodeName) {
+    if (!decidedByClassRow(src, ep.pod)) {
       if (byRow(ep)) admitted--;
       if (ep.judge(src, ep.pod)) admitted++;
     }

@@ -109,6 +109,22 @@ export function parseIP(s: string): IP | undefined {
   return undefined;
 }
 
+/**
+ * parseIP for an address matched again and again (a policy's ipBlock or a tier's networks peer against the
+ * same pod and node addresses, thousands of pairs an analysis at scale): each parse makes BigInts. Bounded;
+ * the IP returned is shared, so it is read, never changed.
+ */
+const parsedAddresses = new Map<string, IP | undefined>();
+
+export function parseIPKept(s: string): IP | undefined {
+  let v = parsedAddresses.get(s);
+  if (v === undefined && !parsedAddresses.has(s)) {
+    if (parsedAddresses.size >= 65_536) parsedAddresses.clear();
+    parsedAddresses.set(s, (v = parseIP(s)));
+  }
+  return v;
+}
+
 export function bits(f: Family): number {
   return f === 4 ? 32 : 128;
 }

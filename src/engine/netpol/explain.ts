@@ -1,7 +1,7 @@
 /** One connection, exactly: the policies and rules that decided it (index.ts rules 1-8). */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { matchesSelector } from "../model/labels.ts";
-import { cidrContains, parseIP, type IP } from "../model/ip.ts";
+import { cidrContains, parseIPKept, type IP } from "../model/ip.ts";
 import type { IPBlock, NetworkPolicy, PolicyPeer, PolicyPort, PolicyRule } from "../model/networkpolicy.ts";
 
 export type Direction = "ingress" | "egress";
@@ -51,21 +51,6 @@ export function namespaceLabels(model: Model, ns: string): Record<string, string
   return model.namespaces.get(ns)?.labels ?? { "kubernetes.io/metadata.name": ns };
 }
 
-/**
- * Peer addresses as parsed: an ipBlock is matched against the same pod and node addresses over and over (the
- * graph's flows at scale walk thousands of pairs an analysis), and parsing one makes BigInts. Bounded.
- */
-const peerIPs = new Map<string, IP | undefined>();
-
-function peerIP(ip: string): IP | undefined {
-  let v = peerIPs.get(ip);
-  if (v === undefined && !peerIPs.has(ip)) {
-    if (peerIPs.size >= 65_536) peerIPs.clear();
-    peerIPs.set(ip, (v = parseIP(ip)));
-  }
-  return v;
-}
-
 /** Rule 4 and 5: does a peer entry match the endpoint? */
 export function peerMatches(
   model: Model,
@@ -73,7 +58,7 @@ export function peerMatches(
   peer: PolicyPeer,
   ep: PeerEndpoint,
 ): boolean {
-  if (peer.ipBlock) return inBlock(peer.ipBlock, peerIP(ep.ip));
+  if (peer.ipBlock) return inBlock(peer.ipBlock, parseIPKept(ep.ip));
   const pod = ep.pod;
   if (!pod || pod.hostNetwork) return false;
   if (!peer.podSelector && !peer.namespaceSelector) return false;

@@ -290,6 +290,15 @@ function ownNodeIngress(stack: PolicyStack, m: StackMatrix, c: number): ClassSet
   return row;
 }
 
+/**
+ * Whether `stackPairAllowed` (and NetworkPolicy's `pairAllowed`) answer this pair by the class matrix alone: not a
+ * pod to itself, and not a sender on the destination's node (the only pairs the own-node rule can apply to). The graph's
+ * flows count such senders once per class instead of walking them pair by pair.
+ */
+export function decidedByClassRow(src: Pod, dst: Pod): boolean {
+  return src !== dst && !(src.nodeName && src.nodeName === dst.nodeName);
+}
+
 /** A host-network sender to another pod on its node: NetworkPolicy admits it, unless a layer above decides first. */
 function ownNodeSender(src: Pod, dst: Pod): boolean {
   return src.hostNetwork && !!src.nodeName && src.nodeName === dst.nodeName && src !== dst;

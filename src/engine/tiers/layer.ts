@@ -23,7 +23,7 @@
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { matchesSelector, type LabelSelector } from "../model/labels.ts";
-import { cidrContains, parseIP } from "../model/ip.ts";
+import { cidrContains, parseIP, parseIPKept } from "../model/ip.ts";
 import { SetBuilder, type ClassSet } from "../netpol/bitset.ts";
 import type { PodClass, PolicyIndex } from "../netpol/index.ts";
 import type {
@@ -85,7 +85,7 @@ function peerMatches(model: Model, peer: TierPeer, rule: TierRule, other: StackP
     );
   if (peer.nodes) return !!other.ip && nodeAddresses(model, peer.nodes).has(other.ip);
   if (peer.networks) {
-    const ip = parseIP(other.ip);
+    const ip = parseIPKept(other.ip);
     return !!ip && peer.networks.some((n) => n.parsed !== undefined && cidrContains(n.parsed, ip));
   }
   return false;
