@@ -11,7 +11,7 @@ import { EVENT_ID } from "js-yaml";
 import type { AliasEvent, Event, MappingEvent, ScalarEvent, SequenceEvent } from "js-yaml";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { SourceText } from "./source.ts";
-import { attach, MAX_DEPTH, type Origin, type Pos, type YamlDocument } from "./positions.ts";
+import { isArrayIndex, MAX_DEPTH, newOrigin, PosWriter, type YamlDocument } from "./positions.ts";
 import { DocError, keyString, newMapping, scalarValue, yaml11Warning } from "./scalars.ts";
 
 /**
@@ -45,8 +45,8 @@ interface Anchor {
 interface Frame {
   value: Record<string, unknown> | unknown[];
   isSeq: boolean;
-  /** `[origin, offset, ...]` being filled; copied to exact size when the collection closes. */
-  at: Pos;
+  /** `[unused, offset, ...]` being filled (item offsets, or key and offset pairs); written to the origin's table when the collection closes. */
+  at: (string | number)[];
   /** Used length of `at`. */
   n: number;
   /** For a mapping: the key waiting for its value. */
@@ -93,26 +93,6 @@ function applyMerge(map: Record<string, unknown>, src: unknown, offset: number):
   } else throw bad();
 }
 
-/** A mapping's record without its keys: its keys' offsets in the mapping's own key order (positions.ts). */
-function keylessRecord(at: Pos, n: number): Pos {
-  const out: Pos = new Array<Origin | string | number>(2 + ((n - 2) >> 1));
-  out[0] = at[0]!;
-  out[1] = at[1]!;
-  for (let i = 3, j = 2; i < n; i += 2, j++) out[j] = at[i]!;
-  return out;
-}
-
-/** A key JavaScript orders before the others in an object (an array index: "0" to "4294967294"). */
-function isArrayIndex(key: string): boolean {
-  const c = key.charCodeAt(0);
-  if (!(c >= 48 && c <= 57) || key.length > 10 || (c === 48 && key.length > 1)) return false;
-  for (let i = 1; i < key.length; i++) {
-    const d = key.charCodeAt(i);
-    if (d < 48 || d > 57) return false;
-  }
-  return Number(key) < 4294967295;
-}
-
 /** Builds the documents of one text from its events. Offsets are shifted by `base`. */
 /** The documents of one text, built event by event (construct). */
 class Builder {
@@ -130,8 +110,8 @@ class Builder {
   private index: number;
   /** An offset of `text` in the source: `base` plus it, or plus where it was before the lenient reading padded lines (readLeniently). */
   private readonly off: (o: number) => number;
-  /** Where `text` starts in the source: position records hold offsets relative to it (positions.ts). */
-  private readonly origin: Origin;
+  /** Writes the position records, relative to where `text` starts in the source (positions.ts). */
+  readonly pos: PosWriter;
   private readonly base: number;
 
   constructor(
@@ -144,7 +124,7 @@ class Builder {
     remap?: (offset: number) => number,
   ) {
     this.off = remap ? (o: number) => base + remap(o) : (o: number) => base + o;
-    this.origin = { source, base };
+    this.pos = new PosWriter(newOrigin(source, base));
     this.base = base;
     this.index = firstIndex - 1;
   }
@@ -263,7 +243,7 @@ class Builder {
       this.frames[this.depth] = f = {
         value,
         isSeq,
-        at: [this.origin, 0],
+        at: [0, 0],
         n: 2,
         pendingKey: "",
         pendingKeyOffset: 0,
@@ -392,7 +372,11 @@ class Builder {
       const f = this.frames[--this.depth]!;
       if (f.hasMerge) this.flushMerge(f);
       if (f.isSeq && (f.value as unknown[]).length > 0) this.exactSize(f);
-      attach(f.value, f.isSeq || f.keyed ? f.at.slice(0, f.n) : keylessRecord(f.at, f.n));
+      const offset = f.at[1] as number;
+      if (f.isSeq) this.pos.record(f.value, offset, f.at, 2, f.n, 1);
+      else if (f.keyed) this.pos.keyed(f.value, f.at.slice(1, f.n));
+      // Most mappings: their keys' offsets in their own key order, no key.
+      else this.pos.record(f.value, offset, f.at, 3, f.n, 2);
       if (f.anchor) {
         f.anchor.size = f.size;
         f.anchor.height = f.height;
@@ -444,5 +428,6 @@ export function construct(
         break;
     }
   }
+  b.pos.finish();
   return b.docs;
 }

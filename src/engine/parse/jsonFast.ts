@@ -6,7 +6,7 @@
  * two readings could differ it declines and the YAML path reads the text.
  */
 import type { SourceText } from "./source.ts";
-import { attach, MAX_DEPTH, type Origin, type Pos, type YamlFileResult } from "./positions.ts";
+import { isArrayIndex, MAX_DEPTH, newOrigin, PosWriter, type YamlFileResult } from "./positions.ts";
 import { newMapping, resolvePlain, yaml11Warning } from "./scalars.ts";
 
 /**
@@ -34,11 +34,11 @@ class NotFast extends Error {}
  * or 1.2 read otherwise than JSON (`1e3`, `-0`), a repeated key (KTL106), nesting deeper than
  * MAX_DEPTH, a key over 1000 characters, the characters in NOT_FAST. Undefined when the text is
  * not such a document; parseYamlFile then takes the YAML path. Positions cost what the YAML
- * path's cost: one exact-size record per collection, lines computed only when asked.
+ * path's cost: one record per collection in the origin's table, lines computed only when asked.
  */
 export function parseJsonFast(source: SourceText): YamlFileResult | undefined {
   const text = source.text;
-  const origin: Origin = { source, base: 0 };
+  const pos = new PosWriter(newOrigin(source, 0));
   let start = 0;
   while (start < text.length && (text[start] === " " || text[start] === "\n" || text[start] === "\r"))
     start++;
@@ -82,12 +82,14 @@ export function parseJsonFast(source: SourceText): YamlFileResult | undefined {
       if (depth >= MAX_DEPTH) throw new NotFast();
       const src = v as Record<string, unknown>;
       const map = newMapping();
-      const pos: Pos = [origin, at];
+      // [offset, key, offset, key, offset, ...]
+      const rec: (string | number)[] = [at];
+      let keyed = false;
       i++;
       ws();
       if (text.charCodeAt(i) === 0x7d) {
         i++;
-        attach(map, pos);
+        pos.record(map, at, rec, 1, 1, 1);
         return map;
       }
       for (;;) {
@@ -102,34 +104,36 @@ export function parseJsonFast(source: SourceText): YamlFileResult | undefined {
         i++; // :
         ws();
         map[key] = value(src[key], depth + 1);
-        pos.push(key, keyAt + 1);
+        if (!keyed && isArrayIndex(key)) keyed = true;
+        rec.push(key, keyAt + 1);
         ws();
         if (text.charCodeAt(i++) === 0x7d) break; // } (else ,)
         ws();
       }
-      attach(map, pos);
+      if (keyed) pos.keyed(map, rec);
+      else pos.record(map, at, rec, 2, rec.length, 2);
       return map;
     }
     if (c === 0x5b /* [ */) {
       if (depth >= MAX_DEPTH) throw new NotFast();
       const arr = v as unknown[];
-      const pos: Pos = [origin, at];
+      const items: number[] = [];
       i++;
       ws();
       if (text.charCodeAt(i) === 0x5d) {
         i++;
-        attach(arr, pos);
+        pos.record(arr, at, items, 0, 0, 1);
         return arr;
       }
       for (let n = 0; ; n++) {
         // A quoted scalar's offset is its first character inside the quotes, as js-yaml gives it.
-        pos.push(text.charCodeAt(i) === 0x22 ? i + 1 : i);
+        items.push(text.charCodeAt(i) === 0x22 ? i + 1 : i);
         arr[n] = value(arr[n], depth + 1);
         ws();
         if (text.charCodeAt(i++) === 0x5d) break;
         ws();
       }
-      attach(arr, pos);
+      pos.record(arr, at, items, 0, items.length, 1);
       return arr;
     }
     if (c === 0x22 /* " */) {
@@ -152,6 +156,7 @@ export function parseJsonFast(source: SourceText): YamlFileResult | undefined {
   };
   try {
     const root = value(parsed, 0);
+    pos.finish();
     return {
       documents: [{ index: 0, line: source.lineAt(start), value: root }],
       diagnostics: [],

@@ -22,12 +22,11 @@ import { scanBlockEvents } from "./blockScan.ts";
 import { construct } from "./construct.ts";
 import { parseJsonFast } from "./jsonFast.ts";
 import {
+  atOf,
   attach,
   MAX_DEPTH,
   originOf,
-  posOf,
   type Origin,
-  type Pos,
   type YamlDocument,
   type YamlFileResult,
 } from "./positions.ts";
@@ -500,7 +499,7 @@ function relocate(
       o.source = source;
       o.base = base;
       m = o;
-    } else m = { source, base };
+    } else m = { source, base, table: o.table };
     moved.set(o, m);
     return m;
   };
@@ -521,19 +520,16 @@ function relocate(
       for (const k in v) map[k] = copy((v as Record<string, unknown>)[k]);
       out = map;
     } else return v;
-    const p = posOf(v);
-    if (p) {
-      const own: Pos = p.slice();
-      own[0] = originFor(originOf(p));
-      attach(out, own);
-    }
+    // The copy's record is the original's, under the moved origin (which shares its table).
+    const o = originOf(v);
+    if (o) attach(out, originFor(o), atOf(v));
     return out;
   };
   const place = (v: unknown): unknown => {
     if (!inPlace) return copy(v);
     // Every collection of a doc shares its root's origin (one construct call builds a doc).
-    const p = typeof v === "object" && v !== null ? posOf(v) : undefined;
-    if (p) originFor(originOf(p));
+    const o = typeof v === "object" && v !== null ? originOf(v) : undefined;
+    if (o) originFor(o);
     return v;
   };
   return {
