@@ -93,7 +93,6 @@ function applyMerge(map: Record<string, unknown>, src: unknown, offset: number):
   } else throw bad();
 }
 
-/** Builds the documents of one text from its events. Offsets are shifted by `base`. */
 /** The documents of one text, built event by event (construct). */
 class Builder {
   readonly docs: YamlDocument[] = [];
@@ -110,8 +109,9 @@ class Builder {
   private index: number;
   /** An offset of `text` in the source: `base` plus it, or plus where it was before the lenient reading padded lines (readLeniently). */
   private readonly off: (o: number) => number;
-  /** Writes the position records, relative to where `text` starts in the source (positions.ts). */
+  /** Writes the position records, relative to its origin's base (positions.ts). */
   readonly pos: PosWriter;
+  /** The origin's base: where the first text written under it starts in the source. */
   private readonly base: number;
 
   constructor(
@@ -122,10 +122,11 @@ class Builder {
     private readonly diagnostics: Diagnostic[],
     private readonly budget: { yaml11: number },
     remap?: (offset: number) => number,
+    pos?: PosWriter,
   ) {
     this.off = remap ? (o: number) => base + remap(o) : (o: number) => base + o;
-    this.pos = new PosWriter(newOrigin(source, base));
-    this.base = base;
+    this.pos = pos ?? new PosWriter(newOrigin(source, base));
+    this.base = this.pos.origin.base;
     this.index = firstIndex - 1;
   }
 
@@ -406,8 +407,9 @@ export function construct(
   diagnostics: Diagnostic[],
   budget: { yaml11: number },
   remap?: (offset: number) => number,
+  pos?: PosWriter,
 ): YamlDocument[] {
-  const b = new Builder(source, text, base, firstIndex, diagnostics, budget, remap);
+  const b = new Builder(source, text, base, firstIndex, diagnostics, budget, remap, pos);
   for (const ev of events) {
     switch (ev.type) {
       case EVENT_ID.DOCUMENT:
@@ -428,6 +430,7 @@ export function construct(
         break;
     }
   }
-  b.pos.finish();
+  // A writer given by the caller is shared with other calls and finished by it.
+  if (!pos) b.pos.finish();
   return b.docs;
 }

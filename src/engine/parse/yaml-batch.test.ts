@@ -34,6 +34,36 @@ describe("parseYamlFile in batches (YAML 1.2 §9.1, §7.1)", () => {
     }
   }, 60_000);
 
+  it("gives every collection and key of a batch its line, docs the block scanner reads and docs left to js-yaml alike (one record table per batch)", () => {
+    // Every third doc has an anchor (js-yaml's path), the others are plain block YAML (the scanner's).
+    const plain = (i: number) =>
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: s-${i}\n  labels: {app: a${i}}\nspec:\n  ports:\n  - port: ${i}\n    name: p\n  - {port: 2, name: q}\n`;
+    const mixed = Array.from({ length: Math.ceil((2 * BATCH_CHARS) / 150) }, (_, i) =>
+      i % 3 === 0 ? doc(i, 220) : plain(i),
+    );
+    const whole = parseYamlFile("m.yaml", mixed.map((d) => `---\n${d}`).join(""));
+    expect(whole.diagnostics).toEqual([]);
+    let line = 1;
+    const lines = (v: unknown, shift: number, out: number[]) => {
+      if (v === null || typeof v !== "object") return;
+      out.push(lineOf(v) - shift);
+      for (const k of Object.keys(v)) {
+        out.push(lineOf(v, Array.isArray(v) ? Number(k) : k) - shift);
+        lines((v as Record<string, unknown>)[k], shift, out);
+      }
+    };
+    mixed.forEach((d, i) => {
+      const alone = parseYamlFile("one.yaml", `---\n${d}`).documents[0]!;
+      const got: number[] = [];
+      const want: number[] = [];
+      lines(whole.documents[i]!.value, line - 1, got);
+      lines(alone.value, 0, want);
+      expect(got).toEqual(want);
+      expect(want.every((n) => n > 1)).toBe(true);
+      line += d.split("\n").length;
+    });
+  }, 60_000);
+
   it("keeps a syntax error inside a batch to its own doc, with the stream's doc index and line", () => {
     const broken = [...docs];
     broken[5] = "kind: Broken\nx: [1,\ny: 2\n";

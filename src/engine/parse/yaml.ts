@@ -25,7 +25,9 @@ import {
   atOf,
   attach,
   MAX_DEPTH,
+  newOrigin,
   originOf,
+  PosWriter,
   type Origin,
   type YamlDocument,
   type YamlFileResult,
@@ -168,28 +170,31 @@ function parseParts(
 ): number {
   let index = firstIndex;
   let from = 0;
+  // One origin and record table for the parts parsed together (positions.ts): a table per doc made a hundred thousand typed arrays at XL.
+  const pos = new PosWriter(newOrigin(source, parts[0]?.base ?? 0));
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
     const events = part.alone ? undefined : scanBlockEvents(part.text);
     if (!events) continue;
     if (from < i)
-      index = parseWithJsYaml(source, text, parts.slice(from, i), index, documents, diagnostics, budget);
+      index = parseWithJsYaml(source, text, parts.slice(from, i), index, documents, diagnostics, budget, pos);
     from = i + 1;
     const before = diagnostics.length;
     const warningsLeft = budget.yaml11;
     try {
-      const docs = construct(source, events, part.text, part.base, index, diagnostics, budget);
+      const docs = construct(source, events, part.text, part.base, index, diagnostics, budget, undefined, pos);
       for (const d of docs) documents.push(d);
       index += docs.length;
     } catch {
       // A doc kubectl's decoder refuses (a null key, say): js-yaml's path says so the one way it always does.
       diagnostics.length = before;
       budget.yaml11 = warningsLeft;
-      index = parseWithJsYaml(source, text, [part], index, documents, diagnostics, budget);
+      index = parseWithJsYaml(source, text, [part], index, documents, diagnostics, budget, pos);
     }
   }
   if (from < parts.length)
-    index = parseWithJsYaml(source, text, parts.slice(from), index, documents, diagnostics, budget);
+    index = parseWithJsYaml(source, text, parts.slice(from), index, documents, diagnostics, budget, pos);
+  pos.finish();
   return index;
 }
 
@@ -202,6 +207,7 @@ function parseWithJsYaml(
   documents: YamlDocument[],
   diagnostics: Diagnostic[],
   budget: { yaml11: number },
+  pos: PosWriter,
 ): number {
   const first = parts[0]!;
   const last = parts[parts.length - 1]!;
@@ -218,6 +224,8 @@ function parseWithJsYaml(
         firstIndex,
         diagnostics,
         budget,
+        undefined,
+        pos,
       );
       for (const d of docs) documents.push(d);
       return firstIndex + docs.length;
@@ -237,11 +245,13 @@ function parseWithJsYaml(
         index,
         diagnostics,
         budget,
+        undefined,
+        pos,
       );
       for (const d of docs) documents.push(d);
       index += docs.length;
     } catch (err) {
-      const docs = leniently(source, part, index, err, diagnostics, budget);
+      const docs = leniently(source, part, index, err, diagnostics, budget, pos);
       if (docs) {
         for (const d of docs) documents.push(d);
         index += docs.length;
@@ -266,6 +276,7 @@ function leniently(
   err: unknown,
   diagnostics: Diagnostic[],
   budget: { yaml11: number },
+  pos: PosWriter,
 ): YamlDocument[] | undefined {
   let events: Event[] = [];
   const read = readLeniently(part.text, err, (t) => {
@@ -275,7 +286,7 @@ function leniently(
   const before = diagnostics.length;
   const warningsLeft = budget.yaml11;
   try {
-    const docs = construct(source, events, read.text, part.base, index, diagnostics, budget, read.remap);
+    const docs = construct(source, events, read.text, part.base, index, diagnostics, budget, read.remap, pos);
     const e = err as { mark?: { position?: number } };
     const at = source.positionAt(Math.min(part.base + (e.mark?.position ?? 0), source.text.length));
     diagnostics.push({
