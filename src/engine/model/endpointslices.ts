@@ -57,6 +57,7 @@ import type { Diagnostic } from "../parse/diagnostics.ts";
 import { arr, bool, int, isObj, obj, str, strList, strMap } from "../parse/values.ts";
 import { lineOf } from "../parse/positions.ts";
 import type {
+  ContainerPort,
   Endpoint,
   EndpointHints,
   EndpointSlice,
@@ -372,6 +373,25 @@ function derive(
     .withLabel(s.namespace, k0, v0)
     .filter((p) => pairs.every(([k, v]) => p.labels[k] === v));
   const slices: EndpointSlice[] = [];
+  // A pod's slice ports and their group key depend on its container ports only: replicas of a template share that list.
+  const portsOf = new Map<readonly ContainerPort[], { ports: EndpointSlicePort[]; key: string }>();
+  const slicePorts = (pod: Pod) => {
+    let hit = portsOf.get(pod.ports);
+    if (hit) return hit;
+    const ports: EndpointSlicePort[] = [];
+    for (const sp of s.ports) {
+      const n = findPort(pod, sp);
+      // A pod without the named port is left out of that port's endpoints; lint KTL603 reports it with a fix.
+      if (n === undefined) continue;
+      ports.push({ name: sp.name, port: n, protocol: sp.protocol, line: sp.line });
+    }
+    const key = ports
+      .map((p) => `${p.name}/${p.protocol}/${p.port}`)
+      .sort()
+      .join(",");
+    portsOf.set(pod.ports, (hit = { ports, key }));
+    return hit;
+  };
   for (const family of addressTypes(s)) {
     const groups = new Map<string, { ports: EndpointSlicePort[]; endpoints: Endpoint[] }>();
     for (const pod of candidates) {
@@ -380,17 +400,7 @@ function derive(
       if (!pod.nodeName || (!nodes.has(pod.nodeName) && !s.publishNotReadyAddresses)) continue;
       const addresses = pod.ips.filter((ip) => validFamily(ip) === family);
       if (addresses.length === 0) continue;
-      const ports: EndpointSlicePort[] = [];
-      for (const sp of s.ports) {
-        const n = findPort(pod, sp);
-        // A pod without the named port is left out of that port's endpoints; lint KTL603 reports it with a fix.
-        if (n === undefined) continue;
-        ports.push({ name: sp.name, port: n, protocol: sp.protocol, line: sp.line });
-      }
-      const key = ports
-        .map((p) => `${p.name}/${p.protocol}/${p.port}`)
-        .sort()
-        .join(",");
+      const { ports, key } = slicePorts(pod);
       let g = groups.get(key);
       if (!g) groups.set(key, (g = { ports, endpoints: [] }));
       const serving = pod.ready;

@@ -27,6 +27,10 @@ const OPERATORS = new Set(["In", "NotIn", "Exists", "DoesNotExist"]);
 
 /** A selector from its object; equal ones as written are one (frozen in spirit: nothing may change it). */
 export function parseLabelSelector(v: unknown): LabelSelector {
+  // Most selectors were seen before: their written form is looked up before anything is built.
+  const written = writtenForm(v);
+  const hit = interned.get(written);
+  if (hit) return hit;
   const matchLabels = isObj(v) ? strMap(v.matchLabels) : {};
   const matchExpressions: SelectorRequirement[] = [];
   let invalid: string | undefined;
@@ -45,10 +49,6 @@ export function parseLabelSelector(v: unknown): LabelSelector {
       });
     }
   }
-  // One object per selector as written (the same labels and requirements in the same order).
-  const written = JSON.stringify([matchLabels, matchExpressions, invalid ?? null]);
-  const hit = interned.get(written);
-  if (hit) return hit;
   const parts = [
     ...Object.keys(matchLabels)
       .sort()
@@ -66,8 +66,34 @@ export function parseLabelSelector(v: unknown): LabelSelector {
   return sel;
 }
 
+/** A text of one piece: its length, then the piece (no two lists of pieces make the same text). */
+function piece(t: string): string {
+  return `${t.length}:${t}`;
+}
+
+/** What parseLabelSelector reads of `v` as text, in order: equal texts make equal selectors. */
+function writtenForm(v: unknown): string {
+  if (!isObj(v)) return "LE";
+  let out = "L";
+  const labels = v.matchLabels;
+  if (isObj(labels))
+    for (const k in labels) {
+      const val = labels[k];
+      if (typeof val === "string" || typeof val === "number" || typeof val === "boolean")
+        out += piece(k) + piece(String(val));
+    }
+  out += "E";
+  for (const e of arr(v.matchExpressions)) {
+    if (!isObj(e)) continue;
+    out += `(${piece(typeof e.key === "string" ? e.key : "")}${piece(typeof e.operator === "string" ? e.operator : "")}`;
+    for (const x of strList(e.values)) out += piece(x);
+    out += ")";
+  }
+  return out;
+}
+
 /**
- * Selectors parsed before, by their written form: a cluster's policies repeat
+ * Selectors parsed before, by their written form (the same labels and requirements in the same order): a cluster's policies repeat
  * a few selectors thousands of times (every namespace's default-deny `{}`,
  * the DNS peer), and a selector is never changed once parsed, so equal ones
  * share one object (XL: 200,000 selectors, 70 MB, in a few hundred objects).
