@@ -142,27 +142,15 @@ export function decideStack(layers: readonly PolicyLayer[], q: DirectionQuery): 
 
 // ---------- class rows ----------
 
-/** The words of `s` ∩ `live` (s null: all of live). */
-function hitOf(live: Uint32Array, s: ClassSet | null, hit: Uint32Array): Uint32Array {
-  if (s === null) {
-    hit.set(live);
-    return hit;
-  }
-  if (s instanceof SparseSet) {
-    hit.fill(0);
-    for (const i of s.members) hit[i >>> 5]! |= live[i >>> 5]! & (1 << (i & 31));
-    return hit;
-  }
-  const w = s.words;
-  for (let i = 0; i < hit.length; i++) hit[i] = live[i]! & w[i]!;
-  return hit;
+function isEmpty(words: Uint32Array): boolean {
+  for (let i = 0; i < words.length; i++) if (words[i] !== 0) return false;
+  return true;
 }
 
 interface RowScratch {
   full: Uint32Array;
   undecided: Uint32Array;
   out: Uint32Array;
-  hit: Uint32Array;
   live: Uint32Array;
 }
 let scratch: { n: number; s: RowScratch } | undefined;
@@ -171,7 +159,7 @@ function scratchFor(n: number): RowScratch {
   if (scratch?.n !== n) {
     const full = Bitset.full(n).words;
     const words = () => new Uint32Array(full.length);
-    scratch = { n, s: { full, undecided: words(), out: words(), hit: words(), live: words() } };
+    scratch = { n, s: { full, undecided: words(), out: words(), live: words() } };
   }
   return scratch.s;
 }
@@ -185,22 +173,41 @@ function scratchFor(n: number): RowScratch {
  */
 export function stackRow(n: number, layers: readonly (readonly ClassEntry[])[]): ClassSet | null {
   // Scratch words reused across calls (a stack matrix builds thousands of rows over tens of thousands of classes).
-  const { full, undecided, out, hit, live } = scratchFor(n);
+  const { full, undecided, out, live } = scratchFor(n);
   undecided.set(full);
   out.fill(0);
   for (const entries of layers) {
     if (entries.length === 0) continue;
     live.set(undecided);
     for (const e of entries) {
-      const h = hitOf(live, e.set, hit);
-      for (let i = 0; i < h.length; i++) {
-        const x = h[i]!;
+      const accept = e.action === "Accept";
+      const decides = e.action !== "Pass";
+      const s = e.set;
+      if (s instanceof SparseSet) {
+        // A few peers (most NetworkPolicy rows of a large cluster): member by member, not word by word.
+        const members = s.members;
+        for (let k = 0; k < members.length; k++) {
+          const m = members[k]!;
+          const i = m >>> 5;
+          const x = live[i]! & (1 << (m & 31));
+          if (x === 0) continue;
+          if (accept) out[i]! |= x;
+          if (decides) undecided[i]! &= ~x;
+          live[i]! &= ~x;
+        }
+        continue;
+      }
+      const w = s === null ? undefined : s.words;
+      for (let i = 0; i < live.length; i++) {
+        const x = w === undefined ? live[i]! : live[i]! & w[i]!;
         if (x === 0) continue;
-        if (e.action === "Accept") out[i]! |= x;
-        if (e.action !== "Pass") undecided[i]! &= ~x;
+        if (accept) out[i]! |= x;
+        if (decides) undecided[i]! &= ~x;
         live[i]! &= ~x;
       }
     }
+    // Every peer decided (a NetworkPolicy that isolates the class ends in Deny of the rest): the layers below see none.
+    if (isEmpty(undecided)) break;
   }
   let all = true;
   let count = 0;
