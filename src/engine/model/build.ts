@@ -89,7 +89,14 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
     };
     byKey.set(w.key, w);
   }
+  // Replicas of a template share their workload reference (and lie next to each other): one key and lookup for them.
+  let lastRef: Pod["workload"] | undefined;
+  let last: Workload | undefined;
   for (const p of pods) {
+    if (p.workload === lastRef && last) {
+      last.pods.push(p);
+      continue;
+    }
     const key = workloadKey(p.workload);
     let w = byKey.get(key);
     if (!w) {
@@ -107,6 +114,8 @@ function buildWorkloads(objects: readonly KObject[], pods: readonly Pod[]): Work
       byKey.set(key, w);
     }
     w.pods.push(p);
+    lastRef = p.workload;
+    last = w;
   }
   return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

@@ -268,15 +268,17 @@ export function buildPolicyIndex(model: Model): PolicyIndex {
   const egressPolicies: NetworkPolicy[][] = classes.map(() => []);
   const byNamespace = groupByNamespace(classes);
   // Rule 1: a policy selects pods of its own namespace; each (namespace, podSelector) is resolved once.
-  const selected = new Map<string, PodClass[]>();
+  // By namespace, then selector key: both strings the model keeps, so no key is built per policy.
+  const selected = new Map<string, Map<string, PodClass[]>>();
   for (const policy of model.policies) {
-    const key = `${policy.namespace}\0${policy.podSelector.key}`;
-    let hits = selected.get(key);
+    let inNamespace = selected.get(policy.namespace);
+    if (!inNamespace) selected.set(policy.namespace, (inNamespace = new Map()));
+    let hits = inNamespace.get(policy.podSelector.key);
     if (!hits) {
       hits = (byNamespace.get(policy.namespace) ?? []).filter(
         (c) => !c.hostNetwork && matchesSelector(policy.podSelector, c.labels),
       );
-      selected.set(key, hits);
+      inNamespace.set(policy.podSelector.key, hits);
     }
     for (const c of hits) {
       if (policy.ingressIsolation) ingressPolicies[c.index]!.push(policy);
