@@ -37,10 +37,15 @@ export function unevaluatedFields(
   diagnostics: readonly Diagnostic[],
   cni: CniPolicies,
 ): UnmodelledObject[] {
-  const apiVersionAt = new Map<string, string>();
-  for (const o of objects) apiVersionAt.set(`${o.file}\0${o.doc}\0${o.kind}\0${o.name}`, o.apiVersion);
-  const apiVersion = (file: string, doc: number, kind: string, name: string) =>
-    apiVersionAt.get(`${file}\0${doc}\0${kind}\0${name}`) ?? "";
+  // Built at the first field to name (most clusters have none: XL's 100,000 objects made a key each for nothing).
+  let apiVersionAt: Map<string, string> | undefined;
+  const apiVersion = (file: string, doc: number, kind: string, name: string) => {
+    if (!apiVersionAt) {
+      apiVersionAt = new Map();
+      for (const o of objects) apiVersionAt.set(`${o.file}\0${o.doc}\0${o.kind}\0${o.name}`, o.apiVersion);
+    }
+    return apiVersionAt.get(`${file}\0${doc}\0${kind}\0${name}`) ?? "";
+  };
   const out: UnmodelledObject[] = [];
   if (cni.cilium) {
     for (const d of diagnostics) {
