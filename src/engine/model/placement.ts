@@ -169,7 +169,8 @@ export function podInputs(
   for (const [o, pods] of expansions) {
     if (skip.has(o)) continue;
     for (const g of pods) {
-      const twin = g.daemonSet || givenByKey.size === 0 ? undefined : givenByKey.get(`${g.namespace}/${g.name}`);
+      const twin =
+        g.daemonSet || givenByKey.size === 0 ? undefined : givenByKey.get(`${g.namespace}/${g.name}`);
       if (twin && !standIns.has(twin)) {
         standIns.add(twin);
         expanded.push(twin);

@@ -131,7 +131,14 @@ export class PosWriter {
    * A record for `node` at `offset` (relative to the origin) whose offsets are
    * `from[start]`, `from[start + step]`, ... before `end`.
    */
-  record(node: object, offset: number, from: ArrayLike<unknown>, start: number, end: number, step: number): void {
+  record(
+    node: object,
+    offset: number,
+    from: ArrayLike<unknown>,
+    start: number,
+    end: number,
+    step: number,
+  ): void {
     const count = end > start ? Math.ceil((end - start) / step) : 0;
     this.room(2 + count);
     const t = this.table;

@@ -182,7 +182,17 @@ function parseParts(
     const before = diagnostics.length;
     const warningsLeft = budget.yaml11;
     try {
-      const docs = construct(source, events, part.text, part.base, index, diagnostics, budget, undefined, pos);
+      const docs = construct(
+        source,
+        events,
+        part.text,
+        part.base,
+        index,
+        diagnostics,
+        budget,
+        undefined,
+        pos,
+      );
       for (const d of docs) documents.push(d);
       index += docs.length;
     } catch {
