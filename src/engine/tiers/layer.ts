@@ -232,7 +232,9 @@ class TierClasses {
     ingress: [],
     egress: [],
   };
-  private readonly cache = new Map<string, ClassEntry[]>();
+  /** Entries by what decides them (direction, port, selecting policies, named ports), with their short key. */
+  private readonly cache = new Map<string, { key: string; entries: ClassEntry[] }>();
+  private readonly bySubject = new Map<string, { key: string; entries: ClassEntry[] }[]>();
   private readonly named = new Map<string, ClassSet>();
   private reprIPs: ReturnType<typeof parseIP>[] | undefined;
   private classNamespaces: string[] | undefined;
@@ -340,6 +342,14 @@ class TierClasses {
   }
 
   entries(q: ClassQuery): { key: string; entries: ClassEntry[] } {
+    // Asked per class for the rows, again for the own-node rows and the summary: kept per class and port.
+    const pk = `${q.direction}|${q.port}/${q.protocol}`;
+    let known = this.bySubject.get(pk);
+    if (!known) this.bySubject.set(pk, (known = []));
+    return (known[q.subject] ??= this.entriesOf(q));
+  }
+
+  private entriesOf(q: ClassQuery): { key: string; entries: ClassEntry[] } {
     const list = this.selecting[q.direction][q.subject]!;
     if (list.length === 0) return { key: "", entries: [] };
     const repr = this.index.classes[q.subject]!.repr;
@@ -352,9 +362,11 @@ class TierClasses {
           .sort()
           .join(",")
       : "";
-    const key = `${q.direction}|${q.port}/${q.protocol}|${list.join(",")}|${portsKey}`;
-    const hit = this.cache.get(key);
-    if (hit) return { key, entries: hit };
+    const written = `${q.direction}|${q.port}/${q.protocol}|${list.join(",")}|${portsKey}`;
+    const hit = this.cache.get(written);
+    if (hit) return hit;
+    // A short key for the stack's row caches, which join the layers' keys per class.
+    const key = `t${this.cache.size}`;
     const entries: ClassEntry[] = [];
     for (const i of list) {
       const p = this.policies[i]!;
@@ -381,7 +393,8 @@ class TierClasses {
         }
       }
     }
-    this.cache.set(key, entries);
-    return { key, entries };
+    const out = { key, entries };
+    this.cache.set(written, out);
+    return out;
   }
 }
