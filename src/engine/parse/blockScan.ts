@@ -73,9 +73,17 @@ function indicator(c: number): boolean {
   return false;
 }
 
-/** The events of one YAML doc (a part of a text cut at its `---` lines), or undefined when it is outside the subset. */
-export function scanBlockEvents(text: string): Event[] | undefined {
-  if (OUTSIDE_CHARS.test(text)) return undefined;
+/** Whether a text has none of the characters the scanner leaves to js-yaml (OUTSIDE_CHARS): then none of its parts has. */
+export function scannerChars(text: string): boolean {
+  return !OUTSIDE_CHARS.test(text);
+}
+
+/**
+ * The events of one YAML doc (a part of a text cut at its `---` lines), or undefined when it is outside the subset.
+ * `charsChecked`: the caller found the whole text free of OUTSIDE_CHARS (scannerChars), once for all its parts.
+ */
+export function scanBlockEvents(text: string, charsChecked = false): Event[] | undefined {
+  if (!charsChecked && OUTSIDE_CHARS.test(text)) return undefined;
   try {
     return scan(text);
   } catch (e) {

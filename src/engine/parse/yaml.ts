@@ -18,7 +18,7 @@ import type { Event } from "js-yaml";
 import type { Diagnostic } from "./diagnostics.ts";
 import { SourceText } from "./source.ts";
 import { readLeniently } from "./lenient.ts";
-import { scanBlockEvents } from "./blockScan.ts";
+import { scanBlockEvents, scannerChars } from "./blockScan.ts";
 import { construct } from "./construct.ts";
 import { parseJsonFast } from "./jsonFast.ts";
 import {
@@ -167,6 +167,7 @@ function parseParts(
   documents: YamlDocument[],
   diagnostics: Diagnostic[],
   budget: { yaml11: number },
+  charsChecked = false,
 ): number {
   let index = firstIndex;
   let from = 0;
@@ -174,7 +175,7 @@ function parseParts(
   const pos = new PosWriter(newOrigin(source, parts[0]?.base ?? 0));
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
-    const events = part.alone ? undefined : scanBlockEvents(part.text);
+    const events = part.alone ? undefined : scanBlockEvents(part.text, charsChecked);
     if (!events) continue;
     if (from < i)
       index = parseWithJsYaml(source, text, parts.slice(from, i), index, documents, diagnostics, budget, pos);
@@ -355,12 +356,14 @@ export function parseYamlText(source: SourceText, cache?: YamlPartCache): YamlFi
   }
   const documents: YamlDocument[] = [];
   const parts = splitDocuments(text);
+  // The characters the block scanner leaves to js-yaml, looked for once in the whole text, not per part.
+  const clean = scannerChars(text);
   let index = 0;
   for (let i = 0; i < parts.length;) {
     let j = i + 1;
     let size = parts[i]!.text.length;
     while (j < parts.length && size + parts[j]!.text.length <= BATCH_CHARS) size += parts[j++]!.text.length;
-    index = parseParts(source, text, parts.slice(i, j), index, documents, diagnostics, budget);
+    index = parseParts(source, text, parts.slice(i, j), index, documents, diagnostics, budget, clean);
     i = j;
   }
   return { documents, diagnostics };
