@@ -24,7 +24,7 @@ import { buildModel } from "../load/index.ts";
 import { parseManifests } from "../parse/manifests.ts";
 import type { YamlPartCache } from "../parse/yaml.ts";
 import type { Model, Protocol } from "../model/types.ts";
-import { buildPolicyIndex, explainPair, type PairVerdict, type PolicyIndex } from "../netpol/index.ts";
+import { explainPair, policyIndexOf, type PairVerdict, type PolicyIndex } from "../netpol/index.ts";
 import { buildProxyIndex, type ProxyIndex } from "../proxy/index.ts";
 import { traceRequest } from "../trace/index.ts";
 import { thousands } from "../trace/format.ts";
@@ -412,7 +412,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   step(
     `Grouping ${count(model.pods.length, "pod")} by the ${count(model.policies.length, "NetworkPolicy", "NetworkPolicies")} that select them`,
   );
-  const index = buildPolicyIndex(model);
+  const index = policyIndexOf(model);
   step(`Choosing kube-proxy's endpoints for ${count(model.services.length, "Service")}`);
   const proxy = guarded("the kube-proxy model", file, extra, undefined, () => buildProxyIndex(model));
   step("Judging the flows to and from Services");

@@ -35,7 +35,7 @@ import {
   type CniPolicies,
   type CniVerdict,
 } from "../cni/index.ts";
-import { buildPolicyIndex, classAllowed, type PolicyIndex, type ReachSummary } from "../netpol/index.ts";
+import { classAllowed, policyIndexOf, type PolicyIndex, type ReachSummary } from "../netpol/index.ts";
 import {
   buildStack,
   explainStackEgress,
@@ -185,7 +185,7 @@ export function deciderOf(model: Model, options: DeciderOptions = {}): Decider {
 }
 
 function buildDecider(model: Model, options: DeciderOptions): Decider {
-  const index = options.index ?? options.stack?.index ?? buildPolicyIndex(model);
+  const index = options.index ?? options.stack?.index ?? policyIndexOf(model);
   const enforcement = enforcementOf(model);
   if (enforcement.kind === "none") return noneDecider(model, index, enforcement.why);
   if (enforcement.kind === "cni") return cniDecider(model, index, enforcement.cni);

@@ -201,6 +201,17 @@ function projectedLabels(
   return { key: kept.map((k) => `${k}=${labels[k]}`).join("\n"), dropped };
 }
 
+/**
+ * The model's class index, built once: the analysis, its decider and validation read the same one (a model is
+ * never changed once built). A caller that needs an index of its own calls buildPolicyIndex.
+ */
+export function policyIndexOf(model: Model): PolicyIndex {
+  let index = indexes.get(model);
+  if (!index) indexes.set(model, (index = buildPolicyIndex(model)));
+  return index;
+}
+const indexes = new WeakMap<Model, PolicyIndex>();
+
 export function buildPolicyIndex(model: Model): PolicyIndex {
   // The policy stack's other layers cut the address space too (the tiers' networks and nodes peers).
   const atom = ipAtoms(model.policies, tierCidrs(model));

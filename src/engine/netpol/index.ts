@@ -53,6 +53,6 @@ export {
   policyMiss,
 } from "./explain.ts";
 export type { PodClass, PolicyIndex } from "./classes.ts";
-export { buildPolicyIndex } from "./classes.ts";
+export { buildPolicyIndex, policyIndexOf } from "./classes.ts";
 export type { ClassMatrix, ReachSummary } from "./matrix.ts";
 export { classMatrix, pairAllowed, classAllowed, reachSummary, podMatrix } from "./matrix.ts";

@@ -8,7 +8,7 @@ import { isCniObject } from "../cni/index.ts";
 import type { KObject } from "../parse/manifests.ts";
 import type { Model, Pod } from "../model/types.ts";
 import { failedRequirements, type LabelSelector } from "../model/labels.ts";
-import { buildPolicyIndex, type PolicyIndex } from "../netpol/index.ts";
+import { policyIndexOf, type PolicyIndex } from "../netpol/index.ts";
 import type { EndpointSlice } from "../model/services.ts";
 import { parseIPSloppy, type Svc } from "./service.ts";
 
@@ -57,7 +57,7 @@ export function context(model: Model): Ctx {
       policyObjects.set(`${o.namespace ?? "default"}/${o.name}`, o);
   return {
     model,
-    index: buildPolicyIndex(model),
+    index: policyIndexOf(model),
     podsByNs: group(model.pods, (p) => p.namespace),
     podsByNode: group(model.pods, (p) => p.nodeName),
     policyObjects,

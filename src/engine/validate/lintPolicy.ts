@@ -45,6 +45,7 @@ export function lintPolicySelectsNothing(
   selected: Map<NetworkPolicy, number[]>,
   out: Warning[],
 ): void {
+  const hints = new Map<string, string>();
   for (const p of ctx.model.policies) {
     const o = ctx.policyObjects.get(p.key);
     if (!o || p.podSelector.invalid || selected.has(p)) continue;
@@ -77,12 +78,18 @@ export function lintPolicySelectsNothing(
           ? `namespace ${p.namespace} has no pods on the pod network (only ${all.length} host-network pod(s), which its selector does not match either)`
           : `namespace ${p.namespace} has no pods`
         : `none of the ${inNs.length} pods of namespace ${p.namespace} has its labels`;
-    const near = dedupeWorkloads(nearestMatches(p.podSelector, inNs, (pod) => pod.labels));
-    const hint = near.length
-      ? `${nearestWords(near, (pod) => `pod ${pod.key}`)} Match the labels of the pods to protect.`
-      : inNs.length
-        ? `Match the labels of the pods to protect, e.g. ${labelsOf(inNs[0]!)}.`
-        : `Create the policy in the namespace of the pods it should protect (metadata.namespace).`;
+    // Policies of a namespace repeat their selectors: the nearest pods are looked for once per selector.
+    const hintKey = `${p.namespace}\0${p.podSelector.key}`;
+    let hint = hints.get(hintKey);
+    if (hint === undefined) {
+      const near = dedupeWorkloads(nearestMatches(p.podSelector, inNs, (pod) => pod.labels));
+      hint = near.length
+        ? `${nearestWords(near, (pod) => `pod ${pod.key}`)} Match the labels of the pods to protect.`
+        : inNs.length
+          ? `Match the labels of the pods to protect, e.g. ${labelsOf(inNs[0]!)}.`
+          : `Create the policy in the namespace of the pods it should protect (metadata.namespace).`;
+      hints.set(hintKey, hint);
+    }
     out.push(
       warning(
         o,
@@ -99,6 +106,10 @@ export function lintPolicySelectsNothing(
 export function lintPeersSelectNothing(ctx: Ctx, out: Warning[]): void {
   const namespaces = [...ctx.model.namespaces.values()];
   const up = "NetworkPolicyPeer semantics (namespaceSelector AND podSelector)";
+  // Policies repeat a few selectors: each namespace selector and (namespaces, pod selector) pair is matched once.
+  const namespacesOf = new Map<string, string[]>();
+  const anyPod = new Map<string, boolean>();
+  const unmatched = new Map<string, { where: string; hint: string }>();
   for (const p of ctx.model.policies) {
     const o = ctx.policyObjects.get(p.key);
     if (!o) continue;
@@ -116,7 +127,13 @@ export function lintPeersSelectNothing(ctx: Ctx, out: Warning[]): void {
           if (peer.namespaceSelector) {
             const sel = peer.namespaceSelector;
             if (sel.invalid) continue;
-            nsList = namespaces.filter((n) => matchesSelector(sel, n.labels)).map((n) => n.name);
+            let known = namespacesOf.get(sel.key);
+            if (!known)
+              namespacesOf.set(
+                sel.key,
+                (known = namespaces.filter((n) => matchesSelector(sel, n.labels)).map((n) => n.name)),
+              );
+            nsList = known;
             if (nsList.length === 0) {
               // Namespaces another peer of the rule already selects are not the ones this peer was meant for.
               const others = new Set(
@@ -144,19 +161,35 @@ export function lintPeersSelectNothing(ctx: Ctx, out: Warning[]): void {
           } else nsList = [p.namespace];
           const sel = peer.podSelector;
           if (!sel || sel.invalid) continue;
-          const pods = nsList.flatMap((n) => ctx.podsByNs.get(n) ?? []);
-          if (pods.some((pod) => matchesSelector(sel, pod.labels))) continue;
-          const nsWords = peer.namespaceSelector
-            ? `the ${nsList.length} selected namespace(s) (${list(nsList)})`
-            : `namespace ${p.namespace}`;
-          const near = nearestMatches(sel, pods, (pod) => pod.labels);
-          const detail = `the podSelector ${formatSelector(sel)} of ${where} matches no pod in ${nsWords}, so this peer allows nothing`;
-          const hint = near.length
-            ? `${nearestWords(dedupeWorkloads(near), (pod) => `pod ${pod.key}`)} Fix the selector or the pod's labels.`
-            : peer.namespaceSelector
-              ? `No pod runs in ${list(nsList)}: select the namespace of the pods this rule is for.`
-              : `No pod runs in namespace ${p.namespace}: a podSelector without a namespaceSelector only selects pods of the policy's own namespace; add a namespaceSelector.`;
-          out.push(warning(o, [...at, "podSelector"], "KTL610", detail, hint, up));
+          const peerKey = `${peer.namespaceSelector ? `s${peer.namespaceSelector.key}` : `n${p.namespace}`}\0${sel.key}`;
+          let matched = anyPod.get(peerKey);
+          if (matched === undefined)
+            anyPod.set(
+              peerKey,
+              (matched = nsList.some((n) =>
+                (ctx.podsByNs.get(n) ?? []).some((pod) => matchesSelector(sel, pod.labels)),
+              )),
+            );
+          if (matched) continue;
+          // The same peer written in many policies: its nearest pods are looked for once.
+          let words = unmatched.get(peerKey);
+          if (!words) {
+            const pods = nsList.flatMap((n) => ctx.podsByNs.get(n) ?? []);
+            const near = nearestMatches(sel, pods, (pod) => pod.labels);
+            words = {
+              where: peer.namespaceSelector
+                ? `the ${nsList.length} selected namespace(s) (${list(nsList)})`
+                : `namespace ${p.namespace}`,
+              hint: near.length
+                ? `${nearestWords(dedupeWorkloads(near), (pod) => `pod ${pod.key}`)} Fix the selector or the pod's labels.`
+                : peer.namespaceSelector
+                  ? `No pod runs in ${list(nsList)}: select the namespace of the pods this rule is for.`
+                  : `No pod runs in namespace ${p.namespace}: a podSelector without a namespaceSelector only selects pods of the policy's own namespace; add a namespaceSelector.`,
+            };
+            unmatched.set(peerKey, words);
+          }
+          const detail = `the podSelector ${formatSelector(sel)} of ${where} matches no pod in ${words.where}, so this peer allows nothing`;
+          out.push(warning(o, [...at, "podSelector"], "KTL610", detail, words.hint, up));
         }
       }
     }
