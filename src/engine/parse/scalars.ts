@@ -146,6 +146,11 @@ function describeScalar(v: unknown): string {
   return `the text ${JSON.stringify(v)}`;
 }
 
+/** Scalars of up to SHORT characters that YAML 1.1 and 1.2 read alike, as yaml11Warning found them (at most SHORT_KEPT). */
+const SHORT = 12;
+const SHORT_KEPT = 10_000;
+const readAlike = new Set<string>();
+
 /** The first characters with which resolvePlain12 or kubectlReads may read a plain scalar as other than text. */
 const MAYBE_NOT_TEXT = /^[0-9+\-.~yYnNtTfFoO]/;
 
@@ -174,9 +179,18 @@ export function yaml11Warning(raw: string, asKey: boolean): { message: string; h
   if (raw.length > 0 && !MAYBE_NOT_TEXT.test(raw)) return undefined;
   // A word of more than five letters is text in both readings (`false` is the longest word either has).
   if (raw.length > 5 && isWordStart(raw.charCodeAt(0))) return undefined;
+  // Short scalars that both read alike repeat (`name`, `tier`, `80`, `TCP`): each is read twice once.
+  const short = raw.length <= SHORT;
+  if (short && readAlike.has(raw)) return undefined;
   const v12 = resolvePlain12(raw);
   const kubectl = kubectlReads(raw);
-  if (sameScalar(kubectl, v12)) return undefined;
+  if (sameScalar(kubectl, v12)) {
+    if (short) {
+      if (readAlike.size >= SHORT_KEPT) readAlike.clear();
+      readAlike.add(raw);
+    }
+    return undefined;
+  }
   const ours = resolvePlain(raw);
   const note = sameScalar(ours, kubectl) ? "" : `; ktl keeps ${describeScalar(ours)}`;
   if (asKey) {
