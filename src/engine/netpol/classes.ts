@@ -185,6 +185,28 @@ function onlyStackReadsLabels(model: Model): boolean {
  * class still holds only pods that the whole labels grouped together or
  * replicas of one controller (the graph groups senders by class).
  */
+/** Two label sets that projectedLabels keys alike: the same value of every label `read` names, and each leaves some label out or neither does. */
+function sameReadLabels(
+  a: Record<string, string>,
+  b: Record<string, string>,
+  read: ReadonlySet<string>,
+): boolean {
+  let readA = 0;
+  let readB = 0;
+  let droppedA = false;
+  let droppedB = false;
+  for (const k in a) {
+    if (!read.has(k)) droppedA = true;
+    else if (a[k] !== b[k]) return false;
+    else readA++;
+  }
+  for (const k in b) {
+    if (!read.has(k)) droppedB = true;
+    else readB++;
+  }
+  return readA === readB && droppedA === droppedB;
+}
+
 function projectedLabels(
   labels: Record<string, string>,
   read: ReadonlySet<string> | undefined,
@@ -233,11 +255,12 @@ export function buildPolicyIndex(model: Model): PolicyIndex {
     if (
       !prev ||
       !group ||
-      pod.labels !== prev.labels ||
       pod.ports !== prev.ports ||
       pod.workload !== prev.workload ||
       pod.namespace !== prev.namespace ||
-      pod.hostNetwork !== prev.hostNetwork
+      pod.hostNetwork !== prev.hostNetwork ||
+      // A StatefulSet's replicas each have labels of their own, alike in every label a selector reads.
+      (pod.labels !== prev.labels && (!read || !sameReadLabels(pod.labels, prev.labels, read)))
     ) {
       let projected = labelKeys.get(pod.labels);
       if (projected === undefined) labelKeys.set(pod.labels, (projected = projectedLabels(pod.labels, read)));
