@@ -74,9 +74,11 @@ function runningWorkloads(
   };
   const skip = new Set<KObject>();
   for (const o of byKey.values()) if (ownerOf(o)) skip.add(o);
+  // The names the controllers generate, which a given pod may already hold (only asked when pods are given).
   const generated = new Set<string>();
-  for (const pods of expansions.values())
-    for (const g of pods) if (!g.daemonSet) generated.add(`${g.namespace}/${g.name}`);
+  if (given.length > 0)
+    for (const pods of expansions.values())
+      for (const g of pods) if (!g.daemonSet) generated.add(`${g.namespace}/${g.name}`);
   const counts = new Map<KObject, number>();
   for (const p of given) {
     const w = p.workload;

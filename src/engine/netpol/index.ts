@@ -55,4 +55,4 @@ export {
 export type { PodClass, PolicyIndex } from "./classes.ts";
 export { buildPolicyIndex, policyIndexOf } from "./classes.ts";
 export type { ClassMatrix, ReachSummary } from "./matrix.ts";
-export { classMatrix, pairAllowed, classAllowed, reachSummary, podMatrix } from "./matrix.ts";
+export { classMatrix, pairAllowed, classAllowed, reachSummary, podMatrix, ownNodeSenders } from "./matrix.ts";

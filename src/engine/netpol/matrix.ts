@@ -1,5 +1,5 @@
 /** Every pod pair at once, over classes: per port and protocol, each class's peers as bitsets. */
-import type { Pod, Protocol } from "../model/types.ts";
+import type { Model, Pod, Protocol } from "../model/types.ts";
 import { Bitset, SetBuilder, SparseSet, weightOfIntersection, type ClassSet } from "./bitset.ts";
 import type { NetworkPolicy, PolicyRule } from "../model/networkpolicy.ts";
 import { ownNodeOf, portMatches } from "./explain.ts";
@@ -292,20 +292,39 @@ export function reachSummary(index: PolicyIndex, m: ClassMatrix): ReachSummary {
   };
 }
 
-/** Pairs that only rule 8 allows: host-network senders to pods on their own node (few: pods per node are bounded). */
-function ownNodePairs(index: PolicyIndex, m: ClassMatrix): number {
-  const { pods } = index.model;
+/**
+ * The host-network pods on a node, and the pods of each node: the senders the own-node rule reads, and
+ * their destinations. Once per model (the NetworkPolicy and the stack's summaries both walk them).
+ */
+export function ownNodeSenders(model: Model): {
+  senders: readonly Pod[];
+  byNode: ReadonlyMap<string, readonly Pod[]>;
+} {
+  let known = ownNode.get(model);
+  if (known) return known;
   const byNode = new Map<string, Pod[]>();
-  for (const p of pods) {
+  const senders: Pod[] = [];
+  for (const p of model.pods) {
     if (!p.nodeName) continue;
     const l = byNode.get(p.nodeName);
     if (l) l.push(p);
     else byNode.set(p.nodeName, [p]);
+    if (p.hostNetwork) senders.push(p);
   }
+  ownNode.set(model, (known = { senders, byNode }));
+  return known;
+}
+const ownNode = new WeakMap<
+  Model,
+  { senders: readonly Pod[]; byNode: ReadonlyMap<string, readonly Pod[]> }
+>();
+
+/** Pairs that only rule 8 allows: host-network senders to pods on their own node (few: pods per node are bounded). */
+function ownNodePairs(index: PolicyIndex, m: ClassMatrix): number {
+  const { senders, byNode } = ownNodeSenders(index.model);
   let extra = 0;
-  for (const src of pods) {
-    if (!src.hostNetwork || !src.nodeName) continue;
-    for (const dst of byNode.get(src.nodeName) ?? []) {
+  for (const src of senders) {
+    for (const dst of byNode.get(src.nodeName!) ?? []) {
       if (
         !classAllowed(m, index.classOf[src.index]!, index.classOf[dst.index]!) &&
         pairAllowed(index, m, src, dst)

@@ -10,6 +10,7 @@ import {
   classAllowed,
   classMatrix,
   ownNodeOf,
+  ownNodeSenders,
   pairAllowed,
   reachSummary,
   type ClassMatrix,
@@ -316,12 +317,9 @@ export function stackReachSummary(stack: PolicyStack, m: StackMatrix): ReachSumm
   if (!stack.layered) return s;
   let fix = 0;
   // reachSummary adds NetworkPolicy's own-node rule over the stack's rows; a layer above NetworkPolicy may have decided first.
-  const byNode = new Map<string, Pod[]>();
-  for (const p of stack.model.pods)
-    if (p.nodeName) (byNode.get(p.nodeName) ?? byNode.set(p.nodeName, []).get(p.nodeName)!).push(p);
-  for (const src of stack.model.pods) {
-    if (!src.hostNetwork || !src.nodeName) continue;
-    for (const dst of byNode.get(src.nodeName) ?? []) {
+  const { senders, byNode } = ownNodeSenders(stack.model);
+  for (const src of senders) {
+    for (const dst of byNode.get(src.nodeName!) ?? []) {
       if (dst === src) continue;
       fix += Number(stackPairAllowed(stack, m, src, dst)) - Number(pairAllowed(index, m, src, dst));
     }
