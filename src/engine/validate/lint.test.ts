@@ -447,6 +447,46 @@ describe("lint", () => {
     );
   });
 
+  it("judges a selector written in many policies per namespace it looks in, each warning at its own policy (the checks keep one answer per selector)", () => {
+    const peer =
+      "podSelector: {}\npolicyTypes: [Egress]\negress: [{to: [{podSelector: {matchLabels: {app: web}}}]}]";
+    const own = "podSelector: {matchLabels: {app: api}}\npolicyTypes: [Ingress]";
+    const r = validateModel(
+      loadModel([
+        {
+          name: "t.yaml",
+          text: [
+            NODES,
+            WEB_A,
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: other}",
+            pod("api", "node-a", "{app: api}", "[]", "other"),
+            policy(peer, "a", "shop"),
+            policy(peer, "b", "other"),
+            policy(peer, "c", "other"),
+            policy(own, "d", "shop"),
+            policy(own, "e", "other"),
+            policy(own, "f", "shop"),
+          ].join("\n---\n"),
+        },
+      ]),
+    );
+    const got = r.warnings
+      .filter((w) => w.code === "KTL610" || w.code === "KTL601")
+      .map((w) => `${w.code} ${w.namespace}/${w.name} ${w.field}`);
+    // app=web runs in shop only: the peer of "b" and "c" (namespace other) matches nothing, "a"'s does.
+    // app=api runs in other only: the policies "d" and "f" (namespace shop) select nothing, "e" does.
+    expect(got.sort()).toEqual([
+      "KTL601 shop/d spec.podSelector",
+      "KTL601 shop/f spec.podSelector",
+      "KTL610 other/b spec.egress[0].to[0].podSelector",
+      "KTL610 other/c spec.egress[0].to[0].podSelector",
+    ]);
+    const hints = r.warnings.filter((w) => w.code === "KTL610").map((w) => w.hint);
+    expect(hints[0]).toBe(hints[1]);
+    // The nearest pods are looked for where the peer looks: namespace other.
+    expect(hints[0]).toContain("pod other/api");
+  });
+
   it("every warning carries a line, a hint and a code", () => {
     const r = validateModel(
       loadModel([

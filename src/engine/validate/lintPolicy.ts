@@ -45,7 +45,7 @@ export function lintPolicySelectsNothing(
   selected: Map<NetworkPolicy, number[]>,
   out: Warning[],
 ): void {
-  const hints = new Map<string, string>();
+  const hints = new Map<string, Map<string, string>>();
   for (const p of ctx.model.policies) {
     const o = ctx.policyObjects.get(p.key);
     if (!o || p.podSelector.invalid || selected.has(p)) continue;
@@ -79,8 +79,9 @@ export function lintPolicySelectsNothing(
           : `namespace ${p.namespace} has no pods`
         : `none of the ${inNs.length} pods of namespace ${p.namespace} has its labels`;
     // Policies of a namespace repeat their selectors: the nearest pods are looked for once per selector.
-    const hintKey = `${p.namespace}\0${p.podSelector.key}`;
-    let hint = hints.get(hintKey);
+    let inNamespace = hints.get(p.namespace);
+    if (!inNamespace) hints.set(p.namespace, (inNamespace = new Map()));
+    let hint = inNamespace.get(p.podSelector.key);
     if (hint === undefined) {
       const near = dedupeWorkloads(nearestMatches(p.podSelector, inNs, (pod) => pod.labels));
       hint = near.length
@@ -88,7 +89,7 @@ export function lintPolicySelectsNothing(
         : inNs.length
           ? `Match the labels of the pods to protect, e.g. ${labelsOf(inNs[0]!)}.`
           : `Create the policy in the namespace of the pods it should protect (metadata.namespace).`;
-      hints.set(hintKey, hint);
+      inNamespace.set(p.podSelector.key, hint);
     }
     out.push(
       warning(
@@ -108,8 +109,8 @@ export function lintPeersSelectNothing(ctx: Ctx, out: Warning[]): void {
   const up = "NetworkPolicyPeer semantics (namespaceSelector AND podSelector)";
   // Policies repeat a few selectors: each namespace selector and (namespaces, pod selector) pair is matched once.
   const namespacesOf = new Map<string, string[]>();
-  const anyPod = new Map<string, boolean>();
-  const unmatched = new Map<string, { where: string; hint: string }>();
+  // By the namespaces the peer reads (its namespace selector's key, or the policy's namespace), then its pod selector's key.
+  const peers = new Map<string, Map<string, { matched: boolean; words?: { where: string; hint: string } }>>();
   for (const p of ctx.model.policies) {
     const o = ctx.policyObjects.get(p.key);
     if (!o) continue;
@@ -161,22 +162,25 @@ export function lintPeersSelectNothing(ctx: Ctx, out: Warning[]): void {
           } else nsList = [p.namespace];
           const sel = peer.podSelector;
           if (!sel || sel.invalid) continue;
-          const peerKey = `${peer.namespaceSelector ? `s${peer.namespaceSelector.key}` : `n${p.namespace}`}\0${sel.key}`;
-          let matched = anyPod.get(peerKey);
-          if (matched === undefined)
-            anyPod.set(
-              peerKey,
-              (matched = nsList.some((n) =>
-                (ctx.podsByNs.get(n) ?? []).some((pod) => matchesSelector(sel, pod.labels)),
-              )),
+          const nsKey = peer.namespaceSelector ? `s${peer.namespaceSelector.key}` : `n${p.namespace}`;
+          let bySelector = peers.get(nsKey);
+          if (!bySelector) peers.set(nsKey, (bySelector = new Map()));
+          let known = bySelector.get(sel.key);
+          if (!known)
+            bySelector.set(
+              sel.key,
+              (known = {
+                matched: nsList.some((n) =>
+                  (ctx.podsByNs.get(n) ?? []).some((pod) => matchesSelector(sel, pod.labels)),
+                ),
+              }),
             );
-          if (matched) continue;
+          if (known.matched) continue;
           // The same peer written in many policies: its nearest pods are looked for once.
-          let words = unmatched.get(peerKey);
-          if (!words) {
+          if (!known.words) {
             const pods = nsList.flatMap((n) => ctx.podsByNs.get(n) ?? []);
             const near = nearestMatches(sel, pods, (pod) => pod.labels);
-            words = {
+            known.words = {
               where: peer.namespaceSelector
                 ? `the ${nsList.length} selected namespace(s) (${list(nsList)})`
                 : `namespace ${p.namespace}`,
@@ -186,8 +190,8 @@ export function lintPeersSelectNothing(ctx: Ctx, out: Warning[]): void {
                   ? `No pod runs in ${list(nsList)}: select the namespace of the pods this rule is for.`
                   : `No pod runs in namespace ${p.namespace}: a podSelector without a namespaceSelector only selects pods of the policy's own namespace; add a namespaceSelector.`,
             };
-            unmatched.set(peerKey, words);
           }
+          const words = known.words;
           const detail = `the podSelector ${formatSelector(sel)} of ${where} matches no pod in ${words.where}, so this peer allows nothing`;
           out.push(warning(o, [...at, "podSelector"], "KTL610", detail, words.hint, up));
         }
