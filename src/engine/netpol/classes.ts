@@ -185,6 +185,22 @@ function onlyStackReadsLabels(model: Model): boolean {
  * class still holds only pods that the whole labels grouped together or
  * replicas of one controller (the graph groups senders by class).
  */
+function projectedLabels(
+  labels: Record<string, string>,
+  read: ReadonlySet<string> | undefined,
+): { key: string; dropped: boolean } {
+  if (!read) return { key: labelsKey(labels), dropped: false };
+  const kept: string[] = [];
+  let dropped = false;
+  for (const k in labels) {
+    if (read.has(k)) kept.push(k);
+    else dropped = true;
+  }
+  if (!dropped) return { key: labelsKey(labels), dropped };
+  kept.sort();
+  return { key: kept.map((k) => `${k}=${labels[k]}`).join("\n"), dropped };
+}
+
 /** Two label sets that projectedLabels keys alike: the same value of every label `read` names, and each leaves some label out or neither does. */
 function sameReadLabels(
   a: Record<string, string>,
@@ -205,22 +221,6 @@ function sameReadLabels(
     else readB++;
   }
   return readA === readB && droppedA === droppedB;
-}
-
-function projectedLabels(
-  labels: Record<string, string>,
-  read: ReadonlySet<string> | undefined,
-): { key: string; dropped: boolean } {
-  if (!read) return { key: labelsKey(labels), dropped: false };
-  const kept: string[] = [];
-  let dropped = false;
-  for (const k in labels) {
-    if (read.has(k)) kept.push(k);
-    else dropped = true;
-  }
-  if (!dropped) return { key: labelsKey(labels), dropped };
-  kept.sort();
-  return { key: kept.map((k) => `${k}=${labels[k]}`).join("\n"), dropped };
 }
 
 /**

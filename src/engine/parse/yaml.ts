@@ -183,17 +183,7 @@ function parseParts(
     const before = diagnostics.length;
     const warningsLeft = budget.yaml11;
     try {
-      const docs = construct(
-        source,
-        events,
-        part.text,
-        part.base,
-        index,
-        diagnostics,
-        budget,
-        undefined,
-        pos,
-      );
+      const docs = constructPart(source, events, part, index, diagnostics, budget, pos);
       for (const d of docs) documents.push(d);
       index += docs.length;
     } catch {
@@ -207,6 +197,19 @@ function parseParts(
     index = parseWithJsYaml(source, text, parts.slice(from), index, documents, diagnostics, budget, pos);
   pos.finish();
   return index;
+}
+
+/** One part's docs from its events, their position records in the batch's table (`pos`). */
+function constructPart(
+  source: SourceText,
+  events: Event[],
+  part: Part,
+  index: number,
+  diagnostics: Diagnostic[],
+  budget: { yaml11: number },
+  pos: PosWriter,
+): YamlDocument[] {
+  return construct(source, events, part.text, part.base, index, diagnostics, budget, undefined, pos);
 }
 
 /** Parses some parts of a text with js-yaml; on a syntax error, each part alone so one bad doc spoils only itself. */
@@ -248,15 +251,13 @@ function parseWithJsYaml(
   let index = firstIndex;
   for (const part of parts) {
     try {
-      const docs = construct(
+      const docs = constructPart(
         source,
         parseEvents(part.text, { maxDepth: MAX_DEPTH }),
-        part.text,
-        part.base,
+        part,
         index,
         diagnostics,
         budget,
-        undefined,
         pos,
       );
       for (const d of docs) documents.push(d);

@@ -39,8 +39,13 @@ function policy(spec: string, name = "np", ns = "shop"): string {
     .join("\n")}`;
 }
 
+/** Validation of the test nodes and `docs`, one file. */
+function validated(...docs: string[]) {
+  return validateModel(loadModel([{ name: "t.yaml", text: [NODES, ...docs].join("\n---\n") }]));
+}
+
 function codes(...docs: string[]): string[] {
-  const r = validateModel(loadModel([{ name: "t.yaml", text: [NODES, ...docs].join("\n---\n") }]));
+  const r = validated(...docs);
   expect(r.errors.map((e) => `${e.field}: ${e.detail}`)).toEqual([]);
   return r.warnings.map((w) => `${w.code} ${w.field}`);
 }
@@ -377,17 +382,9 @@ describe("lint", () => {
   }
 
   it("findings become editor markers with their codes (validationDiagnostics)", () => {
-    const r = validateModel(
-      loadModel([
-        {
-          name: "t.yaml",
-          text: [
-            NODES,
-            WEB_A,
-            service("selector: {app: wbe}\nports: [{port: 80}]\nexternalTrafficPolicy: Local"),
-          ].join("\n---\n"),
-        },
-      ]),
+    const r = validated(
+      WEB_A,
+      service("selector: {app: wbe}\nports: [{port: 80}]\nexternalTrafficPolicy: Local"),
     );
     const d = validationDiagnostics(r);
     expect(d).toContainEqual(
@@ -451,24 +448,16 @@ describe("lint", () => {
     const peer =
       "podSelector: {}\npolicyTypes: [Egress]\negress: [{to: [{podSelector: {matchLabels: {app: web}}}]}]";
     const own = "podSelector: {matchLabels: {app: api}}\npolicyTypes: [Ingress]";
-    const r = validateModel(
-      loadModel([
-        {
-          name: "t.yaml",
-          text: [
-            NODES,
-            WEB_A,
-            "apiVersion: v1\nkind: Namespace\nmetadata: {name: other}",
-            pod("api", "node-a", "{app: api}", "[]", "other"),
-            policy(peer, "a", "shop"),
-            policy(peer, "b", "other"),
-            policy(peer, "c", "other"),
-            policy(own, "d", "shop"),
-            policy(own, "e", "other"),
-            policy(own, "f", "shop"),
-          ].join("\n---\n"),
-        },
-      ]),
+    const r = validated(
+      WEB_A,
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: other}",
+      pod("api", "node-a", "{app: api}", "[]", "other"),
+      policy(peer, "a", "shop"),
+      policy(peer, "b", "other"),
+      policy(peer, "c", "other"),
+      policy(own, "d", "shop"),
+      policy(own, "e", "other"),
+      policy(own, "f", "shop"),
     );
     const got = r.warnings
       .filter((w) => w.code === "KTL610" || w.code === "KTL601")
