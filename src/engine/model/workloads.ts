@@ -7,7 +7,7 @@
  */
 import type { KObject } from "../parse/manifests.ts";
 import { boundedJson, inputRecord, isObj, num, obj, str, type Json } from "../parse/values.ts";
-import { fnv1a, safeSuffix } from "./hash.ts";
+import { fnv1a, replicaNames, safeSuffix } from "./hash.ts";
 import type { WorkloadRef } from "./types.ts";
 
 export const WORKLOAD_KINDS = new Set([
@@ -104,7 +104,6 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
   const spec = obj(template.spec) ?? {};
   const workload: WorkloadRef = { kind: o.kind, namespace, name: o.name };
   const line = o.line;
-  const templateHash = templateHashOf(template, `${namespace}/${o.name}`);
   const make = (name: string, labels: Record<string, string>, daemonSet = false): PodSpecInput => ({
     namespace,
     name,
@@ -124,9 +123,10 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
   const out: PodSpecInput[] = [];
   switch (o.kind) {
     case "Deployment": {
+      const templateHash = templateHashOf(template, `${namespace}/${o.name}`);
       const rs = `${o.name}-${templateHash}`;
       const labels = { ...baseLabels, "pod-template-hash": templateHash };
-      for (let i = 0; i < n; i++) out.push(make(`${rs}-${safeSuffix(`${rs}#${i}`, 5)}`, labels));
+      for (const name of replicaNames(rs, n)) out.push(make(name, labels));
       break;
     }
     case "StatefulSet":
@@ -148,16 +148,16 @@ export function expandWorkload(o: KObject): PodSpecInput[] {
       // One run of the schedule; the job name carries a scheduled-time number as the CronJob controller does.
       const job = `${o.name}-${28000000 + (fnv1a(`${namespace}/${o.name}`) % 1000000)}`;
       const labels = { ...baseLabels, "job-name": job, "batch.kubernetes.io/job-name": job };
-      for (let i = 0; i < n; i++) out.push(make(`${job}-${safeSuffix(`${job}#${i}`, 5)}`, labels));
+      for (const name of replicaNames(job, n)) out.push(make(name, labels));
       break;
     }
     case "Job": {
       const labels = { ...baseLabels, "job-name": o.name, "batch.kubernetes.io/job-name": o.name };
-      for (let i = 0; i < n; i++) out.push(make(`${o.name}-${safeSuffix(`${o.name}#${i}`, 5)}`, labels));
+      for (const name of replicaNames(o.name, n)) out.push(make(name, labels));
       break;
     }
     default:
-      for (let i = 0; i < n; i++) out.push(make(`${o.name}-${safeSuffix(`${o.name}#${i}`, 5)}`, baseLabels));
+      for (const name of replicaNames(o.name, n)) out.push(make(name, baseLabels));
   }
   return out;
 }
