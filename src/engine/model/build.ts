@@ -38,7 +38,7 @@ import {
   type Workload,
 } from "./types.ts";
 import { clusterNodes, placePods, podInputs } from "./placement.ts";
-import { containerPorts, runningPods, serviceAccountOf } from "./pods.ts";
+import { containerPorts, podsByAddress, runningPods, serviceAccountOf } from "./pods.ts";
 
 export { REGION_LABEL, ZONE_LABEL } from "./nodes.ts";
 
@@ -174,12 +174,13 @@ export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = 
   const { inputs, givenByKey, standIns } = podInputs(objects, diagnostics);
   const { nodes, nodesByName } = clusterNodes(objects, inputs, diagnostics);
   const placed = placePods(inputs, nodes, givenByKey, standIns, diagnostics);
-  const { pods, podsByKey, podsByIP } = runningPods(placed, nodesByName, diagnostics);
+  const { pods, podsByKey } = runningPods(placed, nodesByName, diagnostics);
 
   const policies = objects.filter(isKubernetesNetworkPolicy).map(parseNetworkPolicy);
   const { services, endpointSlices } = buildServices(objects, pods, nodes, config, diagnostics);
 
   const workloads = buildWorkloads(objects, pods);
+  let byIP: Map<string, Pod> | undefined;
 
   return {
     namespaces,
@@ -187,7 +188,10 @@ export function buildCoreModel(parsed: ParseResult, options: CoreBuildOptions = 
     nodesByName,
     pods,
     podsByKey,
-    podsByIP,
+    // Only a lookup by address needs it (an EndpointSlice endpoint without a pod reference, a trace to an IP).
+    get podsByIP() {
+      return (byIP ??= podsByAddress(pods));
+    },
     workloads,
     services,
     endpointSlices,

@@ -340,7 +340,8 @@ const CLOSE_DISTRIBUTIONS = new Set(["PreferClose", "PreferSameZone", "PreferSam
 
 /** Pods by namespace and value of one label key, built per key on first use: a selector starts from the pods carrying its first pair. */
 class PodIndex {
-  private readonly byKey = new Map<string, Map<string, Pod[]>>();
+  /** Label key -> namespace -> value -> pods (nested maps: no string is built per pod). */
+  private readonly byKey = new Map<string, Map<string, Map<string, Pod[]>>>();
   constructor(private readonly pods: readonly Pod[]) {}
   withLabel(ns: string, k: string, v: string): Pod[] {
     let m = this.byKey.get(k);
@@ -349,14 +350,15 @@ class PodIndex {
       for (const p of this.pods) {
         const val = p.labels[k];
         if (val === undefined) continue;
-        const key = `${p.namespace}\u0000${val}`;
-        const l = m.get(key);
+        let inNs = m.get(p.namespace);
+        if (!inNs) m.set(p.namespace, (inNs = new Map()));
+        const l = inNs.get(val);
         if (l) l.push(p);
-        else m.set(key, [p]);
+        else inNs.set(val, [p]);
       }
       this.byKey.set(k, m);
     }
-    return m.get(`${ns}\u0000${v}`) ?? [];
+    return m.get(ns)?.get(v) ?? [];
   }
 }
 

@@ -203,6 +203,24 @@ spec: {nodeName: a, hostNetwork: true}
     expect(m.podsByKey.get(asPodKey("default/host"))!.ips).toEqual([m.nodes[0]!.internalIP]);
   });
 
+  it("never gives two pods one address when nodes' podCIDRs are the same or nested", () => {
+    const nodes = (cidrs: string[]) =>
+      cidrs.map((c, i) => `apiVersion: v1\nkind: Node\nmetadata: {name: n${i}}\nspec: {podCIDR: ${c}}\n`);
+    const deployment = (replicas: number) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: ${replicas}, template: {spec: {containers: [{name: c}]}}}\n`;
+    for (const cidrs of [
+      ["10.7.0.0/24", "10.7.0.0/24"],
+      ["10.7.0.0/16", "10.7.0.0/24"],
+      ["10.7.0.0/24", "10.6.0.0/15"],
+      ["10.7.0.0/24", "10.8.0.0/24"],
+    ]) {
+      const m = load([...nodes(cidrs), deployment(12)].join("---\n"));
+      const ips = m.pods.flatMap((p) => p.ips);
+      expect(ips).toHaveLength(12);
+      expect(new Set(ips).size, cidrs.join(" ")).toBe(12);
+    }
+  });
+
   it("reads readiness from the Ready condition and terminating from deletionTimestamp", () => {
     const m = load(`apiVersion: v1
 kind: Pod

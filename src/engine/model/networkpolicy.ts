@@ -3,7 +3,7 @@
  * parser from objects, with the API's defaulting applied. The model owns
  * the objects; netpol/ decides on them.
  */
-import { refOf, type KObject, type SourceRef } from "../parse/manifests.ts";
+import type { KObject, SourceRef } from "../parse/manifests.ts";
 import { lineOf } from "../parse/positions.ts";
 import { groupOf } from "../parse/kinds.ts";
 import { arr, int, isObj, str, strList, type Json } from "../parse/values.ts";
@@ -136,30 +136,24 @@ export function isKubernetesNetworkPolicy(o: { apiVersion: string; kind: string 
 
 /**
  * Policies read from unchanged docs, by their parsed value (which the parse cache keeps from one text to the
- * next) and where the doc stands: an edit reads again only the policies it changed or moved.
+ * next); a policy is taken again when its doc stands where it stood (its `source`: the same file, doc, line,
+ * kind and namespace, each compared, no key built): an edit reads again only the policies it changed or moved.
  */
-type Place = Pick<KObject, "file" | "doc" | "line" | "kind" | "namespace">;
-const read = new WeakMap<object, { at: Place; policy: NetworkPolicy }>();
-
-/** The doc stands where it stood: the same file, doc, line, kind and namespace (each compared, no key built). */
-function samePlace(a: Place, b: Place): boolean {
-  return (
-    a.file === b.file &&
-    a.doc === b.doc &&
-    a.line === b.line &&
-    a.kind === b.kind &&
-    a.namespace === b.namespace
-  );
-}
+const read = new WeakMap<object, NetworkPolicy>();
 
 export function parseNetworkPolicy(o: KObject): NetworkPolicy {
   const hit = read.get(o.raw);
-  if (hit && samePlace(hit.at, o)) return hit.policy;
+  if (
+    hit &&
+    hit.source.file === o.file &&
+    hit.source.doc === o.doc &&
+    hit.source.line === o.line &&
+    hit.source.kind === o.kind &&
+    hit.source.namespace === (o.namespace ?? "default")
+  )
+    return hit;
   const policy = readNetworkPolicy(o);
-  read.set(o.raw, {
-    at: { file: o.file, doc: o.doc, line: o.line, kind: o.kind, namespace: o.namespace },
-    policy,
-  });
+  read.set(o.raw, policy);
   return policy;
 }
 
@@ -180,7 +174,7 @@ function readNetworkPolicy(o: KObject): NetworkPolicy {
     egressIsolation: hasTypes ? types.includes("Egress") : egressRules.length > 0,
     ingress: parseRules(spec.ingress, "from"),
     egress: parseRules(spec.egress, "to"),
-    source: { ...refOf(o), namespace },
+    source: { kind: o.kind, name: o.name, file: o.file, doc: o.doc, line: o.line, namespace },
     lines: {
       podSelector: lineOf(spec, "podSelector"),
       policyTypes: lineOf(spec, "policyTypes"),

@@ -124,6 +124,19 @@ function notReadyDiagnostics(
   }
 }
 
+/** Whether any two ranges share an address: CIDR blocks nest or lie apart, so sorted by family and first address, neighbours tell. */
+function overlapping(rs: readonly { cidr: Cidr }[]): boolean {
+  const sorted = rs
+    .map((r) => r.cidr)
+    .sort((a, b) => a.family - b.family || (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1]!;
+    const b = sorted[i]!;
+    if (a.family === b.family && b.first <= a.last) return true;
+  }
+  return false;
+}
+
 function cached<K, V>(m: Map<K, V>, k: K, make: () => V): V {
   let v = m.get(k);
   if (v === undefined) m.set(k, (v = make()));
@@ -142,13 +155,13 @@ export function runningPods(
   placed: readonly PlacedPod[],
   nodesByName: ReadonlyMap<string, Node>,
   diagnostics: Diagnostic[],
-): { pods: Pod[]; podsByKey: Map<PodKey, Pod>; podsByIP: Map<string, Pod> } {
+): { pods: Pod[]; podsByKey: Map<PodKey, Pod> } {
   // IPs: given ones are reserved first, then allocated per node in order.
   const used = new Set<string>();
   for (const { input } of placed) for (const ip of statusIPs(input.status)) used.add(ip);
   // Per node: each podCIDR parsed once, with the next host index to try in it.
   const ranges = new Map<Node, { cidr: Cidr; next: number }[]>();
-  const allocate = (node: Node): string[] => {
+  const rangesOf = (node: Node) => {
     let rs = ranges.get(node);
     if (!rs) {
       rs = [];
@@ -158,15 +171,21 @@ export function runningPods(
       }
       ranges.set(node, rs);
     }
+    return rs;
+  };
+  // An allocated address can be taken already only when some address is given or two nodes' podCIDRs overlap;
+  // otherwise each range hands out its own addresses in order and none is looked up.
+  const checked = used.size > 0 || overlapping([...nodesByName.values()].flatMap(rangesOf));
+  const allocate = (node: Node): string[] => {
     // Built at its size (`appended`): every pod keeps its list.
     let out: string[] = [];
-    for (const r of rs) {
+    for (const r of rangesOf(node)) {
       let i = r.next;
       let ip = nthAddress(r.cidr, i);
-      while (ip !== undefined && used.has(ip)) ip = nthAddress(r.cidr, ++i);
+      if (checked) while (ip !== undefined && used.has(ip)) ip = nthAddress(r.cidr, ++i);
       r.next = i + 1;
       if (ip !== undefined) {
-        used.add(ip);
+        if (checked) used.add(ip);
         out = appended(out, ip);
       }
     }
@@ -269,11 +288,14 @@ export function runningPods(
     });
   }
   pods.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const podsByIP = new Map<string, Pod>();
-  pods.forEach((p, i) => {
-    p.index = i;
-    if (!p.hostNetwork) for (const ip of p.ips) if (!podsByIP.has(ip)) podsByIP.set(ip, p);
-  });
+  for (let i = 0; i < pods.length; i++) pods[i]!.index = i;
 
-  return { pods, podsByKey, podsByIP };
+  return { pods, podsByKey };
+}
+
+/** Pod network pods by address, the first by key where two share one (the model's `podsByIP`). */
+export function podsByAddress(pods: readonly Pod[]): Map<string, Pod> {
+  const byIP = new Map<string, Pod>();
+  for (const p of pods) if (!p.hostNetwork) for (const ip of p.ips) if (!byIP.has(ip)) byIP.set(ip, p);
+  return byIP;
 }

@@ -149,7 +149,8 @@ export interface Model {
   /** Sorted by key. */
   pods: Pod[];
   podsByKey: Map<PodKey, Pod>;
-  podsByIP: Map<string, Pod>;
+  /** A pod network pod by each of its addresses (the first pod by key where two share one); built on first use. */
+  readonly podsByIP: Map<string, Pod>;
   /** Sorted by key. */
   workloads: Workload[];
   services: Service[];
