@@ -104,6 +104,28 @@ export interface ValidateOptions {
   lint?: boolean;
 }
 
+/**
+ * An object's own findings, kept for the next validation by its parsed value (which the parse cache keeps for an
+ * unchanged doc from one text to the next) with where the doc stands: every check but a Service's reads the object
+ * alone, so an edit checks again only the objects it changed or moved. A Service's ClusterIP and node ports are
+ * allocated in input order against the others (`Allocations`): it is checked every time.
+ */
+interface Checked {
+  at: Pick<KObject, "file" | "doc" | "line" | "kind" | "apiVersion" | "namespace" | "name">;
+  errors: Finding[];
+  warnings: Warning[];
+}
+const checked = new WeakMap<object, Checked>();
+
+const standsWhereItStood = (a: Checked["at"], o: KObject) =>
+  a.file === o.file &&
+  a.doc === o.doc &&
+  a.line === o.line &&
+  a.kind === o.kind &&
+  a.apiVersion === o.apiVersion &&
+  a.namespace === o.namespace &&
+  a.name === o.name;
+
 /** Every apiserver error and lint warning for the model's objects. Never throws. */
 export function validateModel(model: Model, options: ValidateOptions = {}): ValidationResult {
   const errors: Finding[] = [];
@@ -113,83 +135,32 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
   for (const o of model.objects) {
     // The CNI dialects' kinds are CRDs (engine/cni reports their own errors): not the apiserver's built-in schemas.
     if (isCniObject(o)) continue;
-    try {
-      const api = checkApiVersion(o);
-      if (api) {
-        errors.push(finding(o, api));
-        continue;
-      }
-      const schema = SCHEMAS[o.kind] ?? metadataOnly(o.kind);
-      const decoded = decode(o.raw, schema);
-      const tierPolicy = TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind);
-      for (const u of tierPolicy ? unknownTierFields(o) : decoded.unknown) {
-        const field = formatPath(u);
-        warnings.push(
-          warning(
-            o,
-            u,
-            "KTL510",
-            `unknown field "${field}": kubectl (server-side field validation Strict, its default) rejects the object; other clients drop the field`,
-            `Remove "${field}" or fix its spelling.`,
-            "sigs.k8s.io/json strict decoding (fieldValidation=Strict)",
-          ),
-        );
-      }
-      if (decoded.errors.length) {
-        errors.push(...decoded.errors.map((e) => finding(o, e)));
-        continue;
-      }
-      let errs: FieldError[];
-      switch (o.kind) {
-        case "Service": {
-          const r = validateServiceCreate(o.raw, o.namespace ?? "default", o.name, allocations);
-          services.set(o, r.service);
-          errs = r.errors;
-          break;
-        }
-        case "NetworkPolicy":
-          errs = validateNetworkPolicy(o.raw);
-          for (const w of networkPolicyWarnings(o.raw))
-            warnings.push(
-              warning(
-                o,
-                w.path,
-                "KTL612",
-                w.detail,
-                `Write ${w.canonical}: the apiserver reads the octets as decimal, some CNIs refuse the value.`,
-                "validation.GetWarningsForCIDR (NetworkPolicy WarningsOnCreate)",
-              ),
-            );
-          break;
-        case "EndpointSlice":
-          errs = validateEndpointSlice(o.raw);
-          break;
-        case "ClusterNetworkPolicy":
-        case "AdminNetworkPolicy":
-        case "BaselineAdminNetworkPolicy":
-          // network-policy-api's CRDs (validate/tiers.ts), for the group they are modelled in.
-          errs = TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind) ? validateClusterPolicy(o) : [];
-          if (TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind))
-            warnings.push(...tierPortWarnings(o));
-          break;
-        default: {
-          const rule = NAME_RULES[o.kind];
-          errs = rule ? validateObjectMeta(o.raw, !CLUSTER_SCOPED.has(o.kind), rule[0], rule[1]) : [];
-          if (o.kind === "CronJob") errs.push(...cronJobName(o.raw));
-        }
-      }
-      errors.push(...errs.map((e) => finding(o, e)));
-    } catch (e) {
-      // A rule that throws is a bug; the user still gets every other finding.
-      errors.push(
-        finding(o, {
-          path: [],
-          type: "Internal error",
-          detail: `ktl could not validate this object: ${(e as Error).message}`,
-          upstream: "ktl",
-        }),
-      );
+    if (o.kind === "Service") {
+      checkObject(o, allocations, services, errors, warnings);
+      continue;
     }
+    const hit = checked.get(o.raw);
+    if (hit && standsWhereItStood(hit.at, o)) {
+      errors.push(...hit.errors);
+      warnings.push(...hit.warnings);
+      continue;
+    }
+    const e0 = errors.length;
+    const w0 = warnings.length;
+    if (checkObject(o, allocations, services, errors, warnings))
+      checked.set(o.raw, {
+        at: {
+          file: o.file,
+          doc: o.doc,
+          line: o.line,
+          kind: o.kind,
+          apiVersion: o.apiVersion,
+          namespace: o.namespace,
+          name: o.name,
+        },
+        errors: errors.slice(e0),
+        warnings: warnings.slice(w0),
+      });
   }
   // The routers are among the objects no policy layer models (model.others): their CRDs and admission.
   for (const o of model.others ?? []) {
@@ -241,6 +212,94 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
     }
   }
   return { errors, warnings };
+}
+
+/** One object's findings, added to `errors` and `warnings`; false when a rule threw (then an internal error stands for them). */
+function checkObject(
+  o: KObject,
+  allocations: Allocations,
+  services: Map<KObject, Svc>,
+  errors: Finding[],
+  warnings: Warning[],
+): boolean {
+  try {
+    const api = checkApiVersion(o);
+    if (api) {
+      errors.push(finding(o, api));
+      return true;
+    }
+    const schema = SCHEMAS[o.kind] ?? metadataOnly(o.kind);
+    const decoded = decode(o.raw, schema);
+    const tierPolicy = TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind);
+    for (const u of tierPolicy ? unknownTierFields(o) : decoded.unknown) {
+      const field = formatPath(u);
+      warnings.push(
+        warning(
+          o,
+          u,
+          "KTL510",
+          `unknown field "${field}": kubectl (server-side field validation Strict, its default) rejects the object; other clients drop the field`,
+          `Remove "${field}" or fix its spelling.`,
+          "sigs.k8s.io/json strict decoding (fieldValidation=Strict)",
+        ),
+      );
+    }
+    if (decoded.errors.length) {
+      errors.push(...decoded.errors.map((e) => finding(o, e)));
+      return true;
+    }
+    let errs: FieldError[];
+    switch (o.kind) {
+      case "Service": {
+        const r = validateServiceCreate(o.raw, o.namespace ?? "default", o.name, allocations);
+        services.set(o, r.service);
+        errs = r.errors;
+        break;
+      }
+      case "NetworkPolicy":
+        errs = validateNetworkPolicy(o.raw);
+        for (const w of networkPolicyWarnings(o.raw))
+          warnings.push(
+            warning(
+              o,
+              w.path,
+              "KTL612",
+              w.detail,
+              `Write ${w.canonical}: the apiserver reads the octets as decimal, some CNIs refuse the value.`,
+              "validation.GetWarningsForCIDR (NetworkPolicy WarningsOnCreate)",
+            ),
+          );
+        break;
+      case "EndpointSlice":
+        errs = validateEndpointSlice(o.raw);
+        break;
+      case "ClusterNetworkPolicy":
+      case "AdminNetworkPolicy":
+      case "BaselineAdminNetworkPolicy":
+        // network-policy-api's CRDs (validate/tiers.ts), for the group they are modelled in.
+        errs = TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind) ? validateClusterPolicy(o) : [];
+        if (TIER_KINDS.has(o.kind) && isModelled(o.apiVersion, o.kind)) warnings.push(...tierPortWarnings(o));
+        break;
+      default: {
+        const rule = NAME_RULES[o.kind];
+        errs = rule ? validateObjectMeta(o.raw, !CLUSTER_SCOPED.has(o.kind), rule[0], rule[1]) : [];
+        if (o.kind === "CronJob") errs.push(...cronJobName(o.raw));
+      }
+    }
+    errors.push(...errs.map((e) => finding(o, e)));
+    return true;
+  } catch (e) {
+    // A rule that throws is a bug; the user still gets every other finding.
+    errors.push(
+      finding(o, {
+        path: [],
+        type: "Internal error",
+        detail: `ktl could not validate this object: ${(e as Error).message}`,
+        upstream: "ktl",
+      }),
+    );
+    return false;
+  }
 }
 
 /** Findings as editor markers. */

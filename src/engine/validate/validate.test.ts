@@ -4,7 +4,9 @@
  * and every rule has a valid and an invalid example.
  */
 import { describe, expect, it } from "vitest";
-import { loadModel } from "../index.ts";
+import { buildModel, loadModel } from "../index.ts";
+import { parseManifests } from "../parse/manifests.ts";
+import { YamlPartCache } from "../parse/yaml.ts";
 import type { ClusterConfig } from "../model/types.ts";
 import { validateModel } from "./index.ts";
 
@@ -1194,5 +1196,31 @@ describe("findings point at their line", () => {
       file: "t.yaml",
       doc: 0,
     });
+  });
+});
+
+describe("findings of unchanged docs, with the parse cache", () => {
+  // validateModel keeps an object's findings by its parsed value and where its doc stands; the parse cache
+  // keeps an unchanged doc's values from one text to the next. A kept finding must still name its line.
+  const bad = (name: string) =>
+    `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: ${name}}\nspec:\n  podSelector: {}\n  policyTypes: [Sideways]\n`;
+  const good = `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n`;
+  const run = (cache: YamlPartCache, text: string) =>
+    validateModel(buildModel(parseManifests([{ name: "t.yaml", text }], { cache })), {
+      lint: false,
+    }).errors.map((e) => `${e.name} ${e.field} ${e.line}`);
+
+  it("names the doc's new line when an edit above moves it, and the same line when it does not", () => {
+    const cache = new YamlPartCache();
+    const before = [good, bad("p"), bad("q")].join("---\n");
+    expect(run(cache, before)).toEqual(["p spec.policyTypes[0] 11", "q spec.policyTypes[0] 18"]);
+    // A line added in the first doc moves both policies; a value changed in place moves nothing.
+    const moved = [`${good}  labels: {x: y}\n`, bad("p"), bad("q")].join("---\n");
+    expect(run(cache, moved)).toEqual(["p spec.policyTypes[0] 12", "q spec.policyTypes[0] 19"]);
+    const inPlace = moved.replace("{x: y}", "{x: z}");
+    expect(run(cache, inPlace)).toEqual(run(new YamlPartCache(), inPlace));
+    // The second policy fixed: its finding goes, the first's stays.
+    const fixed = inPlace.replace(/Sideways(?![\s\S]*Sideways)/, "Ingress");
+    expect(run(cache, fixed)).toEqual(["p spec.policyTypes[0] 12"]);
   });
 });
