@@ -107,14 +107,23 @@ export function nearestMatches<T>(
   if (sel.invalid) return [];
   let best: { item: T; fails: string[] }[] = [];
   let bestScore = Infinity;
+  // Replicas share one labels object (model/workloads.ts): each is scored once.
+  const scored = new Map<Record<string, string>, { fails: string[]; score: number }>();
   for (const c of candidates) {
-    const fails = failedRequirements(sel, labels(c));
+    const l = labels(c);
+    let hit = scored.get(l);
+    if (!hit) {
+      const fails = failedRequirements(sel, l);
+      // A label with the asked value under another key is nearer than a different value, which is nearer than nothing.
+      const score = fails.reduce(
+        (n, f) =>
+          n + (f.includes("but has") || f.includes("(and") ? 1 : f.includes("it has no label") ? 3 : 2),
+        0,
+      );
+      scored.set(l, (hit = { fails, score }));
+    }
+    const { fails, score } = hit;
     if (fails.length === 0) return [];
-    // A label with the asked value under another key is nearer than a different value, which is nearer than nothing.
-    const score = fails.reduce(
-      (n, f) => n + (f.includes("but has") || f.includes("(and") ? 1 : f.includes("it has no label") ? 3 : 2),
-      0,
-    );
     if (score < bestScore) {
       bestScore = score;
       best = [{ item: c, fails }];
