@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { analyzeText } from "./index.ts";
 import { defaultScenario } from "../../../scenarios/index.ts";
-import { FLOW_BUDGET } from "./flows.ts";
+import { FLOW_BUDGET, forgetMatrices } from "./flows.ts";
 import { parseManifests } from "../parse/manifests.ts";
 import { buildModel } from "../load/index.ts";
 import { deciderOf } from "../decide/index.ts";
 import { buildProxyIndex } from "../proxy/index.ts";
 import { serviceId } from "./refs.ts";
 import { workloadFlows } from "./workloadFlows.ts";
+import { setForm } from "../netpol/bitset.ts";
 // @ts-expect-error: the bench generator is plain JavaScript
 import { generate } from "../../../bench/generate.mjs";
 
@@ -105,9 +106,21 @@ spec:
 
 // The pairs no endpoint admits come as compact records (ReachDrop): source groups by the side that refused.
 // Each is checked, pod group by pod group, against the decider's own answers (decide/: explain, ingress, egress).
-describe("compact drops agree with the decider, side by side", () => {
+// The class rows are sparse or dense by their size (setForm): the egress side of a drop is read from the rows
+// turned into columns, each form its own way, so the check runs with every row in either form too.
+describe.each([
+  ["rows as built", setForm.sparseFactor],
+  ["every row sparse", 0],
+  ["every row dense", Infinity],
+])("compact drops agree with the decider, side by side (%s)", (_, sparseFactor) => {
   const text = (generate("S") as { text: string }).text;
+  // The class matrices are kept from one analysis to the next while their inputs hold: each form builds its own.
+  const before = setForm.sparseFactor;
+  setForm.sparseFactor = sparseFactor;
+  forgetMatrices();
   const a = analyzeText(text);
+  forgetMatrices();
+  setForm.sparseFactor = before;
   const model = buildModel(parseManifests([{ name: "manifests.yaml", text }]));
   const decider = deciderOf(model);
   const proxy = buildProxyIndex(model);
@@ -202,6 +215,60 @@ describe("admitted pairs past the listing limit come as compact records", () => 
         n += d.groups[r + 1]! - d.groups[r]!;
       }
       expect(n).toBe(d.count);
+    }
+  });
+});
+
+// A dropped sender's side is "ingress" when its own egress would let it out toward the endpoints' classes, and
+// "both" when it would not: the egress rows read as columns (every row sparse, every row dense, as built), with
+// the endpoints of one Service in two classes and the egress rule reaching only the second.
+describe.each([
+  ["rows as built", setForm.sparseFactor],
+  ["every row sparse", 0],
+  ["every row dense", Infinity],
+])("a drop's side reads the sender's egress toward every endpoint class (%s)", (_, sparseFactor) => {
+  const deny = (ns: string) =>
+    `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: ${ns}}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress, Egress]\n`;
+  const deploy = (ns: string, name: string, labels: string) =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: ${name}}}\n  template:\n    metadata: {labels: {app: ${name}, ${labels}}}\n    spec: {containers: [{name: c, ports: [{containerPort: 80}]}]}\n`;
+  const text = [
+    "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n",
+    deny("a"),
+    deploy("a", "db-1", "tier: db"),
+    deploy("a", "db-2", "tier: db, replica: second"),
+    "apiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: a}\nspec:\n  selector: {tier: db}\n  ports: [{port: 80}]\n",
+    deploy("a", "near", "role: near"),
+    deploy("a", "near-2", "role: near-2"),
+    deploy("a", "far", "role: far"),
+    // near may send to the second db class only, near-2 to the first only (and both to far: two peers make a row
+    // of its own, in the form setForm asks, where one peer's row is the peer's set); far to nothing; the db pods
+    // admit nobody.
+    "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: near-out, namespace: a}\nspec:\n  podSelector: {matchLabels: {role: near}}\n  policyTypes: [Egress]\n  egress: [{to: [{podSelector: {matchLabels: {replica: second}}}, {podSelector: {matchLabels: {role: far}}}]}]\n",
+    "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: near-2-out, namespace: a}\nspec:\n  podSelector: {matchLabels: {role: near-2}}\n  policyTypes: [Egress]\n  egress: [{to: [{podSelector: {matchLabels: {app: db-1}}}, {podSelector: {matchLabels: {role: far}}}]}]\n",
+  ].join("---\n");
+  it("names the near senders' drops ingress refusals and the far sender's a refusal on both sides", () => {
+    const before = setForm.sparseFactor;
+    setForm.sparseFactor = sparseFactor;
+    forgetMatrices();
+    try {
+      const a = analyzeText(text, "manifests.yaml", { flowBudget: 0 });
+      const sideOf = (app: string) => {
+        const k = a.reach!.groups.findIndex((g) => g.workload.endsWith(`/${app}`));
+        return a
+          .reach!.drops.filter((d) => d.to === "service:a/db")
+          .filter((d) => {
+            for (let r = 0; r < d.groups.length; r += 2)
+              if (k >= d.groups[r]! && k < d.groups[r + 1]!) return true;
+            return false;
+          })
+          .map((d) => d.side);
+      };
+      expect(sideOf("near")).toEqual(["ingress"]);
+      expect(sideOf("near-2")).toEqual(["ingress"]);
+      expect(sideOf("far")).toEqual(["both"]);
+    } finally {
+      forgetMatrices();
+      setForm.sparseFactor = before;
     }
   });
 });

@@ -26,7 +26,7 @@ import {
   type ClassMatrix,
   type PolicyIndex,
 } from "../netpol/index.ts";
-import type { ClassSet } from "../netpol/bitset.ts";
+import { SparseSet } from "../netpol/bitset.ts";
 import { cniName } from "../cni/index.ts";
 import { decidedByClassRow, explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
 import { analysisDecider, stepRefs, tierOf } from "./tiers.ts";
@@ -255,15 +255,19 @@ export function workloadFlows(
   const sources = [...groups.values()];
   const sourceClass = Int32Array.from(sources, (g) => index.classOf[g[0]!.index]!);
   // Per source, its first pod's index and whether it is on the host network (read for every Service port).
-  const sourcePod = Int32Array.from(sources, (g) => g[0]!.index);
   const sourceHost = Uint8Array.from(sources, (g) => (g[0]!.hostNetwork ? 1 : 0));
+  // Per source: 1 while its class's row answers for it (a pod-network sender); under the tiers, 0 for the
+  // Service port's endpoints among them too, which are judged pair by pair (set per port, then restored).
+  const byRowOk = Uint8Array.from(sourceHost, (h) => 1 - h);
+  const sourceOfPod = new Int32Array(model.pods.length).fill(-1);
+  sources.forEach((g, k) => (sourceOfPod[g[0]!.index] = k));
   const fromOf: (string[] | undefined)[] = new Array(sources.length);
-  const isEndpoint = new Uint8Array(model.pods.length);
   const byClass = new Int32Array(index.classes.length);
   const marks = new Uint8Array(index.classes.length);
-  // Per class, for one Service port: whether a dropped sender of the class would pass its own egress (1), not (0),
-  // or not asked yet (-1). Most groups at scale are dropped, many per class (L writes each pod as its own workload).
-  const passesEgress = new Int8Array(index.classes.length);
+  // Per class, for one Service port: whether a dropped sender of the class would pass its own egress toward
+  // the endpoints' classes (1) or not (0), from the matrix's egress columns (`egressColumns`). Most groups at
+  // scale are dropped, many per class.
+  const passesEgress = new Uint8Array(index.classes.length);
   const matrices = keptMatrices(index);
   const matrixOf = (port: number, protocol: Protocol) => {
     const k = `${port}/${protocol}`;
@@ -350,8 +354,11 @@ export function workloadFlows(
       // Under the cluster tiers a pod's traffic to itself is NetworkPolicy's alone (stackPairAllowed), so a
       // source that is one of the endpoints is judged pair by pair.
       byClass.fill(-1);
-      passesEgress.fill(-1);
-      if (stack) for (const e of endpoints) isEndpoint[e.pod.index] = 1;
+      if (stack)
+        for (const e of endpoints) {
+          const k = sourceOfPod[e.pod.index]!;
+          if (k >= 0) byRowOk[k] = 0;
+        }
       // Classes some endpoint's ingress admits; a pod-network source of any other class is dropped
       // without judging it (undefined: some endpoint is not isolated for ingress, every class may pass).
       let admits: Uint8Array | undefined = byClassOk ? marks.fill(0) : undefined;
@@ -374,15 +381,17 @@ export function workloadFlows(
       // Per host-network sender class: the endpoints whose class row admits it (filled as met).
       let hostCount: Map<number, number> | undefined;
       // The endpoints' classes, once each, for the egress half of the class matrix.
-      const endpointClasses = admits ? [...new Set(endpoints.map((e) => index.classOf[e.pod.index]!))] : [];
-      const egressRow = admits ? endpoints[0]!.judge.matrix!.egressTo : [];
+      if (admits)
+        egressPasses(
+          endpoints[0]!.judge.matrix!,
+          [...new Set(endpoints.map((e) => index.classOf[e.pod.index]!))],
+          passesEgress,
+        );
       for (let k = 0; k < sources.length; k++) {
         const cls = sourceClass[k]!;
-        const byRow = sourceHost[k] === 0 && isEndpoint[sourcePod[k]!] === 0;
+        const byRow = byRowOk[k] === 1;
         if (admits && byRow && admits[cls] === 0) {
-          let out = passesEgress[cls]!;
-          if (out < 0) passesEgress[cls] = out = reachesAny(egressRow[cls]!, endpointClasses) ? 1 : 0;
-          (out ? sides.ingress : sides.both).add(k);
+          (passesEgress[cls] ? sides.ingress : sides.both).add(k);
           continue;
         }
         const g = sources[k]!;
@@ -442,7 +451,11 @@ export function workloadFlows(
           ),
         );
       }
-      for (const e of endpoints) isEndpoint[e.pod.index] = 0;
+      if (stack)
+        for (const e of endpoints) {
+          const k = sourceOfPod[e.pod.index]!;
+          if (k >= 0) byRowOk[k] = 1 - sourceHost[k]!;
+        }
       pushDrops(out, s.key, p, sides, endpoints, { stack, admitter, cniLayer, index, sourceClass });
       pushAllowed(out, s.key, p, past, endpoints, { admitter, cniLayer, decider, stack, index });
     });
@@ -464,30 +477,64 @@ function hostSenderAdmitted(
   index: PolicyIndex,
   byClass: Map<number, number>,
 ): number {
-  const byRow = (ep: (typeof endpoints)[number]) =>
-    classAllowed(ep.judge.matrix!, cls, index.classOf[ep.pod.index]!);
+  // The class row's answer is read inline (a closure for it was an allocation per host sender and Service port).
   let admitted = byClass.get(cls);
   if (admitted === undefined) {
     admitted = 0;
-    for (const ep of endpoints) if (byRow(ep)) admitted++;
+    for (const ep of endpoints)
+      if (classAllowed(ep.judge.matrix!, cls, index.classOf[ep.pod.index]!)) admitted++;
     byClass.set(cls, admitted);
   }
   for (const ep of endpoints)
     if (!decidedByClassRow(src, ep.pod)) {
-      if (byRow(ep)) admitted--;
+      if (classAllowed(ep.judge.matrix!, cls, index.classOf[ep.pod.index]!)) admitted--;
       if (ep.judge(src, ep.pod)) admitted++;
     }
   return admitted;
 }
 
 /**
- * Whether an egress row (null: not isolated) lets a class out to any of the endpoints' classes: once per
- * dropped source group and Service port, so a plain loop (a closure here would be one allocation each).
+ * A class matrix's egress rows as columns: per destination class, the sender classes whose sparse row holds
+ * it; the classes whose row is dense, and those not isolated for egress (null: every class passes). Built once
+ * per matrix (the matrices are few: one per endpoint port number) and read once per Service port, so which
+ * sender classes reach an endpoint class costs the column's length, not a row lookup per sender class.
  */
-function reachesAny(out: ClassSet | null, classes: readonly number[]): boolean {
-  if (out === null) return true;
-  for (const b of classes) if (out.has(b)) return true;
-  return false;
+interface EgressColumns {
+  open: Uint8Array;
+  sparse: (number[] | undefined)[];
+  dense: number[];
+}
+const egressColumnsOf = new WeakMap<ClassMatrix, EgressColumns>();
+
+function egressColumns(m: ClassMatrix): EgressColumns {
+  let cols = egressColumnsOf.get(m);
+  if (cols) return cols;
+  const n = m.egressTo.length;
+  cols = { open: new Uint8Array(n), sparse: new Array(n), dense: [] };
+  for (let c = 0; c < n; c++) {
+    const row = m.egressTo[c]!;
+    if (row === null) cols.open[c] = 1;
+    else if (row instanceof SparseSet) for (const d of row.members) (cols.sparse[d] ??= []).push(c);
+    else cols.dense.push(c);
+  }
+  egressColumnsOf.set(m, cols);
+  return cols;
+}
+
+/** Fills `passes`: 1 for the sender classes whose egress row (null: not isolated) reaches any of `to`. */
+function egressPasses(m: ClassMatrix, to: readonly number[], passes: Uint8Array): void {
+  const cols = egressColumns(m);
+  passes.set(cols.open);
+  for (const d of to) for (const c of cols.sparse[d] ?? []) passes[c] = 1;
+  for (const c of cols.dense) {
+    if (passes[c]) continue;
+    const row = m.egressTo[c]!;
+    for (const d of to)
+      if (row.has(d)) {
+        passes[c] = 1;
+        break;
+      }
+  }
 }
 
 /**
