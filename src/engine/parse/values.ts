@@ -19,9 +19,16 @@ export function num(v: unknown): number | undefined {
 export function bool(v: unknown): boolean | undefined {
   return typeof v === "boolean" ? v : undefined;
 }
-/** A record keyed by input: no prototype, so `constructor` or `__proto__` are plain keys and `in` sees only what the input wrote. */
+/** The prototype of input records: empty and with none of its own, so no key of Object.prototype shows through. */
+const RECORD_PROTO: object = Object.create(null) as object;
+
+/**
+ * A record keyed by input: no Object.prototype behind it, so `constructor` or `__proto__` are plain keys and `in`
+ * sees only what the input wrote. Made on an empty null-prototype object rather than as `Object.create(null)`,
+ * which V8 keeps in dictionary mode: pods' labels are read by every selector, enumerated and compared per edit.
+ */
 export function inputRecord<T>(): Record<string, T> {
-  return Object.create(null) as Record<string, T>;
+  return Object.create(RECORD_PROTO) as Record<string, T>;
 }
 
 /** A map of string values (labels, annotations, nodeSelector); non-string values are stringified as the apiserver would reject them. */
