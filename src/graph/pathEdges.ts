@@ -115,7 +115,7 @@ function addToEdge(
       e.dropRefs.push(r);
     }
   }
-  if (e.reasons.size < 12) e.reasons.add(`${port}: ${f.reason}`);
+  if (e.reasons.size < 12) e.reasons.add(reasonLine(port, f.reason));
   // Examples, refused ones first: an edge can merge thousands of flows, and its count holds them all.
   const list = f.verdict === "allow" ? e.allowFlows : e.flows;
   if (list.length >= FLOW_EXAMPLES) {
@@ -230,7 +230,7 @@ export function mergeFlows(a: Analysis, resolution: Resolution, filters: GraphOp
     for (const f of list) {
       const r = runsOf(f);
       if (!r) continue;
-      const port = `${f.port}/${f.protocol}`;
+      const port = portKey(f.port, f.protocol);
       const chosen = (filters.port === "all" || port === filters.port) && layerPasses(filters.layer, f);
       const passes = chosen && !(filters.onlyDrops && f.verdict === "allow");
       for (const run of r.runs) {
@@ -377,6 +377,36 @@ function listedFlows(e: EdgeAcc): EdgeFlow[] {
     : [...e.flows, ...e.allowFlows].slice(0, FLOW_EXAMPLES);
 }
 
+/**
+ * `${port}/${protocol}`, one string per pair: an answer's flows and drop records name a few ports, and each
+ * edge keeps a set of them (a string built per record is hashed again per record).
+ */
+const portKeys = new Map<string, Map<number, string>>();
+function portKey(port: number, protocol: string): string {
+  let byPort = portKeys.get(protocol);
+  if (!byPort) portKeys.set(protocol, (byPort = new Map()));
+  let k = byPort.get(port);
+  if (k === undefined) byPort.set(port, (k = `${port}/${protocol}`));
+  return k;
+}
+
+/**
+ * An edge's reason line `${port}: ${reason}`, one string per pair while the answer's reasons stay the same
+ * strings (they do across edits: unchanged items are kept): built and hashed once, not per edge and record.
+ * Bounded: past 50,000 lines of a port the memo starts again.
+ */
+const reasonLines = new Map<string, Map<string, string>>();
+function reasonLine(port: string, reason: string): string {
+  let byReason = reasonLines.get(port);
+  if (!byReason) reasonLines.set(port, (byReason = new Map()));
+  let line = byReason.get(reason);
+  if (line === undefined) {
+    if (byReason.size >= 50_000) byReason.clear();
+    byReason.set(reason, (line = `${port}: ${reason}`));
+  }
+  return line;
+}
+
 /** Keys of deciding objects, made once per object (flows share their RefView objects, and a fresh string hashes anew). */
 const refKeys = new WeakMap<RefView, string>();
 function refKey(r: RefView): string {
@@ -460,7 +490,7 @@ function addReachDrops({ a, reach, parts: { elems, partOf }, resolve, filters, a
   for (const d of reach.drops) {
     const target = resolve(d.to);
     if (!target) continue;
-    const port = `${d.port}/${d.protocol}`;
+    const port = portKey(d.port, d.protocol);
     if (filters.port !== "all" && port !== filters.port) continue;
     if (!layerPasses(filters.layer, d)) continue;
     let accs = byTarget.get(target);
@@ -493,7 +523,7 @@ function addReachDrops({ a, reach, parts: { elems, partOf }, resolve, filters, a
             acc.dropRefs.push(ref);
           }
         }
-      if (acc.reasons.size < 12) acc.reasons.add(`${d.port}/${d.protocol}: ${d.reason}`);
+      if (acc.reasons.size < 12) acc.reasons.add(reasonLine(port, d.reason));
       const example = acc.flows.length < FLOW_EXAMPLES ? a.pods[reach.groups[first]!.pods[0]!] : undefined;
       if (!example) acc.unlisted += groups;
       else
@@ -523,7 +553,7 @@ function addReachAllowed(
   for (const d of reach.allowed ?? []) {
     const target = resolve(d.to);
     if (!target) continue;
-    const port = `${d.port}/${d.protocol}`;
+    const port = portKey(d.port, d.protocol);
     const chosen = (filters.port === "all" || port === filters.port) && layerPasses(filters.layer, d);
     const passes = chosen && !(filters.onlyDrops && d.verdict === "allow");
     const part = partOf(d);
@@ -547,7 +577,7 @@ function addReachAllowed(
         acc.drops += groups;
         acc.layers.add(dropLayerWord(d));
       }
-      if (acc.reasons.size < 12) acc.reasons.add(`${port}: ${d.reason}`);
+      if (acc.reasons.size < 12) acc.reasons.add(reasonLine(port, d.reason));
       const list = d.verdict === "allow" ? acc.allowFlows : acc.flows;
       const example = list.length < FLOW_EXAMPLES ? a.pods[reach.groups[first]!.pods[0]!] : undefined;
       if (!example) {
