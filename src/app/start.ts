@@ -8,6 +8,7 @@ import { createAppStore, type AppStore } from "../store/createAppStore.ts";
 import { bootstrap } from "../store/bootstrap.ts";
 import { loadPrevious, loadUnsaved, persistWork, type StorageLike } from "../store/persistence.ts";
 import { connectEngine } from "../store/engineSync.ts";
+import { prepareGraph } from "../components/Graph/useGraph.ts";
 import { leftEarly, markLoaded, markLoading, previousLoadUnfinished } from "../store/loading.ts";
 import { reopenUnsaved, TABS_CHANNEL, watchOtherTabs, type StorageChange } from "../store/tabs.ts";
 import { decodeShare, payloadFromHash } from "../share/codec.ts";
@@ -128,7 +129,7 @@ export function startPlayground(): AppStore {
         markLoaded(storage);
       },
     );
-    connectEngine(store, engineClient());
+    connectEngine(store, engineClient(), { prepareDraw: prepareGraph(store.getState) });
   };
   if (!paused) connect();
   else {

@@ -5,7 +5,7 @@
  */
 import { BudgetError, type EngineClient, type Outcome } from "../worker/engineClient.ts";
 import type { AppStore } from "./createAppStore.ts";
-import type { MatrixQuery, NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
+import type { Analysis, MatrixQuery, NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
 import type { ConnlistRequest } from "./types.ts";
 import { rulesQueryOf, sameHttp, sameRulesQuery } from "./viewSlice.ts";
 
@@ -14,6 +14,13 @@ export interface SyncOptions {
   debounceMs?: (textLength: number) => number;
   schedule?: (f: () => void, ms: number) => unknown;
   cancel?: (h: unknown) => void;
+  /**
+   * Work the page does with an answer before drawing it, run in a task of its own (the graph's mapping of a
+   * large answer: `components/Graph/useGraph.ts` prepareGraph), or undefined when there is none. The answer
+   * is shown in that task, after the work: React's render of it then finds the graph built, so the longest
+   * main-thread task is the mapping or the render, not both.
+   */
+  prepareDraw?: (result: Analysis) => (() => void) | undefined;
 }
 
 // No pause here: the worker re-parses only the edited docs, and never queues more than the newest text
@@ -166,17 +173,15 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
       (o) => {
         if (disposed || o.stale) return;
         mark(`ktl:analysis-received:${revision}`);
-        store.getState().analysisReceived(revision, o.value);
-        store.getState().analysisForNewScenario(revision, o.value);
-        client.validate({}).then(
-          (v) => {
-            if (!disposed && !v.stale && store.getState().analysis.revision === revision)
-              store.getState().validationReceived(revision, v.value);
-          },
-          () => {
-            /* validation is extra: the analysis already shows */
-          },
-        );
+        const prepare = options.prepareDraw?.(o.value);
+        if (!prepare) return show(revision, o.value);
+        setTimeout(() => {
+          // A newer answer shown meanwhile (it took no task of its own) wins.
+          if (!disposed && shown <= revision) {
+            prepare();
+            show(revision, o.value);
+          }
+        }, 0);
       },
       (e: unknown) => {
         if (disposed || store.getState().revision !== revision) return;
@@ -186,6 +191,22 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
         const what =
           e instanceof BudgetError ? message(e) : `The engine could not analyse this text: ${message(e)}`;
         store.getState().analysisFailed(revision, `${what}. ${kept}`);
+      },
+    );
+  };
+  // The revision of the newest answer shown.
+  let shown = -1;
+  const show = (revision: number, result: Analysis) => {
+    shown = revision;
+    store.getState().analysisReceived(revision, result);
+    store.getState().analysisForNewScenario(revision, result);
+    client.validate({}).then(
+      (v) => {
+        if (!disposed && !v.stale && store.getState().analysis.revision === revision)
+          store.getState().validationReceived(revision, v.value);
+      },
+      () => {
+        /* validation is extra: the analysis already shows */
       },
     );
   };

@@ -367,6 +367,42 @@ describe("engine sync", () => {
     expect(s.getState().validation).toMatchObject({ revision: 2, diagnostics: [{ code: "KTL600" }] });
   });
 
+  it("runs the page's work on a large answer in a task of its own, then shows it; a newer answer shown first wins", async () => {
+    const { client, calls, resolvers } = fakeClient();
+    const timers = manualTimers();
+    const s = fresh("a");
+    const log: string[] = [];
+    const large = (n: number) => ({ pods: new Array(n).fill({}), ports: [] }) as unknown as Analysis;
+    connectEngine(s, client, {
+      ...timers,
+      prepareDraw: (r) =>
+        r.pods.length > 1
+          ? () => log.push(`prepared ${r.pods.length}, shown ${s.getState().analysis.revision}`)
+          : undefined,
+    });
+    resolvers[0]!({ stale: false, value: large(3), generation: 1 });
+    await Promise.resolve();
+    await Promise.resolve();
+    // Received, not shown yet: the work waits for a task of its own, and validation for the answer shown.
+    expect(s.getState().analysis.status).not.toBe("ready");
+    expect(calls).toEqual(["analyze:a"]);
+    await tick();
+    expect(log).toEqual(["prepared 3, shown -1"]);
+    expect(s.getState().analysis).toMatchObject({ status: "ready", revision: 0 });
+    expect(calls).toEqual(["analyze:a", "validate"]);
+    // Two edits: the first's large answer waits for its task; the second's small one is shown at once and wins.
+    s.getState().editText("ab");
+    timers.runAll();
+    s.getState().editText("abc");
+    timers.runAll();
+    resolvers[1]!({ stale: false, value: large(5), generation: 2 });
+    resolvers[2]!({ stale: false, value: large(1), generation: 3 });
+    await tick();
+    expect(s.getState().analysis).toMatchObject({ revision: 2 });
+    expect(s.getState().analysis.result!.pods).toHaveLength(1);
+    expect(log).toEqual(["prepared 3, shown -1"]);
+  });
+
   it("sends a small text's edit when the task that made it ends, before any timer, and each burst once", async () => {
     const { client, calls } = fakeClient();
     const s = fresh("a");
