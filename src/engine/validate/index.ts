@@ -176,14 +176,7 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
       errors.push(...r.errors);
       warnings.push(...r.warnings);
     } catch (e) {
-      errors.push(
-        finding(o, {
-          path: [],
-          type: "Internal error",
-          detail: `ktl could not validate this object: ${(e as Error).message}`,
-          upstream: "ktl",
-        }),
-      );
+      errors.push(internalError(o, e));
     }
   }
   if (options.lint !== false) {
@@ -212,6 +205,16 @@ export function validateModel(model: Model, options: ValidateOptions = {}): Vali
     }
   }
   return { errors, warnings };
+}
+
+/** The finding that stands for an object's own when a rule threw on it. */
+function internalError(o: KObject, e: unknown): Finding {
+  return finding(o, {
+    path: [],
+    type: "Internal error",
+    detail: `ktl could not validate this object: ${(e as Error).message}`,
+    upstream: "ktl",
+  });
 }
 
 /** One object's findings, added to `errors` and `warnings`; false when a rule threw (then an internal error stands for them). */
@@ -290,14 +293,7 @@ function checkObject(
     return true;
   } catch (e) {
     // A rule that throws is a bug; the user still gets every other finding.
-    errors.push(
-      finding(o, {
-        path: [],
-        type: "Internal error",
-        detail: `ktl could not validate this object: ${(e as Error).message}`,
-        upstream: "ktl",
-      }),
-    );
+    errors.push(internalError(o, e));
     return false;
   }
 }
