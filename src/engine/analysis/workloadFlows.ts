@@ -22,11 +22,11 @@ import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import {
   classAllowed,
   classMatrix,
+  egressPasses,
   pairAllowed,
   type ClassMatrix,
   type PolicyIndex,
 } from "../netpol/index.ts";
-import { SparseSet } from "../netpol/bitset.ts";
 import { cniName } from "../cni/index.ts";
 import { decidedByClassRow, explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
 import { analysisDecider, stepRefs, tierOf } from "./tiers.ts";
@@ -491,50 +491,6 @@ function hostSenderAdmitted(
       if (ep.judge(src, ep.pod)) admitted++;
     }
   return admitted;
-}
-
-/**
- * A class matrix's egress rows as columns: per destination class, the sender classes whose sparse row holds
- * it; the classes whose row is dense, and those not isolated for egress (null: every class passes). Built once
- * per matrix (the matrices are few: one per endpoint port number) and read once per Service port, so which
- * sender classes reach an endpoint class costs the column's length, not a row lookup per sender class.
- */
-interface EgressColumns {
-  open: Uint8Array;
-  sparse: (number[] | undefined)[];
-  dense: number[];
-}
-const egressColumnsOf = new WeakMap<ClassMatrix, EgressColumns>();
-
-function egressColumns(m: ClassMatrix): EgressColumns {
-  let cols = egressColumnsOf.get(m);
-  if (cols) return cols;
-  const n = m.egressTo.length;
-  cols = { open: new Uint8Array(n), sparse: new Array(n), dense: [] };
-  for (let c = 0; c < n; c++) {
-    const row = m.egressTo[c]!;
-    if (row === null) cols.open[c] = 1;
-    else if (row instanceof SparseSet) for (const d of row.members) (cols.sparse[d] ??= []).push(c);
-    else cols.dense.push(c);
-  }
-  egressColumnsOf.set(m, cols);
-  return cols;
-}
-
-/** Fills `passes`: 1 for the sender classes whose egress row (null: not isolated) reaches any of `to`. */
-function egressPasses(m: ClassMatrix, to: readonly number[], passes: Uint8Array): void {
-  const cols = egressColumns(m);
-  passes.set(cols.open);
-  for (const d of to) for (const c of cols.sparse[d] ?? []) passes[c] = 1;
-  for (const c of cols.dense) {
-    if (passes[c]) continue;
-    const row = m.egressTo[c]!;
-    for (const d of to)
-      if (row.has(d)) {
-        passes[c] = 1;
-        break;
-      }
-  }
 }
 
 /**

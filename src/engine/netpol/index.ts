@@ -55,4 +55,12 @@ export {
 export type { PodClass, PolicyIndex } from "./classes.ts";
 export { buildPolicyIndex, policyIndexOf } from "./classes.ts";
 export type { ClassMatrix, ReachSummary } from "./matrix.ts";
-export { classMatrix, pairAllowed, classAllowed, reachSummary, podMatrix, ownNodeSenders } from "./matrix.ts";
+export {
+  classMatrix,
+  pairAllowed,
+  classAllowed,
+  egressPasses,
+  reachSummary,
+  podMatrix,
+  ownNodeSenders,
+} from "./matrix.ts";
