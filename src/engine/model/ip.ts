@@ -23,11 +23,11 @@ export interface Cidr {
  * net.ParseIP, k8s.io/utils/net ParseIPSloppy): leading zeros read as decimal.
  */
 function v4(s: string, sloppy: boolean): bigint | undefined {
-  // The strict form is ipv4Number's, without a split and a pattern per part (endpoints parse one per pod).
-  if (!sloppy) {
-    const n = ipv4Number(s);
-    return n < 0 ? undefined : BigInt(n);
-  }
+  // The strict form is ipv4Number's, without a split and a pattern per part (endpoints parse one per pod); what
+  // it reads, the sloppy form reads alike (it differs only on leading zeros, which the strict form refuses).
+  const n = ipv4Number(s);
+  if (n >= 0) return BigInt(n);
+  if (!sloppy) return undefined;
   const parts = s.split(".");
   if (parts.length !== 4) return undefined;
   let v = 0n;

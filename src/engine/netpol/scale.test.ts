@@ -15,7 +15,7 @@ import { buildPolicyIndex, loadModel } from "../index.ts";
 import { classMatrix, explainPair, pairAllowed, podMatrix, reachSummary } from "./index.ts";
 import { ipv4Number } from "../model/ip.ts";
 import { setForm } from "./bitset.ts";
-import { parseIPv4 } from "../model/ip.ts";
+import { parseIPSloppy, parseIPv4 } from "../model/ip.ts";
 import type { Protocol } from "../model/types.ts";
 import { rng } from "../testing/random.ts";
 
@@ -226,7 +226,19 @@ function strictIPv4Reference(s: string): number | undefined {
   return v;
 }
 
-describe("ipv4Number and parseIPv4 read IPv4 as Go's net.ParseIP does", () => {
+/** Go 1.16's net.ParseIP (k8s.io/utils/net ParseIPSloppy) for IPv4: leading zeros read as decimal. */
+function sloppyIPv4Reference(s: string): number | undefined {
+  const parts = s.split(".");
+  if (parts.length !== 4) return undefined;
+  let v = 0;
+  for (const part of parts) {
+    if (!/^[0-9]+$/.test(part) || part.length > 10 || Number(part) > 255) return undefined;
+    v = v * 256 + Number(part);
+  }
+  return v;
+}
+
+describe("ipv4Number, parseIPv4 and parseIPSloppy read IPv4 as Go's net.ParseIP does", () => {
   it("on dotted strings of digits, with leading zeros, too many parts and out-of-range parts", () => {
     const part = fc.oneof(
       fc.integer({ min: 0, max: 300 }).map(String),
@@ -241,6 +253,8 @@ describe("ipv4Number and parseIPv4 read IPv4 as Go's net.ParseIP does", () => {
           const want = strictIPv4Reference(s);
           expect(ipv4Number(s)).toBe(want === undefined ? -1 : want);
           expect(parseIPv4(s)).toBe(want === undefined ? undefined : BigInt(want));
+          const sloppy = sloppyIPv4Reference(s);
+          expect(parseIPSloppy(s)?.value).toBe(sloppy === undefined ? undefined : BigInt(sloppy));
         },
       ),
       { seed: 7, numRuns: 3000 },
