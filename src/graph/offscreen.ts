@@ -77,6 +77,54 @@ export function offscreenOf(placed: Placed, view: Viewport): Record<Side, Beyond
   return out;
 }
 
+/** The gap kept between a hint and the pane's edge, and the hints' inset where the zoom buttons sit (left). */
+export const HINT_MARGIN = { edge: 8, left: 56 };
+
+/**
+ * Where a side's hint goes along its edge (its top for left and right, its left for top and bottom, in pane
+ * pixels): the place nearest the middle of the edge where a hint of `size` covers no box drawn in the pane, so
+ * the hint never hides a name; the middle when every place covers one.
+ */
+export function hintSpot(
+  placed: Placed,
+  view: Viewport,
+  side: Side,
+  size: { width: number; height: number },
+): number {
+  const across = side === "left" || side === "right";
+  const length = across ? view.height : view.width;
+  const extent = across ? size.height : size.width;
+  const middle = Math.max(0, (length - extent) / 2);
+  if (view.zoom <= 0 || length <= extent + 2 * HINT_MARGIN.edge) return middle;
+  // The hint's fixed band across the edge, in pane pixels.
+  const [lo, hi] =
+    side === "right"
+      ? [view.width - HINT_MARGIN.edge - size.width, view.width - HINT_MARGIN.edge]
+      : side === "left"
+        ? [HINT_MARGIN.left, HINT_MARGIN.left + size.width]
+        : side === "top"
+          ? [HINT_MARGIN.edge, HINT_MARGIN.edge + size.height]
+          : [view.height - HINT_MARGIN.edge - size.height, view.height - HINT_MARGIN.edge];
+  // The spans along the edge that boxes in that band take.
+  const taken: [number, number][] = [];
+  for (const b of placed.boxes) {
+    const x0 = b.x * view.zoom + view.x;
+    const y0 = b.y * view.zoom + view.y;
+    const [a0, a1, c0, c1] = across
+      ? [x0, x0 + b.width * view.zoom, y0, y0 + b.height * view.zoom]
+      : [y0, y0 + b.height * view.zoom, x0, x0 + b.width * view.zoom];
+    if (a1 > lo && a0 < hi) taken.push([c0, c1]);
+  }
+  const free = (at: number) => taken.every(([c0, c1]) => at + extent <= c0 || at >= c1);
+  if (free(middle)) return middle;
+  // Places just past a box's end or just before its start, nearest the middle first.
+  const candidates = taken
+    .flatMap(([c0, c1]) => [c1 + 2, c0 - extent - 2])
+    .filter((at) => at >= HINT_MARGIN.edge && at + extent <= length - HINT_MARGIN.edge && free(at))
+    .sort((a, b) => Math.abs(a - middle) - Math.abs(b - middle));
+  return candidates[0] ?? middle;
+}
+
 /** Both steps at once. */
 export function offscreen(
   nodes: readonly FlowNode[],

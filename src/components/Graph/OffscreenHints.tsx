@@ -2,7 +2,8 @@ import { useMemo } from "react";
 import { useReactFlow, useStore, type ReactFlowState } from "@xyflow/react";
 import { shallow } from "zustand/shallow";
 import type { FlowEdge, FlowNode } from "../../graph/flowTypes.ts";
-import { offscreenOf, placeElements, type Side } from "../../graph/offscreen.ts";
+import { hintSpot, offscreenOf, placeElements, type Side } from "../../graph/offscreen.ts";
+import { textWidth } from "../../graph/textWidth.ts";
 
 const viewOf = (s: ReactFlowState) => ({
   x: s.transform[0],
@@ -47,10 +48,21 @@ export function OffscreenHints({ nodes, edges }: { nodes: readonly FlowNode[]; e
         if (count === 0) return null;
         const what = `${count} more element${count === 1 ? "" : "s"} ${WORD[side]}`;
         const dropText = drops ? `${drops} edge${drops === 1 ? "" : "s"} with drops` : "";
+        // Along its edge, where it covers no box (graph.css: 12 px text, 8 px padding, a 1 px border).
+        const size = {
+          width:
+            textWidth(`${ARROW[side]} ${count} more`, 12) +
+            (drops ? textWidth(` · ${dropText}`, 12, true) : 0) +
+            18,
+          height: 24,
+        };
+        const at = hintSpot(placed, view, side, size);
+        const along = side === "left" || side === "right" ? { top: at } : { left: at };
         return (
           <button
             key={side}
             type="button"
+            style={along}
             className={`offscreen-hint offscreen-${side}`}
             data-offscreen={side}
             aria-label={`${what}${dropText ? `, ${dropText}` : ""}: pan ${side === "top" ? "up" : side === "bottom" ? "down" : side}`}
