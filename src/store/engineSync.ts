@@ -176,8 +176,8 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
         const prepare = options.prepareDraw?.(o.value);
         if (!prepare) return show(revision, o.value);
         setTimeout(() => {
-          // A newer answer shown meanwhile (it took no task of its own) wins.
-          if (!disposed && shown <= revision) {
+          // A newer answer shown meanwhile (it took no task of its own), or a newer failure, wins.
+          if (!disposed && settled <= revision) {
             prepare();
             show(revision, o.value);
           }
@@ -190,14 +190,15 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
           : "Your text is kept.";
         const what =
           e instanceof BudgetError ? message(e) : `The engine could not analyse this text: ${message(e)}`;
+        settled = Math.max(settled, revision);
         store.getState().analysisFailed(revision, `${what}. ${kept}`);
       },
     );
   };
-  // The revision of the newest answer shown.
-  let shown = -1;
+  // The revision of the newest answer shown or failure reported.
+  let settled = -1;
   const show = (revision: number, result: Analysis) => {
-    shown = revision;
+    settled = revision;
     store.getState().analysisReceived(revision, result);
     store.getState().analysisForNewScenario(revision, result);
     client.validate({}).then(

@@ -403,6 +403,26 @@ describe("engine sync", () => {
     expect(log).toEqual(["prepared 3, shown -1"]);
   });
 
+  it("a large answer waiting for its task is not shown over a newer answer's failure", async () => {
+    const { client } = fakeClient();
+    const pending: { resolve: (o: Outcome<Analysis>) => void; reject: (e: Error) => void }[] = [];
+    client.analyze = () => new Promise((resolve, reject) => pending.push({ resolve, reject }));
+    const timers = manualTimers();
+    const s = fresh("a");
+    const large = { pods: new Array(3).fill({}), ports: [] } as unknown as Analysis;
+    connectEngine(s, client, { ...timers, prepareDraw: () => () => undefined });
+    s.getState().editText("ab");
+    timers.runAll();
+    pending[1]!.resolve({ stale: false, value: large, generation: 2 });
+    pending[0]!.resolve({ stale: true });
+    await Promise.resolve();
+    s.getState().editText("abc");
+    timers.runAll();
+    pending[2]!.reject(new Error("out of memory"));
+    await tick();
+    expect(s.getState().analysis).toMatchObject({ status: "error", revision: 2 });
+  });
+
   it("sends a small text's edit when the task that made it ends, before any timer, and each burst once", async () => {
     const { client, calls } = fakeClient();
     const s = fresh("a");
