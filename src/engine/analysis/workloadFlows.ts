@@ -254,7 +254,7 @@ export function workloadFlows(
   }
   const sources = [...groups.values()];
   const sourceClass = Int32Array.from(sources, (g) => index.classOf[g[0]!.index]!);
-  // Per source, its first pod's index and whether it is on the host network (read for every Service port).
+  // Per source, whether its first pod is on the host network (read for every Service port).
   const sourceHost = Uint8Array.from(sources, (g) => (g[0]!.hostNetwork ? 1 : 0));
   // Per source: 1 while its class's row answers for it (a pod-network sender); under the tiers, 0 for the
   // Service port's endpoints among them too, which are judged pair by pair (set per port, then restored).
@@ -265,7 +265,7 @@ export function workloadFlows(
   const byClass = new Int32Array(index.classes.length);
   const marks = new Uint8Array(index.classes.length);
   // Per class, for one Service port: whether a dropped sender of the class would pass its own egress toward
-  // the endpoints' classes (1) or not (0), from the matrix's egress columns (`egressColumns`). Most groups at
+  // the endpoints' classes (1) or not (0), from the matrix's egress columns (`egressPasses`). Most groups at
   // scale are dropped, many per class.
   const passesEgress = new Uint8Array(index.classes.length);
   const matrices = keptMatrices(index);
@@ -354,11 +354,10 @@ export function workloadFlows(
       // Under the cluster tiers a pod's traffic to itself is NetworkPolicy's alone (stackPairAllowed), so a
       // source that is one of the endpoints is judged pair by pair.
       byClass.fill(-1);
-      if (stack)
-        for (const e of endpoints) {
-          const k = sourceOfPod[e.pod.index]!;
-          if (k >= 0) byRowOk[k] = 0;
-        }
+      const endpointSources = stack
+        ? endpoints.map((e) => sourceOfPod[e.pod.index]!).filter((k) => k >= 0)
+        : [];
+      for (const k of endpointSources) byRowOk[k] = 0;
       // Classes some endpoint's ingress admits; a pod-network source of any other class is dropped
       // without judging it (undefined: some endpoint is not isolated for ingress, every class may pass).
       let admits: Uint8Array | undefined = byClassOk ? marks.fill(0) : undefined;
@@ -451,11 +450,7 @@ export function workloadFlows(
           ),
         );
       }
-      if (stack)
-        for (const e of endpoints) {
-          const k = sourceOfPod[e.pod.index]!;
-          if (k >= 0) byRowOk[k] = 1 - sourceHost[k]!;
-        }
+      for (const k of endpointSources) byRowOk[k] = 1 - sourceHost[k]!;
       pushDrops(out, s.key, p, sides, endpoints, { stack, admitter, cniLayer, index, sourceClass });
       pushAllowed(out, s.key, p, past, endpoints, { admitter, cniLayer, decider, stack, index });
     });

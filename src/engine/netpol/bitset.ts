@@ -43,8 +43,7 @@ export class Bitset {
   }
 
   isEmpty(): boolean {
-    for (const w of this.words) if (w !== 0) return false;
-    return true;
+    return wordsEmpty(this.words);
   }
 
   /** Calls fn for every member, in increasing order. */
@@ -189,6 +188,12 @@ export class SetBuilder {
     this.clearScratch();
     return new SparseSet(this.n, members);
   }
+}
+
+/** Whether no bit of `words` is set. */
+export function wordsEmpty(words: Uint32Array): boolean {
+  for (let i = 0; i < words.length; i++) if (words[i] !== 0) return false;
+  return true;
 }
 
 export function popcount(w: number): number {

@@ -23,7 +23,7 @@
  * stack by `order` (see CONTEXT.md in this folder).
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
-import { Bitset, popcount, setForm, SparseSet, type ClassSet } from "../netpol/bitset.ts";
+import { Bitset, popcount, setForm, SparseSet, wordsEmpty, type ClassSet } from "../netpol/bitset.ts";
 import type { DirectionVerdict } from "../netpol/explain.ts";
 
 export type Direction = "ingress" | "egress";
@@ -142,11 +142,6 @@ export function decideStack(layers: readonly PolicyLayer[], q: DirectionQuery): 
 
 // ---------- class rows ----------
 
-function isEmpty(words: Uint32Array): boolean {
-  for (let i = 0; i < words.length; i++) if (words[i] !== 0) return false;
-  return true;
-}
-
 interface RowScratch {
   full: Uint32Array;
   undecided: Uint32Array;
@@ -207,7 +202,7 @@ export function stackRow(n: number, layers: readonly (readonly ClassEntry[])[]):
       }
     }
     // Every peer decided (a NetworkPolicy that isolates the class ends in Deny of the rest): the layers below see none.
-    if (isEmpty(undecided)) break;
+    if (wordsEmpty(undecided)) break;
   }
   let all = true;
   let count = 0;
