@@ -25,6 +25,21 @@ function storageOrNothing(which: "localStorage" | "sessionStorage"): StorageLike
   }
 }
 
+/**
+ * Runs each function in a task of its own, in order: a message to itself, which Chromium does not hold back as
+ * it holds nested zero timeouts (4 ms each past the fifth), so the slices of a mapping follow each other at
+ * once when nothing else waits (React's scheduler yields the same way).
+ */
+function taskQueue(): (f: () => void) => void {
+  const queue: (() => void)[] = [];
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => queue.shift()?.();
+  return (f) => {
+    queue.push(f);
+    channel.port2.postMessage(undefined);
+  };
+}
+
 const dropHash = () => history.replaceState(null, "", location.pathname + location.search);
 
 export function startPlayground(): AppStore {
@@ -129,7 +144,10 @@ export function startPlayground(): AppStore {
         markLoaded(storage);
       },
     );
-    connectEngine(store, engineClient(), { prepareDraw: prepareGraph(store.getState) });
+    connectEngine(store, engineClient(), {
+      prepareDraw: prepareGraph(store.getState),
+      nextTask: taskQueue(),
+    });
   };
   if (!paused) connect();
   else {

@@ -5,10 +5,17 @@
 import type { Analysis } from "../engine/analysis/index.ts";
 import { lensOf, type GraphModel, type GraphOptions } from "./model.ts";
 import { buildTopologyGraph } from "./topology.ts";
-import { buildPathGraph } from "./paths.ts";
+import { pathGraphSteps } from "./paths.ts";
+import { finish, NEVER, type Pace, type Steps } from "./pace.ts";
 
 export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
-  return lensOf(a, options.lens) === "paths" ? buildPathGraph(a, options) : buildTopologyGraph(a, options);
+  return finish(graphSteps(a, options, NEVER));
+}
+
+/** The same graph, built a slice at a time when `pace` says so (the paths lens pauses; the topology's is small). */
+export function* graphSteps(a: Analysis, options: GraphOptions, pace: Pace): Steps<GraphModel> {
+  if (lensOf(a, options.lens) === "paths") return yield* pathGraphSteps(a, options, pace);
+  return buildTopologyGraph(a, options);
 }
 
 /** Fields of an analysis that no graph reads: its timing, its diagnostics, what it left out. */

@@ -29,6 +29,7 @@ import {
 } from "./verdicts.ts";
 import { groupSummer, sameList } from "./segments.ts";
 import { portKey, reasonLine } from "./edgeKeys.ts";
+import type { Pace, Steps } from "./pace.ts";
 /** What the flows merge into: the edges being gathered, and what the boxes and the layout need of them. */
 export interface Merged {
   edges: EdgeAcc[];
@@ -204,7 +205,12 @@ function senderRuns({ resolve, leafOf }: Resolution): (f: Flow) => FlowRuns | nu
 }
 
 /** Every flow (and compact drop) merged by the pair of drawn elements its senders and destination resolve to. */
-export function mergeFlows(a: Analysis, resolution: Resolution, filters: GraphOptions["filters"]): Merged {
+export function* mergeFlows(
+  a: Analysis,
+  resolution: Resolution,
+  filters: GraphOptions["filters"],
+  pace: Pace,
+): Steps<Merged> {
   const resolve = resolution.resolve;
   // Edges: every flow merged by (source element, destination element); links (for the layout) ignore the filters.
   // By source element, then target element: no key string made per merged flow.
@@ -229,6 +235,7 @@ export function mergeFlows(a: Analysis, resolution: Resolution, filters: GraphOp
   const runsOf = senderRuns(resolution);
   for (const list of flowLists)
     for (const f of list) {
+      if (pace.due()) yield;
       const r = runsOf(f);
       if (!r) continue;
       const port = portKey(f.port, f.protocol);
@@ -273,7 +280,7 @@ export function mergeFlows(a: Analysis, resolution: Resolution, filters: GraphOp
   const reach = a.reach;
   if (reach && (reach.drops?.length || reach.allowed?.length)) {
     const inputs = { a, reach, parts: compactParts(a, reach, resolve), resolve, filters, accOf };
-    if (reach.drops?.length) addReachDrops(inputs);
+    if (reach.drops?.length) yield* addReachDrops(inputs, pace);
     if (reach.allowed?.length) addReachAllowed(inputs, links);
   }
   return { edges: [...acc.values()].flatMap((m) => [...m.values()]), refusals, links, externals };
@@ -455,10 +462,14 @@ interface CompactInputs {
  * no layout links: the picture is placed by who can connect, and the drops
  * are drawn on it.
  */
-function addReachDrops({ a, reach, parts: { elems, partOf }, resolve, filters, accOf }: CompactInputs) {
+function* addReachDrops(
+  { a, reach, parts: { elems, partOf }, resolve, filters, accOf }: CompactInputs,
+  pace: Pace,
+): Steps<void> {
   // Per target element, its edges by source element: one keyed lookup per pair of elements, not per record.
   const byTarget = new Map<string, (EdgeAcc | undefined)[]>();
   for (const d of reach.drops) {
+    if (pace.due()) yield;
     const target = resolve(d.to);
     if (!target) continue;
     const port = portKey(d.port, d.protocol);

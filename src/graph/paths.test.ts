@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { analyzeText, type Analysis } from "../engine/analysis/index.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
 import { lensOf, topologyDecides, type GraphModel } from "./model.ts";
-import { buildGraph } from "./build.ts";
+import { buildGraph, graphSteps } from "./build.ts";
 import { layeredLayout, columnOf, packLayers, splitByFlows } from "./layered.ts";
 import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
 import { labelBox } from "./edgeLabels.ts";
@@ -469,5 +469,36 @@ describe("paths lens: the admitted pairs past the listing limit are drawn", () =
     const total = (a: Analysis) =>
       whereDropsAre(a).spots.reduce((n, s) => [n[0]! + s.connections, n[1]! + s.partly], [0, 0]);
     expect(total(cut)).toEqual(total(S));
+  });
+});
+
+describe("the mapping a slice at a time (pace.ts)", () => {
+  it("gives the graph the one-go mapping gives, and may pause in each loop over the flows and the compact drops", () => {
+    expect(S.reach!.drops.length).toBeGreaterThan(0);
+    for (const a of [S, shop]) {
+      const options = {
+        filters: all,
+        grouping: "auto" as const,
+        lens: "paths" as const,
+        open: {},
+        budget: 30,
+      };
+      let asked = 0;
+      // A pace always due: the mapping pauses wherever it may.
+      const steps = graphSteps(a, options, { due: () => (asked++, true) });
+      let pauses = 0;
+      let r = steps.next();
+      while (!r.done) {
+        pauses++;
+        r = steps.next();
+      }
+      expect(pauses).toBe(asked);
+      // Twice over the flows (the elements that take part, then the edges), once over the compact drops, and
+      // once per merged edge (at least the edges drawn).
+      const flows = a.flows.length + (a.reach?.flows.length ?? 0);
+      const graph = buildGraph(a, options);
+      expect(pauses).toBeGreaterThanOrEqual(2 * flows + (a.reach?.drops.length ?? 0) + graph.edges.length);
+      expect(r.value).toEqual(graph);
+    }
   });
 });

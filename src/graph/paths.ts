@@ -25,6 +25,7 @@ import { nodeBoxText } from "./text.ts";
 import { familyResolver } from "./nsGroups.ts";
 import { edgeOf, emptyMix, mergeFlows } from "./pathEdges.ts";
 import { namespaceElements, nsGroupKey, idleKey, nsKey, type Ns, type Wl } from "./pathNodes.ts";
+import { finish, NEVER, type Pace, type Steps } from "./pace.ts";
 
 export {
   idleKey,
@@ -51,6 +52,11 @@ const appOf = (p: PodView) => p.labels.app ?? p.labels["app.kubernetes.io/name"]
 const versionOf = (p: PodView) => p.labels.version ?? p.labels["app.kubernetes.io/version"];
 
 export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
+  return finish(pathGraphSteps(a, options, NEVER));
+}
+
+/** The paths lens's graph, built a slice at a time when `pace` says so (pace.ts). */
+export function* pathGraphSteps(a: Analysis, options: GraphOptions, pace: Pace): Steps<GraphModel> {
   const { filters, grouping } = options;
   const open = options.open ?? {};
   const budget = options.budget ?? 30;
@@ -100,7 +106,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
 
   const backendOf = backendsOf(a);
 
-  const active = activeIds(a);
+  const active = yield* activeIds(a, pace);
 
   // What is open: the user's choices, else the grouping's rule and the budget.
   const { sortedNs, nsOpen, familyOf, idleFolded, workloadOpen, idleWorkload, mergedInto } = decideFolds({
@@ -140,7 +146,12 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
   };
 
   // Edges: every flow merged by (source element, destination element) (pathEdges.ts); links (for the layout) ignore the filters.
-  const { edges: merged, refusals, links, externals } = mergeFlows(a, { resolve, leafOf }, filters);
+  const {
+    edges: merged,
+    refusals,
+    links,
+    externals,
+  } = yield* mergeFlows(a, { resolve, leafOf }, filters, pace);
   for (const x of a.externalClients)
     if (externals.has(x.id))
       nodes.push({
@@ -166,6 +177,7 @@ export function buildPathGraph(a: Analysis, options: GraphOptions): GraphModel {
     if (n && r.refuse > 0) n.refuses = r;
   }
   for (const e of merged) {
+    if (pace.due()) yield;
     if (!byId.has(e.source) || !byId.has(e.target)) continue;
     const edge = edgeOf(e);
     if (!edge) continue;
@@ -225,10 +237,11 @@ function backendsOf(a: Analysis): Map<string, string | null> {
 }
 
 /** Pods and Services some flow leaves or reaches: the rest are idle. */
-function activeIds(a: Analysis): Set<string> {
+function* activeIds(a: Analysis, pace: Pace): Steps<Set<string>> {
   const active = new Set<string>();
   for (const list of a.reach ? [a.flows, a.reach.flows] : [a.flows])
     for (const f of list) {
+      if (pace.due()) yield;
       active.add(f.to);
       for (const x of f.from) active.add(x);
     }

@@ -15,12 +15,19 @@ export interface SyncOptions {
   schedule?: (f: () => void, ms: number) => unknown;
   cancel?: (h: unknown) => void;
   /**
-   * Work the page does with an answer before drawing it, run in a task of its own (the graph's mapping of a
-   * large answer: `components/Graph/useGraph.ts` prepareGraph), or undefined when there is none. The answer
-   * is shown in that task, after the work: React's render of it then finds the graph built, so the longest
-   * main-thread task is the mapping or the render, not both.
+   * Work the page does with an answer before drawing it, a slice per task (the graph's mapping of a large
+   * answer: `components/Graph/useGraph.ts` prepareGraph), or undefined when there is none. The answer is shown
+   * in a task after the last slice: React's render of it then finds the graph built, so no main-thread task
+   * holds both the mapping and the render, or the whole mapping.
    */
-  prepareDraw?: (result: Analysis) => (() => void) | undefined;
+  prepareDraw?: (result: Analysis) => PreparedDraw | undefined;
+  /** Runs `f` in a task of its own, after what is queued (a zero timeout unless given). */
+  nextTask?: (f: () => void) => void;
+}
+
+/** A draw's preparation, a slice at a time: `step` runs one slice and says whether the work has ended. */
+export interface PreparedDraw {
+  step(): boolean;
 }
 
 // No pause here: the worker re-parses only the edited docs, and never queues more than the newest text
@@ -161,6 +168,7 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
   const debounce = options.debounceMs ?? defaultDebounce;
   const schedule = options.schedule ?? scheduleSoon;
   const cancel = options.cancel ?? cancelSoon;
+  const nextTask = options.nextTask ?? ((f: () => void) => void setTimeout(f, 0));
   let timer: unknown;
   let disposed = false;
 
@@ -173,15 +181,19 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
       (o) => {
         if (disposed || o.stale) return;
         mark(`ktl:analysis-received:${revision}`);
-        const prepare = options.prepareDraw?.(o.value);
-        if (!prepare) return show(revision, o.value);
-        setTimeout(() => {
-          // A newer answer shown meanwhile (it took no task of its own), or a newer failure, wins.
-          if (!disposed && settled <= revision) {
-            prepare();
-            show(revision, o.value);
-          }
-        }, 0);
+        const prepared = options.prepareDraw?.(o.value);
+        if (!prepared) return show(revision, o.value);
+        received = Math.max(received, revision);
+        // A newer answer received (it prepares its own) or shown, or a newer failure, wins: this one stops.
+        const current = () => !disposed && settled <= revision && received <= revision;
+        const slice = () => {
+          if (!current()) return;
+          if (!prepared.step()) return nextTask(slice);
+          nextTask(() => {
+            if (current()) show(revision, o.value);
+          });
+        };
+        nextTask(slice);
       },
       (e: unknown) => {
         if (disposed || store.getState().revision !== revision) return;
@@ -195,8 +207,9 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
       },
     );
   };
-  // The revision of the newest answer shown or failure reported.
+  // The revision of the newest answer shown or failure reported, and of the newest answer being prepared.
   let settled = -1;
+  let received = -1;
   const show = (revision: number, result: Analysis) => {
     settled = revision;
     store.getState().analysisReceived(revision, result);

@@ -367,40 +367,93 @@ describe("engine sync", () => {
     expect(s.getState().validation).toMatchObject({ revision: 2, diagnostics: [{ code: "KTL600" }] });
   });
 
-  it("runs the page's work on a large answer in a task of its own, then shows it; a newer answer shown first wins", async () => {
+  /** The sync's own tasks (its nextTask), run one at a time by the test. */
+  function manualTasks() {
+    const queue: (() => void)[] = [];
+    return {
+      nextTask: (f: () => void) => void queue.push(f),
+      runOne: () => queue.shift()?.(),
+      runAll: () => {
+        while (queue.length) queue.shift()!();
+      },
+      size: () => queue.length,
+    };
+  }
+  const answered = async () => {
+    await Promise.resolve();
+    await Promise.resolve();
+  };
+
+  it("maps a large answer a slice per task, shows it in a task after the last, and a newer answer wins", async () => {
     const { client, calls, resolvers } = fakeClient();
     const timers = manualTimers();
+    const tasks = manualTasks();
     const s = fresh("a");
     const log: string[] = [];
     const large = (n: number) => ({ pods: new Array(n).fill({}), ports: [] }) as unknown as Analysis;
     connectEngine(s, client, {
       ...timers,
-      prepareDraw: (r) =>
-        r.pods.length > 1
-          ? () => log.push(`prepared ${r.pods.length}, shown ${s.getState().analysis.revision}`)
-          : undefined,
+      nextTask: tasks.nextTask,
+      // A slice per pod: an answer of n pods takes n slices.
+      prepareDraw: (r) => {
+        if (r.pods.length <= 1) return undefined;
+        let left = r.pods.length;
+        return {
+          step: () => {
+            log.push(`slice of ${r.pods.length}, shown ${s.getState().analysis.revision}`);
+            return --left === 0;
+          },
+        };
+      },
     });
     resolvers[0]!({ stale: false, value: large(3), generation: 1 });
-    await Promise.resolve();
-    await Promise.resolve();
-    // Received, not shown yet: the work waits for a task of its own, and validation for the answer shown.
+    await answered();
+    // Received, not shown: no slice runs outside a task of its own.
+    expect(s.getState().analysis.status).not.toBe("ready");
+    expect(log).toEqual([]);
+    tasks.runOne();
+    tasks.runOne();
+    expect(log).toEqual(["slice of 3, shown -1", "slice of 3, shown -1"]);
+    tasks.runOne();
+    // The work has ended; the answer is shown in the next task, and validation asked for the answer shown.
+    expect(log).toHaveLength(3);
     expect(s.getState().analysis.status).not.toBe("ready");
     expect(calls).toEqual(["analyze:a"]);
-    await tick();
-    expect(log).toEqual(["prepared 3, shown -1"]);
+    tasks.runOne();
     expect(s.getState().analysis).toMatchObject({ status: "ready", revision: 0 });
     expect(calls).toEqual(["analyze:a", "validate"]);
-    // Two edits: the first's large answer waits for its task; the second's small one is shown at once and wins.
+    expect(tasks.size()).toBe(0);
+
+    // A newer large answer arrives while one is being mapped: the older stops, the newer is mapped and shown.
     s.getState().editText("ab");
     timers.runAll();
+    resolvers[1]!({ stale: false, value: large(4), generation: 2 });
+    await answered();
+    tasks.runOne();
     s.getState().editText("abc");
     timers.runAll();
-    resolvers[1]!({ stale: false, value: large(5), generation: 2 });
-    resolvers[2]!({ stale: false, value: large(1), generation: 3 });
-    await tick();
+    resolvers[2]!({ stale: false, value: large(2), generation: 3 });
+    await answered();
+    tasks.runAll();
+    expect(log.slice(3)).toEqual(["slice of 4, shown 0", "slice of 2, shown 0", "slice of 2, shown 0"]);
     expect(s.getState().analysis).toMatchObject({ revision: 2 });
+    expect(s.getState().analysis.result!.pods).toHaveLength(2);
+
+    // A small answer is shown at once, and the large one being mapped before it is never shown.
+    s.getState().editText("abcd");
+    timers.runAll();
+    resolvers[3]!({ stale: false, value: large(5), generation: 4 });
+    await answered();
+    tasks.runOne();
+    s.getState().editText("abcde");
+    timers.runAll();
+    resolvers[4]!({ stale: false, value: large(1), generation: 5 });
+    await answered();
+    expect(s.getState().analysis).toMatchObject({ revision: 4 });
+    tasks.runAll();
+    expect(log.slice(6)).toEqual(["slice of 5, shown 2"]);
+    expect(s.getState().analysis).toMatchObject({ revision: 4 });
     expect(s.getState().analysis.result!.pods).toHaveLength(1);
-    expect(log).toEqual(["prepared 3, shown -1"]);
   });
 
   it("a large answer waiting for its task is not shown over a newer answer's failure", async () => {
@@ -410,7 +463,7 @@ describe("engine sync", () => {
     const timers = manualTimers();
     const s = fresh("a");
     const large = { pods: new Array(3).fill({}), ports: [] } as unknown as Analysis;
-    connectEngine(s, client, { ...timers, prepareDraw: () => () => undefined });
+    connectEngine(s, client, { ...timers, prepareDraw: () => ({ step: () => true }) });
     s.getState().editText("ab");
     timers.runAll();
     pending[1]!.resolve({ stale: false, value: large, generation: 2 });
