@@ -1,4 +1,4 @@
-import { useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { ReactFlow, MiniMap } from "@xyflow/react";
 import { useApp, useAppStore, useDrawnAnalysis, useDrawnResult } from "../../store/StoreProvider.tsx";
 import { topologyDecides, CONTAINER_KINDS, type GraphModel } from "../../graph/model.ts";
@@ -171,6 +171,11 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
     elements,
     store,
   );
+  // The same functions on every render: React Flow hands its handlers to every edge, and a new one re-rendered
+  // each edge whenever this component did (twice per answer past DEFER_PODS: the answer, then its deferred draw).
+  const onEdgeMouseEnter = useCallback((_: unknown, e: FlowEdge) => setHoveredEdge(e.id), []);
+  const onEdgeMouseLeave = useCallback(() => setHoveredEdge(undefined), []);
+  const onPaneClick = useCallback(() => store.getState().select(undefined), [store]);
 
   if (!graph)
     return (
@@ -220,11 +225,11 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
           edgeTypes={edgeTypes}
           onNodeClick={onNodeClick}
           onEdgeClick={onEdgeClick}
-          onEdgeMouseEnter={(_, e) => setHoveredEdge(e.id)}
-          onEdgeMouseLeave={() => setHoveredEdge(undefined)}
+          onEdgeMouseEnter={onEdgeMouseEnter}
+          onEdgeMouseLeave={onEdgeMouseLeave}
           onNodesChange={onNodesChange}
           onEdgesChange={onEdgesChange}
-          onPaneClick={() => store.getState().select(undefined)}
+          onPaneClick={onPaneClick}
           colorMode={theme}
           minZoom={0.05}
           maxZoom={2.5}
