@@ -4,6 +4,7 @@
  * URL's share hash.
  */
 import { engineClient } from "../worker/client.ts";
+import { workerDeflater } from "../worker/deflateClient.ts";
 import { createAppStore, type AppStore } from "../store/createAppStore.ts";
 import { bootstrap } from "../store/bootstrap.ts";
 import { loadPrevious, loadUnsaved, persistWork, type StorageLike } from "../store/persistence.ts";
@@ -56,7 +57,7 @@ export function startPlayground(): AppStore {
   if (boot.consumedHash) dropHash();
   if (boot.before !== undefined) void compareWith(store, engineClient(), boot.before);
 
-  const persistence = persistWork(store, storage, { tabStorage });
+  const persistence = persistWork(store, storage, { tabStorage, deflate: workerDeflater() });
   if (reopened.otherText !== undefined) {
     persistence.pause();
     store.getState().tabConflicted(reopened.otherText);

@@ -150,18 +150,38 @@ export function saveWork(storage: StorageLike | undefined, work: SavedWork): str
   );
 }
 
-/** Saves large texts off the main thread (fflate's worker) where the browser can, so typing in a large file does not stutter. */
+/** Deflates a text off the page's thread: the app's worker (worker/deflateClient.ts), else fflate's own. */
+export type Deflater = (text: string) => Promise<Uint8Array>;
+
+/** fflate's worker deflates; the text's UTF-8 encoding stays on the page's thread. */
+const fflateDeflater: Deflater = (text) =>
+  new Promise((resolve, reject) =>
+    deflate(strToU8(text), { level: 1 }, (err, data) => (err ? reject(err) : resolve(data))),
+  );
+
+/**
+ * Saves large texts deflated off the main thread where the browser can, so typing in a large file does not
+ * stutter; `current` says whether this save is still the newest when its bytes come back (an older one
+ * finishing last must not write over a newer text).
+ */
 function saveWorkAsync(
   storage: StorageLike | undefined,
   work: SavedWork,
+  deflater: Deflater | undefined,
+  current: () => boolean,
   done: (error: string | undefined) => void,
 ): void {
-  if (work.text.length <= COMPRESS_ABOVE || typeof Worker === "undefined") {
+  if (work.text.length <= COMPRESS_ABOVE || (!deflater && typeof Worker === "undefined")) {
     done(saveWork(storage, work));
     return;
   }
-  deflate(strToU8(work.text), { level: 1 }, (err, data) =>
-    done(err ? "the text could not be compressed for saving" : put(storage, () => stored(work, data))),
+  (deflater ?? fflateDeflater)(work.text).then(
+    (data) => {
+      if (current()) done(put(storage, () => stored(work, data)));
+    },
+    () => {
+      if (current()) done("the text could not be compressed for saving");
+    },
   );
 }
 
@@ -210,6 +230,8 @@ export function persistWork(
     delayMs?: number;
     schedule?: (f: () => void, ms: number) => unknown;
     cancel?: (h: unknown) => void;
+    /** Deflates a large text off the page's thread (worker/deflateClient.ts in the browser). */
+    deflate?: Deflater;
   } = {},
 ): Persistence {
   const delay = options.delayMs ?? 300;
@@ -219,6 +241,8 @@ export function persistWork(
   let dirty = false;
   let warned = false;
   let paused = false;
+  // Saves begun: a save whose bytes come back after a newer one began writes nothing.
+  let saves = 0;
 
   const report = (error: string | undefined) => {
     if (error && !warned) {
@@ -260,8 +284,9 @@ export function persistWork(
       return;
     }
     dirty = false;
+    const save = ++saves;
     if (sync) report(saveWork(storage, work()));
-    else saveWorkAsync(storage, work(), report);
+    else saveWorkAsync(storage, work(), options.deflate, () => save === saves, report);
   };
 
   const offText = store.subscribe(

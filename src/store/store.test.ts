@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { deflateSync, strToU8 } from "fflate";
 import { createAppStore } from "./createAppStore.ts";
 import {
   persistWork,
@@ -178,6 +179,29 @@ describe("persistence: a reload never loses work", () => {
     const raw = storage.data.get(WORK_KEY)!;
     expect(raw.length).toBeLessThan(big.length / 5);
     expect(loadWork(storage)).toEqual({ text: big, scenarioId: "x" });
+  });
+
+  it("deflates a large text with the deflater given, and a save finishing after a newer one writes nothing", async () => {
+    const storage = memoryStorage();
+    const timers = manualTimers();
+    const s = fresh();
+    const asked: { text: string; done: (b: Uint8Array) => void }[] = [];
+    const deflate = (text: string) => new Promise<Uint8Array>((done) => asked.push({ text, done }));
+    persistWork(s, storage, { ...timers, deflate });
+    const big = (n: number) => `# ${n}\n` + "- name: pod\n".repeat(COMPRESS_ABOVE / 10);
+    s.getState().editText(big(1));
+    timers.runAll();
+    s.getState().editText(big(2));
+    timers.runAll();
+    expect(asked.map((a) => a.text.slice(0, 4))).toEqual(["# 1\n", "# 2\n"]);
+    asked[1]!.done(deflateSync(strToU8(asked[1]!.text)));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(loadWork(storage)?.text).toBe(big(2));
+    asked[0]!.done(deflateSync(strToU8(asked[0]!.text)));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(loadWork(storage)?.text).toBe(big(2));
   });
 
   it("tells the user once when the browser refuses to store", () => {

@@ -1,0 +1,13 @@
+/**
+ * Deflates a text the page saves (store/persistence.ts) off the page's thread (worker/deflateClient.ts
+ * `deflateAnswer` does the work).
+ */
+import { deflateAnswer, type DeflateRequest } from "./deflateAnswer.ts";
+
+self.onmessage = (e: MessageEvent<DeflateRequest>) => {
+  const answer = deflateAnswer(e.data);
+  (self as unknown as { postMessage(m: unknown, t: Transferable[]): void }).postMessage(
+    answer,
+    "bytes" in answer ? [answer.bytes.buffer] : [],
+  );
+};
