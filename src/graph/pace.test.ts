@@ -39,7 +39,7 @@ describe("a build a slice at a time", () => {
 
   it("runs to the end at once with finish", () => {
     const seen: number[] = [];
-    expect(finish(counting(10, { due: () => true }, seen))).toBe(45);
+    expect(finish(counting(10, { due: () => true, over: () => true }, seen))).toBe(45);
     expect(seen).toHaveLength(10);
   });
 });

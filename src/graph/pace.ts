@@ -10,13 +10,17 @@
 /** A build that yields where it may pause and returns what it built. */
 export type Steps<T> = Generator<undefined, T, undefined>;
 
-/** Where a long loop may pause: `due()` is true when the slice's time is up. */
+/**
+ * Where a build may pause: `due()` in a long loop (it reads the clock every few calls), `over()` between two
+ * steps of the build (it reads the clock each time); each is true when the slice's time is up.
+ */
 export interface Pace {
   due(): boolean;
+  over(): boolean;
 }
 
 /** A pace that never pauses: the build runs to its end at once. */
-export const NEVER: Pace = { due: () => false };
+export const NEVER: Pace = { due: () => false, over: () => false };
 
 /** Runs a build to its end, in one go, and gives what it built. */
 export function finish<T>(steps: Steps<T>): T {
@@ -46,6 +50,10 @@ export class Slices implements Pace {
 
   due(): boolean {
     if (++this.calls % CHECK_EVERY !== 0) return false;
+    return this.now() >= this.until;
+  }
+
+  over(): boolean {
     return this.now() >= this.until;
   }
 }

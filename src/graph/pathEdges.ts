@@ -233,6 +233,7 @@ export function* mergeFlows(
   };
   const flowLists = a.reach ? [a.flows, a.reach.flows] : [a.flows];
   const runsOf = senderRuns(resolution);
+  if (pace.over()) yield;
   for (const list of flowLists)
     for (const f of list) {
       if (pace.due()) yield;
@@ -279,7 +280,9 @@ export function* mergeFlows(
   }
   const reach = a.reach;
   if (reach && (reach.drops?.length || reach.allowed?.length)) {
+    if (pace.over()) yield;
     const inputs = { a, reach, parts: compactParts(a, reach, resolve), resolve, filters, accOf };
+    if (pace.over()) yield;
     if (reach.drops?.length) yield* addReachDrops(inputs, pace);
     if (reach.allowed?.length) addReachAllowed(inputs, links);
   }

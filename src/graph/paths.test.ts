@@ -485,7 +485,7 @@ describe("the mapping a slice at a time (pace.ts)", () => {
       };
       let asked = 0;
       // A pace always due: the mapping pauses wherever it may.
-      const steps = graphSteps(a, options, { due: () => (asked++, true) });
+      const steps = graphSteps(a, options, { due: () => (asked++, true), over: () => (asked++, true) });
       let pauses = 0;
       let r = steps.next();
       while (!r.done) {

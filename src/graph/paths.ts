@@ -74,6 +74,7 @@ export function* pathGraphSteps(a: Analysis, options: GraphOptions, pace: Pace):
   };
   let totalPods = 0;
   for (const p of a.pods) {
+    if (pace.due()) yield;
     if (hiddenNs.has(p.namespace)) {
       hidden++;
       continue;
@@ -104,7 +105,9 @@ export function* pathGraphSteps(a: Analysis, options: GraphOptions, pace: Pace):
     nsOf(s.namespace).services.push(s.id);
   }
 
+  if (pace.over()) yield;
   const backendOf = backendsOf(a);
+  if (pace.over()) yield;
 
   const active = yield* activeIds(a, pace);
 
@@ -122,6 +125,7 @@ export function* pathGraphSteps(a: Analysis, options: GraphOptions, pace: Pace):
     familyKey,
   });
 
+  if (pace.over()) yield;
   // Elements (pathNodes.ts): per namespace its family's box, its own box, or its workloads, pods and Services.
   const leaf = { ...PATH_SIZES.leaf };
   const { nodes, leafOf, level } = namespaceElements(sortedNs, {
@@ -140,6 +144,7 @@ export function* pathGraphSteps(a: Analysis, options: GraphOptions, pace: Pace):
     versionShown,
   });
   routerElements(a, hiddenNs, leaf, nodes, leafOf);
+  if (pace.over()) yield;
   const resolve = (id: string): string | undefined => {
     if (id.startsWith("external:")) return graphEndpointId(id);
     return leafOf.get(id);
@@ -165,6 +170,7 @@ export function* pathGraphSteps(a: Analysis, options: GraphOptions, pace: Pace):
 
   // Every box sized to its name and second line (text.ts): wrapped, never cut.
   for (const n of nodes) {
+    if (pace.due()) yield;
     const text = nodeBoxText(n);
     n.text = text;
     n.width = text.width;

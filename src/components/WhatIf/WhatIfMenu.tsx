@@ -158,7 +158,9 @@ export function WhatIfMenu() {
   const [field, setField] = useState<"internalTrafficPolicy" | "externalTrafficPolicy">(
     "internalTrafficPolicy",
   );
-  const targets = useMemo(() => targetsFor(kind, analysis), [kind, analysis]);
+  // Read only while the menu is open: every pod or workload of a large answer, after each keystroke, for a
+  // closed menu was 9 ms of the page's render of the answer at 10,000 pods (Chromium profile).
+  const targets = useMemo(() => (open ? targetsFor(kind, analysis) : []), [open, kind, analysis]);
   const chosen = targets.find((t) => t.value === target) ?? targets[0];
   const count = replicas ?? (chosen?.replicas !== undefined ? Math.max(0, chosen.replicas + 1) : 1);
   const current = chosen ? (field === "internalTrafficPolicy" ? chosen.itp : chosen.etp) : undefined;
