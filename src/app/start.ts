@@ -9,6 +9,7 @@ import { createAppStore, type AppStore } from "../store/createAppStore.ts";
 import { bootstrap } from "../store/bootstrap.ts";
 import { loadPrevious, loadUnsaved, persistWork, type StorageLike } from "../store/persistence.ts";
 import { connectEngine } from "../store/engineSync.ts";
+import { nextTask } from "../store/tasks.ts";
 import { prepareGraph } from "../components/Graph/useGraph.ts";
 import { leftEarly, markLoaded, markLoading, previousLoadUnfinished } from "../store/loading.ts";
 import { reopenUnsaved, TABS_CHANNEL, watchOtherTabs, type StorageChange } from "../store/tabs.ts";
@@ -24,21 +25,6 @@ function storageOrNothing(which: "localStorage" | "sessionStorage"): StorageLike
   } catch {
     return undefined;
   }
-}
-
-/**
- * Runs each function in a task of its own, in order: a message to itself, which Chromium does not hold back as
- * it holds nested zero timeouts (4 ms each past the fifth), so the slices of a mapping follow each other at
- * once when nothing else waits (React's scheduler yields the same way).
- */
-function taskQueue(): (f: () => void) => void {
-  const queue: (() => void)[] = [];
-  const channel = new MessageChannel();
-  channel.port1.onmessage = () => queue.shift()?.();
-  return (f) => {
-    queue.push(f);
-    channel.port2.postMessage(undefined);
-  };
 }
 
 const dropHash = () => history.replaceState(null, "", location.pathname + location.search);
@@ -147,7 +133,7 @@ export function startPlayground(): AppStore {
     );
     connectEngine(store, engineClient(), {
       prepareDraw: prepareGraph(store.getState),
-      nextTask: taskQueue(),
+      nextTask,
     });
   };
   if (!paused) connect();

@@ -4,7 +4,7 @@ import { defaultScenario } from "../../scenarios/index.ts";
 import { buildGraph } from "./build.ts";
 import { leafResolver, type GraphModel } from "./model.ts";
 import { edgeText } from "./edgeLabels.ts";
-import { focusDropSpot, spotDecider, spotTitle, whereDropsAre } from "./drops.ts";
+import { dropSpotsSteps, focusDropSpot, spotDecider, spotTitle, whereDropsAre } from "./drops.ts";
 import type { Filters, Grouping } from "../store/types.ts";
 // @ts-expect-error: the bench generator is plain JavaScript
 import { generate } from "../../bench/generate.mjs";
@@ -230,5 +230,27 @@ describe("where the drops are", () => {
     const ns = (id: string) => f.graph.nodes.find((n) => n.id === id)?.namespace;
     expect(ns(f.edge!.source)).toBe(spot.from);
     expect(ns(f.edge!.target)).toBe(spot.to);
+  });
+});
+
+describe("the drops ranked a slice at a time (pace.ts)", () => {
+  it("rank as in one go, and may pause at every flow and every compact record", () => {
+    expect(S.reach!.drops.length).toBeGreaterThan(0);
+    for (const a of [S, shop]) {
+      let asked = 0;
+      const steps = dropSpotsSteps(a, { due: () => (asked++, true), over: () => (asked++, true) });
+      let pauses = 0;
+      let r = steps.next();
+      while (!r.done) {
+        pauses++;
+        r = steps.next();
+      }
+      expect(pauses).toBe(asked);
+      const flows = a.flows.length + (a.reach?.flows.length ?? 0);
+      const records =
+        (a.reach?.drops.length ?? 0) + (a.reach?.allowed ?? []).filter((d) => d.verdict === "partial").length;
+      expect(pauses).toBe(flows + records);
+      expect(r.value).toEqual(whereDropsAre(a));
+    }
   });
 });

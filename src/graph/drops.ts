@@ -24,6 +24,7 @@ import { leafResolver, type GraphEdge, type GraphModel, type GraphOptions } from
 import { familyResolver, type NsGroupBy } from "./nsGroups.ts";
 import { dropLayerWord } from "./verdicts.ts";
 import { groupSummer, sameList } from "./segments.ts";
+import { finish, NEVER, type Pace, type Steps } from "./pace.ts";
 
 export interface DropSpot {
   key: string;
@@ -103,10 +104,16 @@ function spotsOfFlow(f: Flow): FlowSpots | null {
 }
 
 export function whereDropsAre(a: Analysis): DropSummary {
+  return finish(dropSpotsSteps(a, NEVER));
+}
+
+/** `whereDropsAre`, ranked a slice at a time when `pace` says so (pace.ts). */
+export function* dropSpotsSteps(a: Analysis, pace: Pace): Steps<DropSummary> {
   const spots = new Map<string, DropSpot>();
   const lists = a.reach ? [a.flows, a.reach.flows] : [a.flows];
   for (const list of lists)
     for (const f of list) {
+      if (pace.due()) yield;
       const part = spotsOfFlow(f);
       if (!part) continue;
       for (const src of part.sources) {
@@ -127,7 +134,7 @@ export function whereDropsAre(a: Analysis): DropSummary {
       }
     }
   if (a.reach?.drops?.length || a.reach?.allowed?.some((d) => d.verdict === "partial"))
-    addReachSpots(a, a.reach, spots);
+    yield* addReachSpots(a, a.reach, spots, pace);
   const list = [...spots.values()].sort(
     (x, y) => y.connections - x.connections || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0),
   );
@@ -179,7 +186,12 @@ function spotOf(
  * Per record, the pods are summed by namespace first, a stretch of groups at a time (segments.ts):
  * the groups of a record run to hundreds, its namespaces to a few.
  */
-function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpot>) {
+function* addReachSpots(
+  a: Analysis,
+  reach: ReachView,
+  spots: Map<string, DropSpot>,
+  pace: Pace,
+): Steps<void> {
   const groupNs = reach.groups.map((g) => a.pods[g.pods[0]!]?.namespace);
   const sizes = reach.groups.map((g) => g.pods.length);
   if (!recordCache || !sameList(recordCache.groupNs, groupNs) || !sameList(recordCache.sizes, sizes))
@@ -189,6 +201,7 @@ function addReachSpots(a: Analysis, reach: ReachView, spots: Map<string, DropSpo
   // The dropped pairs, and the partly admitted ones past the engine's listing limit (as partial flows count).
   const partial = (reach.allowed ?? []).filter((d) => d.verdict === "partial");
   for (const d of [...reach.drops, ...partial]) {
+    if (pace.due()) yield;
     let part = records.get(d);
     if (part === undefined) {
       reader ??= recordReader(groupNs, sizes);
