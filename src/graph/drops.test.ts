@@ -4,6 +4,7 @@ import { defaultScenario } from "../../scenarios/index.ts";
 import { buildGraph } from "./build.ts";
 import { leafResolver, type GraphModel } from "./model.ts";
 import { edgeText } from "./edgeLabels.ts";
+import { everyPause } from "./pace.ts";
 import { dropSpotsSteps, focusDropSpot, spotDecider, spotTitle, whereDropsAre } from "./drops.ts";
 import type { Filters, Grouping } from "../store/types.ts";
 // @ts-expect-error: the bench generator is plain JavaScript
@@ -237,20 +238,13 @@ describe("the drops ranked a slice at a time (pace.ts)", () => {
   it("rank as in one go, and may pause at every flow and every compact record", () => {
     expect(S.reach!.drops.length).toBeGreaterThan(0);
     for (const a of [S, shop]) {
-      let asked = 0;
-      const steps = dropSpotsSteps(a, { due: () => (asked++, true), over: () => (asked++, true) });
-      let pauses = 0;
-      let r = steps.next();
-      while (!r.done) {
-        pauses++;
-        r = steps.next();
-      }
+      const { value, pauses, asked } = everyPause((pace) => dropSpotsSteps(a, pace));
       expect(pauses).toBe(asked);
       const flows = a.flows.length + (a.reach?.flows.length ?? 0);
       const records =
         (a.reach?.drops.length ?? 0) + (a.reach?.allowed ?? []).filter((d) => d.verdict === "partial").length;
       expect(pauses).toBe(flows + records);
-      expect(r.value).toEqual(whereDropsAre(a));
+      expect(value).toEqual(whereDropsAre(a));
     }
   });
 });

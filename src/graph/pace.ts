@@ -83,3 +83,19 @@ export function sliced<T>(steps: Steps<T>, pace: Slices): Sliced<T> {
     result: () => value,
   };
 }
+
+/**
+ * Runs a build with a pace that is always due, and counts its pauses and the times it asked the pace: a test
+ * holds where a build may pause with it (each question a pause, and a pause in each long loop's step).
+ */
+export function everyPause<T>(build: (pace: Pace) => Steps<T>): { value: T; pauses: number; asked: number } {
+  let asked = 0;
+  const always = (): boolean => (asked++, true);
+  const steps = build({ due: always, over: always });
+  let pauses = 0;
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return { value: r.value, pauses, asked };
+    pauses++;
+  }
+}

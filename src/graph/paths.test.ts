@@ -3,6 +3,7 @@ import { analyzeText, type Analysis } from "../engine/analysis/index.ts";
 import { defaultScenario } from "../../scenarios/index.ts";
 import { lensOf, topologyDecides, type GraphModel } from "./model.ts";
 import { buildGraph, graphSteps } from "./build.ts";
+import { everyPause } from "./pace.ts";
 import { layeredLayout, columnOf, packLayers, splitByFlows } from "./layered.ts";
 import { namespaceNodeId, nsGroupKey, nsGroupNodeId, nsKey, POD_LEVEL, workloadNodeId } from "./paths.ts";
 import { labelBox } from "./edgeLabels.ts";
@@ -483,22 +484,15 @@ describe("the mapping a slice at a time (pace.ts)", () => {
         open: {},
         budget: 30,
       };
-      let asked = 0;
       // A pace always due: the mapping pauses wherever it may.
-      const steps = graphSteps(a, options, { due: () => (asked++, true), over: () => (asked++, true) });
-      let pauses = 0;
-      let r = steps.next();
-      while (!r.done) {
-        pauses++;
-        r = steps.next();
-      }
+      const { value, pauses, asked } = everyPause((pace) => graphSteps(a, options, pace));
       expect(pauses).toBe(asked);
       // Twice over the flows (the elements that take part, then the edges), once over the compact drops, and
       // once per merged edge (at least the edges drawn).
       const flows = a.flows.length + (a.reach?.flows.length ?? 0);
       const graph = buildGraph(a, options);
       expect(pauses).toBeGreaterThanOrEqual(2 * flows + (a.reach?.drops.length ?? 0) + graph.edges.length);
-      expect(r.value).toEqual(graph);
+      expect(value).toEqual(graph);
     }
   });
 });
