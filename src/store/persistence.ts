@@ -180,7 +180,8 @@ function saveWorkAsync(
       if (current()) done(put(storage, () => stored(work, data)));
     },
     () => {
-      if (current()) done("the text could not be compressed for saving");
+      // The worker could not start or run (a blocked worker, memory): the text is saved the slow way, on this thread.
+      if (current()) done(saveWork(storage, work));
     },
   );
 }

@@ -204,6 +204,20 @@ describe("persistence: a reload never loses work", () => {
     expect(loadWork(storage)?.text).toBe(big(2));
   });
 
+  it("a large text whose deflater fails is saved on this thread instead", async () => {
+    const storage = memoryStorage();
+    const timers = manualTimers();
+    const s = fresh();
+    persistWork(s, storage, { ...timers, deflate: () => Promise.reject(new Error("worker blocked")) });
+    const big = "- name: pod\n".repeat(COMPRESS_ABOVE / 10);
+    s.getState().editText(big);
+    timers.runAll();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(loadWork(storage)?.text).toBe(big);
+    expect(s.getState().notice).toBeUndefined();
+  });
+
   it("tells the user once when the browser refuses to store", () => {
     const storage = memoryStorage();
     storage.failing = true;
