@@ -84,6 +84,33 @@ test("at 2,036 pods (M), the pairs no endpoint admits are drawn at the fold leve
   await expect(page.getByTestId("drops-none")).toHaveCount(0);
 });
 
+test("at 2,036 pods (M), an edit redraws the graph and ranks the drops again, each a slice per task", async ({
+  playground,
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await playground.goto();
+  await playground.loadText((generate("M") as { text: string }).text);
+  const top = playground.dropList().locator("li").first();
+  await expect(top).toBeAttached();
+  const key = (await top.getAttribute("data-spot"))!;
+  const from = key.slice(0, key.indexOf(">"));
+  const to = key.slice(key.indexOf(">") + 1, key.indexOf("|"));
+  const graph = page.getByTestId("graph");
+  const before = (await graph.getAttribute("data-revision"))!;
+  // Every pod of the source namespace may send anything, every pod of the destination may take anything:
+  // the drops of the top place are gone, whichever side refused them.
+  const open = (name: string, ns: string, dir: "ingress" | "egress") =>
+    `---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: ${name}\n  namespace: ${ns}\nspec:\n  podSelector: {}\n  policyTypes: [${dir === "ingress" ? "Ingress" : "Egress"}]\n  ${dir}:\n  - {}\n`;
+  await playground.appendText(
+    `\n${open("e2e-open-in", to, "ingress")}${open("e2e-open-out", from, "egress")}`,
+  );
+  await expect(graph).not.toHaveAttribute("data-revision", before, { timeout: 90_000 });
+  await expect(graph).not.toHaveAttribute("data-revision", "", { timeout: 90_000 });
+  await expect(playground.dropList().locator(`li[data-spot="${key}"]`)).toHaveCount(0, { timeout: 30_000 });
+  await expect(playground.dropList().locator("li").first()).toBeAttached();
+});
+
 test("Only drops on an input with none says so instead of an empty picture", async ({ playground }) => {
   await playground.goto();
   await playground.loadText(readFileSync("e2e/fixtures/real-apps/bookinfo.yaml", "utf8"));
