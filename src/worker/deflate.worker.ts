@@ -1,6 +1,6 @@
 /**
- * Deflates a text the page saves (store/persistence.ts) off the page's thread (worker/deflateClient.ts
- * `deflateAnswer` does the work).
+ * Deflates a text the page saves (store/persistence.ts) off the page's thread: deflateAnswer.ts does the work,
+ * deflateClient.ts sends the texts.
  */
 import { deflateAnswer, type DeflateRequest } from "./deflateAnswer.ts";
 

@@ -1,7 +1,7 @@
 /**
- * The page's deflater for saved texts: each text to its own worker (deflate.worker.ts), started on the first
- * save and kept. A worker that fails to load, or answers with an error, rejects the save's promise, and the
- * store says the text was not saved (store/persistence.ts).
+ * The page's deflater for saved texts: one worker (deflate.worker.ts), started on the first save and kept. A
+ * worker that fails to load, or answers with an error, rejects the save's promise, and the store saves the text
+ * on the page's thread instead (store/persistence.ts).
  */
 import DeflateWorker from "./deflate.worker.ts?worker";
 import type { DeflateAnswer, DeflateRequest } from "./deflateAnswer.ts";
