@@ -8,6 +8,14 @@ import { readFileSync } from "node:fs";
 import { test, expect } from "./fixtures.ts";
 // @ts-expect-error: the bench generator is plain JavaScript
 import { generate } from "../bench/generate.mjs";
+import type { PlaygroundPage } from "./pages/PlaygroundPage.ts";
+
+/** Opens a generated cluster of the bench's (S: 189 pods, M: 2,036), with the time a larger one takes to load. */
+async function openTier(playground: PlaygroundPage, tier: "S" | "M"): Promise<void> {
+  test.setTimeout(tier === "S" ? 120_000 : 180_000);
+  await playground.goto();
+  await playground.loadText((generate(tier) as { text: string }).text);
+}
 
 test.use({ viewport: { width: 1440, height: 900 } });
 
@@ -42,9 +50,7 @@ test("at 189 pods, Only drops shows the partly dropped edges between folded name
   playground,
   page,
 }) => {
-  test.setTimeout(120_000);
-  await playground.goto();
-  await playground.loadText((generate("S") as { text: string }).text);
+  await openTier(playground, "S");
   await playground.onlyDrops();
   await expect(playground.graph.dropEdges().first()).toBeAttached();
   const edges = await playground.graph.edges().count();
@@ -69,9 +75,7 @@ test("at 2,036 pods (M), the pairs no endpoint admits are drawn at the fold leve
   playground,
   page,
 }) => {
-  test.setTimeout(180_000);
-  await playground.goto();
-  await playground.loadText((generate("M") as { text: string }).text);
+  await openTier(playground, "M");
   await expect(playground.graph.dropEdges().first()).toBeAttached();
   await playground.groupBy("namespace");
   // Namespaces folded: isolation (refused on both sides) is a hairline, with its own legend entry.
@@ -88,9 +92,7 @@ test("at 2,036 pods (M), an edit redraws the graph and ranks the drops again, ea
   playground,
   page,
 }) => {
-  test.setTimeout(180_000);
-  await playground.goto();
-  await playground.loadText((generate("M") as { text: string }).text);
+  await openTier(playground, "M");
   const top = playground.dropList().locator("li").first();
   await expect(top).toBeAttached();
   const key = (await top.getAttribute("data-spot"))!;

@@ -8,6 +8,7 @@ import type { AppStore } from "./createAppStore.ts";
 import type { Analysis, MatrixQuery, NodeRulesQuery, TraceQuery } from "../engine/analysis/index.ts";
 import type { ConnlistRequest } from "./types.ts";
 import { rulesQueryOf, sameHttp, sameRulesQuery } from "./viewSlice.ts";
+import { inSlices } from "./tasks.ts";
 
 export interface SyncOptions {
   /** Quiet time after the last keystroke before analysing; larger texts wait longer. */
@@ -186,14 +187,15 @@ export function connectEngine(store: AppStore, client: EngineClient, options: Sy
         received = Math.max(received, revision);
         // A newer answer received (it prepares its own) or shown, or a newer failure, wins: this one stops.
         const current = () => !disposed && settled <= revision && received <= revision;
-        const slice = () => {
-          if (!current()) return;
-          if (!prepared.step()) return nextTask(slice);
-          nextTask(() => {
-            if (current()) show(revision, o.value);
-          });
-        };
-        nextTask(slice);
+        inSlices(
+          () => prepared.step(),
+          current,
+          () =>
+            nextTask(() => {
+              if (current()) show(revision, o.value);
+            }),
+          nextTask,
+        );
       },
       (e: unknown) => {
         if (disposed || store.getState().revision !== revision) return;

@@ -444,8 +444,16 @@ describe("engine sync", () => {
         };
       },
     });
-    resolvers[0]!({ stale: false, value: large(3), generation: 1 });
-    await answered();
+    /** The worker's answer `i` (an edit's, after `text`), of `pods` pods. */
+    const answer = async (text: string | undefined, i: number, pods: number) => {
+      if (text !== undefined) {
+        s.getState().editText(text);
+        timers.runAll();
+      }
+      resolvers[i]!({ stale: false, value: large(pods), generation: i + 1 });
+      await answered();
+    };
+    await answer(undefined, 0, 3);
     // Received, not shown: no slice runs outside a task of its own.
     expect(s.getState().analysis.status).not.toBe("ready");
     expect(log).toEqual([]);
@@ -463,30 +471,18 @@ describe("engine sync", () => {
     expect(tasks.size()).toBe(0);
 
     // A newer large answer arrives while one is being mapped: the older stops, the newer is mapped and shown.
-    s.getState().editText("ab");
-    timers.runAll();
-    resolvers[1]!({ stale: false, value: large(4), generation: 2 });
-    await answered();
+    await answer("ab", 1, 4);
     tasks.runOne();
-    s.getState().editText("abc");
-    timers.runAll();
-    resolvers[2]!({ stale: false, value: large(2), generation: 3 });
-    await answered();
+    await answer("abc", 2, 2);
     tasks.runAll();
     expect(log.slice(3)).toEqual(["slice of 4, shown 0", "slice of 2, shown 0", "slice of 2, shown 0"]);
     expect(s.getState().analysis).toMatchObject({ revision: 2 });
     expect(s.getState().analysis.result!.pods).toHaveLength(2);
 
     // A small answer is shown at once, and the large one being mapped before it is never shown.
-    s.getState().editText("abcd");
-    timers.runAll();
-    resolvers[3]!({ stale: false, value: large(5), generation: 4 });
-    await answered();
+    await answer("abcd", 3, 5);
     tasks.runOne();
-    s.getState().editText("abcde");
-    timers.runAll();
-    resolvers[4]!({ stale: false, value: large(1), generation: 5 });
-    await answered();
+    await answer("abcde", 4, 1);
     expect(s.getState().analysis).toMatchObject({ revision: 4 });
     tasks.runAll();
     expect(log.slice(6)).toEqual(["slice of 5, shown 2"]);

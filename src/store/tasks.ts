@@ -23,3 +23,21 @@ let shared: ((f: () => void) => void) | undefined;
 export function nextTask(f: () => void): void {
   (shared ??= taskQueue())(f);
 }
+
+/**
+ * Runs `step` a task at a time (through `next`) while `going()` holds, until it says its work has ended, then
+ * `done` in that last task: the driver of the page's sliced work (a large answer's mapping, its drop list).
+ */
+export function inSlices(
+  step: () => boolean,
+  going: () => boolean,
+  done: () => void,
+  next: (f: () => void) => void = nextTask,
+): void {
+  const slice = () => {
+    if (!going()) return;
+    if (!step()) return next(slice);
+    done();
+  };
+  next(slice);
+}

@@ -7,7 +7,7 @@
 import { useEffect, useReducer } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { DEFER_PODS, useApp, useAppStore, useSettledResult } from "../../store/StoreProvider.tsx";
-import { nextTask } from "../../store/tasks.ts";
+import { inSlices } from "../../store/tasks.ts";
 import { Slices, sliced } from "../../graph/pace.ts";
 import { MAPPING_SLICE_MS } from "./useGraph.ts";
 import {
@@ -54,13 +54,14 @@ function useDrops(result: Analysis | undefined): DropSummary | undefined {
     const pace = new Slices(MAPPING_SLICE_MS);
     const run = sliced(dropSpotsSteps(result, pace), pace);
     let stopped = false;
-    const slice = () => {
-      if (stopped) return;
-      if (!run.step()) return nextTask(slice);
-      keep(result, run.result()!);
-      ranked();
-    };
-    nextTask(slice);
+    inSlices(
+      () => run.step(),
+      () => !stopped,
+      () => {
+        keep(result, run.result()!);
+        ranked();
+      },
+    );
     return () => void (stopped = true);
   }, [result, ready, large]);
   if (!result || ready) return ready;
