@@ -14,6 +14,7 @@ import { usePaneShape } from "./usePaneShape.ts";
 import { useFitPicture } from "./useFitPicture.ts";
 import { useElementEvents } from "./useElementEvents.ts";
 import { OffscreenHints } from "./OffscreenHints.tsx";
+import { ElementMarksProvider } from "./elementMarks.tsx";
 import { GraphControls } from "./GraphControls.tsx";
 import { useFlowElements } from "./useFlowElements.ts";
 import type { Displayed } from "./useLayout.ts";
@@ -218,45 +219,55 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
         <div className="graph-kbd-hint" aria-hidden="true">
           ← ↑ → ↓ move · + − open/fold · [ ] edges · Esc clear
         </div>
-        <ReactFlow<FlowNode, FlowEdge>
-          nodes={stable.nodes}
-          edges={stable.edges}
-          nodeTypes={allNodeTypes}
-          edgeTypes={edgeTypes}
-          onNodeClick={onNodeClick}
-          onEdgeClick={onEdgeClick}
-          onEdgeMouseEnter={onEdgeMouseEnter}
-          onEdgeMouseLeave={onEdgeMouseLeave}
-          onNodesChange={onNodesChange}
-          onEdgesChange={onEdgesChange}
-          onPaneClick={onPaneClick}
-          colorMode={theme}
-          minZoom={0.05}
-          maxZoom={2.5}
-          nodesDraggable={false}
-          nodesConnectable={false}
-          elementsSelectable
-          nodesFocusable={false}
-          edgesFocusable={false}
-          disableKeyboardA11y
-          onlyRenderVisibleElements={elements.nodes.length > 600}
-          fitView
-          fitViewOptions={fitOptions}
-          aria-label="Traffic graph"
-        >
-          {showMiniMap ? (
-            <MiniMap
-              pannable
-              zoomable
-              ariaLabel="Minimap"
-              nodeStrokeWidth={2}
-              style={{ width: 150, height: 96 }}
-              maskColor={theme === "dark" ? "rgba(0,0,0,0.55)" : "rgba(240,242,246,0.6)"}
-            />
-          ) : null}
-          <GraphControls fit={() => fitPicture(150)} miniMap={showMiniMap} setMiniMap={setMiniMap} />
-          <OffscreenHints nodes={stable.nodes} edges={stable.edges} />
-        </ReactFlow>
+        <ElementMarksProvider>
+          <ReactFlow<FlowNode, FlowEdge>
+            nodes={stable.nodes}
+            edges={stable.edges}
+            nodeTypes={allNodeTypes}
+            edgeTypes={edgeTypes}
+            onNodeClick={onNodeClick}
+            onEdgeClick={onEdgeClick}
+            onEdgeMouseEnter={onEdgeMouseEnter}
+            onEdgeMouseLeave={onEdgeMouseLeave}
+            onNodesChange={onNodesChange}
+            onEdgesChange={onEdgesChange}
+            onPaneClick={onPaneClick}
+            colorMode={theme}
+            minZoom={0.05}
+            maxZoom={2.5}
+            nodesDraggable={false}
+            nodesConnectable={false}
+            elementsSelectable
+            nodesFocusable={false}
+            edgesFocusable={false}
+            disableKeyboardA11y
+            // No key of React Flow's own: the graph has its keys (useGraphKeys), and each of these watched every
+            // Shift and Control press, in the editor too, and changed React Flow's store, which runs every drawn
+            // edge's selector (754 edges at 10,000 pods) twice per press.
+            selectionKeyCode={null}
+            multiSelectionKeyCode={null}
+            deleteKeyCode={null}
+            zoomActivationKeyCode={null}
+            panActivationKeyCode={null}
+            onlyRenderVisibleElements={elements.nodes.length > 600}
+            fitView
+            fitViewOptions={fitOptions}
+            aria-label="Traffic graph"
+          >
+            {showMiniMap ? (
+              <MiniMap
+                pannable
+                zoomable
+                ariaLabel="Minimap"
+                nodeStrokeWidth={2}
+                style={{ width: 150, height: 96 }}
+                maskColor={theme === "dark" ? "rgba(0,0,0,0.55)" : "rgba(240,242,246,0.6)"}
+              />
+            ) : null}
+            <GraphControls fit={() => fitPicture(150)} miniMap={showMiniMap} setMiniMap={setMiniMap} />
+            <OffscreenHints nodes={stable.nodes} edges={stable.edges} />
+          </ReactFlow>
+        </ElementMarksProvider>
       </div>
       <GraphLegend
         displayed={displayed}

@@ -11,11 +11,8 @@ import { BaseEdge, EdgeLabelRenderer, getBezierPath, type EdgeProps } from "@xyf
 import { edgeLines, edgeText, labelBox, loopCurve, loopPoint } from "../../graph/edgeLabels.ts";
 import type { FlowEdge } from "../../graph/flowTypes.ts";
 import { ARROW_PATHS, CATEGORIES, GLYPH_PATHS, categoryOf } from "../../graph/verdicts.ts";
-import { useApp } from "../../store/StoreProvider.tsx";
-import { marksOf } from "../WhatIf/useDiffMarks.ts";
 import { edgeKey } from "../WhatIf/marks.ts";
-import { focusOf } from "../Presenter/usePresenter.ts";
-import { verdictsHidden } from "../Lessons/predict.ts";
+import { useElementMarks } from "./elementMarks.tsx";
 import { observedCase, observedText, type ObservedMark } from "../../graph/observedMarks.ts";
 
 export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>) {
@@ -35,10 +32,11 @@ export const VerdictEdge = memo(function VerdictEdge(props: EdgeProps<FlowEdge>)
         curvature: 0.3,
       });
   // Workshop marks: what a what-if changed on this edge, and whether presenter mode's current hop is about it.
-  const diff = useApp((st) => marksOf(st)?.edges.get(edgeKey(source, target)));
-  const focus = useApp((st) => focusOf(st, source) === true && focusOf(st, target) === true);
   // A lesson before its reveal: every edge neutral, no glyph, no label (the learner predicts first).
-  const hidden = useApp(verdictsHidden);
+  const marks = useElementMarks();
+  const diff = marks.diff?.edges.get(edgeKey(source, target));
+  const focus = marks.focused?.has(source) === true && marks.focused.has(target);
+  const hidden = marks.hidden;
   if (!data) return null;
   const e = data.edge;
   if (hidden)

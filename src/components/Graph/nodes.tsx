@@ -3,8 +3,8 @@ import { memo } from "react";
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import type { FlowNode } from "../../graph/flow.ts";
 import type { GraphNode } from "../../graph/model.ts";
-import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
-import { verdictsHidden } from "../Lessons/predict.ts";
+import { useAppStore } from "../../store/StoreProvider.tsx";
+import { useElementMarks } from "./elementMarks.tsx";
 
 /** Font sizes of the paths lens's elements (graph units), kept in step with graph.css. */
 export const NODE_FONT = { name: 15, sub: 13.5 };
@@ -39,7 +39,7 @@ function InboundBar({ n }: { n: GraphNode }) {
 export const PathNode = memo(function PathNode({ data }: NodeProps<FlowNode>) {
   const store = useAppStore();
   // Before a lesson's reveal, the inbound verdict summary (bar and hover text) is not shown.
-  const hidden = useApp(verdictsHidden);
+  const hidden = useElementMarks().hidden;
   const n = data.node;
   const classes = [
     "rf-path",

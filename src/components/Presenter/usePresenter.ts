@@ -31,11 +31,15 @@ export function stepsOf(s: AppState): PresenterStep[] {
   return steps;
 }
 
+/** The graph elements presenter mode lights now (undefined: presenter mode does not light anything). */
+export function focusListOf(s: AppState): readonly string[] | undefined {
+  if (!s.presenting || s.presenterStep < 0) return undefined;
+  return stepsOf(s)[s.presenterStep]?.focus;
+}
+
 /** Whether presenter mode lights this graph element now (undefined: presenter mode does not light anything). */
 export function focusOf(s: AppState, id: string): boolean | undefined {
-  if (!s.presenting || s.presenterStep < 0) return undefined;
-  const step = stepsOf(s)[s.presenterStep];
-  return step ? step.focus.includes(id) : undefined;
+  return focusListOf(s)?.includes(id);
 }
 
 export function usePresenterFocus(id: string): boolean | undefined {
