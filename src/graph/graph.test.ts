@@ -364,11 +364,18 @@ describe("re-rendering only what changed", () => {
     };
     const second = s.apply(toFlowElements(graph(turned), undefined));
     expect(second.nodes.every((n, i) => n === first.nodes[i])).toBe(true);
+    // No node changed: the very list comes back, and React Flow keeps its store as it was.
+    expect(second.nodes).toBe(first.nodes);
+    expect(second.edges).not.toBe(first.edges);
     const changed = second.edges.filter((e) => !first.edges.includes(e)).map((e) => e.id);
     expect(changed).toEqual([
       "e:pod:tools/toolbox->service:shop/cache",
       "e:pod:tools/toolbox->service:shop/frontend",
     ]);
+    // The same picture again: both lists come back as they were.
+    const third = s.apply(toFlowElements(graph(turned), undefined));
+    expect(third.nodes).toBe(second.nodes);
+    expect(third.edges).toBe(second.edges);
   });
 
   it("a new observation on an edge is a change: the edge draws its observed glyph (observedMarks.ts)", () => {

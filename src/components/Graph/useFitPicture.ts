@@ -13,7 +13,7 @@ export function useFitPicture(
   fitOptions: FitViewOptions & { minZoom: number; maxZoom: number },
   displayed: Displayed | undefined,
 ): (duration?: number) => void {
-  const { fitView, setViewport } = useReactFlow();
+  const { fitView, setViewport, getViewport } = useReactFlow();
   // Fit view, paths lens: every element and every shown label (a label kept clear of the boxes may sit past them).
   const fitPicture = useCallback(
     (duration = 0) => {
@@ -30,16 +30,15 @@ export function useFitPicture(
       // namespace's titles), where a reader starts, instead of being cut on both sides.
       const spareW = w - b.width * zoom;
       const spareH = h - b.height * zoom;
-      void setViewport(
-        {
-          x: FIT_PADDING.left + Math.max(0, spareW / 2) - b.x * zoom,
-          y: FIT_PADDING.top + Math.max(0, spareH / 2) - b.y * zoom,
-          zoom,
-        },
-        { duration },
-      );
+      const x = FIT_PADDING.left + Math.max(0, spareW / 2) - b.x * zoom;
+      const y = FIT_PADDING.top + Math.max(0, spareH / 2) - b.y * zoom;
+      // The view already there (an edit that kept the picture's bounds): no change of React Flow's store,
+      // each of which runs every drawn edge's selector.
+      const now = getViewport();
+      if (Math.abs(now.x - x) < 0.5 && Math.abs(now.y - y) < 0.5 && Math.abs(now.zoom - zoom) < 1e-4) return;
+      void setViewport({ x, y, zoom }, { duration });
     },
-    [stable, fitView, fitOptions, setViewport, wrapRef],
+    [stable, fitView, fitOptions, setViewport, getViewport, wrapRef],
   );
   // Fit the view when there is a new layout (a new structure, or the pane resized), not on every verdict change.
   const fitted = useRef<Positions | undefined>(undefined);
