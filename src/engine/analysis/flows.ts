@@ -478,6 +478,25 @@ export function endpointFlows(
     decidedBy: [],
     client: undefined,
   };
+  const summaryOf = (pod: Pod, port: number, protocol: Protocol): IngressSummary => {
+    const cls = index.classOf[pod.index]!;
+    const key = `${cls}/${port}/${protocol}`;
+    let sum = summaries.get(key);
+    if (!sum) {
+      // A class no policy isolates for ingress admits every class (classMatrix's null row): no matrix needed.
+      let from: ClassSet | null = null;
+      if (index.ingressPolicies[cls]!.length > 0) {
+        const mk = `${port}/${protocol}`;
+        let m = matrices.get(mk);
+        if (!m) matrices.set(mk, (m = classMatrix(index, port, protocol)));
+        from = m.ingressFrom[cls] ?? null;
+      }
+      let split = splits.get(from);
+      if (!split) splits.set(from, (split = splitSources(index, from, sources)));
+      summaries.set(key, (sum = summarizeIngress(index, split, cls, pod, port, protocol)));
+    }
+    return sum;
+  };
   for (const s of model.services) {
     const sp = proxy.services.get(s.key);
     if (!sp) continue;
@@ -490,22 +509,11 @@ export function endpointFlows(
         seen.add(ep.pod);
         const pod = model.podsByKey.get(ep.pod);
         if (!pod) continue;
-        const cls = index.classOf[pod.index]!;
-        const key = `${cls}/${ep.port}/${p.protocol}`;
-        let sum = summaries.get(key);
-        if (!sum) {
-          // A class no policy isolates for ingress admits every class (classMatrix's null row): no matrix needed.
-          let from: ClassSet | null = null;
-          if (index.ingressPolicies[cls]!.length > 0) {
-            const mk = `${ep.port}/${p.protocol}`;
-            let m = matrices.get(mk);
-            if (!m) matrices.set(mk, (m = classMatrix(index, ep.port, p.protocol)));
-            from = m.ingressFrom[cls] ?? null;
-          }
-          let split = splits.get(from);
-          if (!split) splits.set(from, (split = splitSources(index, from, sources)));
-          summaries.set(key, (sum = summarizeIngress(index, split, cls, pod, ep.port, p.protocol)));
-        }
+        // NetworkPolicy's own summary of the endpoint's ingress, built only for the flows that read it: under
+        // a CNI's policies or the cluster tiers a ready endpoint's flow is their judge's (at 10,000 pods with
+        // tiers, building it anyway took a class matrix per port and 50 ms an analysis).
+        const judged = ep.ready && (enforcement.kind === "none" || enforcement.kind === "cni" || !!stack);
+        const sum = judged ? undefined : summaryOf(pod, ep.port, p.protocol);
         if (plain && ep.ready) {
           // The kept flow with this one's inputs is taken unbuilt (most are, after an edit).
           probe.service = s.key;
@@ -514,10 +522,10 @@ export function endpointFlows(
           probe.protocol = p.protocol;
           probe.name = p.name;
           const none = enforcement.kind === "none";
-          probe.verdict = none ? "allow" : sum.verdict;
-          probe.reason = none ? enforcement.why : sum.reason;
-          probe.decidedBy = none ? [] : sum.decidedBy;
-          probe.client = none ? undefined : sum.client?.key;
+          probe.verdict = none ? "allow" : sum!.verdict;
+          probe.reason = none ? enforcement.why : sum!.reason;
+          probe.decidedBy = none ? [] : sum!.decidedBy;
+          probe.client = none ? undefined : sum!.client?.key;
           const taken = kept.endpointFlows.takeSame(probe, sameEndpointInputs);
           if (taken) {
             flows.push(taken);
@@ -537,7 +545,7 @@ export function endpointFlows(
           decidedBy: [],
         };
         if (p.name) flow.portName = p.name;
-        if (sum.client) flow.client = podId(sum.client.key);
+        if (sum?.client) flow.client = podId(sum.client.key);
         if (!ep.ready) {
           flow.verdict = "drop";
           flow.dropCause = "traffic-policy";
@@ -582,10 +590,10 @@ export function endpointFlows(
           if (c.tier) flow.tier = c.tier;
           if (c.verdict !== "allow") flow.dropCause = "policy";
         } else {
-          flow.verdict = sum.verdict;
-          flow.reason = sum.reason;
-          flow.decidedBy = sum.decidedBy;
-          if (sum.verdict !== "allow") flow.dropCause = "policy";
+          flow.verdict = sum!.verdict;
+          flow.reason = sum!.reason;
+          flow.decidedBy = sum!.decidedBy;
+          if (sum!.verdict !== "allow") flow.dropCause = "policy";
         }
         if (!kept) {
           flows.push(flow);
