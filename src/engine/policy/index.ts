@@ -223,17 +223,29 @@ function buildStackMatrix(stack: PolicyStack, port: number, protocol: Protocol):
     const base = direction === "ingress" ? np.ingressFrom : np.egressTo;
     const out = base.slice();
     const cache = new Map<string, ClassSet | null>();
+    // The layers above and below NetworkPolicy are asked first: a class none of them has entries for keeps
+    // NetworkPolicy's row, and NetworkPolicy's own entries are not read for it (at 10,000 pods, 2,000 classes,
+    // reading them for every class was 40 ms of each analysis).
+    const layers = stack.layers;
+    const asked = new Array<{ entries: ClassEntry[]; key: string } | undefined>(layers.length);
     for (let c = 0; c < n; c++) {
-      const lists: ClassEntry[][] = [];
-      let key = "";
       let others = false;
-      for (const l of stack.layers) {
-        const e = l.classEntries({ direction, subject: c, port, protocol });
-        lists.push(e.entries);
-        key += `${e.key};`;
-        if (l.layer !== "NetworkPolicy" && e.entries.length > 0) others = true;
+      for (let i = 0; i < layers.length; i++) {
+        const l = layers[i]!;
+        if (l.layer === "NetworkPolicy") continue;
+        const e = (asked[i] = l.classEntries({ direction, subject: c, port, protocol }));
+        if (e.entries.length > 0) others = true;
       }
       if (!others) continue;
+      const lists: ClassEntry[][] = [];
+      let key = "";
+      for (let i = 0; i < layers.length; i++) {
+        const l = layers[i]!;
+        const e =
+          l.layer === "NetworkPolicy" ? l.classEntries({ direction, subject: c, port, protocol }) : asked[i]!;
+        lists.push(e.entries);
+        key += `${e.key};`;
+      }
       let row = cache.get(key);
       if (row === undefined) cache.set(key, (row = stackRow(n, lists)));
       out[c] = row;
