@@ -100,10 +100,22 @@ export class PlaygroundPage {
 
   async groupBy(value: "auto" | "pod" | "workload" | "namespace"): Promise<void> {
     await this.page.getByLabel("Group by").selectOption(value);
+    await this.graphSettled();
   }
 
   async onlyDrops(on = true): Promise<void> {
     await this.page.getByLabel("Only drops").setChecked(on);
+    await this.graphSettled();
+  }
+
+  /**
+   * Waits until the graph shows the view asked for: past 500 pods a new view is mapped a slice per task while
+   * the last picture stays, and the canvas's data-revision is empty meanwhile.
+   */
+  async graphSettled(): Promise<void> {
+    const graph = this.page.getByTestId("graph");
+    if ((await graph.count()) === 0) return;
+    await expect(graph).not.toHaveAttribute("data-revision", "", { timeout: 30_000 });
   }
 
   /** The details panel's "Where the drops are" list (shown while nothing is selected). */

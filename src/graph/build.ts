@@ -6,6 +6,7 @@ import type { Analysis } from "../engine/analysis/index.ts";
 import { lensOf, type GraphModel, type GraphOptions } from "./model.ts";
 import { buildTopologyGraph } from "./topology.ts";
 import { pathGraphSteps } from "./paths.ts";
+import { TooManyEdges } from "./pathEdges.ts";
 import { finish, NEVER, type Pace, type Steps } from "./pace.ts";
 
 export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
@@ -14,8 +15,16 @@ export function buildGraph(a: Analysis, options: GraphOptions): GraphModel {
 
 /** The same graph, built a slice at a time when `pace` says so (the paths lens pauses; the topology's is small). */
 export function* graphSteps(a: Analysis, options: GraphOptions, pace: Pace): Steps<GraphModel> {
-  if (lensOf(a, options.lens) === "paths") return yield* pathGraphSteps(a, options, pace);
-  return buildTopologyGraph(a, options);
+  if (lensOf(a, options.lens) !== "paths") return buildTopologyGraph(a, options);
+  if (options.grouping === "auto") return yield* pathGraphSteps(a, options, pace);
+  try {
+    return yield* pathGraphSteps(a, options, pace);
+  } catch (e) {
+    // The grouping chosen has more edges than the canvas draws: the picture folds to fit, and says so.
+    if (!(e instanceof TooManyEdges)) throw e;
+    const folded = yield* pathGraphSteps(a, { ...options, grouping: "auto" }, pace);
+    return { ...folded, declined: { grouping: options.grouping, limit: e.limit } };
+  }
 }
 
 /** Fields of an analysis that no graph reads: its timing, its diagnostics, what it left out. */

@@ -204,12 +204,24 @@ function senderRuns({ resolve, leafOf }: Resolution): (f: Flow) => FlowRuns | nu
   };
 }
 
-/** Every flow (and compact drop) merged by the pair of drawn elements its senders and destination resolve to. */
+/** Thrown by `mergeFlows` past its limit of element pairs: the picture asked for has more edges than it may draw. */
+export class TooManyEdges extends Error {
+  constructor(readonly limit: number) {
+    super(`more than ${limit} edges`);
+  }
+}
+
+/**
+ * Every flow (and compact drop) merged by the pair of drawn elements its senders and destination resolve to.
+ * Past `limit` pairs it stops, throwing TooManyEdges: an element level chosen by hand at 10,000 pods paired
+ * every workload with every other (millions of pairs, more memory than a tab has).
+ */
 export function* mergeFlows(
   a: Analysis,
   resolution: Resolution,
   filters: GraphOptions["filters"],
   pace: Pace,
+  limit = Infinity,
 ): Steps<Merged> {
   const resolve = resolution.resolve;
   // Edges: every flow merged by (source element, destination element); links (for the layout) ignore the filters.
@@ -221,11 +233,13 @@ export function* mergeFlows(
   const externals = new Set<string>();
   const seen = (list: RefView[], r: RefView) =>
     list.some((x) => x.kind === r.kind && x.name === r.name && x.namespace === r.namespace);
+  let pairs = 0;
   const accOf = (source: string, target: string, kind: FlowKind): EdgeAcc => {
     let from = acc.get(source);
     if (!from) acc.set(source, (from = new Map()));
     let e = from.get(target);
     if (!e) {
+      if (++pairs > limit) throw new TooManyEdges(limit);
       e = newEdgeAcc(source, target, kind);
       from.set(target, e);
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyzeText, type Analysis } from "../engine/analysis/index.ts";
-import { defaultScenario } from "../../scenarios/index.ts";
-import { lensOf, topologyDecides, type GraphModel } from "./model.ts";
+import { defaultScenario, SCENARIOS } from "../../scenarios/index.ts";
+import { CHOSEN_MAX_EDGES, lensOf, topologyDecides, type GraphModel } from "./model.ts";
 import { buildGraph, graphSteps } from "./build.ts";
 import { everyPause } from "./pace.ts";
 import { layeredLayout, columnOf, packLayers, splitByFlows } from "./layered.ts";
@@ -493,6 +493,29 @@ describe("the mapping a slice at a time (pace.ts)", () => {
       const graph = buildGraph(a, options);
       expect(pauses).toBeGreaterThanOrEqual(2 * flows + (a.reach?.drops.length ?? 0) + graph.edges.length);
       expect(value).toEqual(graph);
+    }
+  });
+});
+
+describe("a grouping chosen by hand with more edges than a picture can show (model.ts CHOSEN_MAX_EDGES)", () => {
+  it("folds to fit as auto does and names the grouping it declined; one within the limit is drawn", () => {
+    // 189 pods: every pod paired with every other it sends to or is refused by is thousands of edges.
+    const byPod = paths(S, { grouping: "pod" });
+    expect(byPod.declined).toEqual({ grouping: "pod", limit: CHOSEN_MAX_EDGES });
+    expect(byPod.edges.length).toBeLessThanOrEqual(CHOSEN_MAX_EDGES);
+    expect(byPod.level).not.toBe("pod");
+    const auto = paths(S);
+    expect(byPod.nodes.map((n) => n.id)).toEqual(auto.nodes.map((n) => n.id));
+    // By namespace S has a hundred edges: drawn as asked.
+    const byNamespace = paths(S, { grouping: "namespace" });
+    expect(byNamespace.declined).toBeUndefined();
+    expect(byNamespace.nodes.some((n) => n.id === namespaceNodeId("payments-prod"))).toBe(true);
+  });
+
+  it("every scenario of the catalogue is drawn by pod as asked", () => {
+    for (const s of SCENARIOS) {
+      const g = paths(analyzeText(s.manifests), { grouping: "pod" });
+      expect([s.id, g.declined]).toEqual([s.id, undefined]);
     }
   });
 });

@@ -19,7 +19,13 @@
  * Pure: edges only merge the flows the engine judged.
  */
 import type { Analysis, PodView } from "../engine/analysis/index.ts";
-import { type GraphEdge, type GraphModel, type GraphNode, type GraphOptions } from "./model.ts";
+import {
+  CHOSEN_MAX_EDGES,
+  type GraphEdge,
+  type GraphModel,
+  type GraphNode,
+  type GraphOptions,
+} from "./model.ts";
 import { graphEndpointId } from "../engine/analysis/constants.ts";
 import { nodeBoxText } from "./text.ts";
 import { familyResolver } from "./nsGroups.ts";
@@ -156,7 +162,13 @@ export function* pathGraphSteps(a: Analysis, options: GraphOptions, pace: Pace):
     refusals,
     links,
     externals,
-  } = yield* mergeFlows(a, { resolve, leafOf }, filters, pace);
+  } = yield* mergeFlows(
+    a,
+    { resolve, leafOf },
+    filters,
+    pace,
+    grouping === "auto" ? Infinity : CHOSEN_MAX_EDGES,
+  );
   for (const x of a.externalClients)
     if (externals.has(x.id))
       nodes.push({

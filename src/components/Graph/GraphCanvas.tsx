@@ -76,13 +76,15 @@ function GraphLegend({
           : []
       }
       note={
-        displayed && displayed.graph.level !== "pod"
-          ? paths
-            ? "Namespaces and workloads folded to fit: + opens one, or choose “Group by: pod”."
-            : `Pods grouped by ${displayed.graph.level} (large scenario): choose “Group by: pod” to see each one.`
-          : paths && decides
-            ? "Zones or nodes decide some verdicts here (a Local traffic policy): View → topology shows them."
-            : undefined
+        displayed?.graph.declined
+          ? `“Group by: ${displayed.graph.declined.grouping}” would draw more than ${thousands(displayed.graph.declined.limit)} edges here, more than a picture can show: folded to fit instead. + opens a namespace; hiding namespaces or a port draws fewer.`
+          : displayed && displayed.graph.level !== "pod"
+            ? paths
+              ? "Namespaces and workloads folded to fit: + opens one, or choose “Group by: pod”."
+              : `Pods grouped by ${displayed.graph.level} (large scenario): choose “Group by: pod” to see each one.`
+            : paths && decides
+              ? "Zones or nodes decide some verdicts here (a Local traffic policy): View → topology shows them."
+              : undefined
       }
     />
   );
@@ -117,7 +119,13 @@ function GraphNotes({ displayed, error }: { displayed: Displayed | undefined; er
   );
 }
 
-export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
+export function GraphCanvas({
+  graph,
+  remapping = false,
+}: {
+  graph: GraphModel | undefined;
+  remapping?: boolean;
+}) {
   const store = useAppStore();
   const failed = useApp((s) => s.analysis.status === "error");
   const paused = useApp((s) => s.paused);
@@ -200,10 +208,13 @@ export function GraphCanvas({ graph }: { graph: GraphModel | undefined }) {
       data-lens={displayed?.graph.lens ?? ""}
       data-testid="graph"
       data-level={displayed?.graph.level ?? ""}
+      data-declined={displayed?.graph.declined?.grouping ?? ""}
       data-edges={elements.edges.length}
       data-rows={shape.rows}
-      // The input revision the drawn graph shows ("" while a new layout is on its way): benchmarks and tests wait on it.
-      data-revision={drawnRevision ?? ""}
+      // The input revision the drawn graph shows ("" while a new layout, or a new view's mapping, is on its way):
+      // benchmarks and tests wait on it.
+      data-revision={remapping ? "" : (drawnRevision ?? "")}
+      aria-busy={remapping}
     >
       <EdgeMarkers />
       <div

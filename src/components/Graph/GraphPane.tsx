@@ -6,7 +6,8 @@ import { graphPorts } from "../../graph/model.ts";
 import { LAYER_FILTERS, type LayerFilter } from "../../graph/verdicts.ts";
 import type { GraphLens, Grouping } from "../../store/types.ts";
 import { groupingKeys, resolveNsGrouping, type NsGroupBy } from "../../graph/nsGroups.ts";
-import { GraphCanvas, useGraph } from "./GraphCanvas.tsx";
+import { GraphCanvas } from "./GraphCanvas.tsx";
+import { useShownGraph } from "./useGraph.ts";
 import { QuestionBar } from "./QuestionBar.tsx";
 import { MatrixPane } from "../Matrix/MatrixPane.tsx";
 import { NodeRulesPane } from "../NodeRules/NodeRulesPane.tsx";
@@ -183,7 +184,7 @@ function Filters() {
 export function GraphPane() {
   const store = useAppStore();
   const tab = useApp((s) => s.tab);
-  const graph = useGraph();
+  const { graph, remapping } = useShownGraph();
   return (
     <div className="panel" aria-label="Traffic">
       <div className="panel-head">
@@ -235,7 +236,7 @@ export function GraphPane() {
         {tab === "graph" ? (
           <ErrorBoundary area="the graph">
             <ReactFlowProvider>
-              <GraphCanvas graph={graph} />
+              <GraphCanvas graph={graph} remapping={remapping} />
             </ReactFlowProvider>
           </ErrorBoundary>
         ) : tab === "matrix" ? (
