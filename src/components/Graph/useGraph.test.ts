@@ -4,7 +4,8 @@ import { defaultScenario } from "../../../scenarios/index.ts";
 import { buildGraph } from "../../graph/build.ts";
 import type { GraphOptions } from "../../graph/model.ts";
 import type { Filters } from "../../store/types.ts";
-import { graphFor, keptGraph, remapInSlices } from "./useGraph.ts";
+import type { AppState } from "../../store/types.ts";
+import { graphFor, keptGraph, prepareGraph, remapInSlices } from "./useGraph.ts";
 
 const all: Filters = { hiddenNamespaces: [], port: "all", onlyDrops: false };
 const shop = analyzeText(defaultScenario().manifests);
@@ -68,5 +69,17 @@ describe("a new view mapped in slices while the last picture stays (useGraph rem
     for (let i = 0; i < 10_000 && q.size > 0; i++) q.run();
     expect(left).toBe(0);
     expect(keptGraph(shop, c)).toBeUndefined();
+  });
+
+  it("a new answer stops a new view's mapping of the older one, which would end later and be kept instead", () => {
+    graphFor(shop, view());
+    const q = tasks();
+    let told = 0;
+    const byNamespace = view({ grouping: "namespace" });
+    remapInSlices(shop, byNamespace, () => told++, q.next);
+    prepareGraph(() => ({}) as AppState)(analyzeText(defaultScenario().manifests));
+    for (let i = 0; i < 10_000 && q.size > 0; i++) q.run();
+    expect(told).toBe(0);
+    expect(keptGraph(shop, byNamespace)).toBeUndefined();
   });
 });

@@ -75,6 +75,8 @@ export const MAPPING_SLICE_MS = 12;
  */
 export function prepareGraph(getState: () => AppState): (result: Analysis) => PreparedDraw | undefined {
   return (result) => {
+    // A new view's mapping of the older answer would end after this one and take its place as the kept graph.
+    stopRemap();
     if (result.pods.length <= DEFER_PODS) return undefined;
     const pace = new Slices(MAPPING_SLICE_MS);
     return sliced(graphForSteps(result, optionsOf(graphView(getState())), pace), pace);
@@ -90,6 +92,11 @@ export function keptGraph(result: Analysis, options: GraphOptions): GraphModel |
 let remap:
   { result: Analysis; options: GraphOptions; waiting: Set<() => void>; stop: () => void } | undefined;
 
+function stopRemap(): void {
+  remap?.stop();
+  remap = undefined;
+}
+
 /**
  * Maps `result` for `options` a slice of MAPPING_SLICE_MS per task, then calls `done` (and every other
  * component waiting for the same view); a newer view stops it. Returns the unsubscription.
@@ -101,7 +108,7 @@ export function remapInSlices(
   next?: (f: () => void) => void,
 ): () => void {
   if (!remap || remap.result !== result || !same(remap.options, options)) {
-    remap?.stop();
+    stopRemap();
     const pace = new Slices(MAPPING_SLICE_MS);
     const run = sliced(graphForSteps(result, options, pace), pace);
     let stopped = false;
@@ -121,10 +128,7 @@ export function remapInSlices(
   job.waiting.add(done);
   return () => {
     job.waiting.delete(done);
-    if (job.waiting.size === 0 && remap === job) {
-      job.stop();
-      remap = undefined;
-    }
+    if (job.waiting.size === 0 && remap === job) stopRemap();
   };
 }
 
