@@ -1,7 +1,7 @@
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { ReactFlow, MiniMap } from "@xyflow/react";
 import { useApp, useAppStore, useDrawnAnalysis, useDrawnResult } from "../../store/StoreProvider.tsx";
-import { topologyDecides, CONTAINER_KINDS, type GraphModel } from "../../graph/model.ts";
+import { topologyDecides, CHOSEN_MAX_EDGES, CONTAINER_KINDS, type GraphModel } from "../../graph/model.ts";
 import { ElementStabilizer } from "../../graph/stabilize.ts";
 import { type FlowEdge, type FlowNode } from "../../graph/flow.ts";
 import { allNodeTypes } from "./nodes.tsx";
@@ -80,7 +80,7 @@ function GraphLegend({
           ? `“Group by: ${displayed.graph.declined.grouping}” would draw more than ${thousands(displayed.graph.declined.limit)} edges here, more than a picture can show: folded to fit instead. + opens a namespace; hiding namespaces or a port draws fewer.`
           : displayed && displayed.graph.level !== "pod"
             ? paths
-              ? "Namespaces and workloads folded to fit: + opens one, or choose “Group by: pod”."
+              ? `Namespaces and workloads folded to fit: + opens one, or choose “Group by: pod” (drawn up to ${thousands(CHOSEN_MAX_EDGES)} edges).`
               : `Pods grouped by ${displayed.graph.level} (large scenario): choose “Group by: pod” to see each one.`
             : paths && decides
               ? "Zones or nodes decide some verdicts here (a Local traffic policy): View → topology shows them."
