@@ -1,7 +1,6 @@
 /** Presenter mode's steps for the current question, and the graph ids the shown hop is about. */
 import type { AppState } from "../../store/types.ts";
 import { sameQuestion } from "../../store/viewSlice.ts";
-import { useApp } from "../../store/StoreProvider.tsx";
 import type { TraceView } from "../../engine/analysis/index.ts";
 import { presenterSteps, type PresenterStep } from "./steps.ts";
 
@@ -35,13 +34,4 @@ export function stepsOf(s: AppState): PresenterStep[] {
 export function focusListOf(s: AppState): readonly string[] | undefined {
   if (!s.presenting || s.presenterStep < 0) return undefined;
   return stepsOf(s)[s.presenterStep]?.focus;
-}
-
-/** Whether presenter mode lights this graph element now (undefined: presenter mode does not light anything). */
-export function focusOf(s: AppState, id: string): boolean | undefined {
-  return focusListOf(s)?.includes(id);
-}
-
-export function usePresenterFocus(id: string): boolean | undefined {
-  return useApp((s) => focusOf(s, id));
 }

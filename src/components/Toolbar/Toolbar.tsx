@@ -1,5 +1,6 @@
 import { useDeferredValue, useEffect, useMemo, useState } from "react";
 import { useApp, useAppStore } from "../../store/StoreProvider.tsx";
+import { LARGE } from "../Editor/mount.ts";
 import { SCENARIOS, scenarioById } from "../../../scenarios/index.ts";
 import { encodeShare, hashFor, LONG_LINK_CHARS } from "../../share/codec.ts";
 import { viewOf } from "../../share/view.ts";
@@ -96,14 +97,15 @@ function AssumePicker() {
   );
 }
 
-/** Above this many characters, the toolbar names the text once typing pauses. */
-const NAME_LATER = 200_000;
 const NAME_PAUSE_MS = 400;
 
-/** `text` itself while it is small; a large one as it stood when it last stayed the same for NAME_PAUSE_MS. */
+/**
+ * `text` itself while it is small; one the editor hands over after a pause (above mount.ts LARGE) as it stood
+ * when it last stayed the same for NAME_PAUSE_MS.
+ */
 function useSettled(text: string): string {
   const [settled, setSettled] = useState(text);
-  const large = text.length > NAME_LATER;
+  const large = text.length > LARGE;
   useEffect(() => {
     if (!large) return;
     const t = setTimeout(() => setSettled(text), NAME_PAUSE_MS);
