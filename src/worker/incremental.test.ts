@@ -16,6 +16,8 @@ import { parseManifests } from "../engine/parse/manifests.ts";
 import { YamlPartCache } from "../engine/parse/yaml.ts";
 import { applyDelta, diffValue, same, valueOf, messageFor } from "./delta.ts";
 import { drawsAlike } from "../graph/build.ts";
+// @ts-expect-error the bench generator is plain JavaScript
+import { generate, TIERS } from "../../bench/generate.mjs";
 
 const SEED = 4;
 
@@ -214,6 +216,13 @@ const ROUTED = SCENARIOS.flatMap((s, i) => (/^kind: (?:HTTPRoute|Ingress)$/m.tes
 
 const withoutMillis = (a: Analysis) => ({ ...a, stats: { ...a.stats, millis: 0 } });
 
+/** The scenarios with a cluster tier's policy (an AdminNetworkPolicy, a baseline or a ClusterNetworkPolicy). */
+const TIERED = SCENARIOS.flatMap((s, i) =>
+  /^kind: (?:AdminNetworkPolicy|BaselineAdminNetworkPolicy|ClusterNetworkPolicy)$/m.test(s.manifests)
+    ? [i]
+    : [],
+);
+
 describe("incremental analysis equals a from-scratch analysis", () => {
   it("after random edit sequences over the scenario catalogue", () => {
     fc.assert(
@@ -252,6 +261,81 @@ describe("incremental analysis equals a from-scratch analysis", () => {
         },
       ),
       { seed: SEED, numRuns: 300 },
+    );
+  });
+
+  // Every pod-to-Service pair as a workload flow (flowBudget 0): under the cluster tiers a flow names the tier
+  // rule that decided, from the walks kept across analyses (engine analysis/walks.ts). Lines added at a doc's
+  // start move every doc below (a tier policy's step must move with it); the other edits change what it reads.
+  const shift: fc.Arbitrary<Edit> = fc.record({
+    kind: fc.constant("type"),
+    at: fc.nat(),
+    text: fc.constantFrom("\n", "# a note\n"),
+  });
+  // The catalogue's tier scenarios admit few flows: a generated cluster (bench/generate.mjs) under the
+  // platform's cluster policies admits 142, 34 of them decided by a tier.
+  const tiered = [
+    ...TIERED.map((i) => ({ file: SCENARIOS[i]!.file, text: SCENARIOS[i]!.manifests })),
+    {
+      file: "generated.yaml",
+      text: generate({ ...TIERS.S, teams: 2, nsPerTeam: 1, appsPerNs: 6, nodes: 3, clusterPolicies: true })
+        .text,
+    },
+  ];
+  // A tier policy that admits or refuses what the generated cluster's namespaces send.
+  const tierOverGenerated: fc.Arbitrary<Edit> = fc.record({
+    kind: fc.constant("tier"),
+    api: fc.constantFrom<TierKind>(
+      "AdminNetworkPolicy",
+      "ClusterNetworkPolicy",
+      "BaselineAdminNetworkPolicy",
+    ),
+    priority: fc.constantFrom(0, 1, 5),
+    action: fc.constantFrom("Allow", "Deny", "Pass"),
+    from: fc.constantFrom("payments", "checkout", "monitoring", "ingress-nginx"),
+  });
+  it("of every workload flow, under the tiers, after random edit sequences", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          { arbitrary: fc.constant(tiered.length - 1), weight: 3 },
+          { arbitrary: fc.integer({ min: 0, max: tiered.length - 1 }), weight: 1 },
+        ),
+        fc.array(
+          fc.oneof(
+            { arbitrary: edit, weight: 3 },
+            { arbitrary: shift, weight: 2 },
+            { arbitrary: tierOverGenerated, weight: 1 },
+          ),
+          {
+            minLength: 1,
+            maxLength: 5,
+          },
+        ),
+        (which, edits) => {
+          const { file, text: start } = tiered[which]!;
+          const options = { flowBudget: 0 };
+          const parseCache = new YamlPartCache();
+          const keep = new KeptAnswer();
+          let text = start;
+          for (let g = 0; g <= edits.length; g++) {
+            if (g > 0) {
+              const e = edits[g - 1]!;
+              // A shift lands at the start of a doc, so it adds lines and changes no value.
+              text =
+                e.kind === "type" && e.text.endsWith("\n") && e.text !== "\n"
+                  ? docsOf(text)
+                      .map((d, i, all) => (i === e.at % all.length ? `${e.text}${d}` : d))
+                      .join("")
+                  : apply(text, e);
+            }
+            const incremental = openAnalysis([{ name: file, text }], { ...options, parseCache, keep });
+            const scratch = openAnalysis([{ name: file, text }], options);
+            expect(withoutMillis(incremental.analysis)).toEqual(withoutMillis(scratch.analysis));
+          }
+        },
+      ),
+      { seed: SEED, numRuns: 60 },
     );
   });
 

@@ -27,18 +27,45 @@ export function matrixInputsKey(index: PolicyIndex): string {
 const keys = new WeakMap<PolicyIndex, string>();
 
 function inputsKeyOf(index: PolicyIndex): string {
-  const parts: string[] = [];
+  return `${classKeysOf(index).join("\n")}\n\u0001\n${surroundKeyOf(index)}`;
+}
+
+/**
+ * Per class, what classMatrix reads of it: its namespace, labels, hostNetwork,
+ * its representative's container ports (named ports), and its IP when some
+ * ipBlock peer can read it. Classes of two indexes with equal keys are told
+ * apart by no NetworkPolicy.
+ */
+export function classKeysOf(index: PolicyIndex): readonly string[] {
+  let k = classKeys.get(index);
+  if (k === undefined) classKeys.set(index, (k = classKeysFor(index)));
+  return k;
+}
+
+const classKeys = new WeakMap<PolicyIndex, string[]>();
+
+function classKeysFor(index: PolicyIndex): string[] {
   // Pod IPs matter only to ipBlock peers; without them an edit that shifts allocated IPs keeps the key.
   const ipBlocks = index.model.policies.some((pol) =>
     [...pol.ingress, ...pol.egress].some((r) => r.peers?.some((x) => x.ipBlock)),
   );
-  for (const c of index.classes) {
+  return index.classes.map((c) => {
     const ports = c.repr.ports.map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`).join(",");
-    parts.push(
-      `${c.namespace}\0${JSON.stringify(c.labels)}\0${c.hostNetwork ? "h" : ""}\0${ports}\0${ipBlocks ? (c.repr.ips[0] ?? "") : ""}`,
-    );
-  }
-  parts.push("\u0001");
+    return `${c.namespace}\0${JSON.stringify(c.labels)}\0${c.hostNetwork ? "h" : ""}\0${ports}\0${ipBlocks ? (c.repr.ips[0] ?? "") : ""}`;
+  });
+}
+
+/** What classMatrix reads besides the classes: the namespaces' labels, and each policy's selector, isolation, peers and ports in order. */
+function surroundKeyOf(index: PolicyIndex): string {
+  let k = surroundKeys.get(index);
+  if (k === undefined) surroundKeys.set(index, (k = surroundKeyFor(index)));
+  return k;
+}
+
+const surroundKeys = new WeakMap<PolicyIndex, string>();
+
+function surroundKeyFor(index: PolicyIndex): string {
+  const parts: string[] = [];
   for (const n of index.model.namespaces.values()) parts.push(`${n.name}\0${JSON.stringify(n.labels)}`);
   parts.push("\u0001");
   const rule = (r: PolicyRule) => {
@@ -76,12 +103,59 @@ export function tierInputsKey(model: Model, index: PolicyIndex): string {
   const drop = new Set(["source", "lines", "line", "parsed"]);
   const policies = JSON.stringify(model.clusterPolicies, (k, v: unknown) => (drop.has(k) ? undefined : v));
   const parts = [matrixInputsKey(index), policies];
+  const { nodes, addresses } = tierPeersRead(model);
+  if (addresses) parts.push(index.classes.map((c) => c.repr.ips[0] ?? "").join(","));
+  if (nodes) parts.push(nodesKey(model));
+  return parts.join("\u0002");
+}
+
+/** Whether a cluster policy's peer names nodes, and whether one names nodes or networks (then pod addresses matter). */
+function tierPeersRead(model: Model): { nodes: boolean; addresses: boolean } {
   const peers = model.clusterPolicies.flatMap((p) => [...p.ingress, ...p.egress].flatMap((r) => r.peers));
   const nodes = peers.some((x) => x.nodes);
-  if (nodes || peers.some((x) => x.networks))
-    parts.push(index.classes.map((c) => c.repr.ips[0] ?? "").join(","));
-  if (nodes)
-    for (const n of model.nodes)
-      parts.push(`${n.name}\0${JSON.stringify(n.labels)}\0${JSON.stringify(n.addresses)}`);
-  return parts.join("\u0002");
+  return { nodes, addresses: nodes || peers.some((x) => x.networks) };
+}
+
+const nodesKey = (model: Model) =>
+  model.nodes.map((n) => `${n.name}\0${JSON.stringify(n.labels)}\0${JSON.stringify(n.addresses)}`).join("\n");
+
+/**
+ * The keys under which one exact walk of the policy stack (NetworkPolicy and the
+ * two tiers: policy/index.ts explainStackPair) between two classes gives the
+ * same tier step in two analyses, but for where its policy stands in the text.
+ * `world` is everything the walk reads besides the two classes: what the stack's
+ * class matrices read around them (`tierInputsKey` without the classes), each
+ * cluster policy with its lines counted from its first (so a policy whose doc
+ * only moved keeps the key, and its step moves with it: walks.ts), and the
+ * cluster profile. `classes` is, per class, what the walk reads of it:
+ * `classKeysOf`, with its representative's IP when a tier rule names networks
+ * or nodes.
+ */
+export function tierWalkKeys(
+  model: Model,
+  index: PolicyIndex,
+): { world: string; classes: readonly string[] } {
+  const policies = model.clusterPolicies.map((p) => {
+    // A line is counted from the doc's first; 0 is a field the doc does not have, and stays 0.
+    const from = (n: unknown) => (typeof n === "number" && n > 0 ? n - p.source.line : n);
+    return JSON.stringify(p, (k, v: unknown) =>
+      k === "parsed" || k === "source"
+        ? undefined
+        : k === "line"
+          ? from(v)
+          : k === "lines" && typeof v === "object" && v
+            ? Object.entries(v).map(([f, n]) => [f, from(n)])
+            : v,
+    );
+  });
+  const { nodes, addresses } = tierPeersRead(model);
+  const world = [
+    surroundKeyOf(index),
+    policies.join("\n"),
+    nodes ? nodesKey(model) : "",
+    JSON.stringify(model.profile ?? null),
+  ];
+  const own = classKeysOf(index);
+  const classes = addresses ? own.map((k, c) => `${k}\0${index.classes[c]!.repr.ips[0] ?? ""}`) : own;
+  return { world: world.join("\u0002"), classes };
 }

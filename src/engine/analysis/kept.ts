@@ -18,6 +18,8 @@
 import type { Flow, RefView } from "./types.ts";
 import type { Protocol } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
+import type { LayerStep } from "../policy/index.ts";
+import { TierWalks } from "./walks.ts";
 
 /** Deep equality of JSON-safe values (undefined-valued keys count as absent). */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -220,10 +222,10 @@ export function sameEndpointInputs(a: EndpointInputs, b: EndpointInputs): boolea
 }
 
 /**
- * What an admitted workload flow is made of when no cluster tier words it (workloadFlows.ts `admittedFlow`):
- * equal inputs make an equal flow, so a kept flow with the inputs of this one is taken without building it.
- * The deciding policies are compared as objects (model/networkpolicy.ts keeps a policy's object while its doc
- * is unchanged).
+ * What an admitted workload flow is made of (workloadFlows.ts `admittedFlow`): equal inputs make an equal
+ * flow, so a kept flow with the inputs of this one is taken without building it. The deciding policies are
+ * compared as objects (model/networkpolicy.ts keeps a policy's object while its doc is unchanged), and so is a
+ * cluster tier's step (walks.ts keeps a step's object while its walk and its policy's place are the same).
  */
 export interface FlowInputs {
   from: readonly string[];
@@ -238,6 +240,10 @@ export interface FlowInputs {
   admitter: string;
   egress: readonly NetworkPolicy[] | undefined;
   ingress: readonly NetworkPolicy[] | undefined;
+  /** Under the cluster tiers, the tier step that decided (undefined: none did, or no tier is in the input). */
+  step: LayerStep | undefined;
+  /** The pod of the pair whose walk gave `step` (its key names it in the words). */
+  client: string | undefined;
 }
 
 export function sameFlowInputs(a: FlowInputs, b: FlowInputs): boolean {
@@ -253,7 +259,9 @@ export function sameFlowInputs(a: FlowInputs, b: FlowInputs): boolean {
     a.enforcement === b.enforcement &&
     a.admitter === b.admitter &&
     sameItems(a.egress, b.egress) &&
-    sameItems(a.ingress, b.ingress)
+    sameItems(a.ingress, b.ingress) &&
+    a.step === b.step &&
+    a.client === b.client
   );
 }
 
@@ -265,4 +273,6 @@ export class KeptAnswer {
   readonly workloadFlows = new Kept<Flow, FlowInputs>((f) => f.id, sameFlow);
   /** The source groups' pod id lists, by first pod: a group's flows share one list. */
   readonly groupPods = new Kept<string[]>((l) => l[0]!, sameItems);
+  /** The tier steps of stack walks between classes (walks.ts), while the policies around them are the same. */
+  readonly tierWalks = new TierWalks();
 }

@@ -36,6 +36,7 @@ import { senderClassOf, type Decider } from "../decide/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, ReachAllowed, ReachDrop, ReachGroup, RefView } from "./types.ts";
 import { sameFlowInputs, type FlowInputs, type KeptAnswer } from "./kept.ts";
+import { NOT_KEPT, type WalkSteps } from "./walks.ts";
 
 /** Most flows listed; the admitted pairs beyond come as compact records (`ReachAllowed`), drawn all the same. */
 export const WORKLOAD_FLOW_LIMIT = 20_000;
@@ -173,18 +174,21 @@ function pushAllowed(
   }
 }
 
-/** The flow of a source group to a Service port some endpoint admits: allowed or partly, and who decided. */
+/**
+ * The flow of a source group to a Service port some endpoint admits: allowed or partly, and who decided
+ * (under the policy stack, `why`: the pair that names it, and the tier step that decided, if a tier did).
+ */
 function admittedFlow(
   g: readonly Pod[],
   from: string[],
   at: { to: string; traceTo: string },
   p: ServicePort,
   admitted: number,
-  endpoints: readonly { pod: Pod; port: number; judge: (src: Pod, dst: Pod) => boolean }[],
-  byRow: boolean,
-  ctx: { decider: Decider; admitter: string; stack: PolicyStack | undefined; index: PolicyIndex },
+  endpoints: readonly { pod: Pod }[],
+  why: { pod: Pod; step: LayerStep | undefined } | undefined,
+  ctx: { decider: Decider; admitter: string; index: PolicyIndex },
 ): Flow {
-  const { admitter, stack, index } = ctx;
+  const { admitter, index } = ctx;
   const all = admitted === endpoints.length;
   const src = g[0]!;
   const cls = index.classOf[src.index]!;
@@ -206,7 +210,6 @@ function admittedFlow(
     decidedBy: [],
     traceTo: at.traceTo,
   };
-  const why = stack && stackWhy(stack, src, endpoints, p.protocol, byRow);
   const tier = why && tierOf(why.step);
   if (why && tier) {
     // A cluster tier decided: name its rule, at the first refusing endpoint, else the first admitting one.
@@ -283,7 +286,10 @@ export function workloadFlows(
   // Who admits, in the edge's words.
   const admitter =
     enforcement.kind === "cni" ? cniName(enforcement.cni) : stack ? "the policy stack" : "NetworkPolicy";
-  const flowCtx = { decider, admitter, stack, index };
+  // The tier steps of earlier analyses' walks (walks.ts): NetworkPolicy and the two tiers alone (a CNI
+  // dialect's layer reads what the walk keys do not name).
+  const walks = stack && kept && stack.layers.length === 3 ? kept.tierWalks.open(model, index) : undefined;
+  const flowCtx = { decider, admitter, index };
   // What an admitted flow's words read of the decider (FlowInputs).
   const byPolicies = enforcement.kind === "stack";
   const probe: FlowInputs = {
@@ -299,6 +305,8 @@ export function workloadFlows(
     admitter,
     egress: undefined,
     ingress: undefined,
+    step: undefined,
+    client: undefined,
   };
 
   // One judge per endpoint port: the class matrix looked up once, not per pair.
@@ -418,36 +426,37 @@ export function workloadFlows(
           from = g.map((x) => podId(x.key));
           fromOf[k] = from = kept ? kept.groupPods.keep(from) : from;
         }
+        const why = stack && stackWhy(stack, src, endpoints, p.protocol, walks);
         if (!kept) {
-          out.flows.push(admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx));
+          out.flows.push(admittedFlow(g, from, at, p, admitted, endpoints, why, flowCtx));
           continue;
         }
-        // Without a tier's words, a flow is its inputs: the kept one with the same inputs is taken unbuilt.
-        // One scratch record, copied only for a flow that is built (most are taken).
-        if (!stack) {
-          probe.from = from;
-          probe.to = at.to;
-          probe.port = p.port;
-          probe.protocol = p.protocol;
-          probe.name = p.name;
-          probe.admitted = admitted;
-          probe.endpoints = endpoints.length;
-          probe.workload = src.workload.name;
-          probe.egress = byPolicies ? index.egressPolicies[cls] : undefined;
-          probe.ingress = byPolicies
-            ? index.ingressPolicies[index.classOf[endpoints[0]!.pod.index]!]
-            : undefined;
-          const taken = kept.workloadFlows.takeSame(probe, sameFlowInputs);
-          if (taken) {
-            out.flows.push(taken);
-            continue;
-          }
+        // A flow is its inputs (with a tier's words, the pair and the step that decided: walks.ts keeps the
+        // step's object across analyses), so the kept one with the same inputs is taken unbuilt. One scratch
+        // record, copied only for a flow that is built (most are taken).
+        probe.from = from;
+        probe.to = at.to;
+        probe.port = p.port;
+        probe.protocol = p.protocol;
+        probe.name = p.name;
+        probe.admitted = admitted;
+        probe.endpoints = endpoints.length;
+        probe.workload = src.workload.name;
+        probe.egress = byPolicies ? index.egressPolicies[cls] : undefined;
+        probe.ingress = byPolicies
+          ? index.ingressPolicies[index.classOf[endpoints[0]!.pod.index]!]
+          : undefined;
+        probe.step = why ? why.step : undefined;
+        probe.client = why?.step ? why.pod.key : undefined;
+        const taken = kept.workloadFlows.takeSame(probe, sameFlowInputs);
+        if (taken) {
+          out.flows.push(taken);
+          continue;
         }
         out.flows.push(
-          kept.workloadFlows.keep(
-            admittedFlow(g, from, at, p, admitted, endpoints, byRow, flowCtx),
-            stack ? undefined : { ...probe },
-          ),
+          kept.workloadFlows.keep(admittedFlow(g, from, at, p, admitted, endpoints, why, flowCtx), {
+            ...probe,
+          }),
         );
       }
       for (const k of endpointSources) byRowOk[k] = 1 - sourceHost[k]!;
@@ -524,18 +533,21 @@ function sideRefs(
 }
 
 /**
- * Under the policy stack, the step that decided a source's connection to a
- * Service port: at the first endpoint that refuses it (the refusing
- * direction's), else at the first that admits it (ingress's, else egress's),
- * by the exact walk of that one pair. A pod-network source that is not an
- * endpoint is decided by its class, so the walk is kept per class pair.
+ * Under the policy stack, the tier step that decided a source's connection to
+ * a Service port (undefined: no tier decided it): at the first endpoint that
+ * refuses it (the refusing direction's), else at the first that admits it
+ * (ingress's, else egress's), by the exact walk of that one pair. A pair the
+ * class matrix answers (`decidedByClassRow`: not a pod to itself, not a sender
+ * on the destination's node) toward a pod-network destination is decided by
+ * the two classes, so the walk is kept per class pair: for this analysis, or
+ * with `walks` for the next ones too (walks.ts).
  */
 function stackWhy(
   stack: PolicyStack,
   src: Pod,
   endpoints: readonly { pod: Pod; port: number; judge: (src: Pod, dst: Pod) => boolean }[],
   protocol: Protocol,
-  byClass: boolean,
+  walks: WalkSteps | undefined,
 ): { pod: Pod; step: LayerStep | undefined } {
   let refused: (typeof endpoints)[number] | undefined;
   let admitted: (typeof endpoints)[number] | undefined;
@@ -547,21 +559,42 @@ function stackWhy(
     admitted ??= ep;
   }
   const ep = (refused ?? admitted)!;
-  const classOf = stack.index!.classOf;
-  const key =
-    byClass && !ep.pod.hostNetwork
-      ? `${classOf[src.index]}|${classOf[ep.pod.index]}|${ep.port}/${protocol}|${refused ? "r" : "a"}`
-      : undefined;
+  const byClass = decidedByClassRow(src, ep.pod) && !ep.pod.hostNetwork;
+  if (!byClass) return { pod: ep.pod, step: walkedStep(stack, src, ep, protocol, !!refused) };
   let steps = whySteps.get(stack);
   if (!steps) whySteps.set(stack, (steps = new Map()));
-  const hit = key === undefined ? undefined : steps.get(key);
-  if (hit) return { pod: ep.pod, step: hit.step };
-  const d = explainStackPair(stack, src, ep.pod, ep.port, protocol);
-  const step = refused
-    ? (d.egress.allowed ? d.ingress : d.egress).decidedBy
-    : (d.ingress.decidedBy ?? d.egress.decidedBy);
-  if (key !== undefined) steps.set(key, { step });
+  const classOf = stack.index!.classOf;
+  const a = classOf[src.index]!;
+  const b = classOf[ep.pod.index]!;
+  const tail = `${ep.port}/${protocol}|${refused ? "r" : "a"}`;
+  if (walks) {
+    const key = `${walks.ids[a]}|${walks.ids[b]}|${tail}`;
+    const kept = walks.step(key);
+    if (kept !== NOT_KEPT) return { pod: ep.pod, step: kept };
+    const step = walkedStep(stack, src, ep, protocol, !!refused);
+    walks.keep(key, step);
+    return { pod: ep.pod, step };
+  }
+  const key = `${a}|${b}|${tail}`;
+  if (steps.has(key)) return { pod: ep.pod, step: steps.get(key) };
+  const step = walkedStep(stack, src, ep, protocol, !!refused);
+  steps.set(key, step);
   return { pod: ep.pod, step };
 }
 
-const whySteps = new WeakMap<PolicyStack, Map<string, { step: LayerStep | undefined }>>();
+/** The tier step of one pair's exact walk (undefined when no tier decided). */
+function walkedStep(
+  stack: PolicyStack,
+  src: Pod,
+  ep: { pod: Pod; port: number },
+  protocol: Protocol,
+  refused: boolean,
+): LayerStep | undefined {
+  const d = explainStackPair(stack, src, ep.pod, ep.port, protocol);
+  const decided = refused
+    ? (d.egress.allowed ? d.ingress : d.egress).decidedBy
+    : (d.ingress.decidedBy ?? d.egress.decidedBy);
+  return tierOf(decided) ? decided : undefined;
+}
+
+const whySteps = new WeakMap<PolicyStack, Map<string, LayerStep | undefined>>();
