@@ -417,7 +417,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   const proxy = guarded("the kube-proxy model", file, extra, undefined, () => buildProxyIndex(model));
   step("Judging the flows to and from Services");
   const { nodes, zones } = nodesOf(model);
-  const pods = podsOf(model, index);
+  const pods = podsOf(model, index, options.keep);
   const services = servicesOf(model);
   let flows: Flow[] = [];
   const notes: string[] = [];

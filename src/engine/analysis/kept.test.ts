@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { FLOW_FIELDS, Kept, KeptAnswer, sameFlow } from "./kept.ts";
+import { FLOW_FIELDS, Kept, KeptAnswer, POD_VIEW_FIELDS, sameFlow, samePodView } from "./kept.ts";
 import { openAnalysis } from "./index.ts";
 import { YamlPartCache } from "../parse/yaml.ts";
 import type { CniName } from "../cni/profile.ts";
-import type { Flow } from "./types.ts";
+import type { Flow, PodView } from "./types.ts";
 // @ts-expect-error the bench generator is plain JavaScript
 import { generate } from "../../../bench/generate.mjs";
 
@@ -46,6 +46,54 @@ describe("a kept flow is the previous one only when every field is the same", ()
   it.each(Object.keys(FLOW_FIELDS) as (keyof Flow)[])("a change of %s is seen", (k) => {
     expect(sameFlow(full, { ...full, [k]: other(k) })).toBe(false);
     expect(sameFlow(full, { ...full, [k]: undefined } as unknown as Flow)).toBe(false);
+  });
+});
+
+describe("a kept pod view is the previous one only when every field is the same", () => {
+  const pod: Required<PodView> = {
+    id: "pod:a/web-1",
+    namespace: "a",
+    name: "web-1",
+    node: "node:n1",
+    ips: ["10.0.0.5"],
+    ipsSynthesized: true,
+    labels: { app: "web", tier: "front" },
+    workload: { id: "workload:a/Deployment/web", kind: "Deployment", name: "web" },
+    ports: [{ name: "http", port: 8080, protocol: "TCP" }],
+    hostNetwork: false,
+    ready: true,
+    phase: "Running",
+    terminating: false,
+    generated: true,
+    ref: { kind: "Pod", namespace: "a", name: "web-1", line: 3 },
+    isolatedBy: { ingress: [{ kind: "NetworkPolicy", namespace: "a", name: "deny", line: 9 }], egress: [] },
+  };
+  const changed = (k: keyof PodView): unknown => {
+    const v = pod[k];
+    if (typeof v === "boolean") return !v;
+    if (typeof v === "string") return `${v}-changed`;
+    if (Array.isArray(v)) return [...v, v[0]];
+    if (k === "labels") return { ...pod.labels, tier: "back" };
+    if (k === "isolatedBy") return { ingress: [], egress: pod.isolatedBy.ingress };
+    return { ...(v as object), name: "changed" };
+  };
+
+  it("an equal copy is the same view, and the same policy references are compared by identity", () => {
+    expect(samePodView(pod, { ...structuredClone(pod), isolatedBy: pod.isolatedBy })).toBe(true);
+    expect(samePodView(pod, { ...pod, labels: { tier: "front", app: "web" } })).toBe(true);
+  });
+
+  it.each(Object.keys(POD_VIEW_FIELDS) as (keyof PodView)[])("a change of %s is seen", (k) => {
+    expect(samePodView(pod, { ...pod, [k]: changed(k) })).toBe(false);
+  });
+
+  it("an unchanged pod's view is the previous analysis's object after an edit elsewhere", () => {
+    const text = generate("S").text as string;
+    const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
+    const before = openAnalysis([{ name: "a.yaml", text }], keep).analysis.pods;
+    const after = openAnalysis([{ name: "a.yaml", text: `${text}\n# an edit\n` }], keep).analysis.pods;
+    expect(after).toEqual(before);
+    expect(after.every((p, i) => p === before[i])).toBe(true);
   });
 });
 

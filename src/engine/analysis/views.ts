@@ -5,6 +5,7 @@ import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { PolicyIndex } from "../netpol/index.ts";
 import { podId, nodeId, refOfPod, refOfPolicy, refOfSource, serviceId, workloadId } from "./refs.ts";
 import type { NodeView, PodView, PolicyView, PortView, ServiceView, ZoneView } from "./types.ts";
+import type { KeptAnswer } from "./kept.ts";
 
 export function nodesOf(model: Model): { nodes: NodeView[]; zones: ZoneView[] } {
   const zones = new Map<string, string[]>();
@@ -30,7 +31,9 @@ export function nodesOf(model: Model): { nodes: NodeView[]; zones: ZoneView[] } 
   return { nodes, zones: [...zones].map(([name, ids]) => ({ name, nodes: ids })) };
 }
 
-export function podsOf(model: Model, index: PolicyIndex): PodView[] {
+/** With `kept` (the previous analysis's views), an unchanged pod's view is the very object it was. */
+export function podsOf(model: Model, index: PolicyIndex, kept?: KeptAnswer): PodView[] {
+  kept?.pods.round();
   // One isolation record per NetworkPolicy class, shared by its pods (sent once by structured clone).
   const isolation = index.classes.map((c) => ({
     ingress: index.ingressPolicies[c.index]!.map((pol) => refOfPolicy(pol)),
@@ -78,7 +81,7 @@ export function podsOf(model: Model, index: PolicyIndex): PodView[] {
       isolatedBy: isolation[c]!,
     };
     if (p.nodeName) v.node = nodeId(p.nodeName);
-    return v;
+    return kept ? kept.pods.keep(v) : v;
   });
 }
 
