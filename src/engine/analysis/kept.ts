@@ -123,18 +123,6 @@ export const POD_VIEW_FIELDS: Record<keyof PodView, true> = {
   isolatedBy: true,
 };
 
-/** Flat records of strings (labels) with the same entries. */
-function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {
-  if (a === b) return true;
-  let n = 0;
-  for (const k in a) {
-    if (a[k] !== b[k]) return false;
-    n++;
-  }
-  for (const _ in b) n--;
-  return n === 0;
-}
-
 /**
  * Pod views with the same fields (written out, as `sameFlow`): an edit rebuilds every pod's view, and the
  * worker's delta compared 10,000 of them deeply on each keystroke at L (30 to 50 ms) to find them unchanged.
@@ -155,7 +143,7 @@ export function samePodView(a: PodView, b: PodView): boolean {
       a.terminating === b.terminating &&
       a.generated === b.generated &&
       sameItems(a.ips, b.ips) &&
-      sameRecord(a.labels, b.labels) &&
+      (a.labels === b.labels || sameJson(a.labels, b.labels)) &&
       (a.workload === b.workload ||
         (a.workload.id === b.workload.id &&
           a.workload.kind === b.workload.kind &&

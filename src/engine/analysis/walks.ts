@@ -89,6 +89,20 @@ export class TierWalks {
       if (id === undefined) this.ids.set(classes[c]!, (id = this.ids.size));
       ids[c] = id;
     }
-    return new WalkSteps(ids, this.entries, new Map(model.clusterPolicies.map((p) => [p.key, p])));
+    return new WalkSteps(ids, this.entries, policiesByKey(model));
   }
 }
+
+/**
+ * Walks kept for one analysis alone (no KeptAnswer, or a CNI dialect's layer in the stack, whose inputs the
+ * walk keys do not name): classes keyed by their index.
+ */
+export function analysisWalks(model: Model, index: PolicyIndex): WalkSteps {
+  return new WalkSteps(
+    Int32Array.from(index.classes, (_, c) => c),
+    new Map(),
+    policiesByKey(model),
+  );
+}
+
+const policiesByKey = (model: Model) => new Map(model.clusterPolicies.map((p) => [p.key, p]));

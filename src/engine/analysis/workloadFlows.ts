@@ -36,7 +36,7 @@ import { senderClassOf, type Decider } from "../decide/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, ReachAllowed, ReachDrop, ReachGroup, RefView } from "./types.ts";
 import { sameFlowInputs, type FlowInputs, type KeptAnswer } from "./kept.ts";
-import { NOT_KEPT, type WalkSteps } from "./walks.ts";
+import { NOT_KEPT, analysisWalks, type WalkSteps } from "./walks.ts";
 
 /** Most flows listed; the admitted pairs beyond come as compact records (`ReachAllowed`), drawn all the same. */
 export const WORKLOAD_FLOW_LIMIT = 20_000;
@@ -286,9 +286,13 @@ export function workloadFlows(
   // Who admits, in the edge's words.
   const admitter =
     enforcement.kind === "cni" ? cniName(enforcement.cni) : stack ? "the policy stack" : "NetworkPolicy";
-  // The tier steps of earlier analyses' walks (walks.ts): NetworkPolicy and the two tiers alone (a CNI
-  // dialect's layer reads what the walk keys do not name).
-  const walks = stack && kept && stack.layers.length === 3 ? kept.tierWalks.open(model, index) : undefined;
+  // The tier steps of walks between classes (walks.ts): kept from earlier analyses under NetworkPolicy and the
+  // two tiers alone (a CNI dialect's layer reads what the walk keys do not name), else for this one.
+  const walks = !stack
+    ? undefined
+    : kept && stack.layers.length === 3
+      ? kept.tierWalks.open(model, index)
+      : analysisWalks(model, index);
   const flowCtx = { decider, admitter, index };
   // What an admitted flow's words read of the decider (FlowInputs).
   const byPolicies = enforcement.kind === "stack";
@@ -426,7 +430,7 @@ export function workloadFlows(
           from = g.map((x) => podId(x.key));
           fromOf[k] = from = kept ? kept.groupPods.keep(from) : from;
         }
-        const why = stack && stackWhy(stack, src, endpoints, p.protocol, walks);
+        const why = stack && stackWhy(stack, src, endpoints, p.protocol, walks!);
         if (!kept) {
           out.flows.push(admittedFlow(g, from, at, p, admitted, endpoints, why, flowCtx));
           continue;
@@ -539,15 +543,15 @@ function sideRefs(
  * (ingress's, else egress's), by the exact walk of that one pair. A pair the
  * class matrix answers (`decidedByClassRow`: not a pod to itself, not a sender
  * on the destination's node) toward a pod-network destination is decided by
- * the two classes, so the walk is kept per class pair: for this analysis, or
- * with `walks` for the next ones too (walks.ts).
+ * the two classes, so the walk is kept per class pair in `walks`: for this
+ * analysis, or for the next ones too (walks.ts).
  */
 function stackWhy(
   stack: PolicyStack,
   src: Pod,
   endpoints: readonly { pod: Pod; port: number; judge: (src: Pod, dst: Pod) => boolean }[],
   protocol: Protocol,
-  walks: WalkSteps | undefined,
+  walks: WalkSteps,
 ): { pod: Pod; step: LayerStep | undefined } {
   let refused: (typeof endpoints)[number] | undefined;
   let admitted: (typeof endpoints)[number] | undefined;
@@ -561,24 +565,12 @@ function stackWhy(
   const ep = (refused ?? admitted)!;
   const byClass = decidedByClassRow(src, ep.pod) && !ep.pod.hostNetwork;
   if (!byClass) return { pod: ep.pod, step: walkedStep(stack, src, ep, protocol, !!refused) };
-  let steps = whySteps.get(stack);
-  if (!steps) whySteps.set(stack, (steps = new Map()));
   const classOf = stack.index!.classOf;
-  const a = classOf[src.index]!;
-  const b = classOf[ep.pod.index]!;
-  const tail = `${ep.port}/${protocol}|${refused ? "r" : "a"}`;
-  if (walks) {
-    const key = `${walks.ids[a]}|${walks.ids[b]}|${tail}`;
-    const kept = walks.step(key);
-    if (kept !== NOT_KEPT) return { pod: ep.pod, step: kept };
-    const step = walkedStep(stack, src, ep, protocol, !!refused);
-    walks.keep(key, step);
-    return { pod: ep.pod, step };
-  }
-  const key = `${a}|${b}|${tail}`;
-  if (steps.has(key)) return { pod: ep.pod, step: steps.get(key) };
+  const key = `${walks.ids[classOf[src.index]!]}|${walks.ids[classOf[ep.pod.index]!]}|${ep.port}/${protocol}|${refused ? "r" : "a"}`;
+  const known = walks.step(key);
+  if (known !== NOT_KEPT) return { pod: ep.pod, step: known };
   const step = walkedStep(stack, src, ep, protocol, !!refused);
-  steps.set(key, step);
+  walks.keep(key, step);
   return { pod: ep.pod, step };
 }
 
@@ -596,5 +588,3 @@ function walkedStep(
     : (d.ingress.decidedBy ?? d.egress.decidedBy);
   return tierOf(decided) ? decided : undefined;
 }
-
-const whySteps = new WeakMap<PolicyStack, Map<string, LayerStep | undefined>>();
