@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { openAnalysis, analyzeText } from "./index.ts";
-import { forgetMatrices } from "./flows.ts";
+import { KeptAnswer, openAnalysis, analyzeText } from "./index.ts";
 import { matrixInputsKey } from "./inputKeys.ts";
 import { SCENARIOS, defaultScenario } from "../../../scenarios/index.ts";
 import { loadModel } from "../index.ts";
 import { buildPolicyIndex, classMatrix, explainIngress, podMatrix } from "../netpol/index.ts";
 import { asPodKey } from "../model/ids.ts";
+import type { ClassSet } from "../netpol/bitset.ts";
 
 const shop = defaultScenario();
 const open = (text = shop.manifests) => openAnalysis([{ name: "manifests.yaml", text }]);
@@ -214,7 +214,10 @@ describe("a session answers validation once", () => {
 describe("endpoint edges reuse the previous text's class matrices only when classMatrix's inputs are unchanged", () => {
   const keyOf = (text: string) =>
     matrixInputsKey(buildPolicyIndex(loadModel([{ name: "manifests.yaml", text }])));
-  const endpointFlowsOf = (text: string) => open(text).analysis.flows.filter((f) => f.kind === "endpoint");
+  const endpointFlowsOf = (text: string, keep?: KeptAnswer) =>
+    openAnalysis([{ name: "manifests.yaml", text }], keep ? { keep } : {}).analysis.flows.filter(
+      (f) => f.kind === "endpoint",
+    );
   const base = shop.manifests;
   // Each edit: the text change, and whether classMatrix (netpol/index.ts) reads anything it changes.
   it.each([
@@ -235,13 +238,47 @@ describe("endpoint edges reuse the previous text's class matrices only when clas
     expect(base).toContain(from);
     const edited = base.replace(from, to);
     expect(keyOf(edited) !== keyOf(base)).toBe(changesInputs);
-    // Fresh: no matrices kept. Warm: those of the unedited text, reused when the key is equal.
-    forgetMatrices();
+    // Fresh: no matrices kept. Warm: those of the unedited text, taken whole when the key is equal, else row by row.
     const fresh = endpointFlowsOf(edited);
-    forgetMatrices();
-    open(base);
-    expect(endpointFlowsOf(edited)).toEqual(fresh);
+    const keep = new KeptAnswer();
+    endpointFlowsOf(base, keep);
+    expect(endpointFlowsOf(edited, keep)).toEqual(fresh);
   });
+});
+
+// A NetworkPolicy edit leaves every class it does not select with the rows it had: the next analysis takes
+// them as the very objects (keptRows) and computes the rest.
+it("a policy's port edit computes the rows of the classes it selects and takes the others' as they were", () => {
+  const members = (s: ClassSet | null) => {
+    const out: number[] = [];
+    s?.forEach((i) => out.push(i));
+    return s === null ? "every class" : out;
+  };
+  const edited = shop.manifests.replace("        - port: 6379", "        - port: 6380");
+  expect(edited).not.toBe(shop.manifests);
+  const keep = new KeptAnswer();
+  openAnalysis([{ name: "manifests.yaml", text: shop.manifests }], { keep });
+  const before = keep.matrices!.matrices;
+  openAnalysis([{ name: "manifests.yaml", text: edited }], { keep });
+  const after = keep.matrices!.matrices;
+  expect(after).not.toBe(before);
+  const index = buildPolicyIndex(loadModel([{ name: "manifests.yaml", text: edited }]));
+  let sets = 0;
+  for (const [k, m] of after.byPort) {
+    const old = before.byPort.get(k);
+    if (!old) continue;
+    const fresh = classMatrix(index, m.port, m.protocol);
+    for (let c = 0; c < index.classes.length; c++)
+      for (const dir of ["ingressFrom", "egressTo"] as const) {
+        const at = `${k} ${dir} of ${index.classes[c]!.repr.name}`;
+        expect(members(m[dir][c]!), at).toEqual(members(fresh[dir][c]!));
+        // cache-from-backend selects the cache pods: their ingress rows are computed again.
+        if (dir === "ingressFrom" && index.classes[c]!.labels.app === "cache") continue;
+        expect(m[dir][c], at).toBe(old[dir][c]);
+        if (m[dir][c] !== null) sets++;
+      }
+  }
+  expect(sets).toBeGreaterThan(0);
 });
 
 // An ExternalName Service outside the cluster is a CNAME the client follows itself (kube-proxy programs

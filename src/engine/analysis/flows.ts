@@ -15,11 +15,11 @@
  */
 import { cniFlow } from "./cni.ts";
 import { analysisDecider, tierFlowJudge } from "./tiers.ts";
-import { matrixInputsKey } from "./inputKeys.ts";
+import { keptRows, matrixInputsKey, rowInputsOf } from "./inputKeys.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { asPodKey } from "../model/ids.ts";
-import { classMatrix, type ClassMatrix, type PolicyIndex } from "../netpol/index.ts";
+import { ClassMatrices, type PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { meshPresent, parseAnyDestination, traceL7 } from "../l7/index.ts";
@@ -424,23 +424,29 @@ function summarizeIngress(
   };
 }
 
-/** The last analysis's matrices by port and the key of their inputs (one worker, one text at a time). */
-let lastMatrices: { key: string; matrices: Map<string, ClassMatrix> } | undefined;
-
-/** Drops the kept matrices: the next analysis computes its own. */
-export function forgetMatrices(): void {
-  lastMatrices = undefined;
-}
+const matrices = new WeakMap<PolicyIndex, ClassMatrices>();
 
 /**
- * NetworkPolicy's class matrices of this index by `port/protocol`: those of
- * the previous analysis when classMatrix's inputs are unchanged, else a new
- * map; the endpoint and the workload flows share it.
+ * NetworkPolicy's class matrices of this index by `port/protocol`, built once
+ * and shared by the endpoint and the workload flows. With `keep`, those of
+ * the previous analysis when classMatrix's inputs are unchanged, else new
+ * ones that take the previous rows of the classes whose inputs are
+ * (`keptRows`); without, computed afresh.
  */
-export function keptMatrices(index: PolicyIndex): Map<string, ClassMatrix> {
-  const inputs = matrixInputsKey(index);
-  if (lastMatrices?.key !== inputs) lastMatrices = { key: inputs, matrices: new Map() };
-  return lastMatrices.matrices;
+export function keptMatrices(index: PolicyIndex, keep?: KeptAnswer): ClassMatrices {
+  let m = matrices.get(index);
+  if (m) return m;
+  const last = keep?.matrices;
+  const key = keep ? matrixInputsKey(index) : "";
+  if (last?.key === key) m = last.matrices;
+  else {
+    const rows = keep && rowInputsOf(index);
+    const kept = last && rows && keptRows(last.rows, rows);
+    m = new ClassMatrices(kept ? { matrices: last.matrices.byPort, ...kept } : undefined);
+    if (keep) keep.matrices = { key, rows: rows!, matrices: m };
+  }
+  matrices.set(index, m);
+  return m;
 }
 
 export function endpointFlows(
@@ -452,7 +458,7 @@ export function endpointFlows(
   // With the previous analysis's flows (kept.ts), an unchanged flow is the very object it was.
   kept?.endpointFlows.round();
   const flows: Flow[] = [];
-  const matrices = keptMatrices(index);
+  const matrices = keptMatrices(index, kept);
   const splits = new Map<ClassSet | null, RowSplit>();
   const summaries = new Map<string, IngressSummary>();
   const sources = index.classes
@@ -460,7 +466,7 @@ export function endpointFlows(
     .map((c) => c.index);
   let senders: Pod[] | undefined;
   // The decider chooses what enforces policy (decide/); this only words its answer per edge.
-  const decider = analysisDecider(model, index);
+  const decider = analysisDecider(model, index, kept);
   const enforcement = decider.enforcement;
   const stack = decider.stack?.layered ? decider.stack : undefined;
   let tierJudge: ReturnType<typeof tierFlowJudge> | undefined;
@@ -486,10 +492,7 @@ export function endpointFlows(
       // A class no policy isolates for ingress admits every class (classMatrix's null row): no matrix needed.
       let from: ClassSet | null = null;
       if (index.ingressPolicies[cls]!.length > 0) {
-        const mk = `${port}/${protocol}`;
-        let m = matrices.get(mk);
-        if (!m) matrices.set(mk, (m = classMatrix(index, port, protocol)));
-        from = m.ingressFrom[cls] ?? null;
+        from = matrices.of(index, port, protocol).ingressFrom[cls] ?? null;
       }
       let split = splits.get(from);
       if (!split) splits.set(from, (split = splitSources(index, from, sources)));

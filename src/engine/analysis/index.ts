@@ -234,9 +234,14 @@ function describePair(v: PairVerdict, port: number, protocol: Protocol): Decisio
  * (verdict, reason and deciding lines exactly as the trace and ktl show them);
  * otherwise explainPair's verdict.
  */
-function directFlows(model: Model, index: PolicyIndex, proxy: ProxyIndex | undefined): Flow[] {
+function directFlows(
+  model: Model,
+  index: PolicyIndex,
+  proxy: ProxyIndex | undefined,
+  keep: KeptAnswer | undefined,
+): Flow[] {
   const flows: Flow[] = [];
-  const decider = analysisDecider(model, index);
+  const decider = analysisDecider(model, index, keep);
   for (const dst of model.pods) {
     if (dst.ips.length === 0) continue;
     for (const cp of dst.ports) {
@@ -426,7 +431,7 @@ export function openAnalysis(files: readonly InputFile[], options: AnalyzeOption
   const l7Targets: Analysis["l7Targets"] = {};
   if (model.services.length === 0) {
     if (model.pods.length <= opts.maxDirectFlowPods)
-      flows = guarded("pod flows", file, extra, [], () => directFlows(model, index, proxy));
+      flows = guarded("pod flows", file, extra, [], () => directFlows(model, index, proxy, options.keep));
     else notes.push(`${model.pods.length} pods and no Service: pod-to-pod flows are in the matrix view`);
   } else if (proxy) {
     const budget = { left: opts.flowBudget };

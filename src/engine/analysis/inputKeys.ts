@@ -5,7 +5,7 @@
  */
 import type { Model } from "../model/types.ts";
 import type { PolicyIndex } from "../netpol/index.ts";
-import type { PolicyRule } from "../model/networkpolicy.ts";
+import type { NetworkPolicy, PolicyRule } from "../model/networkpolicy.ts";
 import type { LabelSelector } from "../model/labels.ts";
 
 const selectorKey = (s: LabelSelector | undefined) => (s ? `${s.key}${s.invalid ? "!" : ""}` : "-");
@@ -58,16 +58,32 @@ function classKeysFor(index: PolicyIndex): string[] {
 /** What classMatrix reads besides the classes: the namespaces' labels, and each policy's selector, isolation, peers and ports in order. */
 function surroundKeyOf(index: PolicyIndex): string {
   let k = surroundKeys.get(index);
-  if (k === undefined) surroundKeys.set(index, (k = surroundKeyFor(index)));
+  if (k === undefined)
+    surroundKeys.set(
+      index,
+      (k = `${namespacesKey(index.model)}\n\u0001\n${index.model.policies.map(policyKey).join("\n")}`),
+    );
   return k;
 }
 
 const surroundKeys = new WeakMap<PolicyIndex, string>();
 
-function surroundKeyFor(index: PolicyIndex): string {
-  const parts: string[] = [];
-  for (const n of index.model.namespaces.values()) parts.push(`${n.name}\0${JSON.stringify(n.labels)}`);
-  parts.push("\u0001");
+const namespacesKey = (model: Model) =>
+  [...model.namespaces.values()].map((n) => `${n.name}\0${JSON.stringify(n.labels)}`).join("\n");
+
+/**
+ * What classMatrix reads of one policy: its namespace, selector, isolation, and each rule's peers and ports in
+ * order. Kept per policy object (a policy whose doc an edit left alone is the same object).
+ */
+function policyKey(pol: NetworkPolicy): string {
+  let k = policyKeys.get(pol);
+  if (k === undefined) policyKeys.set(pol, (k = policyKeyFor(pol)));
+  return k;
+}
+
+const policyKeys = new WeakMap<NetworkPolicy, string>();
+
+function policyKeyFor(pol: NetworkPolicy): string {
   const rule = (r: PolicyRule) => {
     const peers =
       r.peers === null
@@ -85,24 +101,72 @@ function surroundKeyFor(index: PolicyIndex): string {
         : r.ports.map((x) => `${x.protocol}:${x.port ?? ""}-${x.endPort ?? ""}`).join(";");
     return `${peers}>${ports}`;
   };
-  for (const pol of index.model.policies)
-    parts.push(
-      `${pol.namespace}\0${selectorKey(pol.podSelector)}\0${pol.ingressIsolation ? "i" : ""}${pol.egressIsolation ? "e" : ""}\0${pol.ingress.map(rule).join("\0")}\0\0${pol.egress.map(rule).join("\0")}`,
-    );
-  return parts.join("\n");
+  return `${pol.namespace}\0${selectorKey(pol.podSelector)}\0${pol.ingressIsolation ? "i" : ""}${pol.egressIsolation ? "e" : ""}\0${pol.ingress.map(rule).join("\0")}\0\0${pol.egress.map(rule).join("\0")}`;
+}
+
+/**
+ * What a class matrix's rows share across analyses, kept by the caller (analysis/flows.ts, tiers.ts):
+ * `universe` is all classMatrix reads but the policies (the classes in order, the namespaces), and the
+ * policies that select each class per direction.
+ */
+export interface RowInputs {
+  universe: string;
+  ingress: readonly (readonly NetworkPolicy[])[];
+  egress: readonly (readonly NetworkPolicy[])[];
+}
+
+export function rowInputsOf(index: PolicyIndex): RowInputs {
+  return {
+    universe: `${classKeysOf(index).join("\n")}\n\u0001\n${namespacesKey(index.model)}`,
+    ingress: index.ingressPolicies,
+    egress: index.egressPolicies,
+  };
+}
+
+/**
+ * Which classes' rows an index can take from an earlier one's matrices: none unless the two have the same
+ * classes in order and the same namespaces (`universe`); then a class whose policies for a direction read
+ * alike (`policyKey`, one by one in order) keeps its row for that direction.
+ */
+export function keptRows(
+  before: RowInputs,
+  after: RowInputs,
+): { ingress: Uint8Array; egress: Uint8Array } | undefined {
+  if (before.universe !== after.universe) return undefined;
+  const flags = (a: RowInputs["ingress"], b: RowInputs["ingress"]) => {
+    const out = new Uint8Array(b.length);
+    for (let c = 0; c < b.length; c++) {
+      const x = a[c]!;
+      const y = b[c]!;
+      if (x.length !== y.length) continue;
+      let same = true;
+      for (let i = 0; i < x.length && same; i++)
+        same = x[i] === y[i] || policyKey(x[i]!) === policyKey(y[i]!);
+      if (same) out[c] = 1;
+    }
+    return out;
+  };
+  return { ingress: flags(before.ingress, after.ingress), egress: flags(before.egress, after.egress) };
 }
 
 /**
  * Everything the stack's class matrices read: what NetworkPolicy's do
- * (`matrixInputsKey`), each cluster policy but its positions in the text
- * (its order among the policies stays: it breaks ties of priority), the
- * classes' representative IPs when a rule names networks or nodes, and the
- * nodes' labels and addresses when a rule names nodes.
+ * (`matrixInputsKey`) and the rest of the stack (`tierWorldKey`).
  */
 export function tierInputsKey(model: Model, index: PolicyIndex): string {
+  return `${matrixInputsKey(index)}\u0002${tierWorldKey(model, index)}`;
+}
+
+/**
+ * What the stack's class matrices read besides NetworkPolicy's inputs: each
+ * cluster policy but its positions in the text (its order among the policies
+ * stays: it breaks ties of priority), the classes' representative IPs when a
+ * rule names networks or nodes, and the nodes' labels and addresses when a
+ * rule names nodes.
+ */
+export function tierWorldKey(model: Model, index: PolicyIndex): string {
   const drop = new Set(["source", "lines", "line", "parsed"]);
-  const policies = JSON.stringify(model.clusterPolicies, (k, v: unknown) => (drop.has(k) ? undefined : v));
-  const parts = [matrixInputsKey(index), policies];
+  const parts = [JSON.stringify(model.clusterPolicies, (k, v: unknown) => (drop.has(k) ? undefined : v))];
   const { nodes, addresses } = tierPeersRead(model);
   if (addresses) parts.push(index.classes.map((c) => c.repr.ips[0] ?? "").join(","));
   if (nodes) parts.push(nodesKey(model));

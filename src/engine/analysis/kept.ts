@@ -18,7 +18,9 @@
 import type { Flow, PodView, RefView } from "./types.ts";
 import type { Protocol } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
-import type { LayerStep } from "../policy/index.ts";
+import type { LayerStep, PolicyStack } from "../policy/index.ts";
+import type { ClassMatrices } from "../netpol/index.ts";
+import type { RowInputs } from "./inputKeys.ts";
 import { TierWalks } from "./walks.ts";
 
 /** Deep equality of JSON-safe values (undefined-valued keys count as absent). */
@@ -333,4 +335,16 @@ export class KeptAnswer {
   readonly groupPods = new Kept<string[]>((l) => l[0]!, sameItems);
   /** The tier steps of stack walks between classes (walks.ts), while the policies around them are the same. */
   readonly tierWalks = new TierWalks();
+  /** NetworkPolicy's class matrices and what they read (flows.ts keptMatrices): the next analysis takes rows of them. */
+  matrices: { key: string; rows: RowInputs; matrices: ClassMatrices } | undefined;
+  /** The policy stack's class matrices, NetworkPolicy's beneath them, and what they read (tiers.ts tierStack). */
+  stack:
+    | {
+        key: string;
+        world: string;
+        rows: RowInputs;
+        matrices: PolicyStack["matrices"];
+        netpol: ClassMatrices;
+      }
+    | undefined;
 }

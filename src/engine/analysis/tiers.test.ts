@@ -7,14 +7,21 @@
 import { admittedSenders } from "./words.ts";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { analyzeText, openAnalysis } from "./index.ts";
+import { KeptAnswer, analyzeText, openAnalysis } from "./index.ts";
 import { buildPolicyIndex, loadModel } from "../index.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import { buildProxyIndex } from "../proxy/index.ts";
-import { buildStack, explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
+import {
+  buildStack,
+  explainStackPair,
+  stackMatrix,
+  type LayerStep,
+  type PolicyStack,
+} from "../policy/index.ts";
+import type { ClassSet } from "../netpol/bitset.ts";
 import { randomStackCluster } from "../policy/test-fixtures.ts";
 import { workloadId } from "./refs.ts";
-import { forgetStackMatrices, tierOf } from "./tiers.ts";
+import { tierOf } from "./tiers.ts";
 import { tierInputsKey } from "./inputKeys.ts";
 import { scenarioById } from "../../../scenarios/index.ts";
 
@@ -301,8 +308,10 @@ describe("endpoint edges under the tiers reuse the previous text's stack matrice
     const model = loadModel([{ name: "manifests.yaml", text }]);
     return tierInputsKey(model, buildPolicyIndex(model));
   };
-  const endpointFlowsOf = (text: string) =>
-    openAnalysis([{ name: "manifests.yaml", text }]).analysis.flows.filter((f) => f.kind === "endpoint");
+  const endpointFlowsOf = (text: string, keep?: KeptAnswer) =>
+    openAnalysis([{ name: "manifests.yaml", text }], keep ? { keep } : {}).analysis.flows.filter(
+      (f) => f.kind === "endpoint",
+    );
   // Each edit: the text change, and whether the stack's class matrices read anything it changes.
   it.each([
     [
@@ -319,17 +328,16 @@ describe("endpoint edges under the tiers reuse the previous text's stack matrice
     expect(base).toContain(from);
     const edited = base.replace(from, to);
     expect(keyOf(edited) !== keyOf(base)).toBe(changesInputs);
-    // Fresh: no matrices kept. Warm: those of the unedited text, reused when the key is equal.
-    forgetStackMatrices();
+    // Fresh: no matrices kept. Warm: those of the unedited text, taken whole when the key is equal, else row by row.
     const fresh = endpointFlowsOf(edited);
-    forgetStackMatrices();
-    endpointFlowsOf(base);
-    expect(endpointFlowsOf(edited)).toEqual(fresh);
+    const keep = new KeptAnswer();
+    endpointFlowsOf(base, keep);
+    expect(endpointFlowsOf(edited, keep)).toEqual(fresh);
   });
   it("an edit that changes the tier's verdict changes the endpoint edge (the test can tell stale matrices)", () => {
-    forgetStackMatrices();
-    const before = endpointFlowsOf(base);
-    const after = endpointFlowsOf(base.replace("      action: Deny", "      action: Accept"));
+    const keep = new KeptAnswer();
+    const before = endpointFlowsOf(base, keep);
+    const after = endpointFlowsOf(base.replace("      action: Deny", "      action: Accept"), keep);
     expect(after.map((f) => f.verdict)).not.toEqual(before.map((f) => f.verdict));
   });
 });
@@ -376,5 +384,73 @@ spec: {podSelector: {matchLabels: {app: api}}, ingress: [{from: [{podSelector: {
         `dev/early: NetworkPolicy: ${f.to.slice("pod:".length)} is isolated for ingress by shop/api-from-web`,
       );
     }
+  });
+});
+
+// A NetworkPolicy edit under the tiers leaves every class it does not select with the rows it had: the next
+// analysis takes those rows (NetworkPolicy's and the stack's) as the very objects and computes the others.
+describe("a NetworkPolicy edit under the tiers computes only the rows of the classes it selects", () => {
+  const members = (s: ClassSet | null) => {
+    if (s === null) return "every class";
+    const out: number[] = [];
+    s.forEach((i) => out.push(i));
+    return out;
+  };
+  // The scenario, with a third pod in payments (the tiers' subject, no NetworkPolicy's) and web isolated both ways.
+  const base = [
+    scenarioById("28-pass-to-the-namespace-with-a-baseline-behind")!.manifests,
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: ledger, namespace: payments, labels: {app: ledger}}\nspec: {containers: [{name: c, image: x, ports: [{containerPort: 8080}]}]}\n",
+    "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: web-both-ways, namespace: web}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress, Egress]\n  ingress: [{from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: billing}}}]}]\n  egress: [{to: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: payments}}}]}]\n",
+  ].join("---\n");
+  // The policy that admitted billing to api now selects vault instead.
+  const from = "  podSelector:\n    matchLabels:\n      app: api\n  policyTypes:";
+  const edited = base.replace(from, from.replace("app: api", "app: vault"));
+
+  it("keeps the other classes' rows as the very objects, every row equal to a fresh stack's", () => {
+    expect(edited).not.toBe(base);
+    const keep = new KeptAnswer();
+    openAnalysis([{ name: "manifests.yaml", text: base }], { keep });
+    const before = keep.stack!;
+    openAnalysis([{ name: "manifests.yaml", text: edited }], { keep });
+    const after = keep.stack!;
+    expect(after.matrices).not.toBe(before.matrices);
+    const model = loadModel([{ name: "manifests.yaml", text: edited }]);
+    const index = buildPolicyIndex(model);
+    const fresh = buildStack(model, index);
+    const name = (c: number) => index.classes[c]!.repr.name;
+    let compared = 0;
+    let sets = 0;
+    for (const [k, m] of after.matrices) {
+      const old = before.matrices.get(k)!;
+      expect(old, k).toBeDefined();
+      const f = stackMatrix(fresh, m.port, m.protocol);
+      for (const [rows, oldRows, freshRows, npRows, oldNp, dir] of [
+        [
+          m.ingressFrom,
+          old.ingressFrom,
+          f.ingressFrom,
+          m.netpol.ingressFrom,
+          old.netpol.ingressFrom,
+          "ingress",
+        ],
+        [m.egressTo, old.egressTo, f.egressTo, m.netpol.egressTo, old.netpol.egressTo, "egress"],
+      ] as const)
+        for (let c = 0; c < index.classes.length; c++) {
+          const at = `${k} ${dir} of ${name(c)}`;
+          expect(members(rows[c]!), at).toEqual(members(freshRows[c]!));
+          // api and vault are the classes the edit selects or lets go, for ingress; every other row is kept.
+          if (dir === "ingress" && (name(c) === "api" || name(c) === "vault")) {
+            expect(rows[c], at).not.toBe(oldRows[c]);
+            continue;
+          }
+          expect(rows[c], at).toBe(oldRows[c]);
+          expect(npRows[c], at).toBe(oldNp[c]);
+          compared++;
+          if (rows[c] !== null) sets++;
+        }
+    }
+    expect(compared).toBeGreaterThan(4);
+    // Rows that are sets, not "every class": a row computed again would be another object.
+    expect(sets).toBeGreaterThanOrEqual(3);
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { PolicyIndex } from "../netpol/index.ts";
-import { classAllowed } from "../netpol/index.ts";
+import { ClassMatrices, classAllowed } from "../netpol/index.ts";
 import {
   buildStack,
   explainStackPair,
@@ -19,8 +19,9 @@ import {
 import type { Direction, PolicyLayer } from "../policy/stack.ts";
 import type { RefView, Verdict } from "./types.ts";
 import { admittedSenders } from "./words.ts";
-import { tierInputsKey } from "./inputKeys.ts";
+import { keptRows, matrixInputsKey, rowInputsOf, tierWorldKey } from "./inputKeys.ts";
 import { deciderOf, enforcementOf, type Decider } from "../decide/index.ts";
+import type { KeptAnswer } from "./kept.ts";
 
 export interface TierFlowSummary {
   verdict: Verdict;
@@ -33,42 +34,52 @@ export interface TierFlowSummary {
 
 const stacks = new WeakMap<Model, PolicyStack>();
 
-/** The last analysis's stack matrices and the key of their inputs (one worker, one text at a time). */
-let lastStack: { key: string; matrices: PolicyStack["matrices"] } | undefined;
-
-/** Drops the kept stack matrices: the next analysis computes its own. */
-export function forgetStackMatrices(): void {
-  lastStack = undefined;
-}
-
 /**
  * The model's stack, built once (undefined when the input has no cluster tier
- * policy). Its class matrices are those of the previous analysis when nothing
- * they read changed (`tierInputsKey`): an edit to a replica count, a Service
- * or an image rebuilds no stack matrix.
+ * policy). With `keep`, its class matrices are those of the previous analysis
+ * when nothing they read changed (`tierInputsKey`): an edit to a replica
+ * count, a Service or an image rebuilds no stack matrix. When the classes and
+ * the namespaces are the same (`keptRows`), a class whose NetworkPolicies read
+ * alike keeps its NetworkPolicy rows, and its stack rows too when the cluster
+ * policies read alike: a NetworkPolicy edit computes the rows of the classes
+ * it selects.
  */
-export function tierStack(model: Model, index: PolicyIndex): PolicyStack | undefined {
+export function tierStack(model: Model, index: PolicyIndex, keep?: KeptAnswer): PolicyStack | undefined {
   if (model.clusterPolicies.length === 0) return undefined;
   let s = stacks.get(model);
-  if (!s) {
+  if (s) return s;
+  if (!keep) {
     s = buildStack(model, index);
-    // Only NetworkPolicy and the two tiers: a CNI dialect's layer reads inputs the key does not name.
-    if (s.layers.length === 3) {
-      const key = tierInputsKey(model, index);
-      if (lastStack?.key === key) s.matrices = lastStack.matrices;
-      lastStack = { key, matrices: s.matrices };
-    }
     stacks.set(model, s);
+    return s;
   }
+  const last = keep.stack;
+  const world = tierWorldKey(model, index);
+  const key = `${matrixInputsKey(index)}\u0002${world}`;
+  const rows = rowInputsOf(index);
+  const kept = last && keptRows(last.rows, rows);
+  // NetworkPolicy's rows read only NetworkPolicy's inputs, whatever the layers around them.
+  const netpol =
+    last?.key === key
+      ? last.netpol
+      : new ClassMatrices(kept ? { matrices: last!.netpol.byPort, ...kept } : undefined);
+  s = buildStack(model, index, { netpol });
+  // Only NetworkPolicy and the two tiers: a CNI dialect's layer reads inputs the keys do not name.
+  if (s.layers.length === 3) {
+    if (last?.key === key) s.matrices = last.matrices;
+    else if (kept && last!.world === world) s.prior = { matrices: last!.matrices, ...kept };
+    keep.stack = { key, world, rows, matrices: s.matrices, netpol };
+  }
+  stacks.set(model, s);
   return s;
 }
 
 /**
  * The analysis's decider (decide/): over the analysis's class index, with the
- * kept tier stack (its matrices reused across analyses) when the stack decides.
+ * model's tier stack (its matrices taken from `keep`'s where they hold) when the stack decides.
  */
-export function analysisDecider(model: Model, index: PolicyIndex): Decider {
-  const stack = enforcementOf(model).kind === "stack" ? tierStack(model, index) : undefined;
+export function analysisDecider(model: Model, index: PolicyIndex, keep?: KeptAnswer): Decider {
+  const stack = enforcementOf(model).kind === "stack" ? tierStack(model, index, keep) : undefined;
   return deciderOf(model, stack ? { index, stack } : { index });
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyzeText } from "./index.ts";
 import { defaultScenario } from "../../../scenarios/index.ts";
-import { FLOW_BUDGET, forgetMatrices } from "./flows.ts";
+import { FLOW_BUDGET } from "./flows.ts";
 import { parseManifests } from "../parse/manifests.ts";
 import { buildModel } from "../load/index.ts";
 import { deciderOf } from "../decide/index.ts";
@@ -114,12 +114,10 @@ describe.each([
   ["every row dense", Infinity],
 ])("compact drops agree with the decider, side by side (%s)", (_, sparseFactor) => {
   const text = (generate("S") as { text: string }).text;
-  // The class matrices are kept from one analysis to the next while their inputs hold: each form builds its own.
+  // An analysis without kept answers builds its own class matrices: each form builds its own.
   const before = setForm.sparseFactor;
   setForm.sparseFactor = sparseFactor;
-  forgetMatrices();
   const a = analyzeText(text);
-  forgetMatrices();
   setForm.sparseFactor = before;
   const model = buildModel(parseManifests([{ name: "manifests.yaml", text }]));
   const decider = deciderOf(model);
@@ -249,7 +247,6 @@ describe.each([
   it("names the near senders' drops ingress refusals and the far sender's a refusal on both sides", () => {
     const before = setForm.sparseFactor;
     setForm.sparseFactor = sparseFactor;
-    forgetMatrices();
     try {
       const a = analyzeText(text, "manifests.yaml", { flowBudget: 0 });
       const sideOf = (app: string) => {
@@ -267,7 +264,6 @@ describe.each([
       expect(sideOf("near-2")).toEqual(["ingress"]);
       expect(sideOf("far")).toEqual(["both"]);
     } finally {
-      forgetMatrices();
       setForm.sparseFactor = before;
     }
   });

@@ -21,7 +21,6 @@ import type { Model, Pod, Protocol, ServicePort } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import {
   classAllowed,
-  classMatrix,
   egressPasses,
   pairAllowed,
   type ClassMatrix,
@@ -271,15 +270,10 @@ export function workloadFlows(
   // the endpoints' classes (1) or not (0), from the matrix's egress columns (`egressPasses`). Most groups at
   // scale are dropped, many per class.
   const passesEgress = new Uint8Array(index.classes.length);
-  const matrices = keptMatrices(index);
-  const matrixOf = (port: number, protocol: Protocol) => {
-    const k = `${port}/${protocol}`;
-    let m = matrices.get(k);
-    if (!m) matrices.set(k, (m = classMatrix(index, port, protocol)));
-    return m;
-  };
+  const matrices = keptMatrices(index, kept);
+  const matrixOf = (port: number, protocol: Protocol) => matrices.of(index, port, protocol);
   // The decider chooses what enforces policy (decide/): a CNI dialect, the tiers around NetworkPolicy, or nothing.
-  const decider = analysisDecider(model, index);
+  const decider = analysisDecider(model, index, kept);
   const enforcement = decider.enforcement;
   const byClassOk = enforcement.kind === "stack";
   const stack = decider.stack?.layered ? decider.stack : undefined;

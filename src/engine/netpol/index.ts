@@ -54,8 +54,9 @@ export {
 } from "./explain.ts";
 export type { PodClass, PolicyIndex } from "./classes.ts";
 export { buildPolicyIndex, policyIndexOf } from "./classes.ts";
-export type { ClassMatrix, ReachSummary } from "./matrix.ts";
+export type { ClassMatrix, PriorRows, ReachSummary } from "./matrix.ts";
 export {
+  ClassMatrices,
   classMatrix,
   pairAllowed,
   classAllowed,

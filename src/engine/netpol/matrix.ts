@@ -49,7 +49,39 @@ function rowGroupsOf(index: PolicyIndex): RowGroups {
   return l.groups;
 }
 
-export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol): ClassMatrix {
+/**
+ * Rows an earlier index's matrices lend a new one (analysis/inputKeys.ts `keptRows` says which): the two
+ * indexes have the same classes in the same order, and a class marked in `ingress` (`egress`) is selected for
+ * that direction by policies that read alike, so its row there is the earlier one, the same object. Only the
+ * other classes' rows are computed: a policy edit recomputes the rows of the classes it selects.
+ */
+export interface PriorRows {
+  /** The earlier index's matrices by `port/protocol`: those it computed. */
+  matrices: ReadonlyMap<string, ClassMatrix>;
+  ingress: Uint8Array;
+  egress: Uint8Array;
+}
+
+/** One index's class matrices by port and protocol, each computed once, taking the rows `prior` lends. */
+export class ClassMatrices {
+  readonly byPort = new Map<string, ClassMatrix>();
+  constructor(readonly prior?: PriorRows) {}
+
+  of(index: PolicyIndex, port: number, protocol: Protocol): ClassMatrix {
+    const k = `${port}/${protocol}`;
+    let m = this.byPort.get(k);
+    if (!m) this.byPort.set(k, (m = classMatrix(index, port, protocol, this.prior)));
+    return m;
+  }
+}
+
+export function classMatrix(
+  index: PolicyIndex,
+  port: number,
+  protocol: Protocol,
+  prior?: PriorRows,
+): ClassMatrix {
+  const before = prior?.matrices.get(`${port}/${protocol}`);
   const n = index.classes.length;
   const ingressFrom: (ClassSet | null)[] = new Array(n).fill(null);
   const egressTo: (ClassSet | null)[] = new Array(n).fill(null);
@@ -68,6 +100,10 @@ export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol
   for (let b = 0; b < n; b++) {
     const policies = index.ingressPolicies[b]!;
     if (policies.length === 0) continue;
+    if (before && prior!.ingress[b]) {
+      ingressFrom[b] = before.ingressFrom[b]!;
+      continue;
+    }
     const group = groups.ingress[b]!;
     let row = ingressRows.get(group);
     if (row === undefined) {
@@ -145,6 +181,10 @@ export function classMatrix(index: PolicyIndex, port: number, protocol: Protocol
   for (let a = 0; a < n; a++) {
     const policies = index.egressPolicies[a]!;
     if (policies.length === 0) continue;
+    if (before && prior!.egress[a]) {
+      egressTo[a] = before.egressTo[a]!;
+      continue;
+    }
     const group = groups.egress[a]!;
     let row = egressRows.get(group);
     if (row === undefined) {

@@ -7,14 +7,15 @@
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import {
+  ClassMatrices,
   classAllowed,
-  classMatrix,
   ownNodeOf,
   ownNodeSenders,
   pairAllowed,
   reachSummary,
   type ClassMatrix,
   type PolicyIndex,
+  type PriorRows,
   type ReachSummary,
 } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
@@ -62,19 +63,29 @@ export interface PolicyStack {
   /** True when some layer besides NetworkPolicy has policies: otherwise the stack is NetworkPolicy alone. */
   layered: boolean;
   /** NetworkPolicy-only class matrices by `port/protocol`. */
-  netpolMatrices: Map<string, ClassMatrix>;
+  netpolMatrices: ClassMatrices;
   /**
    * The whole stack's class matrices by `port/protocol`, each built once: the
    * graph's flows, the matrix and the CLI share them (and the next analysis,
    * when their inputs are unchanged: analysis/tiers.ts).
    */
   matrices: Map<string, StackMatrix>;
+  /**
+   * The rows an earlier analysis's stack matrices lend these (analysis/tiers.ts, when the classes and every
+   * layer but NetworkPolicy read alike): a class whose NetworkPolicies read alike keeps its stack row.
+   */
+  prior?: PriorRows | undefined;
   /** stackPairAllowed's own-node ingress rows (ownNodeIngress) by port and layer entries. */
   ownNode: Map<string, ClassSet | null>;
 }
 
-export function buildStack(model: Model, index?: PolicyIndex): PolicyStack {
-  const netpolMatrices = new Map<string, ClassMatrix>();
+/** `kept`: NetworkPolicy's matrices (with the rows they may take from an earlier analysis's), and the stack's prior rows. */
+export function buildStack(
+  model: Model,
+  index?: PolicyIndex,
+  kept: { netpol?: ClassMatrices; prior?: PriorRows | undefined } = {},
+): PolicyStack {
+  const netpolMatrices = kept.netpol ?? new ClassMatrices();
   const layers: PolicyLayer[] = [netpolLayer(index, netpolMatrices)];
   const tiers = model.clusterPolicies.length > 0;
   if (tiers) layers.push(tierLayer(model, "Admin", index), tierLayer(model, "Baseline", index));
@@ -89,6 +100,7 @@ export function buildStack(model: Model, index?: PolicyIndex): PolicyStack {
     layered: layers.length > 1,
     netpolMatrices,
     matrices: new Map(),
+    prior: kept.prior,
     ownNode: new Map(),
   };
 }
@@ -193,13 +205,6 @@ export interface StackMatrix extends ClassMatrix {
   ownNode?: (ClassSet | null | undefined)[];
 }
 
-function netpolMatrix(stack: PolicyStack, index: PolicyIndex, port: number, protocol: Protocol): ClassMatrix {
-  const k = `${port}/${protocol}`;
-  let m = stack.netpolMatrices.get(k);
-  if (!m) stack.netpolMatrices.set(k, (m = classMatrix(index, port, protocol)));
-  return m;
-}
-
 /**
  * Every class's ingress and egress row under the whole stack. Classes whose
  * only deciding layer is NetworkPolicy keep its rows (shared, unchanged);
@@ -216,12 +221,16 @@ export function stackMatrix(stack: PolicyStack, port: number, protocol: Protocol
 function buildStackMatrix(stack: PolicyStack, port: number, protocol: Protocol): StackMatrix {
   const index = stack.index;
   if (!index) throw new Error("stackMatrix needs a policy index");
-  const np = netpolMatrix(stack, index, port, protocol);
+  const np = stack.netpolMatrices.of(index, port, protocol);
   if (!stack.layered) return { ...np, netpol: np };
   const n = index.classes.length;
+  const before = stack.prior?.matrices.get(`${port}/${protocol}`);
   const rows = (direction: Direction): (ClassSet | null)[] => {
     const base = direction === "ingress" ? np.ingressFrom : np.egressTo;
     const out = base.slice();
+    // A class whose NetworkPolicies read alike keeps its row: every other layer and the classes do (tiers.ts).
+    const kept = before && stack.prior![direction];
+    const rowsBefore = direction === "ingress" ? before?.ingressFrom : before?.egressTo;
     const cache = new Map<string, ClassSet | null>();
     // The layers above and below NetworkPolicy are asked first: a class none of them has entries for keeps
     // NetworkPolicy's row, and NetworkPolicy's own entries are not read for it (at 10,000 pods, 2,000 classes,
@@ -229,6 +238,10 @@ function buildStackMatrix(stack: PolicyStack, port: number, protocol: Protocol):
     const layers = stack.layers;
     const asked = new Array<{ entries: ClassEntry[]; key: string } | undefined>(layers.length);
     for (let c = 0; c < n; c++) {
+      if (kept && kept[c]) {
+        out[c] = rowsBefore![c]!;
+        continue;
+      }
       let others = false;
       for (let i = 0; i < layers.length; i++) {
         const l = layers[i]!;

@@ -4,18 +4,12 @@
  * rule allows, Deny otherwise); a pod that none isolates gets no decision, so
  * the layers below (the Baseline tier, then the default) decide.
  */
-import {
-  classMatrix,
-  explainEgress,
-  explainIngress,
-  type ClassMatrix,
-  type PolicyIndex,
-} from "../netpol/index.ts";
+import { ClassMatrices, explainEgress, explainIngress, type PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
 import type { ClassEntry, ClassQuery, DirectionQuery, LayerCause, LayerStep, PolicyLayer } from "./stack.ts";
 
 /** `matrices`: NetworkPolicy-only class matrices by `port/protocol`, shared with the caller. */
-export function netpolLayer(index?: PolicyIndex, matrices = new Map<string, ClassMatrix>()): PolicyLayer {
+export function netpolLayer(index?: PolicyIndex, matrices = new ClassMatrices()): PolicyLayer {
   const layer = "NetworkPolicy" as const;
   const label = "NetworkPolicy";
   const rowIds = new Map<ClassSet | null, number>();
@@ -58,9 +52,7 @@ export function netpolLayer(index?: PolicyIndex, matrices = new Map<string, Clas
       const isolated =
         q.direction === "ingress" ? index.isolatedIngress[q.subject] : index.isolatedEgress[q.subject];
       if (!isolated) return { key: "", entries: [] };
-      const mk = `${q.port}/${q.protocol}`;
-      let m = matrices.get(mk);
-      if (!m) matrices.set(mk, (m = classMatrix(index, q.port, q.protocol)));
+      const m = matrices.of(index, q.port, q.protocol);
       const row = q.direction === "ingress" ? m.ingressFrom[q.subject]! : m.egressTo[q.subject]!;
       let id = rowIds.get(row);
       if (id === undefined) rowIds.set(row, (id = rowIds.size));
