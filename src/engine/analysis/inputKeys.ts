@@ -187,18 +187,24 @@ const nodesKey = (model: Model) =>
  * The keys under which one exact walk of the policy stack (NetworkPolicy and the
  * two tiers: policy/index.ts explainStackPair) between two classes gives the
  * same tier step in two analyses, but for where its policy stands in the text.
- * `world` is everything the walk reads besides the two classes: what the stack's
- * class matrices read around them (`tierInputsKey` without the classes), each
- * cluster policy with its lines counted from its first (so a policy whose doc
- * only moved keeps the key, and its step moves with it: walks.ts), and the
- * cluster profile. `classes` is, per class, what the walk reads of it:
- * `classKeysOf`, with its representative's IP when a tier rule names networks
- * or nodes.
+ * `world` is everything the walk reads besides the two classes and the
+ * NetworkPolicies that select them: the namespaces, each cluster policy with
+ * its lines counted from its first (so a policy whose doc only moved keeps the
+ * key, and its step moves with it: walks.ts), the nodes when a rule names
+ * them, and the cluster profile. `classes` is, per class, what the walk reads
+ * of it: `classKeysOf`, with its representative's IP when a tier rule names
+ * networks or nodes; `selecting`, per class and direction, what the walk reads
+ * of the NetworkPolicies that select it (`policyKey`, in order). A policy edit
+ * changes the keys of the classes it selects (or selected), not the world.
  */
 export function tierWalkKeys(
   model: Model,
   index: PolicyIndex,
-): { world: string; classes: readonly string[] } {
+): {
+  world: string;
+  classes: readonly string[];
+  selecting: { ingress: readonly (readonly string[])[]; egress: readonly (readonly string[])[] };
+} {
   const policies = model.clusterPolicies.map((p) => {
     // A line is counted from the doc's first; 0 is a field the doc does not have, and stays 0.
     const from = (n: unknown) => (typeof n === "number" && n > 0 ? n - p.source.line : n);
@@ -214,12 +220,17 @@ export function tierWalkKeys(
   });
   const { nodes, addresses } = tierPeersRead(model);
   const world = [
-    surroundKeyOf(index),
+    namespacesKey(model),
     policies.join("\n"),
     nodes ? nodesKey(model) : "",
     JSON.stringify(model.profile ?? null),
   ];
   const own = classKeysOf(index);
   const classes = addresses ? own.map((k, c) => `${k}\0${index.classes[c]!.repr.ips[0] ?? ""}`) : own;
-  return { world: world.join("\u0002"), classes };
+  const keys = (lists: readonly (readonly NetworkPolicy[])[]) => lists.map((l) => l.map(policyKey));
+  return {
+    world: world.join("\u0002"),
+    classes,
+    selecting: { ingress: keys(index.ingressPolicies), egress: keys(index.egressPolicies) },
+  };
 }

@@ -23,19 +23,19 @@ const analyse = (text: string, keep?: { keep: KeptAnswer; parseCache: YamlPartCa
 const deciding = (a: ReturnType<typeof analyse>) =>
   Object.fromEntries(a.reach!.flows.map((f) => [f.from[0], f.decidedBy.map((r) => `${r.name}@${r.line}`)]));
 
+/** Pods sort by namespace: web-1 (a), then b1 (b) and c1 (c), each of a class of its own; a Service in front of web. */
+const cluster = [
+  ns("a"),
+  ns("b"),
+  ns("c"),
+  pod("a", "web-1", "web"),
+  pod("b", "b1", "client"),
+  pod("c", "c1", "client"),
+  service,
+];
+
 describe("tier steps kept from one analysis to the next", () => {
-  // Pods sort by namespace: web-1 (a), then b1 (b) and c1 (c), each of a class of its own.
-  const base = [
-    ns("a"),
-    ns("b"),
-    ns("c"),
-    pod("a", "web-1", "web"),
-    pod("b", "b1", "client"),
-    pod("c", "c1", "client"),
-    service,
-    admit("b", 1),
-    admit("c", 2),
-  ];
+  const base = [...cluster, admit("b", 1), admit("c", 2)];
 
   it("a sender's class takes another's place in the index: its flow names its own rule", () => {
     const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
@@ -65,5 +65,48 @@ describe("tier steps kept from one analysis to the next", () => {
     const after = deciding(analyse(edited, keep));
     expect(after).toEqual(deciding(analyse(edited)));
     expect(after["pod:c/c1"]).toEqual([expect.stringMatching(/^first-c@/)]);
+  });
+});
+
+describe("tier steps kept across a NetworkPolicy edit", () => {
+  /** A cluster policy of one tier over namespace a's ingress from namespace b. */
+  const tier = (name: string, t: "Admin" | "Baseline", action: "Pass" | "Accept") =>
+    `apiVersion: policy.networking.k8s.io/v1alpha2\nkind: ClusterNetworkPolicy\nmetadata: {name: ${name}}\nspec:\n  tier: ${t}\n  priority: 1\n  subject: {namespaces: {matchLabels: {kubernetes.io/metadata.name: a}}}\n  ingress:\n  - name: ${name}\n    action: ${action}\n    from: [{namespaces: {matchLabels: {kubernetes.io/metadata.name: b}}}]\n`;
+  /** A NetworkPolicy in a namespace, selecting `app`, admitting namespace b. */
+  const netpol = (namespace: string, app: string) =>
+    `apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: np-${namespace}, namespace: ${namespace}}\nspec:\n  podSelector: {matchLabels: {app: ${app}}}\n  ingress: [{from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: b}}}]}]\n`;
+  // The Admin tier passes b's traffic into a to NetworkPolicy, which admits it at web; the Baseline tier admits it too.
+  const base = [
+    ...cluster,
+    tier("pass-b", "Admin", "Pass"),
+    tier("baseline-b", "Baseline", "Accept"),
+    netpol("a", "web"),
+  ];
+
+  it("a policy that lets web go: b's flow names the Baseline rule that now decides", () => {
+    const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
+    const before = deciding(analyse(docs(base), keep));
+    expect(before["pod:b/b1"]).toEqual([expect.stringMatching(/^np-a@/)]);
+    const edited = docs(base).replace("matchLabels: {app: web}", "matchLabels: {app: nobody}");
+    const after = deciding(analyse(edited, keep));
+    expect(after).toEqual(deciding(analyse(edited)));
+    expect(after["pod:b/b1"]).toEqual([expect.stringMatching(/^baseline-b@/)]);
+  });
+
+  it("a policy over other pods: the pairs of the classes it does not select are not walked again", () => {
+    const keep = { keep: new KeptAnswer(), parseCache: new YamlPartCache() };
+    const flowOf = (a: ReturnType<typeof analyse>) => a.reach!.flows.find((f) => f.from[0] === "pod:b/b1")!;
+    // web isolated by no policy: b's flow names the Baseline rule.
+    const start = base.map((d) => d.replace("matchLabels: {app: web}", "matchLabels: {app: nobody}"));
+    const before = flowOf(analyse(docs(start), keep));
+    expect(before.decidedBy.map((r) => r.name)).toEqual(["baseline-b"]);
+    const walked = keep.keep.tierWalks.last!.walked;
+    const edited = docs([...start, netpol("c", "client")]);
+    const after = analyse(edited, keep);
+    expect(after.reach!.flows).toEqual(analyse(edited).reach!.flows);
+    // Only the pairs of c1's class, which the policy selects, are walked again.
+    expect(walked).toBeGreaterThan(1);
+    expect(keep.keep.tierWalks.last!.walked).toBeLessThan(walked);
+    expect(flowOf(after)).toBe(before);
   });
 });

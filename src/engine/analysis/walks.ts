@@ -8,8 +8,10 @@
  * class pair once; at 10,000 pods that is still 20,000 walks, about 100 ms and
  * much of an analysis's garbage (a walk words every NetworkPolicy it reads). An
  * edit changes few classes: a walk between classes whose keys
- * (inputKeys.ts `tierWalkKeys`) an earlier analysis had, in the same world
- * around them, gives the step it gave then, so it is not walked again. A step
+ * (inputKeys.ts `tierWalkKeys`: what the class is, and the NetworkPolicies
+ * that select it) an earlier analysis had, in the same world around them,
+ * gives the step it gave then, so it is not walked again; a NetworkPolicy edit
+ * walks again the pairs of the classes it selects. A step
  * whose policy's doc only moved (an edit above it added or removed lines) is
  * moved with it: its cause names the policy's new doc and line.
  *
@@ -59,7 +61,11 @@ export class WalkSteps {
     return e.step;
   }
 
+  /** The walks this analysis took (each kept for the next). */
+  walked = 0;
+
   keep(key: string, step: LayerStep | undefined): void {
+    this.walked++;
     const cause = step?.cause;
     const from = cause ? this.policies.get(`${cause.kind}/${cause.name}`)?.source.line : 0;
     // A step whose policy is not among the model's (none is expected) is not kept.
@@ -72,24 +78,41 @@ const MOST = 500_000;
 
 export class TierWalks {
   private world: string | undefined;
+  /** Class ids by what a walk reads of the class: its key and the NetworkPolicies that select it. */
   private readonly ids = new Map<string, number>();
+  /** Short ids of those policies, by what a walk reads of each (inputKeys.ts policyKey). */
+  private readonly policyIds = new Map<string, number>();
   private readonly entries = new Map<string, Entry>();
+  /** The last analysis's view (how many walks it took: `walked`). */
+  last: WalkSteps | undefined;
 
   /** The kept walks for an analysis of this model and index: all of them while the world is the same, else none. */
   open(model: Model, index: PolicyIndex): WalkSteps {
-    const { world, classes } = tierWalkKeys(model, index);
+    const { world, classes, selecting } = tierWalkKeys(model, index);
     if (world !== this.world || this.entries.size > MOST) {
       this.world = world;
       this.ids.clear();
+      this.policyIds.clear();
       this.entries.clear();
     }
+    const listed = (keys: readonly string[]) => {
+      let out = "";
+      for (const k of keys) {
+        let id = this.policyIds.get(k);
+        if (id === undefined) this.policyIds.set(k, (id = this.policyIds.size));
+        out += `${id},`;
+      }
+      return out;
+    };
     const ids = new Int32Array(classes.length);
     for (let c = 0; c < classes.length; c++) {
-      let id = this.ids.get(classes[c]!);
-      if (id === undefined) this.ids.set(classes[c]!, (id = this.ids.size));
+      const key = `${classes[c]}\u0004${listed(selecting.ingress[c]!)}\u0004${listed(selecting.egress[c]!)}`;
+      let id = this.ids.get(key);
+      if (id === undefined) this.ids.set(key, (id = this.ids.size));
       ids[c] = id;
     }
-    return new WalkSteps(ids, this.entries, policiesByKey(model));
+    this.last = new WalkSteps(ids, this.entries, policiesByKey(model));
+    return this.last;
   }
 }
 
