@@ -231,6 +231,8 @@ describe("endpoint edges reuse the previous text's class matrices only when clas
       false,
     ],
     ["a policy's port", "        - port: 6379", "        - port: 6380", true],
+    // A quoted number is a named port (no container port is named "6379"): the policy admits nothing more.
+    ["a policy's port quoted", "        - port: 6379", '        - port: "6379"', true],
     ["a peer's podSelector", "              app: frontend", "              app: nobody", true],
     ["a pod template's label", "        app: cache\n", "        app: cache2\n", true],
     ["a namespace label", "    team: shop\n", "    team: shop2\n", true],

@@ -95,10 +95,16 @@ function policyKeyFor(pol: NetworkPolicy): string {
                 : `${selectorKey(x.namespaceSelector)}|${selectorKey(x.podSelector)}`,
             )
             .join(";");
+    // A quoted number is a port's name (model/networkpolicy.ts), not the number: the key tells them apart.
     const ports =
       r.ports === null
         ? "*"
-        : r.ports.map((x) => `${x.protocol}:${x.port ?? ""}-${x.endPort ?? ""}`).join(";");
+        : r.ports
+            .map(
+              (x) =>
+                `${x.protocol}:${typeof x.port === "string" ? `n:${x.port}` : (x.port ?? "")}-${x.endPort ?? ""}`,
+            )
+            .join(";");
     return `${peers}>${ports}`;
   };
   return `${pol.namespace}\0${selectorKey(pol.podSelector)}\0${pol.ingressIsolation ? "i" : ""}${pol.egressIsolation ? "e" : ""}\0${pol.ingress.map(rule).join("\0")}\0\0${pol.egress.map(rule).join("\0")}`;

@@ -73,8 +73,11 @@ export class WalkSteps {
   }
 }
 
-/** Walks kept at most; past it the memo starts afresh (an evening of label edits at 10,000 pods stays under it). */
-const MOST = 500_000;
+/**
+ * Walks (and class ids) kept at most; past it the memo starts afresh. At 10,000 pods an analysis walks about 20,000
+ * pairs and a label or policy edit 2,000 to 5,000 more, so a long session of edits stays under it, in tens of MB.
+ */
+const MOST = 250_000;
 
 export class TierWalks {
   private world: string | undefined;
@@ -89,7 +92,7 @@ export class TierWalks {
   /** The kept walks for an analysis of this model and index: all of them while the world is the same, else none. */
   open(model: Model, index: PolicyIndex): WalkSteps {
     const { world, classes, selecting } = tierWalkKeys(model, index);
-    if (world !== this.world || this.entries.size > MOST) {
+    if (world !== this.world || this.entries.size > MOST || this.ids.size > MOST) {
       this.world = world;
       this.ids.clear();
       this.policyIds.clear();
