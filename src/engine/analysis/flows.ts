@@ -15,11 +15,10 @@
  */
 import { cniFlow } from "./cni.ts";
 import { analysisDecider, tierFlowJudge } from "./tiers.ts";
-import { keptRows, matrixInputsKey, rowInputsOf } from "./inputKeys.ts";
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import { asPodKey } from "../model/ids.ts";
-import { ClassMatrices, type PolicyIndex } from "../netpol/index.ts";
+import type { PolicyIndex } from "../netpol/index.ts";
 import type { ClassSet } from "../netpol/bitset.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { meshPresent, parseAnyDestination, traceL7 } from "../l7/index.ts";
@@ -38,7 +37,7 @@ import {
 import type { DropCause, Flow, RefView, TracePathEdge, TraceView } from "./types.ts";
 
 import { EXTERNAL_CLIENT_IP } from "./constants.ts";
-import { sameEndpointInputs, type EndpointInputs, type KeptAnswer } from "./kept.ts";
+import { keptMatrices, sameEndpointInputs, type EndpointInputs, type KeptAnswer } from "./kept.ts";
 
 export { EXTERNAL_CLIENT_IP };
 
@@ -422,31 +421,6 @@ function summarizeIngress(
     decidedBy: policies,
     client,
   };
-}
-
-const matrices = new WeakMap<PolicyIndex, ClassMatrices>();
-
-/**
- * NetworkPolicy's class matrices of this index by `port/protocol`, built once
- * and shared by the endpoint and the workload flows. With `keep`, those of
- * the previous analysis when classMatrix's inputs are unchanged, else new
- * ones that take the previous rows of the classes whose inputs are
- * (`keptRows`); without, computed afresh.
- */
-export function keptMatrices(index: PolicyIndex, keep?: KeptAnswer): ClassMatrices {
-  let m = matrices.get(index);
-  if (m) return m;
-  const last = keep?.matrices;
-  const key = keep ? matrixInputsKey(index) : "";
-  if (last?.key === key) m = last.matrices;
-  else {
-    const rows = keep && rowInputsOf(index);
-    const kept = last && rows && keptRows(last.rows, rows);
-    m = new ClassMatrices(kept ? { matrices: last.matrices.byPort, ...kept } : undefined);
-    if (keep) keep.matrices = { key, rows: rows!, matrices: m };
-  }
-  matrices.set(index, m);
-  return m;
 }
 
 export function endpointFlows(

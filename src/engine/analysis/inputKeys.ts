@@ -122,12 +122,20 @@ export interface RowInputs {
 }
 
 export function rowInputsOf(index: PolicyIndex): RowInputs {
-  return {
-    universe: `${classKeysOf(index).join("\n")}\n\u0001\n${namespacesKey(index.model)}`,
-    ingress: index.ingressPolicies,
-    egress: index.egressPolicies,
-  };
+  let r = rowInputs.get(index);
+  if (r === undefined)
+    rowInputs.set(
+      index,
+      (r = {
+        universe: `${classKeysOf(index).join("\n")}\n\u0001\n${namespacesKey(index.model)}`,
+        ingress: index.ingressPolicies,
+        egress: index.egressPolicies,
+      }),
+    );
+  return r;
 }
+
+const rowInputs = new WeakMap<PolicyIndex, RowInputs>();
 
 /**
  * Which classes' rows an index can take from an earlier one's matrices: none unless the two have the same

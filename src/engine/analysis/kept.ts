@@ -19,8 +19,8 @@ import type { Flow, PodView, RefView } from "./types.ts";
 import type { Protocol } from "../model/types.ts";
 import type { NetworkPolicy } from "../model/networkpolicy.ts";
 import type { LayerStep, PolicyStack } from "../policy/index.ts";
-import type { ClassMatrices } from "../netpol/index.ts";
-import type { RowInputs } from "./inputKeys.ts";
+import { ClassMatrices, type PolicyIndex } from "../netpol/index.ts";
+import { keptRows, matrixInputsKey, rowInputsOf, type RowInputs } from "./inputKeys.ts";
 import { TierWalks } from "./walks.ts";
 
 /** Deep equality of JSON-safe values (undefined-valued keys count as absent). */
@@ -335,16 +335,32 @@ export class KeptAnswer {
   readonly groupPods = new Kept<string[]>((l) => l[0]!, sameItems);
   /** The tier steps of stack walks between classes (walks.ts), while the policies around them are the same. */
   readonly tierWalks = new TierWalks();
-  /** NetworkPolicy's class matrices and what they read (flows.ts keptMatrices): the next analysis takes rows of them. */
+  /** NetworkPolicy's class matrices and what they read (`keptMatrices`): the next analysis takes rows of them. */
   matrices: { key: string; rows: RowInputs; matrices: ClassMatrices } | undefined;
-  /** The policy stack's class matrices, NetworkPolicy's beneath them, and what they read (tiers.ts tierStack). */
-  stack:
-    | {
-        key: string;
-        world: string;
-        rows: RowInputs;
-        matrices: PolicyStack["matrices"];
-        netpol: ClassMatrices;
-      }
-    | undefined;
+  /** The policy stack's class matrices and what they read (tiers.ts tierStack). */
+  stack: { key: string; world: string; rows: RowInputs; matrices: PolicyStack["matrices"] } | undefined;
+}
+
+const matrices = new WeakMap<PolicyIndex, ClassMatrices>();
+
+/**
+ * NetworkPolicy's class matrices of this index by `port/protocol`, built once and shared by every reader of the
+ * analysis (the endpoint and workload flows, the policy stack's NetworkPolicy layer). With `keep`, those of the
+ * previous analysis when classMatrix's inputs are unchanged, else new ones that take the previous rows of the
+ * classes whose inputs are (`keptRows`); without, computed afresh.
+ */
+export function keptMatrices(index: PolicyIndex, keep?: KeptAnswer): ClassMatrices {
+  let m = matrices.get(index);
+  if (m) return m;
+  const last = keep?.matrices;
+  const key = keep ? matrixInputsKey(index) : "";
+  if (last?.key === key) m = last.matrices;
+  else {
+    const rows = keep && rowInputsOf(index);
+    const kept = last && rows && keptRows(last.rows, rows);
+    m = new ClassMatrices(kept ? { matrices: last.matrices.byPort, ...kept } : undefined);
+    if (keep) keep.matrices = { key, rows: rows!, matrices: m };
+  }
+  matrices.set(index, m);
+  return m;
 }

@@ -6,7 +6,7 @@
  */
 import type { Model, Pod, Protocol } from "../model/types.ts";
 import type { PolicyIndex } from "../netpol/index.ts";
-import { ClassMatrices, classAllowed } from "../netpol/index.ts";
+import { classAllowed } from "../netpol/index.ts";
 import {
   buildStack,
   explainStackPair,
@@ -21,7 +21,7 @@ import type { RefView, Verdict } from "./types.ts";
 import { admittedSenders } from "./words.ts";
 import { keptRows, matrixInputsKey, rowInputsOf, tierWorldKey } from "./inputKeys.ts";
 import { deciderOf, enforcementOf, type Decider } from "../decide/index.ts";
-import type { KeptAnswer } from "./kept.ts";
+import { keptMatrices, type KeptAnswer } from "./kept.ts";
 
 export interface TierFlowSummary {
   verdict: Verdict;
@@ -48,29 +48,21 @@ export function tierStack(model: Model, index: PolicyIndex, keep?: KeptAnswer): 
   if (model.clusterPolicies.length === 0) return undefined;
   let s = stacks.get(model);
   if (s) return s;
-  if (!keep) {
-    s = buildStack(model, index);
-    stacks.set(model, s);
-    return s;
-  }
+  // NetworkPolicy's matrices are the analysis's own, shared with its flows (kept.ts keptMatrices).
+  s = buildStack(model, index, { netpol: keptMatrices(index, keep) });
+  stacks.set(model, s);
+  // Only NetworkPolicy and the two tiers: a CNI dialect's layer reads inputs the keys do not name.
+  if (!keep || s.layers.length !== 3) return s;
   const last = keep.stack;
   const world = tierWorldKey(model, index);
   const key = `${matrixInputsKey(index)}\u0002${world}`;
   const rows = rowInputsOf(index);
-  const kept = last && keptRows(last.rows, rows);
-  // NetworkPolicy's rows read only NetworkPolicy's inputs, whatever the layers around them.
-  const netpol =
-    last?.key === key
-      ? last.netpol
-      : new ClassMatrices(kept ? { matrices: last!.netpol.byPort, ...kept } : undefined);
-  s = buildStack(model, index, { netpol });
-  // Only NetworkPolicy and the two tiers: a CNI dialect's layer reads inputs the keys do not name.
-  if (s.layers.length === 3) {
-    if (last?.key === key) s.matrices = last.matrices;
-    else if (kept && last!.world === world) s.prior = { matrices: last!.matrices, ...kept };
-    keep.stack = { key, world, rows, matrices: s.matrices, netpol };
+  if (last?.key === key) s.matrices = last.matrices;
+  else if (last?.world === world) {
+    const kept = keptRows(last.rows, rows);
+    if (kept) s.prior = { matrices: last.matrices, ...kept };
   }
-  stacks.set(model, s);
+  keep.stack = { key, world, rows, matrices: s.matrices };
   return s;
 }
 

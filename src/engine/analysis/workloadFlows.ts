@@ -29,12 +29,11 @@ import {
 import { cniName } from "../cni/index.ts";
 import { decidedByClassRow, explainStackPair, type LayerStep, type PolicyStack } from "../policy/index.ts";
 import { analysisDecider, stepRefs, tierOf } from "./tiers.ts";
-import { keptMatrices } from "./flows.ts";
 import type { ProxyIndex } from "../proxy/index.ts";
 import { senderClassOf, type Decider } from "../decide/index.ts";
 import { podId, refOfPolicy, serviceId, workloadId } from "./refs.ts";
 import type { Flow, ReachAllowed, ReachDrop, ReachGroup, RefView } from "./types.ts";
-import { sameFlowInputs, type FlowInputs, type KeptAnswer } from "./kept.ts";
+import { keptMatrices, sameFlowInputs, type FlowInputs, type KeptAnswer } from "./kept.ts";
 import { NOT_KEPT, analysisWalks, type WalkSteps } from "./walks.ts";
 
 /** Most flows listed; the admitted pairs beyond come as compact records (`ReachAllowed`), drawn all the same. */
