@@ -236,6 +236,8 @@ class TierClasses {
   private readonly cache = new Map<string, { key: string; entries: ClassEntry[] }>();
   private readonly bySubject = new Map<string, { key: string; entries: ClassEntry[] }[]>();
   private readonly named = new Map<string, ClassSet>();
+  private readonly subjectKeys: Record<Direction, (string | undefined)[]> = { ingress: [], egress: [] };
+  private readonly subjectIds = new Map<string, string>();
   private reprIPs: ReturnType<typeof parseIP>[] | undefined;
   private classNamespaces: string[] | undefined;
 
@@ -349,20 +351,40 @@ class TierClasses {
     return (known[q.subject] ??= this.entriesOf(q));
   }
 
+  /**
+   * What decides a class's entries besides the port, per direction: the policies that select it, and its
+   * ports when an ingress rule of them names one. Once per class, not per port (L asks 2,000 classes for
+   * ten ports and two directions).
+   */
+  private subjectKey(direction: Direction, subject: number): string {
+    const keys = this.subjectKeys[direction];
+    let k = keys[subject];
+    if (k === undefined) {
+      const list = this.selecting[direction][subject]!;
+      const named =
+        direction === "ingress" &&
+        list.some((i) => this.policies[i]!.ingress.some((r) => r.ports?.some((x) => x.name !== undefined)));
+      const portsKey = named
+        ? this.index.classes[subject]!.repr.ports.map(
+            (p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`,
+          )
+            .sort()
+            .join(",")
+        : "";
+      // Interned to a short id: the entries' cache key joins it with the port, per class and port.
+      const long = `${direction}|${list.join(",")}|${portsKey}`;
+      let id = this.subjectIds.get(long);
+      if (id === undefined) this.subjectIds.set(long, (id = `s${this.subjectIds.size}`));
+      keys[subject] = k = id;
+    }
+    return k;
+  }
+
   private entriesOf(q: ClassQuery): { key: string; entries: ClassEntry[] } {
     const list = this.selecting[q.direction][q.subject]!;
     if (list.length === 0) return { key: "", entries: [] };
     const repr = this.index.classes[q.subject]!.repr;
-    const named =
-      q.direction === "ingress" &&
-      list.some((i) => this.policies[i]!.ingress.some((r) => r.ports?.some((x) => x.name !== undefined)));
-    const portsKey = named
-      ? repr.ports
-          .map((p) => `${p.name ?? ""}:${p.containerPort}/${p.protocol}`)
-          .sort()
-          .join(",")
-      : "";
-    const written = `${q.direction}|${q.port}/${q.protocol}|${list.join(",")}|${portsKey}`;
+    const written = `${q.port}/${q.protocol}|${this.subjectKey(q.direction, q.subject)}`;
     const hit = this.cache.get(written);
     if (hit) return hit;
     // A short key for the stack's row caches, which join the layers' keys per class.
