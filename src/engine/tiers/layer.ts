@@ -220,6 +220,8 @@ export function tierLayer(model: Model, tier: Tier, index?: PolicyIndex): Policy
   };
 }
 
+const PROTOCOL_CODE: Record<Protocol, number> = { TCP: 0, UDP: 1, SCTP: 2 };
+
 /** The tier over pod classes: subjects and peer sets resolved once per selector. */
 class TierClasses {
   private readonly builder: SetBuilder;
@@ -234,7 +236,7 @@ class TierClasses {
   };
   /** Entries by what decides them (direction, port, selecting policies, named ports), with their short key. */
   private readonly cache = new Map<string, { key: string; entries: ClassEntry[] }>();
-  private readonly bySubject = new Map<string, { key: string; entries: ClassEntry[] }[]>();
+  private readonly bySubject = new Map<number, { key: string; entries: ClassEntry[] }[]>();
   private readonly named = new Map<string, ClassSet>();
   private readonly subjectKeys: Record<Direction, (string | undefined)[]> = { ingress: [], egress: [] };
   private readonly subjectIds = new Map<string, string>();
@@ -345,7 +347,8 @@ class TierClasses {
 
   entries(q: ClassQuery): { key: string; entries: ClassEntry[] } {
     // Asked per class for the rows, again for the own-node rows and the summary: kept per class and port.
-    const pk = `${q.direction}|${q.port}/${q.protocol}`;
+    // A number, not a string: asked about 80,000 times an analysis at L.
+    const pk = ((q.port * 3 + PROTOCOL_CODE[q.protocol]) << 1) | (q.direction === "ingress" ? 0 : 1);
     let known = this.bySubject.get(pk);
     if (!known) this.bySubject.set(pk, (known = []));
     return (known[q.subject] ??= this.entriesOf(q));
