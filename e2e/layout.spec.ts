@@ -70,4 +70,14 @@ for (const viewport of [
       .locator("header.toolbar > *:visible")
       .evaluateAll((els) => els.map((el) => Math.round(el.getBoundingClientRect().top)));
     expect(Math.max(...tops) - Math.min(...tops), `control tops: ${tops.join(", ")}`).toBeLessThan(16);
+    // Whatever the engine's status says: at 1280 "Analysing…" was wider than "287 ms" and pushed the theme
+    // switch to a second row on every keystroke, so the page below (the editor, the graph) jumped and Monaco
+    // laid itself out again twice per edit (the longest main-thread tasks while typing at 2,000 pods).
+    const status = page.getByTestId("engine-status");
+    const height = async () => (await page.locator("header.toolbar").boundingBox())!.height;
+    const idle = await height();
+    for (const text of ["Analysing…", "Paused", "Engine error", "12345 ms", ""]) {
+      await status.evaluate((el, t) => (el.textContent = t), text);
+      expect(await height(), `the toolbar's height with the status "${text}"`).toBe(idle);
+    }
   });
