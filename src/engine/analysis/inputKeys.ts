@@ -165,10 +165,11 @@ export function keptRows(
 
 /**
  * Everything the stack's class matrices read: what NetworkPolicy's do
- * (`matrixInputsKey`) and the rest of the stack (`tierWorldKey`).
+ * (`matrixInputsKey`) and the rest of the stack (`tierWorldKey`, given when
+ * the caller has it).
  */
-export function tierInputsKey(model: Model, index: PolicyIndex): string {
-  return `${matrixInputsKey(index)}\u0002${tierWorldKey(model, index)}`;
+export function tierInputsKey(model: Model, index: PolicyIndex, world = tierWorldKey(model, index)): string {
+  return `${matrixInputsKey(index)}\u0002${world}`;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
 import type { Direction, PolicyLayer } from "../policy/stack.ts";
 import type { RefView, Verdict } from "./types.ts";
 import { admittedSenders } from "./words.ts";
-import { keptRows, matrixInputsKey, rowInputsOf, tierWorldKey } from "./inputKeys.ts";
+import { keptRows, rowInputsOf, tierInputsKey, tierWorldKey } from "./inputKeys.ts";
 import { deciderOf, enforcementOf, type Decider } from "../decide/index.ts";
 import { keptMatrices, type KeptAnswer } from "./kept.ts";
 
@@ -55,7 +55,7 @@ export function tierStack(model: Model, index: PolicyIndex, keep?: KeptAnswer): 
   if (!keep || s.layers.length !== 3) return s;
   const last = keep.stack;
   const world = tierWorldKey(model, index);
-  const key = `${matrixInputsKey(index)}\u0002${world}`;
+  const key = tierInputsKey(model, index, world);
   const rows = rowInputsOf(index);
   if (last?.key === key) s.matrices = last.matrices;
   else if (last?.world === world) {
